@@ -1,0 +1,178 @@
+"""Reading and writing rows in JSON Lines (CRUXEval-compatible schema).
+
+Reading never raises for a bad *row*: each line becomes either a :class:`SourceRow` or a
+:class:`Reject` that says what is wrong and where (file, line, row id).  Only a problem
+with the *file* itself (missing, a directory, empty) raises :class:`~codemorph.InputError`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from .errors import InputError
+
+__all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "default_dataset_path",
+           "REQUIRED_FIELDS"]
+
+#: fields every input row must carry, each a string
+REQUIRED_FIELDS = ("id", "code", "input", "output")
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """One valid input row.
+
+    Attributes:
+        id: the row id (str; an int id is converted).
+        code: program source; input: argument-list literal; output: repr of the expected value.
+        entry_point: function to call (``"f"`` unless the row has ``entry_point``).
+        line: 1-based line number in the input file.
+        extra: every other field of the row, kept as is.
+    """
+
+    id: str
+    code: str
+    input: str
+    output: str
+    entry_point: str
+    line: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A row that could not be processed.
+
+    Attributes:
+        id: the row id when known, else ``None``.
+        line: 1-based line in the input file.
+        stage: where it failed: ``read``, ``parse``, ``input``, ``execute``, ``verify``...
+        reason: what was wrong and what was expected.
+        row: the row as read (a dict), or the raw text when it was not JSON, so nothing is lost.
+    """
+
+    id: str | None
+    line: int
+    stage: str
+    reason: str
+    row: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "line": self.line, "stage": self.stage, "reason": self.reason, "row": self.row}
+
+
+def default_dataset_path() -> Path:
+    """The small CRUXEval-format data set bundled with codemorph (used when no input is given)."""
+    return Path(str(resources.files("codemorph.data").joinpath("default.jsonl")))
+
+
+def rejects_path(out_path: str | os.PathLike[str]) -> Path:
+    """Where the rejects of ``out_path`` go: ``out.jsonl`` -> ``out.rejects.jsonl``."""
+    p = Path(out_path)
+    stem = p.name[: -len(".jsonl")] if p.name.endswith(".jsonl") else p.name
+    return p.with_name(stem + ".rejects.jsonl")
+
+
+def _check_file(path: Path) -> None:
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, expected a JSON Lines file")
+
+
+def read_rows(path: str | os.PathLike[str]) -> Iterator[SourceRow | Reject]:
+    """Yield a :class:`SourceRow` or a :class:`Reject` for every non-blank line of ``path``.
+
+    Raises:
+        InputError: when the file does not exist, is a directory, or holds no rows at all.
+    """
+    path = Path(path)
+    _check_file(path)
+    seen: dict[str, int] = {}
+    count = 0
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            count += 1
+            yield _parse_line(path, lineno, raw, seen)
+    if count == 0:
+        raise InputError(f"{path}: the file is empty; expected JSON Lines rows with fields "
+                         f"{', '.join(REQUIRED_FIELDS)}")
+
+
+def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, int]) -> SourceRow | Reject:
+    where = f"{path}:{lineno}"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Reject(None, lineno, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
+                      raw.decode("utf-8", "replace"))
+    try:
+        row = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})", text.rstrip("\n"))
+    if not isinstance(row, dict):
+        return Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row)
+    rid = row.get("id")
+    if isinstance(rid, int) and not isinstance(rid, bool):
+        rid = str(rid)
+    label = f"{where} (row {rid!r})" if isinstance(rid, str) else where
+    problems = []
+    for name in REQUIRED_FIELDS:
+        value = rid if name == "id" else row.get(name)
+        if name not in row:
+            problems.append(f"missing field {name!r}")
+        elif not isinstance(value, str):
+            problems.append(f"field {name!r} must be a string, got {type(row[name]).__name__}")
+    entry = row.get("entry_point", "f")
+    if entry is None:
+        entry = "f"
+    if not isinstance(entry, str) or not entry.isidentifier():
+        problems.append(f"field 'entry_point' must be an identifier, got {entry!r}")
+    if problems:
+        return Reject(rid if isinstance(rid, str) else None, lineno, "read", f"{label}: " + "; ".join(problems), row)
+    if rid in seen:
+        return Reject(rid, lineno, "read", f"{label}: duplicate id (first seen on line {seen[rid]})", row)
+    seen[rid] = lineno
+    extra = {k: v for k, v in row.items() if k not in REQUIRED_FIELDS and k != "entry_point"}
+    return SourceRow(rid, row["code"], row["input"], row["output"], entry, lineno, extra)
+
+
+class RowWriter:
+    """Append rows to a JSON Lines file, one ``json.dumps`` line each, flushed per row group.
+
+    Args:
+        path: output file; ``append=True`` keeps what is there (resume).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], append: bool = False) -> None:
+        self.path = Path(path)
+        if self.path.parent and not self.path.parent.exists():
+            raise InputError(f"{self.path.parent}: output directory does not exist")
+        self._fh: IO[str] = open(self.path, "a" if append else "w", encoding="utf-8")
+        self.count = 0
+
+    def write(self, row: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        self.count += 1
+
+    def flush(self) -> None:
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        if not self._fh.closed:
+            self._fh.flush()
+            self._fh.close()
+
+    def __enter__(self) -> "RowWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

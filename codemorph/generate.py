@@ -1,0 +1,327 @@
+"""The ``generate`` job: read rows -> parse -> transform -> verify -> write rows.
+
+Each input row is processed by :class:`RowProcessor` (a plain object holding the
+transform instances and one :class:`~codemorph.sandbox.Sandbox`), independently of every
+other row, with randomness derived from ``(seed, row id, transform name)``: the output
+does not depend on the number of workers or the order rows finish in.  Rows are written
+in input order, each row group as soon as it and all rows before it are done.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from .dataset import Reject, RowWriter, SourceRow, read_rows, rejects_path
+from .errors import CodemorphError, ParseError
+from .program import Program
+from .registry import default_registry
+from .sandbox import ExecRequest, Limits, Sandbox
+from .transform import derive_rng, derive_seed
+from .verification import check, make_baseline
+
+__all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
+           "default_transforms"]
+
+
+def default_transforms() -> tuple[str, ...]:
+    """Names of every built-in transform (those registered by the codemorph distribution)."""
+    reg = default_registry()
+    return tuple(n for n in reg.names() if reg.origin(n) in ("codemorph", ""))
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Settings of a ``generate`` run.
+
+    Attributes:
+        transforms: transform names, each applied on its own to every row (one variant per
+            row and transform).
+        seed: master seed (int); every random choice derives from it.
+        workers: host processes working on rows in parallel (each with one sandbox worker).
+        extra_inputs: mutated inputs per row used for differential verification, besides
+            the row's own input.
+        limits: sandbox limits per execution (seconds, bytes).
+        options: per-transform constructor options, ``{name: {option: value}}``.
+    """
+
+    transforms: tuple[str, ...]
+    seed: int = 0
+    workers: int = 1
+    extra_inputs: int = 20
+    limits: Limits = field(default_factory=Limits)
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TransformStat:
+    """What happened to one (row, transform) pair.
+
+    ``status`` is ``written``, ``not-applicable``, ``rejected`` (verification found a
+    difference), ``inconclusive`` (verification could not decide; not written) or
+    ``error`` (the variant did not run on the row's input); ``seconds`` is wall time.
+    """
+
+    transform: str
+    status: str
+    seconds: float
+    reason: str | None = None
+
+
+@dataclass
+class RowOutcome:
+    """Result of processing one input row: rows to write, rejects, and per-transform stats."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    variant_rejects: list[dict[str, Any]] = field(default_factory=list)
+    stats: list[TransformStat] = field(default_factory=list)
+
+
+class RowProcessor:
+    """Processes rows one at a time; owns a :class:`Sandbox` (close it when done).
+
+    Args:
+        config: the run's :class:`GenerateConfig`.
+    """
+
+    def __init__(self, config: GenerateConfig) -> None:
+        self.config = config
+        reg = default_registry()
+        self.transforms = [reg.create(n, **config.options.get(n, {})) for n in config.transforms]
+        self.sandbox = Sandbox(config.limits, workers=1)
+
+    def close(self) -> None:
+        self.sandbox.close()
+
+    def process(self, row: SourceRow) -> RowOutcome:
+        """Re-execute the source row, then build, verify and execute one variant per transform."""
+        out = RowOutcome()
+        cfg = self.config
+
+        def reject(stage: str, reason: str) -> RowOutcome:
+            out.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} (line {row.line}): {reason}",
+                                      _row_json(row)))
+            return out
+
+        try:
+            program = Program(row.code, row.entry_point, filename=row.id)
+        except ParseError as exc:
+            return reject("parse", f"code does not parse: line {exc.line}, column {exc.column}: {exc.message}")
+        if not program.has_entry_point():
+            return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
+
+        first = self.sandbox.run(ExecRequest(row.code, row.entry_point, row.input, expected_output=row.output))
+        problem = _original_problem(first, row)
+        if problem:
+            return reject("execute", problem)
+
+        baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
+                                 seed=derive_seed(cfg.seed, row.id, "inputs"))
+        if baseline.nondeterministic:
+            return reject("execute", "the program is nondeterministic (two runs on the same input differ); "
+                                     "its recorded output is not a reliable ground truth")
+        out.rows.append({**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
+                         "entry_point": row.entry_point, "original_id": row.id, "transforms": [],
+                         "seed": cfg.seed, "kind": "original"})
+
+        observations = None
+        if any(t.needs_runtime_types for t in self.transforms):
+            observations = self._observe(program, baseline.inputs)
+
+        for t in self.transforms:
+            start = time.perf_counter()
+            status, reason = self._variant(row, program, baseline, t, observations, out)
+            out.stats.append(TransformStat(t.name, status, time.perf_counter() - start, reason))
+        return out
+
+    def _observe(self, program: Program, inputs: Sequence[str]) -> dict[str, dict[str, list[str]]]:
+        """Union of the local-variable types observed over ``inputs`` (runs in the sandbox)."""
+        reqs = [ExecRequest(program.source, program.entry_point, a, trace=True) for a in inputs]
+        merged: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        for o in self.sandbox.run_batch(reqs):
+            for fn, names in (o.types or {}).items():
+                for name, types in names.items():
+                    merged[fn][name].update(types)
+        return {fn: {n: sorted(ts) for n, ts in sorted(v.items())} for fn, v in sorted(merged.items())}
+
+    def _variant(self, row: SourceRow, program: Program, baseline, t, observations, out: RowOutcome):
+        rng = derive_rng(self.config.seed, row.id, t.name)
+        res = t.apply(program, rng, inputs=[row.input], observations=observations)
+        if not res.applied:
+            return "not-applicable", res.reason
+        new = res.program
+        verdict = check(self.sandbox, baseline, new)
+        vid = f"{row.id}:{t.name}"
+        if verdict.status != "equivalent":
+            out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "verify",
+                                        "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
+                                        "counterexample": _cex_json(verdict.counterexample)})
+            return ("rejected" if verdict.status == "differs" else "inconclusive"), verdict.reason
+        run = self.sandbox.run(ExecRequest(new.source, new.entry_point, row.input, expected_output=row.output))
+        if run.status != "returned" or not run.literal_ok or run.output_matches is not True:
+            why = f"variant on the row's input: status {run.status}, literal_ok {run.literal_ok}, " \
+                  f"matches recorded output {run.output_matches}"
+            out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "execute",
+                                        "reason": why, "code": new.source})
+            return "error", why
+        out.rows.append({"id": vid, "code": new.source, "input": row.input, "output": run.value_repr,
+                         "entry_point": new.entry_point, "original_id": row.id, "transforms": [t.name],
+                         "seed": self.config.seed,
+                         "verification": {"status": verdict.status, "inputs": verdict.inputs_checked},
+                         "sites": len(res.sites), "kind": "code-transform"})
+        return "written", None
+
+
+def _row_json(row: SourceRow) -> dict[str, Any]:
+    return {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
+            "entry_point": row.entry_point}
+
+
+def _cex_json(cex) -> dict[str, Any] | None:
+    if cex is None:
+        return None
+
+    def o(x):
+        return {"status": x.status, "value": x.value_repr, "stdout": x.stdout[:500],
+                "exception": None if x.exception is None else x.exception.type}
+
+    return {"input": cex.args, "original": o(cex.original), "rewritten": o(cex.rewritten)}
+
+
+def _original_problem(o, row: SourceRow) -> str | None:
+    if o.status == "bad-code":
+        e = o.exception
+        return f"the module fails when loaded: {e.type}: {e.message}" if e else "the module fails when loaded"
+    if o.status == "bad-input":
+        e = o.exception
+        return f"input {row.input[:80]!r} does not evaluate to arguments: {e.type}: {e.message}" if e else \
+            f"input {row.input[:80]!r} does not evaluate"
+    if o.status == "raised":
+        e = o.exception
+        return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
+    if o.status != "returned":
+        return f"the program did not finish on its input: {o.status}"
+    if o.output_matches is not True:
+        return f"recorded output {row.output[:80]!r} does not match execution, which returned {str(o.value_repr)[:80]}"
+    return None
+
+
+# -- the parallel driver ------------------------------------------------------------
+
+_PROC: RowProcessor | None = None
+
+
+def _init_worker(config: GenerateConfig) -> None:
+    global _PROC
+    _PROC = RowProcessor(config)
+    import atexit
+    atexit.register(_PROC.close)
+
+
+def _work(row: SourceRow) -> RowOutcome:
+    assert _PROC is not None
+    return _PROC.process(row)
+
+
+def _ordered(config: GenerateConfig, items: Iterable[SourceRow | Reject]) -> Iterator[tuple[SourceRow | Reject, RowOutcome]]:
+    """Process rows, yielding results in input order (bounded look-ahead)."""
+    if config.workers <= 1:
+        proc = RowProcessor(config)
+        try:
+            for it in items:
+                yield it, (RowOutcome(rejects=[it]) if isinstance(it, Reject) else proc.process(it))
+        finally:
+            proc.close()
+        return
+    ctx = multiprocessing.get_context("spawn")
+    window = config.workers * 4
+    with cf.ProcessPoolExecutor(config.workers, mp_context=ctx, initializer=_init_worker,
+                                initargs=(config,)) as pool:
+        pending: list[tuple[SourceRow | Reject, cf.Future | None]] = []
+        it = iter(items)
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < window:
+                try:
+                    nxt = next(it)
+                except StopIteration:
+                    exhausted = True
+                    break
+                pending.append((nxt, None if isinstance(nxt, Reject) else pool.submit(_work, nxt)))
+            if not pending:
+                break
+            item, fut = pending.pop(0)
+            yield item, (RowOutcome(rejects=[item]) if fut is None else fut.result())
+
+
+@dataclass
+class GenerateSummary:
+    """Counts of a finished run (per transform and overall) and where files went."""
+
+    out_path: Path
+    rejects_path: Path
+    rows_read: int = 0
+    originals_written: int = 0
+    rows_rejected: int = 0
+    variants_written: int = 0
+    seconds: float = 0.0
+    per_transform: dict[str, Counter] = field(default_factory=dict)
+    time_per_transform: dict[str, float] = field(default_factory=dict)
+    reject_reasons: Counter = field(default_factory=Counter)
+
+
+def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
+             progress: Callable[[int, int], None] | None = None) -> GenerateSummary:
+    """Run the generate job.
+
+    Args:
+        in_path: JSON Lines input (CRUXEval rows: ``id``, ``code``, ``input``, ``output``).
+        out_path: JSON Lines output; rejects go to :func:`~codemorph.dataset.rejects_path`.
+        config: the run's settings.
+        progress: called as ``progress(rows_done, rows_total)`` after each input row.
+
+    Returns:
+        A :class:`GenerateSummary`.
+
+    Raises:
+        InputError: the input file is missing, a directory or empty; the output directory
+            does not exist.
+        UnknownTransformError: a transform name is not installed.
+    """
+    for name in config.transforms:
+        default_registry().cls(name)  # fail fast, with suggestions
+    items = list(read_rows(in_path))
+    total = len(items)
+    summary = GenerateSummary(Path(out_path), rejects_path(out_path))
+    summary.per_transform = {n: Counter() for n in config.transforms}
+    summary.time_per_transform = {n: 0.0 for n in config.transforms}
+    start = time.perf_counter()
+    with RowWriter(out_path) as writer, RowWriter(summary.rejects_path) as rejects:
+        for done, (item, res) in enumerate(_ordered(config, items), 1):
+            summary.rows_read += 1
+            for r in res.rows:
+                writer.write(r)
+                if r["kind"] == "original":
+                    summary.originals_written += 1
+                else:
+                    summary.variants_written += 1
+            for rej in res.rejects:
+                rejects.write(rej.to_json())
+                summary.rows_rejected += 1
+                summary.reject_reasons[rej.stage] += 1
+            for vr in res.variant_rejects:
+                rejects.write({**vr, "kind": "variant"})
+            for st in res.stats:
+                summary.per_transform[st.transform][st.status] += 1
+                summary.time_per_transform[st.transform] += st.seconds
+            if progress:
+                progress(done, total)
+    summary.seconds = time.perf_counter() - start
+    return summary
