@@ -62,6 +62,8 @@ def list_cmd() -> None:
         cls = reg.cls(name)
         table.add_row(name, cls.family, cls.description, reg.origin(name) or "-")
     out_console.print(table)
+    for name, why in sorted(reg.broken.items()):
+        err_console.print(f"[bold yellow]warning:[/] {why}", highlight=False)
 
 
 @app.command()

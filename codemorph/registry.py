@@ -28,6 +28,8 @@ class Registry:
     def __init__(self, classes: Iterable[type[Transform]] = ()) -> None:
         self._classes: dict[str, type[Transform]] = {}
         self._origin: dict[str, str] = {}
+        #: entry points that failed to load: name -> what went wrong (shown by ``codemorph list``)
+        self.broken: dict[str, str] = {}
         for cls in classes:
             self.register(cls)
 
@@ -35,22 +37,29 @@ class Registry:
     def from_entry_points(cls, group: str = ENTRY_POINT_GROUP) -> "Registry":
         """Load every transform class registered under ``group``.
 
-        Raises:
-            CodemorphError: when an entry point does not load, is not a ``Transform``
-                subclass, or its name differs from the class's ``name``.
+        An entry point that does not load, is not a ``Transform`` subclass, or whose name
+        differs from the class's ``name`` is recorded in :attr:`broken` (with the reason)
+        instead of hiding every other transform; asking for it by name raises
+        :class:`CodemorphError` with that reason.
         """
         reg = cls()
         for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+            dist = getattr(ep, "dist", None)
+            origin = getattr(dist, "name", None) or ""
             try:
                 obj = ep.load()
-            except Exception as exc:  # a broken plugin must say which one
-                raise CodemorphError(f"transform plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
+            except Exception as exc:  # a broken plugin must say which one, and not hide the others
+                reg.broken[ep.name] = f"transform plugin {ep.name!r} ({ep.value}, from {origin or '?'}) " \
+                                      f"failed to load: {type(exc).__name__}: {exc}"
+                continue
             if not (isinstance(obj, type) and issubclass(obj, Transform)):
-                raise CodemorphError(f"entry point {ep.name!r} ({ep.value}) is not a codemorph Transform subclass")
+                reg.broken[ep.name] = f"entry point {ep.name!r} ({ep.value}) is not a codemorph Transform subclass"
+                continue
             if obj.name != ep.name:
-                raise CodemorphError(f"entry point {ep.name!r} loads a transform named {obj.name!r}; the names must match")
-            dist = getattr(ep, "dist", None)
-            reg.register(obj, origin=getattr(dist, "name", None) or "")
+                reg.broken[ep.name] = (f"entry point {ep.name!r} ({ep.value}) loads a transform named "
+                                       f"{obj.name!r}; the names must match")
+                continue
+            reg.register(obj, origin=origin)
         return reg
 
     def register(self, cls: type[Transform], origin: str = "") -> type[Transform]:
@@ -84,7 +93,10 @@ class Registry:
 
         Raises:
             UnknownTransformError: with the closest registered names as suggestions.
+            CodemorphError: when ``name`` is an installed plugin that failed to load.
         """
+        if name in self.broken and name not in self._classes:
+            raise CodemorphError(self.broken[name])
         try:
             return self._classes[name]
         except KeyError:

@@ -1,0 +1,156 @@
+"""Program model, Transform base class, registry and pipelines (no program is executed here)."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from codemorph import (NotApplicable, OneOf, ParseError, Pipeline, Program, Registry, Repeat, SomeOf, Transform,
+                       UnknownTransformError, default_registry, get_transform)
+from codemorph.errors import CodemorphError
+from codemorph.transform import derive_seed
+
+
+class AppendComment(Transform):
+    """Test transform: appends a numbered comment chosen with the rng to the first statement."""
+
+    name = "append-comment"
+    family = "test"
+    description = "append a random comment"
+
+    def rewrite(self, module, ctx):
+        if not module.body:
+            raise NotApplicable("empty module")
+        n = ctx.rng.randrange(1000)
+        first = module.body[0]
+        ctx.record(first, f"comment {n}")
+        return module.with_changes(footer=[*module.footer, cst.EmptyLine(comment=cst.Comment(f"# c{n}"))])
+
+
+class Broken(Transform):
+    name = "broken"
+    family = "test"
+    description = "emits code that does not compile"
+
+    def rewrite(self, module, ctx):
+        ctx.record(None, "breaks")
+        return module.with_changes(body=[cst.parse_statement("return 1")])  # return outside a function
+
+
+def test_parse_error_has_line_and_column():
+    with pytest.raises(ParseError) as info:
+        Program("def f(x):\n    return x +\n")
+    assert info.value.line == 2
+    assert info.value.column is not None
+    assert "line 2" in str(info.value)
+
+
+def test_python2_print_is_a_parse_error():
+    with pytest.raises(ParseError) as info:
+        Program('print "hello"\n')
+    assert info.value.line == 1
+    assert "print" in info.value.message
+
+
+def test_symbol_table_errors_are_parse_errors():
+    with pytest.raises(ParseError):
+        Program("def f():\n    nonlocal x\n")
+
+
+def test_program_functions_and_entry_point():
+    p = Program("import os\ndef g():\n    pass\ndef f(x):\n    return x\n")
+    assert p.functions == ("g", "f")
+    assert p.has_entry_point()
+    assert not Program("def g():\n    pass\n").has_entry_point()
+
+
+def test_derive_seed_is_stable_across_processes():
+    # fixed value: sha256-based, independent of PYTHONHASHSEED
+    assert derive_seed(0, "sample_0", "rename-locals") == derive_seed(0, "sample_0", "rename-locals")
+    assert derive_seed(0, "a") != derive_seed(1, "a")
+    assert derive_seed(3, "x", "y") == 0x259DF01576C5EA9D  # the same on every machine and run
+
+
+def test_transform_apply_records_sites_and_is_deterministic():
+    prog = Program("def f(x):\n    return x\n")
+    a = AppendComment().apply(prog, 5)
+    b = AppendComment().apply(prog, 5)
+    assert a.applied and a.source == b.source
+    assert a.source.startswith("def f(x):\n    return x\n# c")
+    assert a.sites[0].line == 1
+    assert a.program.entry_point == "f"
+
+
+def test_not_applicable_becomes_reason():
+    r = AppendComment().apply(Program(""), 0)
+    assert not r.applied
+    assert r.reason == "empty module"
+    assert r.source == ""
+
+
+def test_rewrite_that_does_not_compile_is_refused():
+    r = Broken().apply(Program("x = 1\n"), 0)
+    assert not r.applied
+    assert "did not compile" in r.reason
+    assert r.source == "x = 1\n"
+
+
+def test_unknown_option_is_a_type_error():
+    with pytest.raises(TypeError):
+        AppendComment(colour="red")
+
+
+def test_registry_loads_builtins_through_entry_points():
+    reg = default_registry()
+    for name in ("rename-locals", "dead-code", "for-to-while", "invert-if"):
+        assert name in reg
+        assert reg.origin(name) == "codemorph"
+        assert reg.cls(name).name == name
+
+
+def test_unknown_transform_suggests_close_names():
+    with pytest.raises(UnknownTransformError) as info:
+        get_transform("rename-local")
+    assert "did you mean rename-locals" in str(info.value)
+
+
+def test_registry_rejects_duplicate_names():
+    reg = Registry([AppendComment])
+
+    class Other(AppendComment):
+        pass
+
+    with pytest.raises(CodemorphError):
+        reg.register(Other)
+    assert reg.names() == ["append-comment"]
+
+
+def test_pipeline_sequence_repeat_and_choices_are_deterministic():
+    prog = Program("def f(x):\n    return x\n")
+    pipe = Pipeline.of(AppendComment(), Repeat(AppendComment(), 2), SomeOf(1, AppendComment(), AppendComment()),
+                       OneOf(AppendComment(), AppendComment()))
+    r1 = pipe.apply(prog, 11)
+    r2 = pipe.apply(prog, 11)
+    r3 = pipe.apply(prog, 12)
+    assert r1.program.source == r2.program.source
+    assert r1.program.source.count("# c") == 5
+    assert r1.applied == ["append-comment"] * 5
+    assert r3.program.source != r1.program.source
+
+
+def test_one_of_falls_back_to_an_applicable_step():
+    prog = Program("")  # AppendComment refuses an empty module
+
+    class Always(Transform):
+        name = "always"
+        family = "test"
+        description = "adds x = 1"
+
+        def rewrite(self, module, ctx):
+            ctx.record(None, "x = 1")
+            return cst.parse_module("x = 1\n")
+
+    for seed in range(5):
+        res = OneOf(AppendComment(), Always()).apply(prog, seed)
+        assert res.applied == ["always"]
+        assert res.program.source == "x = 1\n"
