@@ -67,6 +67,20 @@ def list_cmd() -> None:
 
 
 @app.command()
+def recipes() -> None:
+    """List the built-in recipes (named, versioned pipelines for `generate --recipe`)."""
+    from .recipes import builtin_recipe_names, load_recipe
+
+    table = Table(title="built-in recipes")
+    for col in ("name", "version", "variants", "description"):
+        table.add_column(col)
+    for name in builtin_recipe_names():
+        r = load_recipe(name)
+        table.add_row(r.name, r.version, ", ".join(v.name for v in r.variants), r.description)
+    out_console.print(table)
+
+
+@app.command()
 def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."),
           transform: List[str] = typer.Option(..., "--transform", "-t", help="Transform name; repeat to chain."),
           seed: int = typer.Option(0, help="Seed for every random choice."),
@@ -139,6 +153,8 @@ def generate(
     output: Path = typer.Option(Path("codemorph-out.jsonl"), "--output", "-o", help="Output JSON Lines file."),
     transform: Optional[List[str]] = typer.Option(None, "--transform", "-t",
                                                   help="Transform to apply (repeatable). Default: every built-in."),
+    recipe: Optional[str] = typer.Option(None, "--recipe", "-r",
+                                         help="Recipe: a TOML file or a built-in recipe name (see `codemorph recipes`)."),
     seed: int = typer.Option(0, help="Master seed; the same seed gives byte-identical output."),
     workers: int = typer.Option(0, help="Parallel worker processes (0 = number of CPUs)."),
     extra_inputs: int = typer.Option(20, help="Mutated inputs per row used to verify each variant."),
@@ -150,10 +166,20 @@ def generate(
     from .generate import GenerateConfig, default_transforms, generate as run_generate
     from .sandbox import Limits
 
+    from .recipes import load_recipe
+
     in_path = input_path or default_dataset_path()
-    names = tuple(transform) if transform else default_transforms()
-    config = GenerateConfig(transforms=names, seed=seed, workers=workers or (os.cpu_count() or 1),
-                            extra_inputs=extra_inputs, limits=Limits(timeout=timeout))
+    common = dict(seed=seed, workers=workers or (os.cpu_count() or 1), extra_inputs=extra_inputs,
+                  limits=Limits(timeout=timeout))
+    try:
+        if recipe and transform:
+            _fail("give either --recipe or --transform, not both")
+        if recipe:
+            config = GenerateConfig.from_recipe(load_recipe(recipe), **common)
+        else:
+            config = GenerateConfig.from_transforms(tuple(transform) if transform else default_transforms(), **common)
+    except (InputError, UnknownTransformError) as exc:
+        _fail(str(exc))
     progress = Progress(TextColumn("[bold]generate[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
                         TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, transient=False)
     try:

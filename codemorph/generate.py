@@ -20,7 +20,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .dataset import Reject, RowWriter, SourceRow, read_rows, rejects_path
 from .errors import CodemorphError, ParseError
+from .pipeline import Pipeline
 from .program import Program
+from .recipes import Recipe, Variant, build_pipeline
 from .registry import default_registry
 from .sandbox import ExecRequest, Limits, Sandbox
 from .transform import derive_rng, derive_seed
@@ -41,8 +43,9 @@ class GenerateConfig:
     """Settings of a ``generate`` run.
 
     Attributes:
-        transforms: transform names, each applied on its own to every row (one variant per
-            row and transform).
+        variants: what to make of every row: one output row per (row, variant); a variant
+            is a name and a pipeline spec (see :mod:`codemorph.recipes`).  Use
+            :meth:`from_transforms` for "each transform on its own".
         seed: master seed (int); every random choice derives from it.
         workers: host processes working on rows in parallel (each with one sandbox worker).
         extra_inputs: mutated inputs per row used for differential verification, besides
@@ -51,17 +54,27 @@ class GenerateConfig:
         options: per-transform constructor options, ``{name: {option: value}}``.
     """
 
-    transforms: tuple[str, ...]
+    variants: tuple[Variant, ...]
     seed: int = 0
     workers: int = 1
     extra_inputs: int = 20
     limits: Limits = field(default_factory=Limits)
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    recipe: tuple[str, str] | None = None
+
+    @classmethod
+    def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
+        """One variant per transform name, named after it (rows ``<id>:<transform>``)."""
+        return cls(variants=tuple(Variant(n, n) for n in names), **kw)
+
+    @classmethod
+    def from_recipe(cls, recipe: Recipe, **kw: Any) -> "GenerateConfig":
+        """The variants of ``recipe``; its name and version are written to every row."""
+        return cls(variants=recipe.variants, recipe=(recipe.name, recipe.version), **kw)
 
 
 @dataclass(frozen=True)
 class TransformStat:
-    """What happened to one (row, transform) pair.
+    """What happened to one (row, variant) pair (``transform`` is the variant's name).
 
     ``status`` is ``written``, ``not-applicable``, ``rejected`` (verification found a
     difference), ``inconclusive`` (verification could not decide; not written) or
@@ -93,8 +106,8 @@ class RowProcessor:
 
     def __init__(self, config: GenerateConfig) -> None:
         self.config = config
-        reg = default_registry()
-        self.transforms = [reg.create(n, **config.options.get(n, {})) for n in config.transforms]
+        self.pipelines: list[tuple[str, Pipeline]] = [(v.name, build_pipeline(v.spec)) for v in config.variants]
+        self.needs_types = any(t.needs_runtime_types for _, p in self.pipelines for t in p.transforms())
         self.sandbox = Sandbox(config.limits, workers=1)
 
     def close(self) -> None:
@@ -127,19 +140,21 @@ class RowProcessor:
         if baseline.nondeterministic:
             return reject("execute", "the program is nondeterministic (two runs on the same input differ); "
                                      "its recorded output is not a reliable ground truth")
-        out.rows.append({**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
-                         "entry_point": row.entry_point, "original_id": row.id, "transforms": [],
-                         "seed": cfg.seed, "kind": "original"})
+        out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
+                                     "output": row.output, "entry_point": row.entry_point, "original_id": row.id,
+                                     "transforms": [], "seed": cfg.seed, "kind": "original"}))
 
-        observations = None
-        if any(t.needs_runtime_types for t in self.transforms):
-            observations = self._observe(program, baseline.inputs)
-
-        for t in self.transforms:
+        observations = self._observe(program, baseline.inputs) if self.needs_types else None
+        for name, pipeline in self.pipelines:
             start = time.perf_counter()
-            status, reason = self._variant(row, program, baseline, t, observations, out)
-            out.stats.append(TransformStat(t.name, status, time.perf_counter() - start, reason))
+            status, reason = self._variant(row, program, baseline, name, pipeline, observations, out)
+            out.stats.append(TransformStat(name, status, time.perf_counter() - start, reason))
         return out
+
+    def _stamp(self, row: dict[str, Any]) -> dict[str, Any]:
+        if self.config.recipe is not None:
+            row["recipe"] = {"name": self.config.recipe[0], "version": self.config.recipe[1]}
+        return row
 
     def _observe(self, program: Program, inputs: Sequence[str]) -> dict[str, dict[str, list[str]]]:
         """Union of the local-variable types observed over ``inputs`` (runs in the sandbox)."""
@@ -151,14 +166,15 @@ class RowProcessor:
                     merged[fn][name].update(types)
         return {fn: {n: sorted(ts) for n, ts in sorted(v.items())} for fn, v in sorted(merged.items())}
 
-    def _variant(self, row: SourceRow, program: Program, baseline, t, observations, out: RowOutcome):
-        rng = derive_rng(self.config.seed, row.id, t.name)
-        res = t.apply(program, rng, inputs=[row.input], observations=observations)
-        if not res.applied:
+    def _variant(self, row: SourceRow, program: Program, baseline, name: str, pipeline: Pipeline, observations,
+                 out: RowOutcome):
+        rng = derive_rng(self.config.seed, row.id, name)
+        res = pipeline.apply(program, rng, inputs=[row.input], observations=observations)
+        if not res.changed:
             return "not-applicable", res.reason
         new = res.program
         verdict = check(self.sandbox, baseline, new)
-        vid = f"{row.id}:{t.name}"
+        vid = f"{row.id}:{name}"
         if verdict.status != "equivalent":
             out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "verify",
                                         "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
@@ -171,11 +187,11 @@ class RowProcessor:
             out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "execute",
                                         "reason": why, "code": new.source})
             return "error", why
-        out.rows.append({"id": vid, "code": new.source, "input": row.input, "output": run.value_repr,
-                         "entry_point": new.entry_point, "original_id": row.id, "transforms": [t.name],
-                         "seed": self.config.seed,
-                         "verification": {"status": verdict.status, "inputs": verdict.inputs_checked},
-                         "sites": len(res.sites), "kind": "code-transform"})
+        out.rows.append(self._stamp({
+            "id": vid, "code": new.source, "input": row.input, "output": run.value_repr,
+            "entry_point": new.entry_point, "original_id": row.id, "transforms": res.applied,
+            "seed": self.config.seed, "verification": {"status": verdict.status, "inputs": verdict.inputs_checked},
+            "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
         return "written", None
 
 
@@ -295,13 +311,13 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
             does not exist.
         UnknownTransformError: a transform name is not installed.
     """
-    for name in config.transforms:
-        default_registry().cls(name)  # fail fast, with suggestions
+    for v in config.variants:
+        build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
     items = list(read_rows(in_path))
     total = len(items)
     summary = GenerateSummary(Path(out_path), rejects_path(out_path))
-    summary.per_transform = {n: Counter() for n in config.transforms}
-    summary.time_per_transform = {n: 0.0 for n in config.transforms}
+    summary.per_transform = {v.name: Counter() for v in config.variants}
+    summary.time_per_transform = {v.name: 0.0 for v in config.variants}
     start = time.perf_counter()
     with RowWriter(out_path) as writer, RowWriter(summary.rejects_path) as rejects:
         for done, (item, res) in enumerate(_ordered(config, items), 1):
