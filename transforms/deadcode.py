@@ -1,0 +1,442 @@
+"""The ``dead-code`` family: insertion of code that never runs.
+
+``dead-code`` (:class:`DeadCode`) inserts, inside a function body, an ``if`` block whose
+condition is false for every possible execution (an *opaque predicate*, Collberg,
+Thomborson and Low, "Manufacturing cheap, resilient, and stealthy opaque constructs",
+POPL 1998) and whose body is plausible code over the names in scope.
+
+The catalogue of predicates (:data:`PREDICATES`) is the shared piece of the family: each
+entry is a guard on the exact type of a variable (``type(x) is int``: no subclass with odd
+operators, no user ``__len__``) followed by an arithmetic fact that is false for every
+value of that type.  Every fact is proved false over unbounded integers with z3 by the
+test suite (tests/test_dead_code.py translates the emitted text itself into z3).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import libcst as cst
+from libcst.metadata import FunctionScope, ScopeProvider
+
+from codemorph import NotApplicable, RewriteContext, Transform
+
+from .loops import (BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, dynamic_scope_uses, function_nodes,
+                    hazard_identifiers, is_generator_function)
+
+__all__ = ["DeadCode", "DeadPredicate", "PREDICATES", "INT_FACTS", "LEN_FACTS", "BODY_TEMPLATES",
+           "function_locals", "insertion_blocks", "definitely_bound_params"]
+
+
+@dataclass(frozen=True)
+class DeadPredicate:
+    """One opaque predicate, false for every value of the variable it is applied to.
+
+    Attributes:
+        guard: the exact type the variable must have for the fact to be evaluated
+            (``"int"``, ``"str"``, ``"list"``, ``"tuple"``, ``"dict"``), or ``None`` when
+            the variable is known to hold an ``int`` (a fresh local assigned an int literal).
+        fact: the claim, a template over ``{x}``; it is false for every value of the guard
+            type (for ``len`` facts: every non-negative length).
+        why: a one-line proof sketch, for readers; the test suite proves it with z3.
+
+    ``render("n")`` gives the condition text, e.g. ``type(n) is int and n * n < 0``.
+    Because ``and`` short-circuits, the fact is evaluated only on an exact ``int`` (or
+    ``str``/``list``/...), whose operators cannot raise, print or be overridden.
+    """
+
+    guard: str | None
+    fact: str
+    why: str
+
+    @property
+    def builtins(self) -> tuple[str, ...]:
+        """The builtin names the condition reads (must not be rebound by the program)."""
+        names: list[str] = []
+        if self.guard is not None:
+            names += ["type", self.guard]
+        if "len(" in self.fact:
+            names.append("len")
+        return tuple(names)
+
+    def render(self, var: str) -> str:
+        """The condition text over the variable ``var`` (an identifier)."""
+        fact = self.fact.format(x=var)
+        return fact if self.guard is None else f"type({var}) is {self.guard} and {fact}"
+
+
+#: Facts over an int ``x`` that are false for every int (z3 proves each one).
+INT_FACTS: tuple[tuple[str, str], ...] = (
+    ("({x} * {x} + {x}) % 2 == 1", "x*x + x = x(x+1) is a product of consecutive integers, so even"),
+    ("{x} * {x} < 0", "a square is never negative"),
+    ("{x} * {x} % 4 == 2", "squares are 0 or 1 modulo 4"),
+    ("{x} * {x} % 4 == 3", "squares are 0 or 1 modulo 4"),
+    ("({x} * {x} - {x}) % 2 != 0", "x*x - x = x(x-1) is even"),
+    ("({x} * {x} * {x} - {x}) % 3 != 0", "x^3 - x = (x-1)x(x+1) holds a multiple of 3"),
+    ("{x} * {x} + {x} < 0", "x(x+1) >= 0: no integer lies strictly between -1 and 0"),
+    ("{x} * {x} + 1 == 0", "x*x + 1 >= 1"),
+    ("{x} * {x} == 2", "the square root of 2 is irrational"),
+    ("2 * {x} + 1 == 0", "2x + 1 is odd, never 0"),
+)
+
+#: Facts over ``len(x)`` (a non-negative int for an exact str/list/tuple/dict).
+LEN_FACTS: tuple[tuple[str, str], ...] = (
+    ("len({x}) < 0", "a length is never negative"),
+    ("len({x}) + 1 <= 0", "a length is never negative"),
+    ("-len({x}) > 0", "a length is never negative"),
+    ("len({x}) * len({x}) < len({x}) - 1", "n*n - n + 1 > 0 for every n"),
+)
+
+#: Guard types for the length facts.
+LEN_GUARDS: tuple[str, ...] = ("str", "list", "tuple", "dict")
+
+#: The whole catalogue: int facts under ``type(x) is int``, length facts under each
+#: sized type, and int facts without guard (for a fresh local holding an int).
+PREDICATES: tuple[DeadPredicate, ...] = (
+    *(DeadPredicate("int", fact, why) for fact, why in INT_FACTS),
+    *(DeadPredicate(g, fact, why) for g in LEN_GUARDS for fact, why in LEN_FACTS),
+    *(DeadPredicate(None, fact, why) for fact, why in INT_FACTS),
+)
+
+
+@dataclass(frozen=True)
+class _Body:
+    lines: tuple[str, ...]
+    returns: bool = False  # contains ``return`` (not allowed in generators / except*)
+
+
+#: Plausible bodies of the dead block.  Placeholders: ``{p}`` the predicate's variable,
+#: ``{v}`` a local of the function (parameter or assigned name, possibly ``{p}``),
+#: ``{t}``/``{u}`` fresh names.  Bodies only assign to fresh names and to names that are
+#: already local; they never ``yield``, ``await``, ``break``, ``continue`` or declare
+#: ``global``/``nonlocal``.
+BODY_TEMPLATES: tuple[_Body, ...] = (
+    _Body(("{t} = {v}", "print({t})")),
+    _Body(("{t} = []", "for {u} in range(3):", "    {t}.append({u})", "return {t}"), returns=True),
+    _Body(("raise ValueError({v})",)),
+    _Body(("return {v}",), returns=True),
+    _Body(("{t} = {p}", "{p} = {v}", "{v} = {t}")),
+    _Body(("{t} = len({v})", "print({t} * 2)")),
+    _Body(("{t} = 0", "while {t} < 10:", "    {t} += 1", "{v} = {t}")),
+    _Body(("{v} = None",)),
+    _Body(("{t} = str({v})", "{t} = {t}.strip()", "return {t}"), returns=True),
+    _Body(("{t} = {p}", "{u} = [{t}, {v}]", "print(*{u})")),
+)
+
+_FRESH_HINTS = ("tmp", "acc", "value", "result", "total", "buf", "item", "count", "idx", "temp")
+_CONST_HINTS = ("k", "n", "step", "base", "limit")
+
+
+# ---------------------------------------------------------------------------------------
+# analysis helpers
+
+
+def _is_docstring(stmt: cst.BaseStatement | cst.BaseSmallStatement) -> bool:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        if not stmt.body:
+            return False
+        stmt = stmt.body[0]
+    return isinstance(stmt, cst.Expr) and isinstance(stmt.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _is_scope_declaration(stmt: cst.CSTNode) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and any(
+        isinstance(s, (cst.Global, cst.Nonlocal)) for s in stmt.body)
+
+
+class _Blocks(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.blocks: list[cst.IndentedBlock] = []
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.blocks.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # nested function: its own candidate
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False  # never insert into a class body
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def insertion_blocks(func: cst.FunctionDef) -> list[tuple[cst.BaseSuite, int, int]]:
+    """Where a statement may be inserted in ``func``: ``(suite, first, last)`` triples,
+    meaning positions ``first..last`` (inclusive) of ``suite``'s statements.
+
+    Suites are ``func``'s own body and every block nested in it (if/else, loops, try,
+    with, match), but not nested functions or class bodies.  In the function body the
+    first position is after the docstring; in every block, after the last
+    ``global``/``nonlocal`` statement of that block.  Order: source order.
+    """
+    out: list[tuple[cst.BaseSuite, int, int]] = []
+    body = func.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        stmts = list(body.body)
+        first = 1 if stmts and _is_docstring(stmts[0]) else 0
+        for i, s in enumerate(stmts):
+            if isinstance(s, (cst.Global, cst.Nonlocal)):
+                first = max(first, i + 1)
+        return [(body, first, len(stmts))]
+    v = _Blocks()
+    for stmt in body.body:
+        stmt.visit(v)
+    for block in [body, *v.blocks]:
+        first = 1 if block is body and block.body and _is_docstring(block.body[0]) else 0
+        for i, s in enumerate(block.body):
+            if _is_scope_declaration(s):
+                first = max(first, i + 1)
+        out.append((block, first, len(block.body)))
+    return out
+
+
+class _Unbinders(cst.CSTVisitor):
+    """Names that may become unbound or stop being local: ``del`` targets,
+    ``except ... as`` names (deleted at the end of the handler), ``global``/``nonlocal``."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _target(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for el in node.elements:
+                self._target(el.value)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._target(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._target(node.name.name)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        if node.name is not None:
+            self._target(node.name.name)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+
+def _params(func: cst.FunctionDef) -> list[cst.Param]:
+    p = func.params
+    out = [*p.posonly_params, *p.params]
+    if isinstance(p.star_arg, cst.Param):
+        out.append(p.star_arg)
+    out += list(p.kwonly_params)
+    if p.star_kwarg is not None:
+        out.append(p.star_kwarg)
+    return out
+
+
+def definitely_bound_params(func: cst.FunctionDef) -> list[str]:
+    """Parameters of ``func`` bound at every point of its body: never ``del``eted, never an
+    ``except ... as`` name, never named in ``global``/``nonlocal`` -- checked anywhere in
+    ``func`` including nested functions (conservative).  In declaration order."""
+    v = _Unbinders()
+    func.body.visit(v)
+    return [p.name.value for p in _params(func) if p.name.value not in v.names]
+
+
+def function_locals(func: cst.FunctionDef, scopes: Any) -> list[str]:
+    """Names local to ``func`` itself (parameters and plainly assigned names, as libcst's
+    ScopeProvider records them; ``global``/``nonlocal`` names excluded), sorted.
+
+    Args:
+        func: a function of the module whose ScopeProvider map is ``scopes``.
+        scopes: ``ctx.metadata(ScopeProvider)``.
+    """
+    scope = None
+    if isinstance(func.body, cst.IndentedBlock) and func.body.body:
+        scope = scopes.get(func.body.body[0])
+    elif isinstance(func.body, cst.SimpleStatementSuite) and func.body.body:
+        scope = scopes.get(func.body.body[0])
+    if not isinstance(scope, FunctionScope):
+        return sorted(p.name.value for p in _params(func))
+    names: set[str] = set()
+    for a in scope.assignments:
+        if a.scope is scope and isinstance(a.node, (cst.Name, cst.Param)) and a.name.isidentifier() \
+                and not a.name.startswith("__"):
+            names.add(a.name)
+    return sorted(names)
+
+
+def _observed_types(func: cst.FunctionDef, inputs: Sequence[str]) -> dict[str, str]:
+    """Type names of the entry point's arguments in the first harness input that parses
+    as literals (``{param: "int"}``); empty when unknown."""
+    params = _params(func)
+    positional = [p.name.value for p in [*func.params.posonly_params, *func.params.params]]
+    for text in inputs:
+        try:
+            call = ast.parse(f"f({text})", mode="eval").body
+            assert isinstance(call, ast.Call)
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                continue
+            args = [ast.literal_eval(a) for a in call.args]
+            kwargs = {k.arg: ast.literal_eval(k.value) for k in call.keywords}
+        except (SyntaxError, ValueError, TypeError, AssertionError, MemoryError, RecursionError):
+            continue
+        out = {name: type(value).__name__ for name, value in zip(positional, args)}
+        known = {p.name.value for p in params}
+        out.update({k: type(v).__name__ for k, v in kwargs.items() if k in known})
+        return out
+    return {}
+
+
+# ---------------------------------------------------------------------------------------
+# the transform
+
+
+class _Insert(cst.CSTTransformer):
+    def __init__(self, suite: cst.BaseSuite, index: int, stmts: Sequence[cst.BaseStatement]) -> None:
+        super().__init__()
+        self.suite = suite
+        self.index = index
+        self.stmts = list(stmts)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
+        if original_node is not self.suite:
+            return updated_node
+        body = list(updated_node.body)
+        return updated_node.with_changes(body=[*body[:self.index], *self.stmts, *body[self.index:]])
+
+    def leave_SimpleStatementSuite(self, original_node: cst.SimpleStatementSuite,
+                                   updated_node: cst.SimpleStatementSuite):
+        if original_node is not self.suite:
+            return updated_node
+        # ``def f(x): return x`` -> an indented block, one statement per line
+        lines = [cst.SimpleStatementLine([s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+                 for s in updated_node.body]
+        return cst.IndentedBlock(body=[*lines[:self.index], *self.stmts, *lines[self.index:]],
+                                 header=updated_node.trailing_whitespace)
+
+
+class DeadCode(Transform):
+    """Insert an unreachable ``if`` block, guarded by an opaque predicate, into a function.
+
+    A statement position inside a function body (any nesting depth, after the docstring
+    and ``global``/``nonlocal`` declarations, never in a class body) is chosen with
+    ``ctx.rng``, uniformly over all positions of all eligible functions in source order.
+    There an ``if`` is inserted whose condition (see :data:`PREDICATES`) is false for every
+    value, e.g. ``if type(text) is str and len(text) < 0:``, over a parameter that is
+    bound at every point of the function; when the entry point's harness inputs are known
+    the guard type is the argument's type, so the guard holds and the fact is evaluated.
+    Without a usable parameter (or when ``type``/``int``/``len``... may be rebound) the
+    predicate is over a fresh local assigned an int literal just before the ``if``
+    (``k = 7`` / ``if k * k < 0:``).  The body (see :data:`BODY_TEMPLATES`) reads locals and
+    assigns only fresh names or names already local, so scoping is unchanged.
+
+    Functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()`` are skipped;
+    programs inspecting frames, code objects or line numbers are refused.
+
+    Takes no options.  Deterministic for a given rng.
+    """
+
+    name = "dead-code"
+    family = "dead-code"
+    description = "Insert an unreachable if-block guarded by a provably false predicate into a function."
+    preconditions = (
+        "the predicate is false for every value (z3-proved catalogue, exact-type guards)",
+        "the predicate's variable is a parameter never deleted / except-as / global / nonlocal",
+        "builtins the predicate calls are not rebound (else a fresh int local is used)",
+        "the dead body assigns only fresh names or existing locals; no yield/await/global/nonlocal",
+        "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
+    )
+
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        funcs = function_nodes(module)
+        if not funcs:
+            raise NotApplicable("no function")
+        found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS)
+        if found:
+            raise NotApplicable(f"program inspects frames, code or line numbers ({', '.join(found)})")
+        eligible: list[cst.FunctionDef] = []
+        reasons: list[str] = []
+        for func in funcs:
+            dyn = dynamic_scope_uses(func)
+            if dyn:
+                reasons.append(f"{func.name.value}() uses {', '.join(dyn)}")
+            else:
+                eligible.append(func)
+        if not eligible:
+            raise NotApplicable("no eligible function (" + "; ".join(reasons) + ")")
+
+        positions: list[tuple[cst.FunctionDef, cst.BaseSuite, int]] = []
+        for func in eligible:
+            for suite, first, last in insertion_blocks(func):
+                positions += [(func, suite, i) for i in range(first, last + 1)]
+        if not positions:
+            raise NotApplicable("no statement position in a function body")
+        func, suite, index = ctx.rng.choice(positions)
+
+        builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS)
+        params = definitely_bound_params(func)
+        stmts: list[cst.BaseStatement] = []
+        usable = [pred for pred in PREDICATES if pred.guard is not None
+                  and builtins_ok and not ctx.shadowed(*pred.builtins)]
+        if params and usable:
+            var = ctx.rng.choice(params)
+            observed = _observed_types(func, ctx.inputs) if (
+                module.body and func in module.body and func.name.value == ctx.entry_point) else {}
+            guards = sorted({p.guard for p in usable if p.guard is not None})
+            kind = observed.get(var)
+            guard = kind if kind in guards else ctx.rng.choice(guards)
+            pred = ctx.rng.choice([p for p in usable if p.guard == guard])
+        else:
+            var = ctx.fresh_name(ctx.rng.choice(_CONST_HINTS))
+            pred = ctx.rng.choice([p for p in PREDICATES if p.guard is None])
+            stmts.append(cst.parse_statement(f"{var} = {ctx.rng.randint(2, 99)}\n"))
+
+        scopes = ctx.metadata(ScopeProvider)
+        local_names = function_locals(func, scopes)
+        if var not in local_names:
+            local_names = sorted({*local_names, var})
+        templates = BODY_TEMPLATES
+        if is_generator_function(func) or func.asynchronous is not None or _has_try_star(func):
+            templates = tuple(b for b in BODY_TEMPLATES if not b.returns)
+        body = ctx.rng.choice(templates)
+        fills = {"p": var, "v": ctx.rng.choice(local_names), "t": "", "u": ""}
+        text_all = "\n".join(body.lines)
+        if "{t}" in text_all:
+            fills["t"] = ctx.fresh_name(ctx.rng.choice(_FRESH_HINTS))
+        if "{u}" in text_all:
+            fills["u"] = ctx.fresh_name(ctx.rng.choice(("i", "j", "pos", "step_i")))
+        condition = pred.render(var)
+        source = f"if {condition}:\n" + "".join(f"    {line.format(**fills)}\n" for line in body.lines)
+        stmts.append(cst.parse_statement(source))
+
+        anchor = _anchor(func, suite, index)
+        ctx.record(anchor, f"unreachable `if {condition}:` inserted in {func.name.value}()")
+        return module.visit(_Insert(suite, index, stmts))
+
+
+def _anchor(func: cst.FunctionDef, suite: cst.BaseSuite, index: int) -> cst.CSTNode:
+    """The input-tree node a site is reported at: the statement the block goes before,
+    else the one it goes after, else the function."""
+    stmts = list(suite.body)
+    if index < len(stmts):
+        return stmts[index]
+    if stmts:
+        return stmts[-1]
+    return func
+
+
+class _TryStarFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self.found = True
+
+
+def _has_try_star(func: cst.FunctionDef) -> bool:
+    v = _TryStarFinder()
+    func.visit(v)
+    return v.found
