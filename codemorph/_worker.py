@@ -1,0 +1,933 @@
+"""Worker ("zygote") process of :mod:`codemorph.sandbox`.  Standard library only.
+
+This file is started once per worker by the host, as ``python -s _worker.py`` with a scrubbed
+environment (``PYTHONHASHSEED`` set) and a fresh temporary directory as working directory.
+It never imports codemorph or libcst, so it starts in a few tens of milliseconds.
+
+Protocol (host <-> zygote, over the zygote's stdin/stdout): every message is a 4-byte
+big-endian length followed by that many bytes of UTF-8 JSON.
+
+* host -> zygote: ``{"op": "batch", "b": <batch id>, "limits": {...}, "requests": [...]}``
+  where each request is ``{"code", "entry_point", "args", "expected_output", "trace"}``.
+* zygote -> host: ``{"t": "ready", "pid": ...}`` once at start; then for each batch one
+  ``{"t": "result", "b": id, "i": index, "o": outcome}`` per request, as soon as it is known,
+  and ``{"t": "done", "b": id}``.
+
+For each batch the zygote ``fork()``\\ s one child that runs the requests one by one and
+sends each outcome over a dedicated pipe.  The child sets ``RLIMIT_AS``, ``RLIMIT_CORE=0``,
+``RLIMIT_FSIZE``, a per-execution ``setitimer`` timeout and redirects fds 0/1/2, so that
+the program cannot touch the protocol pipes.  The zygote watches the child: when it goes
+silent past ``timeout + grace`` seconds it is SIGKILLed (with its whole process group) and a
+new child is forked for the rest of the batch; when it dies, the request it was running is
+reported as crashed (or memory) and the rest go to a new child.
+
+The sandbox isolates *faults* (hangs, crashes, exits, memory blow-ups, monkeypatching)
+between executions; it is not a security boundary against deliberately malicious code.
+"""
+
+import sys
+import os
+
+# ``python _worker.py`` puts this file's directory (the codemorph package) first on
+# sys.path; a program's ``import inputs`` must not find codemorph's modules.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
+
+import builtins  # noqa: E402
+import collections  # noqa: E402
+import hashlib  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import select  # noqa: E402
+import signal  # noqa: E402
+import struct  # noqa: E402
+import time  # noqa: E402
+import types as _types  # noqa: E402
+import warnings  # noqa: E402
+
+PROGRAM_FILE = "<program>"
+_MISSING = object()
+_HDR = struct.Struct(">I")
+_MAX_MSG = 1 << 30
+_STACK_WANTED = 512 * 1024 * 1024  # bytes of C stack for deep (C-level) recursion
+_REEXEC_FLAG = "CODEMORPH_SANDBOX_REEXEC"
+
+_perf = time.perf_counter
+_json_dumps = json.dumps
+_json_loads = json.loads
+_sha256 = hashlib.sha256
+
+
+# ----------------------------------------------------------------------------- protocol
+def _read_exact(fd, n):
+    chunks = []
+    while n:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_msg(fd):
+    """Read one length-prefixed JSON message from ``fd``; ``None`` at end of file."""
+    hdr = _read_exact(fd, 4)
+    if hdr is None:
+        return None
+    (n,) = _HDR.unpack(hdr)
+    if n > _MAX_MSG:
+        raise ValueError("message too long")
+    data = _read_exact(fd, n)
+    if data is None:
+        return None
+    return _json_loads(data)
+
+
+def encode_msg(obj):
+    data = _json_dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    return _HDR.pack(len(data)) + data
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+# -------------------------------------------------------------------------- fingerprints
+_BUILTIN_TAGS = {
+    int: "int", bool: "bool", float: "float", complex: "complex", str: "str", bytes: "bytes",
+    bytearray: "bytearray", list: "list", tuple: "tuple", dict: "dict", set: "set",
+    frozenset: "frozenset", type(None): "NoneType", range: "range", slice: "slice",
+    type(Ellipsis): "ellipsis", type(NotImplemented): "NotImplementedType", object: "object",
+    type: "type", memoryview: "memoryview",
+}
+
+_FUNCTION_TYPES = (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType,
+                   _types.BuiltinMethodType, _types.MethodWrapperType, _types.WrapperDescriptorType,
+                   _types.MethodDescriptorType, _types.ClassMethodDescriptorType)
+
+
+def type_name(t):
+    """Exact name of a type: builtins by bare name (``"int"``), others as
+    ``module.qualname`` (a class defined by a program is ``"builtins.Foo"``)."""
+    tag = _BUILTIN_TAGS.get(t)
+    if tag is not None:
+        return tag
+    try:
+        mod = type.__getattribute__(t, "__module__")
+    except Exception:
+        mod = "?"
+    try:
+        qn = type.__getattribute__(t, "__qualname__")
+    except Exception:
+        qn = getattr(t, "__name__", "?")
+    return f"{mod}.{qn}"
+
+
+def _canon(enc):
+    return _json_dumps(enc, ensure_ascii=False, separators=(",", ":"))
+
+
+def _digest(enc):
+    return _sha256(_canon(enc).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _float_text(x):
+    x = float.__float__(x) if type(x) is not float else x
+    if x != x:
+        return "nan"
+    if x == 0.0:
+        return "0.0"
+    return float.__repr__(x)
+
+
+class TooLarge(Exception):
+    """The value has more nodes than the fingerprint budget allows."""
+
+
+class _Fingerprinter:
+    """Canonical JSON-able encoding of a value (see :func:`fingerprint`)."""
+
+    def __init__(self, max_nodes=2_000_000, compress_at=2000, str_max=1024):
+        self.max_nodes = max_nodes
+        self.compress_at = compress_at
+        self.str_max = str_max
+        self.nodes = 0
+        self.path = {}
+
+    def enc(self, x):
+        return self._fp(x, 0)[0]
+
+    def _scalar_str(self, tag, s):
+        if len(s) <= self.str_max:
+            return [tag, s]
+        return [tag + "#", len(s), _sha256(s.encode("utf-8", "surrogatepass")).hexdigest()]
+
+    def _fp(self, x, depth):
+        self.nodes += 1
+        if self.nodes > self.max_nodes:
+            raise TooLarge()
+        t = type(x)
+        tag = _BUILTIN_TAGS.get(t)
+        if tag is None:
+            tag = type_name(t)
+        # scalars
+        if x is None:
+            return ["NoneType", None], 1
+        if isinstance(x, bool):
+            return [tag, "True" if x else "False"], 1
+        if isinstance(x, int):
+            n = int.__index__(x)
+            if n.bit_length() <= 12000:
+                return [tag, int.__repr__(n)], 1
+            h = hex(n)
+            if len(h) <= self.str_max:
+                return [tag, h], 1
+            return [tag + "#", n.bit_length(), _sha256(h.encode()).hexdigest()], 1
+        if isinstance(x, float):
+            return [tag, _float_text(x)], 1
+        if isinstance(x, complex):
+            return [tag, [_float_text(x.real), _float_text(x.imag)]], 1
+        if isinstance(x, str):
+            return self._scalar_str(tag, str.__str__(x)), 1
+        if isinstance(x, (bytes, bytearray)):
+            return self._scalar_str(tag, bytes(x).hex()), 1
+        if isinstance(x, type):
+            return ["type", type_name(x)], 1
+        if isinstance(x, _FUNCTION_TYPES):
+            return ["function", str(getattr(x, "__qualname__", getattr(x, "__name__", "?")))], 1
+        if isinstance(x, _types.ModuleType):
+            return ["module", str(getattr(x, "__name__", "?"))], 1
+        if x is Ellipsis or x is NotImplemented:
+            return [tag, None], 1
+        if isinstance(x, range):
+            return [tag, [str(x.start), str(x.stop), str(x.step)]], 1
+        # containers and objects: cycle detection on the current path
+        key = id(x)
+        seen = self.path.get(key)
+        if seen is not None:
+            return ["cycle", depth - seen], 1
+        self.path[key] = depth
+        try:
+            enc, size = self._container(x, t, tag, depth)
+        finally:
+            del self.path[key]
+        if size > self.compress_at:
+            # Merkle-style summary: a deterministic function of the subtree's encoding
+            return ["#", tag, _digest(enc)], 1
+        return enc, size
+
+    def _children(self, items, depth):
+        out, size = [], 1
+        for item in items:
+            e, s = self._fp(item, depth + 1)
+            out.append(e)
+            size += s
+        return out, size
+
+    def _pairs(self, items, depth):
+        out, size = [], 1
+        for k, v in items:
+            ke, ks = self._fp(k, depth + 1)
+            ve, vs = self._fp(v, depth + 1)
+            out.append([ke, ve])
+            size += ks + vs
+        return out, size
+
+    def _extra_state(self, x, depth):
+        try:
+            d = object.__getattribute__(x, "__dict__")
+        except Exception:
+            return None, 0
+        if not isinstance(d, dict) or not d:
+            return None, 0
+        return self._pairs(list(dict.items(d)), depth)
+
+    def _container(self, x, t, tag, depth):
+        if isinstance(x, (list, tuple)):
+            items = list.__iter__(x) if isinstance(x, list) else tuple.__iter__(x)
+            enc, size = self._children(list(items), depth)
+            result = [tag, enc]
+        elif isinstance(x, dict):
+            enc, size = self._pairs(list(dict.items(x)), depth)
+            result = [tag, enc]
+            if isinstance(x, collections.defaultdict):
+                f = x.default_factory
+                result.append(None if f is None else self._fp(f, depth + 1)[0])
+        elif isinstance(x, (set, frozenset)):
+            enc, size = self._children(list(set.__iter__(x) if isinstance(x, set) else frozenset.__iter__(x)),
+                                       depth)
+            enc.sort(key=_canon)
+            result = [tag, enc]
+        elif isinstance(x, collections.deque):
+            enc, size = self._children(list(x), depth)
+            result = [tag, enc, x.maxlen]
+        elif isinstance(x, slice):
+            enc, size = self._children([x.start, x.stop, x.step], depth)
+            result = [tag, enc]
+        elif isinstance(x, BaseException):
+            enc, size = self._fp(x.args, depth + 1)
+            return ["exception", tag, enc], size + 1
+        else:
+            state, size = self._object_state(x, t, depth)
+            return ["object", tag, state], size + 1
+        if t not in _BUILTIN_TAGS:
+            extra, esize = self._extra_state(x, depth)
+            if extra is not None:
+                result.append(["dict", extra])
+                size += esize
+        return result, size
+
+    def _object_state(self, x, t, depth):
+        size = 0
+        parts = []
+        d, ds = self._extra_state(x, depth)
+        if d is not None:
+            parts.append(["dict", d])
+            size += ds
+        slots = []
+        for klass in getattr(t, "__mro__", ()):
+            s = klass.__dict__.get("__slots__") if isinstance(getattr(klass, "__dict__", None),
+                                                               _types.MappingProxyType) else None
+            if isinstance(s, str):
+                s = (s,)
+            for name in s or ():
+                if name in ("__dict__", "__weakref__"):
+                    continue
+                try:
+                    v = object.__getattribute__(x, name)
+                except AttributeError:
+                    continue
+                e, vs = self._fp(v, depth + 1)
+                slots.append([name, e])
+                size += vs
+        if slots:
+            parts.append(["slots", slots])
+        return (parts or None), size
+
+
+def fingerprint(x):
+    """Canonical JSON-able encoding of ``x``, or ``["too-large", type]`` (not comparable)."""
+    fp = _Fingerprinter()
+    try:
+        return fp.enc(x)
+    except TooLarge:
+        return ["too-large", type_name(type(x))]
+
+
+# --------------------------------------------------------------------------- execution
+class _Timeout(BaseException):
+    """Raised by the SIGALRM handler; a BaseException so ``except Exception`` misses it."""
+
+
+class _OutputLimit(BaseException):
+    """Raised when a program writes more than the output limit."""
+
+
+class _State:
+    timed_out = False
+    output_over = False
+
+
+_state = _State()
+
+
+def _on_alarm(signum, frame):
+    _state.timed_out = True
+    raise _Timeout()
+
+
+def _arm(seconds):
+    _state.timed_out = False
+    signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+
+
+def _disarm():
+    signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+class _Capture(io.TextIOBase):
+    """``sys.stdout``/``sys.stderr`` of a program: writes go straight to fd 1 (a memory
+    file shared with fd 2), so text and ``os.write(1, ...)`` bytes keep their order; the
+    total is bounded by the output limit."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.written = 0
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return 1
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        data = s.encode("utf-8")
+        room = self.limit - self.written
+        if len(data) > room:
+            if room > 0:
+                write_all(1, data[:room])
+            self.written = self.limit
+            _state.output_over = True
+            raise _OutputLimit()
+        write_all(1, data)
+        self.written += len(data)
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+def _exc_info(exc):
+    try:
+        msg = str(exc)
+    except BaseException:
+        msg = "<str() of the exception failed>"
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == PROGRAM_FILE:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    if line is None and isinstance(exc, SyntaxError) and exc.filename == PROGRAM_FILE:
+        line = exc.lineno
+    return {"type": type(exc).__name__, "message": msg[:500], "line": line}
+
+
+class _Tracer:
+    """Collects executed lines, arcs and observed local types of ``<program>`` frames."""
+
+    def __init__(self):
+        self.lines = set()
+        self.arcs = set()
+        self.types = {}
+        self.last = {}
+
+    def _types(self, frame):
+        code = frame.f_code
+        if code.co_name == "<module>":
+            return
+        qn = getattr(code, "co_qualname", code.co_name)
+        table = self.types.setdefault(qn, {})
+        for name, value in frame.f_locals.items():
+            table.setdefault(name, set()).add(type_name(type(value)))
+
+    def local(self, frame, event, arg):
+        if event == "line":
+            ln = frame.f_lineno
+            self.lines.add(ln)
+            key = id(frame)
+            prev = self.last.get(key)
+            if prev is not None:
+                self.arcs.add((prev, ln))
+            self.last[key] = ln
+            self._types(frame)
+        elif event == "return":
+            self._types(frame)
+            self.last.pop(id(frame), None)
+        return self.local
+
+    def glob(self, frame, event, arg):
+        if frame.f_code.co_filename == PROGRAM_FILE:
+            return self.local
+        return None
+
+    def result(self):
+        return {
+            "lines": sorted(self.lines),
+            "arcs": sorted(self.arcs),
+            "types": {q: {n: sorted(ts) for n, ts in sorted(t.items())} for q, t in sorted(self.types.items())},
+        }
+
+
+class _Child:
+    """State of the forked child that runs one batch."""
+
+    def __init__(self, limits, wfd, cap_fd, cwd):
+        self.limits = limits
+        self.wfd = wfd
+        self.cap_fd = cap_fd
+        self.cwd = cwd
+        self.builtins_snapshot = dict(builtins.__dict__)
+        self.sys_snapshot = {k: getattr(sys, k) for k in ("displayhook", "excepthook", "path", "argv")}
+        self.path_snapshot = list(sys.path)
+        self.codes = {}
+        self.cap = None
+
+    def send(self, obj):
+        write_all(self.wfd, encode_msg(obj))
+
+    # -- per-request reset ---------------------------------------------------------
+    def reset(self):
+        d = builtins.__dict__
+        if d != self.builtins_snapshot:
+            d.clear()
+            d.update(self.builtins_snapshot)
+        sys.path[:] = self.path_snapshot
+        sys.setrecursionlimit(self.limits["recursion_limit"])
+        cap = self.cap = _Capture(self.limits["output"])
+        sys.stdout = sys.stderr = cap
+        sys.stdin = io.StringIO("")
+        try:
+            os.chdir(self.cwd)
+        except OSError:
+            pass
+        os.ftruncate(self.cap_fd, 0)
+        os.lseek(self.cap_fd, 0, os.SEEK_SET)
+        rnd = sys.modules.get("random")
+        if rnd is not None:
+            try:
+                rnd.seed()  # fresh entropy: the second baseline run must see new random numbers
+            except Exception:
+                pass
+        _state.output_over = False
+        _state.timed_out = False
+        return cap
+
+    def read_output(self):
+        size = os.fstat(self.cap_fd).st_size
+        limit = self.limits["output"]
+        os.lseek(self.cap_fd, 0, os.SEEK_SET)
+        data = _read_exact(self.cap_fd, min(size, limit)) or b""
+        return data.decode("utf-8", "backslashreplace"), size >= limit
+
+    def compile(self, code):
+        obj = self.codes.get(code)
+        if obj is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                obj = compile(code, PROGRAM_FILE, "exec", dont_inherit=True)
+            if len(self.codes) < 64:
+                self.codes[code] = obj
+        return obj
+
+    # -- one request ---------------------------------------------------------------
+    def run(self, i, req):
+        lim = self.limits
+        timeout = lim["timeout"]
+        out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
+               "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
+               "duration": 0.0, "lines": None, "arcs": None, "types": None,
+               "output_truncated": False, "repr_error": None, "note": None}
+        code = req.get("code", "")
+        entry = req.get("entry_point") or "f"
+        args = req.get("args", "")
+        expected = req.get("expected_output")
+        tracer = _Tracer() if req.get("trace") else None
+        script = args is None
+        self.reset()
+        g = {}
+        value = None
+        call_args = None
+        phase = "compile"
+        t0 = _perf()
+        try:
+            _arm(timeout)
+            try:
+                codeobj = self.compile(code)
+                phase = "module"
+                if tracer is not None:
+                    sys.settrace(tracer.glob)
+                exec(codeobj, g)
+                if not script:
+                    phase = "args"
+                    argcode = compile(f"(lambda *a, **k: (a, k))({args})", "<input>", "eval", dont_inherit=True)
+                    a, k = eval(argcode, g)
+                    call_args = [list(a), k]
+                    fn = g.get(entry, _MISSING)
+                    if fn is _MISSING:
+                        phase = "entry"
+                        raise NameError(f"entry point {entry!r} is not defined by the program")
+                    phase = "call"
+                    value = fn(*a, **k)
+                phase = "done"
+            finally:
+                sys.settrace(None)
+                _disarm()
+        except BaseException as exc:  # noqa: B902 - the program may raise anything
+            out["duration"] = _perf() - t0
+            if _state.timed_out:
+                out["status"] = "timeout"
+            elif _state.output_over:
+                out["status"] = "output-limit"
+            elif isinstance(exc, MemoryError):
+                out["status"] = "memory"
+                out["exception"] = {"type": "MemoryError", "message": "", "line": None}
+            else:
+                if phase == "compile" or phase == "entry" or (phase == "module" and not script):
+                    out["status"] = "bad-code"
+                elif phase == "args":
+                    out["status"] = "bad-input"
+                else:
+                    out["status"] = "raised"
+                try:
+                    _arm(timeout)
+                    try:
+                        out["exception"] = _exc_info(exc)
+                    finally:
+                        _disarm()
+                except BaseException:
+                    out["exception"] = {"type": type(exc).__name__, "message": "", "line": None}
+            exc = None
+        else:
+            out["duration"] = _perf() - t0
+            if _state.timed_out:  # the program swallowed the timeout
+                out["status"] = "timeout"
+            elif _state.output_over:
+                out["status"] = "output-limit"
+            else:
+                out["status"] = "returned"
+        # builtins and output are the program's no longer
+        self.reset_builtins_only()
+        self.send({"k": "post", "i": i})
+        self.post(i, out, value, call_args, expected, g, script)
+        text, truncated = self.read_output()
+        out["stdout"] = text
+        if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
+            # e.g. os.write(1, ...) past the limit: the file-size limit made it fail
+            out["status"] = "output-limit"
+        out["output_truncated"] = truncated or out["status"] == "output-limit"
+        if tracer is not None:
+            out.update(tracer.result())
+        return out
+
+    def reset_builtins_only(self):
+        d = builtins.__dict__
+        if d != self.builtins_snapshot:
+            d.clear()
+            d.update(self.builtins_snapshot)
+        sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
+        sys.setrecursionlimit(max(self.limits["recursion_limit"], 10000))
+
+    def post(self, i, out, value, call_args, expected, g, script):
+        """repr (under its own timer), then fingerprints, literal check and expected-output
+        check (under one more timer)."""
+        status = out["status"]
+        if status == "returned":
+            try:
+                _arm(self.limits["timeout"])
+                try:
+                    r = repr(value)
+                    if not isinstance(r, str):
+                        raise TypeError("__repr__ returned non-string")
+                    if len(r) > self.limits["repr_limit"]:
+                        out["repr_error"] = f"repr is {len(r)} characters, over the limit"
+                    else:
+                        out["value_repr"] = r
+                finally:
+                    _disarm()
+            except _Timeout:
+                out["repr_error"] = "repr timed out"
+            except BaseException as exc:
+                try:
+                    out["repr_error"] = f"{type(exc).__name__}: {exc}"[:500]
+                except BaseException:
+                    out["repr_error"] = type(exc).__name__
+            self.send({"k": "post", "i": i})
+        step = "fingerprint"
+        try:
+            _arm(self.limits["timeout"])
+            try:
+                if status == "returned":
+                    out["fingerprint"] = fingerprint(value)
+                if status in ("returned", "raised") and call_args is not None:
+                    step = "args fingerprint"
+                    out["args_fingerprint"] = fingerprint(call_args)
+                if status == "returned" and out["value_repr"] is not None:
+                    step = "literal check"
+                    try:
+                        back = eval(out["value_repr"], {})
+                        out["literal_ok"] = bool(type(back) is type(value) and back == value)
+                    except (_Timeout, _OutputLimit):
+                        raise
+                    except BaseException:
+                        out["literal_ok"] = False
+                if expected is not None and not script:
+                    step = "expected output"
+                    if status == "returned":
+                        try:
+                            out["output_matches"] = bool(value == eval(expected, g))
+                        except (_Timeout, _OutputLimit):
+                            raise
+                        except BaseException:
+                            out["output_matches"] = False
+                    else:
+                        out["output_matches"] = False
+            finally:
+                _disarm()
+        except _Timeout:
+            out["note"] = f"{step} of the result timed out"
+        except BaseException as exc:
+            out["note"] = f"{step} of the result failed: {type(exc).__name__}"[:500]
+
+
+def _set_pdeathsig():
+    """Ask Linux to SIGKILL the child when the zygote dies (prctl PR_SET_PDEATHSIG)."""
+    if _libc is None:
+        return
+    try:
+        _libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+    except Exception:
+        pass
+
+
+def _child_main(reqs, start, limits, wfd, proto_fds, zygote_pid):
+    code = 0
+    try:
+        for fd in proto_fds:
+            os.close(fd)
+        os.setpgid(0, 0)
+        _set_pdeathsig()
+        if os.getppid() != zygote_pid:
+            os._exit(1)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        try:
+            cap = os.memfd_create("codemorph-output")
+        except (AttributeError, OSError):
+            name = f".out-{os.getpid()}"
+            cap = os.open(name, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.unlink(name)
+        os.dup2(cap, 1)
+        os.dup2(cap, 2)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        mem = limits["memory"]
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        fsize = limits["output"] + 4096
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        child = _Child(limits, wfd, cap, os.getcwd())
+        for i in range(start, len(reqs)):
+            try:
+                out = child.run(i, reqs[i])
+            except MemoryError:
+                out = {"status": "memory", "exception": {"type": "MemoryError", "message": "", "line": None},
+                       "note": "memory exhausted in the sandbox harness"}
+            try:
+                msg = encode_msg({"k": "result", "i": i, "o": out})
+            except BaseException as exc:  # e.g. a fingerprint JSON cannot encode
+                msg = encode_msg({"k": "result", "i": i,
+                                  "o": {"status": "crashed", "note": f"result not encodable: {exc!r}"[:500]}})
+            write_all(wfd, msg)
+        write_all(wfd, encode_msg({"k": "end"}))
+    except BaseException:
+        code = 70
+    finally:
+        os._exit(code)
+
+
+# ------------------------------------------------------------------------------ zygote
+try:
+    import ctypes
+
+    _libc = ctypes.CDLL(None, use_errno=True)
+except Exception:  # pragma: no cover - non-Linux
+    _libc = None
+
+
+class Zygote:
+    """The long-lived worker: reads batches, forks children, relays outcomes."""
+
+    def __init__(self):
+        # keep the protocol pipes on private fds; fds 0/1 become /dev/null so that nothing
+        # but protocol messages can reach the host
+        self.inp = os.dup(0)
+        self.out = os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        self.pid = os.getpid()
+
+    def send(self, obj):
+        write_all(self.out, encode_msg(obj))
+
+    def serve(self):
+        self.send({"t": "ready", "pid": self.pid, "hash_seed": os.environ.get("PYTHONHASHSEED")})
+        while True:
+            msg = read_msg(self.inp)
+            if msg is None:
+                return
+            if msg.get("op") == "batch":
+                self.batch(msg)
+            elif msg.get("op") == "ping":
+                self.send({"t": "pong"})
+
+    def batch(self, msg):
+        bid = msg["b"]
+        reqs = msg["requests"]
+        limits = msg["limits"]
+        i = 0
+        while i < len(reqs):
+            i = self.fork_and_watch(bid, reqs, i, limits)
+        self.send({"t": "done", "b": bid})
+
+    def report(self, bid, i, outcome):
+        self.send({"t": "result", "b": bid, "i": i, "o": outcome})
+
+    def fork_and_watch(self, bid, reqs, start, limits):
+        rfd, wfd = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(rfd)
+            _child_main(reqs, start, limits, wfd, (self.inp, self.out), self.pid)
+        os.close(wfd)
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
+        try:
+            return self.watch(pid, rfd, bid, reqs, start, limits)
+        finally:
+            os.close(rfd)
+
+    def kill(self, pid):
+        for f in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                f()
+            except OSError:
+                pass
+
+    def reap(self, pid):
+        try:
+            _, status = os.waitpid(pid, 0)
+            return status
+        except ChildProcessError:
+            return None
+
+    def watch(self, pid, rfd, bid, reqs, i, limits):
+        budget = limits["timeout"] + limits["grace"]
+        deadline = _perf() + budget
+        started = _perf()
+        phase = "run"
+        buf = bytearray()
+        while True:
+            remaining = deadline - _perf()
+            if remaining <= 0:
+                self.kill(pid)
+                self.reap(pid)
+                what = "post-processing the result" if phase == "post" else "running the program"
+                self.report(bid, i, {"status": "timeout", "duration": _perf() - started,
+                                     "note": f"no response for {budget:.3g}s while {what}; process killed"})
+                return i + 1
+            ready, _, _ = select.select([rfd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(rfd, 1 << 16)
+            if not chunk:  # the child died (or closed the pipe)
+                self.kill(pid)
+                status = self.reap(pid)
+                if i >= len(reqs):
+                    return i
+                self.report(bid, i, self.death_outcome(status, _perf() - started))
+                return i + 1
+            buf += chunk
+            while len(buf) >= 4:
+                (n,) = _HDR.unpack_from(buf)
+                if n > _MAX_MSG:
+                    return self.corrupt(pid, bid, i, started)
+                if len(buf) < 4 + n:
+                    break
+                data = bytes(buf[4:4 + n])
+                del buf[:4 + n]
+                try:
+                    m = _json_loads(data)
+                    kind = m["k"]
+                except Exception:
+                    return self.corrupt(pid, bid, i, started)
+                if kind == "post" and m.get("i") == i:
+                    phase = "post"
+                    deadline = _perf() + budget
+                elif kind == "result" and m.get("i") == i:
+                    self.report(bid, i, m["o"])
+                    i += 1
+                    phase = "run"
+                    started = _perf()
+                    deadline = started + budget
+                elif kind == "end" and i >= len(reqs):
+                    self.kill(pid)  # leftovers the program may have forked
+                    self.reap(pid)
+                    return i
+                else:
+                    return self.corrupt(pid, bid, i, started)
+
+    def corrupt(self, pid, bid, i, started):
+        self.kill(pid)
+        self.reap(pid)
+        self.report(bid, i, {"status": "crashed", "duration": _perf() - started,
+                             "note": "the program corrupted the result channel"})
+        return i + 1
+
+    def death_outcome(self, status, duration):
+        out = {"status": "crashed", "duration": duration}
+        if status is None:
+            out["note"] = "process vanished"
+        elif os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
+            if sig == signal.SIGKILL:
+                out["status"] = "memory"
+                out["note"] = "killed by SIGKILL (out-of-memory killer, or the program itself)"
+            else:
+                out["note"] = f"killed by signal {name}"
+        elif os.WIFEXITED(status):
+            out["note"] = f"process exited with code {os.WEXITSTATUS(status)} before finishing"
+        return out
+
+
+def _maybe_raise_stack_limit():
+    """Re-exec once with a larger C stack, so deep recursion raises RecursionError
+    instead of overflowing the C stack (the stack size is fixed at exec time)."""
+    if os.environ.pop(_REEXEC_FLAG, None):
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    except (ValueError, OSError):
+        return
+    inf = resource.RLIM_INFINITY
+    if soft == inf or soft >= _STACK_WANTED:
+        return
+    want = _STACK_WANTED if hard == inf else min(_STACK_WANTED, hard)
+    if want <= soft:
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+    except (ValueError, OSError):
+        return
+    os.environ[_REEXEC_FLAG] = "1"
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable] + [a for a in sys.orig_argv[1:]] if hasattr(sys, "orig_argv")
+             else [sys.executable, "-s", os.path.abspath(__file__)])
+
+
+def main():
+    _maybe_raise_stack_limit()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host stops workers by SIGKILL
+    Zygote().serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,498 @@
+"""Execution sandbox: runs untrusted benchmark programs in reusable worker processes.
+
+Programs never run in the host process.  A :class:`Sandbox` keeps ``workers`` long-lived
+worker ("zygote") processes, each started once as ``python -s codemorph/_worker.py``
+(standard library only, so it starts fast) with ``PYTHONHASHSEED`` fixed and a fresh
+temporary directory as working directory.  For every batch the zygote forks one child that
+runs the batch's requests one after another, each in fresh globals, under a wall-clock
+timer (``setitimer``), an address-space limit (``RLIMIT_AS``), no core dumps, a bounded
+output capture and fds 0/1/2 redirected away from the protocol pipes.  A child that dies
+or ignores its timer is killed by the zygote and replaced for the rest of the batch; a
+zygote that dies is replaced by the host.  So a hang, crash, ``sys.exit``, ``os._exit``,
+infinite recursion or memory blow-up in one program never stops a run, and a program that
+monkeypatches builtins never affects another batch (builtins are also restored between
+the requests of a batch).
+
+Note: ``python -I`` would make the interpreter ignore ``PYTHONHASHSEED``; the worker is
+therefore started with ``-s`` and an environment scrubbed of every other ``PYTHON*``
+variable, and it removes its own directory from ``sys.path``.
+
+The sandbox isolates faults between executions; it is not a security boundary against
+deliberately malicious code (there is no file-system or network isolation).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Iterator, Sequence
+
+__all__ = ["Limits", "ExecRequest", "ExceptionInfo", "Outcome", "Sandbox", "STATUSES",
+           "COMPLETED_STATUSES", "WORKER_PATH"]
+
+#: Every value :attr:`Outcome.status` can take.
+STATUSES = ("returned", "raised", "timeout", "memory", "crashed", "bad-input", "bad-code", "output-limit")
+#: Statuses where the program ran to a deterministic end (its behaviour can be compared).
+COMPLETED_STATUSES = frozenset({"returned", "raised", "bad-input", "bad-code"})
+
+#: Path of the worker script run by each worker process.
+WORKER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker.py")
+
+_HDR = struct.Struct(">I")
+_MAX_MSG = 1 << 30
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one execution.
+
+    Attributes:
+        timeout: wall-clock seconds for running one request (module body + call); the
+            result's repr/fingerprints get another ``timeout`` seconds.
+        memory: bytes; ``RLIMIT_AS`` of the process running the program.
+        output: bytes of stdout+stderr kept per execution; a program that writes more is
+            stopped with status ``"output-limit"`` (the first ``output`` bytes are kept and
+            ``Outcome.output_truncated`` is set).
+        recursion_limit: ``sys.setrecursionlimit`` inside the sandbox (the independent
+            CRUXEval checker uses 10000).
+        grace: seconds a process may stay silent past ``timeout`` (e.g. a program that
+            installed its own SIGALRM handler, or sits in C code) before it is SIGKILLed.
+        repr_limit: characters; a longer ``repr`` of the result is not kept
+            (``value_repr`` is ``None`` and ``repr_error`` says why).
+    """
+
+    timeout: float = 5.0
+    memory: int = 2 * 1024**3
+    output: int = 1 << 20
+    recursion_limit: int = 10000
+    grace: float = 1.0
+    repr_limit: int = 1 << 20
+
+    def to_wire(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ExecRequest:
+    """One execution of a program.
+
+    Attributes:
+        code: the module's source text.
+        entry_point: the function to call (``"f"`` in CRUXEval).
+        args: argument-list literal such as ``"'abc', [1, 2]"``; the call is
+            ``eval(f"{entry_point}({args})")`` in the module's globals, as CRUXEval's
+            harness does.  ``None`` means script mode: only run the module (used to score
+            ``code + "\\nassert OUT == PRED"``); the status is ``returned`` or ``raised``.
+        expected_output: when given (call mode), the sandbox evaluates
+            ``value == eval(expected_output)`` in the module's globals (CRUXEval's
+            assertion) and reports :attr:`Outcome.output_matches`.
+        trace: collect executed lines and arcs of the module and the types of locals.
+    """
+
+    code: str
+    entry_point: str = "f"
+    args: str | None = ""
+    expected_output: str | None = None
+    trace: bool = False
+
+    def to_wire(self) -> dict:
+        return {"code": self.code, "entry_point": self.entry_point, "args": self.args,
+                "expected_output": self.expected_output, "trace": self.trace}
+
+
+@dataclass(frozen=True)
+class ExceptionInfo:
+    """An exception the program raised.
+
+    Attributes:
+        type: the class's ``__name__``, e.g. ``"IndexError"``.
+        message: ``str(exc)``, truncated to 500 characters.
+        line: line in the module source where it was raised (innermost frame of the
+            program), or ``None``.
+    """
+
+    type: str
+    message: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one execution did.
+
+    Attributes:
+        status: one of :data:`STATUSES`: ``returned``; ``raised`` (SystemExit and
+            KeyboardInterrupt raised by the program count too); ``timeout``; ``memory``
+            (MemoryError, or the process was SIGKILLed, e.g. by the OOM killer);
+            ``crashed`` (the process died: ``os._exit``, a segfault, a dead worker);
+            ``bad-input`` (the argument literal does not evaluate); ``bad-code`` (the
+            module does not compile, its body raised, or it lacks the entry point);
+            ``output-limit`` (more than ``Limits.output`` bytes written).
+        value_repr: ``repr(result)`` when returned; ``None`` when repr raised, timed out
+            or was too long (``repr_error`` says which).
+        fingerprint: canonical JSON-able encoding of the result (see module docs of
+            :mod:`codemorph._worker`, function ``fingerprint``); ``None`` unless returned.
+        literal_ok: ``eval(repr(value)) == value`` (same type), checked in the sandbox, so
+            an ``output`` row round-trips.
+        exception: the exception, for raised / bad-code / bad-input.
+        args_fingerprint: fingerprint of ``[positional args, keyword args]`` after the
+            call (catches in-place mutation); ``None`` when the call did not happen.
+        stdout: captured stdout and stderr (text, including ``os.write(1, ...)`` bytes,
+            decoded as UTF-8), at most ``Limits.output`` bytes.
+        output_matches: result of the ``expected_output`` check, ``None`` if not asked.
+        duration: seconds the execution took (module body + call).
+        lines, arcs, types: trace results (``trace=True``), else ``None``: sorted executed
+            line numbers of the module; executed ``(from_line, to_line)`` pairs of
+            consecutive lines within one frame of module code; ``{function qualname:
+            {local name: sorted type names seen}}``.
+        output_truncated: the output was longer than ``Limits.output``.
+        repr_error: why ``value_repr`` is ``None`` although the status is ``returned``.
+        note: a human-readable detail (why a process was killed, a post-processing failure).
+    """
+
+    status: str
+    value_repr: str | None = None
+    fingerprint: Any = None
+    literal_ok: bool = False
+    exception: ExceptionInfo | None = None
+    args_fingerprint: Any = None
+    stdout: str = ""
+    output_matches: bool | None = None
+    duration: float = 0.0
+    lines: tuple[int, ...] | None = None
+    arcs: tuple[tuple[int, int], ...] | None = None
+    types: dict[str, dict[str, list[str]]] | None = None
+    output_truncated: bool = False
+    repr_error: str | None = None
+    note: str | None = None
+
+    def behaviour(self) -> tuple:
+        """What differential testing compares: ``(status, fingerprint or exception type,
+        args_fingerprint, stdout)``."""
+        if self.status == "returned":
+            what = self.fingerprint
+        elif self.exception is not None:
+            what = self.exception.type
+        else:
+            what = None
+        return (self.status, what, self.args_fingerprint, self.stdout)
+
+    @property
+    def completed(self) -> bool:
+        """Whether the program ran to a deterministic end (not timeout/memory/crash/output-limit)."""
+        return self.status in COMPLETED_STATUSES
+
+    @property
+    def comparable(self) -> bool:
+        """Whether :meth:`behaviour` fully describes the execution (completed, and the
+        result was fingerprinted when it returned)."""
+        if not self.completed:
+            return False
+        if self.status == "returned" and (self.fingerprint is None or _too_large(self.fingerprint)):
+            return False
+        if self.status in ("returned", "raised") and self.args_fingerprint is not None \
+                and _too_large(self.args_fingerprint):
+            return False
+        return True
+
+    @classmethod
+    def from_wire(cls, d: dict) -> "Outcome":
+        """Build an outcome from the worker's JSON dict (unknown keys ignored)."""
+        exc = d.get("exception")
+        lines = d.get("lines")
+        arcs = d.get("arcs")
+        status = d.get("status")
+        return cls(
+            status=status if status in STATUSES else "crashed",
+            value_repr=d.get("value_repr"),
+            fingerprint=d.get("fingerprint"),
+            literal_ok=bool(d.get("literal_ok", False)),
+            exception=ExceptionInfo(str(exc.get("type")), str(exc.get("message", "")), exc.get("line"))
+            if isinstance(exc, dict) else None,
+            args_fingerprint=d.get("args_fingerprint"),
+            stdout=d.get("stdout") or "",
+            output_matches=d.get("output_matches"),
+            duration=float(d.get("duration") or 0.0),
+            lines=tuple(lines) if lines is not None else None,
+            arcs=tuple(tuple(a) for a in arcs) if arcs is not None else None,
+            types=d.get("types"),
+            output_truncated=bool(d.get("output_truncated", False)),
+            repr_error=d.get("repr_error"),
+            note=d.get("note") if status in STATUSES else f"unknown status {status!r}",
+        )
+
+
+def _too_large(fp: Any) -> bool:
+    return isinstance(fp, list) and len(fp) == 2 and fp[0] == "too-large"
+
+
+def _crashed(note: str) -> Outcome:
+    return Outcome(status="crashed", note=note)
+
+
+class _WorkerDied(Exception):
+    pass
+
+
+class _Worker:
+    """One zygote process and its pipes (host side)."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, hash_seed: int, python: str) -> None:
+        self.hash_seed = hash_seed
+        self.tmp = tempfile.mkdtemp(prefix="codemorph-sandbox-")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        env["PYTHONHASHSEED"] = str(hash_seed)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.setdefault("LC_ALL", "C.UTF-8")
+        env["PYTHONIOENCODING"] = "utf-8"
+        self.proc = subprocess.Popen(
+            [python, "-s", WORKER_PATH], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, cwd=self.tmp, env=env, start_new_session=True, bufsize=0,
+            close_fds=True)
+        self.rfd = self.proc.stdout.fileno()
+        self.wfd = self.proc.stdin.fileno()
+        self.buf = bytearray()
+        self.batch_ids = itertools.count(1)
+        hello = self.recv(30.0)
+        if not isinstance(hello, dict) or hello.get("t") != "ready":
+            self.kill()
+            raise RuntimeError(f"sandbox worker did not start: {hello!r}")
+
+    def send(self, obj: Any) -> None:
+        data = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        msg = _HDR.pack(len(data)) + data
+        try:
+            view = memoryview(msg)
+            while view:
+                n = os.write(self.wfd, view)
+                view = view[n:]
+        except OSError as exc:
+            raise _WorkerDied(f"cannot write to worker: {exc}") from None
+
+    def recv(self, timeout: float) -> Any:
+        """Next message; raises ``_WorkerDied`` on EOF, corrupt data or ``timeout`` seconds of silence."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if len(self.buf) >= 4:
+                (n,) = _HDR.unpack_from(self.buf)
+                if n > _MAX_MSG:
+                    raise _WorkerDied("corrupt message from worker")
+                if len(self.buf) >= 4 + n:
+                    data = bytes(self.buf[4:4 + n])
+                    del self.buf[:4 + n]
+                    try:
+                        return json.loads(data)
+                    except ValueError:
+                        raise _WorkerDied("corrupt message from worker") from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _WorkerDied(f"worker silent for {timeout:.3g}s")
+            ready, _, _ = select.select([self.rfd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(self.rfd, 1 << 20)
+            if not chunk:
+                raise _WorkerDied("worker process died")
+            self.buf += chunk
+
+    def run_batch(self, requests: Sequence[ExecRequest], limits: Limits) -> tuple[list[Outcome], bool]:
+        """Run a batch; returns (outcomes, worker_still_usable)."""
+        bid = next(self.batch_ids)
+        results: list[Outcome | None] = [None] * len(requests)
+        # the zygote reports each request within timeout+grace of the previous event,
+        # twice over (run + post-processing); allow the same again before giving up on it
+        silence = 4 * (limits.timeout + limits.grace) + 10.0
+        try:
+            self.send({"op": "batch", "b": bid, "limits": limits.to_wire(),
+                       "requests": [r.to_wire() for r in requests]})
+            while True:
+                msg = self.recv(silence)
+                if not isinstance(msg, dict) or msg.get("b") != bid:
+                    raise _WorkerDied(f"unexpected message from worker: {str(msg)[:200]}")
+                if msg.get("t") == "result":
+                    i = msg.get("i")
+                    if not isinstance(i, int) or not 0 <= i < len(requests):
+                        raise _WorkerDied("result for an unknown request")
+                    results[i] = Outcome.from_wire(msg.get("o") or {})
+                elif msg.get("t") == "done":
+                    break
+                else:
+                    raise _WorkerDied(f"unexpected message from worker: {str(msg)[:200]}")
+        except _WorkerDied as exc:
+            self.kill()
+            note = f"sandbox worker lost ({exc}); request not completed"
+            return [r if r is not None else _crashed(note) for r in results], False
+        return [r if r is not None else _crashed("worker returned no result") for r in results], True
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            pass
+        for f in (self.proc.stdin, self.proc.stdout):
+            try:
+                f.close()
+            except OSError:
+                pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+
+def _kill_all(workers: list) -> None:
+    for w in list(workers):
+        w.kill()
+    workers.clear()
+
+
+class Sandbox:
+    """Runs :class:`ExecRequest` s in worker processes (see the module docstring).
+
+    Args:
+        limits: the :class:`Limits` of every execution.
+        workers: number of worker processes (each runs one batch at a time); started
+            lazily, on first use.
+        hash_seed: ``PYTHONHASHSEED`` of the workers (default 0).  Individual batches may ask
+            for another seed (``run_batch(..., hash_seed=1)``), which starts separate
+            workers, e.g. to detect programs whose result depends on set iteration order.
+        python: interpreter for the workers (default: the host's ``sys.executable``).
+
+    Thread-safe: :meth:`run_batch` may be called from several threads; each call takes an
+    idle worker.  Use as a context manager, or call :meth:`close`, to kill the workers.
+    """
+
+    def __init__(self, limits: Limits = Limits(), workers: int = 1, *, hash_seed: int = 0,
+                 python: str | None = None) -> None:
+        if workers < 1:
+            raise ValueError("workers must be >= 1")
+        self.limits = limits
+        self.workers = workers
+        self.hash_seed = hash_seed
+        self.python = python or sys.executable
+        self._lock = threading.Lock()
+        self._idle: dict[int, queue.LifoQueue] = {}
+        self._count: dict[int, int] = {}
+        self._all: list[_Worker] = []
+        self._closed = False
+        self._finalizer = weakref.finalize(self, _kill_all, self._all)
+        #: worker processes started so far (restarts included)
+        self.started_workers = 0
+
+    # -- worker pool ----------------------------------------------------------------
+    def _acquire(self, seed: int) -> _Worker:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("sandbox is closed")
+            q = self._idle.setdefault(seed, queue.LifoQueue())
+            start_new = False
+            try:
+                return q.get_nowait()
+            except queue.Empty:
+                if self._count.get(seed, 0) < self.workers:
+                    self._count[seed] = self._count.get(seed, 0) + 1
+                    start_new = True
+        if start_new:
+            try:
+                w = _Worker(seed, self.python)
+            except BaseException:
+                with self._lock:
+                    self._count[seed] -= 1
+                raise
+            with self._lock:
+                self._all.append(w)
+                self.started_workers += 1
+            return w
+        return q.get()
+
+    def _release(self, w: _Worker, usable: bool) -> None:
+        with self._lock:
+            if usable and not self._closed:
+                self._idle[w.hash_seed].put(w)
+                return
+            if w in self._all:
+                self._all.remove(w)
+            self._count[w.hash_seed] -= 1
+        w.kill()
+
+    # -- public API -----------------------------------------------------------------
+    def run(self, request: ExecRequest) -> Outcome:
+        """Run one request (a batch of one)."""
+        return self.run_batch([request])[0]
+
+    def run_batch(self, requests: Sequence[ExecRequest], *, hash_seed: int | None = None) -> list[Outcome]:
+        """Run ``requests`` one after another in one forked child of one worker; the
+        outcomes come back in the same order.  Never raises for a misbehaving program."""
+        requests = list(requests)
+        if not requests:
+            return []
+        for r in requests:
+            if not isinstance(r, ExecRequest):
+                raise TypeError(f"expected ExecRequest, got {type(r).__name__}")
+        seed = self.hash_seed if hash_seed is None else hash_seed
+        w = self._acquire(seed)
+        usable = False
+        try:
+            outcomes, usable = w.run_batch(requests, self.limits)
+        finally:
+            self._release(w, usable)
+        return outcomes
+
+    def map(self, batches: Iterable[Sequence[ExecRequest]]) -> Iterator[list[Outcome]]:
+        """Run many batches across the workers; yields each batch's outcomes in input
+        order.  Consumes ``batches`` lazily (at most ``2 * workers`` batches ahead)."""
+        if self.workers == 1:
+            for b in batches:
+                yield self.run_batch(b)
+            return
+        pending: deque[Future] = deque()
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="codemorph-sandbox") as ex:
+            for b in batches:
+                pending.append(ex.submit(self.run_batch, list(b)))
+                if len(pending) >= 2 * self.workers:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+
+    def close(self) -> None:
+        """Kill every worker process (and whatever their children left running)."""
+        with self._lock:
+            self._closed = True
+            workers = list(self._all)
+        for w in workers:
+            w.kill()
+        with self._lock:
+            self._all.clear()
+            self._idle.clear()
+            self._count.clear()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

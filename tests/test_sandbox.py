@@ -1,0 +1,345 @@
+"""Tests of codemorph.sandbox: every program runs inside worker processes, never here."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from codemorph.sandbox import ExecRequest, Limits, Outcome, Sandbox
+
+R = ExecRequest
+FAST = Limits(timeout=0.5, grace=0.3, memory=512 * 1024**2, output=4096)
+CRUX = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox(FAST) as box:
+        yield box
+
+
+def run(sb, code, args="", **kw) -> Outcome:
+    return sb.run(R(code, args=args, **kw))
+
+
+# ---------------------------------------------------------------- returns and raises
+def test_returns_value_repr_and_fingerprint(sb):
+    o = run(sb, "def f(x, y):\n    return [x * 2, y]\n", "3, 'a'")
+    assert o.status == "returned"
+    assert o.value_repr == "[6, 'a']"
+    assert o.fingerprint == ["list", [["int", "6"], ["str", "a"]]]
+    assert o.literal_ok is True
+    assert o.exception is None
+    assert o.args_fingerprint == ["list", [["list", [["int", "3"], ["str", "a"]]], ["dict", []]]]
+
+
+def test_raises_with_class_message_and_line(sb):
+    o = run(sb, "def f(xs):\n    y = 1\n    return xs[y + 5]\n", "[1, 2]")
+    assert o.status == "raised"
+    assert o.exception.type == "IndexError"
+    assert o.exception.message == "list index out of range"
+    assert o.exception.line == 3
+    assert o.behaviour() == ("raised", "IndexError", o.args_fingerprint, "")
+
+
+def test_exception_line_is_innermost_program_frame(sb):
+    code = "def g(d):\n    return d['k']\n\ndef f(d):\n    return g(d)\n"
+    o = run(sb, code, "{}")
+    assert (o.status, o.exception.type, o.exception.message, o.exception.line) == \
+        ("raised", "KeyError", "'k'", 2)
+
+
+def test_keyword_arguments_and_generator_argument(sb):
+    assert run(sb, "def f(a, b=0):\n    return a - b\n", "1, b=5").value_repr == "-4"
+    assert run(sb, "def f(it):\n    return sum(it)\n", "x * x for x in range(4)").value_repr == "14"
+
+
+def test_bad_input_bad_code_and_missing_entry_point(sb):
+    o = run(sb, "def f(a):\n    return a\n", "1 +")
+    assert o.status == "bad-input" and o.exception.type == "SyntaxError"
+    o = run(sb, "def f(a):\n    return a\n", "undefined_name")
+    assert o.status == "bad-input" and o.exception.type == "NameError"
+    o = run(sb, "def f(a:\n    pass\n", "1")
+    assert o.status == "bad-code" and o.exception.type == "SyntaxError" and o.exception.line == 1
+    o = run(sb, "x = 1 / 0\ndef f():\n    return 1\n")
+    assert o.status == "bad-code" and o.exception.type == "ZeroDivisionError" and o.exception.line == 1
+    o = run(sb, "def g():\n    return 1\n")
+    assert o.status == "bad-code" and o.exception.type == "NameError"
+    o = run(sb, "def g():\n    return 1\n", entry_point="g")
+    assert o.status == "returned" and o.value_repr == "1"
+
+
+# ------------------------------------------------------------- faults do not stop runs
+def test_timeout_then_next_request_runs(sb):
+    outs = sb.run_batch([R("def f():\n    while True:\n        pass\n"), R("def f():\n    return 7\n")])
+    assert outs[0].status == "timeout"
+    assert outs[0].exception is None
+    assert 0.4 < outs[0].duration < 2.0
+    assert (outs[1].status, outs[1].value_repr) == ("returned", "7")
+
+
+def test_timeout_swallowed_by_program_is_still_timeout(sb):
+    code = ("def f():\n    try:\n        while True:\n            pass\n    except BaseException:\n"
+            "        return 'caught'\n")
+    o = run(sb, code)
+    assert o.status == "timeout"
+    assert o.value_repr is None
+
+
+def test_program_with_own_sigalrm_handler_is_killed(sb):
+    code = ("import signal\ndef f():\n    signal.signal(signal.SIGALRM, lambda *a: None)\n"
+            "    while True:\n        pass\n")
+    outs = sb.run_batch([R(code), R("def f():\n    return 'next'\n")])
+    assert outs[0].status == "timeout"
+    assert "killed" in outs[0].note
+    assert outs[1].value_repr == "'next'"
+
+
+def test_memory_bomb():
+    bomb = "def f():\n    xs = []\n    while True:\n        xs.append(bytearray(10**7))\n"
+    with Sandbox(Limits(timeout=10, memory=256 * 1024**2)) as box:
+        outs = box.run_batch([R(bomb), R("def f():\n    return 'a' * 10**11\n"),
+                              R("def f():\n    return 1\n")])
+    assert [o.status for o in outs] == ["memory", "memory", "returned"]
+    assert outs[0].exception.type == "MemoryError"
+
+
+def test_sys_exit_is_raised_systemexit(sb):
+    o = run(sb, "import sys\ndef f():\n    sys.exit(3)\n")
+    assert o.status == "raised"
+    assert (o.exception.type, o.exception.message, o.exception.line) == ("SystemExit", "3", 3)
+
+
+def test_os_exit_crashes_and_next_request_in_batch_runs(sb):
+    outs = sb.run_batch([R("def f():\n    return 1\n"), R("import os\ndef f():\n    os._exit(0)\n"),
+                         R("def f(x):\n    return x + 1\n", args="41")])
+    assert [o.status for o in outs] == ["returned", "crashed", "returned"]
+    assert outs[2].value_repr == "42"
+
+
+def test_segfault_crashes(sb):
+    outs = sb.run_batch([R("import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGSEGV)\n"),
+                         R("def f():\n    return 2\n")])
+    assert outs[0].status == "crashed" and "SIGSEGV" in outs[0].note
+    assert outs[1].value_repr == "2"
+
+
+def test_infinite_recursion_is_recursion_error(sb):
+    o = run(sb, "def f(n=0):\n    return f(n + 1)\n")
+    assert o.status == "raised"
+    assert o.exception.type == "RecursionError"
+
+
+def test_recursion_limit_is_the_checkers(sb):
+    code = "def g(n):\n    return 0 if n == 0 else 1 + g(n - 1)\ndef f(n):\n    return g(n)\n"
+    assert run(sb, code, "9000").value_repr == "9000"
+    assert run(sb, code, "10500").exception.type == "RecursionError"
+
+
+def test_program_killing_its_worker_does_not_stop_the_sandbox():
+    with Sandbox(FAST) as box:
+        outs = box.run_batch([R("def f():\n    return 1\n"),
+                              R("import os, signal\ndef f():\n    os.kill(os.getppid(), signal.SIGKILL)\n"
+                                "    while True:\n        pass\n"),
+                              R("def f():\n    return 3\n")])
+        assert [o.status for o in outs] == ["returned", "crashed", "crashed"]
+        assert box.run(R("def f():\n    return 'alive'\n")).value_repr == "'alive'"
+        assert box.started_workers == 2
+
+
+# -------------------------------------------------------------------------- output
+def test_stdout_captured_in_order_including_raw_fd_writes(sb):
+    code = ("import os, sys\ndef f():\n    print('a')\n    os.write(1, b'raw\\n')\n"
+            "    print('err', file=sys.stderr)\n    os.write(2, b'fd2\\n')\n    return {'ok': 1}\n")
+    o = run(sb, code)
+    assert o.status == "returned"
+    assert o.value_repr == "{'ok': 1}"
+    assert o.stdout == "a\nraw\nerr\nfd2\n"
+    assert o.behaviour()[3] == "a\nraw\nerr\nfd2\n"
+
+
+def test_output_limit(sb):
+    o = run(sb, "def f():\n    while True:\n        print('spam')\n")
+    assert o.status == "output-limit"
+    assert o.output_truncated is True
+    assert len(o.stdout.encode()) == FAST.output
+    o = run(sb, "import os\ndef f():\n    for _ in range(100):\n        os.write(1, b'x' * 1000)\n")
+    assert o.status == "output-limit" and len(o.stdout) == FAST.output
+
+
+def test_print_of_lone_surrogate_raises_like_python(sb):
+    o = run(sb, "def f():\n    print('\\ud800')\n")
+    assert o.status == "raised" and o.exception.type == "UnicodeEncodeError"
+
+
+# ----------------------------------------------------------------------- isolation
+def test_builtins_monkeypatch_not_visible_in_next_batch_or_request(sb):
+    patch = "import builtins\ndef f():\n    builtins.len = lambda x: 42\n    return len([])\n"
+    plain = "def f():\n    return len([])\n"
+    outs = sb.run_batch([R(patch), R(plain)])
+    assert [o.value_repr for o in outs] == ["42", "0"]
+    assert run(sb, plain).value_repr == "0"
+
+
+def test_fresh_globals_per_request(sb):
+    code = "counter = []\ndef f():\n    counter.append(1)\n    return len(counter)\n"
+    assert [o.value_repr for o in sb.run_batch([R(code)] * 3)] == ["1", "1", "1"]
+
+
+def test_program_does_not_see_codemorph_modules(sb):
+    o = run(sb, "def f():\n    import sandbox\n")
+    assert o.status == "raised" and o.exception.type == "ModuleNotFoundError"
+
+
+# -------------------------------------------------------------------- arguments
+def test_argument_mutation_visible_in_args_fingerprint(sb):
+    a = run(sb, "def f(xs):\n    xs.append(9)\n    return len(xs)\n", "[1]")
+    b = run(sb, "def f(xs):\n    return len(xs) + 1\n", "[1]")
+    assert a.fingerprint == b.fingerprint == ["int", "2"]
+    assert a.args_fingerprint == ["list", [["list", [["list", [["int", "1"], ["int", "9"]]]]], ["dict", []]]]
+    assert a.args_fingerprint != b.args_fingerprint
+    assert a.behaviour() != b.behaviour()
+
+
+# ------------------------------------------------------------------- fingerprints
+def fp(sb, expr):
+    o = run(sb, f"def f():\n    return {expr}\n")
+    assert o.status == "returned", o
+    return o.fingerprint
+
+
+def test_fingerprint_types_are_exact(sb):
+    one, true, fone = fp(sb, "1"), fp(sb, "True"), fp(sb, "1.0")
+    assert one == ["int", "1"] and true == ["bool", "True"] and fone == ["float", "1.0"]
+    assert len({json.dumps(x) for x in (one, true, fone)}) == 3
+    assert fp(sb, "[1, 2]") != fp(sb, "(1, 2)")
+    assert fp(sb, "{1}") != fp(sb, "frozenset({1})")
+    assert fp(sb, "'1'") != fp(sb, "b'1'")
+
+
+def test_fingerprint_nan_and_signed_zero(sb):
+    assert fp(sb, "float('nan')") == fp(sb, "float('inf') - float('inf')") == ["float", "nan"]
+    assert fp(sb, "-0.0") == fp(sb, "0.0")
+    assert fp(sb, "[float('nan')]") == fp(sb, "[float('nan')]")
+
+
+def test_fingerprint_set_order_ignored_dict_order_not(sb):
+    assert fp(sb, "{3, 1, 2}") == fp(sb, "set([2, 3, 1])")
+    assert fp(sb, "{'b', 'a', 'xyz', 'q'}") == fp(sb, "{'q', 'xyz', 'a', 'b'}")
+    assert fp(sb, "{'a': 1, 'b': 2}") != fp(sb, "{'b': 2, 'a': 1}")
+
+
+def test_fingerprint_big_int_cycles_and_objects(sb):
+    assert fp(sb, "2 ** 100") == ["int", str(2 ** 100)]
+    big = fp(sb, "3 ** 50000")
+    assert big[0].startswith("int") and big == fp(sb, "3 ** 50000") and big != fp(sb, "3 ** 50000 + 1")
+    cyc = fp(sb, "(lambda x: (x.append(x), x)[1])([])")
+    assert cyc == ["list", [["cycle", 1]]]
+    code = ("class P:\n    def __init__(self, x):\n        self.x = x\n"
+            "def f(v):\n    return P(v)\n")
+    a, b, c = (run(sb, code, v) for v in ("1", "1", "2"))
+    assert a.fingerprint == b.fingerprint == ["object", "builtins.P", [["dict", [[["str", "x"], ["int", "1"]]]]]]
+    assert a.fingerprint != c.fingerprint
+    assert a.literal_ok is False and "0x" in a.value_repr  # default repr has an address...
+    assert "0x" not in json.dumps(a.fingerprint)           # ...which the fingerprint never has
+
+
+def test_fingerprint_of_huge_value_is_summarised(sb):
+    a = fp(sb, "list(range(50000))")
+    assert a[0] == "#" and a[1] == "list" and len(a[2]) == 64
+    assert a == fp(sb, "list(range(50000))")
+    assert a != fp(sb, "list(range(1, 50001))")
+    s = fp(sb, "'x' * 5000")
+    assert s[0] == "str#" and s[1] == 5000 and s != fp(sb, "'x' * 4999 + 'y'")
+
+
+def test_literal_ok(sb):
+    assert run(sb, "def f():\n    return {'a': [1, (2.5, None)], 'b': {1}}\n").literal_ok is True
+    assert run(sb, "def f():\n    return set()\n").literal_ok is True
+    assert run(sb, "def f():\n    return float('nan')\n").literal_ok is False
+
+
+def test_unreprable_result_keeps_status_returned(sb):
+    code = "class A:\n    def __repr__(self):\n        raise ValueError('no')\ndef f():\n    return A()\n"
+    o = run(sb, code)
+    assert o.status == "returned" and o.value_repr is None and o.repr_error == "ValueError: no"
+    assert o.fingerprint == ["object", "builtins.A", None]
+
+
+# ---------------------------------------------------------- script mode and checks
+def test_script_mode(sb):
+    ok = sb.run(R("def f(x):\n    return x + 1\nassert f(1) == 2\n", args=None))
+    bad = sb.run(R("def f(x):\n    return x + 1\nassert f(1) == 3\n", args=None))
+    assert ok.status == "returned" and ok.args_fingerprint is None
+    assert bad.status == "raised" and bad.exception.type == "AssertionError" and bad.exception.line == 3
+
+
+def test_output_matches(sb):
+    code = "def f(s):\n    return s.upper(), len(s)\n"
+    assert run(sb, code, "'ab'", expected_output="('AB', 2)").output_matches is True
+    assert run(sb, code, "'ab'", expected_output="('AB', 3)").output_matches is False
+    assert run(sb, code, "'ab'").output_matches is None
+    assert run(sb, "def f():\n    1/0\n", expected_output="None").output_matches is False
+
+
+def test_trace_lines_arcs_and_types(sb):
+    code = ("def f(xs):\n"            # 1
+            "    total = 0\n"         # 2
+            "    for x in xs:\n"      # 3
+            "        if x > 1:\n"     # 4
+            "            total += x\n"  # 5
+            "    return str(total)\n")  # 6
+    o = run(sb, code, "[1, 2]", trace=True)
+    assert o.value_repr == "'2'"
+    assert o.lines == (1, 2, 3, 4, 5, 6)
+    assert (4, 5) in o.arcs and (4, 3) in o.arcs and (3, 6) in o.arcs and (2, 3) in o.arcs
+    assert (5, 6) not in o.arcs
+    assert o.types == {"f": {"total": ["int"], "x": ["int"], "xs": ["list"]}}
+    assert run(sb, code, "[1, 2]").lines is None
+    o = run(sb, code, "[]", trace=True)
+    assert 4 not in o.lines and 5 not in o.lines
+
+
+# ------------------------------------------------------------------- pool behaviour
+def test_map_keeps_order_across_workers():
+    batches = [[R(f"def f(x):\n    return x * {k}\n", args=str(i)) for i in range(3)] for k in range(8)]
+    with Sandbox(FAST, workers=2) as box:
+        got = [[o.value_repr for o in outs] for outs in box.map(iter(batches))]
+    assert got == [[str(i * k) for i in range(3)] for k in range(8)]
+
+
+def test_hash_seed_is_fixed_and_selectable():
+    code = "def f():\n    return ''.join(set('abcdefghijklmnop'))\n"
+    with Sandbox(FAST) as box:
+        a = box.run(R(code)).value_repr
+        assert box.run(R(code)).value_repr == a
+        others = {box.run_batch([R(code)], hash_seed=s)[0].value_repr for s in (1, 2, 3)}
+        assert others - {a}
+
+
+def test_close_kills_workers():
+    box = Sandbox(FAST)
+    box.run(R("def f():\n    return 1\n"))
+    pids = [w.proc.pid for w in box._all]
+    assert pids
+    box.close()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with pytest.raises(RuntimeError):
+        box.run(R("def f():\n    return 1\n"))
+
+
+@pytest.mark.skipif(not CRUX.exists(), reason="CRUXEval data not present")
+def test_cruxeval_ground_truth_reproduces(sb):
+    rows = [json.loads(line) for line in CRUX.open()][::8]
+    with Sandbox(Limits(), workers=2) as box:
+        outs = [o for outs in box.map([[R(r["code"], args=r["input"], expected_output=r["output"])] for r in rows])
+                for o in outs]
+    bad = [(r["id"], o.status, o.value_repr) for r, o in zip(rows, outs) if not o.output_matches]
+    assert not bad
+    assert all(o.value_repr == r["output"] for r, o in zip(rows, outs) if o.literal_ok)
