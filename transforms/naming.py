@@ -255,6 +255,21 @@ def _keyword_targets_ok(tree: ast.AST, back: Mapping[str, str]) -> None:
                                                f" of the function called at line {node.lineno}")
 
 
+def _identifiers(tree: ast.AST) -> set[str]:
+    """Every identifier an AST spells (names, attributes, parameters, keywords, imports,
+    declarations, match names); string constants are data, not identifiers."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant):
+            continue
+        for _field, value in ast.iter_fields(node):
+            if isinstance(value, str):
+                out.update(value.split("."))
+            elif isinstance(value, list):
+                out.update(p for v in value if isinstance(v, str) for p in v.split("."))
+    return out
+
+
 def check_renaming(old_source: str, new_source: str, back: Mapping[str, str]) -> None:
     """Check that ``new_source`` is ``old_source`` with identifiers renamed, nothing else.
 
@@ -275,11 +290,12 @@ def check_renaming(old_source: str, new_source: str, back: Mapping[str, str]) ->
     Raises:
         RenamingMismatch: describing the first difference found.
     """
-    for new in back:
-        if re.search(rf"(?<![\w]){re.escape(new)}(?![\w])", old_source):
-            raise RenamingMismatch(f"new name {new!r} already occurs in the original program")
     old_tree = ast.parse(old_source)
     new_tree = ast.parse(new_source)
+    spelled = _identifiers(old_tree)
+    for new in back:
+        if new in spelled:
+            raise RenamingMismatch(f"new name {new!r} already occurs in the original program")
     _keyword_targets_ok(new_tree, back)
     if ast.dump(old_tree) != ast.dump(_MapBack(back).visit(new_tree)):
         raise RenamingMismatch("the programs differ in more than the renamed identifiers")
@@ -300,7 +316,7 @@ INTROSPECTION_NAMES: frozenset[str] = frozenset({
     "cr_frame", "ag_frame", "tb_frame", "settrace", "setprofile", "signature",
     "getfullargspec", "getargspec", "getcallargs", "__signature__", "__kwdefaults__",
     "__annotations__", "get_type_hints", "help", "pydoc", "__import__", "importlib",
-    "__builtins__", "modules", "__globals__", "breakpoint", "pdb",
+    "__builtins__", "modules", "__main__", "__globals__", "breakpoint", "pdb",
 })
 
 #: Identifiers that reach the exception being handled (whose message may quote a
@@ -351,7 +367,6 @@ class _Survey(cst.CSTVisitor):
         self.introspection: set[str] = set()
         self.exception_objects: list[str] = []
         self.decl_names: set[str] = set()         # names in any global/nonlocal statement
-        self.attr_names: set[str] = set()
 
     # -- helpers ------------------------------------------------------------------
     def _mark(self, node: cst.CSTNode | None, role: str) -> None:
@@ -400,7 +415,6 @@ class _Survey(cst.CSTVisitor):
     # -- names that are not variables ---------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._mark(node.attr, "attr")
-        self.attr_names.add(node.attr.value)
 
     def visit_Arg(self, node: cst.Arg) -> None:
         self._mark(node.keyword, "keyword")
@@ -453,7 +467,11 @@ class _Survey(cst.CSTVisitor):
             self._forbid(n.value for n in _names_in(node.expression))
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None and not _safe_exception_type(node.type):
+        if node.name is None or _safe_exception_type(node.type):
+            return
+        bound = node.name.name
+        used = not isinstance(bound, cst.Name) or any(n.value == bound.value for n in _names_in(node.body))
+        if used:
             self.exception_objects.append(f"except {_code(node.type) if node.type else ''} as {_code(node.name.name)}")
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -927,10 +945,12 @@ def _callers_problem(info: _FuncInfo, scopes, assignments, uses, parents, survey
         return f"{fname} is a method (called through attributes); its parameters keep their names"
     if len(asgs) != 1 or asgs[0].node is not info.node:
         return f"{fname} is bound more than once; its parameters keep their names"
-    if fname in survey.decl_names or fname in survey.attr_names or fname in unscoped:
+    if fname in survey.decl_names or fname in unscoped:
         return f"{fname} is reached other than by direct calls; its parameters keep their names"
     for n in uses.get((id(outer), fname), []):
         parent = parents.get(n)
+        if isinstance(parent, cst.Decorator) and parent.decorator is n:
+            continue  # @name calls it with one positional argument
         if not (isinstance(parent, cst.Call) and parent.func is n):
             return f"{fname} is used as a value; its parameters keep their names"
         if any(a.star == "**" for a in parent.args):
