@@ -1,0 +1,594 @@
+"""Argument-list literals: parsing, formatting and type-preserving mutation.
+
+An *argument list* is the text between the parentheses of a call, as in CRUXEval's
+``input`` field: ``"'abc', [1, 2]"`` means ``f('abc', [1, 2])``.  Keyword arguments
+(``"3, sep='-'"``) are accepted too.
+
+Values are literals: ``None``, ``bool``, ``int``, ``float``, ``complex``, ``str``,
+``bytes``, and ``tuple``/``list``/``dict``/``set``/``frozenset`` of literals.  Besides what
+:func:`ast.literal_eval` accepts, :func:`parse_args` accepts the few call forms that
+:func:`format_args` writes for values without a literal ``repr``: ``float('nan')``,
+``float('inf')``, ``float('-inf')``, ``complex(<float>, <float>)``, ``set()`` and
+``frozenset(<literal>)``.
+
+Mutation operators of :func:`mutate_args` (each mutant starts from the seed and changes one
+argument, sometimes two; a changed container may have one of its elements changed in turn,
+down to depth 3).  Every operator keeps the exact type of the value it changes, and new
+container elements are copies or mutants of elements already in that container, so
+containers keep the element types seen in the seed (an empty seed container stays empty):
+
+* ``bool``: negation.
+* ``int``: 0, 1, -1, ``v±1``, ``v±2..5``, ``-v``, ``v*2``, ``v//2``, and the program's integer
+  literals ``c``, ``c+1`` and ``c-1``.
+* ``float``: 0.0, 1.0, -1.0, ``v±0.5``, ``v±1``, ``-v``, ``v*2``, ``v/2``, and the program's
+  numeric literals.
+* ``complex``: one of the two parts changed as a float.
+* ``str`` (and ``bytes`` alike): empty; one character inserted, deleted, replaced or
+  duplicated; two neighbours swapped; reversed; case changed (upper, lower, swapcase,
+  capitalize); whitespace inserted or put at either end, or a character replaced by a
+  space; a single character; the program's string literals inserted, or replacing the
+  whole value.  Characters come from the seed's strings, the program's literals and a few
+  letters, digits and punctuation.
+* ``list`` (and ``tuple`` whose elements all have one type): an element changed, deleted,
+  inserted (a copy or mutant of an existing element), two elements swapped, truncated,
+  grown by 1-4 elements, emptied, reduced to one element.  A tuple of mixed types (a
+  record) only gets its elements changed, or two of the same type swapped.
+* ``dict``: a value changed, a key deleted, a new key added (mutant of an existing key with
+  a copy or mutant of an existing value), a key renamed, two items swapped in order,
+  emptied, reduced to one item.
+* ``set``/``frozenset``: an element deleted, added or replaced, emptied, one element.
+* ``None``: unchanged.
+
+Sizes stay small: a mutant container or string is never longer than its seed plus 4.
+A mutant never equals the seed (compared by its canonical text, which is type-exact), and
+mutants are distinct.  Mutation is deterministic for a given state of ``rng`` and does not
+depend on ``PYTHONHASHSEED`` (sets are visited in a canonical order).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import random
+from typing import Any, Iterable
+
+from .errors import InputError
+
+__all__ = ["parse_args", "format_args", "format_value", "mutate_args", "MAX_GROWTH"]
+
+#: A mutant container or string is at most this much longer than its seed.
+MAX_GROWTH = 4
+_MAX_DEPTH = 3
+_DEFAULT_CHARS = "aZ0 _-.,!x9"
+_SPECIAL_FLOATS = {"nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity", "+nan", "-nan"}
+
+
+# ------------------------------------------------------------------------------ parsing
+def parse_args(text: str) -> tuple[list, dict]:
+    """Parse an argument-list literal.
+
+    Args:
+        text: e.g. ``"'abc', [1, 2], sep='-'"`` (the text between the call's parentheses).
+
+    Returns:
+        ``(positional values, {keyword: value})``.
+
+    Raises:
+        InputError: when ``text`` is not a syntactically valid argument list, or an
+            argument is not a literal (the message names the argument and why).
+    """
+    if not isinstance(text, str):
+        raise InputError(f"argument list must be a string, got {type(text).__name__}")
+    try:
+        tree = ast.parse(f"f({text}\n)", mode="eval")
+    except SyntaxError as exc:
+        raise InputError(f"not a valid argument list: {text!r} ({exc.msg})") from None
+    except (ValueError, MemoryError, RecursionError) as exc:
+        raise InputError(f"not a valid argument list: {text!r} ({exc})") from None
+    call = tree.body
+    if not isinstance(call, ast.Call) or not (isinstance(call.func, ast.Name) and call.func.id == "f"):
+        raise InputError(f"not a valid argument list: {text!r}")
+    args: list = []
+    for i, node in enumerate(call.args, 1):
+        if isinstance(node, ast.Starred):
+            raise InputError(f"argument {i} of {text!r} is unpacked with '*'; only literal arguments are supported")
+        args.append(_literal(node, text, f"argument {i}"))
+    kwargs: dict = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise InputError(f"{text!r} unpacks keywords with '**'; only literal arguments are supported")
+        kwargs[kw.arg] = _literal(kw.value, text, f"keyword argument {kw.arg!r}")
+    return args, kwargs
+
+
+def _literal(node: ast.AST, text: str, where: str) -> Any:
+    try:
+        return _eval_literal(node)
+    except _NotLiteral as exc:
+        seg = ast.get_source_segment(f"f({text}\n)", exc.node) or ast.dump(exc.node)
+        raise InputError(f"{where} of {text!r} is not a literal: {seg!r} ({exc.why})") from None
+    except (ValueError, TypeError, RecursionError, MemoryError) as exc:
+        raise InputError(f"{where} of {text!r} is not a literal ({exc})") from None
+
+
+class _NotLiteral(Exception):
+    def __init__(self, node: ast.AST, why: str) -> None:
+        self.node = node
+        self.why = why
+
+
+def _eval_literal(node: ast.AST) -> Any:
+    if isinstance(node, ast.Constant):
+        if node.value is Ellipsis:
+            raise _NotLiteral(node, "Ellipsis is not supported")
+        return node.value
+    if isinstance(node, ast.Tuple):
+        return tuple(_eval_literal(e) for e in _no_star(node.elts))
+    if isinstance(node, ast.List):
+        return [_eval_literal(e) for e in _no_star(node.elts)]
+    if isinstance(node, ast.Set):
+        return {_hashable(_eval_literal(e), e) for e in _no_star(node.elts)}
+    if isinstance(node, ast.Dict):
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            if k is None:
+                raise _NotLiteral(v, "'**' in a dict display")
+            out[_hashable(_eval_literal(k), k)] = _eval_literal(v)
+        return out
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        v = _eval_literal(node.operand)
+        if type(v) not in (int, float, complex):
+            raise _NotLiteral(node, "sign applied to a non-number")
+        return -v if isinstance(node.op, ast.USub) else +v
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = _eval_literal(node.left), _eval_literal(node.right)
+        if type(left) in (int, float) and type(right) is complex:
+            return left + right if isinstance(node.op, ast.Add) else left - right
+        raise _NotLiteral(node, "only complex literals such as 1+2j may use + or -")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        name, cargs = node.func.id, node.args
+        if name == "float" and len(cargs) == 1 and isinstance(cargs[0], ast.Constant) \
+                and isinstance(cargs[0].value, str) and cargs[0].value.strip().lower() in _SPECIAL_FLOATS:
+            return float(cargs[0].value)
+        if name == "set" and not cargs:
+            return set()
+        if name == "frozenset" and len(cargs) <= 1:
+            return frozenset(_eval_literal(cargs[0])) if cargs else frozenset()
+        if name == "complex" and len(cargs) == 2:
+            re_, im = _eval_literal(cargs[0]), _eval_literal(cargs[1])
+            if type(re_) in (int, float) and type(im) in (int, float):
+                return complex(re_, im)
+        raise _NotLiteral(node, "calls are not allowed except float('nan'/'inf'), set(), frozenset(...), "
+                                "complex(x, y)")
+    kind = type(node).__name__
+    raise _NotLiteral(node, {"Name": "a name", "Attribute": "an attribute", "Lambda": "a lambda"}.get(
+        kind, f"a {kind} expression") + " is not a literal")
+
+
+def _no_star(elts: list) -> list:
+    for e in elts:
+        if isinstance(e, ast.Starred):
+            raise _NotLiteral(e, "'*' unpacking")
+    return elts
+
+
+def _hashable(v: Any, node: ast.AST) -> Any:
+    try:
+        hash(v)
+    except TypeError:
+        raise _NotLiteral(node, f"unhashable {type(v).__name__} used as a set element or dict key") from None
+    return v
+
+
+# ---------------------------------------------------------------------------- formatting
+def format_value(v: Any) -> str:
+    """Source text of one literal value that :func:`parse_args` reads back to an equal
+    value of the same types (``float('nan')``, ``set()``, ``frozenset({...})``...).
+
+    Set elements are written in a canonical order, so the text does not depend on
+    ``PYTHONHASHSEED``.
+
+    Raises:
+        InputError: for a value that is not a literal (e.g. an object).
+    """
+    return _fmt(v, 0)
+
+
+def _fmt(v: Any, depth: int) -> str:
+    if depth > 200:
+        raise InputError("value nests too deeply to format")
+    t = type(v)
+    if v is None or t in (bool, int, str, bytes):
+        return repr(v)
+    if t is float:
+        if math.isnan(v):
+            return "float('nan')"
+        if math.isinf(v):
+            return "float('inf')" if v > 0 else "float('-inf')"
+        return repr(v)
+    if t is complex:
+        text = repr(v)
+        if all(math.isfinite(p) for p in (v.real, v.imag)) and _same_complex(text, v):
+            return text
+        # e.g. complex(0.0, -1.0), whose repr '-1j' reads back with real part -0.0
+        return f"complex({_fmt(v.real, depth + 1)}, {_fmt(v.imag, depth + 1)})"
+    if t is tuple:
+        if len(v) == 1:
+            return f"({_fmt(v[0], depth + 1)},)"
+        return "(" + ", ".join(_fmt(e, depth + 1) for e in v) + ")"
+    if t is list:
+        return "[" + ", ".join(_fmt(e, depth + 1) for e in v) + "]"
+    if t is dict:
+        return "{" + ", ".join(f"{_fmt(k, depth + 1)}: {_fmt(x, depth + 1)}" for k, x in v.items()) + "}"
+    if t is set:
+        return "{" + ", ".join(_canonical_elements(v, depth)) + "}" if v else "set()"
+    if t is frozenset:
+        return "frozenset({" + ", ".join(_canonical_elements(v, depth)) + "})" if v else "frozenset()"
+    raise InputError(f"cannot write a {t.__name__} value as a literal")
+
+
+def _same_complex(text: str, v: complex) -> bool:
+    try:
+        back = _eval_literal(ast.parse(text, mode="eval").body)
+    except (_NotLiteral, SyntaxError, ValueError, TypeError):
+        return False
+    return type(back) is complex and all(
+        a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+        for a, b in ((back.real, v.real), (back.imag, v.imag)))
+
+
+def _canonical_elements(s: Any, depth: int) -> list[str]:
+    # a total order that does not depend on hashing: numbers by value, all else by text
+    # (not by value: frozensets compare by inclusion, a partial order)
+    def key(p: tuple[str, Any]) -> tuple:
+        text, e = p
+        num = e if type(e) in (int, float, bool) and e == e else 0
+        return (type(e).__name__, num, text)
+
+    return [t for t, _ in sorted(((_fmt(e, depth + 1), e) for e in s), key=key)]
+
+
+def format_args(args: Iterable[Any], kwargs: dict | None = None) -> str:
+    """Inverse of :func:`parse_args`: ``format_args([1, 'a'], {'sep': '-'}) == "1, 'a', sep='-'"``.
+
+    Round-trips non-literal-repr floats (``float('nan')``, ``float('inf')``), empty sets
+    (``set()``) and nested containers.
+
+    Raises:
+        InputError: for a value that is not a literal, or a keyword that is not an identifier.
+    """
+    parts = [_fmt(a, 0) for a in args]
+    for k, v in (kwargs or {}).items():
+        if not isinstance(k, str) or not k.isidentifier():
+            raise InputError(f"keyword {k!r} is not an identifier")
+        parts.append(f"{k}={_fmt(v, 0)}")
+    return ", ".join(parts)
+
+
+# ------------------------------------------------------------------------------ mutation
+def _canon_key(v: Any) -> tuple:
+    return (type(v).__name__, _fmt(v, 0))
+
+
+class _Pool:
+    """Constants a mutant may draw from: the program's literals and the seed's characters."""
+
+    def __init__(self, literals: Iterable[Any], seed_values: Iterable[Any]) -> None:
+        lits = []
+        for x in literals:
+            if type(x) in (int, float, str, bytes, bool):
+                lits.append(x)
+        lits = sorted({_canon_key(x): x for x in lits}.items())
+        self.ints = [x for _, x in lits if type(x) is int]
+        self.floats = [x for _, x in lits if type(x) is float and math.isfinite(x)] + [float(i) for i in self.ints]
+        self.strs = [x for _, x in lits if type(x) is str]
+        self.bytes = [x for _, x in lits if type(x) is bytes]
+        chars: dict[str, None] = {}
+        for s in self.strs:
+            chars.update(dict.fromkeys(s))
+        for s in _strings_in(seed_values):
+            chars.update(dict.fromkeys(s))
+        chars.update(dict.fromkeys(_DEFAULT_CHARS))
+        self.chars = list(chars)
+        byts: dict[int, None] = {}
+        for b in self.bytes:
+            byts.update(dict.fromkeys(b))
+        byts.update(dict.fromkeys(_DEFAULT_CHARS.encode()))
+        self.byte_values = list(byts)
+
+
+def _strings_in(values: Iterable[Any], depth: int = 0) -> Iterable[str]:
+    for v in values:
+        t = type(v)
+        if t is str:
+            yield v
+        elif depth < 20:
+            if t in (list, tuple):
+                yield from _strings_in(v, depth + 1)
+            elif t in (set, frozenset):
+                yield from _strings_in(sorted(v, key=_canon_key), depth + 1)
+            elif t is dict:
+                yield from _strings_in(list(v.keys()) + list(v.values()), depth + 1)
+
+
+def _mut_int(v: int, rng: random.Random, pool: _Pool) -> int:
+    ops = [0, 1, -1, v + 1, v - 1, v + rng.randint(2, 5), v - rng.randint(2, 5), -v, v * 2, v // 2]
+    for c in pool.ints:
+        ops += [c, c + 1, c - 1]
+    return rng.choice(ops)
+
+
+def _mut_float(v: float, rng: random.Random, pool: _Pool) -> float:
+    ops = [0.0, 1.0, -1.0, v + 0.5, v - 0.5, v + 1.0, v - 1.0, -v, v * 2.0, v / 2.0]
+    ops += pool.floats
+    return float(rng.choice(ops))
+
+
+def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, limit: int):
+    """Edits shared by str and bytes; ``alphabet`` holds one-element values of v's type."""
+    n = len(v)
+    ops = ["empty", "insert", "single", "space_end", "space_insert"]
+    if n:
+        ops += ["delete", "replace", "dup", "case", "space_replace"]
+    if n >= 2:
+        ops += ["swap", "reverse"]
+    fitting = [s for s in literals if len(s) <= limit]
+    if fitting:
+        ops += ["lit_insert", "lit_whole"]
+    op = rng.choice(ops)
+    whitespace = [" ", "  ", "\t", "\n"] if isinstance(v, str) else [b" ", b"  ", b"\t", b"\n"]
+    space = whitespace[0]
+    if op == "empty":
+        return empty
+    if op == "insert" and n < limit:
+        i = rng.randint(0, n)
+        return v[:i] + rng.choice(alphabet) + v[i:]
+    if op == "single":
+        if not n or rng.random() < 0.5:
+            return rng.choice(alphabet)
+        i = rng.randrange(n)
+        return v[i:i + 1]  # a slice: indexing bytes would give an int
+    if op == "space_end" and n < limit:
+        return space + v if rng.random() < 0.5 else v + space
+    if op == "space_insert" and n < limit:
+        i = rng.randint(0, n)
+        return v[:i] + rng.choice(whitespace)[:limit - n] + v[i:]
+    if op == "delete":
+        i = rng.randrange(n)
+        return v[:i] + v[i + 1:]
+    if op == "replace":
+        i = rng.randrange(n)
+        return v[:i] + rng.choice(alphabet) + v[i + 1:]
+    if op == "dup" and n < limit:
+        i = rng.randrange(n)
+        return v[:i + 1] + v[i:]
+    if op == "case":
+        return rng.choice([v.upper(), v.lower(), v.swapcase(), v.capitalize()])
+    if op == "space_replace":
+        i = rng.randrange(n)
+        return v[:i] + space + v[i + 1:]
+    if op == "swap":
+        i = rng.randrange(n - 1)
+        return v[:i] + v[i + 1:i + 2] + v[i:i + 1] + v[i + 2:]
+    if op == "reverse":
+        return v[::-1]
+    if op == "lit_whole":
+        return rng.choice(fitting)
+    if op == "lit_insert":
+        lit = rng.choice(fitting)
+        room = limit - len(lit)
+        if room >= 0:
+            # keep as much of the seed as fits around the literal
+            keep = v[:room] if n > room else v
+            i = rng.randint(0, len(keep))
+            return keep[:i] + lit + keep[i:]
+    return v  # an operator that could not apply (size limit): the caller retries
+
+
+def _mut_str(v: str, rng: random.Random, pool: _Pool, limit: int) -> str:
+    return _mut_seq_text(v, rng, pool.chars, pool.strs, "", limit)
+
+
+def _mut_bytes(v: bytes, rng: random.Random, pool: _Pool, limit: int) -> bytes:
+    alphabet = [bytes([b]) for b in pool.byte_values]
+    return _mut_seq_text(v, rng, alphabet, pool.bytes, b"", limit)
+
+
+def _new_element(elems: list, rng: random.Random, pool: _Pool, depth: int) -> Any:
+    e = rng.choice(elems)
+    return e if rng.random() < 0.3 else _mutate(e, rng, pool, depth + 1)
+
+
+def _mut_list(v: list, rng: random.Random, pool: _Pool, depth: int, resizable: bool = True) -> list:
+    n = len(v)
+    if not n:
+        return []
+    limit = n + MAX_GROWTH
+    ops = ["elem", "elem"]
+    if resizable:
+        ops += ["delete", "insert", "truncate", "grow", "empty", "single"]
+        if n >= 2:
+            ops.append("swap")
+    elif n >= 2:
+        # records: swap only positions holding the same type
+        same = [(i, j) for i in range(n) for j in range(i + 1, n) if type(v[i]) is type(v[j])]
+        if same:
+            ops.append("swap")
+    op = rng.choice(ops)
+    out = list(v)
+    if op == "elem":
+        i = rng.randrange(n)
+        out[i] = _mutate(out[i], rng, pool, depth + 1)
+    elif op == "delete":
+        del out[rng.randrange(n)]
+    elif op == "insert":
+        out.insert(rng.randint(0, n), _new_element(v, rng, pool, depth))
+    elif op == "swap":
+        if resizable:
+            i, j = rng.sample(range(n), 2)
+        else:
+            i, j = rng.choice([(i, j) for i in range(n) for j in range(i + 1, n) if type(v[i]) is type(v[j])])
+        out[i], out[j] = out[j], out[i]
+    elif op == "truncate":
+        out = out[:rng.randrange(n)]
+    elif op == "grow":
+        for _ in range(rng.randint(1, MAX_GROWTH)):
+            out.append(_new_element(v, rng, pool, depth))
+    elif op == "empty":
+        out = []
+    elif op == "single":
+        out = [rng.choice(v)]
+    return out[:limit]
+
+
+def _mut_dict(v: dict, rng: random.Random, pool: _Pool, depth: int) -> dict:
+    n = len(v)
+    if not n:
+        return {}
+    items = list(v.items())
+    ops = ["value", "value", "delete", "new_key", "rename", "empty", "single"]
+    if n >= 2:
+        ops.append("reorder")
+    op = rng.choice(ops)
+    if op == "value":
+        i = rng.randrange(n)
+        k, x = items[i]
+        items[i] = (k, _mutate(x, rng, pool, depth + 1))
+    elif op == "delete":
+        del items[rng.randrange(n)]
+    elif op in ("new_key", "rename"):
+        keys = [k for k, _ in items]
+        for _ in range(8):
+            k = _mutate(rng.choice(keys), rng, pool, depth + 1)
+            if _is_hashable(k) and k not in v:
+                break
+        else:
+            return dict(items)
+        if op == "new_key":
+            items.insert(rng.randint(0, n), (k, _new_element([x for _, x in items], rng, pool, depth)))
+        else:
+            i = rng.randrange(n)
+            items[i] = (k, items[i][1])
+    elif op == "reorder":
+        i, j = rng.sample(range(n), 2)
+        items[i], items[j] = items[j], items[i]
+    elif op == "empty":
+        items = []
+    elif op == "single":
+        items = [rng.choice(items)]
+    return dict(items[:n + MAX_GROWTH])
+
+
+def _mut_set(v: Any, rng: random.Random, pool: _Pool, depth: int) -> Any:
+    t = type(v)
+    elems = sorted(v, key=_canon_key)
+    n = len(elems)
+    if not n:
+        return t()
+    op = rng.choice(["delete", "add", "replace", "empty", "single"])
+    out = list(elems)
+    if op in ("add", "replace"):
+        for _ in range(8):
+            e = _mutate(rng.choice(elems), rng, pool, depth + 1)
+            if _is_hashable(e) and e not in v:
+                break
+        else:
+            return t(out)
+        if op == "replace":
+            del out[rng.randrange(n)]
+        out.append(e)
+    elif op == "delete":
+        del out[rng.randrange(n)]
+    elif op == "empty":
+        out = []
+    elif op == "single":
+        out = [rng.choice(elems)]
+    return t(out)
+
+
+def _is_hashable(x: Any) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _mutate(v: Any, rng: random.Random, pool: _Pool, depth: int) -> Any:
+    """A value of exactly ``type(v)``, usually different from ``v``."""
+    t = type(v)
+    if t is bool:
+        return not v
+    if t is int:
+        return _mut_int(v, rng, pool)
+    if t is float:
+        return _mut_float(v, rng, pool)
+    if t is complex:
+        if rng.random() < 0.5:
+            return complex(_mut_float(v.real, rng, pool), v.imag)
+        return complex(v.real, _mut_float(v.imag, rng, pool))
+    if t is str:
+        return _mut_str(v, rng, pool, len(v) + MAX_GROWTH)
+    if t is bytes:
+        return _mut_bytes(v, rng, pool, len(v) + MAX_GROWTH)
+    if depth >= _MAX_DEPTH:
+        return v
+    if t is list:
+        return _mut_list(v, rng, pool, depth)
+    if t is tuple:
+        homogeneous = len({type(e) for e in v}) == 1
+        return tuple(_mut_list(list(v), rng, pool, depth, resizable=homogeneous))
+    if t is dict:
+        return _mut_dict(v, rng, pool, depth)
+    if t in (set, frozenset):
+        return _mut_set(v, rng, pool, depth)
+    return v
+
+
+def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] = ()) -> list[str]:
+    """Up to ``n`` distinct type-preserving mutants of an argument list.
+
+    Args:
+        text: the seed argument list, e.g. ``"'abc', [1, 2]"``.
+        n: how many mutants to return at most (fewer when the seed has few neighbours,
+            e.g. ``"None"`` has none).
+        rng: the only source of randomness; the same state gives the same mutants.
+        literals: the program's own constants (ints, floats, strings, bytes), which make
+            mutants reach branches that compare against them; see
+            :func:`codemorph.verification.program_literals`.
+
+    Returns:
+        Argument-list texts (formatted by :func:`format_args`), none equal to the seed.
+        The operators are listed in this module's docstring.
+
+    Raises:
+        InputError: when ``text`` is not an argument-list literal.
+    """
+    args, kwargs = parse_args(text)
+    if n <= 0:
+        return []
+    pool = _Pool(literals, list(args) + list(kwargs.values()))
+    slots: list[tuple[str, Any]] = [("pos", i) for i in range(len(args))] + [("kw", k) for k in kwargs]
+    if not slots:
+        return []
+    seen = {format_args(args, kwargs)}
+    out: list[str] = []
+    attempts = 0
+    while len(out) < n and attempts < 30 * n + 50:
+        attempts += 1
+        new_args, new_kwargs = list(args), dict(kwargs)
+        k = 2 if len(slots) > 1 and rng.random() < 0.3 else 1
+        for kind, key in rng.sample(slots, k):
+            if kind == "pos":
+                new_args[key] = _mutate(new_args[key], rng, pool, 0)
+            else:
+                new_kwargs[key] = _mutate(new_kwargs[key], rng, pool, 0)
+        try:
+            mutant = format_args(new_args, new_kwargs)
+        except InputError:
+            continue
+        if mutant in seen:
+            continue
+        seen.add(mutant)
+        out.append(mutant)
+    return out
