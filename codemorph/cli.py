@@ -211,6 +211,144 @@ def _print_summary(summary, in_path) -> None:
         f"(see {summary.rejects_path}); {summary.seconds:.1f} s", highlight=False)
 
 
+# ---------------------------------------------------------------------------------------------
+# evaluate / analyze (owned by the evaluation module: codemorph/evaluate.py, codemorph/analyze.py)
+# ---------------------------------------------------------------------------------------------
+
+def _parse_ks(text: str) -> list[int]:
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        ks = []
+    if not ks or min(ks) < 1:
+        _fail(f"--k expects comma-separated positive integers such as 1,5; got {text!r}")
+    return ks
+
+
+def _pct(v) -> str:
+    return "-" if v is None else f"{100 * v:.2f}"
+
+
+@app.command()
+def evaluate(
+    dataset: Path = typer.Argument(..., help="Data set: CRUXEval/codemorph JSON Lines, or a CodeMind dataset/<bench> folder."),
+    predictions: Path = typer.Option(..., "--predictions", "-p",
+                                     help="CRUXEval generations .json, JSON Lines {id, prediction}, or a "
+                                          "CodeMind/ExeRScope folder (every model in it is scored)."),
+    mode: str = typer.Option("output", help="output: predictions are values; input: predictions are calls f(...)."),
+    k: str = typer.Option("1,5", "--k", help="Comma-separated k values of pass@k."),
+    match: str = typer.Option("execution", help="execution (CRUXEval's harness, in the sandbox) or exact "
+                                                "(ExeRScope's normalised string match)."),
+    fmt: str = typer.Option("auto", "--format", help="Prediction format: auto, cruxeval, jsonl or codemind."),
+    model: Optional[str] = typer.Option(None, help="Model name (default: from the file or folder)."),
+    bench: Optional[str] = typer.Option(None, help="CodeMind layout: bench folder to read (e.g. cruxeval)."),
+    strict: bool = typer.Option(False, help="Require each prediction to be one expression and parenthesise it."),
+    missing: str = typer.Option("skip", help="Rows without a prediction: skip, or wrong (score 0)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),
+    summary: Optional[Path] = typer.Option(None, help="Write the summary and robustness metrics as JSON."),
+    workers: int = typer.Option(0, help="Sandbox worker processes (0 = number of CPUs)."),
+    timeout: float = typer.Option(3.0, help="Seconds per check program (CRUXEval's harness uses 3)."),
+    seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
+    bootstrap: int = typer.Option(1000, help="Bootstrap resamples."),
+) -> None:
+    """Score model predictions on DATASET by execution in the sandbox, as CRUXEval's harness
+    does (pass@k, unbiased estimator), with robustness metrics per transform when the data
+    set was made by `codemorph generate`."""
+    from .evaluate import evaluate_paths, write_scores, write_summary
+
+    if mode not in ("output", "input"):
+        _fail(f"--mode must be output or input, got {mode!r}")
+    if match not in ("execution", "exact"):
+        _fail(f"--match must be execution or exact, got {match!r}")
+    if missing not in ("skip", "wrong"):
+        _fail(f"--missing must be skip or wrong, got {missing!r}")
+    ks = _parse_ks(k)
+    progress = Progress(TextColumn("[bold]evaluate[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
+                        TimeElapsedColumn(), console=err_console, transient=True)
+    try:
+        with progress:
+            task = progress.add_task("rows", total=None)
+            results = evaluate_paths(dataset, predictions, fmt=fmt, model=model, bench=bench, mode=mode, ks=ks,
+                                     match=match, strict=strict, missing=missing,
+                                     workers=workers or (os.cpu_count() or 1), timeout=timeout, seed=seed,
+                                     n_resamples=bootstrap,
+                                     progress=lambda d, t: progress.update(task, completed=d, total=t))
+        if output is not None:
+            write_scores(results, output)
+        if summary is not None:
+            write_summary(results, summary)
+    except (InputError, ValueError) as exc:
+        _fail(str(exc))
+    table = Table(title=f"codemorph evaluate ({mode} prediction, {match} match): {dataset}")
+    table.add_column("model", style="bold")
+    table.add_column("rows", justify="right")
+    table.add_column("missing", justify="right")
+    for kk in ks:
+        table.add_column(f"pass@{kk} (%)", justify="right")
+    table.add_column("accuracy (%)", justify="right")
+    for r in results:
+        table.add_row(r.model, str(len(r.rows)), str(len(r.missing)), *[_pct(r.pass_at_k.get(kk)) for kk in ks],
+                      _pct(r.accuracy))
+    out_console.print(table)
+    for r in results:
+        if r.unmatched:
+            err_console.print(f"{r.model}: {len(r.unmatched)} predictions have no row in the data set "
+                              f"(ignored), e.g. {r.unmatched[:3]}", highlight=False)
+        rob = r.robustness
+        if rob is None or not rob.groups:
+            continue
+        t = Table(title=f"{r.model}: robustness (bootstrap 95% intervals)")
+        for col in ("group", "rows", "accuracy (%)", "originals (%)", "drop (points)", "drop 95% CI",
+                    "relative drop", "robust acc. (%)", "flip rate (%)"):
+            t.add_column(col, justify="left" if col == "group" else "right")
+        for g in rob.groups:
+            ci = g.abs_drop_ci
+            t.add_row(g.group, str(g.rows), _pct(g.accuracy), _pct(g.original_accuracy), _pct(g.abs_drop),
+                      "-" if ci is None else f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]",
+                      "-" if g.rel_drop is None else f"{100 * g.rel_drop:.1f}%", _pct(g.robust_accuracy),
+                      _pct(g.flip_rate))
+        out_console.print(t)
+        if rob.robust_accuracy is not None:
+            out_console.print(f"robust accuracy (original and every variant correct): {_pct(rob.robust_accuracy)}% "
+                              f"of {rob.robust_originals} originals", highlight=False)
+
+
+@app.command()
+def analyze(
+    dataset: Path = typer.Argument(..., help="The data set the results were scored on."),
+    results: List[Path] = typer.Option(..., "--results", "-r",
+                                       help="Scores written by `codemorph evaluate -o`; repeat to compare models."),
+    out_dir: Path = typer.Option(..., "--output", "-o", help="Report folder (CSV, JSON, PNG, report.html)."),
+    dynamic: bool = typer.Option(True, help="Also measure each program by running it under a tracer in the sandbox."),
+    plots: bool = typer.Option(True, help="Draw PNG plots (needs matplotlib: codemorph[analysis])."),
+    workers: int = typer.Option(0, help="Sandbox worker processes (0 = number of CPUs)."),
+    timeout: float = typer.Option(10.0, help="Seconds per traced execution."),
+    seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
+) -> None:
+    """Relate code properties (constructs, nesting, complexity, loop length, output type...)
+    to the success of each model; write tables, plots and an HTML report to OUT_DIR."""
+    from .analyze import analyze as run_analyze, write_report
+
+    try:
+        report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or (os.cpu_count() or 1),
+                             timeout=timeout, seed=seed)
+        files = write_report(report, out_dir, plots=plots)
+    except CodemorphError as exc:
+        _fail(str(exc))
+    table = Table(title=f"codemorph analyze: {dataset}")
+    for col in ("model", "rows", "accuracy (%)", "Wilson 95% CI"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for m in report.model_summary:
+        table.add_row(m["model"], str(m["rows"]), _pct(m["accuracy"]),
+                      "-" if m["ci_low"] is None else f"[{100 * m['ci_low']:.1f}, {100 * m['ci_high']:.1f}]")
+    out_console.print(table)
+    for note in report.notes:
+        err_console.print(f"note: {note}", highlight=False)
+    out_console.print(f"{len(files)} files written to {out_dir}; open {files['report.html']}", highlight=False)
+
+# ------------------------------------------------------------------ end of evaluate / analyze
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
