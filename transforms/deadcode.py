@@ -15,19 +15,20 @@ test suite (tests/test_dead_code.py translates the emitted text itself into z3).
 from __future__ import annotations
 
 import ast
+import symtable
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import libcst as cst
-from libcst.metadata import FunctionScope, ScopeProvider
 
 from codemorph import NotApplicable, RewriteContext, Transform
+from codemorph.transform import identifiers_in
 
 from .loops import (BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, dynamic_scope_uses, function_nodes,
                     hazard_identifiers, is_generator_function)
 
 __all__ = ["DeadCode", "DeadPredicate", "PREDICATES", "INT_FACTS", "LEN_FACTS", "BODY_TEMPLATES",
-           "function_locals", "insertion_blocks", "definitely_bound_params"]
+           "function_locals", "function_symbol_tables", "insertion_blocks", "definitely_bound_params"]
 
 
 @dataclass(frozen=True)
@@ -245,27 +246,41 @@ def definitely_bound_params(func: cst.FunctionDef) -> list[str]:
     return [p.name.value for p in _params(func) if p.name.value not in v.names]
 
 
-def function_locals(func: cst.FunctionDef, scopes: Any) -> list[str]:
-    """Names local to ``func`` itself (parameters and plainly assigned names, as libcst's
-    ScopeProvider records them; ``global``/``nonlocal`` names excluded), sorted.
+def function_symbol_tables(source: str) -> dict[tuple[str, int], symtable.SymbolTable]:
+    """The compiler's symbol table of every function in ``source``, keyed by
+    ``(name, line of the def keyword)``.
+
+    Python's own :mod:`symtable` is exact (it is what the compiler uses to decide local /
+    global / free / cell) and costs a fraction of a millisecond, against ~10 ms for a
+    libcst ScopeProvider pass over a CRUXEval-sized program.
+
+    Raises:
+        SyntaxError: when ``source`` does not compile (never for a :class:`Program`).
+    """
+    out: dict[tuple[str, int], symtable.SymbolTable] = {}
+    stack = [symtable.symtable(source, "<program>", "exec")]
+    while stack:
+        table = stack.pop()
+        if table.get_type() == "function":
+            out[(table.get_name(), table.get_lineno())] = table
+        stack.extend(table.get_children())
+    return out
+
+
+def function_locals(table: symtable.SymbolTable | None, func: cst.FunctionDef) -> list[str]:
+    """Names local to one function (parameters, assigned names, imports, nested ``def``
+    names: what the compiler stores in the function's frame; never ``global``/
+    ``nonlocal`` names), sorted; names starting with ``__`` are left out.
 
     Args:
-        func: a function of the module whose ScopeProvider map is ``scopes``.
-        scopes: ``ctx.metadata(ScopeProvider)``.
+        table: the function's table from :func:`function_symbol_tables`, or ``None``
+            when unknown (then only the parameters of ``func`` are returned).
+        func: the function's libcst node.
     """
-    scope = None
-    if isinstance(func.body, cst.IndentedBlock) and func.body.body:
-        scope = scopes.get(func.body.body[0])
-    elif isinstance(func.body, cst.SimpleStatementSuite) and func.body.body:
-        scope = scopes.get(func.body.body[0])
-    if not isinstance(scope, FunctionScope):
+    if table is None:
         return sorted(p.name.value for p in _params(func))
-    names: set[str] = set()
-    for a in scope.assignments:
-        if a.scope is scope and isinstance(a.node, (cst.Name, cst.Param)) and a.name.isidentifier() \
-                and not a.name.startswith("__"):
-            names.add(a.name)
-    return sorted(names)
+    return sorted(sym.get_name() for sym in table.get_symbols()
+                  if sym.is_local() and not sym.get_name().startswith("__"))
 
 
 def _observed_types(func: cst.FunctionDef, inputs: Sequence[str]) -> dict[str, str]:
@@ -354,7 +369,8 @@ class DeadCode(Transform):
         funcs = function_nodes(module)
         if not funcs:
             raise NotApplicable("no function")
-        found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS)
+        names = identifiers_in(module)
+        found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS, names=names)
         if found:
             raise NotApplicable(f"program inspects frames, code or line numbers ({', '.join(found)})")
         eligible: list[cst.FunctionDef] = []
@@ -376,7 +392,7 @@ class DeadCode(Transform):
             raise NotApplicable("no statement position in a function body")
         func, suite, index = ctx.rng.choice(positions)
 
-        builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS)
+        builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
         params = definitely_bound_params(func)
         stmts: list[cst.BaseStatement] = []
         usable = [pred for pred in PREDICATES if pred.guard is not None
@@ -394,8 +410,9 @@ class DeadCode(Transform):
             pred = ctx.rng.choice([p for p in PREDICATES if p.guard is None])
             stmts.append(cst.parse_statement(f"{var} = {ctx.rng.randint(2, 99)}\n"))
 
-        scopes = ctx.metadata(ScopeProvider)
-        local_names = function_locals(func, scopes)
+        tables = function_symbol_tables(module.code)
+        table = tables.get((func.name.value, ctx.position(func.name)[0]))
+        local_names = function_locals(table, func)
         if var not in local_names:
             local_names = sorted({*local_names, var})
         templates = BODY_TEMPLATES

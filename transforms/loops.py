@@ -69,14 +69,17 @@ LIFETIME_HAZARDS: frozenset[str] = frozenset({
 BUILTINS_HAZARDS: frozenset[str] = frozenset({"builtins", "__builtins__", "__import__", "importlib"})
 
 
-def hazard_identifiers(module: cst.Module, *groups: Iterable[str]) -> list[str]:
+def hazard_identifiers(module: cst.Module, *groups: Iterable[str],
+                       names: frozenset[str] | None = None) -> list[str]:
     """The identifiers of ``groups`` (e.g. :data:`FRAME_HAZARDS`) spelled anywhere in
     ``module`` (as a variable, attribute, parameter, keyword or import), sorted.
 
     Spelling is enough: an attribute ``x.lineno`` counts, so this over-approximates
     (a transform refuses a few harmless programs rather than emit a wrong rewrite).
+    ``names`` may pass ``identifiers_in(module)`` when already computed.
     """
-    names = identifiers_in(module)
+    if names is None:
+        names = identifiers_in(module)
     wanted: set[str] = set()
     for g in groups:
         wanted.update(g)
@@ -179,7 +182,7 @@ def function_nodes(module: cst.Module) -> list[cst.FunctionDef]:
     return out
 
 
-def finalisation_hazard(module: cst.Module) -> str | None:
+def finalisation_hazard(module: cst.Module, names: frozenset[str] | None = None) -> str | None:
     """A reason why the program may observe *when* an iterator or generator is released,
     or ``None``.
 
@@ -188,6 +191,7 @@ def finalisation_hazard(module: cst.Module) -> str | None:
     generator runs code on close (``try``/``finally``, ``with``, ``except`` around a
     ``yield``: conservatively, any ``try``/``with`` in a generator function), when a
     class defines ``__del__``, or through weak references / the ``gc`` module.
+    ``names`` may pass ``identifiers_in(module)`` when already computed.
     """
     for func in function_nodes(module):
         v = _YieldFinder()
@@ -195,7 +199,7 @@ def finalisation_hazard(module: cst.Module) -> str | None:
         if v.found and v.has_try_or_with:
             return (f"generator {func.name.value}() has try/with code that runs when it is closed; "
                     "keeping its iterator alive longer would change when that code runs")
-    found = hazard_identifiers(module, LIFETIME_HAZARDS)
+    found = hazard_identifiers(module, LIFETIME_HAZARDS, names=names)
     if found:
         return f"program observes object lifetimes ({', '.join(found)})"
     return None
@@ -342,13 +346,14 @@ class ForToWhile(Transform):
         shadowed = ctx.shadowed("iter", "next", "object")
         if shadowed:
             raise NotApplicable(f"builtin {', '.join(shadowed)} may be rebound by the program")
-        found = hazard_identifiers(module, BUILTINS_HAZARDS)
+        names = identifiers_in(module)
+        found = hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
         if found:
             raise NotApplicable(f"program may rebind builtins through {', '.join(found)}")
-        hazard = finalisation_hazard(module)
+        hazard = finalisation_hazard(module, names=names)
         if hazard:
             raise NotApplicable(hazard)
-        found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS)
+        found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS, names=names)
         if found:
             raise NotApplicable(f"program inspects frames, code or line numbers ({', '.join(found)})")
 
