@@ -1,0 +1,313 @@
+"""The ``perturb`` data-set job: for every input row, search perturbed inputs that raise
+each requested exception class or change the output, and write one row per finding.
+
+Rows come out in input order and are independent of the number of workers: each row's
+search is seeded from ``(seed, row id)``.  Output rows (JSON Lines, CRUXEval-compatible):
+
+=================  ==================================================================
+field              meaning
+=================  ==================================================================
+``kind``           ``"input-perturbation"``
+``id``             ``<original id>:perturb:<target>:<n>`` (``n`` counts from 0)
+``original_id``    the source row's id
+``code``           the program, unchanged
+``input``          the new argument-list literal; ``seed_input`` keeps the row's own
+``entry_point``    the function called
+``output``         ``repr`` of the returned value, or ``null`` when it raises
+``exception``      ``{"type", "message", "line"}`` when it raises, else ``null``
+``target``         the target searched: a class name or ``output-change``
+``distance``       edit operations from the seed input (:mod:`.distance`)
+``strategy``       ``mutation``, ``guided``, ``z3`` or ``crosshair``
+``type_changing``  whether an argument changed type (only with ``allow_type_change``)
+``seed``           the run's master seed
+=================  ==================================================================
+
+A row for ``any-exception`` is written only when its input is not already written for its
+own class.  Rows that cannot be searched (code does not parse, no entry point, input not
+a literal, seed input does not finish) go to :func:`codemorph.dataset.rejects_path`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from ..dataset import Reject, RowWriter, SourceRow, read_rows, rejects_path
+from ..errors import InputError, ParseError
+from ..program import Program
+from ..sandbox import Sandbox
+from ..transform import derive_seed
+from .search import ANY_EXCEPTION, DEFAULT_STRATEGIES, OUTPUT_CHANGE, Budget, Perturbation, search_limits, \
+    search_many
+
+__all__ = ["PerturbConfig", "PerturbSummary", "TargetStats", "perturb_dataset", "perturb_row", "DEFAULT_EXCEPTIONS"]
+
+#: exception classes searched when none are named
+DEFAULT_EXCEPTIONS = ("IndexError", "KeyError", "ValueError", "ZeroDivisionError", "TypeError", "AttributeError",
+                      "RecursionError", "StopIteration", "UnboundLocalError", "AssertionError", ANY_EXCEPTION)
+
+
+@dataclass(frozen=True)
+class PerturbConfig:
+    """Settings of a ``perturb`` run.
+
+    Attributes:
+        exceptions: exception class names to search (and/or ``"any-exception"``).
+        output_changes: output-changing inputs wanted per row (0 = none).
+        per_exception: rows wanted per row and exception class.
+        budget: per-row :class:`~codemorph.perturb.Budget` (executions, seconds).
+        seed: master seed.
+        workers: parallel host processes, each with one sandbox worker.
+        allow_type_change: also search type-changing inputs (labelled in every row).
+        strategies: search strategies (see :data:`~codemorph.perturb.ALL_STRATEGIES`).
+    """
+
+    exceptions: tuple[str, ...] = DEFAULT_EXCEPTIONS
+    output_changes: int = 1
+    per_exception: int = 1
+    budget: Budget = field(default_factory=Budget)
+    seed: int = 0
+    workers: int = 1
+    allow_type_change: bool = False
+    strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+
+    def targets(self) -> list[str]:
+        out = list(dict.fromkeys(self.exceptions))
+        if self.output_changes > 0:
+            out.append(OUTPUT_CHANGE)
+        return out
+
+
+@dataclass
+class TargetStats:
+    """Per-target counts of a run: programs reached, rows written, each written row's
+    distance and the search seconds until its input's class was first found."""
+
+    programs: int = 0
+    rows: int = 0
+    distances: list[int] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+
+    @property
+    def median_distance(self) -> float | None:
+        return statistics.median(self.distances) if self.distances else None
+
+    @property
+    def median_seconds(self) -> float | None:
+        return statistics.median(self.seconds) if self.seconds else None
+
+
+@dataclass
+class PerturbSummary:
+    """What a finished run did.
+
+    Attributes:
+        out_path, rejects_path: where rows and rejects went.
+        rows_read: input rows; programs_searched: rows whose search ran;
+        rows_written: output rows; rows_rejected: rejected input rows;
+        per_target: target -> :class:`TargetStats` (``programs`` counts programs reached);
+        executions: sandbox executions in total; seconds: wall-clock seconds of the run;
+        search_seconds: per searched program, seconds its search took (summed over workers).
+    """
+
+    out_path: Path
+    rejects_path: Path
+    rows_read: int = 0
+    programs_searched: int = 0
+    rows_written: int = 0
+    rows_rejected: int = 0
+    per_target: dict[str, TargetStats] = field(default_factory=dict)
+    executions: int = 0
+    seconds: float = 0.0
+    search_seconds: list[float] = field(default_factory=list)
+
+
+@dataclass
+class _RowResult:
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    reached: dict[str, Perturbation] = field(default_factory=dict)
+    executions: int = 0
+    seconds: float = 0.0
+    searched: bool = False
+
+
+def _row_json(row: SourceRow) -> dict[str, Any]:
+    return {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
+            "entry_point": row.entry_point}
+
+
+def perturb_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> _RowResult:
+    """Search one row and build its output rows (see the module docstring)."""
+    res = _RowResult()
+
+    def reject(stage: str, reason: str) -> _RowResult:
+        res.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} (line {row.line}): {reason}",
+                                  _row_json(row)))
+        return res
+
+    try:
+        program = Program(row.code, row.entry_point, filename=row.id)
+    except ParseError as exc:
+        return reject("parse", f"code does not parse: line {exc.line}, column {exc.column}: {exc.message}")
+    if not program.has_entry_point():
+        return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
+    targets = config.targets()
+    want = {t: config.per_exception for t in targets}
+    if OUTPUT_CHANGE in want:
+        want[OUTPUT_CHANGE] = config.output_changes
+    try:
+        report = search_many(program, row.input, targets, config.budget, derive_seed(config.seed, row.id),
+                             strategies=config.strategies, allow_type_change=config.allow_type_change,
+                             want=want, max_results=max(want.values()), sandbox=sandbox)
+    except InputError as exc:
+        return reject("input", f"input {row.input[:80]!r} is not an argument-list literal: {exc}")
+    res.executions = report.executions
+    res.seconds = report.seconds
+    if report.skipped:
+        return reject("execute", report.skipped)
+    res.searched = True
+    written: set[str] = set()
+    for t in targets:
+        found = report.found.get(t, [])
+        if found:
+            res.reached[t] = found[0]
+        n = 0
+        for p in found[: want[t]]:
+            if t == ANY_EXCEPTION and p.input in written:
+                continue
+            written.add(p.input)
+            label = t
+            res.rows.append({
+                "id": f"{row.id}:perturb:{label}:{n}", "kind": "input-perturbation", "original_id": row.id,
+                "code": row.code, "input": p.input, "entry_point": row.entry_point,
+                "output": p.output if p.status == "returned" else None,
+                "exception": None if p.exception is None else
+                {"type": p.exception.type, "message": p.exception.message, "line": p.exception.line},
+                "target": t, "seed_input": row.input, "distance": p.distance, "strategy": p.strategy,
+                "type_changing": p.type_changing, "seed": config.seed,
+            })
+            n += 1
+    return res
+
+
+# -- the parallel driver ------------------------------------------------------------
+
+_SB: Sandbox | None = None
+_CFG: PerturbConfig | None = None
+
+
+def _init_worker(config: PerturbConfig) -> None:
+    global _SB, _CFG
+    _CFG = config
+    _SB = Sandbox(search_limits())
+    import atexit
+    atexit.register(_SB.close)
+
+
+def _work(row: SourceRow) -> _RowResult:
+    assert _SB is not None and _CFG is not None
+    return perturb_row(row, _CFG, _SB)
+
+
+def _ordered(config: PerturbConfig, items: list) -> Iterator[tuple[Any, _RowResult]]:
+    if config.workers <= 1:
+        with Sandbox(search_limits()) as sb:
+            for it in items:
+                yield it, (_RowResult(rejects=[it]) if isinstance(it, Reject) else perturb_row(it, config, sb))
+        return
+    ctx = multiprocessing.get_context("spawn")
+    window = config.workers * 4
+    with cf.ProcessPoolExecutor(config.workers, mp_context=ctx, initializer=_init_worker,
+                                initargs=(config,)) as pool:
+        pending: list[tuple[Any, cf.Future | None]] = []
+        it = iter(items)
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < window:
+                try:
+                    nxt = next(it)
+                except StopIteration:
+                    exhausted = True
+                    break
+                pending.append((nxt, None if isinstance(nxt, Reject) else pool.submit(_work, nxt)))
+            if not pending:
+                break
+            item, fut = pending.pop(0)
+            yield item, (_RowResult(rejects=[item]) if fut is None else fut.result())
+
+
+def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,
+                    progress: Callable[[int, int], None] | None = None) -> PerturbSummary:
+    """Run the perturbation job over a JSON Lines data set.
+
+    Args:
+        in_path: CRUXEval-format rows (``id``, ``code``, ``input``, ``output``; optional
+            ``entry_point``), read with :func:`codemorph.dataset.read_rows`.
+        out_path: output JSON Lines (see the module docstring for the row schema); rejected
+            input rows go to :func:`codemorph.dataset.rejects_path` ``(out_path)``.
+        config: a :class:`PerturbConfig`.
+        progress: called as ``progress(rows_done, rows_total)`` after each input row.
+
+    Returns:
+        A :class:`PerturbSummary` (per-target programs reached, median distance, median
+        search seconds).
+
+    Raises:
+        InputError: the input file is missing, a directory or empty; the output directory
+            does not exist.
+        ValueError: a malformed target name or strategy.
+    """
+    for t in config.targets():
+        if t not in (ANY_EXCEPTION, OUTPUT_CHANGE) and not t.isidentifier():
+            raise ValueError(f"{t!r} is not an exception class name")
+    items = list(read_rows(in_path))
+    total = len(items)
+    summary = PerturbSummary(Path(out_path), rejects_path(out_path))
+    summary.per_target = {t: TargetStats() for t in config.targets()}
+    start = time.perf_counter()
+    with RowWriter(out_path) as writer, RowWriter(summary.rejects_path) as rejects:
+        for done, (item, res) in enumerate(_ordered(config, items), 1):
+            summary.rows_read += 1
+            for r in res.rows:
+                writer.write(r)
+                summary.rows_written += 1
+                st = summary.per_target[r["target"]]
+                st.rows += 1
+                st.distances.append(r["distance"])
+            for rej in res.rejects:
+                rejects.write(rej.to_json())
+                summary.rows_rejected += 1
+            if res.searched:
+                summary.programs_searched += 1
+                summary.search_seconds.append(res.seconds)
+            for t, p in res.reached.items():
+                summary.per_target[t].programs += 1
+                summary.per_target[t].seconds.append(p.seconds)
+            summary.executions += res.executions
+            if progress:
+                progress(done, total)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def summary_table(summary: PerturbSummary) -> Any:
+    """A :class:`rich.table.Table` of a run: per target, programs reached, rows, median
+    distance (edit operations) and median seconds until found."""
+    from rich.table import Table
+
+    table = Table(title=f"codemorph perturb -> {summary.out_path}")
+    for col, just in (("target", "left"), ("programs reached", "right"), ("rows", "right"),
+                      ("median distance", "right"), ("median time to find (s)", "right")):
+        table.add_column(col, justify=just)
+    for t, st in summary.per_target.items():
+        md, ms = st.median_distance, st.median_seconds
+        table.add_row(t, str(st.programs), str(st.rows), "-" if md is None else f"{md:g}",
+                      "-" if ms is None else f"{ms:.2f}")
+    return table

@@ -1,0 +1,553 @@
+"""Structural, type-preserving mutation of parsed argument lists.
+
+An argument list is the pair ``(args, kwargs)`` that :func:`codemorph.inputs.parse_args`
+returns.  A *mutation step* changes one node of that structure with one operator:
+
+* ``int``: ``0``, ``1``, ``-1``, ``v + 1``, ``v - 1``, ``-v``, ``2 * v``, ``v // 2``, the
+  program's integer literals and their neighbours, the lengths of the seed's strings and
+  containers (and ``len + 1``, ``-len``, ``-len - 1``: the edges of every index range);
+* ``float``: ``0.0``, ``1.0``, ``-1.0``, ``v + 1``, ``-v``, ``v / 2``, the program's float literals;
+* ``bool``: negation;
+* ``str`` / ``bytes``: delete, insert or replace one character (characters of the seed,
+  of the program's string literals, whitespace, digits, and a few Unicode characters whose
+  behaviour differs from ASCII: ``'é'``, ``'ß'``, ``'İ'``, ``'²'``, ``'\\u00a0'``), empty
+  string, single character, insert a program literal, replace by a program literal, case
+  change, strip, truncate;
+* ``list`` / ``tuple``: delete, insert (a copy of an element, a mutated copy, or a literal
+  of an element type seen in the seed), replace (a mutated element), swap two elements,
+  empty, singleton, reverse;
+* ``dict``: delete a key (the missing-key case), add a key (a mutated copy of a key, with
+  a copy of a value), mutate a value, rename a key, empty;
+* ``set`` / ``frozenset``: remove, add (a mutated copy of an element), empty.
+
+Every step keeps each argument's type; a container keeps the element types seen in the
+seed (an empty seed container can only stay empty); dicts keep their key and value types.
+Containers and strings grow by at most :data:`MAX_GROWTH` elements beyond the seed's size,
+so mutants stay small and fast to run.  With ``allow_type_change=True`` one more operator
+replaces a node by a value of another type (``None``, ``0``, ``''``, ``[]``, ``{}``...);
+those mutants are labelled as type-changing by :func:`is_type_changing`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+__all__ = ["MutationSpace", "MAX_GROWTH", "is_type_changing", "type_signature", "Args"]
+
+#: a parsed argument list: (positional arguments, keyword arguments)
+Args = tuple  # tuple[list, dict]
+
+#: how many elements/characters a container or string may grow beyond the seed's size
+MAX_GROWTH = 4
+
+_SPECIAL_CHARS = (" ", "a", "A", "0", "1", "-", ".", ",", "\t", "\n", "é", "ß", "İ", "²", "\u00a0")
+_OTHER_TYPE_VALUES = (None, 0, "", [], {}, 1.5, (), "0")
+
+
+def _tname(v: Any) -> str:
+    return type(v).__name__
+
+
+def type_signature(value: Any) -> Any:
+    """The type structure of a value: ``'int'``, ``('list', {element signatures})``,
+    ``('dict', {key signatures}, {value signatures})``... used to decide type preservation."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return (_tname(value), frozenset(type_signature(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", frozenset(type_signature(k) for k in value), frozenset(type_signature(v) for v in value.values()))
+    return _tname(value)
+
+
+def _sig_within(sig: Any, allowed: Any) -> bool:
+    """Whether a value of signature ``sig`` may stand where the seed had ``allowed``."""
+    if sig == allowed:
+        return True
+    if isinstance(sig, tuple) and isinstance(allowed, tuple) and sig[0] == allowed[0]:
+        if sig[0] == "dict":
+            return all(any(_sig_within(s, a) for a in allowed[1]) for s in sig[1]) and \
+                all(any(_sig_within(s, a) for a in allowed[2]) for s in sig[2])
+        return all(any(_sig_within(s, a) for a in allowed[1]) for s in sig[1])
+    return False
+
+
+def is_type_changing(seed: Args, mutant: Args) -> bool:
+    """True when ``mutant`` gives some argument, element, key or value a type the seed did
+    not have at that place (see the module docstring for what preservation means)."""
+    sa, sk = seed
+    ma, mk = mutant
+    if len(sa) != len(ma) or set(sk) != set(mk):
+        return True
+    for s, m in list(zip(sa, ma)) + [(sk[k], mk[k]) for k in sk]:
+        if not _sig_within(type_signature(m), type_signature(s)):
+            return True
+    return False
+
+
+def _rebuild(container: Any, items: list) -> Any:
+    if isinstance(container, tuple):
+        return tuple(items)
+    return items
+
+
+def _safe_sorted_keys(values: Iterable[Any]) -> list:
+    return sorted(values, key=lambda v: (type(v).__name__, repr(v)))
+
+
+@dataclass
+class MutationSpace:
+    """Mutation operators for the argument lists of one program and one seed input.
+
+    Args:
+        seed: the parsed seed argument list ``(args, kwargs)``.
+        literals: constants of the program (ints, floats, strings, bytes...), used as
+            replacement and insertion values of their own type.
+        allow_type_change: also replace nodes by values of other types.
+
+    All randomness comes from the ``random.Random`` passed to each method, so mutants are
+    deterministic for a given generator state.
+    """
+
+    seed: Args
+    literals: Iterable[Any] = ()
+    allow_type_change: bool = False
+    _ints: list = field(init=False, repr=False)
+    _floats: list = field(init=False, repr=False)
+    _strs: list = field(init=False, repr=False)
+    _chars: list = field(init=False, repr=False)
+    _by_type: dict = field(init=False, repr=False)
+    _limits: dict = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        lits = list(self.literals)
+        seed_atoms: list = []
+        lengths: set[int] = set()
+
+        def walk(v: Any) -> None:
+            if isinstance(v, (str, bytes, list, tuple, set, frozenset, dict)):
+                lengths.add(len(v))
+            if isinstance(v, (list, tuple, set, frozenset)):
+                for x in v:
+                    walk(x)
+            elif isinstance(v, dict):
+                for k, x in v.items():
+                    walk(k)
+                    walk(x)
+            else:
+                seed_atoms.append(v)
+
+        for a in list(self.seed[0]) + list(self.seed[1].values()):
+            walk(a)
+        ints = {0, 1, -1, 2}
+        for v in lits + seed_atoms:
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) < 10**6:
+                ints.update((v, v + 1, v - 1))
+        for n in lengths:
+            ints.update((n, n - 1, n + 1, -n, -n - 1))
+        self._ints = sorted(ints)
+        self._floats = sorted({0.0, 1.0, -1.0, 0.5} | {float(v) for v in lits if isinstance(v, float) and math.isfinite(v)})
+        strs = {v for v in lits if isinstance(v, str) and len(v) <= 20}
+        self._strs = _safe_sorted_keys(strs)
+        chars = set(_SPECIAL_CHARS)
+        for v in list(strs) + [a for a in seed_atoms if isinstance(a, str)]:
+            chars.update(v[:50])
+        self._chars = sorted(chars)
+        # literal pool per type name (used for insertions into containers)
+        by_type: dict[str, list] = {}
+        for v in lits + seed_atoms:
+            if isinstance(v, (int, float, str, bytes, bool)) and not (isinstance(v, (str, bytes)) and len(v) > 40):
+                by_type.setdefault(_tname(v), [])
+                if v not in by_type[_tname(v)]:
+                    by_type[_tname(v)].append(v)
+        self._by_type = by_type
+
+    # -- size limits ------------------------------------------------------------------
+    def _max_len(self, seed_len: int) -> int:
+        return seed_len + MAX_GROWTH
+
+    # -- single steps -----------------------------------------------------------------
+    def step(self, value: Any, rng: random.Random, seed_value: Any = None, depth: int = 0) -> Any:
+        """One random mutation step somewhere inside ``value`` (a node of the argument list);
+        returns a new value (the input is never modified).  ``seed_value`` is the node at
+        the same place in the seed, used for the size limit."""
+        ref_len = len(seed_value) if isinstance(seed_value, (str, bytes, list, tuple, set, frozenset, dict)) else None
+        if self.allow_type_change and rng.random() < 0.08:
+            choices = [v for v in _OTHER_TYPE_VALUES if type(v) is not type(value)]
+            return rng.choice(choices)
+        if isinstance(value, bool):
+            return not value
+        if isinstance(value, int):
+            return self._int_step(value, rng)
+        if isinstance(value, float):
+            return self._float_step(value, rng)
+        if isinstance(value, str):
+            return self._str_step(value, rng, ref_len)
+        if isinstance(value, bytes):
+            s = self._str_step(value.decode("latin-1"), rng, ref_len)
+            return s.encode("latin-1", "replace") if all(ord(c) < 256 for c in s) else value[:-1]
+        if isinstance(value, (list, tuple)):
+            return self._seq_step(value, rng, seed_value, depth)
+        if isinstance(value, dict):
+            return self._dict_step(value, rng, seed_value, depth)
+        if isinstance(value, (set, frozenset)):
+            return self._set_step(value, rng, ref_len)
+        return value  # None, complex, Ellipsis: nothing type-preserving to do
+
+    def _int_step(self, v: int, rng: random.Random) -> int:
+        r = rng.random()
+        if r < 0.45:
+            return rng.choice(self._ints)
+        if r < 0.75:
+            return v + rng.choice((1, -1, 2, -2))
+        if r < 0.85:
+            return -v
+        if r < 0.92:
+            return v * 2 if abs(v) < 10**9 else v // 2
+        return v // 2
+
+    def _float_step(self, v: float, rng: random.Random) -> float:
+        r = rng.random()
+        if r < 0.5:
+            return rng.choice(self._floats)
+        if r < 0.8:
+            return v + rng.choice((1.0, -1.0, 0.5, -0.5))
+        if r < 0.9:
+            return -v
+        return v / 2
+
+    def _char(self, rng: random.Random) -> str:
+        return rng.choice(self._chars)
+
+    def _str_step(self, s: str, rng: random.Random, ref_len: int | None) -> str:
+        limit = self._max_len(ref_len if ref_len is not None else len(s))
+        ops = ["replace", "insert", "delete", "delete", "literal", "case", "empty", "single", "strip",
+               "truncate", "space", "insert-literal"]
+        for _ in range(8):
+            op = rng.choice(ops)
+            if op == "replace" and s:
+                i = rng.randrange(len(s))
+                out = s[:i] + self._char(rng) + s[i + 1:]
+            elif op == "insert" and len(s) < limit:
+                i = rng.randrange(len(s) + 1)
+                out = s[:i] + self._char(rng) + s[i:]
+            elif op == "delete" and s:
+                i = rng.randrange(len(s))
+                out = s[:i] + s[i + 1:]
+            elif op == "literal" and self._strs:
+                out = rng.choice(self._strs)
+            elif op == "insert-literal" and self._strs:
+                lit = rng.choice(self._strs)
+                if len(s) + len(lit) <= limit + 2:
+                    i = rng.randrange(len(s) + 1)
+                    out = s[:i] + lit + s[i:]
+                else:
+                    continue
+            elif op == "case" and s:
+                out = rng.choice((s.upper(), s.lower(), s.swapcase(), s.capitalize(), s.title()))
+            elif op == "empty":
+                out = ""
+            elif op == "single" and s:
+                out = rng.choice(s)
+            elif op == "strip":
+                out = s.strip()
+            elif op == "truncate" and len(s) > 1:
+                i = rng.randrange(1, len(s))
+                out = s[:i] if rng.random() < 0.5 else s[i:]
+            elif op == "space" and len(s) < limit:
+                w = rng.choice((" ", "  ", "\t", "\n"))
+                out = w + s if rng.random() < 0.5 else s + w
+            else:
+                continue
+            if out != s:
+                return out
+        return s + self._char(rng) if len(s) < limit else s[:-1]
+
+    def _element_pool(self, seed_value: Any) -> list:
+        """Literals of the element types the seed container had."""
+        if not isinstance(seed_value, (list, tuple, set, frozenset)):
+            return []
+        types = {_tname(v) for v in seed_value}
+        pool: list = []
+        for t in sorted(types):
+            pool.extend(self._by_type.get(t, [])[:30])
+        return pool
+
+    def _seq_step(self, seq: Any, rng: random.Random, seed_value: Any, depth: int) -> Any:
+        items = list(seq)
+        ref = seed_value if isinstance(seed_value, (list, tuple)) else seq
+        limit = self._max_len(len(ref))
+        for _ in range(8):
+            op = rng.choice(("mutate", "mutate", "mutate", "delete", "delete", "insert", "insert", "swap", "empty",
+                             "single", "reverse"))
+            if op == "mutate" and items:
+                i = rng.randrange(len(items))
+                sv = ref[i] if i < len(ref) else (ref[0] if ref else None)
+                new = self.step(items[i], rng, sv, depth + 1)
+                out = items[:i] + [new] + items[i + 1:]
+            elif op == "delete" and items:
+                i = rng.randrange(len(items))
+                out = items[:i] + items[i + 1:]
+            elif op == "insert" and items and len(items) < limit:
+                i = rng.randrange(len(items) + 1)
+                pool = self._element_pool(ref)
+                r = rng.random()
+                if pool and r < 0.3:
+                    new = rng.choice(pool)
+                else:
+                    src = rng.choice(items)
+                    new = self.step(src, rng, src, depth + 1) if r < 0.65 else src
+                out = items[:i] + [new] + items[i:]
+            elif op == "swap" and len(items) > 1:
+                i, j = rng.sample(range(len(items)), 2)
+                out = list(items)
+                out[i], out[j] = out[j], out[i]
+            elif op == "empty" and items:
+                out = []
+            elif op == "single" and len(items) > 1:
+                out = [rng.choice(items)]
+            elif op == "reverse" and len(items) > 1:
+                out = items[::-1]
+            else:
+                continue
+            res = _rebuild(seq, out)
+            if res != seq or type(res) is not type(seq):
+                return res
+        return seq
+
+    def _dict_step(self, d: dict, rng: random.Random, seed_value: Any, depth: int) -> dict:
+        keys = list(d)
+        ref = seed_value if isinstance(seed_value, dict) else d
+        limit = self._max_len(len(ref))
+        for _ in range(8):
+            op = rng.choice(("value", "value", "delete", "delete", "add", "rename", "empty"))
+            if op == "value" and keys:
+                k = rng.choice(keys)
+                out = dict(d)
+                out[k] = self.step(d[k], rng, ref.get(k, d[k]) if isinstance(ref, dict) else d[k], depth + 1)
+            elif op == "delete" and keys:
+                k = rng.choice(keys)
+                out = {kk: vv for kk, vv in d.items() if kk != k}
+            elif op == "add" and keys and len(keys) < limit:
+                k = rng.choice(keys)
+                nk = self.step(k, rng, k, depth + 1)
+                if nk in d or not _hashable(nk):
+                    continue
+                out = dict(d)
+                out[nk] = d[rng.choice(keys)]
+            elif op == "rename" and keys:
+                k = rng.choice(keys)
+                nk = self.step(k, rng, k, depth + 1)
+                if nk in d or not _hashable(nk):
+                    continue
+                out = {(nk if kk == k else kk): vv for kk, vv in d.items()}
+            elif op == "empty" and keys:
+                out = {}
+            else:
+                continue
+            if out != d:
+                return out
+        return d
+
+    def _set_step(self, s: Any, rng: random.Random, ref_len: int | None) -> Any:
+        items = _safe_sorted_keys(s)
+        limit = self._max_len(ref_len if ref_len is not None else len(s))
+        kind = type(s)
+        for _ in range(8):
+            op = rng.choice(("remove", "add", "empty"))
+            if op == "remove" and items:
+                x = rng.choice(items)
+                out = kind(v for v in items if v != x)
+            elif op == "add" and items and len(items) < limit:
+                x = self.step(rng.choice(items), rng, None, 1)
+                if not _hashable(x):
+                    continue
+                out = kind(items + [x])
+            elif op == "empty" and items:
+                out = kind()
+            else:
+                continue
+            if out != s:
+                return out
+        return s
+
+    # -- argument lists ---------------------------------------------------------------
+    def mutate(self, args: Args, rng: random.Random, steps: int = 1) -> Args:
+        """Apply ``steps`` random steps to an argument list; each step picks one argument
+        (weighted by its size, so big arguments get more edits) and mutates inside it."""
+        pos, kw = list(args[0]), dict(args[1])
+        slots = [("p", i) for i in range(len(pos))] + [("k", k) for k in sorted(kw)]
+        if not slots:
+            return (pos, kw)
+        seed_pos, seed_kw = self.seed
+        for _ in range(steps):
+            weights = [1 + min(10, _size_hint(pos[i] if t == "p" else kw[i])) for t, i in slots]
+            t, i = rng.choices(slots, weights)[0]
+            if t == "p":
+                sv = seed_pos[i] if i < len(seed_pos) else pos[i]
+                pos[i] = self.step(pos[i], rng, sv)
+            else:
+                kw[i] = self.step(kw[i], rng, seed_kw.get(i, kw[i]))
+        return (pos, kw)
+
+    def neighbours(self, args: Args) -> Iterator[Args]:
+        """Every systematic one-step mutant of ``args`` (deterministic order): each operator
+        applied at each node with each pool value.  Can be long for long strings; callers
+        take a prefix or sample from it."""
+        pos, kw = args
+        seed_pos, seed_kw = self.seed
+        for i, v in enumerate(pos):
+            sv = seed_pos[i] if i < len(seed_pos) else v
+            for nv in self._value_neighbours(v, sv, 0):
+                yield (pos[:i] + [nv] + pos[i + 1:], kw)
+        for k in sorted(kw):
+            for nv in self._value_neighbours(kw[k], seed_kw.get(k, kw[k]), 0):
+                yield (pos, {**kw, k: nv})
+
+    def _value_neighbours(self, v: Any, sv: Any, depth: int) -> Iterator[Any]:
+        if self.allow_type_change and depth == 0:
+            for o in _OTHER_TYPE_VALUES:
+                if type(o) is not type(v):
+                    yield o
+        if isinstance(v, bool):
+            yield not v
+        elif isinstance(v, int):
+            for x in self._ints + [v + 1, v - 1, -v, v * 2 if abs(v) < 10**9 else v, v // 2]:
+                if x != v:
+                    yield x
+        elif isinstance(v, float):
+            for x in self._floats + [v + 1, v - 1, -v, v / 2]:
+                if x != v:
+                    yield x
+        elif isinstance(v, str):
+            yield from self._str_neighbours(v, sv)
+        elif isinstance(v, bytes):
+            for s in self._str_neighbours(v.decode("latin-1"), sv.decode("latin-1") if isinstance(sv, bytes) else None):
+                if all(ord(c) < 256 for c in s):
+                    yield s.encode("latin-1")
+        elif isinstance(v, (list, tuple)):
+            yield from self._seq_neighbours(v, sv, depth)
+        elif isinstance(v, dict):
+            yield from self._dict_neighbours(v, sv, depth)
+        elif isinstance(v, (set, frozenset)):
+            items = _safe_sorted_keys(v)
+            kind = type(v)
+            for x in items:
+                yield kind(y for y in items if y != x)
+            if items:
+                yield kind()
+
+    def _str_neighbours(self, s: str, sv: Any) -> Iterator[str]:
+        ref_len = len(sv) if isinstance(sv, str) else len(s)
+        seen = {s}
+
+        def new(x: str) -> bool:
+            if x in seen:
+                return False
+            seen.add(x)
+            return True
+
+        cands: list[str] = ["", s.upper(), s.lower(), s.swapcase(), s.strip(), " " + s, s + " "]
+        if s:
+            cands += [s[0], s[-1], s[1:], s[:-1]]
+        cands += list(self._strs)
+        for x in cands:
+            if new(x):
+                yield x
+        for i in range(len(s)):
+            x = s[:i] + s[i + 1:]
+            if new(x):
+                yield x
+        chars = self._chars
+        if len(s) < self._max_len(ref_len):
+            for i in range(len(s) + 1):
+                for c in chars:
+                    x = s[:i] + c + s[i:]
+                    if new(x):
+                        yield x
+        for i in range(len(s)):
+            for c in chars:
+                x = s[:i] + c + s[i + 1:]
+                if new(x):
+                    yield x
+        for lit in self._strs:
+            for i in range(len(s) + 1):
+                x = s[:i] + lit + s[i:]
+                if new(x):
+                    yield x
+
+    def _seq_neighbours(self, seq: Any, sv: Any, depth: int) -> Iterator[Any]:
+        items = list(seq)
+        ref = sv if isinstance(sv, (list, tuple)) else seq
+        out_seen: list = []
+
+        def fresh(x: Any) -> bool:
+            if x == seq or x in out_seen:
+                return False
+            out_seen.append(x)
+            return True
+
+        simple = [[]] + ([items[:1], items[-1:], items[1:], items[:-1], items[::-1]] if items else [])
+        for x in simple:
+            r = _rebuild(seq, x)
+            if fresh(r):
+                yield r
+        for i in range(len(items)):
+            r = _rebuild(seq, items[:i] + items[i + 1:])
+            if fresh(r):
+                yield r
+        if items and len(items) < self._max_len(len(ref)):
+            pool = list(dict.fromkeys(_hashable_only(items))) + self._element_pool(ref)
+            for i in range(len(items) + 1):
+                for e in pool[:12]:
+                    r = _rebuild(seq, items[:i] + [e] + items[i:])
+                    if fresh(r):
+                        yield r
+        for i in range(len(items)):
+            sub_ref = ref[i] if i < len(ref) else items[i]
+            for nv in self._value_neighbours(items[i], sub_ref, depth + 1):
+                yield _rebuild(seq, items[:i] + [nv] + items[i + 1:])
+        for i in range(len(items) - 1):
+            if items[i] != items[i + 1]:
+                x = list(items)
+                x[i], x[i + 1] = x[i + 1], x[i]
+                yield _rebuild(seq, x)
+
+    def _dict_neighbours(self, d: dict, sv: Any, depth: int) -> Iterator[dict]:
+        keys = list(d)
+        if keys:
+            yield {}
+        for k in keys:
+            yield {kk: vv for kk, vv in d.items() if kk != k}
+        for k in keys:
+            ref = sv.get(k, d[k]) if isinstance(sv, dict) else d[k]
+            for nv in self._value_neighbours(d[k], ref, depth + 1):
+                out = dict(d)
+                out[k] = nv
+                yield out
+        for k in keys:
+            for nk in self._value_neighbours(k, k, depth + 1):
+                if _hashable(nk) and nk not in d:
+                    yield {(nk if kk == k else kk): vv for kk, vv in d.items()}
+                    out = dict(d)
+                    out[nk] = d[k]
+                    yield out
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _hashable_only(items: list) -> list:
+    return [x for x in items if _hashable(x)]
+
+
+def _size_hint(v: Any) -> int:
+    if isinstance(v, (str, bytes, list, tuple, set, frozenset, dict)):
+        return len(v)
+    return 1

@@ -1,0 +1,633 @@
+"""The perturbation search: find inputs near a seed input that raise a chosen exception
+class, raise anything, or return a different output.
+
+One search serves every target at once: each execution is classified by what it did
+(raised ``IndexError``, returned another value...) and credited to every target it
+satisfies, so asking for ten exception classes costs little more than asking for one.
+
+Phases, in order, until each target has enough findings or the budget is spent:
+
+1. the seed input itself (the baseline output, the seed's coverage);
+2. ``z3``: inputs solved from the program's arithmetic raising conditions
+   (:mod:`codemorph.perturb.symbolic`);
+3. ``mutation``: every systematic one-step neighbour of the seed
+   (:meth:`MutationSpace.neighbours`), sampled down to part of the budget when there are
+   more;
+4. ``mutation`` and ``guided`` interleaved: random multi-step mutants of the seed, and
+   mutants of the inputs that covered new arcs or came closest to raising each class
+   (:mod:`codemorph.perturb.guided`);
+5. ``crosshair`` when asked for and installed (:mod:`codemorph.perturb.symbolic`);
+6. shrinking of the best findings toward the seed (:mod:`codemorph.perturb.shrink`);
+7. confirmation: each kept input is re-run on the *original* program in a fresh process
+   and must show the same class (``RecursionError`` also at recursion limit 20,000, so that
+   it does not depend on the exact stack depth) or the same output, which must round-trip
+   through ``repr``.
+
+Timeouts, memory exhaustion, crashes and output floods are never findings.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+import random
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Sequence
+
+import libcst as cst
+
+from ..errors import InputError
+from ..inputs import format_args, parse_args
+from ..program import Program
+from ..sandbox import ExceptionInfo, ExecRequest, Limits, Outcome, Sandbox
+from ..transform import derive_seed
+from .distance import args_distance, tie_break
+from .guided import CoverageMap, Instrumented, instrument, read_probes
+from .mutation import MutationSpace, is_type_changing
+from .shrink import shrink
+
+__all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
+           "DEFAULT_STRATEGIES", "ALL_STRATEGIES", "search_limits", "program_constants", "parse_input",
+           "format_input"]
+
+ANY_EXCEPTION = "any-exception"
+OUTPUT_CHANGE = "output-change"
+#: strategies run by default (CrossHair is opt-in: it needs ``codemorph[crosshair]`` and seconds per program)
+DEFAULT_STRATEGIES = ("mutation", "guided", "z3")
+ALL_STRATEGIES = ("mutation", "guided", "z3", "crosshair")
+
+_BATCH = 64
+#: a confirmed finding must run faster than this many seconds (the checker allows 5)
+_MAX_CONFIRMED_DURATION = 1.0
+
+
+def search_limits() -> Limits:
+    """Sandbox limits used while searching: 0.5 s per execution (a mutant that runs longer
+    is no natural benchmark input), 1 GiB of address space, recursion limit 10,000."""
+    return Limits(timeout=0.5, memory=1 << 30, output=1 << 16, recursion_limit=10000, grace=0.5)
+
+
+def parse_input(text: str) -> tuple[list, dict]:
+    """Parse an argument-list literal with :func:`codemorph.inputs.parse_args`
+    (raises :class:`~codemorph.InputError` when it is not a literal)."""
+    return parse_args(text)
+
+
+def format_input(args: tuple[list, dict]) -> str:
+    """Format ``(args, kwargs)`` with :func:`codemorph.inputs.format_args`."""
+    return format_args(args[0], args[1])
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much one search may spend.
+
+    Attributes:
+        executions: sandbox executions for the search phases (seed, z3, mutation, guided).
+        seconds: wall-clock seconds for the same phases (checked between batches); when it
+            runs out first, the result depends on machine speed: for reproducible output
+            make ``executions`` the binding limit.
+        shrink: executions per kept finding for shrinking, on top of ``executions``.
+        crosshair_seconds: wall-clock seconds for the CrossHair strategy (hard limit).
+    """
+
+    executions: int = 1500
+    seconds: float = 3.0
+    shrink: int = 60
+    crosshair_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    """One input found by the search.
+
+    Attributes:
+        input: the new argument-list literal (str), called as ``f(<input>)``.
+        target: the target it satisfies (an exception class name, ``"any-exception"`` or
+            ``"output-change"``).
+        status: ``"raised"`` or ``"returned"``.
+        exception: class name, message and raising line (``ExceptionInfo``) when raised.
+        output: ``repr`` of the returned value when returned, else ``None``.
+        distance: edit distance from the seed input (:mod:`codemorph.perturb.distance`).
+        strategy: which strategy found it: ``mutation``, ``guided``, ``z3`` or ``crosshair``.
+        type_changing: some argument, element, key or value changed type.
+        executions: executions the search had spent when it first found this input's class.
+        seconds: wall-clock seconds the search had spent then.
+    """
+
+    input: str
+    target: str
+    status: str
+    exception: ExceptionInfo | None
+    output: str | None
+    distance: int
+    strategy: str
+    type_changing: bool = False
+    executions: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict of every field."""
+        e = self.exception
+        return {"input": self.input, "target": self.target, "status": self.status,
+                "exception": None if e is None else {"type": e.type, "message": e.message, "line": e.line},
+                "output": self.output, "distance": self.distance, "strategy": self.strategy,
+                "type_changing": self.type_changing, "executions": self.executions, "seconds": self.seconds}
+
+
+@dataclass
+class SearchReport:
+    """Result of :func:`search_many`.
+
+    Attributes:
+        found: target -> perturbations, ranked by distance (smallest first).
+        executions: sandbox executions spent in total (search, shrinking, confirmation).
+        seconds: wall-clock seconds spent.
+        seed_outcome: what the seed input did.
+        skipped: why nothing was searched (seed timed out, input not a literal...), or None.
+    """
+
+    found: dict[str, list[Perturbation]] = field(default_factory=dict)
+    executions: int = 0
+    seconds: float = 0.0
+    seed_outcome: Outcome | None = None
+    skipped: str | None = None
+
+
+@dataclass
+class _Run:
+    literal: str
+    args: tuple
+    strategy: str
+    outcome: Outcome
+    probes: dict
+    executions: int
+    seconds: float
+
+
+def program_constants(module: cst.Module) -> list:
+    """Constants written in the program (integers, floats, strings, bytes), in source order
+    without repeats; used as mutation values."""
+    out: list = []
+    seen: set = set()
+
+    class V(cst.CSTVisitor):
+        def _add(self, node: cst.CSTNode) -> None:
+            try:
+                v = ast.literal_eval(cst.Module([]).code_for_node(node))
+            except Exception:
+                return
+            key = (type(v).__name__, repr(v))
+            if key not in seen:
+                seen.add(key)
+                out.append(v)
+
+        def visit_Integer(self, node: cst.Integer) -> None:
+            self._add(node)
+
+        def visit_Float(self, node: cst.Float) -> None:
+            self._add(node)
+
+        def visit_SimpleString(self, node: cst.SimpleString) -> None:
+            self._add(node)
+
+        def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+            if isinstance(node.operator, cst.Minus) and isinstance(node.expression, (cst.Integer, cst.Float)):
+                self._add(node)
+
+    module.visit(V())
+    return out
+
+
+def _targets_hit(o: Outcome, seed_fp: Any) -> list[str]:
+    if o.status == "raised" and o.exception is not None:
+        return [o.exception.type, ANY_EXCEPTION]
+    if o.status == "returned" and o.literal_ok and o.value_repr is not None and o.comparable \
+            and o.fingerprint != seed_fp:
+        return [OUTPUT_CHANGE]
+    return []
+
+
+class _Engine:
+    def __init__(self, sandbox: Sandbox, program: Program, seed_input: str, targets: Sequence[str],
+                 budget: Budget, seed: int, strategies: Sequence[str], allow_type_change: bool,
+                 want: dict[str, int]) -> None:
+        self.sb = sandbox
+        self.program = program
+        self.seed_input = seed_input
+        self.targets = list(dict.fromkeys(targets))
+        self.budget = budget
+        self.strategies = set(strategies)
+        self.allow_type_change = allow_type_change
+        self.want = want
+        self.rng = random.Random(derive_seed(seed, "perturb", program.source, program.entry_point, seed_input))
+        self.seed_args = parse_input(seed_input)
+        self.space = MutationSpace(self.seed_args, program_constants(program.module), allow_type_change)
+        self.inst: Instrumented | None = None
+        if "guided" in self.strategies:
+            self.inst = instrument(program.module, program.entry_point)
+        self.cov = CoverageMap(self.inst.original_lines if self.inst else 10**9)
+        self.seen: dict[str, _Run | None] = {}
+        self.hits: dict[str, dict[str, _Run]] = {t: {} for t in self.targets}
+        self.corpus: list[_Run] = []
+        self.best_gap: dict[str, tuple[float, int, _Run]] = {}
+        self.executions = 0
+        self.t0 = time.perf_counter()
+        self.seed_fp: Any = None
+        self.timeouts = 0
+
+    # -- execution --------------------------------------------------------------------
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def out_of_budget(self) -> bool:
+        return self.executions >= self.budget.executions or self.elapsed() >= self.budget.seconds
+
+    def satisfied(self, t: str) -> bool:
+        return len(self.hits[t]) >= self.want.get(t, 1)
+
+    def all_satisfied(self) -> bool:
+        return all(self.satisfied(t) for t in self.targets)
+
+    def request(self, literal: str, trace: bool = False) -> ExecRequest:
+        if self.inst is not None:
+            return ExecRequest(self.inst.code, self.inst.entry_point, literal, trace=trace)
+        return ExecRequest(self.program.source, self.program.entry_point, literal)
+
+    def run(self, cands: Iterable[tuple[tuple, str]], limit: int | None = None) -> list[_Run]:
+        """Run new candidates (skipping ones seen before), classify and record them."""
+        fresh: list[tuple[str, tuple, str]] = []
+        room = self.budget.executions - self.executions if limit is None else limit
+        for args, strategy in cands:
+            if len(fresh) >= room:
+                break
+            try:
+                lit = format_input(args)
+            except Exception:
+                continue
+            if lit in self.seen or lit == self.seed_input:
+                continue
+            self.seen[lit] = None
+            fresh.append((lit, args, strategy))
+        if not fresh:
+            return []
+        # coverage is traced for the guided strategy's candidates only (tracing costs ~40%)
+        outs = self.sb.run_batch([self.request(lit, trace=(strategy == "guided")) for lit, _, strategy in fresh])
+        self.executions += len(fresh)
+        runs = []
+        now = self.elapsed()
+        for (lit, args, strategy), o in zip(fresh, outs):
+            probes: dict = {}
+            if self.inst is not None:
+                probes, stdout = read_probes(o.stdout)
+                o = replace(o, stdout=stdout)
+            r = _Run(lit, args, strategy, o, probes, self.executions, now)
+            self.seen[lit] = r
+            runs.append(r)
+            self._record(r)
+        return runs
+
+    def _record(self, r: _Run) -> None:
+        o = r.outcome
+        if o.status == "timeout":
+            self.timeouts += 1
+        for t in _targets_hit(o, self.seed_fp):
+            if t in self.hits and len(self.hits[t]) < 200:
+                if t == OUTPUT_CHANGE or t == ANY_EXCEPTION or t == (o.exception.type if o.exception else None):
+                    self.hits[t].setdefault(r.literal, r)
+        if self.inst is not None and o.lines is not None:
+            if self.cov.add(o.lines, o.arcs) and len(self.corpus) < 500:
+                self.corpus.append(r)
+        if r.probes:
+            d = args_distance(self.seed_args, r.args)
+            for cls, sites in r.probes.items():
+                if not isinstance(sites, dict) or not sites:
+                    continue
+                try:
+                    gap = float(min(sites.values()))
+                except (TypeError, ValueError):
+                    continue
+                for key in (cls, ANY_EXCEPTION):
+                    old = self.best_gap.get(key)
+                    if old is None or (gap, d) < (old[0], old[1]):
+                        self.best_gap[key] = (gap, d, r)
+
+    # -- phases -----------------------------------------------------------------------
+    def run_seed(self) -> Outcome:
+        o = self.sb.run_batch([self.request(self.seed_input, trace=True)])[0]
+        self.executions += 1
+        probes: dict = {}
+        if self.inst is not None:
+            probes, stdout = read_probes(o.stdout)
+            o = replace(o, stdout=stdout)
+            if o.status == "bad-code" or (o.status == "raised" and o.exception and o.exception.type == "NameError"
+                                          and "__cm_" in o.exception.message):
+                self.inst = None  # the instrumented copy does not run: search the original
+                o = self.sb.run_batch([self.request(self.seed_input)])[0]
+                self.executions += 1
+        self.seed_fp = o.fingerprint if o.status == "returned" else None
+        r = _Run(self.seed_input, self.seed_args, "seed", o, probes, self.executions, self.elapsed())
+        self.seen[self.seed_input] = r
+        if self.inst is not None and o.lines is not None:
+            self.cov.add(o.lines, o.arcs)
+            self.corpus.append(r)
+        if probes:
+            for cls, sites in probes.items():
+                if isinstance(sites, dict) and sites:
+                    gap = float(min(sites.values()))
+                    for key in (cls, ANY_EXCEPTION):
+                        old = self.best_gap.get(key)
+                        if old is None or gap < old[0]:
+                            self.best_gap[key] = (gap, 0, r)
+        return o
+
+    def phase_z3(self) -> None:
+        from .symbolic import z3_candidates
+        try:
+            cands = z3_candidates(self.program, self.seed_args, max_candidates=24)
+        except Exception:  # the solver is a heuristic helper: never fail the search for it
+            return
+        for k in range(0, len(cands), _BATCH):
+            if self.out_of_budget():
+                return
+            self.run([(c, "z3") for c in cands[k:k + _BATCH]])
+
+    def phase_neighbours(self) -> None:
+        cap = max(_BATCH, int(self.budget.executions * 0.45))
+        pool = list(itertools.islice(self.space.neighbours(self.seed_args), 30000))
+        if len(pool) > cap:
+            # keep the structural edits (first in enumeration order), sample the rest
+            head = pool[: cap // 3]
+            rest = self.rng.sample(pool[cap // 3:], cap - len(head))
+            pool = head + rest
+        for k in range(0, len(pool), _BATCH):
+            if self.out_of_budget() or self.all_satisfied():
+                return
+            self.run([(c, "mutation") for c in pool[k:k + _BATCH]])
+
+    def _guided_parent(self) -> tuple | None:
+        unmet = [t for t in self.targets if not self.satisfied(t) and t in self.best_gap]
+        if unmet and self.rng.random() < 0.7:
+            t = self.rng.choice(unmet)
+            return self.best_gap[t][2].args
+        if self.corpus:
+            # prefer recent corpus entries and the ones near the seed
+            k = len(self.corpus)
+            idx = min(k - 1, int(k * (1 - self.rng.random() ** 2)))
+            return self.corpus[idx].args
+        return None
+
+    def phase_random(self) -> None:
+        guided = "guided" in self.strategies and self.inst is not None
+        mutation = "mutation" in self.strategies
+        if not (guided or mutation):
+            return
+        stall = 0
+        while not self.out_of_budget() and not self.all_satisfied():
+            cands: list[tuple[tuple, str]] = []
+            fresh: set[str] = set()
+            tries = 0
+            while len(cands) < _BATCH and tries < _BATCH * 3:
+                tries += 1
+                use_guided = guided and (not mutation or self.rng.random() < 0.5)
+                if use_guided:
+                    parent = self._guided_parent()
+                    if parent is None:
+                        use_guided = False
+                if use_guided:
+                    steps = 1 if self.rng.random() < 0.6 else 2
+                    c, how = self.space.mutate(parent, self.rng, steps), "guided"
+                elif mutation:
+                    steps = min(4, 1 + int(self.rng.expovariate(0.9)))
+                    c, how = self.space.mutate(self.seed_args, self.rng, steps), "mutation"
+                else:
+                    continue
+                try:
+                    lit = format_input(c)
+                except Exception:
+                    continue
+                if lit in self.seen or lit in fresh:
+                    continue
+                fresh.add(lit)
+                cands.append((c, how))
+            runs = self.run(cands)
+            stall = stall + 1 if len(runs) < _BATCH // 4 else 0
+            if stall >= 3:  # the reachable space is (nearly) exhausted
+                return
+
+    def phase_crosshair(self) -> None:
+        from .symbolic import crosshair_candidates
+        unmet = [t for t in self.targets if not self.satisfied(t)]
+        if not unmet:
+            return
+        cands = crosshair_candidates(self.sb, self.program, self.seed_args, self.budget.crosshair_seconds)
+        for k in range(0, len(cands), _BATCH):
+            self.run([(c, "crosshair") for c in cands[k:k + _BATCH]], limit=_BATCH)
+
+    # -- shrinking and confirmation ------------------------------------------------------
+    def _accepts(self, target: str, o: Outcome) -> bool:
+        hit = _targets_hit(o, self.seed_fp)
+        if target in (ANY_EXCEPTION, OUTPUT_CHANGE):
+            return target in hit
+        return o.status == "raised" and o.exception is not None and o.exception.type == target
+
+    def _shrink_one(self, target: str, r: _Run) -> _Run:
+        found_at = (r.executions, r.seconds, r.strategy)
+
+        def check(cands: list[tuple]) -> list[bool]:
+            runs = self.run([(c, r.strategy) for c in cands], limit=len(cands))
+            by_lit = {x.literal: x for x in runs}
+            ok = []
+            for c in cands:
+                try:
+                    lit = format_input(c)
+                except Exception:
+                    ok.append(False)
+                    continue
+                x = by_lit.get(lit) or self.seen.get(lit)
+                ok.append(x is not None and self._accepts(target, x.outcome))
+            return ok
+
+        small, _ = shrink(self.seed_args, r.args, check, budget=self.budget.shrink)
+        try:
+            lit = format_input(small)
+        except Exception:
+            return r
+        x = self.seen.get(lit)
+        if x is None or x is r:
+            return r
+        return _Run(x.literal, x.args, found_at[2], x.outcome, x.probes, found_at[0], found_at[1])
+
+    def ranked(self, target: str) -> list[_Run]:
+        runs = list(self.hits[target].values())
+        runs.sort(key=lambda x: (args_distance(self.seed_args, x.args), tie_break(self.seed_args, x.args, x.literal),
+                                 x.literal))
+        return runs
+
+    def finish(self, max_results: int, recursion_sandbox: Callable[[], Sandbox]) -> dict[str, list[Perturbation]]:
+        out: dict[str, list[Perturbation]] = {}
+        for t in self.targets:
+            keep = max(max_results, self.want.get(t, 1))
+            chosen: list[_Run] = []
+            for r in self.ranked(t)[: keep + 2]:
+                if args_distance(self.seed_args, r.args) > 1:
+                    r = self._shrink_one(t, r)
+                if all(r.literal != c.literal for c in chosen):
+                    chosen.append(r)
+            chosen.sort(key=lambda x: (args_distance(self.seed_args, x.args),
+                                       tie_break(self.seed_args, x.args, x.literal), x.literal))
+            out[t] = self._confirm(t, chosen, keep, recursion_sandbox)
+        return out
+
+    def _confirm(self, target: str, runs: list[_Run], keep: int,
+                 recursion_sandbox: Callable[[], Sandbox]) -> list[Perturbation]:
+        if not runs:
+            return []
+        reqs = [ExecRequest(self.program.source, self.program.entry_point, r.literal) for r in runs]
+        outs = self.sb.run_batch(reqs)
+        self.executions += len(reqs)
+        deep = [i for i, o in enumerate(outs) if o.status == "raised" and o.exception
+                and o.exception.type == "RecursionError"]
+        deep_ok: set[int] = set()
+        if deep:
+            outs2 = recursion_sandbox().run_batch([reqs[i] for i in deep])
+            self.executions += len(deep)
+            deep_ok = {i for i, o in zip(deep, outs2) if o.status == "raised" and o.exception
+                       and o.exception.type == "RecursionError"}
+        result: list[Perturbation] = []
+        for i, (r, o) in enumerate(zip(runs, outs)):
+            if len(result) >= keep:
+                break
+            if not self._accepts(target, o) or o.duration > _MAX_CONFIRMED_DURATION:
+                continue
+            first = r.outcome
+            if o.status != first.status:
+                continue
+            if o.status == "raised" and (first.exception is None or o.exception.type != first.exception.type):
+                continue
+            if o.status == "returned" and o.fingerprint != first.fingerprint:
+                continue
+            if i in deep and i not in deep_ok:
+                continue
+            result.append(Perturbation(
+                input=r.literal, target=target, status=o.status,
+                exception=o.exception if o.status == "raised" else None,
+                output=o.value_repr if o.status == "returned" else None,
+                distance=args_distance(self.seed_args, r.args), strategy=r.strategy,
+                type_changing=self.allow_type_change and is_type_changing(self.seed_args, r.args),
+                executions=r.executions, seconds=round(r.seconds, 4)))
+        return result
+
+
+def _normalise_targets(targets: Iterable[str]) -> list[str]:
+    out = []
+    for t in targets:
+        if not isinstance(t, str) or not t:
+            raise ValueError(f"target must be an exception class name, {ANY_EXCEPTION!r} or {OUTPUT_CHANGE!r}; got {t!r}")
+        if t not in (ANY_EXCEPTION, OUTPUT_CHANGE) and not t.isidentifier():
+            raise ValueError(f"target {t!r} is not an exception class name")
+        out.append(t)
+    return out
+
+
+def search_many(program: Program | str, seed_input: str, targets: Iterable[str], budget: Budget | None = None,
+                seed: int = 0, *, strategies: Sequence[str] = DEFAULT_STRATEGIES, allow_type_change: bool = False,
+                want: int | dict[str, int] = 1, max_results: int = 5, sandbox: Sandbox | None = None,
+                entry_point: str = "f") -> SearchReport:
+    """Search perturbations of ``seed_input`` for several targets at once (one shared search).
+
+    Args:
+        program: a :class:`~codemorph.Program` or its source text (then ``entry_point`` names
+            the function to call).
+        seed_input: the argument-list literal to perturb, e.g. ``"'abc', [1, 2]"``.
+        targets: exception class names (``"IndexError"``...), ``"any-exception"``,
+            ``"output-change"``.
+        budget: a :class:`Budget` (executions and seconds); default ``Budget()``.
+        seed: every random choice derives from it and from the program and input text.
+        strategies: subset of :data:`ALL_STRATEGIES`.
+        allow_type_change: also try inputs whose arguments change type (labelled).
+        want: findings per target after which the search for that target stops (int, or
+            a dict per target); the search ends when every target has them.
+        max_results: most perturbations returned per target.
+        sandbox: the :class:`~codemorph.sandbox.Sandbox` to use; default a temporary one
+            with :func:`search_limits`.  Its limits apply to every execution.
+
+    Returns:
+        A :class:`SearchReport`; its ``found`` maps every target to a list, closest first.
+
+    Raises:
+        InputError: ``seed_input`` is not an argument-list literal.
+        ParseError: ``program`` source does not parse.
+        ValueError: an unknown strategy or a malformed target.
+    """
+    if isinstance(program, str):
+        program = Program(program, entry_point)
+    targets = _normalise_targets(targets)
+    unknown = set(strategies) - set(ALL_STRATEGIES)
+    if unknown:
+        raise ValueError(f"unknown strategies {sorted(unknown)}; choose from {list(ALL_STRATEGIES)}")
+    budget = budget or Budget()
+    if isinstance(want, int):
+        want = {t: want for t in targets}
+    own = sandbox is None
+    sb = sandbox or Sandbox(search_limits())
+    deep_sb: list[Sandbox] = []
+
+    def recursion_sandbox() -> Sandbox:
+        if not deep_sb:
+            deep_sb.append(Sandbox(replace(sb.limits, recursion_limit=20000)))
+        return deep_sb[0]
+
+    report = SearchReport(found={t: [] for t in targets})
+    start = time.perf_counter()
+    try:
+        eng = _Engine(sb, program, seed_input, targets, budget, seed, strategies, allow_type_change, want)
+        seed_o = eng.run_seed()
+        report.seed_outcome = seed_o
+        if seed_o.status not in ("returned", "raised"):
+            report.skipped = f"the seed input does not run to an end (status {seed_o.status})"
+        else:
+            if "z3" in strategies:
+                eng.phase_z3()
+            if "mutation" in strategies:
+                eng.phase_neighbours()
+            eng.phase_random()
+            if "crosshair" in strategies:
+                eng.phase_crosshair()
+            report.found = eng.finish(max_results, recursion_sandbox)
+        report.executions = eng.executions
+    finally:
+        for s in deep_sb:
+            s.close()
+        if own:
+            sb.close()
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def search(program: Program | str, seed_input: str, target: str, budget: Budget | int | None = None,
+           seed: int = 0, **options: Any) -> list[Perturbation]:
+    """Find inputs near ``seed_input`` that make ``program`` reach ``target``.
+
+    Args:
+        program: a :class:`~codemorph.Program` or source text (entry point ``f`` unless
+            ``entry_point=`` is given).
+        seed_input: argument-list literal, e.g. ``"'abc', [1, 2]"``.
+        target: an exception class name (``"IndexError"``, ``"KeyError"``...),
+            ``"any-exception"``, or ``"output-change"`` (returns normally, other output).
+        budget: a :class:`Budget`, or an int meaning that many executions.
+        seed: seed of every random choice (the same seed gives the same result when the
+            execution budget, not the time budget, ends the search).
+        **options: passed to :func:`search_many` (``strategies``, ``allow_type_change``,
+            ``max_results``, ``want``, ``sandbox``, ``entry_point``).
+
+    Returns:
+        Up to ``max_results`` (default 5) :class:`Perturbation` s, smallest distance first;
+        empty when none was found within the budget.
+    """
+    if isinstance(budget, int):
+        budget = Budget(executions=budget, seconds=max(5.0, budget / 200))
+    options.setdefault("want", options.get("max_results", 5))
+    return search_many(program, seed_input, [target], budget, seed, **options).found[target]

@@ -1,0 +1,526 @@
+"""Symbolic strategies: direct Z3 solving of simple raising conditions, and CrossHair.
+
+**Z3** (de Moura and Bjørner 2008, "Z3: An efficient SMT solver").  :func:`z3_candidates`
+reads the entry function with libcst and translates integer arithmetic over its
+parameters into Z3 terms: integer parameters are Z3 integers, ``len(p)`` of a string,
+list or tuple parameter is a non-negative Z3 integer, straight-line local assignments are
+substituted, and the loop variable of ``for i in range(a, b)`` / ``for i, _ in
+enumerate(p)`` is an integer bounded by the range.  Each raising site whose operands
+translate becomes one constraint:
+
+* ``x / e``, ``x // e``, ``x % e``, ``divmod(x, e)``: ``e == 0`` (ZeroDivisionError);
+* ``p[e]`` and ``p.pop(e)`` for a sequence parameter ``p``: ``e >= len(p) or e < -len(p)``
+  (IndexError);
+* ``chr(e)``: ``e < 0 or e > 0x10FFFF``; ``range(a, b, e)``: ``e == 0`` (ValueError);
+* ``assert c``: ``not c``; ``if c: raise ...``: ``c``.
+
+Path conditions are ignored (the constraint is necessary, not sufficient): every solution
+is only a *candidate*, run in the sandbox like any other.  Among the solutions Z3's
+optimizer picks the one nearest the seed (least total absolute change of the integer
+parameters and lengths).  A sequence parameter whose length changes is truncated, or
+extended by repeating its own elements.
+
+**CrossHair** (Schanely, crosshair-tool, which drives Z3 through symbolic proxies of Python
+values).  :func:`crosshair_candidates` writes the program with parameter annotations
+inferred from the seed input and runs CrossHair's path-cover search *inside the sandbox*
+(so the untrusted program still runs only there), under the sandbox's wall-clock timeout
+and CrossHair's own per-path timeout; the inputs it prints are then re-run like any other
+candidate.  It needs ``pip install codemorph[crosshair]``; without it the strategy finds
+nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import libcst as cst
+
+from ..program import Program
+
+__all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "infer_annotation"]
+
+_MAX_CHR = 0x10FFFF
+
+
+class _Untranslatable(Exception):
+    pass
+
+
+def _entry_function(program: Program) -> cst.FunctionDef | None:
+    for s in program.module.body:
+        if isinstance(s, cst.FunctionDef) and s.name.value == program.entry_point:
+            return s
+    return None
+
+
+class _Assigned(cst.CSTVisitor):
+    """How many times each local name is bound inside the function."""
+
+    def __init__(self) -> None:
+        self.count: dict[str, int] = {}
+        self.mutated: set[str] = set()
+
+    def _bind(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            self.count[node.value] = self.count.get(node.value, 0) + 1
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for el in node.elements:
+                self._bind(el.value)
+        elif isinstance(node, cst.StarredElement):
+            self._bind(node.value)
+        elif isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            self.mutated.add(node.value.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._bind(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind(node.target)
+        self._bind(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._bind(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute) and isinstance(f.value, cst.Name) and f.attr.value in (
+                "append", "pop", "insert", "remove", "extend", "clear"):
+            self.mutated.add(f.value.value)
+
+
+class _Translator:
+    def __init__(self, z3: Any, params: dict[str, Any], seed_values: dict[str, Any], assigned: _Assigned) -> None:
+        self.z3 = z3
+        self.ints: dict[str, Any] = {}      # int parameter -> z3 Int
+        self.lens: dict[str, Any] = {}      # sequence parameter -> z3 Int (its length)
+        self.locals: dict[str, Any] = {}    # substituted locals and loop variables
+        self.domains: list[Any] = []        # constraints of loop variables
+        self.assigned = assigned
+        for name, value in seed_values.items():
+            if assigned.count.get(name, 0):
+                continue  # reassigned parameter: its value at a site is unknown
+            if isinstance(value, int) and not isinstance(value, bool):
+                self.ints[name] = z3.Int(name)
+            elif isinstance(value, (str, list, tuple, bytes)) and name not in assigned.mutated:
+                self.lens[name] = z3.Int(f"len({name})")
+
+    def expr(self, node: cst.BaseExpression) -> Any:
+        z3 = self.z3
+        if isinstance(node, cst.Integer):
+            return z3.IntVal(int(node.evaluated_value))
+        if isinstance(node, cst.Name):
+            if node.value in self.locals:
+                return self.locals[node.value]
+            if node.value in self.ints:
+                return self.ints[node.value]
+            if node.value in ("True", "False"):
+                return z3.IntVal(1 if node.value == "True" else 0)
+            raise _Untranslatable(node.value)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+            return -self.expr(node.expression)
+        if isinstance(node, cst.BinaryOperation):
+            a, b = self.expr(node.left), self.expr(node.right)
+            op = node.operator
+            if isinstance(op, cst.Add):
+                return a + b
+            if isinstance(op, cst.Subtract):
+                return a - b
+            if isinstance(op, cst.Multiply):
+                return a * b
+            if isinstance(op, cst.FloorDivide):
+                return a / b
+            if isinstance(op, cst.Modulo):
+                return a % b
+            raise _Untranslatable("operator")
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            fname = node.func.value
+            args = [a.value for a in node.args]
+            if fname == "len" and len(args) == 1 and isinstance(args[0], cst.Name) and args[0].value in self.lens:
+                return self.lens[args[0].value]
+            if fname == "abs" and len(args) == 1:
+                x = self.expr(args[0])
+                return z3.If(x >= 0, x, -x)
+            if fname in ("min", "max") and len(args) == 2:
+                x, y = self.expr(args[0]), self.expr(args[1])
+                return z3.If(x <= y, x, y) if fname == "min" else z3.If(x >= y, x, y)
+        raise _Untranslatable(type(node).__name__)
+
+    def cond(self, node: cst.BaseExpression) -> Any:
+        z3 = self.z3
+        if isinstance(node, cst.Comparison):
+            left = self.expr(node.left)
+            out = []
+            for target in node.comparisons:
+                right = self.expr(target.comparator)
+                op = target.operator
+                if isinstance(op, cst.LessThan):
+                    out.append(left < right)
+                elif isinstance(op, cst.LessThanEqual):
+                    out.append(left <= right)
+                elif isinstance(op, cst.GreaterThan):
+                    out.append(left > right)
+                elif isinstance(op, cst.GreaterThanEqual):
+                    out.append(left >= right)
+                elif isinstance(op, cst.Equal):
+                    out.append(left == right)
+                elif isinstance(op, cst.NotEqual):
+                    out.append(left != right)
+                else:
+                    raise _Untranslatable("comparison")
+                left = right
+            return z3.And(*out) if len(out) > 1 else out[0]
+        if isinstance(node, cst.BooleanOperation):
+            a, b = self.cond(node.left), self.cond(node.right)
+            return z3.And(a, b) if isinstance(node.operator, cst.And) else z3.Or(a, b)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return z3.Not(self.cond(node.expression))
+        return self.expr(node) != 0
+
+
+class _Sites(cst.CSTVisitor):
+    """Walks the entry function, keeping the translator's locals up to date, and collects
+    (constraint, description) pairs."""
+
+    def __init__(self, tr: _Translator) -> None:
+        self.tr = tr
+        self.found: list[tuple[Any, str]] = []
+        self.loop_depth = 0
+
+    def _try(self, make, what: str) -> None:
+        try:
+            c = make()
+        except (_Untranslatable, Exception):
+            return
+        self.found.append((c, what))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self.loop_depth or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        name = node.targets[0].target.value
+        if self.tr.assigned.count.get(name, 0) != 1:
+            return
+        try:
+            self.tr.locals[name] = self.tr.expr(node.value)
+        except (_Untranslatable, Exception):
+            pass
+
+    def visit_For(self, node: cst.For) -> None:
+        self.loop_depth += 1
+        z3 = self.tr.z3
+        it = node.iter
+        tgt = node.target
+        if not isinstance(it, cst.Call) or not isinstance(it.func, cst.Name):
+            return
+        name = None
+        if it.func.value == "range" and isinstance(tgt, cst.Name):
+            name = tgt.value
+            try:
+                args = [self.tr.expr(a.value) for a in it.args]
+            except (_Untranslatable, Exception):
+                return
+            if not 1 <= len(args) <= 3:
+                return
+            if len(args) == 3:
+                lo, hi, step = args
+                # a negative step counts down: hi < i <= lo
+                dom = lambda v: z3.Or(z3.And(step > 0, lo <= v, v < hi), z3.And(step < 0, hi < v, v <= lo))
+            else:
+                lo, hi = (z3.IntVal(0), args[0]) if len(args) == 1 else args
+                dom = lambda v: z3.And(lo <= v, v < hi)
+        elif it.func.value == "enumerate" and isinstance(tgt, cst.Tuple) and len(tgt.elements) == 2 \
+                and isinstance(tgt.elements[0].value, cst.Name) and len(it.args) == 1 \
+                and isinstance(it.args[0].value, cst.Name) and it.args[0].value.value in self.tr.lens:
+            name = tgt.elements[0].value.value
+            length = self.tr.lens[it.args[0].value.value]
+            dom = lambda v: z3.And(0 <= v, v < length)
+        if name is None or self.tr.assigned.count.get(name, 0) != 1:
+            return
+        v = z3.Int(f"{name}@{len(self.tr.domains)}")
+        self.tr.locals[name] = v
+        self.tr.domains.append(dom(v))
+
+    def leave_For(self, node: cst.For) -> None:
+        self.loop_depth -= 1
+
+    def visit_While(self, node: cst.While) -> None:
+        self.loop_depth += 1
+
+    def leave_While(self, node: cst.While) -> None:
+        self.loop_depth -= 1
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if isinstance(node.operator, (cst.Divide, cst.FloorDivide, cst.Modulo)):
+            self._try(lambda: self.tr.expr(node.right) == 0, "ZeroDivisionError")
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        if not isinstance(node.value, cst.Name) or node.value.value not in self.tr.lens:
+            return
+        length = self.tr.lens[node.value.value]
+        idx = node.slice[0].slice.value
+        z3 = self.tr.z3
+        self._try(lambda: (lambda e: z3.Or(e >= length, e < -length))(self.tr.expr(idx)), "IndexError")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        z3 = self.tr.z3
+        f = node.func
+        args = [a.value for a in node.args]
+        if isinstance(f, cst.Name):
+            if f.value == "divmod" and len(args) == 2:
+                self._try(lambda: self.tr.expr(args[1]) == 0, "ZeroDivisionError")
+            elif f.value == "chr" and len(args) == 1:
+                self._try(lambda: (lambda e: z3.Or(e < 0, e > _MAX_CHR))(self.tr.expr(args[0])), "ValueError")
+            elif f.value == "range" and len(args) == 3:
+                self._try(lambda: self.tr.expr(args[2]) == 0, "ValueError")
+        elif isinstance(f, cst.Attribute) and f.attr.value == "pop" and isinstance(f.value, cst.Name) \
+                and f.value.value in self.tr.lens and len(args) == 1:
+            length = self.tr.lens[f.value.value]
+            self._try(lambda: (lambda e: z3.Or(e >= length, e < -length))(self.tr.expr(args[0])), "IndexError")
+
+    def visit_Assert(self, node: cst.Assert) -> None:
+        self._try(lambda: self.tr.z3.Not(self.tr.cond(node.test)), "AssertionError")
+
+    def visit_If(self, node: cst.If) -> None:
+        body = node.body.body if isinstance(node.body, cst.IndentedBlock) else node.body.body
+        raises = any(isinstance(s, cst.SimpleStatementLine) and any(isinstance(x, cst.Raise) for x in s.body)
+                     for s in body)
+        if raises:
+            self._try(lambda: self.tr.cond(node.test), "raise")
+
+
+def _resize(value: Any, n: int) -> Any:
+    if n <= len(value):
+        return value[:n]
+    if not value:
+        if isinstance(value, str):
+            return "a" * n
+        return None  # unknown element type: cannot grow type-preservingly
+    reps = (n + len(value) - 1) // len(value)
+    return (value * reps)[:n]
+
+
+def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates: int = 24,
+                  timeout_ms: int = 200) -> list[tuple[list, dict]]:
+    """Candidate argument lists solved from the entry function's raising conditions
+    (see the module docstring).
+
+    Args:
+        program: the program (its entry function is analysed; nothing is executed).
+        seed_args: the parsed seed input ``(args, kwargs)``.
+        max_candidates: most candidates returned.
+        timeout_ms: Z3 time limit per constraint, in milliseconds.
+
+    Returns:
+        Type-preserving argument lists (possibly none), nearest the seed first per site.
+    """
+    import z3
+
+    fn = _entry_function(program)
+    if fn is None:
+        return []
+    pos, kw = seed_args
+    params = [p.name.value for p in fn.params.params]
+    seed_values: dict[str, Any] = {}
+    for i, p in enumerate(params):
+        if i < len(pos):
+            seed_values[p] = pos[i]
+        elif p in kw:
+            seed_values[p] = kw[p]
+    assigned = _Assigned()
+    fn.body.visit(assigned)
+    tr = _Translator(z3, {}, seed_values, assigned)
+    if not tr.ints and not tr.lens:
+        return []
+    sites = _Sites(tr)
+    fn.body.visit(sites)
+    out: list[tuple[list, dict]] = []
+    seen: set[str] = set()
+    for constraint, _what in sites.found:
+        if len(out) >= max_candidates:
+            break
+        opt = z3.Optimize()
+        opt.set("timeout", timeout_ms)
+        opt.add(constraint)
+        for d in tr.domains:
+            opt.add(d)
+        cost = []
+        for name, v in tr.ints.items():
+            sv = seed_values[name]
+            opt.add(v >= -10**6, v <= 10**6)
+            cost.append(z3.If(v >= sv, v - sv, sv - v))
+        for name, v in tr.lens.items():
+            sv = len(seed_values[name])
+            opt.add(v >= 0, v <= sv + 8)
+            cost.append(z3.If(v >= sv, v - sv, sv - v))
+        opt.minimize(z3.Sum(cost) if cost else z3.IntVal(0))
+        for _ in range(2):  # the nearest solution, then one other
+            try:
+                if opt.check() != z3.sat:
+                    break
+            except z3.Z3Exception:
+                break
+            m = opt.model()
+            values = dict(seed_values)
+            ok = True
+            for name, v in tr.ints.items():
+                values[name] = m.eval(v, model_completion=True).as_long()
+            for name, v in tr.lens.items():
+                n = m.eval(v, model_completion=True).as_long()
+                grown = _resize(seed_values[name], n)
+                if grown is None:
+                    ok = False
+                    break
+                values[name] = grown
+            block = [v != m.eval(v, model_completion=True) for v in list(tr.ints.values()) + list(tr.lens.values())]
+            if block:
+                opt.add(z3.Or(*block))
+            if not ok:
+                continue
+            new_pos = [values.get(params[i], pos[i]) if i < len(params) else pos[i] for i in range(len(pos))]
+            new_kw = {k: values.get(k, v) for k, v in kw.items()}
+            key = repr((new_pos, new_kw))
+            if key not in seen and (new_pos, new_kw) != (pos, kw):
+                seen.add(key)
+                out.append((new_pos, new_kw))
+    return out
+
+
+# -- CrossHair ------------------------------------------------------------------------
+
+def crosshair_available() -> bool:
+    """Whether the ``crosshair`` package (``codemorph[crosshair]``) is importable."""
+    import importlib.util
+    return importlib.util.find_spec("crosshair") is not None
+
+
+def infer_annotation(value: Any) -> str | None:
+    """A type annotation (source text) for a seed value: ``int``, ``str``,
+    ``list[int]``, ``dict[str, list[int]]``...; ``None`` when no annotation fits (mixed
+    element types are given as a union)."""
+    if value is None:
+        return "None"
+    if isinstance(value, (bool, int, float, str, bytes)):
+        return type(value).__name__
+    if isinstance(value, (list, set, frozenset)):
+        inner = _union(value)
+        return f"{type(value).__name__}[{inner}]" if inner else type(value).__name__
+    if isinstance(value, tuple):
+        parts = [infer_annotation(v) for v in value]
+        if any(p is None for p in parts):
+            return "tuple"
+        return f"tuple[{', '.join(parts)}]" if parts else "tuple[()]"
+    if isinstance(value, dict):
+        k, v = _union(value.keys()), _union(value.values())
+        return f"dict[{k}, {v}]" if k and v else "dict"
+    return None
+
+
+def _union(values: Any) -> str | None:
+    anns = []
+    for v in values:
+        a = infer_annotation(v)
+        if a is None:
+            return None
+        if a not in anns:
+            anns.append(a)
+    if not anns:
+        return None
+    return " | ".join(anns) if len(anns) > 1 else anns[0]
+
+
+_DRIVER = r'''
+import sys, json, inspect, io
+MARK = "\x1e__crosshair__"
+src = %(source)r
+entry = %(entry)r
+anns = %(anns)r
+per_path = %(per_path)r
+deadline = %(deadline)r
+import time
+t0 = time.monotonic()
+try:
+    from crosshair.core_and_libs import standalone_statespace  # noqa: F401  (loads the library plugins)
+    from crosshair.path_cover import path_cover, CoverageType
+    from crosshair.options import DEFAULT_OPTIONS
+    from crosshair.fnutil import FunctionInfo
+except Exception as e:
+    sys.stdout.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
+    raise SystemExit(0)
+g = {"__name__": "__crosshair_target__"}
+exec(compile(src, "<program>", "exec"), g)
+fn = g[entry]
+fn.__annotations__ = {k: eval(v, g) for k, v in anns.items()}
+opts = DEFAULT_OPTIONS.overlay(per_path_timeout=per_path, max_uninteresting_iterations=20,
+                               per_condition_timeout=max(0.5, deadline - (time.monotonic() - t0)))
+try:
+    paths = path_cover(FunctionInfo.from_fn(fn), opts, CoverageType.OPCODE)
+except Exception as e:
+    sys.stdout.write(MARK + json.dumps({"error": "%%s: %%s" %% (type(e).__name__, e)}) + "\n")
+    raise SystemExit(0)
+for p in paths:
+    try:
+        args = [repr(v) for v in p.args.args]
+        kwargs = {k: repr(v) for k, v in p.args.kwargs.items()}
+    except Exception:
+        continue
+    sys.stdout.write(MARK + json.dumps({"args": args, "kwargs": kwargs}) + "\n")
+'''
+
+
+def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, dict],
+                         seconds: float = 10.0) -> list[tuple[list, dict]]:
+    """Inputs CrossHair's path-cover search finds for the entry function, with annotations
+    inferred from ``seed_args``; run inside a sandbox with a wall-clock timeout of
+    ``seconds`` (a run that overruns it yields nothing).  Returns ``[]`` when CrossHair is
+    not installed or no annotation fits the seed.  The caller re-runs every candidate."""
+    import ast as _ast
+    from dataclasses import replace as _replace
+
+    from ..sandbox import ExecRequest, Sandbox
+
+    if not crosshair_available():
+        return []
+    fn = _entry_function(program)
+    if fn is None:
+        return []
+    pos, kw = seed_args
+    params = [p.name.value for p in fn.params.params]
+    if len(params) != len(pos) or kw:
+        return []
+    anns = {}
+    for name, value in zip(params, pos):
+        a = infer_annotation(value)
+        if a is None:
+            return []
+        anns[name] = a
+    driver = _DRIVER % {"source": program.source, "entry": program.entry_point, "anns": anns,
+                        "per_path": max(0.5, seconds / 8), "deadline": max(1.0, seconds * 0.8)}
+    limits = _replace(sandbox.limits, timeout=seconds, memory=max(sandbox.limits.memory, 2 << 30),
+                      output=1 << 20)
+    with Sandbox(limits) as sb:
+        o = sb.run(ExecRequest(driver, program.entry_point, None))
+    out: list[tuple[list, dict]] = []
+    for line in (o.stdout or "").splitlines():
+        k = line.find("\x1e__crosshair__")
+        if k < 0:
+            continue
+        try:
+            d = json.loads(line[k + len("\x1e__crosshair__"):])
+            if "args" not in d:
+                continue
+            args = [_ast.literal_eval(a) for a in d["args"]]
+        except Exception:
+            continue
+        out.append((args, {}))
+    return out
