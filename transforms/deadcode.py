@@ -164,6 +164,28 @@ class _Blocks(cst.CSTVisitor):
         return False
 
 
+_JUMPS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
+
+
+def _jumps(stmt: cst.CSTNode) -> bool:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return any(isinstance(s, _JUMPS) for s in stmt.body)
+    return isinstance(stmt, _JUMPS)
+
+
+def _span(stmts: Sequence[cst.CSTNode], function_body: bool) -> tuple[int, int]:
+    first = 1 if function_body and stmts and _is_docstring(stmts[0]) else 0
+    last = len(stmts)
+    for i, s in enumerate(stmts):
+        if _is_scope_declaration(s) or isinstance(s, (cst.Global, cst.Nonlocal)):
+            first = max(first, i + 1)
+    for i, s in enumerate(stmts):
+        if _jumps(s):
+            last = i  # before the first return/raise/break/continue, not after it
+            break
+    return first, last
+
+
 def insertion_blocks(func: cst.FunctionDef) -> list[tuple[cst.BaseSuite, int, int]]:
     """Where a statement may be inserted in ``func``: ``(suite, first, last)`` triples,
     meaning positions ``first..last`` (inclusive) of ``suite``'s statements.
@@ -171,26 +193,23 @@ def insertion_blocks(func: cst.FunctionDef) -> list[tuple[cst.BaseSuite, int, in
     Suites are ``func``'s own body and every block nested in it (if/else, loops, try,
     with, match), but not nested functions or class bodies.  In the function body the
     first position is after the docstring; in every block, after the last
-    ``global``/``nonlocal`` statement of that block.  Order: source order.
+    ``global``/``nonlocal`` statement of that block.  The last position is before the
+    block's first ``return``/``raise``/``break``/``continue`` (code after those is
+    trivially unreachable; the predicate itself should be evaluated).  Blocks without a
+    position (``first > last``) are left out.  Order: source order.
     """
     out: list[tuple[cst.BaseSuite, int, int]] = []
     body = func.body
     if isinstance(body, cst.SimpleStatementSuite):
-        stmts = list(body.body)
-        first = 1 if stmts and _is_docstring(stmts[0]) else 0
-        for i, s in enumerate(stmts):
-            if isinstance(s, (cst.Global, cst.Nonlocal)):
-                first = max(first, i + 1)
-        return [(body, first, len(stmts))]
+        first, last = _span(list(body.body), True)
+        return [(body, first, last)] if first <= last else []
     v = _Blocks()
     for stmt in body.body:
         stmt.visit(v)
     for block in [body, *v.blocks]:
-        first = 1 if block is body and block.body and _is_docstring(block.body[0]) else 0
-        for i, s in enumerate(block.body):
-            if _is_scope_declaration(s):
-                first = max(first, i + 1)
-        out.append((block, first, len(block.body)))
+        first, last = _span(list(block.body), block is body)
+        if first <= last:
+            out.append((block, first, last))
     return out
 
 
@@ -419,7 +438,8 @@ class DeadCode(Transform):
         if is_generator_function(func) or func.asynchronous is not None or _has_try_star(func):
             templates = tuple(b for b in BODY_TEMPLATES if not b.returns)
         body = ctx.rng.choice(templates)
-        fills = {"p": var, "v": ctx.rng.choice(local_names), "t": "", "u": ""}
+        others = [n for n in local_names if n != var]
+        fills = {"p": var, "v": ctx.rng.choice(others or local_names), "t": "", "u": ""}
         text_all = "\n".join(body.lines)
         if "{t}" in text_all:
             fills["t"] = ctx.fresh_name(ctx.rng.choice(_FRESH_HINTS))
