@@ -412,6 +412,11 @@ def _exc_info(exc):
     return {"type": type(exc).__name__, "message": msg[:500], "line": line}
 
 
+def _timeout_of(req, limits):
+    t = req.get("timeout")
+    return float(t) if t else limits["timeout"]
+
+
 class _Tracer:
     """Collects executed lines, arcs and observed local types of ``<program>`` frames."""
 
@@ -521,8 +526,7 @@ class _Child:
 
     # -- one request ---------------------------------------------------------------
     def run(self, i, req):
-        lim = self.limits
-        timeout = lim["timeout"]
+        timeout = _timeout_of(req, self.limits)
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
                "duration": 0.0, "lines": None, "arcs": None, "types": None,
@@ -598,7 +602,7 @@ class _Child:
         # builtins and output are the program's no longer
         self.reset_builtins_only()
         self.send({"k": "post", "i": i})
-        self.post(i, out, value, call_args, expected, g, script)
+        self.post(i, out, value, call_args, expected, g, script, timeout)
         text, truncated = self.read_output()
         out["stdout"] = text
         if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
@@ -617,13 +621,13 @@ class _Child:
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
         sys.setrecursionlimit(max(self.limits["recursion_limit"], 10000))
 
-    def post(self, i, out, value, call_args, expected, g, script):
+    def post(self, i, out, value, call_args, expected, g, script, timeout):
         """repr (under its own timer), then fingerprints, literal check and expected-output
         check (under one more timer)."""
         status = out["status"]
         if status == "returned":
             try:
-                _arm(self.limits["timeout"])
+                _arm(timeout)
                 try:
                     r = repr(value)
                     if not isinstance(r, str):
@@ -644,7 +648,7 @@ class _Child:
             self.send({"k": "post", "i": i})
         step = "fingerprint"
         try:
-            _arm(self.limits["timeout"])
+            _arm(timeout)
             try:
                 if status == "returned":
                     out["fingerprint"] = fingerprint(value)
@@ -816,7 +820,10 @@ class Zygote:
             return None
 
     def watch(self, pid, rfd, bid, reqs, i, limits):
-        budget = limits["timeout"] + limits["grace"]
+        def budget_of(j):
+            return _timeout_of(reqs[j] if j < len(reqs) else {}, limits) + limits["grace"]
+
+        budget = budget_of(i)
         deadline = _perf() + budget
         started = _perf()
         phase = "run"
@@ -862,6 +869,7 @@ class Zygote:
                     self.report(bid, i, m["o"])
                     i += 1
                     phase = "run"
+                    budget = budget_of(i)
                     started = _perf()
                     deadline = started + budget
                 elif kind == "end" and i >= len(reqs):

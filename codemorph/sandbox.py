@@ -102,6 +102,8 @@ class ExecRequest:
             ``value == eval(expected_output)`` in the module's globals (CRUXEval's
             assertion) and reports :attr:`Outcome.output_matches`.
         trace: collect executed lines and arcs of the module and the types of locals.
+        timeout: wall-clock seconds for this execution, overriding ``Limits.timeout``
+            (``None``: the sandbox's limit).
     """
 
     code: str
@@ -109,10 +111,16 @@ class ExecRequest:
     args: str | None = ""
     expected_output: str | None = None
     trace: bool = False
+    timeout: float | None = None
 
     def to_wire(self) -> dict:
-        return {"code": self.code, "entry_point": self.entry_point, "args": self.args,
-                "expected_output": self.expected_output, "trace": self.trace}
+        d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
+             "expected_output": self.expected_output, "trace": self.trace}
+        if self.timeout is not None:
+            if not self.timeout > 0:
+                raise ValueError(f"timeout must be > 0 seconds, got {self.timeout!r}")
+            d["timeout"] = float(self.timeout)
+        return d
 
 
 @dataclass(frozen=True)
@@ -318,7 +326,8 @@ class _Worker:
         results: list[Outcome | None] = [None] * len(requests)
         # the zygote reports each request within timeout+grace of the previous event,
         # twice over (run + post-processing); allow the same again before giving up on it
-        silence = 4 * (limits.timeout + limits.grace) + 10.0
+        longest = max([limits.timeout] + [r.timeout for r in requests if r.timeout is not None])
+        silence = 4 * (longest + limits.grace) + 10.0
         try:
             self.send({"op": "batch", "b": bid, "limits": limits.to_wire(),
                        "requests": [r.to_wire() for r in requests]})

@@ -82,6 +82,15 @@ def test_timeout_then_next_request_runs(sb):
     assert (outs[1].status, outs[1].value_repr) == ("returned", "7")
 
 
+def test_per_request_timeout_overrides_limit(sb):
+    loop = "def f():\n    while True:\n        pass\n"
+    outs = sb.run_batch([R(loop, timeout=0.1), R(loop)])
+    assert [o.status for o in outs] == ["timeout", "timeout"]
+    assert 0.05 < outs[0].duration < 0.3 < outs[1].duration
+    with pytest.raises(ValueError):
+        sb.run(R(loop, timeout=0))
+
+
 def test_timeout_swallowed_by_program_is_still_timeout(sb):
     code = ("def f():\n    try:\n        while True:\n            pass\n    except BaseException:\n"
             "        return 'caught'\n")
