@@ -61,6 +61,9 @@ ALL_STRATEGIES = ("mutation", "guided", "z3", "crosshair")
 _BATCH = 64
 #: a confirmed finding must run faster than this many seconds (the checker allows 5)
 _MAX_CONFIRMED_DURATION = 1.0
+#: the search of a program ends after this many executions timed out (each costs the
+#: whole per-execution timeout; such a program hangs on most inputs near the seed)
+_MAX_TIMEOUTS = 6
 
 
 def search_limits() -> Limits:
@@ -225,12 +228,17 @@ class _Engine:
         self.rng = random.Random(derive_seed(seed, "perturb", program.source, program.entry_point, seed_input))
         self.seed_args = parse_input(seed_input)
         self.space = MutationSpace(self.seed_args, program_constants(program.module), allow_type_change)
+        # the guided strategy moves locally (seed characters and boundary values, no
+        # program literals): big jumps are the mutation strategy's job
+        self.local_space = MutationSpace(self.seed_args, (), allow_type_change)
         self.inst: Instrumented | None = None
         if "guided" in self.strategies:
             self.inst = instrument(program.module, program.entry_point)
         self.cov = CoverageMap(self.inst.original_lines if self.inst else 10**9)
         self.seen: dict[str, _Run | None] = {}
         self.hits: dict[str, dict[str, _Run]] = {t: {} for t in self.targets}
+        self.near: dict[str, int] = {t: 0 for t in self.targets}  # findings at distance 1
+        self.neighbours_done = "mutation" not in self.strategies
         self.corpus: list[_Run] = []
         self.best_gap: dict[str, tuple[float, int, _Run]] = {}
         self.executions = 0
@@ -243,10 +251,16 @@ class _Engine:
         return time.perf_counter() - self.t0
 
     def out_of_budget(self) -> bool:
-        return self.executions >= self.budget.executions or self.elapsed() >= self.budget.seconds
+        return (self.executions >= self.budget.executions or self.elapsed() >= self.budget.seconds
+                or self.timeouts >= _MAX_TIMEOUTS)
 
     def satisfied(self, t: str) -> bool:
-        return len(self.hits[t]) >= self.want.get(t, 1)
+        """Enough findings for ``t``: ``want`` of them at distance 1 (nothing can be
+        closer), or ``want`` at any distance once the one-step neighbours are all tried."""
+        want = self.want.get(t, 1)
+        if self.near[t] >= want:
+            return True
+        return self.neighbours_done and len(self.hits[t]) >= want
 
     def all_satisfied(self) -> bool:
         return all(self.satisfied(t) for t in self.targets)
@@ -293,10 +307,13 @@ class _Engine:
         o = r.outcome
         if o.status == "timeout":
             self.timeouts += 1
-        for t in _targets_hit(o, self.seed_fp):
-            if t in self.hits and len(self.hits[t]) < 200:
-                if t == OUTPUT_CHANGE or t == ANY_EXCEPTION or t == (o.exception.type if o.exception else None):
-                    self.hits[t].setdefault(r.literal, r)
+        hit = [t for t in _targets_hit(o, self.seed_fp) if t in self.hits and len(self.hits[t]) < 200]
+        if hit:
+            near = args_distance(self.seed_args, r.args) <= 1
+            for t in hit:
+                if r.literal not in self.hits[t]:
+                    self.hits[t][r.literal] = r
+                    self.near[t] += near
         if self.inst is not None and o.lines is not None:
             if self.cov.add(o.lines, o.arcs) and len(self.corpus) < 500:
                 self.corpus.append(r)
@@ -364,8 +381,9 @@ class _Engine:
             pool = head + rest
         for k in range(0, len(pool), _BATCH):
             if self.out_of_budget() or self.all_satisfied():
-                return
+                break
             self.run([(c, "mutation") for c in pool[k:k + _BATCH]])
+        self.neighbours_done = True
 
     def _guided_parent(self) -> tuple | None:
         unmet = [t for t in self.targets if not self.satisfied(t) and t in self.best_gap]
@@ -398,7 +416,7 @@ class _Engine:
                         use_guided = False
                 if use_guided:
                     steps = 1 if self.rng.random() < 0.6 else 2
-                    c, how = self.space.mutate(parent, self.rng, steps), "guided"
+                    c, how = self.local_space.mutate(parent, self.rng, steps), "guided"
                 elif mutation:
                     steps = min(4, 1 + int(self.rng.expovariate(0.9)))
                     c, how = self.space.mutate(self.seed_args, self.rng, steps), "mutation"
@@ -521,6 +539,43 @@ class _Engine:
         return result
 
 
+_SEED_MARK = "\x1e__codemorph_seed__"
+
+
+def literal_seed(sandbox: Sandbox, program: Program, seed_input: str) -> str:
+    """The seed input as a literal argument list.
+
+    CRUXEval has a few inputs that are expressions (``''.join(['A'] * 20)``,
+    ``dict(e=1)``, ``'$78'.upper()``).  Such an input is evaluated *in the sandbox*, after
+    the program's module body (as the harness would), and replaced by the literal of its
+    values when every value's ``repr`` is a literal that reads back.
+
+    Raises:
+        InputError: the input does not evaluate, or its values have no literal form
+            (lambdas, ranges, objects).
+    """
+    try:
+        parse_input(seed_input)
+        return seed_input
+    except InputError as exc:
+        first = exc
+    script = (program.source + "\n" +
+              f"import sys as __cm_sys\n__cm_a, __cm_k = (lambda *a, **k: (list(a), k))({seed_input})\n"
+              f"__cm_sys.stdout.write({_SEED_MARK!r} + repr(__cm_a) + '\\n' + repr(sorted(__cm_k)))\n")
+    o = sandbox.run(ExecRequest(script, program.entry_point, None))
+    k = o.stdout.rfind(_SEED_MARK) if o.status == "returned" else -1
+    if k < 0:
+        raise first
+    text, _, kw = o.stdout[k + len(_SEED_MARK):].partition("\n")
+    if kw.strip() != "[]" or not (text.startswith("[") and text.endswith("]")):
+        raise first
+    try:
+        args = parse_input(text[1:-1])
+    except InputError:
+        raise first from None
+    return format_input(args)
+
+
 def _normalise_targets(targets: Iterable[str]) -> list[str]:
     out = []
     for t in targets:
@@ -583,6 +638,7 @@ def search_many(program: Program | str, seed_input: str, targets: Iterable[str],
     report = SearchReport(found={t: [] for t in targets})
     start = time.perf_counter()
     try:
+        seed_input = literal_seed(sb, program, seed_input)
         eng = _Engine(sb, program, seed_input, targets, budget, seed, strategies, allow_type_change, want)
         seed_o = eng.run_seed()
         report.seed_outcome = seed_o
