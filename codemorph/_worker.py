@@ -466,9 +466,10 @@ class _Tracer:
 class _Child:
     """State of the forked child that runs one batch."""
 
-    def __init__(self, limits, wfd, cap_fd, cwd):
+    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd):
         self.limits = limits
         self.wfd = wfd
+        self.ack_fd = ack_fd
         self.cap_fd = cap_fd
         self.cwd = cwd
         self.builtins_snapshot = dict(builtins.__dict__)
@@ -693,10 +694,10 @@ def _set_pdeathsig():
         pass
 
 
-def _child_main(reqs, start, limits, wfd, proto_fds, zygote_pid):
+def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid):
     code = 0
     try:
-        for fd in proto_fds:
+        for fd in close_fds:
             os.close(fd)
         os.setpgid(0, 0)
         _set_pdeathsig()
@@ -720,7 +721,7 @@ def _child_main(reqs, start, limits, wfd, proto_fds, zygote_pid):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         fsize = limits["output"] + 4096
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        child = _Child(limits, wfd, cap, os.getcwd())
+        child = _Child(limits, wfd, ack_fd, cap, os.getcwd())
         for i in range(start, len(reqs)):
             try:
                 out = child.run(i, reqs[i])
@@ -733,6 +734,10 @@ def _child_main(reqs, start, limits, wfd, proto_fds, zygote_pid):
                 msg = encode_msg({"k": "result", "i": i,
                                   "o": {"status": "crashed", "note": f"result not encodable: {exc!r}"[:500]}})
             write_all(wfd, msg)
+            # wait until the zygote has passed the result on to the host, so that a next
+            # program that kills the zygote cannot lose it
+            if not os.read(ack_fd, 1):
+                break
         write_all(wfd, encode_msg({"k": "end"}))
     except BaseException:
         code = 70
@@ -791,19 +796,21 @@ class Zygote:
 
     def fork_and_watch(self, bid, reqs, start, limits):
         rfd, wfd = os.pipe()
+        ack_r, ack_w = os.pipe()
         pid = os.fork()
         if pid == 0:
-            os.close(rfd)
-            _child_main(reqs, start, limits, wfd, (self.inp, self.out), self.pid)
+            _child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid)
         os.close(wfd)
+        os.close(ack_r)
         try:
             os.setpgid(pid, pid)
         except OSError:
             pass
         try:
-            return self.watch(pid, rfd, bid, reqs, start, limits)
+            return self.watch(pid, rfd, ack_w, bid, reqs, start, limits)
         finally:
             os.close(rfd)
+            os.close(ack_w)
 
     def kill(self, pid):
         for f in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
@@ -819,7 +826,7 @@ class Zygote:
         except ChildProcessError:
             return None
 
-    def watch(self, pid, rfd, bid, reqs, i, limits):
+    def watch(self, pid, rfd, ack_w, bid, reqs, i, limits):
         def budget_of(j):
             return _timeout_of(reqs[j] if j < len(reqs) else {}, limits) + limits["grace"]
 
@@ -867,6 +874,10 @@ class Zygote:
                     deadline = _perf() + budget
                 elif kind == "result" and m.get("i") == i:
                     self.report(bid, i, m["o"])
+                    try:
+                        os.write(ack_w, b"k")
+                    except OSError:  # the child is gone; EOF comes next
+                        pass
                     i += 1
                     phase = "run"
                     budget = budget_of(i)
