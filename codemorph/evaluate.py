@@ -81,6 +81,8 @@ __all__ = [
 HARNESS_TIMEOUT = 3.0
 #: Python's default recursion limit, which the harness leaves unchanged
 HARNESS_RECURSION_LIMIT = 1000
+#: distinct check programs of one row run per sandbox batch (one fork per batch)
+BATCH_SIZE = 4
 
 MODES = ("output", "input")
 MATCHES = ("execution", "exact")
@@ -507,15 +509,23 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
                               for g in gens]
 
     todo = [(r, programs, unique) for r, programs, unique in plans if unique]
-    batches = ([ExecRequest(code, args=None) for code in unique] for _, _, unique in todo)
-    done = 0
+    # a row's distinct checks go in chunks of BATCH_SIZE so that slow (timing-out) checks of
+    # one row spread over the workers instead of queueing in one batch
+    chunks = [(i, unique[j:j + BATCH_SIZE]) for i, (_, _, unique) in enumerate(todo)
+              for j in range(0, len(unique), BATCH_SIZE)]
+    batches = ([ExecRequest(code, args=None) for code in codes] for _, codes in chunks)
     total = len(todo)
     executions = 0
-    results = iter(sandbox.map(batches))
-    for r, programs, unique in todo:
-        outcomes = next(results)
+    pending: dict[int, dict[str, tuple[bool, str]]] = {}
+    done = 0
+    for (i, codes), outcomes in zip(chunks, sandbox.map(batches)):
+        r, programs, unique = todo[i]
         executions += len(outcomes)
-        by_code = {code: _outcome_status(o, r) for code, o in zip(unique, outcomes)}
+        by_code = pending.setdefault(i, {})
+        by_code.update({code: _outcome_status(o, r) for code, o in zip(codes, outcomes)})
+        if len(by_code) < len(unique):
+            continue
+        del pending[i]
         gens = preds[r.id]
         verdicts[r.id] = [by_code[p] if p is not None else (False, _skip_status(r, g, mode))
                           for p, g in zip(programs, gens)]

@@ -88,7 +88,8 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     """Wilson score interval for a binomial proportion (Wilson 1927, JASA 22:209-212).
 
     Args:
-        successes: number of successes (0..n).
+        successes: number of successes (0..n); a float is accepted (the sum of per-row
+            scores when rows have several generations).
         n: number of trials; ``n == 0`` gives the uninformative interval ``(0.0, 1.0)``.
         z: standard-normal quantile; the default gives a 95% interval.
 
@@ -107,7 +108,9 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)  # exact bounds at the edges
+    hi = 1.0 if successes == n else min(1.0, centre + half)
+    return lo, hi
 
 
 def bootstrap_ci(data: Sequence[T], statistic: Callable[[Sequence[T]], float | None], *,
