@@ -310,3 +310,35 @@ def test_perturb_dataset_rows(tmp_path):
     if checker.exists():  # the independent checker re-executes every row
         res = subprocess.run([sys.executable, str(checker), str(out)], capture_output=True, text=True)
         assert res.returncode == 0, res.stdout
+
+
+def test_empty_seed_containers_may_receive_program_typed_elements(sandbox):
+    code = "def f(nums):\n    return [n * 2 for n in nums]\n"
+    found = search(code, "[]", "output-change", Budget(executions=100, seconds=60), sandbox=sandbox)
+    assert found and not found[0].type_changing
+    assert all(p.distance == 1 for p in found)
+    assert ("[2]", "[4]") in {(p.input, p.output) for p in found}   # the program's own literal 2
+
+
+def test_perturb_command(tmp_path):
+    import typer
+    from typer.testing import CliRunner
+
+    from codemorph.perturb.command import perturb_command
+
+    app = typer.Typer()
+    app.command("perturb")(perturb_command)
+    app.command("noop")(lambda: None)  # a second command keeps typer's subcommand parsing
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "x", "code": "def f(s):\n    return int(s)\n", "input": "'12'",
+                               "output": "12"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    res = CliRunner().invoke(app, ["perturb", str(src), "-o", str(out), "--exception", "ValueError",
+                                   "--output-changes", "0", "--budget", "200", "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["x:perturb:ValueError:0"]
+    assert rows[0]["exception"]["type"] == "ValueError" and rows[0]["distance"] == 1
+    assert "ValueError" in res.output and "programs reached" in res.output
+    bad = CliRunner().invoke(app, ["perturb", str(src), "-o", str(out), "--exception", "not a class"])
+    assert bad.exit_code == 2

@@ -21,7 +21,11 @@ returns.  A *mutation step* changes one node of that structure with one operator
 * ``set`` / ``frozenset``: remove, add (a mutated copy of an element), empty.
 
 Every step keeps each argument's type; a container keeps the element types seen in the
-seed (an empty seed container can only stay empty); dicts keep their key and value types.
+seed; dicts keep their key and value types.  An empty container in the seed shows no
+element type: it may receive elements of the types of the program's own literals (``int``
+and ``str`` values: the program's, then ``0``, ``1``, ``'a'``), and such a mutant still
+counts as type-preserving (the argument's type is unchanged, and no element type seen in
+the seed is contradicted).
 Containers and strings grow by at most :data:`MAX_GROWTH` elements beyond the seed's size,
 so mutants stay small and fast to run.  With ``allow_type_change=True`` one more operator
 replaces a node by a value of another type (``None``, ``0``, ``''``, ``[]``, ``{}``...);
@@ -62,13 +66,18 @@ def type_signature(value: Any) -> Any:
 
 
 def _sig_within(sig: Any, allowed: Any) -> bool:
-    """Whether a value of signature ``sig`` may stand where the seed had ``allowed``."""
+    """Whether a value of signature ``sig`` may stand where the seed had ``allowed``
+    (an empty seed container allows any element type)."""
     if sig == allowed:
         return True
     if isinstance(sig, tuple) and isinstance(allowed, tuple) and sig[0] == allowed[0]:
         if sig[0] == "dict":
+            if not allowed[1]:
+                return True
             return all(any(_sig_within(s, a) for a in allowed[1]) for s in sig[1]) and \
                 all(any(_sig_within(s, a) for a in allowed[2]) for s in sig[2])
+        if not allowed[1]:
+            return True
         return all(any(_sig_within(s, a) for a in allowed[1]) for s in sig[1])
     return False
 
@@ -118,6 +127,7 @@ class MutationSpace:
     _strs: list = field(init=False, repr=False)
     _chars: list = field(init=False, repr=False)
     _by_type: dict = field(init=False, repr=False)
+    _fill: list = field(init=False, repr=False)
     _limits: dict = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -162,6 +172,13 @@ class MutationSpace:
                 if v not in by_type[_tname(v)]:
                     by_type[_tname(v)].append(v)
         self._by_type = by_type
+        # elements for containers that are empty in the seed
+        fill: list = [v for v in lits if (isinstance(v, int) and not isinstance(v, bool) and abs(v) < 1000)
+                      or (isinstance(v, str) and 0 < len(v) <= 10)][:8]
+        for v in (0, 1, "a"):
+            if not any(type(v) is type(x) and v == x for x in fill):
+                fill.append(v)
+        self._fill = fill
 
     # -- size limits ------------------------------------------------------------------
     def _max_len(self, seed_len: int) -> int:
@@ -265,9 +282,12 @@ class MutationSpace:
         return s + self._char(rng) if len(s) < limit else s[:-1]
 
     def _element_pool(self, seed_value: Any) -> list:
-        """Literals of the element types the seed container had."""
+        """Literals of the element types the seed container had (for an empty seed
+        container, the fill values)."""
         if not isinstance(seed_value, (list, tuple, set, frozenset)):
             return []
+        if not seed_value:
+            return list(self._fill)
         types = {_tname(v) for v in seed_value}
         pool: list = []
         for t in sorted(types):
@@ -289,6 +309,8 @@ class MutationSpace:
             elif op == "delete" and items:
                 i = rng.randrange(len(items))
                 out = items[:i] + items[i + 1:]
+            elif op == "insert" and not items and not ref and len(items) < limit:
+                out = [rng.choice(self._fill)]
             elif op == "insert" and items and len(items) < limit:
                 i = rng.randrange(len(items) + 1)
                 pool = self._element_pool(ref)
@@ -329,6 +351,9 @@ class MutationSpace:
             elif op == "delete" and keys:
                 k = rng.choice(keys)
                 out = {kk: vv for kk, vv in d.items() if kk != k}
+            elif op == "add" and not keys and not ref:
+                k, v = rng.choice(self._fill), rng.choice(self._fill)
+                out = {k: v}
             elif op == "add" and keys and len(keys) < limit:
                 k = rng.choice(keys)
                 nk = self.step(k, rng, k, depth + 1)
@@ -359,6 +384,8 @@ class MutationSpace:
             if op == "remove" and items:
                 x = rng.choice(items)
                 out = kind(v for v in items if v != x)
+            elif op == "add" and not items and not ref_len:
+                out = kind([rng.choice(self._fill)])
             elif op == "add" and items and len(items) < limit:
                 x = self.step(rng.choice(items), rng, None, 1)
                 if not _hashable(x):
@@ -437,6 +464,9 @@ class MutationSpace:
                 yield kind(y for y in items if y != x)
             if items:
                 yield kind()
+            elif not sv:
+                for e in self._fill:
+                    yield kind([e])
 
     def _str_neighbours(self, s: str, sv: Any) -> Iterator[str]:
         ref_len = len(sv) if isinstance(sv, str) else len(s)
@@ -497,6 +527,13 @@ class MutationSpace:
             r = _rebuild(seq, items[:i] + items[i + 1:])
             if fresh(r):
                 yield r
+        if not items and not ref:
+            for e in self._fill:
+                yield _rebuild(seq, [e])
+            for e in self._fill[:3]:
+                for e2 in self._fill[:3]:
+                    if type(e) is type(e2):
+                        yield _rebuild(seq, [e, e2])
         if items and len(items) < self._max_len(len(ref)):
             pool = list(dict.fromkeys(_hashable_only(items))) + self._element_pool(ref)
             for i in range(len(items) + 1):
@@ -516,6 +553,10 @@ class MutationSpace:
 
     def _dict_neighbours(self, d: dict, sv: Any, depth: int) -> Iterator[dict]:
         keys = list(d)
+        if not keys and not sv:
+            for k in self._fill:
+                for v in self._fill:
+                    yield {k: v}
         if keys:
             yield {}
         for k in keys:

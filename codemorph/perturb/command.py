@@ -1,0 +1,86 @@
+"""The ``codemorph perturb`` command (typer + rich), ready to be registered on the main app:
+
+    from .perturb.command import perturb_command
+    app.command("perturb")(perturb_command)
+
+Exit codes follow the main CLI: 0 success (unprocessable rows are in the rejects file), 2
+bad invocation or bad input (missing/empty file, malformed target name).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+__all__ = ["perturb_command", "print_summary"]
+
+
+def perturb_command(
+    input_path: Optional[Path] = typer.Argument(None, metavar="[IN.jsonl]",
+                                                help="CRUXEval-format JSON Lines (id, code, input, output). "
+                                                     "Default: the small data set bundled with codemorph."),
+    output: Path = typer.Option(Path("codemorph-perturb.jsonl"), "--output", "-o", help="Output JSON Lines file."),
+    exception: Optional[List[str]] = typer.Option(
+        None, "--exception", "-e",
+        help="Exception class to drive programs into (repeatable), or 'any-exception'. "
+             "Default: IndexError, KeyError, ValueError, ZeroDivisionError, TypeError, AttributeError, "
+             "RecursionError, StopIteration, UnboundLocalError, AssertionError and any-exception."),
+    output_changes: int = typer.Option(1, "--output-changes", help="Output-changing inputs wanted per program."),
+    per_exception: int = typer.Option(1, "--per-exception", help="Rows wanted per program and exception class."),
+    budget: int = typer.Option(1500, "--budget", help="Executions per program (search phases)."),
+    seconds: float = typer.Option(3.0, "--seconds", help="Wall-clock seconds per program (search phases)."),
+    seed: int = typer.Option(0, "--seed", help="Master seed."),
+    workers: int = typer.Option(0, "--workers", help="Parallel worker processes (0 = number of CPUs)."),
+    allow_type_change: bool = typer.Option(False, "--allow-type-change",
+                                           help="Also search inputs whose arguments change type "
+                                                "(labelled type_changing in every row)."),
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy",
+                                                 help="mutation, guided, z3, crosshair (repeatable). "
+                                                      "Default: mutation, guided, z3."),
+) -> None:
+    """Search inputs near each row's input that raise the chosen exception classes or
+    change the output; write one row per finding (kind input-perturbation)."""
+    from ..cli import _fail, err_console, out_console
+    from ..dataset import default_dataset_path
+    from ..errors import InputError
+    from .job import DEFAULT_EXCEPTIONS, PerturbConfig, perturb_dataset
+    from .search import ALL_STRATEGIES, DEFAULT_STRATEGIES, Budget
+
+    strategies = tuple(strategy) if strategy else DEFAULT_STRATEGIES
+    bad = [s for s in strategies if s not in ALL_STRATEGIES]
+    if bad:
+        _fail(f"unknown strategy {bad[0]!r}; choose from {', '.join(ALL_STRATEGIES)}")
+    config = PerturbConfig(exceptions=tuple(exception) if exception else DEFAULT_EXCEPTIONS,
+                           output_changes=output_changes, per_exception=per_exception,
+                           budget=Budget(executions=budget, seconds=seconds), seed=seed,
+                           workers=workers or (os.cpu_count() or 1), allow_type_change=allow_type_change,
+                           strategies=strategies)
+    in_path = input_path or default_dataset_path()
+    progress = Progress(TextColumn("[bold]perturb[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
+                        TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, transient=False)
+    try:
+        with progress:
+            task = progress.add_task("rows", total=None)
+
+            def tick(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            summary = perturb_dataset(in_path, output, config, progress=tick)
+    except (InputError, ValueError) as exc:
+        _fail(str(exc))
+    print_summary(summary, out_console)
+
+
+def print_summary(summary, console: Console) -> None:
+    """Print the per-target table and a one-line account of a run."""
+    from .job import summary_table
+
+    console.print(summary_table(summary))
+    console.print(f"{summary.rows_read} rows read, {summary.programs_searched} searched, {summary.rows_written} rows "
+                  f"written to {summary.out_path}; {summary.rows_rejected} rejected (see {summary.rejects_path}); "
+                  f"{summary.executions} executions; {summary.seconds:.1f} s", highlight=False)
