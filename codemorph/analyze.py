@@ -58,7 +58,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .errors import CodemorphError, InputError, ParseError
 from .evaluate import EvaluationResult, Robustness, RowScore, read_scores, robustness
-from .metrics import spearman, wilson_interval
+from .metrics import mcnemar_exact, spearman, wilson_interval
 from .predictions import EvalRow, load_rows
 from .program import parse_source
 from .transform import bound_names
@@ -75,6 +75,7 @@ __all__ = [
     "tracer_script",
     "Report",
     "analyze",
+    "compare_models",
     "write_report",
 ]
 
@@ -690,6 +691,11 @@ class Report:
             with the row score).
         robustness: model -> :class:`~codemorph.evaluate.Robustness` (``None`` when the
             results hold originals only).
+        model_comparison: one row per pair of models on the rows both scored:
+            ``{model_a, model_b, rows, accuracy_a, accuracy_b, difference, only_a, only_b,
+            mcnemar_p}``; ``only_a``/``only_b`` count rows one model got right and the other
+            wrong (expected counts when rows have several generations), ``mcnemar_p`` is the
+            exact McNemar p-value (``None`` unless every score is 0 or 1).
         notes: warnings (rows that could not be parsed or traced, unknown ids).
         dataset: where the rows came from.
     """
@@ -703,6 +709,7 @@ class Report:
     robustness: dict[str, Robustness | None]
     notes: list[str] = field(default_factory=list)
     dataset: str = ""
+    model_comparison: list[dict[str, Any]] = field(default_factory=list)
 
 
 #: numeric properties binned for the accuracy tables: name -> (bin upper bounds, labels)
@@ -860,7 +867,34 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
         else:
             rob[m] = None
     source = str(dataset) if isinstance(dataset, (str, os.PathLike)) else ""
-    return Report(programs, scores, models, summary, prop_acc, correlations, rob, notes, source)
+    return Report(programs, scores, models, summary, prop_acc, correlations, rob, notes, source,
+                  compare_models(scores, models))
+
+
+def compare_models(scores: Mapping[str, Mapping[str, float]], models: Sequence[str]) -> list[dict[str, Any]]:
+    """Pairwise comparison of models on the rows both scored (see :attr:`Report.model_comparison`).
+
+    Args:
+        scores: model -> row id -> row score in [0, 1].
+        models: the models to compare, in order (pairs ``(a, b)`` with ``a`` before ``b``).
+    """
+    out = []
+    for i, a in enumerate(models):
+        for b in models[i + 1:]:
+            common = [rid for rid in scores[a] if rid in scores[b]]
+            if not common:
+                continue
+            sa = [scores[a][r] for r in common]
+            sb = [scores[b][r] for r in common]
+            only_a = math.fsum(x * (1 - y) for x, y in zip(sa, sb))
+            only_b = math.fsum((1 - x) * y for x, y in zip(sa, sb))
+            binary = all(v in (0.0, 1.0) for v in sa + sb)
+            acc_a, acc_b = math.fsum(sa) / len(common), math.fsum(sb) / len(common)
+            out.append({"model_a": a, "model_b": b, "rows": len(common), "accuracy_a": acc_a,
+                        "accuracy_b": acc_b, "difference": acc_a - acc_b,
+                        "only_a": int(only_a) if binary else only_a, "only_b": int(only_b) if binary else only_b,
+                        "mcnemar_p": mcnemar_exact(int(only_a), int(only_b)) if binary else None})
+    return out
 
 
 def write_report(report: Report, out_dir: str | os.PathLike[str], *, plots: bool = True) -> dict[str, Path]:

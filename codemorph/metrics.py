@@ -9,6 +9,8 @@ an explicit seed, so the same data and seed give the same interval on every mach
 * :func:`wilson_interval` -- Wilson (1927) score interval for a binomial proportion.
 * :func:`bootstrap_ci` -- percentile bootstrap interval (Efron & Tibshirani 1993,
   "An Introduction to the Bootstrap", ch. 13), resampling whole clusters when asked.
+* :func:`mcnemar_exact` -- exact (binomial) McNemar test for paired binary outcomes
+  (McNemar 1947, Psychometrika 12:153-157).
 * :func:`spearman` -- Spearman's rank correlation with average ranks for ties and a
   two-sided p-value from Student's t distribution with n - 2 degrees of freedom.
 """
@@ -29,6 +31,7 @@ __all__ = [
     "spearman",
     "SpearmanResult",
     "student_t_sf",
+    "mcnemar_exact",
 ]
 
 T = TypeVar("T")
@@ -271,3 +274,27 @@ def _betacf(a: float, b: float, x: float) -> float:
         if abs(delta - 1.0) < 3e-15:
             break
     return h
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar test (McNemar 1947, Psychometrika 12:153-157).
+
+    Args:
+        b: pairs where the first classifier is right and the second wrong.
+        c: pairs where the first is wrong and the second right.
+
+    Returns:
+        The p-value ``min(1, 2 * P(X <= min(b, c)))`` with ``X ~ Binomial(b + c, 1/2)``;
+        1.0 when there are no discordant pairs.
+
+    Raises:
+        ValueError: negative counts.
+    """
+    if b < 0 or c < 0:
+        raise ValueError(f"counts must be >= 0, got {b}, {c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail = math.fsum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
+    return min(1.0, 2 * tail)

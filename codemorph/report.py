@@ -33,7 +33,8 @@ PLOTS = {
     "transform_drop": "Accuracy drop per transform / perturbation (bootstrap 95% intervals)",
 }
 #: table file names (without extension)
-TABLES = ("programs", "model_summary", "property_accuracy", "correlations", "robustness", "exceptions")
+TABLES = ("programs", "model_summary", "model_comparison", "property_accuracy", "correlations", "robustness",
+          "exceptions")
 
 
 def require_matplotlib():
@@ -86,8 +87,8 @@ def _tables(report: "Report") -> dict[str, list[dict[str, Any]]]:
             row[f"score:{m}"] = report.scores[m].get(p["id"])
         programs.append(row)
     return {"programs": programs, "model_summary": report.model_summary,
-            "property_accuracy": report.property_accuracy, "correlations": report.correlations,
-            "robustness": groups, "exceptions": excs}
+            "model_comparison": report.model_comparison, "property_accuracy": report.property_accuracy,
+            "correlations": report.correlations, "robustness": groups, "exceptions": excs}
 
 
 def _csv_value(v: Any) -> Any:
@@ -321,6 +322,10 @@ def render_html(report: "Report", images: dict[str, bytes]) -> str:
         parts.append("<ul class='notes'>" + "".join(f"<li>{html.escape(n)}</li>" for n in report.notes) + "</ul>")
     parts.append("<h2>Models</h2>")
     parts.append(_html_table(report.model_summary, table_id="model_summary"))
+    if report.model_comparison:
+        parts.append("<h3>Pairwise comparison</h3><p>Rows both models scored; only_a / only_b: rows one "
+                     "model got right and the other wrong; exact McNemar test.</p>")
+        parts.append(_html_table(report.model_comparison, table_id="model_comparison"))
     parts.append("<h2>Plots</h2>")
     for name, title in PLOTS.items():
         if name in images:

@@ -92,7 +92,8 @@ def test_match_statement_and_elif_chain_are_not_nesting():
     sp = program_properties(src)
     assert sp.constructs["match"] == 1 and sp.max_nesting == 1
     assert sp.complexity == 3  # three cases, the last irrefutable
-    chain = "def f(x):\n    if x == 1:\n        return 1\n    elif x == 2:\n        return 2\n    elif x == 3:\n        return 3\n    return 0\n"
+    chain = ("def f(x):\n    if x == 1:\n        return 1\n    elif x == 2:\n        return 2\n"
+             "    elif x == 3:\n        return 3\n    return 0\n")
     sp = program_properties(chain)
     assert sp.constructs["nested_if"] == 0 and sp.max_nesting == 1 and sp.complexity == 4
 
@@ -215,6 +216,10 @@ def test_analyze_fixture_two_models_and_report(tmp_path, sandbox):
     progs = {p["id"]: p for p in report.programs}
     assert progs["o4"]["loop_length"] == 5 and progs["o4:perturb:0"]["max_loop_iterations"] == 3
     assert report.robustness["toy"].robust_accuracy == 0.25
+    # toy is right on 7 rows, perfect on all 10: 3 discordant rows, all for perfect
+    [cmp] = report.model_comparison
+    assert (cmp["model_a"], cmp["model_b"], cmp["rows"], cmp["only_a"], cmp["only_b"]) == ("toy", "perfect", 10, 0, 3)
+    assert cmp["difference"] == pytest.approx(-0.3) and cmp["mcnemar_p"] == pytest.approx(0.25)
 
     files = write_report(report, tmp_path / "report")
     for name in ("constructs", "complexity", "loop_length", "output_type", "transform_drop"):
@@ -225,8 +230,8 @@ def test_analyze_fixture_two_models_and_report(tmp_path, sandbox):
     assert float(row["accuracy"]) == pytest.approx(2 / 3) and row["rows"] == "3"
     rob = json.loads(files["robustness.json"].read_text())
     assert {(r["model"], r["group"]) for r in rob} >= {("toy", "rename-locals"), ("toy", "perturbation")}
-    html_text = _check_html(files["report.html"], ["model_summary", "property_accuracy", "correlations",
-                                                   "robustness", "exceptions", "programs"])
+    html_text = _check_html(files["report.html"], ["model_summary", "model_comparison", "property_accuracy",
+                                                   "correlations", "robustness", "exceptions", "programs"])
     assert "rename-locals" in html_text and "IndexError" in html_text
 
 

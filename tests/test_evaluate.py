@@ -100,7 +100,8 @@ def test_dataset_reader_rejects_bad_rows(tmp_path):
     p.write_text('{"id": "a", "code": "def f(): pass", "input": "", "output": null}\n')
     with pytest.raises(InputError, match=r"d.jsonl:1: 'output' is null but the row has no 'exception'"):
         load_rows(p)
-    p.write_text('{"id": "a", "code": "x", "input": "", "output": "1"}\n{"id": "a", "code": "x", "input": "", "output": "1"}\n')
+    line = '{"id": "a", "code": "x", "input": "", "output": "1"}\n'
+    p.write_text(line + line)
     with pytest.raises(InputError, match="duplicate id 'a'"):
         load_rows(p)
 

@@ -111,3 +111,15 @@ def test_bootstrap_resamples_clusters_as_units():
                           n_resamples=200, seed=0)
     assert seen <= {0.0, 0.5, 1.0}
     assert lo == 0.0 and hi == 1.0
+
+
+def test_mcnemar_exact():
+    from codemorph.metrics import mcnemar_exact
+
+    # b=1, c=9: 2 * P(X <= 1), X ~ Bin(10, 1/2) = 2 * 11 / 1024
+    assert mcnemar_exact(1, 9) == pytest.approx(22 / 1024)
+    assert mcnemar_exact(9, 1) == mcnemar_exact(1, 9)
+    assert mcnemar_exact(5, 5) == 1.0
+    assert mcnemar_exact(0, 0) == 1.0
+    with pytest.raises(ValueError):
+        mcnemar_exact(-1, 2)
