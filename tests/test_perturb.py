@@ -342,3 +342,20 @@ def test_perturb_command(tmp_path):
     assert "ValueError" in res.output and "programs reached" in res.output
     bad = CliRunner().invoke(app, ["perturb", str(src), "-o", str(out), "--exception", "not a class"])
     assert bad.exit_code == 2
+
+
+CROSSHAIR_PROGRAM = ("def f(s):\n"
+                     "    if s[::-1] + 'x' == 'abcx':\n"
+                     "        raise ValueError(s)\n"
+                     "    return len(s)\n")
+
+
+def test_crosshair_finds_what_the_others_cannot(sandbox):
+    pytest.importorskip("crosshair")
+    budget = Budget(executions=1000, seconds=120, crosshair_seconds=8.0)
+    for strategy in ("mutation", "guided", "z3"):
+        assert search(CROSSHAIR_PROGRAM, "'zz'", "ValueError", budget, strategies=(strategy,), sandbox=sandbox) == []
+    found = search(CROSSHAIR_PROGRAM, "'zz'", "ValueError", budget, strategies=("crosshair",), sandbox=sandbox)
+    assert found and found[0].input == "'cba'" and found[0].strategy == "crosshair"
+    o = sandbox.run(ExecRequest(CROSSHAIR_PROGRAM, "f", found[0].input))
+    assert o.status == "raised" and o.exception.type == "ValueError"

@@ -440,41 +440,43 @@ def _union(values: Any) -> str | None:
 
 
 _DRIVER = r'''
-import sys, json, inspect, io
+import sys, json, time
 MARK = "\x1e__crosshair__"
 src = %(source)r
 entry = %(entry)r
 anns = %(anns)r
-per_path = %(per_path)r
-deadline = %(deadline)r
-import time
-t0 = time.monotonic()
+budget = %(budget)r
+out = sys.stdout
 try:
-    from crosshair.core_and_libs import standalone_statespace  # noqa: F401  (loads the library plugins)
-    from crosshair.path_cover import path_cover, CoverageType
+    from crosshair.core_and_libs import standalone_statespace  # noqa: F401  (registers the library plugins)
+    from crosshair.path_cover import path_cover, CoverageType, format_boundargs
     from crosshair.options import DEFAULT_OPTIONS
     from crosshair.fnutil import FunctionInfo
 except Exception as e:
-    sys.stdout.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
+    out.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
     raise SystemExit(0)
 g = {"__name__": "__crosshair_target__"}
 exec(compile(src, "<program>", "exec"), g)
 fn = g[entry]
 fn.__annotations__ = {k: eval(v, g) for k, v in anns.items()}
-opts = DEFAULT_OPTIONS.overlay(per_path_timeout=per_path, max_uninteresting_iterations=20,
-                               per_condition_timeout=max(0.5, deadline - (time.monotonic() - t0)))
-try:
-    paths = path_cover(FunctionInfo.from_fn(fn), opts, CoverageType.OPCODE)
-except Exception as e:
-    sys.stdout.write(MARK + json.dumps({"error": "%%s: %%s" %% (type(e).__name__, e)}) + "\n")
-    raise SystemExit(0)
-for p in paths:
+
+def emit(bound):
+    # called by CrossHair once per completed path, with realised arguments: print at once,
+    # so that a run stopped by the wall-clock limit keeps what it found
+    text = format_boundargs(bound)
     try:
-        args = [repr(v) for v in p.args.args]
-        kwargs = {k: repr(v) for k, v in p.args.kwargs.items()}
+        out.write(MARK + json.dumps({"args": text}) + "\n")
+        out.flush()
     except Exception:
-        continue
-    sys.stdout.write(MARK + json.dumps({"args": args, "kwargs": kwargs}) + "\n")
+        pass
+    return text
+
+opts = DEFAULT_OPTIONS.overlay(per_path_timeout=max(0.25, budget / 8), per_condition_timeout=budget,
+                               max_uninteresting_iterations=50)
+try:
+    path_cover(FunctionInfo.from_fn(fn), opts, CoverageType.OPCODE, arg_formatter=emit)
+except BaseException as e:
+    out.write(MARK + json.dumps({"error": "%%s: %%s" %% (type(e).__name__, e)}) + "\n")
 '''
 
 
@@ -484,8 +486,9 @@ def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, 
     inferred from ``seed_args``; run inside a sandbox with a wall-clock timeout of
     ``seconds`` (a run that overruns it yields nothing).  Returns ``[]`` when CrossHair is
     not installed or no annotation fits the seed.  The caller re-runs every candidate."""
-    import ast as _ast
     from dataclasses import replace as _replace
+
+    from ..inputs import parse_args
 
     from ..sandbox import ExecRequest, Sandbox
 
@@ -504,14 +507,16 @@ def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, 
         if a is None:
             return []
         anns[name] = a
+    # CrossHair's own limit counts CPU time; it gets 70% of the wall-clock limit, and the
+    # sandbox's timeout is the hard wall-clock stop
     driver = _DRIVER % {"source": program.source, "entry": program.entry_point, "anns": anns,
-                        "per_path": max(0.5, seconds / 8), "deadline": max(1.0, seconds * 0.8)}
-    limits = _replace(sandbox.limits, timeout=seconds, memory=max(sandbox.limits.memory, 2 << 30),
+                        "budget": max(0.5, seconds * 0.7)}
+    limits = _replace(sandbox.limits, timeout=seconds, memory=max(sandbox.limits.memory, 4 << 30),
                       output=1 << 20)
     with Sandbox(limits) as sb:
         o = sb.run(ExecRequest(driver, program.entry_point, None))
     out: list[tuple[list, dict]] = []
-    for line in (o.stdout or "").splitlines():
+    for line in (o.stdout or "").split("\n"):  # not splitlines(): it splits at \x1e too
         k = line.find("\x1e__crosshair__")
         if k < 0:
             continue
@@ -519,8 +524,9 @@ def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, 
             d = json.loads(line[k + len("\x1e__crosshair__"):])
             if "args" not in d:
                 continue
-            args = [_ast.literal_eval(a) for a in d["args"]]
-        except Exception:
+            args = parse_args(d["args"])
+        except Exception:  # not a literal (CrossHair made an object): skip it
             continue
-        out.append((args, {}))
+        if args not in out:
+            out.append(args)
     return out
