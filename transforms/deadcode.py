@@ -24,8 +24,8 @@ import libcst as cst
 from codemorph import NotApplicable, RewriteContext, Transform
 from codemorph.transform import identifiers_in
 
-from .loops import (BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, dynamic_scope_uses, function_nodes,
-                    hazard_identifiers, is_generator_function)
+from .loops import (BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, FunctionFacts, ProgramFacts,
+                    hazard_identifiers)
 
 __all__ = ["DeadCode", "DeadPredicate", "PREDICATES", "INT_FACTS", "LEN_FACTS", "BODY_TEMPLATES",
            "function_locals", "function_symbol_tables", "insertion_blocks", "definitely_bound_params"]
@@ -147,23 +147,6 @@ def _is_scope_declaration(stmt: cst.CSTNode) -> bool:
         isinstance(s, (cst.Global, cst.Nonlocal)) for s in stmt.body)
 
 
-class _Blocks(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.blocks: list[cst.IndentedBlock] = []
-
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        self.blocks.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # nested function: its own candidate
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False  # never insert into a class body
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
 _JUMPS = (cst.Return, cst.Raise, cst.Break, cst.Continue)
 
 
@@ -186,7 +169,8 @@ def _span(stmts: Sequence[cst.CSTNode], function_body: bool) -> tuple[int, int]:
     return first, last
 
 
-def insertion_blocks(func: cst.FunctionDef) -> list[tuple[cst.BaseSuite, int, int]]:
+def insertion_blocks(func: cst.FunctionDef, facts: FunctionFacts | None = None
+                     ) -> list[tuple[cst.BaseSuite, int, int]]:
     """Where a statement may be inserted in ``func``: ``(suite, first, last)`` triples,
     meaning positions ``first..last`` (inclusive) of ``suite``'s statements.
 
@@ -196,53 +180,21 @@ def insertion_blocks(func: cst.FunctionDef) -> list[tuple[cst.BaseSuite, int, in
     ``global``/``nonlocal`` statement of that block.  The last position is before the
     block's first ``return``/``raise``/``break``/``continue`` (code after those is
     trivially unreachable; the predicate itself should be evaluated).  Blocks without a
-    position (``first > last``) are left out.  Order: source order.
+    position (``first > last``) are left out.  Order: source order.  ``facts`` (from
+    :class:`~codemorph.transforms.loops.ProgramFacts`) may be passed when computed.
     """
-    out: list[tuple[cst.BaseSuite, int, int]] = []
     body = func.body
     if isinstance(body, cst.SimpleStatementSuite):
         first, last = _span(list(body.body), True)
         return [(body, first, last)] if first <= last else []
-    v = _Blocks()
-    for stmt in body.body:
-        stmt.visit(v)
-    for block in [body, *v.blocks]:
+    if facts is None:
+        facts = ProgramFacts.of(cst.Module(body=[func])).functions[func]
+    out: list[tuple[cst.BaseSuite, int, int]] = []
+    for block in facts.blocks:
         first, last = _span(list(block.body), block is body)
         if first <= last:
             out.append((block, first, last))
     return out
-
-
-class _Unbinders(cst.CSTVisitor):
-    """Names that may become unbound or stop being local: ``del`` targets,
-    ``except ... as`` names (deleted at the end of the handler), ``global``/``nonlocal``."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _target(self, node: cst.BaseExpression) -> None:
-        if isinstance(node, cst.Name):
-            self.names.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
-            for el in node.elements:
-                self._target(el.value)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._target(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._target(node.name.name)
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        if node.name is not None:
-            self._target(node.name.name)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.names.update(n.name.value for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.names.update(n.name.value for n in node.names)
 
 
 def _params(func: cst.FunctionDef) -> list[cst.Param]:
@@ -256,13 +208,14 @@ def _params(func: cst.FunctionDef) -> list[cst.Param]:
     return out
 
 
-def definitely_bound_params(func: cst.FunctionDef) -> list[str]:
+def definitely_bound_params(func: cst.FunctionDef, facts: FunctionFacts | None = None) -> list[str]:
     """Parameters of ``func`` bound at every point of its body: never ``del``eted, never an
     ``except ... as`` name, never named in ``global``/``nonlocal`` -- checked anywhere in
-    ``func`` including nested functions (conservative).  In declaration order."""
-    v = _Unbinders()
-    func.body.visit(v)
-    return [p.name.value for p in _params(func) if p.name.value not in v.names]
+    ``func`` including nested functions (conservative).  In declaration order.
+    ``facts`` (from :class:`~codemorph.transforms.loops.ProgramFacts`) may be passed."""
+    if facts is None:
+        facts = ProgramFacts.of(cst.Module(body=[func])).functions[func]
+    return [p.name.value for p in _params(func) if p.name.value not in facts.unbinders]
 
 
 def function_symbol_tables(source: str) -> dict[tuple[str, int], symtable.SymbolTable]:
@@ -385,8 +338,8 @@ class DeadCode(Transform):
     )
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        funcs = function_nodes(module)
-        if not funcs:
+        facts = ProgramFacts.of(module)
+        if not facts.functions:
             raise NotApplicable("no function")
         names = identifiers_in(module)
         found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS, names=names)
@@ -394,10 +347,9 @@ class DeadCode(Transform):
             raise NotApplicable(f"program inspects frames, code or line numbers ({', '.join(found)})")
         eligible: list[cst.FunctionDef] = []
         reasons: list[str] = []
-        for func in funcs:
-            dyn = dynamic_scope_uses(func)
-            if dyn:
-                reasons.append(f"{func.name.value}() uses {', '.join(dyn)}")
+        for func, f in facts.functions.items():
+            if f.dynamic:
+                reasons.append(f"{func.name.value}() uses {', '.join(sorted(f.dynamic))}")
             else:
                 eligible.append(func)
         if not eligible:
@@ -405,14 +357,15 @@ class DeadCode(Transform):
 
         positions: list[tuple[cst.FunctionDef, cst.BaseSuite, int]] = []
         for func in eligible:
-            for suite, first, last in insertion_blocks(func):
+            for suite, first, last in insertion_blocks(func, facts.functions[func]):
                 positions += [(func, suite, i) for i in range(first, last + 1)]
         if not positions:
             raise NotApplicable("no statement position in a function body")
         func, suite, index = ctx.rng.choice(positions)
+        ffacts = facts.functions[func]
 
         builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
-        params = definitely_bound_params(func)
+        params = definitely_bound_params(func, ffacts)
         stmts: list[cst.BaseStatement] = []
         usable = [pred for pred in PREDICATES if pred.guard is not None
                   and builtins_ok and not ctx.shadowed(*pred.builtins)]
@@ -429,13 +382,13 @@ class DeadCode(Transform):
             pred = ctx.rng.choice([p for p in PREDICATES if p.guard is None])
             stmts.append(cst.parse_statement(f"{var} = {ctx.rng.randint(2, 99)}\n"))
 
-        tables = function_symbol_tables(module.code)
+        tables = function_symbol_tables(ctx.program.source)
         table = tables.get((func.name.value, ctx.position(func.name)[0]))
         local_names = function_locals(table, func)
         if var not in local_names:
             local_names = sorted({*local_names, var})
         templates = BODY_TEMPLATES
-        if is_generator_function(func) or func.asynchronous is not None or _has_try_star(func):
+        if ffacts.is_generator or func.asynchronous is not None or ffacts.has_try_star:
             templates = tuple(b for b in BODY_TEMPLATES if not b.returns)
         body = ctx.rng.choice(templates)
         others = [n for n in local_names if n != var]
@@ -463,17 +416,3 @@ def _anchor(func: cst.FunctionDef, suite: cst.BaseSuite, index: int) -> cst.CSTN
     if stmts:
         return stmts[-1]
     return func
-
-
-class _TryStarFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_TryStar(self, node: cst.TryStar) -> None:
-        self.found = True
-
-
-def _has_try_star(func: cst.FunctionDef) -> bool:
-    v = _TryStarFinder()
-    func.visit(v)
-    return v.found

@@ -16,7 +16,7 @@ only and are shared by the other built-in families (``dead-code``, ``branches``)
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import libcst as cst
@@ -35,7 +35,8 @@ __all__ = [
     "is_generator_function",
     "finalisation_hazard",
     "function_nodes",
-    "ScopeIndex",
+    "ProgramFacts",
+    "FunctionFacts",
     "parenthesize_if_bare_tuple",
 ]
 
@@ -135,54 +136,180 @@ def dynamic_scope_uses(node: cst.CSTNode) -> list[str]:
     return sorted(set(v.found))
 
 
-class _YieldFinder(cst.CSTVisitor):
+@dataclass
+class FunctionFacts:
+    """What one pass of :class:`ProgramFacts` learns about one ``def``.
+
+    Attributes:
+        node: the function.
+        dynamic: dynamic-scope builtins used in it or in code nested in it
+            (see :func:`dynamic_scope_uses`).
+        blocks: the indented blocks that belong to the function itself, in source order,
+            starting with its body (not blocks of nested functions or class bodies).
+        is_generator: its own code (not nested functions/lambdas/classes) has ``yield``.
+        has_try_or_with: its own code has ``try`` / ``try*`` / ``with``.
+        has_try_star: ``try ... except*`` anywhere in it (``return`` is banned there).
+        unbinders: names that a ``del``, an ``except ... as``, a ``global`` or a
+            ``nonlocal`` anywhere in it (nested code included) may unbind or rebind.
+    """
+
+    node: cst.FunctionDef
+    dynamic: set[str] = field(default_factory=set)
+    blocks: list[cst.IndentedBlock] = field(default_factory=list)
+    is_generator: bool = False
+    has_try_or_with: bool = False
+    has_try_star: bool = False
+    unbinders: set[str] = field(default_factory=set)
+
+
+class ProgramFacts(cst.CSTVisitor):
+    """One pass over a module collecting the facts the loops / dead-code / branches
+    transforms need (libcst visits are the main cost of a rewrite, so they share one).
+
+    After ``ProgramFacts.of(module)``:
+
+    * ``functions``: a :class:`FunctionFacts` per ``def`` / ``async def``, in source order;
+    * ``loops``: every ``for`` statement with its owner (the nearest enclosing
+      ``FunctionDef`` or ``ClassDef``, ``None`` at module level), in source order.
+    """
+
     def __init__(self) -> None:
-        self.found = False
-        self.has_try_or_with = False
+        self.functions: dict[cst.FunctionDef, FunctionFacts] = {}
+        self.loops: list[tuple[cst.For, cst.FunctionDef | cst.ClassDef | None]] = []
+        self._owners: list[cst.FunctionDef | cst.ClassDef | cst.Lambda | None] = [None]
+        self._funcs: list[FunctionFacts] = []  # enclosing defs, innermost last
+        self._not_builtin: set[int] = set()  # ids of Name nodes that are not variable reads
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False  # nested function: its own generator-ness
+    @classmethod
+    def of(cls, module: cst.Module) -> "ProgramFacts":
+        facts = cls()
+        module.visit(facts)
+        return facts
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+    def _own(self) -> FunctionFacts | None:
+        owner = self._owners[-1]
+        return self.functions.get(owner) if isinstance(owner, cst.FunctionDef) else None
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
+    # scopes
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        facts = FunctionFacts(node)
+        self.functions[node] = facts
+        self._funcs.append(facts)
+        self._owners.append(node)
+        self._not_builtin.add(id(node.name))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._funcs.pop()
+        self._owners.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._owners.append(node)
+        self._not_builtin.add(id(node.name))
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._owners.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._owners.append(node)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._owners.pop()
+
+    # statements
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        own = self._own()
+        if own is not None:
+            own.blocks.append(node)
+
+    def visit_For(self, node: cst.For) -> None:
+        owner = self._owners[-1]
+        self.loops.append((node, owner if not isinstance(owner, cst.Lambda) else None))
 
     def visit_Yield(self, node: cst.Yield) -> None:
-        self.found = True
+        own = self._own()
+        if own is not None:
+            own.is_generator = True
+
+    def _try_or_with(self) -> None:
+        own = self._own()
+        if own is not None:
+            own.has_try_or_with = True
 
     def visit_Try(self, node: cst.Try) -> None:
-        self.has_try_or_with = True
-
-    def visit_TryStar(self, node: cst.TryStar) -> None:
-        self.has_try_or_with = True
+        self._try_or_with()
 
     def visit_With(self, node: cst.With) -> None:
-        self.has_try_or_with = True
+        self._try_or_with()
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self._try_or_with()
+        for f in self._funcs:
+            f.has_try_star = True
+
+    # names that may be unbound / rebound
+    def _unbind(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            for f in self._funcs:
+                f.unbinders.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                self._unbind(el.value)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._unbind(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._unbind(node.name.name)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        if node.name is not None:
+            self._unbind(node.name.name)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        for n in node.names:
+            self._unbind(n.name)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        for n in node.names:
+            self._unbind(n.name)
+
+    # dynamic-scope builtins (same rules as dynamic_scope_uses)
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._not_builtin.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self._not_builtin.add(id(node.keyword))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self._not_builtin.add(id(node.name))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in ("dir", "vars") and any(
+                a.keyword is None and not a.star for a in node.args):
+            self._not_builtin.add(id(func))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in DYNAMIC_SCOPE_BUILTINS and id(node) not in self._not_builtin:
+            for f in self._funcs:
+                f.dynamic.add(node.value)
 
 
 def is_generator_function(func: cst.FunctionDef) -> bool:
     """Whether ``func``'s own body (not nested functions, lambdas or classes) contains
     ``yield`` / ``yield from``, i.e. calling it returns a generator."""
-    v = _YieldFinder()
-    func.body.visit(v)
-    return v.found
+    return ProgramFacts.of(cst.Module(body=[func])).functions[func].is_generator
 
 
 def function_nodes(module: cst.Module) -> list[cst.FunctionDef]:
     """Every ``def`` / ``async def`` in ``module`` (any depth), in source order."""
-    out: list[cst.FunctionDef] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            out.append(node)
-
-    module.visit(_V())
-    return out
+    return list(ProgramFacts.of(module).functions)
 
 
-def finalisation_hazard(module: cst.Module, names: frozenset[str] | None = None) -> str | None:
+def finalisation_hazard(module: cst.Module, names: frozenset[str] | None = None,
+                        facts: ProgramFacts | None = None) -> str | None:
     """A reason why the program may observe *when* an iterator or generator is released,
     or ``None``.
 
@@ -191,43 +318,18 @@ def finalisation_hazard(module: cst.Module, names: frozenset[str] | None = None)
     generator runs code on close (``try``/``finally``, ``with``, ``except`` around a
     ``yield``: conservatively, any ``try``/``with`` in a generator function), when a
     class defines ``__del__``, or through weak references / the ``gc`` module.
-    ``names`` may pass ``identifiers_in(module)`` when already computed.
+    ``names`` (``identifiers_in(module)``) and ``facts`` (``ProgramFacts.of(module)``)
+    may be passed when already computed.
     """
-    for func in function_nodes(module):
-        v = _YieldFinder()
-        func.body.visit(v)
-        if v.found and v.has_try_or_with:
+    facts = facts or ProgramFacts.of(module)
+    for func, f in facts.functions.items():
+        if f.is_generator and f.has_try_or_with:
             return (f"generator {func.name.value}() has try/with code that runs when it is closed; "
                     "keeping its iterator alive longer would change when that code runs")
     found = hazard_identifiers(module, LIFETIME_HAZARDS, names=names)
     if found:
         return f"program observes object lifetimes ({', '.join(found)})"
     return None
-
-
-class ScopeIndex(cst.CSTVisitor):
-    """Maps every statement of a module to the innermost scope that contains it.
-
-    After ``module.visit(index)``: ``index.owner[stmt]`` is the nearest enclosing
-    :class:`~libcst.FunctionDef` or :class:`~libcst.ClassDef` of the statement (``None``
-    at module level), for every compound and simple statement node; comprehensions and
-    lambdas contain no statements, so they never own one.
-    """
-
-    def __init__(self) -> None:
-        self.owner: dict[cst.CSTNode, cst.FunctionDef | cst.ClassDef | None] = {}
-        self._stack: list[cst.FunctionDef | cst.ClassDef | None] = [None]
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, (cst.BaseCompoundStatement, cst.SimpleStatementLine, cst.BaseSmallStatement)):
-            self.owner[node] = self._stack[-1]
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            self._stack.append(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        if isinstance(original_node, (cst.FunctionDef, cst.ClassDef)):
-            self._stack.pop()
 
 
 def parenthesize_if_bare_tuple(expr: cst.BaseExpression) -> cst.BaseExpression:
@@ -334,14 +436,8 @@ class ForToWhile(Transform):
         self.which = which
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        loops: list[cst.For] = []
-
-        class _V(cst.CSTVisitor):
-            def visit_For(self, node: cst.For) -> None:
-                loops.append(node)
-
-        module.visit(_V())
-        if not loops:
+        facts = ProgramFacts.of(module)
+        if not facts.loops:
             raise NotApplicable("no for loop")
         shadowed = ctx.shadowed("iter", "next", "object")
         if shadowed:
@@ -350,20 +446,16 @@ class ForToWhile(Transform):
         found = hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
         if found:
             raise NotApplicable(f"program may rebind builtins through {', '.join(found)}")
-        hazard = finalisation_hazard(module, names=names)
+        hazard = finalisation_hazard(module, names=names, facts=facts)
         if hazard:
             raise NotApplicable(hazard)
         found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS, names=names)
         if found:
             raise NotApplicable(f"program inspects frames, code or line numbers ({', '.join(found)})")
 
-        index = ScopeIndex()
-        module.visit(index)
-        dynamic: dict[cst.FunctionDef, list[str]] = {}
         eligible: list[cst.For] = []
         reasons: list[str] = []
-        for loop in loops:
-            owner = index.owner.get(loop)
+        for loop, owner in facts.loops:
             line = ctx.position(loop)[0]
             if loop.asynchronous is not None:
                 reasons.append(f"line {line}: async for")
@@ -371,16 +463,14 @@ class ForToWhile(Transform):
                 reasons.append(f"line {line}: loop at module level")
             elif isinstance(owner, cst.ClassDef):
                 reasons.append(f"line {line}: loop in a class body")
+            elif facts.functions[owner].dynamic:
+                uses = ", ".join(sorted(facts.functions[owner].dynamic))
+                reasons.append(f"line {line}: {owner.name.value}() uses {uses}")
             else:
-                if owner not in dynamic:
-                    dynamic[owner] = dynamic_scope_uses(owner)
-                if dynamic[owner]:
-                    reasons.append(f"line {line}: {owner.name.value}() uses {', '.join(dynamic[owner])}")
-                else:
-                    eligible.append(loop)
+                eligible.append(loop)
         if not eligible:
             raise NotApplicable("no eligible for loop (" + "; ".join(reasons) + ")")
         chosen = eligible if self.which == "all" else [ctx.rng.choice(eligible)]
-        names = {loop: _LoopNames(ctx.fresh_name("_it"), ctx.fresh_name("_end"), ctx.fresh_name("_item"))
-                 for loop in chosen}  # source order: outer loops get the plain names
-        return module.visit(_ForToWhileRewriter(ctx, chosen, names))
+        loop_names = {loop: _LoopNames(ctx.fresh_name("_it"), ctx.fresh_name("_end"), ctx.fresh_name("_item"))
+                      for loop in chosen}  # source order: outer loops get the plain names
+        return module.visit(_ForToWhileRewriter(ctx, chosen, loop_names))
