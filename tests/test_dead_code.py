@@ -298,6 +298,35 @@ def f(a, b):
 '''
 
 
+TRICKY2 = '''
+from typing import List
+
+
+class Point:
+    def __init__(self, x, y=0):
+        self.x = x
+        self.y = y
+
+
+def f(xs, x=1):
+    """Walk xs."""
+    found: "List[int]" = []
+    for item in xs:
+        try:
+            if item == 0:
+                continue
+            if item < 0:
+                break
+            found.append(Point(x=item, y=x).x)
+        finally:
+            x += 1
+    else:
+        found.append(-1)
+    first, *rest = found or [None]
+    return found, x, first, rest, f"{x!r}", dict(x=x)
+'''
+
+
 def _symbols(source: str) -> list[dict[str, tuple]]:
     """Per function (in order): {name: flags}, from the compiler's symbol table."""
     out = []
@@ -314,11 +343,13 @@ def _symbols(source: str) -> list[dict[str, tuple]]:
     return out
 
 
-@pytest.mark.parametrize("seed", range(16))
-def test_scoping_docstrings_and_classes_unchanged(seed: int) -> None:
-    result = get_transform(NAME).apply(Program(TRICKY), seed, inputs=["1, 2"])
+@pytest.mark.parametrize("program", ["TRICKY", "TRICKY2"])
+@pytest.mark.parametrize("seed", range(10))
+def test_scoping_docstrings_and_classes_unchanged(program: str, seed: int) -> None:
+    source = globals()[program]
+    result = get_transform(NAME).apply(Program(source), seed, inputs=["1, 2"])
     assert result.applied
-    before, after = _symbols(TRICKY), _symbols(result.source)
+    before, after = _symbols(source), _symbols(result.source)
     assert len(before) == len(after)
     for old, new in zip(before, after):
         for name, flags in old.items():
@@ -327,7 +358,7 @@ def test_scoping_docstrings_and_classes_unchanged(seed: int) -> None:
             param, glob, declared, local, free, nonlocal_, imported = new[name]
             assert not (param or declared or free or nonlocal_ or imported)
             assert local or glob
-    old_tree, new_tree = ast.parse(TRICKY), ast.parse(result.source)
+    old_tree, new_tree = ast.parse(source), ast.parse(result.source)
     old_defs = [n for n in ast.walk(old_tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     new_defs = [n for n in ast.walk(new_tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     for o, n in zip(old_defs, new_defs):
@@ -340,18 +371,20 @@ def test_scoping_docstrings_and_classes_unchanged(seed: int) -> None:
     for o, n in zip(old_defs, new_defs):
         kinds = lambda d: sorted({type(x).__name__ for x in ast.walk(d) if isinstance(x, (ast.Yield, ast.Await))})
         assert kinds(o) == kinds(n)
-    gen_new = next(n for n in new_defs if getattr(n, "name", "") == "gen")
-    later_new = next(n for n in new_defs if getattr(n, "name", "") == "later")
-    gen_old = next(n for n in old_defs if getattr(n, "name", "") == "gen")
-    assert sum(isinstance(x, ast.Return) for x in ast.walk(gen_new)) == 0 == \
-        sum(isinstance(x, ast.Return) for x in ast.walk(gen_old))
-    assert sum(isinstance(x, ast.Return) for x in ast.walk(later_new)) == 1
+    if program == "TRICKY":
+        gen_new = next(n for n in new_defs if getattr(n, "name", "") == "gen")
+        later_new = next(n for n in new_defs if getattr(n, "name", "") == "later")
+        assert sum(isinstance(x, ast.Return) for x in ast.walk(gen_new)) == 0
+        assert sum(isinstance(x, ast.Return) for x in ast.walk(later_new)) == 1
 
 
 def test_tricky_program_behaviour_over_seeds(sandbox) -> None:
     for seed in range(0, 40, 3):
         result = get_transform(NAME).apply(Program(TRICKY), seed, inputs=["1, 2"])
         assert_dead_and_equivalent(sandbox, TRICKY, result.source, ["1, 2", "'x', 0", "[], -3"])
+    for seed in range(0, 40, 4):
+        result = get_transform(NAME).apply(Program(TRICKY2), seed, inputs=["[1, 2]"])
+        assert_dead_and_equivalent(sandbox, TRICKY2, result.source, ["[1, 2]", "[3, 0, -1, 4], 5", "[]"])
 
 
 def test_positions_cover_the_program_and_are_deterministic() -> None:
