@@ -266,7 +266,7 @@ def test_cli_analyze(tmp_path):
 @pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
 def test_analyze_codemind_results_report(tmp_path, sandbox):
     layout = SHARED / "codemind-layout"
-    rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) < 120]
+    rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) < 80]
     results = evaluate_many(rows, load_predictions(layout), sandbox=sandbox)
     write_scores(results, tmp_path / "scores.jsonl")
     report = analyze(rows, [tmp_path / "scores.jsonl"], sandbox=sandbox, n_resamples=50)

@@ -289,7 +289,8 @@ CRUXEVAL_REFERENCE = {
 def test_cruxeval_native_generations_match_the_harness():
     rows = load_rows(SHARED / "cruxeval" / "cruxeval.jsonl")
     assert len(rows) == 800
-    with Sandbox(Limits(timeout=3.0, recursion_limit=1000, output=16 << 20), workers=2) as sb:
+    # 4 workers on any machine: the 3 s timeouts of looping predictions then overlap
+    with Sandbox(Limits(timeout=3.0, recursion_limit=1000, output=16 << 20), workers=4) as sb:
         for mode, (ref1, ref5) in CRUXEVAL_REFERENCE.items():
             [ps] = load_predictions(SHARED / "predictions" / f"cruxeval-native-codellama-7b_temp0.2_{mode}.json")
             res = evaluate_dataset(rows, ps, mode=mode, ks=(1, 5), sandbox=sb, n_resamples=10)
