@@ -96,9 +96,11 @@ def _pass_suite(like: cst.BaseSuite) -> cst.BaseSuite:
 
 def _with_leading_comments(body: cst.BaseSuite, lines: Sequence[cst.EmptyLine]) -> cst.BaseSuite | None:
     """``body`` with ``lines`` put before its first statement, or ``None`` if it cannot
-    hold them (a one-line suite)."""
+    hold them (a one-line suite) or they hold no comment (blank lines stay in place)."""
     if not lines:
         return body
+    if not any(line.comment is not None for line in lines):
+        return None
     if isinstance(body, cst.IndentedBlock) and body.body:
         first = body.body[0]
         first = first.with_changes(leading_lines=[*lines, *first.leading_lines])
@@ -120,7 +122,7 @@ def _invert(node: cst.If) -> tuple[cst.If, str]:
         assert isinstance(node.orelse, cst.Else)
         old_else = node.orelse
         moved = _with_leading_comments(old_else.body, old_else.leading_lines)
-        if moved is None:  # comments before ``else:`` stay before the new ``else:``
+        if moved is None:  # blank lines / comments before ``else:`` stay before the new ``else:``
             new_body, else_lines = old_else.body, old_else.leading_lines
         else:
             new_body, else_lines = moved, ()
