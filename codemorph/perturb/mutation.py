@@ -303,13 +303,13 @@ class MutationSpace:
                              "single", "reverse"))
             if op == "mutate" and items:
                 i = rng.randrange(len(items))
-                sv = ref[i] if i < len(ref) else (ref[0] if ref else None)
+                sv = ref[i] if i < len(ref) else _UNKNOWN
                 new = self.step(items[i], rng, sv, depth + 1)
                 out = items[:i] + [new] + items[i + 1:]
             elif op == "delete" and items:
                 i = rng.randrange(len(items))
                 out = items[:i] + items[i + 1:]
-            elif op == "insert" and not items and not ref and len(items) < limit:
+            elif op == "insert" and not items and _empty_seed(seed_value, (list, tuple)):
                 out = [rng.choice(self._fill)]
             elif op == "insert" and items and len(items) < limit:
                 i = rng.randrange(len(items) + 1)
@@ -319,7 +319,7 @@ class MutationSpace:
                     new = rng.choice(pool)
                 else:
                     src = rng.choice(items)
-                    new = self.step(src, rng, src, depth + 1) if r < 0.65 else src
+                    new = self.step(src, rng, _UNKNOWN, depth + 1) if r < 0.65 else src
                 out = items[:i] + [new] + items[i:]
             elif op == "swap" and len(items) > 1:
                 i, j = rng.sample(range(len(items)), 2)
@@ -347,11 +347,12 @@ class MutationSpace:
             if op == "value" and keys:
                 k = rng.choice(keys)
                 out = dict(d)
-                out[k] = self.step(d[k], rng, ref.get(k, d[k]) if isinstance(ref, dict) else d[k], depth + 1)
+                out[k] = self.step(d[k], rng, ref.get(k, _UNKNOWN) if isinstance(ref, dict) else _UNKNOWN,
+                                   depth + 1)
             elif op == "delete" and keys:
                 k = rng.choice(keys)
                 out = {kk: vv for kk, vv in d.items() if kk != k}
-            elif op == "add" and not keys and not ref:
+            elif op == "add" and not keys and _empty_seed(seed_value, (dict,)):
                 k, v = rng.choice(self._fill), rng.choice(self._fill)
                 out = {k: v}
             elif op == "add" and keys and len(keys) < limit:
@@ -384,10 +385,10 @@ class MutationSpace:
             if op == "remove" and items:
                 x = rng.choice(items)
                 out = kind(v for v in items if v != x)
-            elif op == "add" and not items and not ref_len:
+            elif op == "add" and not items and ref_len == 0:
                 out = kind([rng.choice(self._fill)])
             elif op == "add" and items and len(items) < limit:
-                x = self.step(rng.choice(items), rng, None, 1)
+                x = self.step(rng.choice(items), rng, _UNKNOWN, 1)
                 if not _hashable(x):
                     continue
                 out = kind(items + [x])
@@ -464,7 +465,7 @@ class MutationSpace:
                 yield kind(y for y in items if y != x)
             if items:
                 yield kind()
-            elif not sv:
+            elif _empty_seed(sv, (set, frozenset)):
                 for e in self._fill:
                     yield kind([e])
 
@@ -527,7 +528,7 @@ class MutationSpace:
             r = _rebuild(seq, items[:i] + items[i + 1:])
             if fresh(r):
                 yield r
-        if not items and not ref:
+        if not items and _empty_seed(sv, (list, tuple)):
             for e in self._fill:
                 yield _rebuild(seq, [e])
             for e in self._fill[:3]:
@@ -542,7 +543,7 @@ class MutationSpace:
                     if fresh(r):
                         yield r
         for i in range(len(items)):
-            sub_ref = ref[i] if i < len(ref) else items[i]
+            sub_ref = ref[i] if i < len(ref) else _UNKNOWN
             for nv in self._value_neighbours(items[i], sub_ref, depth + 1):
                 yield _rebuild(seq, items[:i] + [nv] + items[i + 1:])
         for i in range(len(items) - 1):
@@ -553,7 +554,7 @@ class MutationSpace:
 
     def _dict_neighbours(self, d: dict, sv: Any, depth: int) -> Iterator[dict]:
         keys = list(d)
-        if not keys and not sv:
+        if not keys and _empty_seed(sv, (dict,)):
             for k in self._fill:
                 for v in self._fill:
                     yield {k: v}
@@ -562,7 +563,7 @@ class MutationSpace:
         for k in keys:
             yield {kk: vv for kk, vv in d.items() if kk != k}
         for k in keys:
-            ref = sv.get(k, d[k]) if isinstance(sv, dict) else d[k]
+            ref = sv.get(k, _UNKNOWN) if isinstance(sv, dict) else _UNKNOWN
             for nv in self._value_neighbours(d[k], ref, depth + 1):
                 out = dict(d)
                 out[k] = nv
@@ -574,6 +575,16 @@ class MutationSpace:
                     out = dict(d)
                     out[nk] = d[k]
                     yield out
+
+
+#: marks a node with no counterpart in the seed (an inserted or renamed element)
+_UNKNOWN = object()
+
+
+def _empty_seed(seed_value: Any, kinds: tuple) -> bool:
+    """Whether the seed had an empty container of one of ``kinds`` at this place (only
+    then may it receive elements of program-literal types)."""
+    return isinstance(seed_value, kinds) and len(seed_value) == 0
 
 
 def _hashable(v: Any) -> bool:

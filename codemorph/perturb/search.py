@@ -479,9 +479,18 @@ class _Engine:
         return _Run(x.literal, x.args, found_at[2], x.outcome, x.probes, found_at[0], found_at[1])
 
     def ranked(self, target: str) -> list[_Run]:
+        """Findings of ``target``, closest first; among output changes at the same distance,
+        inputs whose output no earlier finding gave come before repeats of an output."""
         runs = list(self.hits[target].values())
         runs.sort(key=lambda x: (args_distance(self.seed_args, x.args), tie_break(self.seed_args, x.args, x.literal),
                                  x.literal))
+        if target == OUTPUT_CHANGE:
+            seen: set[str] = set()
+            repeat: dict[str, bool] = {}
+            for x in runs:
+                repeat[x.literal] = x.outcome.value_repr in seen
+                seen.add(x.outcome.value_repr or "")
+            runs.sort(key=lambda x: (args_distance(self.seed_args, x.args), repeat[x.literal]))
         return runs
 
     def finish(self, max_results: int, recursion_sandbox: Callable[[], Sandbox]) -> dict[str, list[Perturbation]]:
@@ -494,8 +503,8 @@ class _Engine:
                     r = self._shrink_one(t, r)
                 if all(r.literal != c.literal for c in chosen):
                     chosen.append(r)
-            chosen.sort(key=lambda x: (args_distance(self.seed_args, x.args),
-                                       tie_break(self.seed_args, x.args, x.literal), x.literal))
+            order = {r.literal: k for k, r in enumerate(chosen)}
+            chosen.sort(key=lambda x: (args_distance(self.seed_args, x.args), order[x.literal]))
             out[t] = self._confirm(t, chosen, keep, recursion_sandbox)
         return out
 
