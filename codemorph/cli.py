@@ -229,6 +229,13 @@ def _pct(v) -> str:
     return "-" if v is None else f"{100 * v:.2f}"
 
 
+def _pct1(v) -> str:
+    if v is None:
+        return "-"
+    r = round(100 * v, 1)
+    return f"{r if r != 0 else 0.0:.1f}"  # never "-0.0"
+
+
 @app.command()
 def evaluate(
     dataset: Path = typer.Argument(..., help="Data set: CRUXEval/codemorph JSON Lines, or a CodeMind dataset/<bench> folder."),
@@ -297,16 +304,15 @@ def evaluate(
         rob = r.robustness
         if rob is None or not rob.groups:
             continue
-        t = Table(title=f"{r.model}: robustness (bootstrap 95% intervals)")
-        for col in ("group", "rows", "accuracy (%)", "originals (%)", "drop (points)", "drop 95% CI",
-                    "relative drop", "robust acc. (%)", "flip rate (%)"):
-            t.add_column(col, justify="left" if col == "group" else "right")
+        t = Table(title=f"{r.model}: robustness (percent; bootstrap 95% intervals)")
+        t.add_column("group", no_wrap=True)
+        for col in ("rows", "acc.", "originals", "drop [95% CI]", "rel. drop", "robust", "flip"):
+            t.add_column(col, justify="right", no_wrap=True)
         for g in rob.groups:
             ci = g.abs_drop_ci
-            t.add_row(g.group, str(g.rows), _pct(g.accuracy), _pct(g.original_accuracy), _pct(g.abs_drop),
-                      "-" if ci is None else f"[{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]",
-                      "-" if g.rel_drop is None else f"{100 * g.rel_drop:.1f}%", _pct(g.robust_accuracy),
-                      _pct(g.flip_rate))
+            t.add_row(g.group, str(g.rows), _pct1(g.accuracy), _pct1(g.original_accuracy),
+                      _pct1(g.abs_drop) + ("" if ci is None else f" [{_pct1(ci[0])}, {_pct1(ci[1])}]"),
+                      _pct1(g.rel_drop), _pct1(g.robust_accuracy), _pct1(g.flip_rate))
         out_console.print(t)
         if rob.robust_accuracy is not None:
             out_console.print(f"robust accuracy (original and every variant correct): {_pct(rob.robust_accuracy)}% "

@@ -220,8 +220,11 @@ def _drop_plot(plt, report: "Report"):
             hi.append(max(0.0, (ci[1] - g.abs_drop) * 100))
         ax.bar(xs, ys, width=width, yerr=[lo, hi], capsize=2, label=m)
     ax.axhline(0, color="black", linewidth=0.8)
+    first = next(iter(data.values()))
+    rows_of = {g.group: g.rows for g in first}
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups, rotation=30, ha="right")
+    ax.set_xticklabels([f"{name}\n(n={rows_of[name]})" if name in rows_of else name for name in groups],
+                       rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("accuracy drop vs. originals (points)")
     ax.set_title(PLOTS["transform_drop"])
     if len(data) > 1:
