@@ -676,13 +676,16 @@ def write_summary(results: Iterable[EvaluationResult], path: str | os.PathLike[s
 def read_scores(path: str | os.PathLike[str]) -> dict[str, list[RowScore]]:
     """Read a file written by :func:`write_scores`: model -> row scores (file order).
 
+    A model scored in several modes (or match kinds) in the same file gets one entry per
+    run, named ``"<model> (<mode>, <match>)"``.
+
     Raises:
         InputError: missing file, bad JSON or a line without ``id``/``correct``.
     """
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: no such file (scored results)")
-    out: dict[str, list[RowScore]] = defaultdict(list)
+    runs: dict[tuple[str, str, str], list[RowScore]] = defaultdict(list)
     with open(p, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -690,9 +693,13 @@ def read_scores(path: str | os.PathLike[str]) -> dict[str, list[RowScore]]:
             try:
                 d = json.loads(line)
                 s = RowScore.from_json(d)
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise InputError(f"{p}:{lineno}: not a scored row ({exc})") from None
-            out[s.model or p.stem].append(s)
-    if not out:
+            runs[(s.model or p.stem, str(d.get("mode") or ""), str(d.get("match") or ""))].append(s)
+    if not runs:
         raise InputError(f"{p}: no scored rows")
-    return dict(out)
+    per_model: dict[str, int] = defaultdict(int)
+    for model, _, _ in runs:
+        per_model[model] += 1
+    return {(model if per_model[model] == 1 else f"{model} ({mode}, {match})"): rows
+            for (model, mode, match), rows in runs.items()}

@@ -331,3 +331,17 @@ def test_codemind_layout_execution_scores_all_models(sandbox, tmp_path):
     assert d["sample_4"].status == ["fail:AssertionError"]
     # predicted 8.50 for 8.5: a different string, the same value
     assert d["sample_145"].status == ["pass"]
+
+
+def test_read_scores_separates_runs_of_one_model(tmp_path):
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    a = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    b = evaluate_dataset(rows, ps, match="exact", mode="input", n_resamples=10)
+    write_scores([a, b], tmp_path / "s.jsonl")
+    back = read_scores(tmp_path / "s.jsonl")
+    assert sorted(back) == ["toy (input, exact)", "toy (output, exact)"]
+    assert [s.c for s in back["toy (output, exact)"]] == [s.c for s in a.rows]
+    (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
+    with pytest.raises(InputError, match=r"bad.jsonl:1: not a scored row"):
+        read_scores(tmp_path / "bad.jsonl")
