@@ -12,9 +12,10 @@ Definitions (all per program = per data-set row):
 
 * ``for``, ``while``: a loop statement of that kind.  ``nested_loops``: a loop (statement
   or comprehension ``for`` clause) inside another loop of the same function, at any depth,
-  or a comprehension with two or more ``for`` clauses.  ``if``: an ``if`` statement or a
-  conditional expression.  ``nested_if``: an ``if`` statement inside the body or ``else``
-  block of another ``if`` statement (an ``elif`` chain is not nesting).  ``try``, ``with``,
+  or a comprehension with two or more ``for`` clauses.  ``if``: an ``if`` statement, a
+  conditional expression or a comprehension's ``if`` clause.  ``nested_if``: an ``if``
+  statement inside the body or ``else`` block of another ``if`` statement (an ``elif``
+  chain is not nesting).  ``try``, ``with``,
   ``match``, ``lambda``: the statement / expression.  ``comprehension``: a list, set or
   dict comprehension or a generator expression.  ``recursion``: a cycle in the call graph
   of the program's functions (direct or mutual; calls by plain name or ``self.<name>``).
