@@ -21,7 +21,8 @@ from .errors import CodemorphError, InputError, ParseError, UnknownTransformErro
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Rewrite Python programs with verified, semantics-preserving transforms.")
-out_console = Console()
+# a pipe or file gets 120 columns (rich's default of 80 would squeeze the summary table)
+out_console = Console(width=None if sys.stdout.isatty() else 120)
 err_console = Console(stderr=True)
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -196,11 +197,10 @@ def generate(
 
 
 def _print_summary(summary, in_path) -> None:
-    table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}")
-    for col, just in (("transform", "left"), ("applied", "right"), ("not applicable", "right"),
-                      ("rejected by verification", "right"), ("inconclusive", "right"), ("errors", "right"),
-                      ("time (s)", "right")):
-        table.add_column(col, justify=just)
+    table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
+    table.add_column("variant", no_wrap=True)
+    for col in ("applied", "not applicable", "rejected (verification)", "inconclusive", "errors", "time (s)"):
+        table.add_column(col, justify="right")
     for name, c in summary.per_transform.items():
         table.add_row(name, str(c["written"]), str(c["not-applicable"]), str(c["rejected"]),
                       str(c["inconclusive"]), str(c["error"]), f"{summary.time_per_transform[name]:.1f}")
