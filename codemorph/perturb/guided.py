@@ -18,6 +18,8 @@ operation                      target class          gap recorded (0 = raises)
 ``x.index(v)``, ``x.remove(v)``  ValueError          occurrences of ``v`` in ``x``
 ``lst.pop(i)`` / ``lst.pop()``   IndexError          as for ``seq[i]``; ``len(lst)`` for ``pop()``
 ``d.pop(k)``                   KeyError              as for ``d[k]``
+``d.popitem()``, ``s.pop()``     KeyError              ``len(d)``
+``s.remove(v)`` (set)          KeyError              0 when absent, else 1
 ============================  ====================  ======================================
 
 This is the branch-distance idea of search-based test generation (Korel 1990,
@@ -79,7 +81,7 @@ def __cm_m(meth, site):
     name = getattr(meth, "__name__", "")
     obj = getattr(meth, "__self__", None)
     t = type(obj)
-    if t not in (list, str, dict, bytes, tuple):
+    if t not in (list, str, dict, bytes, tuple, set):
         return meth
     def __cm_call(*args, **kwargs):
         try:
@@ -96,6 +98,13 @@ def __cm_m(meth, site):
             elif name == "pop" and t is dict and len(args) == 1:
                 try:
                     __cm_note("KeyError", site, (1 + len(obj)) if args[0] in obj else 0)
+                except Exception:
+                    pass
+            elif (name == "popitem" and t is dict) or (name == "pop" and t is set and not args):
+                __cm_note("KeyError", site, len(obj))
+            elif name == "remove" and t is set and args:
+                try:
+                    __cm_note("KeyError", site, 1 if args[0] in obj else 0)
                 except Exception:
                     pass
         except Exception:
@@ -118,7 +127,7 @@ __cm_p = {}
 '''
 
 _DIVOPS = {cst.Divide: 0, cst.FloorDivide: 1, cst.Modulo: 2}
-_METHODS = frozenset({"index", "remove", "pop"})
+_METHODS = frozenset({"index", "remove", "pop", "popitem"})
 
 
 class _Targets(cst.CSTVisitor):

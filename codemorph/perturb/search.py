@@ -94,12 +94,16 @@ class Budget:
             make ``executions`` the binding limit.
         shrink: executions per kept finding for shrinking, on top of ``executions``.
         crosshair_seconds: wall-clock seconds for the CrossHair strategy (hard limit).
+        patience: after the one-step neighbours, the random and guided phase ends when
+            this many executions in a row brought nothing new (no new exception class, no
+            new covered line or arc, no probe closer to raising); 0 = never.
     """
 
     executions: int = 1500
     seconds: float = 3.0
     shrink: int = 60
     crosshair_seconds: float = 10.0
+    patience: int = 500
 
 
 @dataclass(frozen=True)
@@ -245,6 +249,8 @@ class _Engine:
         self.t0 = time.perf_counter()
         self.seed_fp: Any = None
         self.timeouts = 0
+        self.classes_seen: set[str] = set()
+        self.last_novel = 0  # executions count at the last novelty (see Budget.patience)
 
     # -- execution --------------------------------------------------------------------
     def elapsed(self) -> float:
@@ -307,6 +313,9 @@ class _Engine:
         o = r.outcome
         if o.status == "timeout":
             self.timeouts += 1
+        if o.status == "raised" and o.exception is not None and o.exception.type not in self.classes_seen:
+            self.classes_seen.add(o.exception.type)
+            self.last_novel = self.executions
         hit = [t for t in _targets_hit(o, self.seed_fp) if t in self.hits and len(self.hits[t]) < 200]
         if hit:
             near = args_distance(self.seed_args, r.args) <= 1
@@ -315,8 +324,10 @@ class _Engine:
                     self.hits[t][r.literal] = r
                     self.near[t] += near
         if self.inst is not None and o.lines is not None:
-            if self.cov.add(o.lines, o.arcs) and len(self.corpus) < 500:
-                self.corpus.append(r)
+            if self.cov.add(o.lines, o.arcs):
+                self.last_novel = self.executions
+                if len(self.corpus) < 500:
+                    self.corpus.append(r)
         if r.probes:
             d = args_distance(self.seed_args, r.args)
             for cls, sites in r.probes.items():
@@ -329,6 +340,8 @@ class _Engine:
                 for key in (cls, ANY_EXCEPTION):
                     old = self.best_gap.get(key)
                     if old is None or (gap, d) < (old[0], old[1]):
+                        if old is None or gap < old[0]:
+                            self.last_novel = self.executions
                         self.best_gap[key] = (gap, d, r)
 
     # -- phases -----------------------------------------------------------------------
@@ -403,7 +416,10 @@ class _Engine:
         if not (guided or mutation):
             return
         stall = 0
+        self.last_novel = max(self.last_novel, self.executions - self.budget.patience // 2)
         while not self.out_of_budget() and not self.all_satisfied():
+            if self.budget.patience and self.executions - self.last_novel >= self.budget.patience:
+                return
             cands: list[tuple[tuple, str]] = []
             fresh: set[str] = set()
             tries = 0
