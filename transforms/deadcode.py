@@ -242,7 +242,7 @@ def function_symbol_tables(source: str) -> dict[tuple[str, int], symtable.Symbol
 def function_locals(table: symtable.SymbolTable | None, func: cst.FunctionDef) -> list[str]:
     """Names local to one function (parameters, assigned names, imports, nested ``def``
     names: what the compiler stores in the function's frame; never ``global``/
-    ``nonlocal`` names), sorted; names starting with ``__`` are left out.
+    ``nonlocal`` names), sorted; names with ``__`` (private, mangled) are left out.
 
     Args:
         table: the function's table from :func:`function_symbol_tables`, or ``None``
@@ -252,7 +252,7 @@ def function_locals(table: symtable.SymbolTable | None, func: cst.FunctionDef) -
     if table is None:
         return sorted(p.name.value for p in _params(func))
     return sorted(sym.get_name() for sym in table.get_symbols()
-                  if sym.is_local() and not sym.get_name().startswith("__"))
+                  if sym.is_local() and "__" not in sym.get_name())
 
 
 def _observed_types(func: cst.FunctionDef, inputs: Sequence[str]) -> dict[str, str]:
@@ -372,7 +372,7 @@ class DeadCode(Transform):
         if params and usable:
             var = ctx.rng.choice(params)
             observed = _observed_types(func, ctx.inputs) if (
-                module.body and func in module.body and func.name.value == ctx.entry_point) else {}
+                any(stmt is func for stmt in module.body) and func.name.value == ctx.entry_point) else {}
             guards = sorted({p.guard for p in usable if p.guard is not None})
             kind = observed.get(var)
             guard = kind if kind in guards else ctx.rng.choice(guards)

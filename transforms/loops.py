@@ -10,8 +10,10 @@ only and are shared by the other built-in families (``dead-code``, ``branches``)
 * :func:`hazard_identifiers` -- identifiers showing that a program inspects frames,
   source lines, reference counts or the ``builtins`` module, which makes otherwise
   invisible edits (new locals, moved lines, longer-lived references) observable.
-* :func:`enclosing_scope_kinds` -- for every statement, whether it sits directly in a
-  function, a class body or the module.
+* :class:`ProgramFacts` -- one pass over a module: per function, its own blocks,
+  dynamic-scope uses, generator-ness, try/with, names that may become unbound; every
+  ``for`` statement with its owner (function, class body or module).
+* :func:`finalisation_hazard` -- may the program observe when an iterator is released?
 """
 
 from __future__ import annotations
