@@ -146,6 +146,17 @@ def test_bad_option() -> None:
     ("def f(n):\n    out = []\n    for i in range(n):\n        for j in range(i):\n"
      "            if j == 2:\n                break\n            out.append(j)\n        else:\n"
      "            continue\n        out.append('b')\n    return out\n", ["5", "0"]),
+    # global / nonlocal loop variables
+    ("g = 'init'\n\n\ndef f(xs):\n    global g\n    for g in xs:\n        pass\n    return g\n", ["[1, 2]", "[]"]),
+    ("def f(xs):\n    v = 'init'\n\n    def inner():\n        nonlocal v\n        for v in xs:\n            pass\n\n"
+     "    inner()\n    return v\n", ["[1, 2]", "[]"]),
+    # evaluation order: the next item is fetched before the target expression runs
+    ("def f(xs):\n    d = {}\n\n    def key():\n        print('key', len(d))\n        return len(d)\n\n"
+     "    class Noisy:\n        def __init__(self, xs):\n            self.xs = list(xs)\n\n"
+     "        def __iter__(self):\n            print('iter')\n            return self\n\n"
+     "        def __next__(self):\n            print('next')\n            if not self.xs:\n"
+     "                raise StopIteration\n            return self.xs.pop()\n\n"
+     "    for d[key()] in Noisy(xs):\n        print('body')\n    return d\n", ["[1, 2]", "[]"]),
 ])
 def test_behaviour_on_small_programs(sandbox, src: str, args: list[str]) -> None:
     result = get_transform(NAME).apply(Program(src), 0)
