@@ -152,9 +152,10 @@ class TooLarge(Exception):
 class _Fingerprinter:
     """Canonical JSON-able encoding of a value (see :func:`fingerprint`)."""
 
-    def __init__(self, max_nodes=2_000_000, compress_at=2000, str_max=1024):
+    def __init__(self, max_nodes=2_000_000, compress_at=2000, compress_height=48, str_max=1024):
         self.max_nodes = max_nodes
         self.compress_at = compress_at
+        self.compress_height = compress_height
         self.str_max = str_max
         self.nodes = 0
         self.path = {}
@@ -177,118 +178,123 @@ class _Fingerprinter:
             tag = type_name(t)
         # scalars
         if x is None:
-            return ["NoneType", None], 1
+            return ["NoneType", None], 1, 1
         if isinstance(x, bool):
-            return [tag, "True" if x else "False"], 1
+            return [tag, "True" if x else "False"], 1, 1
         if isinstance(x, int):
             n = int.__index__(x)
             if n.bit_length() <= 12000:
-                return [tag, int.__repr__(n)], 1
+                return [tag, int.__repr__(n)], 1, 1
             h = hex(n)
             if len(h) <= self.str_max:
-                return [tag, h], 1
-            return [tag + "#", n.bit_length(), _sha256(h.encode()).hexdigest()], 1
+                return [tag, h], 1, 1
+            return [tag + "#", n.bit_length(), _sha256(h.encode()).hexdigest()], 1, 1
         if isinstance(x, float):
-            return [tag, _float_text(x)], 1
+            return [tag, _float_text(x)], 1, 1
         if isinstance(x, complex):
-            return [tag, [_float_text(x.real), _float_text(x.imag)]], 1
+            return [tag, [_float_text(x.real), _float_text(x.imag)]], 1, 1
         if isinstance(x, str):
-            return self._scalar_str(tag, str.__str__(x)), 1
+            return self._scalar_str(tag, str.__str__(x)), 1, 1
         if isinstance(x, (bytes, bytearray)):
-            return self._scalar_str(tag, bytes(x).hex()), 1
+            return self._scalar_str(tag, bytes(x).hex()), 1, 1
         if isinstance(x, type):
-            return ["type", type_name(x)], 1
+            return ["type", type_name(x)], 1, 1
         if isinstance(x, _FUNCTION_TYPES):
-            return ["function", str(getattr(x, "__qualname__", getattr(x, "__name__", "?")))], 1
+            return ["function", str(getattr(x, "__qualname__", getattr(x, "__name__", "?")))], 1, 1
         if isinstance(x, _types.ModuleType):
-            return ["module", str(getattr(x, "__name__", "?"))], 1
+            return ["module", str(getattr(x, "__name__", "?"))], 1, 1
         if x is Ellipsis or x is NotImplemented:
-            return [tag, None], 1
+            return [tag, None], 1, 1
         if isinstance(x, range):
-            return [tag, [str(x.start), str(x.stop), str(x.step)]], 1
+            return [tag, [str(x.start), str(x.stop), str(x.step)]], 1, 1
         # containers and objects: cycle detection on the current path
         key = id(x)
         seen = self.path.get(key)
         if seen is not None:
-            return ["cycle", depth - seen], 1
+            return ["cycle", depth - seen], 1, 1
         self.path[key] = depth
         try:
-            enc, size = self._container(x, t, tag, depth)
+            enc, size, height = self._container(x, t, tag, depth)
         finally:
             del self.path[key]
-        if size > self.compress_at:
-            # Merkle-style summary: a deterministic function of the subtree's encoding
-            return ["#", tag, _digest(enc)], 1
-        return enc, size
+        if size > self.compress_at or height > self.compress_height:
+            # Merkle-style summary: a deterministic function of the subtree's encoding,
+            # which keeps fingerprints small and at most ~compress_height levels deep
+            return ["#", tag, _digest(enc)], 1, 1
+        return enc, size, height
 
     def _children(self, items, depth):
-        out, size = [], 1
+        out, size, height = [], 1, 0
         for item in items:
-            e, s = self._fp(item, depth + 1)
+            e, s, h = self._fp(item, depth + 1)
             out.append(e)
             size += s
-        return out, size
+            height = max(height, h)
+        return out, size, height + 1
 
     def _pairs(self, items, depth):
-        out, size = [], 1
+        out, size, height = [], 1, 0
         for k, v in items:
-            ke, ks = self._fp(k, depth + 1)
-            ve, vs = self._fp(v, depth + 1)
+            ke, ks, kh = self._fp(k, depth + 1)
+            ve, vs, vh = self._fp(v, depth + 1)
             out.append([ke, ve])
             size += ks + vs
-        return out, size
+            height = max(height, kh, vh)
+        return out, size, height + 1
 
     def _extra_state(self, x, depth):
         try:
             d = object.__getattribute__(x, "__dict__")
         except Exception:
-            return None, 0
+            return None, 0, 0
         if not isinstance(d, dict) or not d:
-            return None, 0
+            return None, 0, 0
         return self._pairs(list(dict.items(d)), depth)
 
     def _container(self, x, t, tag, depth):
         if isinstance(x, (list, tuple)):
             items = list.__iter__(x) if isinstance(x, list) else tuple.__iter__(x)
-            enc, size = self._children(list(items), depth)
+            enc, size, height = self._children(list(items), depth)
             result = [tag, enc]
         elif isinstance(x, dict):
-            enc, size = self._pairs(list(dict.items(x)), depth)
+            enc, size, height = self._pairs(list(dict.items(x)), depth)
             result = [tag, enc]
             if isinstance(x, collections.defaultdict):
                 f = x.default_factory
                 result.append(None if f is None else self._fp(f, depth + 1)[0])
         elif isinstance(x, (set, frozenset)):
-            enc, size = self._children(list(set.__iter__(x) if isinstance(x, set) else frozenset.__iter__(x)),
-                                       depth)
+            enc, size, height = self._children(
+                list(set.__iter__(x) if isinstance(x, set) else frozenset.__iter__(x)), depth)
             enc.sort(key=_canon)
             result = [tag, enc]
         elif isinstance(x, collections.deque):
-            enc, size = self._children(list(x), depth)
+            enc, size, height = self._children(list(x), depth)
             result = [tag, enc, x.maxlen]
         elif isinstance(x, slice):
-            enc, size = self._children([x.start, x.stop, x.step], depth)
+            enc, size, height = self._children([x.start, x.stop, x.step], depth)
             result = [tag, enc]
         elif isinstance(x, BaseException):
-            enc, size = self._fp(x.args, depth + 1)
-            return ["exception", tag, enc], size + 1
+            enc, size, height = self._fp(x.args, depth + 1)
+            return ["exception", tag, enc], size + 1, height + 1
         else:
-            state, size = self._object_state(x, t, depth)
-            return ["object", tag, state], size + 1
+            state, size, height = self._object_state(x, t, depth)
+            return ["object", tag, state], size + 1, height + 1
         if t not in _BUILTIN_TAGS:
-            extra, esize = self._extra_state(x, depth)
+            extra, esize, eheight = self._extra_state(x, depth)
             if extra is not None:
                 result.append(["dict", extra])
                 size += esize
-        return result, size
+                height = max(height, eheight)
+        return result, size, height
 
     def _object_state(self, x, t, depth):
-        size = 0
+        size = height = 0
         parts = []
-        d, ds = self._extra_state(x, depth)
+        d, ds, dh = self._extra_state(x, depth)
         if d is not None:
             parts.append(["dict", d])
             size += ds
+            height = dh
         slots = []
         for klass in getattr(t, "__mro__", ()):
             s = klass.__dict__.get("__slots__") if isinstance(getattr(klass, "__dict__", None),
@@ -302,12 +308,13 @@ class _Fingerprinter:
                     v = object.__getattribute__(x, name)
                 except AttributeError:
                     continue
-                e, vs = self._fp(v, depth + 1)
+                e, vs, vh = self._fp(v, depth + 1)
                 slots.append([name, e])
                 size += vs
+                height = max(height, vh + 1)
         if slots:
             parts.append(["slots", slots])
-        return (parts or None), size
+        return (parts or None), size, height + 1
 
 
 def fingerprint(x):
@@ -620,7 +627,7 @@ class _Child:
             d.clear()
             d.update(self.builtins_snapshot)
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
-        sys.setrecursionlimit(max(self.limits["recursion_limit"], 10000))
+        sys.setrecursionlimit(self.limits["recursion_limit"])
 
     def post(self, i, out, value, call_args, expected, g, script, timeout):
         """repr (under its own timer), then fingerprints, literal check and expected-output
@@ -651,11 +658,14 @@ class _Child:
         try:
             _arm(timeout)
             try:
+                # our own (non-recursive-user-code) traversal: deep values must not fail it
+                sys.setrecursionlimit(max(self.limits["recursion_limit"], _POST_RECURSION_LIMIT))
                 if status == "returned":
                     out["fingerprint"] = fingerprint(value)
                 if status in ("returned", "raised") and call_args is not None:
                     step = "args fingerprint"
                     out["args_fingerprint"] = fingerprint(call_args)
+                sys.setrecursionlimit(self.limits["recursion_limit"])
                 if status == "returned" and out["value_repr"] is not None:
                     step = "literal check"
                     try:
@@ -680,8 +690,10 @@ class _Child:
                 _disarm()
         except _Timeout:
             out["note"] = f"{step} of the result timed out"
+            out["incomplete"] = True
         except BaseException as exc:
             out["note"] = f"{step} of the result failed: {type(exc).__name__}"[:500]
+            out["incomplete"] = True
 
 
 def _set_pdeathsig():
@@ -917,6 +929,18 @@ class Zygote:
         return out
 
 
+def _post_recursion_limit():
+    """Recursion limit while fingerprinting results: deep when the C stack is large."""
+    try:
+        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    except (ValueError, OSError):
+        return 10000
+    return 60000 if soft == resource.RLIM_INFINITY or soft >= 256 * 1024 * 1024 else 10000
+
+
+_POST_RECURSION_LIMIT = 10000
+
+
 def _maybe_raise_stack_limit():
     """Re-exec once with a larger C stack, so deep recursion raises RecursionError
     instead of overflowing the C stack (the stack size is fixed at exec time)."""
@@ -943,7 +967,9 @@ def _maybe_raise_stack_limit():
 
 
 def main():
+    global _POST_RECURSION_LIMIT
     _maybe_raise_stack_limit()
+    _POST_RECURSION_LIMIT = _post_recursion_limit()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host stops workers by SIGKILL
     Zygote().serve()
 

@@ -171,6 +171,9 @@ class Outcome:
         output_truncated: the output was longer than ``Limits.output``.
         repr_error: why ``value_repr`` is ``None`` although the status is ``returned``.
         note: a human-readable detail (why a process was killed, a post-processing failure).
+        incomplete: fingerprinting or checking the result timed out or failed, so some of
+            ``fingerprint``, ``args_fingerprint``, ``literal_ok``, ``output_matches`` may be
+            missing (the outcome is then not :attr:`comparable`).
     """
 
     status: str
@@ -188,6 +191,7 @@ class Outcome:
     output_truncated: bool = False
     repr_error: str | None = None
     note: str | None = None
+    incomplete: bool = False
 
     def behaviour(self) -> tuple:
         """What differential testing compares: ``(status, fingerprint or exception type,
@@ -209,7 +213,7 @@ class Outcome:
     def comparable(self) -> bool:
         """Whether :meth:`behaviour` fully describes the execution (completed, and the
         result was fingerprinted when it returned)."""
-        if not self.completed:
+        if not self.completed or self.incomplete:
             return False
         if self.status == "returned" and (self.fingerprint is None or _too_large(self.fingerprint)):
             return False
@@ -242,6 +246,7 @@ class Outcome:
             output_truncated=bool(d.get("output_truncated", False)),
             repr_error=d.get("repr_error"),
             note=d.get("note") if status in STATUSES else f"unknown status {status!r}",
+            incomplete=bool(d.get("incomplete", False)),
         )
 
 

@@ -266,6 +266,14 @@ def test_fingerprint_of_huge_value_is_summarised(sb):
     assert s[0] == "str#" and s[1] == 5000 and s != fp(sb, "'x' * 4999 + 'y'")
 
 
+def test_deeply_nested_result_is_fingerprinted(sb):
+    code = "def f(n):\n    x = []\n    for _ in range(n):\n        x = [x]\n    return x\n"
+    a, b, c = sb.run_batch([R(code, args="15000"), R(code, args="15000"), R(code, args="15001")])
+    assert a.status == "returned" and a.comparable and not a.incomplete
+    assert a.fingerprint == b.fingerprint != c.fingerprint
+    assert len(json.dumps(a.fingerprint)) < 10000
+
+
 def test_literal_ok(sb):
     assert run(sb, "def f():\n    return {'a': [1, (2.5, None)], 'b': {1}}\n").literal_ok is True
     assert run(sb, "def f():\n    return set()\n").literal_ok is True
