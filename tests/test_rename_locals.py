@@ -142,6 +142,15 @@ def test_dir_and_vars_with_an_argument_are_not_dynamic() -> None:
     assert result.source == "def f(v0):\n    v1 = dir(v0)\n    return vars(v1) if 0 else v1\n"
 
 
+def test_shadowed_or_attribute_dynamic_names_are_not_the_builtins() -> None:
+    # a parameter named dir, and a method named eval, are not the dynamic builtins
+    result = rename("def f(dir):\n    x = dir.eval()\n    return x\n", scheme="obfuscated")
+    assert result.source == "def f(v0):\n    v1 = v0.eval()\n    return v1\n"
+    # ... but builtins.locals() is
+    result = rename("import builtins\n\ndef f(a):\n    b = builtins.locals()\n    return b\n")
+    assert result.reason == "f uses locals() (dynamic scope); left alone"
+
+
 def test_aliased_dynamic_builtin_refuses_everything() -> None:
     result = rename("peek = locals\n\ndef f(a):\n    b = a\n    return peek()\n")
     assert not result.applied

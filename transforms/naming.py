@@ -364,6 +364,8 @@ class _Survey(cst.CSTVisitor):
         self.stack: list[_FuncInfo] = []
         self.module_dynamic: list[str] = []       # dynamic uses outside every def
         self.alias_dynamic: list[str] = []        # dynamic builtins used other than by a call
+        self.dynamic_candidates: list[tuple[cst.Name, str | None, tuple[_FuncInfo, ...]]] = []
+        self.spells_builtins = False
         self.introspection: set[str] = set()
         self.exception_objects: list[str] = []
         self.decl_names: set[str] = set()         # names in any global/nonlocal statement
@@ -492,26 +494,45 @@ class _Survey(cst.CSTVisitor):
         if value in EXCEPTION_INTROSPECTION_NAMES:
             self.exception_objects.append(value)
         role = self.special.get(node)
-        if value in DYNAMIC_SCOPE_BUILTINS and role not in ("keyword", "param", "def", "import", "decl"):
-            use = self._dynamic_use(node)
-            if use is not None:
-                if self.stack:
-                    for info in self.stack:
-                        info.dynamic.append(use)
-                else:
-                    self.module_dynamic.append(use)
+        if value == "builtins":
+            self.spells_builtins = True
+        if value in DYNAMIC_SCOPE_BUILTINS and role in (None, "attr"):
+            self.dynamic_candidates.append((node, role, tuple(self.stack)))
         if role is None:
             self.variables.append(node)
 
-    def _dynamic_use(self, node: cst.Name) -> str | None:
-        """``"name()"`` when ``node`` may consult the caller's scope, else ``None``."""
-        parent = self.parents.get(node)
-        if isinstance(parent, cst.Call) and parent.func is node:
-            if node.value in ("dir", "vars") and parent.args and not any(a.star for a in parent.args):
+    def classify_dynamic(self, scopes, binds) -> None:
+        """Decide which candidate names are the dynamic-scope builtins (run once scopes are
+        resolved): a name bound by a function is the user's own; a global or class-level
+        binding may be unset at run time, so the builtin stays reachable."""
+        for node, role, stack in self.dynamic_candidates:
+            if role == "attr":
+                if not self.spells_builtins:
+                    continue  # obj.eval(...) is a method, unless `builtins` is in reach
+                expr = self.parents.get(node)
+            else:
+                sc = scopes.get(node)
+                target = _resolve(sc, node.value, binds) if sc is not None else None
+                if isinstance(target, (FunctionScope, ComprehensionScope)):
+                    continue
+                expr = node
+            use = self._dynamic_use(expr, node.value)
+            if use is None:
+                continue
+            for info in stack:
+                info.dynamic.append(use)
+            if not stack:
+                self.module_dynamic.append(use)
+
+    def _dynamic_use(self, expr: cst.CSTNode, name: str) -> str | None:
+        """``"name()"`` when ``expr`` may consult the caller's scope, else ``None``."""
+        parent = self.parents.get(expr)
+        if isinstance(parent, cst.Call) and parent.func is expr:
+            if name in ("dir", "vars") and parent.args and not any(a.star for a in parent.args):
                 return None  # dir(obj) / vars(obj) only look at obj
-            return f"{node.value}()"
-        self.alias_dynamic.append(node.value)
-        return node.value
+            return f"{name}()"
+        self.alias_dynamic.append(name)
+        return name
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
@@ -643,6 +664,19 @@ class RenameLocals(Transform):
 
     # ------------------------------------------------------------------------------
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        """Rename (see the class docstring); raises ``NotApplicable`` with the reason when
+        nothing can be renamed safely, including on an unexpected internal error."""
+        try:
+            return self._rewrite(module, ctx)
+        except NotApplicable:
+            raise
+        except RecursionError:
+            raise NotApplicable("program nests too deeply to analyse; left unchanged") from None
+        except Exception as exc:  # a bug here must cost one rewrite, never a run
+            raise NotApplicable(f"internal error ({type(exc).__name__}: {exc}); left unchanged") from exc
+
+    def _rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        ctx.wrapper.resolve_many([ScopeProvider, ParentNodeProvider, PositionProvider])  # one batched pass
         scopes = ctx.metadata(ScopeProvider)
         parents = ctx.metadata(ParentNodeProvider)
         positions = ctx.metadata(PositionProvider)
@@ -730,6 +764,7 @@ class RenameLocals(Transform):
                 cur = cur.parent
             return None
 
+        survey.classify_dynamic(scopes, binds)
         module_dynamic = bool(survey.module_dynamic) or any(info.dynamic for info in survey.functions)
         all_dynamic = bool(survey.alias_dynamic)
 
@@ -793,7 +828,9 @@ class RenameLocals(Transform):
                 bindings.append(_Binding(sc, name, kind, targets, first, params, info if params else None))
 
         if not bindings:
-            reason = "; ".join(dict.fromkeys(skipped)) if skipped else "no local variable or parameter to rename"
+            distinct = list(dict.fromkeys(skipped))
+            reason = "; ".join(distinct[:3]) + ("; ..." if len(distinct) > 3 else "") if distinct \
+                else "no local variable or parameter to rename"
             raise NotApplicable(reason)
 
         # choose names in source order
