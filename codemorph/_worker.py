@@ -40,6 +40,7 @@ import io  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
 import select  # noqa: E402
+import shutil  # noqa: E402
 import signal  # noqa: E402
 import struct  # noqa: E402
 import time  # noqa: E402
@@ -779,6 +780,7 @@ class Zygote:
         os.dup2(devnull, 1)
         os.close(devnull)
         self.pid = os.getpid()
+        self.root = os.getcwd()
 
     def send(self, obj):
         write_all(self.out, encode_msg(obj))
@@ -798,9 +800,18 @@ class Zygote:
         bid = msg["b"]
         reqs = msg["requests"]
         limits = msg["limits"]
-        i = 0
-        while i < len(reqs):
-            i = self.fork_and_watch(bid, reqs, i, limits)
+        # a fresh working directory per batch: files one program writes are not seen by
+        # another batch
+        workdir = os.path.join(self.root, f"b{bid}")
+        os.mkdir(workdir, 0o700)
+        os.chdir(workdir)
+        try:
+            i = 0
+            while i < len(reqs):
+                i = self.fork_and_watch(bid, reqs, i, limits)
+        finally:
+            os.chdir(self.root)
+            shutil.rmtree(workdir, ignore_errors=True)
         self.send({"t": "done", "b": bid})
 
     def report(self, bid, i, outcome):

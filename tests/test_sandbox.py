@@ -201,6 +201,13 @@ def test_fresh_globals_per_request(sb):
     assert [o.value_repr for o in sb.run_batch([R(code)] * 3)] == ["1", "1", "1"]
 
 
+def test_files_written_by_a_program_do_not_outlive_its_batch(sb):
+    write = "def f():\n    open('note.txt', 'w').write('x')\n    return 1\n"
+    exists = "import os\ndef f():\n    return os.path.exists('note.txt')\n"
+    assert [o.value_repr for o in sb.run_batch([R(exists), R(write), R(exists)])] == ["False", "1", "True"]
+    assert run(sb, exists).value_repr == "False"
+
+
 def test_program_does_not_see_codemorph_modules(sb):
     o = run(sb, "def f():\n    import sandbox\n")
     assert o.status == "raised" and o.exception.type == "ModuleNotFoundError"
