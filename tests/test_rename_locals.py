@@ -190,6 +190,13 @@ def test_inspected_exception_of_a_safe_class_is_fine() -> None:
         "def f(v0):\n    try:\n        v1 = int(v0)\n    except ValueError as v2:\n        v1 = str(v2)\n    return v1\n")
 
 
+def test_only_nonlocal_names_gives_the_reason() -> None:
+    source = "def f():\n    x = 1\n    def g():\n        nonlocal x\n        x += 1\n    g()\n    return x\n"
+    result = rename(source)
+    assert not result.applied
+    assert result.reason == "f: x is named in a nonlocal statement"
+
+
 def test_nothing_to_rename() -> None:
     result = rename("X = 1\n\ndef f():\n    return X\n")
     assert not result.applied

@@ -346,7 +346,7 @@ class _FuncInfo:
 
     node: cst.FunctionDef
     dynamic: list[str] = field(default_factory=list)       # dynamic-scope uses, e.g. "locals()"
-    forbidden: set[str] = field(default_factory=set)       # names never renamed in this subtree
+    forbidden: dict[str, str] = field(default_factory=dict)  # name -> why it is never renamed here
     string_annotations: list[str] = field(default_factory=list)
 
 
@@ -375,10 +375,11 @@ class _Survey(cst.CSTVisitor):
         if isinstance(node, cst.Name):
             self.special[node] = role
 
-    def _forbid(self, names: Iterable[str]) -> None:
+    def _forbid(self, names: Iterable[str], why: str) -> None:
         names = list(names)
         for info in self.stack:
-            info.forbidden.update(names)
+            for n in names:
+                info.forbidden.setdefault(n, why)
 
     # -- scopes -------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -410,7 +411,7 @@ class _Survey(cst.CSTVisitor):
         while p is not None and not isinstance(p, (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.Module)):
             if isinstance(p, (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
                 if isinstance(node.target, cst.Name):
-                    self._forbid([node.target.value])
+                    self._forbid([node.target.value], "is bound by a walrus inside a comprehension")
                 break
             p = self.parents.get(p)
 
@@ -439,18 +440,18 @@ class _Survey(cst.CSTVisitor):
         for item in node.names:
             self._mark(item.name, "decl")
             self.decl_names.add(item.name.value)
-        self._forbid(item.name.value for item in node.names)
+        self._forbid((item.name.value for item in node.names), "is named in a global statement")
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         for item in node.names:
             self._mark(item.name, "decl")
             self.decl_names.add(item.name.value)
-        self._forbid(item.name.value for item in node.names)
+        self._forbid((item.name.value for item in node.names), "is named in a nonlocal statement")
 
     def _capture(self, name: cst.Name | None) -> None:
         if name is not None:
             self._mark(name, "capture")
-            self._forbid([name.value])
+            self._forbid([name.value], "is bound by a match pattern")
 
     def visit_MatchAs(self, node: cst.MatchAs) -> None:
         self._capture(node.name)
@@ -466,7 +467,7 @@ class _Survey(cst.CSTVisitor):
 
     def visit_FormattedStringExpression(self, node: cst.FormattedStringExpression) -> None:
         if node.equal is not None:  # f"{x=}" prints the expression's source text
-            self._forbid(n.value for n in _names_in(node.expression))
+            self._forbid((n.value for n in _names_in(node.expression)), "is shown by a self-documenting f-string")
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
         if node.name is None or _safe_exception_type(node.type):
@@ -720,7 +721,6 @@ class RenameLocals(Transform):
 
         # resolve every variable use to the scope that binds it
         uses: dict[tuple[int, str], list[cst.Name]] = {}
-        scope_ids = {id(sc): sc for sc in all_scopes}
         unscoped: set[str] = set()
         class_reads: dict[tuple[int, str], list[object]] = {}
         for node in survey.variables:
@@ -809,6 +809,8 @@ class RenameLocals(Transform):
                 asgs = assignments[sc][name]
                 why = self._binding_problem(name, asgs, sc, info, class_bound, class_reads, unscoped)
                 if why is not None:
+                    if not any(isinstance(a.node, (cst.FunctionDef, cst.ClassDef)) for a in asgs):
+                        skipped.append(f"{fname}: {name} {why}")
                     continue
                 targets = [n for n in uses.get((id(sc), name), [])]
                 params = [a.node for a in asgs if isinstance(a.node, cst.Param)]
@@ -823,6 +825,7 @@ class RenameLocals(Transform):
                 target_ids = {id(t) for t in targets}
                 missing = [a for a in asgs if isinstance(a.node, cst.Name) and id(a.node) not in target_ids]
                 if missing:
+                    skipped.append(f"{fname}: {name} has an assignment no use resolves to")
                     continue
                 first = min(pos(t) for t in targets)
                 bindings.append(_Binding(sc, name, kind, targets, first, params, info if params else None))
@@ -873,23 +876,23 @@ class RenameLocals(Transform):
     @staticmethod
     def _binding_problem(name, asgs, sc, info: _FuncInfo, class_bound, class_reads, unscoped) -> str | None:
         if _is_dunder(name):
-            return "dunder"
+            return "starts with __"
         if name in info.forbidden:
-            return "forbidden"
+            return info.forbidden[name]
         if name in unscoped:
-            return "a use of the name has no scope"
+            return "has a use that libcst does not place in a scope"
         for a in asgs:
             if not isinstance(a.node, (cst.Name, cst.Param)):
-                return "bound by def/class/import"
+                return "is bound by a def, class or import"
         if (id(sc), name) in class_bound:
-            return "also bound in a nested class body"
+            return "is also bound in a nested class body"
         for cls_scope in class_reads.get((id(sc), name), []):
             cls = getattr(cls_scope, "node", None)
             if not isinstance(cls, cst.ClassDef) or cls.bases or cls.keywords:
-                return "read by a class body whose metaclass may pre-fill its namespace"
+                return "is read by a class body whose metaclass may pre-fill its namespace"
         for text in info.string_annotations:
             if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", text):
-                return "used in a string annotation"
+                return "is used in a string annotation"
         return None
 
     def _param_problem(self, params: list[cst.Param], info: _FuncInfo, ctx: RewriteContext,
