@@ -369,6 +369,7 @@ class _Survey(cst.CSTVisitor):
         self.introspection: set[str] = set()
         self.exception_objects: list[str] = []
         self.decl_names: set[str] = set()         # names in any global/nonlocal statement
+        self.in_annotation = 0
 
     # -- helpers ------------------------------------------------------------------
     def _mark(self, node: cst.CSTNode | None, role: str) -> None:
@@ -477,15 +478,18 @@ class _Survey(cst.CSTVisitor):
         if used:
             self.exception_objects.append(f"except {_code(node.type) if node.type else ''} as {_code(node.name.name)}")
 
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.in_annotation += 1
+
+    def leave_Annotation(self, node: cst.Annotation) -> None:
+        self.in_annotation -= 1
+
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if self.stack and isinstance(self.parents.get(node), cst.Annotation):
+        # a string anywhere in an annotation (``"Node"``, ``List["Node"]``) is a forward
+        # reference that tools resolve by name; names it spells are kept
+        if self.in_annotation:
             for info in self.stack:
                 info.string_annotations.append(node.value)
-
-    def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> None:
-        if self.stack and isinstance(self.parents.get(node), cst.Annotation):
-            for info in self.stack:
-                info.string_annotations.append(_code(node))
 
     # -- every Name ---------------------------------------------------------------
     def visit_Name(self, node: cst.Name) -> None:
