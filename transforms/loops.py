@@ -63,8 +63,7 @@ LINE_HAZARDS: frozenset[str] = frozenset({
 #: Keeping an iterator in a local variable until the function returns is observable by
 #: such code.
 LIFETIME_HAZARDS: frozenset[str] = frozenset({
-    "__del__", "weakref", "finalize", "gc", "get_referrers", "get_referents", "getrefcount",
-    "ref", "WeakValueDictionary", "WeakKeyDictionary", "WeakSet",
+    "__del__", "weakref", "_weakref", "gc", "get_referrers", "get_referents", "getrefcount",
 })
 
 #: Identifiers of code that may rebind a builtin without a visible assignment
