@@ -27,11 +27,13 @@ containers keep the element types seen in the seed (an empty seed container stay
   duplicated; two neighbours swapped; reversed; case changed (upper, lower, swapcase,
   capitalize); whitespace inserted or put at either end, or a character replaced by a
   space; a single character; the program's string literals inserted, or replacing the
-  whole value.  Characters come from the seed's strings, the program's literals and a few
+  whole value; resized to a length ``c-1``, ``c`` or ``c+1`` for a program integer literal
+  ``c`` (reaches branches such as ``len(s) > 3``).  Characters come from the seed's strings, the program's literals and a few
   letters, digits and punctuation.
 * ``list`` (and ``tuple`` whose elements all have one type): an element changed, deleted,
   inserted (a copy or mutant of an existing element), two elements swapped, truncated,
-  grown by 1-4 elements, emptied, reduced to one element.  A tuple of mixed types (a
+  grown by 1-4 elements, emptied, reduced to one element, resized to a length taken from
+  the program's integer literals (as for strings).  A tuple of mixed types (a
   record) only gets its elements changed, or two of the same type swapped.
 * ``dict``: a value changed, a key deleted, a new key added (mutant of an existing key with
   a copy or mutant of an existing value), a key renamed, two items swapped in order,
@@ -311,6 +313,13 @@ def _strings_in(values: Iterable[Any], depth: int = 0) -> Iterable[str]:
                 yield from _strings_in(list(v.keys()) + list(v.values()), depth + 1)
 
 
+def _literal_lengths(pool: _Pool, n: int) -> list[int]:
+    """Lengths ``c-1, c, c+1`` for the program's integer literals ``c``, other than ``n``
+    and within ``0..n + MAX_GROWTH`` (to reach branches such as ``len(x) > 3``)."""
+    out = {c + d for c in pool.ints for d in (-1, 0, 1)}
+    return sorted(k for k in out if 0 <= k <= n + MAX_GROWTH and k != n)
+
+
 def _mut_int(v: int, rng: random.Random, pool: _Pool) -> int:
     ops = [0, 1, -1, v + 1, v - 1, v + rng.randint(2, 5), v - rng.randint(2, 5), -v, v * 2, v // 2]
     for c in pool.ints:
@@ -324,7 +333,8 @@ def _mut_float(v: float, rng: random.Random, pool: _Pool) -> float:
     return float(rng.choice(ops))
 
 
-def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, limit: int):
+def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, limit: int,
+                  lengths: list[int]):
     """Edits shared by str and bytes; ``alphabet`` holds one-element values of v's type."""
     n = len(v)
     ops = ["empty", "insert", "single", "space_end", "space_insert"]
@@ -335,6 +345,9 @@ def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, 
     fitting = [s for s in literals if len(s) <= limit]
     if fitting:
         ops += ["lit_insert", "lit_whole"]
+    lengths = [k for k in lengths if k <= limit]
+    if lengths:
+        ops.append("resize")
     op = rng.choice(ops)
     whitespace = [" ", "  ", "\t", "\n"] if isinstance(v, str) else [b" ", b"  ", b"\t", b"\n"]
     space = whitespace[0]
@@ -372,6 +385,14 @@ def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, 
         return v[:i] + v[i + 1:i + 2] + v[i:i + 1] + v[i + 2:]
     if op == "reverse":
         return v[::-1]
+    if op == "resize":
+        k = rng.choice(lengths)
+        if k <= n:
+            return v[:k]
+        grown = v
+        while len(grown) < k:
+            grown += v[rng.randrange(n):][:1] if n and rng.random() < 0.5 else rng.choice(alphabet)
+        return grown
     if op == "lit_whole":
         return rng.choice(fitting)
     if op == "lit_insert":
@@ -386,12 +407,12 @@ def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, 
 
 
 def _mut_str(v: str, rng: random.Random, pool: _Pool, limit: int) -> str:
-    return _mut_seq_text(v, rng, pool.chars, pool.strs, "", limit)
+    return _mut_seq_text(v, rng, pool.chars, pool.strs, "", limit, _literal_lengths(pool, len(v)))
 
 
 def _mut_bytes(v: bytes, rng: random.Random, pool: _Pool, limit: int) -> bytes:
     alphabet = [bytes([b]) for b in pool.byte_values]
-    return _mut_seq_text(v, rng, alphabet, pool.bytes, b"", limit)
+    return _mut_seq_text(v, rng, alphabet, pool.bytes, b"", limit, _literal_lengths(pool, len(v)))
 
 
 def _new_element(elems: list, rng: random.Random, pool: _Pool, depth: int) -> Any:
@@ -405,10 +426,13 @@ def _mut_list(v: list, rng: random.Random, pool: _Pool, depth: int, resizable: b
         return []
     limit = n + MAX_GROWTH
     ops = ["elem", "elem"]
+    lengths = _literal_lengths(pool, n) if resizable else []
     if resizable:
         ops += ["delete", "insert", "truncate", "grow", "empty", "single"]
         if n >= 2:
             ops.append("swap")
+        if lengths:
+            ops.append("resize")
     elif n >= 2:
         # records: swap only positions holding the same type
         same = [(i, j) for i in range(n) for j in range(i + 1, n) if type(v[i]) is type(v[j])]
@@ -438,6 +462,11 @@ def _mut_list(v: list, rng: random.Random, pool: _Pool, depth: int, resizable: b
         out = []
     elif op == "single":
         out = [rng.choice(v)]
+    elif op == "resize":
+        k = rng.choice(lengths)
+        out = out[:k]
+        while len(out) < k:
+            out.append(_new_element(v, rng, pool, depth))
     return out[:limit]
 
 

@@ -201,6 +201,13 @@ def test_mutant_operators_reach_expected_neighbours():
     assert "True" in mutate_args("False", 5, random.Random(0))
 
 
+def test_lengths_from_program_literals():
+    lengths = {len(parse_args(m)[0][0]) for m in mutate_args("'abcdefgh'", 200, random.Random(0), [3])}
+    assert {2, 3, 4} <= lengths
+    lengths = {len(parse_args(m)[0][0]) for m in mutate_args("[1, 2, 3, 4, 5, 6]", 200, random.Random(0), [9])}
+    assert {8, 9, 10} <= lengths and max(lengths) <= 6 + MAX_GROWTH
+
+
 def test_records_keep_their_shape():
     for m in mutate_args("(1, 'a', [2.5])", 60, random.Random(1)):
         (t,), _ = parse_args(m)
