@@ -367,6 +367,12 @@ class _Capture(io.TextIOBase):
     def __init__(self, limit):
         self.limit = limit
         self.written = 0
+        self._buffer = _BinaryCapture(self)
+
+    @property
+    def buffer(self):
+        """Binary view, like ``sys.stdout.buffer``; shares the output limit."""
+        return self._buffer
 
     @property
     def encoding(self):
@@ -388,7 +394,10 @@ class _Capture(io.TextIOBase):
     def write(self, s):
         if not isinstance(s, str):
             raise TypeError(f"write() argument must be str, not {type(s).__name__}")
-        data = s.encode("utf-8")
+        self.write_bytes(s.encode("utf-8"))
+        return len(s)
+
+    def write_bytes(self, data):
         room = self.limit - self.written
         if len(data) > room:
             if room > 0:
@@ -398,10 +407,27 @@ class _Capture(io.TextIOBase):
             raise _OutputLimit()
         write_all(1, data)
         self.written += len(data)
-        return len(s)
 
     def flush(self):
         pass
+
+
+class _BinaryCapture(io.RawIOBase):
+    """``sys.stdout.buffer`` of a program."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return 1
+
+    def write(self, b):
+        data = bytes(b)
+        self._text.write_bytes(data)
+        return len(data)
 
 
 def _exc_info(exc):
@@ -481,7 +507,8 @@ class _Child:
         self.cap_fd = cap_fd
         self.cwd = cwd
         self.builtins_snapshot = dict(builtins.__dict__)
-        self.sys_snapshot = {k: getattr(sys, k) for k in ("displayhook", "excepthook", "path", "argv")}
+        self.sys_snapshot = {k: getattr(sys, k) for k in ("displayhook", "excepthook")}
+        self.sys_snapshot["argv"] = list(sys.argv)
         self.path_snapshot = list(sys.path)
         self.codes = {}
         self.cap = None
@@ -496,6 +523,8 @@ class _Child:
             d.clear()
             d.update(self.builtins_snapshot)
         sys.path[:] = self.path_snapshot
+        for k, v in self.sys_snapshot.items():
+            setattr(sys, k, list(v) if k == "argv" else v)
         sys.setrecursionlimit(self.limits["recursion_limit"])
         cap = self.cap = _Capture(self.limits["output"])
         sys.stdout = sys.stderr = cap

@@ -173,6 +173,14 @@ def test_stdout_captured_in_order_including_raw_fd_writes(sb):
     assert o.behaviour()[3] == "a\nraw\nerr\nfd2\n"
 
 
+def test_stdout_buffer_and_restored_sys_state(sb):
+    code = ("import sys\ndef f():\n    sys.stdout.buffer.write(b'bin ')\n    print('text')\n"
+            "    sys.excepthook = None\n    sys.argv.append('x')\n    return len(sys.argv)\n")
+    a, b = sb.run_batch([R(code), R(code)])
+    assert a.stdout == b.stdout == "bin text\n"
+    assert a.value_repr == b.value_repr
+
+
 def test_output_limit(sb):
     o = run(sb, "def f():\n    while True:\n        print('spam')\n")
     assert o.status == "output-limit"
