@@ -214,9 +214,7 @@ def _call_claims(subject: str, call: cst.Call) -> list[str]:
         elif name == "sum" and len(call.args) == 1:
             out.append(f"{subject} is the product of {x}")
         elif name == "set":
-            out.append(f"{subject} keeps the elements of {x} in their original order, duplicates included")
-        elif name == "abs":
-            out.append(f"{subject} is -{x}")
+            out.append(f"{subject} keeps every duplicate element of {x}")
         return out
     if isinstance(func, cst.Attribute):
         obj = _snip(func.value)
@@ -237,10 +235,10 @@ def _call_claims(subject: str, call: cst.Call) -> list[str]:
             if items and sep is not None:
                 other = "a space" if sep == "" else "no separator"
                 out.append(f"{subject} joins the items of {items} with {other}")
-        elif meth == "pop" and not args and not call.args:
-            out.append(f"{subject} is the first element of {obj}")
+        elif meth == "pop" and not call.args:
+            out.append(f"{subject} is the element at index 0 of {obj}")
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
-            out.append(f"{subject} is the last element of {obj}")
+            out.append(f"{subject} is the element at index -1 of {obj}")
         elif meth == "get" and len(args) >= 1:
             k = _snip(args[0])
             if k:
@@ -319,11 +317,11 @@ def _statement_claims(stmt: cst.BaseSmallStatement) -> list[str]:
         elif meth == "insert" and len(args) == 2 and first and _snip(args[1]):
             out.append(f"{obj}[{first}] is replaced by {_snip(args[1])}")
         elif meth == "pop" and not call.args:
-            out.append(f"removes the first element of {obj}")
+            out.append(f"removes the element at index 0 of {obj}")
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
-            out.append(f"removes the last element of {obj}")
+            out.append(f"removes the element at index -1 of {obj}")
         elif meth == "remove" and len(args) == 1 and first:
-            out.append(f"removes every occurrence of {first} from {obj}")
+            out.append(f"does nothing when {first} is not in {obj}")
         elif meth == "sort" and not args:
             rev = _reverse_flag(call)
             if rev is False and "key" not in _kwargs(call):
@@ -337,7 +335,7 @@ def _statement_claims(stmt: cst.BaseSmallStatement) -> list[str]:
         elif meth == "clear" and not call.args:
             out.append(f"removes the last element of {obj}")
         elif meth == "update" and len(args) == 1 and first:
-            out.append(f"only keys of {first} missing from {obj} are added")
+            out.append(f"keys of {obj} that are not in {first} are dropped")
     elif isinstance(stmt, cst.Return) and stmt.value is not None:
         for c in _value_claims("@", stmt.value):
             for pattern, repl in _RETURN_PHRASES:
@@ -410,7 +408,7 @@ def _header_claims(node: cst.CSTNode) -> list[str]:
         return _loop_claims(node)
     if isinstance(node, cst.While):
         t = _snip(node.test)
-        return [f"loops until {t} holds", f"runs at most once"] if t else []
+        return [f"loops until {t} holds"] if t else []
     if isinstance(node, cst.If):
         neg = _negated(node.test)
         return [f"taken only when {neg}", f"skipped whenever {_snip(node.test)}"] if neg else []
@@ -584,15 +582,25 @@ class _DocClaims(cst.CSTVisitor):
             (self.returns if isinstance(stmt, cst.Return) else self.others).extend(claims)
 
     def visit_For(self, node: cst.For) -> None:
-        self.others.extend("the loop " + c for c in _header_claims(node))
+        for c in _header_claims(node):
+            verb = c.split(" ", 1)[0]
+            self.others.append(("the loop " + c) if verb in ("walks", "skips", "visits", "runs")
+                               else ("in the loop, " + c))
 
     def visit_While(self, node: cst.While) -> None:
-        self.others.extend("the loop " + c for c in _header_claims(node))
+        t = _snip(node.test)
+        if t:
+            self.others.append(f"the loop stops as soon as {t} holds")
 
 
-def _sentence(text: str) -> str:
+def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
+    """``text`` as a sentence: capitalised (unless it starts with an identifier of the
+    program, in ``keep``, whose case matters) and ending with a period."""
     text = text.strip()
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+    first = re.split(r"[^\w]", text, maxsplit=1)[0]
+    if first not in keep:
+        text = text[:1].upper() + text[1:]
+    return text + ("" if text.endswith(".") else ".")
 
 
 def _doc_safe(text: str) -> bool:
@@ -664,11 +672,14 @@ class MisleadingDocstring(Transform):
         if not returns and not others and not params:
             raise NotApplicable("no wrong claim is known for the entry function's code")
         rng = ctx.rng
+        keep = identifiers_in(module)
         if returns:
-            summary = _sentence(rng.choice(returns).replace("returns", "Return", 1).replace("raises", "Raise", 1)
-                                .replace("tells", "Tell", 1).replace("joins", "Join", 1))
+            claim = rng.choice(returns)
+            verb, _, rest = claim.partition(" ")
+            summary = _sentence({"returns": "return", "raises": "raise", "tells": "tell", "joins": "join"}
+                                .get(verb, verb) + " " + rest)
         elif others:
-            summary = _sentence(others.pop(rng.randrange(len(others))))
+            summary = _sentence(others.pop(rng.randrange(len(others))), keep)
         else:
             summary = "Transform the arguments."
         extra = rng.sample(others, min(self.claims, len(others))) if others else []
@@ -677,7 +688,7 @@ class MisleadingDocstring(Transform):
         lines = [summary]
         if extra or params:
             lines.append("")
-            lines += [_sentence(c) for c in extra]
+            lines += [_sentence(c, keep) for c in extra]
             if params:
                 if extra:
                     lines.append("")

@@ -103,47 +103,75 @@ def literal_type(node: cst.BaseExpression) -> str | None:
 
 class _QualnameVisitor(cst.CSTVisitor):
     """Computes CPython's ``co_qualname`` of every function, lambda, class and
-    comprehension node (the rules of ``compiler_set_qualname`` in CPython 3.11)."""
+    comprehension node (the rules of ``compiler_set_qualname`` in CPython 3.11).
+
+    Decorators, default values, annotations and base classes are evaluated in the
+    enclosing scope, and so is the first iterable of a comprehension: code there is named
+    after the enclosing scope (``def g(k=lambda: 0)`` at module level makes ``<lambda>``,
+    not ``g.<locals>.<lambda>``)."""
 
     def __init__(self) -> None:
         self.qualnames: dict[cst.CSTNode, str] = {}
         self.stack: list[tuple[str, str]] = []  # (qualname, kind: function | class | comprehension)
+        self._first_for: dict[int, tuple[str, str]] = {}
+        self._suspended: list[tuple[str, str]] = []
 
-    def _enter(self, node: cst.CSTNode, name: str, kind: str) -> None:
+    def _name(self, node: cst.CSTNode, name: str) -> str:
         if not self.stack:
             qn = name
         else:
             parent, pkind = self.stack[-1]
             qn = f"{parent}.<locals>.{name}" if pkind == "function" else f"{parent}.{name}"
         self.qualnames[node] = qn
-        self.stack.append((qn, kind))
+        return qn
 
+    # functions, lambdas and classes: only the body runs in the new scope
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._enter(node, node.name.value, "function")
+        self._name(node, node.name.value)
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
+        self.stack.append((self.qualnames[node], "function"))
+
+    def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self.stack.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._enter(node, "<lambda>", "function")
+        self._name(node, "<lambda>")
 
-    def leave_Lambda(self, node: cst.Lambda) -> None:
+    def visit_Lambda_body(self, node: cst.Lambda) -> None:
+        self.stack.append((self.qualnames[node], "function"))
+
+    def leave_Lambda_body(self, node: cst.Lambda) -> None:
         self.stack.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._enter(node, node.name.value, "class")
+        self._name(node, node.name.value)
 
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+    def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
+        self.stack.append((self.qualnames[node], "class"))
+
+    def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         self.stack.pop()
 
-    def _comp(self, node: cst.CSTNode) -> None:
-        self._enter(node, _COMPREHENSION_NAMES[type(node)], "comprehension")
+    # comprehensions: everything but the first iterable runs in the new scope
+    def _comp(self, node) -> None:
+        qn = self._name(node, _COMPREHENSION_NAMES[type(node)])
+        self.stack.append((qn, "comprehension"))
+        self._first_for[id(node.for_in)] = self.stack[-1]
 
-    def _comp_leave(self, node: cst.CSTNode) -> None:
+    def _comp_leave(self, node) -> None:
         self.stack.pop()
 
     visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _comp
     leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _comp_leave
+
+    def visit_CompFor_iter(self, node: cst.CompFor) -> None:
+        if id(node) in self._first_for:
+            self._suspended.append(self.stack.pop())
+
+    def leave_CompFor_iter(self, node: cst.CompFor) -> None:
+        if id(node) in self._first_for:
+            self.stack.append(self._suspended.pop())
 
 
 class _DynamicUse(cst.CSTVisitor):
@@ -201,6 +229,36 @@ class FunctionIndex:
             if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 stmt.visit(top)
         self.module_dynamic = bool(top.found)
+        self._walrus: frozenset[str] | None = None
+
+    @property
+    def walrus_names(self) -> frozenset[str]:
+        """Names bound by an assignment expression (``:=``) anywhere in the module."""
+        if self._walrus is None:
+            names: set[str] = set()
+
+            class V(cst.CSTVisitor):
+                def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+                    if isinstance(node.target, cst.Name):
+                        names.add(node.target.value)
+
+            self.ctx.program.module.visit(V())
+            self._walrus = frozenset(names)
+        return self._walrus
+
+    def shares_line(self, node: cst.CSTNode) -> bool:
+        """Whether the statement around ``node`` shares its line with other statements
+        (``a = 1; b = a + 2`` or ``if c: b = a + 2``).  Types are observed at line events, so
+        a value that lives only between two statements of one line is never observed."""
+        for anc in self.ancestors(node):
+            if isinstance(anc, cst.SimpleStatementSuite):
+                return True
+            if isinstance(anc, cst.SimpleStatementLine):
+                return len(anc.body) > 1
+            if isinstance(anc, (cst.BaseCompoundStatement, cst.Lambda, cst.ListComp, cst.SetComp,
+                                cst.DictComp, cst.GeneratorExp)):
+                return False
+        return False
 
     def ancestors(self, node: cst.CSTNode) -> Iterable[cst.CSTNode]:
         """Parents of ``node``, innermost first, up to the module."""
@@ -243,6 +301,10 @@ class FunctionIndex:
             return None
         referents = accesses[0].referents
         if not referents or any(r.scope is not scope for r in referents):
+            return None
+        # a nested function writing the name (``nonlocal``) could change it in mid-line,
+        # between two line events of this function
+        if any(self.scopes.get(r.node, scope) is not scope for r in referents):
             return None
         qualname = self.qualnames.get(getattr(scope, "node", None))
         if qualname is None:
@@ -334,7 +396,10 @@ class _SwapCandidates(cst.CSTVisitor):
                    f"evaluation order or side effects could change)"
         found = self.index.local_scope_of(node)
         if found is None:
-            return f"operand {node.value} of {op} is not a local of the function where it is read"
+            return f"operand {node.value} of {op} is not a local of the function where it is read " \
+                   f"(or a nested function assigns it)"
+        if node.value in self.index.walrus_names:
+            return f"operand {node.value} of {op} is bound by := somewhere (its type may change mid-line)"
         _, qualname = found
         types = self.index.observed(qualname, node.value)
         if types is None:
@@ -349,6 +414,10 @@ class _SwapCandidates(cst.CSTVisitor):
         self.seen_any = True
         if self.index.in_dynamic_scope(node):
             self.reasons.append("in a function using eval/exec/locals/globals/vars/dir")
+            return
+        if self.index.shares_line(node):
+            self.reasons.append(f"{op} is in a statement that shares its line with another statement "
+                                f"(types are observed per line)")
             return
         for operand in (left, right):
             why = self._operand_ok(operand, allowed, op)
@@ -444,6 +513,12 @@ class SwapOperands(Transform):
     * ``== !=``: ``int``, ``bool``, ``float``, ``str``, ``NoneType`` (see
       :data:`SWAP_EQUALITY_TYPES`).
 
+    Observed types are sound for the value an operand has when the operation runs because
+    types are recorded at every line event, and nothing can rebind the name between that
+    event and the operation: the statement must be alone on its line (no ``;``, not the
+    body of a one-line ``if c: ...``), the name must never be bound by ``:=``, and no nested
+    function may assign it (``nonlocal``).
+
     Because operands are names or literals, evaluating them has no side effect and cannot
     raise anything but ``NameError``/``UnboundLocalError``, so the evaluation order of the
     two operands does not matter (if both names are unbound the exception class is the
@@ -538,6 +613,10 @@ class _AugCandidates(cst.CSTVisitor):
         if self.index.enclosing_function(node) is None:
             self.reasons.append(f"{target.value} {op} ... is not in a function body")
             return
+        if self.index.shares_line(node):
+            self.reasons.append(f"{target.value} {op} ... shares its line with another statement "
+                                f"(types are observed per line)")
+            return
         found = self.index.assigned_scope_of(target)
         if found is None:
             self.reasons.append(f"{target.value} is not a local of its function (global or nonlocal)")
@@ -569,7 +648,9 @@ class ExpandAugAssign(Transform):
     ``x = x - (a - b)``).
 
     The target must be a simple name local to the enclosing function (observed at run
-    time), not declared ``global``/``nonlocal``.  One difference remains by design and is
+    time), not declared ``global``/``nonlocal``, in a statement alone on its line (the value
+    ``x`` holds when ``x op= e`` starts is then exactly the one observed at that line's
+    event).  One difference remains by design and is
     within the equivalence contract (return value, exception *class*, argument state,
     stdout): when the operation is unsupported, the ``TypeError`` message names ``+``
     instead of ``+=``.
