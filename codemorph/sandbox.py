@@ -26,7 +26,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import queue
 import select
 import shutil
 import signal
@@ -409,8 +408,8 @@ class Sandbox:
         self.workers = workers
         self.hash_seed = hash_seed
         self.python = python or sys.executable
-        self._lock = threading.Lock()
-        self._idle: dict[int, queue.LifoQueue] = {}
+        self._cond = threading.Condition()
+        self._idle: dict[int, list[_Worker]] = {}
         self._count: dict[int, int] = {}
         self._all: list[_Worker] = []
         self._closed = False
@@ -420,38 +419,45 @@ class Sandbox:
 
     # -- worker pool ----------------------------------------------------------------
     def _acquire(self, seed: int) -> _Worker:
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("sandbox is closed")
-            q = self._idle.setdefault(seed, queue.LifoQueue())
-            start_new = False
-            try:
-                return q.get_nowait()
-            except queue.Empty:
+        """An idle worker for ``seed``, a newly started one while fewer than ``workers``
+        exist, or (blocking) the next one released."""
+        with self._cond:
+            while True:
+                if self._closed:
+                    raise RuntimeError("sandbox is closed")
+                idle = self._idle.setdefault(seed, [])
+                if idle:
+                    return idle.pop()
                 if self._count.get(seed, 0) < self.workers:
                     self._count[seed] = self._count.get(seed, 0) + 1
-                    start_new = True
-        if start_new:
-            try:
-                w = _Worker(seed, self.python)
-            except BaseException:
-                with self._lock:
-                    self._count[seed] -= 1
-                raise
-            with self._lock:
-                self._all.append(w)
-                self.started_workers += 1
-            return w
-        return q.get()
+                    break
+                self._cond.wait()
+        try:
+            w = _Worker(seed, self.python)
+        except BaseException:
+            with self._cond:
+                self._count[seed] -= 1
+                self._cond.notify_all()
+            raise
+        with self._cond:
+            self._all.append(w)
+            self.started_workers += 1
+            if self._closed:
+                self._all.remove(w)
+                w.kill()
+                raise RuntimeError("sandbox is closed")
+        return w
 
     def _release(self, w: _Worker, usable: bool) -> None:
-        with self._lock:
+        with self._cond:
             if usable and not self._closed:
-                self._idle[w.hash_seed].put(w)
+                self._idle.setdefault(w.hash_seed, []).append(w)
+                self._cond.notify()
                 return
             if w in self._all:
                 self._all.remove(w)
-            self._count[w.hash_seed] -= 1
+            self._count[w.hash_seed] = self._count.get(w.hash_seed, 1) - 1
+            self._cond.notify_all()  # a waiter may start a replacement
         w.kill()
 
     # -- public API -----------------------------------------------------------------
@@ -495,12 +501,13 @@ class Sandbox:
 
     def close(self) -> None:
         """Kill every worker process (and whatever their children left running)."""
-        with self._lock:
+        with self._cond:
             self._closed = True
             workers = list(self._all)
+            self._cond.notify_all()
         for w in workers:
             w.kill()
-        with self._lock:
+        with self._cond:
             self._all.clear()
             self._idle.clear()
             self._count.clear()

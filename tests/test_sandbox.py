@@ -346,6 +346,15 @@ def test_map_keeps_order_across_workers():
     assert got == [[str(i * k) for i in range(3)] for k in range(8)]
 
 
+def test_more_threads_than_workers_with_worker_deaths():
+    from concurrent.futures import ThreadPoolExecutor
+    killer = R("import os, signal\ndef f():\n    os.kill(os.getppid(), signal.SIGKILL)\n")
+    ok = R("def f():\n    return 1\n")
+    with Sandbox(FAST, workers=2) as box, ThreadPoolExecutor(6) as ex:
+        outs = list(ex.map(box.run_batch, [[killer] if i % 3 == 0 else [ok] for i in range(18)], timeout=60))
+    assert [o[0].status for o in outs] == ["crashed" if i % 3 == 0 else "returned" for i in range(18)]
+
+
 def test_hash_seed_is_fixed_and_selectable():
     code = "def f():\n    return ''.join(set('abcdefghijklmnop'))\n"
     with Sandbox(FAST) as box:
