@@ -12,10 +12,11 @@ returns.  A *mutation step* changes one node of that structure with one operator
   of the program's string literals, whitespace, digits, and a few Unicode characters whose
   behaviour differs from ASCII: ``'é'``, ``'ß'``, ``'İ'``, ``'²'``, ``'\\u00a0'``), empty
   string, single character, insert a program literal, replace by a program literal, case
-  change, strip, truncate;
+  change, strip, truncate, delete every occurrence of one character (what makes
+  ``s.index(c)`` fail or ``s.count(c)`` zero);
 * ``list`` / ``tuple``: delete, insert (a copy of an element, a mutated copy, or a literal
   of an element type seen in the seed), replace (a mutated element), swap two elements,
-  empty, singleton, reverse;
+  empty, singleton, reverse, delete every occurrence of one element;
 * ``dict``: delete a key (the missing-key case), add a key (a mutated copy of a key, with
   a copy of a value), mutate a value, rename a key, empty;
 * ``set`` / ``frozenset``: remove, add (a mutated copy of an element), empty.
@@ -240,7 +241,7 @@ class MutationSpace:
     def _str_step(self, s: str, rng: random.Random, ref_len: int | None) -> str:
         limit = self._max_len(ref_len if ref_len is not None else len(s))
         ops = ["replace", "insert", "delete", "delete", "literal", "case", "empty", "single", "strip",
-               "truncate", "space", "insert-literal"]
+               "truncate", "space", "insert-literal", "delete-all"]
         for _ in range(8):
             op = rng.choice(ops)
             if op == "replace" and s:
@@ -265,6 +266,9 @@ class MutationSpace:
                 out = rng.choice((s.upper(), s.lower(), s.swapcase(), s.capitalize(), s.title()))
             elif op == "empty":
                 out = ""
+            elif op == "delete-all" and s:
+                c = rng.choice(s)
+                out = s.replace(c, "")
             elif op == "single" and s:
                 out = rng.choice(s)
             elif op == "strip":
@@ -300,7 +304,7 @@ class MutationSpace:
         limit = self._max_len(len(ref))
         for _ in range(8):
             op = rng.choice(("mutate", "mutate", "mutate", "delete", "delete", "insert", "insert", "swap", "empty",
-                             "single", "reverse"))
+                             "single", "reverse", "delete-all"))
             if op == "mutate" and items:
                 i = rng.randrange(len(items))
                 sv = ref[i] if i < len(ref) else _UNKNOWN
@@ -327,6 +331,9 @@ class MutationSpace:
                 out[i], out[j] = out[j], out[i]
             elif op == "empty" and items:
                 out = []
+            elif op == "delete-all" and items:
+                x = rng.choice(items)
+                out = [y for y in items if not (type(y) is type(x) and y == x)]
             elif op == "single" and len(items) > 1:
                 out = [rng.choice(items)]
             elif op == "reverse" and len(items) > 1:
@@ -490,6 +497,10 @@ class MutationSpace:
             x = s[:i] + s[i + 1:]
             if new(x):
                 yield x
+        for c in dict.fromkeys(s):
+            x = s.replace(c, "")
+            if new(x):
+                yield x
         chars = self._chars
         if len(s) < self._max_len(ref_len):
             for i in range(len(s) + 1):
@@ -526,6 +537,10 @@ class MutationSpace:
                 yield r
         for i in range(len(items)):
             r = _rebuild(seq, items[:i] + items[i + 1:])
+            if fresh(r):
+                yield r
+        for x in items:
+            r = _rebuild(seq, [y for y in items if not (type(y) is type(x) and y == x)])
             if fresh(r):
                 yield r
         if not items and _empty_seed(sv, (list, tuple)):

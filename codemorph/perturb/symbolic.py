@@ -9,8 +9,8 @@ enumerate(p)`` is an integer bounded by the range.  Each raising site whose oper
 translate becomes one constraint:
 
 * ``x / e``, ``x // e``, ``x % e``, ``divmod(x, e)``: ``e == 0`` (ZeroDivisionError);
-* ``p[e]`` and ``p.pop(e)`` for a sequence parameter ``p``: ``e >= len(p) or e < -len(p)``
-  (IndexError);
+* ``p[e]`` and ``p.pop(e)`` for a sequence parameter ``p``, and ``'literal'[e]``,
+  ``[a, b, c][e]``: ``e >= len(p) or e < -len(p)`` (IndexError);
 * ``chr(e)``: ``e < 0 or e > 0x10FFFF``; ``range(a, b, e)``: ``e == 0`` (ValueError);
 * ``assert c``: ``not c``; ``if c: raise ...``: ``c``.
 
@@ -265,9 +265,19 @@ class _Sites(cst.CSTVisitor):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return
-        if not isinstance(node.value, cst.Name) or node.value.value not in self.tr.lens:
+        z3 = self.tr.z3
+        v = node.value
+        if isinstance(v, cst.Name) and v.value in self.tr.lens:
+            length = self.tr.lens[v.value]
+        elif isinstance(v, cst.SimpleString):  # a string literal: its length is known
+            try:
+                length = z3.IntVal(len(v.evaluated_value))
+            except Exception:
+                return
+        elif isinstance(v, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in v.elements):
+            length = z3.IntVal(len(v.elements))
+        else:
             return
-        length = self.tr.lens[node.value.value]
         idx = node.slice[0].slice.value
         z3 = self.tr.z3
         self._try(lambda: (lambda e: z3.Or(e >= length, e < -length))(self.tr.expr(idx)), "IndexError")
