@@ -169,7 +169,7 @@ LITERAL_PROGRAM = ("def f(s):\n"
                    "    return table.get(s, [1, 2])[1]\n")
 GRADIENT_PROGRAM = ("def f(s):\n"
                     "    n = s.count('a')\n"
-                    "    return [0, 1, 2, 3][n]\n")
+                    "    return 'wxyz'[n]\n")  # four 'a' needed: four edits of 'bb'; no int literal
 ARITH_PROGRAM = ("def f(x):\n"
                  "    return 100 / ((x * 7919) % 10007 - 1)\n")
 

@@ -13,10 +13,12 @@ returns.  A *mutation step* changes one node of that structure with one operator
   behaviour differs from ASCII: ``'é'``, ``'ß'``, ``'İ'``, ``'²'``, ``'\\u00a0'``), empty
   string, single character, insert a program literal, replace by a program literal, case
   change, strip, truncate, delete every occurrence of one character (what makes
-  ``s.index(c)`` fail or ``s.count(c)`` zero);
+  ``s.index(c)`` fail or ``s.count(c)`` zero), resize to ``c - 1``, ``c`` or ``c + 1``
+  characters for the program's small integer literals ``c`` (truncating, or repeating the
+  string);
 * ``list`` / ``tuple``: delete, insert (a copy of an element, a mutated copy, or a literal
   of an element type seen in the seed), replace (a mutated element), swap two elements,
-  empty, singleton, reverse, delete every occurrence of one element;
+  empty, singleton, reverse, delete every occurrence of one element, resize as for strings;
 * ``dict``: delete a key (the missing-key case), add a key (a mutated copy of a key, with
   a copy of a value), mutate a value, rename a key, empty;
 * ``set`` / ``frozenset``: remove, add (a mutated copy of an element), empty.
@@ -129,6 +131,7 @@ class MutationSpace:
     _chars: list = field(init=False, repr=False)
     _by_type: dict = field(init=False, repr=False)
     _fill: list = field(init=False, repr=False)
+    _lengths: list = field(init=False, repr=False)
     _limits: dict = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -158,6 +161,10 @@ class MutationSpace:
         for n in lengths:
             ints.update((n, n - 1, n + 1, -n, -n - 1))
         self._ints = sorted(ints)
+        # lengths worth resizing strings and containers to: c - 1, c, c + 1 for the program's
+        # small integer literals c (they reach branches such as ``len(x) > 3``)
+        self._lengths = sorted({c + d for c in lits if isinstance(c, int) and not isinstance(c, bool)
+                                and 0 <= c <= 64 for d in (-1, 0, 1)} - {-1})
         self._floats = sorted({0.0, 1.0, -1.0, 0.5} | {float(v) for v in lits if isinstance(v, float) and math.isfinite(v)})
         strs = {v for v in lits if isinstance(v, str) and len(v) <= 20}
         self._strs = _safe_sorted_keys(strs)
@@ -218,7 +225,7 @@ class MutationSpace:
         if r < 0.45:
             return rng.choice(self._ints)
         if r < 0.75:
-            return v + rng.choice((1, -1, 2, -2))
+            return v + rng.choice((1, -1, 2, -2, 3, -3, 5, -5))
         if r < 0.85:
             return -v
         if r < 0.92:
@@ -241,7 +248,7 @@ class MutationSpace:
     def _str_step(self, s: str, rng: random.Random, ref_len: int | None) -> str:
         limit = self._max_len(ref_len if ref_len is not None else len(s))
         ops = ["replace", "insert", "delete", "delete", "literal", "case", "empty", "single", "strip",
-               "truncate", "space", "insert-literal", "delete-all"]
+               "truncate", "space", "insert-literal", "delete-all", "resize"]
         for _ in range(8):
             op = rng.choice(ops)
             if op == "replace" and s:
@@ -269,6 +276,11 @@ class MutationSpace:
             elif op == "delete-all" and s:
                 c = rng.choice(s)
                 out = s.replace(c, "")
+            elif op == "resize" and s and self._lengths:
+                k = rng.choice(self._lengths)
+                if k > limit:
+                    continue
+                out = s[:k] if k <= len(s) else (s * (k // len(s) + 1))[:k]
             elif op == "single" and s:
                 out = rng.choice(s)
             elif op == "strip":
@@ -304,7 +316,7 @@ class MutationSpace:
         limit = self._max_len(len(ref))
         for _ in range(8):
             op = rng.choice(("mutate", "mutate", "mutate", "delete", "delete", "insert", "insert", "swap", "empty",
-                             "single", "reverse", "delete-all"))
+                             "single", "reverse", "delete-all", "resize"))
             if op == "mutate" and items:
                 i = rng.randrange(len(items))
                 sv = ref[i] if i < len(ref) else _UNKNOWN
@@ -334,6 +346,11 @@ class MutationSpace:
             elif op == "delete-all" and items:
                 x = rng.choice(items)
                 out = [y for y in items if not (type(y) is type(x) and y == x)]
+            elif op == "resize" and items and self._lengths:
+                k = rng.choice(self._lengths)
+                if k > limit:
+                    continue
+                out = items[:k] if k <= len(items) else (items * (k // len(items) + 1))[:k]
             elif op == "single" and len(items) > 1:
                 out = [rng.choice(items)]
             elif op == "reverse" and len(items) > 1:
@@ -501,6 +518,15 @@ class MutationSpace:
             x = s.replace(c, "")
             if new(x):
                 yield x
+        for k in self._lengths:
+            if k < len(s):
+                x = s[:k]
+            elif s and k <= self._max_len(ref_len):
+                x = (s * (k // len(s) + 1))[:k]
+            else:
+                continue
+            if new(x):
+                yield x
         chars = self._chars
         if len(s) < self._max_len(ref_len):
             for i in range(len(s) + 1):
@@ -541,6 +567,15 @@ class MutationSpace:
                 yield r
         for x in items:
             r = _rebuild(seq, [y for y in items if not (type(y) is type(x) and y == x)])
+            if fresh(r):
+                yield r
+        for k in self._lengths:
+            if k < len(items):
+                r = _rebuild(seq, items[:k])
+            elif items and k <= self._max_len(len(ref)):
+                r = _rebuild(seq, (items * (k // len(items) + 1))[:k])
+            else:
+                continue
             if fresh(r):
                 yield r
         if not items and _empty_seed(sv, (list, tuple)):

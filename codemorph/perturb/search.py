@@ -243,6 +243,7 @@ class _Engine:
         self.hits: dict[str, dict[str, _Run]] = {t: {} for t in self.targets}
         self.near: dict[str, int] = {t: 0 for t in self.targets}  # findings at distance 1
         self.neighbours_done = "mutation" not in self.strategies
+        self.neighbours_exhausted = False  # every one-step neighbour was run
         self.corpus: list[_Run] = []
         self.best_gap: dict[str, tuple[float, int, _Run]] = {}
         self.executions = 0
@@ -387,6 +388,7 @@ class _Engine:
     def phase_neighbours(self) -> None:
         cap = max(_BATCH, int(self.budget.executions * 0.45))
         pool = list(itertools.islice(self.space.neighbours(self.seed_args), 30000))
+        self.neighbours_exhausted = len(pool) <= cap
         if len(pool) > cap:
             # keep the structural edits (first in enumeration order), sample the rest
             head = pool[: cap // 3]
@@ -434,7 +436,10 @@ class _Engine:
                     steps = 1 if self.rng.random() < 0.6 else 2
                     c, how = self.local_space.mutate(parent, self.rng, steps), "guided"
                 elif mutation:
+                    # one-step mutants were enumerated already when the pool was small enough
                     steps = min(4, 1 + int(self.rng.expovariate(0.9)))
+                    if self.neighbours_exhausted and steps == 1:
+                        steps = 2
                     c, how = self.space.mutate(self.seed_args, self.rng, steps), "mutation"
                 else:
                     continue
