@@ -175,6 +175,11 @@ def test_introspection_refuses_the_program(source: str, word: str) -> None:
     assert result.reason == f"the program may introspect names at run time ({word}); left unchanged"
 
 
+def test_keyword_argument_named_like_an_introspection_tool_is_fine() -> None:
+    result = rename("def f(parser):\n    a = parser.add(help='x', exception=1)\n    return a\n", scheme="obfuscated")
+    assert result.source == "def f(v0):\n    v1 = v0.add(help='x', exception=1)\n    return v1\n"
+
+
 def test_inspected_exception_that_may_quote_a_name_is_refused() -> None:
     source = ("def f(a):\n    try:\n        if a:\n            b = 1\n        return b\n"
               "    except NameError as e:\n        return str(e)\n")
@@ -396,3 +401,16 @@ def test_cruxeval_sample_applies_and_behaves(sandbox) -> None:
         assert result.applied, (row["id"], result.reason)
         v = verdict(sandbox, row["code"], result.source, [row["input"]], mutants=4)
         assert v.status == "equivalent", (row["id"], v.reason)
+
+
+@pytest.mark.parametrize("module", ["textwrap", "colorsys", "heapq", "bisect", "fnmatch", "shlex",
+                                    "json.decoder", "string", "graphlib", "fractions"])
+def test_real_modules_pass_the_consistency_check(module: str) -> None:
+    """Larger, idiomatic code (standard-library modules, analysed, never run): the scope
+    analysis and the symbol-table/AST safety net must agree, so the rewrite is emitted."""
+    import importlib
+
+    path = importlib.import_module(module).__file__
+    result = rename(Path(path).read_text(encoding="utf-8"), scheme="obfuscated")
+    assert result.applied, result.reason
+    assert len(result.sites) >= 10

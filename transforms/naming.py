@@ -494,11 +494,12 @@ class _Survey(cst.CSTVisitor):
     # -- every Name ---------------------------------------------------------------
     def visit_Name(self, node: cst.Name) -> None:
         value = node.value
-        if value in INTROSPECTION_NAMES:
-            self.introspection.add(value)
-        if value in EXCEPTION_INTROSPECTION_NAMES:
-            self.exception_objects.append(value)
         role = self.special.get(node)
+        if role != "keyword":  # f(help=...) names a parameter, not the builtin
+            if value in INTROSPECTION_NAMES:
+                self.introspection.add(value)
+            if value in EXCEPTION_INTROSPECTION_NAMES:
+                self.exception_objects.append(value)
         if value == "builtins":
             self.spells_builtins = True
         if value in DYNAMIC_SCOPE_BUILTINS and role in (None, "attr"):
