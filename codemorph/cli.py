@@ -355,6 +355,12 @@ def analyze(
 # ------------------------------------------------------------------ end of evaluate / analyze
 
 
+# -- perturb: input perturbation search (the command lives in codemorph.perturb.command) --
+from .perturb.command import perturb_command as _perturb_command  # noqa: E402
+
+app.command("perturb")(_perturb_command)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
