@@ -359,3 +359,16 @@ def test_crosshair_finds_what_the_others_cannot(sandbox):
     assert found and found[0].input == "'cba'" and found[0].strategy == "crosshair"
     o = sandbox.run(ExecRequest(CROSSHAIR_PROGRAM, "f", found[0].input))
     assert o.status == "raised" and o.exception.type == "ValueError"
+
+
+def test_type_changing_rows_are_labelled(tmp_path):
+    from codemorph.perturb.job import PerturbConfig, perturb_dataset
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "t", "code": "def f(x):\n    return x + 1\n", "input": "5", "output": "6"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    base = dict(exceptions=("TypeError",), output_changes=0, budget=Budget(executions=200, seconds=60), workers=1)
+    perturb_dataset(src, out, PerturbConfig(**base))
+    assert out.read_text() == ""                      # type-preserving: 5 + 1 never raises
+    perturb_dataset(src, out, PerturbConfig(**base, allow_type_change=True))
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert rows and all(r["type_changing"] is True and r["exception"]["type"] == "TypeError" for r in rows)
