@@ -944,6 +944,9 @@ class MirrorComparison(Transform):
         for node in found.found:
             if len(node.comparisons) != 1 or type(node.comparisons[0].operator) not in _OP_TEXT:
                 continue
+            if node.left.deep_equals(node.comparisons[0].comparator) and isinstance(
+                    node.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+                continue  # ``x == x`` mirrors to itself
             domain = oracle.domain(node, "mirror")
             if domain is not None and domain != "set":
                 sites.append(node)
