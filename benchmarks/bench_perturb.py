@@ -15,7 +15,7 @@ Prints, per class, the programs each reached, the ratio full/random, and the tot
 of each side.  Usage::
 
     .venv/bin/python benchmarks/bench_perturb.py [--data FILE] [--every 4] [--limit N]
-                                                 [--executions 1500] [--workers 2]
+                                                 [--executions 1500] [--workers 2] [--dump FILE]
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _one(args):
             elif o.status == "returned" and o.literal_ok and o.fingerprint != seed_o.fingerprint:
                 rand.add("output-change")
     t_rand = time.perf_counter() - t0
-    return full, rand, t_full, t_rand, rep.executions, len(mutants)
+    return row["id"], full, rand, t_full, t_rand, rep.executions, len(mutants)
 
 
 def main() -> None:
@@ -90,6 +90,7 @@ def main() -> None:
     ap.add_argument("--executions", type=int, default=1500, help="execution budget of the full search per program")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--dump", default="", help="write per-program reached classes (JSON Lines) to this file")
     a = ap.parse_args()
     rows = [json.loads(x) for x in open(a.data, encoding="utf-8") if x.strip()][:: a.every]
     if a.limit:
@@ -99,11 +100,14 @@ def main() -> None:
     t_full = t_rand = 0.0
     ex_full = ex_rand = 0
     start = time.perf_counter()
+    dump = open(a.dump, "w", encoding="utf-8") if a.dump else None
     with multiprocessing.get_context("spawn").Pool(a.workers, initializer=_init) as pool:
         for res in pool.imap(_one, [(r, a.executions, a.seed) for r in rows], chunksize=1):
             if res is None:
                 continue
-            full, rand, tf, tr, ef, er = res
+            rid, full, rand, tf, tr, ef, er = res
+            if dump:
+                dump.write(json.dumps({"id": rid, "full": sorted(full), "random": sorted(rand)}) + "\n")
             full_c.update(full)
             rand_c.update(rand)
             t_full += tf
@@ -111,6 +115,8 @@ def main() -> None:
             ex_full += ef
             ex_rand += er
     wall = time.perf_counter() - start
+    if dump:
+        dump.close()
     print(f"{len(rows)} programs from {a.data} (every {a.every}), full-search budget {a.executions} executions")
     print(f"{'target':<20} {'random':>8} {'full':>8} {'full/random':>12}")
     for t in TARGETS:
