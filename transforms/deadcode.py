@@ -778,7 +778,8 @@ def _anchor(func: cst.FunctionDef, suite: cst.BaseSuite, index: int) -> cst.CSTN
 # ---------------------------------------------------------------------------------------
 # dead-store
 
-_STORE_HINTS = ("prev", "last", "snapshot", "saved", "pair", "size", "offset", "marker", "limit_v", "base_v")
+_STORE_HINTS = {"literal": ("marker", "last", "state", "flag", "default"), "copy": ("prev", "snapshot", "saved", "orig"),
+                "pair": ("pair", "both", "key_pair"), "int": ("offset", "size", "bound", "width")}
 
 #: Literal values a dead store may assign (can never raise).
 STORE_LITERALS: tuple[str, ...] = ("0", "1", "-1", "None", "''", "[]", "()", "{}", "True", "False", "'done'")
@@ -838,7 +839,7 @@ class DeadStore(Transform):
             value = f"({a}, {b})"
         else:
             value = ctx.rng.choice(STORE_INT_TEMPLATES).format(n=ctx.rng.choice(ints))
-        target = ctx.fresh_name(ctx.rng.choice(_STORE_HINTS))
+        target = ctx.fresh_name(ctx.rng.choice(_STORE_HINTS[kind]))
         stmt = cst.parse_statement(f"{target} = {value}\n")
         ctx.record(site.anchor, f"dead store `{target} = {value}` inserted in {site.func.name.value}()")
         return module.visit(_Insert(site.suite, site.index, [stmt]))
