@@ -319,7 +319,31 @@ class _Fingerprinter:
 
 
 def fingerprint(x):
-    """Canonical JSON-able encoding of ``x``, or ``["too-large", type]`` (not comparable)."""
+    """Canonical JSON-able encoding of ``x``: two values get equal fingerprints exactly when
+    they are equal *and* of the same types (what differential testing compares).
+
+    Every node is tagged with its exact type name (builtins bare, others
+    ``module.qualname``; a class defined by a program is ``builtins.Name``):
+
+    * ``["NoneType", None]``, ``["bool", "True"]`` (distinct from ``["int", "1"]``),
+      ``["int", "5"]`` (decimal text; hex beyond ~3600 digits), ``["float", "1.5"]`` with
+      ``"nan"`` for every NaN and ``"0.0"`` for both zeros (as ``==``),
+      ``["complex", [re, im]]``, ``["str", s]``, ``["bytes", hex]``;
+    * ``["list"|"tuple", [items]]``; ``["dict", [[k, v], ...]]`` in insertion order (order
+      matters: it shows in the ``repr`` a benchmark row records); ``["set"|"frozenset",
+      [items]]`` sorted by their canonical JSON (order ignored); defaultdict/deque add their
+      factory / maxlen; subclasses of builtin containers add ``["dict", attributes]``;
+    * ``["type", name]``, ``["function", qualname]``, ``["module", name]``,
+      ``["exception", type, args]``, ``["object", type, [["dict", attributes],
+      ["slots", [[name, value], ...]]] or None]`` -- never an ``id()``-based ``repr``;
+    * ``["cycle", k]`` for a reference to the container ``k`` levels up;
+    * strings/bytes/ints longer than 1024 characters become ``[tag + "#", length,
+      sha256]``, and a container whose encoding has more than 2000 nodes or is more than 48
+      levels deep becomes ``["#", tag, sha256 of its canonical JSON]`` (Merkle-style: still
+      a deterministic function of the value, so equality is kept);
+    * more than 2 million nodes visited: ``["too-large", type]``, which the host treats
+      as not comparable.
+    """
     fp = _Fingerprinter()
     try:
         return fp.enc(x)

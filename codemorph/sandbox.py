@@ -152,8 +152,10 @@ class Outcome:
             ``output-limit`` (more than ``Limits.output`` bytes written).
         value_repr: ``repr(result)`` when returned; ``None`` when repr raised, timed out
             or was too long (``repr_error`` says which).
-        fingerprint: canonical JSON-able encoding of the result (see module docs of
-            :mod:`codemorph._worker`, function ``fingerprint``); ``None`` unless returned.
+        fingerprint: canonical JSON-able encoding of the result: type-exact, NaN equal to
+            NaN, ``-0.0`` equal to ``0.0``, set order ignored, dict order kept, cycles
+            handled, objects by their attributes, huge values summarised by SHA-256 (the
+            full rules are in ``codemorph._worker.fingerprint``); ``None`` unless returned.
         literal_ok: ``eval(repr(value)) == value`` (same type), checked in the sandbox, so
             an ``output`` row round-trips.
         exception: the exception, for raised / bad-code / bad-input.
