@@ -398,3 +398,19 @@ def test_cruxeval_sample(sandbox) -> None:
             ran.append((name, row["id"]))
     assert bad == [] and ran == []
     assert skipped <= 0.02 * len(pairs)
+
+
+def test_dead_store_never_extends_an_observable_lifetime(sandbox) -> None:
+    """``saved = obj`` would keep ``obj`` alive until the function returns: with a
+    ``__del__`` in the program only literals (and ints) are stored."""
+    src = ('class Noisy:\n    def __del__(self):\n        print("gone")\n\n\n'
+           'def f(n):\n    obj = Noisy()\n    obj = None\n    print("after")\n    return n\n')
+    naive = src.replace("    obj = None\n", "    saved = obj\n    obj = None\n")
+    from codemorph.sandbox import ExecRequest
+    o, r = sandbox.run_batch([ExecRequest(src, "f", "1"), ExecRequest(naive, "f", "1")])
+    assert o.stdout == "gone\nafter\n" and r.stdout == "after\ngone\n"  # the hazard is real
+    for seed in range(20):
+        result = get_transform("dead-store").apply(Program(src), seed)
+        value = result.sites[0].description.split(" = ", 1)[1].split("`")[0]
+        assert "obj" not in value and "n" != value and "(" not in value.replace("()", ""), value
+        assert_equivalent_and_dead(sandbox, "dead-store", src, result.source, ["1"])

@@ -25,7 +25,7 @@ from codemorph import NotApplicable, RewriteContext, Transform
 from codemorph.transform import identifiers_in
 
 from .loops import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS, FunctionFacts, ProgramFacts,
-                    hazard_identifiers)
+                    finalisation_hazard, hazard_identifiers)
 
 __all__ = ["DeadCode", "DeadStore", "DeadLoop", "UnusedFunction", "DeadPredicate", "PREDICATES", "INT_FACTS",
            "LEN_FACTS", "BODY_TEMPLATES", "LOOP_BODY_TEMPLATES", "HELPER_TEMPLATES", "HelperTemplate",
@@ -797,7 +797,10 @@ class DeadStore(Transform):
 
     * a literal (``prev = 0``, ``saved = []``, ...: :data:`STORE_LITERALS`);
     * a copy of a local bound at that point on every path (``snapshot = text``), or a
-      tuple of two such locals (``pair = (a, b)``);
+      tuple of two such locals (``pair = (a, b)``) -- only when the program cannot observe
+      that the object now lives until the function returns (no ``__del__``, ``weakref``,
+      ``gc``, reference counts, generators with ``try``/``with``:
+      :func:`~codemorph.transforms.loops.finalisation_hazard`);
     * with runtime observations, arithmetic on a local bound at that point and observed
       only as ``int`` in that function (:data:`STORE_INT_TEMPLATES`, e.g. ``offset = n + 1``).
 
@@ -816,6 +819,7 @@ class DeadStore(Transform):
     description = "Insert an assignment of a side-effect-free value to a fresh, never-read local."
     preconditions = (
         "the value is a literal, a tuple of locals bound on every path, or +,-,* on a local observed as int",
+        "copies only when object lifetimes are unobservable (no __del__, weakref, gc, generator try/with)",
         "the target is a fresh name spelled nowhere in the program",
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
@@ -825,7 +829,8 @@ class DeadStore(Transform):
         bound = sorted(bound_at(site.func, site.suite, site.index, site.facts))
         ints = observed_int_locals(module, ctx, site)
         kinds = ["literal"]
-        if bound:
+        # a copy keeps the object alive until the function returns: only when that is unobservable
+        if bound and finalisation_hazard(module, names=site.names) is None:
             kinds += ["copy", "pair"] if len(bound) > 1 else ["copy"]
         if ints:
             kinds.append("int")
