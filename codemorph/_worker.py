@@ -107,6 +107,8 @@ _BUILTIN_TAGS = {
     type: "type", memoryview: "memoryview",
 }
 
+_ORIGINAL_BUILTINS = dict(builtins.__dict__)
+
 _FUNCTION_TYPES = (_types.FunctionType, _types.BuiltinFunctionType, _types.MethodType,
                    _types.BuiltinMethodType, _types.MethodWrapperType, _types.WrapperDescriptorType,
                    _types.MethodDescriptorType, _types.ClassMethodDescriptorType)
@@ -126,6 +128,8 @@ def type_name(t):
         qn = type.__getattribute__(t, "__qualname__")
     except Exception:
         qn = getattr(t, "__name__", "?")
+    if mod == "builtins" and _ORIGINAL_BUILTINS.get(qn) is t:
+        return qn  # e.g. "ValueError"; a program's own class ValueError is "builtins.ValueError"
     return f"{mod}.{qn}"
 
 

@@ -386,3 +386,42 @@ def test_cruxeval_ground_truth_reproduces(sb):
     bad = [(r["id"], o.status, o.value_repr) for r, o in zip(rows, outs) if not o.output_matches]
     assert not bad
     assert all(o.value_repr == r["output"] for r, o in zip(rows, outs) if o.literal_ok)
+
+
+# ------------------------------------------- fingerprint function on host-made values
+def test_fingerprint_function_on_containers_and_objects():
+    import collections
+
+    from codemorph._worker import fingerprint
+
+    assert fingerprint(collections.OrderedDict(a=1)) == ["collections.OrderedDict", [[["str", "a"], ["int", "1"]]]]
+    assert fingerprint(collections.defaultdict(list)) == ["collections.defaultdict", [], ["type", "list"]]
+    assert fingerprint(collections.deque([1], maxlen=3)) == ["collections.deque", [["int", "1"]], 3]
+    assert fingerprint(collections.Counter("aab")) == \
+        ["collections.Counter", [[["str", "a"], ["int", "2"]], [["str", "b"], ["int", "1"]]]]
+
+    class Slotted:
+        __slots__ = ("x",)
+
+        def __init__(self):
+            self.x = 1.5
+
+    name = f"{__name__}.test_fingerprint_function_on_containers_and_objects.<locals>.Slotted"
+    assert fingerprint(Slotted()) == ["object", name, [["slots", [["x", ["float", "1.5"]]]]]]
+    assert fingerprint(ValueError("bad", 2)) == ["exception", "ValueError", ["tuple", [["str", "bad"], ["int", "2"]]]]
+    assert fingerprint(len) == ["function", "len"]
+    assert fingerprint(range(0, 5, 2)) == ["range", ["0", "5", "2"]]
+    assert fingerprint(complex(float("nan"), -0.0)) == ["complex", ["nan", "0.0"]]
+
+
+def test_fingerprint_too_large_is_not_comparable():
+    from codemorph._worker import fingerprint
+
+    x = []
+    for _ in range(40):
+        x = [x, x]  # a DAG: 2**40 paths
+    fp = fingerprint(x)
+    assert fp == ["too-large", "list"]
+    assert Outcome(status="returned", fingerprint=fp).comparable is False
+    assert Outcome(status="returned", fingerprint=["int", "1"]).comparable is True
+    assert Outcome(status="returned", fingerprint=["int", "1"], incomplete=True).comparable is False
