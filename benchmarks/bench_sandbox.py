@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -62,15 +64,28 @@ def batches(rows: list[dict], per_program: int) -> list[list[ExecRequest]]:
     return out
 
 
-def bench_sandbox(work: list[list[ExecRequest]], workers: int, timeout: float) -> tuple[float, float, dict]:
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds of a process and of its reaped children (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime + cutime + cstime) / os.sysconf("SC_CLK_TCK")
+
+
+def bench_sandbox(work: list[list[ExecRequest]], workers: int,
+                  timeout: float) -> tuple[float, float, float, dict]:
     """Returns (executions/s, executions/s not counting timed-out executions and their
-    wall time, {status: count})."""
+    wall time, CPU seconds per execution (host + workers + their children), {status: count})."""
     statuses: dict[str, int] = {}
     in_timeouts = 0.0
     with Sandbox(Limits(timeout=timeout), workers=workers) as sb:
         sb.run(ExecRequest("def f():\n    return 0\n"))  # start-up is not part of the measurement
         if workers > 1:
             list(sb.map([[ExecRequest("def f():\n    return 0\n")]] * workers))
+        pids = [w.proc.pid for w in sb._all]
+        cpu0 = time.process_time() + sum(_proc_cpu(p) for p in pids)
         t0 = time.perf_counter()
         n = 0
         for outs in sb.map(work):
@@ -80,14 +95,18 @@ def bench_sandbox(work: list[list[ExecRequest]], workers: int, timeout: float) -
                 if o.status == "timeout":
                     in_timeouts += o.duration
         dt = time.perf_counter() - t0
+        pids = sorted(set(pids) | {w.proc.pid for w in sb._all})
+        cpu = time.process_time() + sum(_proc_cpu(p) for p in pids) - cpu0
     t_out = statuses.get("timeout", 0)
-    return n / dt, (n - t_out) / max(1e-9, dt - in_timeouts / workers), statuses
+    return n / dt, (n - t_out) / max(1e-9, dt - in_timeouts / workers), cpu / max(1, n), statuses
 
 
-def bench_fresh(work: list[list[ExecRequest]], timeout: float) -> tuple[float, float, dict]:
+def bench_fresh(work: list[list[ExecRequest]], timeout: float) -> tuple[float, float, float, dict]:
     """Same measures as :func:`bench_sandbox`, one ``python -I`` process per execution."""
     statuses: dict[str, int] = {}
     in_timeouts = 0.0
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu0 = time.process_time() + ru0.ru_utime + ru0.ru_stime
     t0 = time.perf_counter()
     n = 0
     for batch in work:
@@ -104,8 +123,10 @@ def bench_fresh(work: list[list[ExecRequest]], timeout: float) -> tuple[float, f
             statuses[status] = statuses.get(status, 0) + 1
             n += 1
     dt = time.perf_counter() - t0
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = time.process_time() + ru1.ru_utime + ru1.ru_stime - cpu0
     t_out = statuses.get("timeout", 0)
-    return n / dt, (n - t_out) / max(1e-9, dt - in_timeouts), statuses
+    return n / dt, (n - t_out) / max(1e-9, dt - in_timeouts), cpu / max(1, n), statuses
 
 
 def main() -> None:
@@ -126,19 +147,23 @@ def main() -> None:
     step = max(1, len(work) // max(1, args.fresh_programs))
     fresh_work = work[::step][:args.fresh_programs]
 
-    sb_rate, sb_busy, sb_status = bench_sandbox(work, args.workers, args.timeout)
-    sm_rate, sm_busy, sm_status = bench_sandbox(fresh_work, args.workers, args.timeout)
-    fr_rate, fr_busy, fr_status = bench_fresh(fresh_work, args.timeout)
+    sb_rate, sb_busy, sb_cpu, sb_status = bench_sandbox(work, args.workers, args.timeout)
+    sm_rate, sm_busy, sm_cpu, sm_status = bench_sandbox(fresh_work, args.workers, args.timeout)
+    fr_rate, fr_busy, fr_cpu, fr_status = bench_fresh(fresh_work, args.timeout)
 
-    print(f"timeout {args.timeout:g}s, {args.workers} sandbox worker(s); 'exec/s w/o timeouts' leaves out "
-          f"timed-out executions and the time spent waiting for them")
-    print(f"{'mode':<28}{'programs':>9}{'executions':>12}{'timeouts':>10}{'exec/s':>10}{'exec/s w/o timeouts':>21}")
-    for name, w, rate, busy, st in (("sandbox (reused workers)", work, sb_rate, sb_busy, sb_status),
-                                    ("sandbox, same sample", fresh_work, sm_rate, sm_busy, sm_status),
-                                    ("fresh python -I per exec", fresh_work, fr_rate, fr_busy, fr_status)):
-        print(f"{name:<28}{len(w):>9}{sum(map(len, w)):>12}{st.get('timeout', 0):>10}{rate:>10.1f}{busy:>21.1f}")
-    print(f"ratio sandbox / fresh (same sample): {sm_rate / fr_rate:.1f}x; "
-          f"without timeouts: {sm_busy / fr_busy:.1f}x")
+    print(f"timeout {args.timeout:g}s, {args.workers} sandbox worker(s), load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; 'w/o timeouts' leaves out timed-out executions "
+          f"and the time spent waiting for them; CPU ms/exec counts host, workers and their children "
+          f"(independent of other load)")
+    print(f"{'mode':<27}{'programs':>9}{'execs':>7}{'timeouts':>9}{'exec/s':>9}{'w/o timeouts':>14}{'CPU ms/exec':>13}")
+    for name, w, rate, busy, cpu, st in (
+            ("sandbox (reused workers)", work, sb_rate, sb_busy, sb_cpu, sb_status),
+            ("sandbox, same sample", fresh_work, sm_rate, sm_busy, sm_cpu, sm_status),
+            ("fresh python -I per exec", fresh_work, fr_rate, fr_busy, fr_cpu, fr_status)):
+        print(f"{name:<27}{len(w):>9}{sum(map(len, w)):>7}{st.get('timeout', 0):>9}{rate:>9.1f}{busy:>14.1f}"
+              f"{1000 * cpu:>13.2f}")
+    print(f"ratio sandbox / fresh (same sample): {sm_rate / fr_rate:.1f}x; without timeouts: "
+          f"{sm_busy / fr_busy:.1f}x; CPU per execution: {fr_cpu / sm_cpu:.1f}x less")
     print(f"sandbox statuses: {dict(sorted(sb_status.items()))}")
     print(f"fresh statuses:   {dict(sorted(fr_status.items()))}")
 
