@@ -34,8 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import libcst as cst
-from libcst.metadata import (ComprehensionScope, FunctionScope, ParentNodeProvider, PositionProvider,
-                             ScopeProvider)
+from libcst.metadata import ComprehensionScope, FunctionScope, PositionProvider, ScopeProvider
 
 from codemorph import NotApplicable, RewriteContext, Transform
 from codemorph.transform import DYNAMIC_SCOPE_BUILTINS, identifiers_in
@@ -112,9 +111,35 @@ class _QualnameVisitor(cst.CSTVisitor):
 
     def __init__(self) -> None:
         self.qualnames: dict[cst.CSTNode, str] = {}
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.dynamic: set[cst.CSTNode] = set()
+        self.module_dynamic = False
+        self.walrus: set[str] = set()
         self.stack: list[tuple[str, str]] = []  # (qualname, kind: function | class | comprehension)
         self._first_for: dict[int, tuple[str, str]] = {}
         self._suspended: list[tuple[str, str]] = []
+        self._path: list[cst.CSTNode] = []
+
+    # parent links (one traversal instead of a second one by ParentNodeProvider)
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        parent = self._path[-1] if self._path else None
+        if parent is not None:
+            self.parents[node] = parent
+        if isinstance(node, cst.Name) and node.value in DYNAMIC_SCOPE_BUILTINS \
+                and not (isinstance(parent, cst.Attribute) and parent.attr is node) \
+                and not (isinstance(parent, cst.Arg) and parent.keyword is node):
+            functions = [n for n in self._path if isinstance(n, (cst.FunctionDef, cst.Lambda))]
+            self.dynamic.update(functions)
+            if not functions:
+                self.module_dynamic = True
+        if isinstance(node, cst.NamedExpr) and isinstance(node.target, cst.Name):
+            self.walrus.add(node.target.value)
+        self._path.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        self._path.pop()
 
     def _name(self, node: cst.CSTNode, name: str) -> str:
         if not self.stack:
@@ -174,26 +199,6 @@ class _QualnameVisitor(cst.CSTVisitor):
             self.stack.append(self._suspended.pop())
 
 
-class _DynamicUse(cst.CSTVisitor):
-    """Whether a subtree reads a name of :data:`DYNAMIC_SCOPE_BUILTINS` (as a variable:
-    attribute names and keyword-argument names do not count)."""
-
-    def __init__(self) -> None:
-        self.found: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in DYNAMIC_SCOPE_BUILTINS:
-            self.found.add(node.value)
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-
 class FunctionIndex:
     """Facts about the scopes of one program, computed once per :class:`RewriteContext`.
 
@@ -206,7 +211,10 @@ class FunctionIndex:
             and comprehension.
         dynamic: function/lambda nodes whose body (nested scopes included) reads ``eval``,
             ``exec``, ``locals``, ``globals``, ``vars`` or ``dir``.
-        module_dynamic: whether module-level code (outside functions) reads one of them.
+        module_dynamic: whether code outside every function (module level, class bodies)
+            reads one of them.
+        walrus_names: names bound by an assignment expression (``:=``) anywhere.
+        parents: ``{node: parent node}``.
     """
 
     def __init__(self, ctx: RewriteContext) -> None:
@@ -215,36 +223,18 @@ class FunctionIndex:
         qv = _QualnameVisitor()
         module.visit(qv)
         self.qualnames = qv.qualnames
-        self.parents: Mapping[cst.CSTNode, cst.CSTNode] = ctx.metadata(ParentNodeProvider)
-        self.scopes = ctx.metadata(ScopeProvider)
-        self.dynamic: set[cst.CSTNode] = set()
-        for node in self.qualnames:
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-                v = _DynamicUse()
-                node.visit(v)
-                if v.found:
-                    self.dynamic.add(node)
-        top = _DynamicUse()
-        for stmt in module.body:
-            if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-                stmt.visit(top)
-        self.module_dynamic = bool(top.found)
-        self._walrus: frozenset[str] | None = None
+        self.parents: Mapping[cst.CSTNode, cst.CSTNode] = qv.parents
+        self._scopes: Mapping[cst.CSTNode, Any] | None = None
+        self.dynamic = qv.dynamic
+        self.module_dynamic = qv.module_dynamic
+        self.walrus_names = frozenset(qv.walrus)
 
     @property
-    def walrus_names(self) -> frozenset[str]:
-        """Names bound by an assignment expression (``:=``) anywhere in the module."""
-        if self._walrus is None:
-            names: set[str] = set()
-
-            class V(cst.CSTVisitor):
-                def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-                    if isinstance(node.target, cst.Name):
-                        names.add(node.target.value)
-
-            self.ctx.program.module.visit(V())
-            self._walrus = frozenset(names)
-        return self._walrus
+    def scopes(self) -> Mapping[cst.CSTNode, Any]:
+        """libcst's ``ScopeProvider`` mapping (resolved on first use)."""
+        if self._scopes is None:
+            self._scopes = self.ctx.metadata(ScopeProvider)
+        return self._scopes
 
     def shares_line(self, node: cst.CSTNode) -> bool:
         """Whether the statement around ``node`` shares its line with other statements
