@@ -484,6 +484,23 @@ class ForToWhile(Transform):
 _WHICH = ("all", "one")
 
 
+def _refuse_on_error(rewrite):
+    """Decorator of ``rewrite`` methods: an unexpected exception (a bug, or a construct the
+    analysis did not foresee) becomes a refusal naming it, never a crash or an output."""
+    import functools
+
+    @functools.wraps(rewrite)
+    def wrapper(self, module, ctx):
+        try:
+            return rewrite(self, module, ctx)
+        except (NotApplicable, RecursionError, MemoryError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - reported as the refusal reason
+            raise NotApplicable(f"internal error in {self.name} ({type(exc).__name__}: {exc}); left unchanged") \
+                from exc
+    return wrapper
+
+
 def _check_which(transform: str, which: str) -> str:
     if which not in _WHICH:
         raise ValueError(f"{transform}: option which must be 'all' or 'one', got {which!r}")
@@ -894,6 +911,7 @@ class UnrollLoop(Transform):
             raise ValueError(f"{self.name}: option max_iterations must be an int from 1 to 4, got {max_iterations!r}")
         self.max_iterations = max_iterations
 
+    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = ProgramFacts.of(module)
         if not facts.loops:
@@ -997,6 +1015,7 @@ class PeelLoop(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = ProgramFacts.of(module)
         if not facts.loops:
@@ -1143,6 +1162,7 @@ class WhileToFor(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = ProgramFacts.of(module)
         loops = [(s, func, block) for func, ff in facts.functions.items() for block in ff.blocks
@@ -1181,9 +1201,9 @@ class WhileToFor(Transform):
         if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
                 and type(test.comparisons[0].operator) in _FLIP):
             return "test is not a single <, <=, > or >= comparison"
-        smalls = list(w.body.body[-1].body) if isinstance(w.body, cst.IndentedBlock) else list(w.body.body)
         if isinstance(w.body, cst.IndentedBlock) and not isinstance(w.body.body[-1], cst.SimpleStatementLine):
             return "last statement of the body is not an increment"
+        smalls = list(w.body.body[-1].body) if isinstance(w.body, cst.IndentedBlock) else list(w.body.body)
         inc = _increment_of(smalls[-1])
         if inc is None:
             return "last statement of the body is not an increment by an int literal"
@@ -1581,6 +1601,7 @@ class LoopToComprehension(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = ProgramFacts.of(module)
         if not facts.loops:
@@ -1737,6 +1758,35 @@ def _comp_parts(comp: cst.BaseExpression) -> list[cst.CSTNode]:
     return parts
 
 
+def _comp_variable_uses(comp: cst.BaseExpression, scopes) -> list[cst.Name]:
+    """The ``Name`` nodes that bind or read the comprehension's own loop variables,
+    nested comprehensions and lambdas included (where they do not rebind the name).
+
+    Resolved by walking libcst scopes outwards from each name rather than through
+    ``Assignment.references``, which misses reads in the condition of an inner ``for``
+    clause (``[v for row in m for v in row if v]``)."""
+    own = scopes.get(comp.key if isinstance(comp, cst.DictComp) else comp.elt)
+    if own is None:
+        return []
+    targets = {n for f in _comp_chain(comp) for n in (_target_names(f.target) or [])}
+    nodes = [n for part in _comp_parts(comp) for n in _name_nodes(part) if n.value in targets]
+    real: set[int] = {id(a.node) for a in own.assignments}
+    for sc in {scopes.get(n) for n in nodes} - {None}:
+        real |= {id(a.node) for a in sc.accesses}
+    out = []
+    for n in nodes:
+        if id(n) not in real:
+            continue  # an attribute or keyword spelled like the variable
+        sc = scopes.get(n)
+        while sc is not None and sc is not own:
+            if n.value in sc.assignments:
+                break  # a nested scope's own variable of that name
+            sc = getattr(sc, "parent", None)
+        if sc is own:
+            out.append(n)
+    return out
+
+
 class _Renamer(cst.CSTTransformer):
     def __init__(self, renames: Mapping[int, str], replace: Mapping[int, cst.BaseExpression] | None = None) -> None:
         super().__init__()
@@ -1838,6 +1888,12 @@ class _Scanner:
             return False
         if isinstance(e, cst.IfExp):
             self.scan(e.test)
+            return False
+        if isinstance(e, cst.Yield):  # ``yield X`` / ``yield from X``: X first, then the suspension
+            if isinstance(e.value, cst.From):
+                self.scan(e.value.item)
+            elif e.value is not None:
+                self.scan(e.value)
             return False
         if isinstance(e, cst.Subscript):
             if not self.scan(e.value):
@@ -1994,6 +2050,7 @@ class ComprehensionToLoop(Transform):
         return None
 
     # -- rewrite ----------------------------------------------------------------------
+    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         comps = _find(module, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
         if not comps:
@@ -2006,6 +2063,11 @@ class ComprehensionToLoop(Transform):
                "stop_sources": sorted(names & _STOPITERATION_SOURCES)}
         by_stmt: dict[cst.BaseStatement, list[_CompSite]] = {}
         reasons: list[str] = []
+        for comp in comps:
+            owner = _function_of(comp, env["parents"])
+            if not isinstance(owner, cst.FunctionDef):
+                why = _owner_refusal(owner, facts, "comprehension")
+                reasons.append(f"line {ctx.position(comp)[0]}: {why}")
         for func, ff in facts.functions.items():
             why = _owner_refusal(func, facts, "comprehension")
             if why:
@@ -2039,15 +2101,9 @@ class ComprehensionToLoop(Transform):
 
     def _names(self, s: _CompSite, func: cst.FunctionDef, ff: FunctionFacts, env: dict) -> None:
         ctx, scopes, parents = env["ctx"], env["scopes"], env["parents"]
-        own = scopes[s.comp.key if isinstance(s.comp, cst.DictComp) else s.comp.elt]
-        fresh: dict[str, str] = {}
-        for a in own.assignments:
-            if a.name not in s.targets or not isinstance(a.node, cst.Name):
-                continue
-            new = fresh.setdefault(a.name, ctx.fresh_name(a.name))
-            s.renames[id(a.node)] = new
-            for ref in a.references:
-                s.renames[id(ref.node)] = new
+        fresh = {t: ctx.fresh_name(t) for t in dict.fromkeys(s.targets)}
+        for node in _comp_variable_uses(s.comp, scopes):
+            s.renames[id(node)] = fresh[node.value]
         comp = s.comp
         if isinstance(comp, cst.DictComp) and not any(
                 _is_literal(e) or (isinstance(e, cst.Name) and e.value in s.targets) for e in (comp.key, comp.value)):
@@ -2120,6 +2176,7 @@ class ComprehensionToLoop(Transform):
                 new = None  # ``x = x``: the loop already built x
             hoisted[0] = _prepend_lines(hoisted[0], stmt.leading_lines)
             if new is None and isinstance(stmt, cst.SimpleStatementLine):
-                return hoisted, _comment_lines(stmt.trailing_whitespace)
+                hoisted[0] = hoisted[0].with_changes(trailing_whitespace=stmt.trailing_whitespace)
+                return hoisted, []
             return [*hoisted, new], []
         return plan
