@@ -39,6 +39,7 @@ import hashlib  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
+import _signal  # noqa: E402  (no enum wrapping: cheaper per execution)
 import select  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
@@ -48,7 +49,14 @@ import types as _types  # noqa: E402
 import warnings  # noqa: E402
 
 PROGRAM_FILE = "<program>"
+_SIGALRM = int(signal.SIGALRM)
+_ITIMER_REAL = int(signal.ITIMER_REAL)
 _MISSING = object()
+_PACK = "__codemorph_pack_arguments__"
+
+
+def _pack(*a, **k):
+    return a, k
 _HDR = struct.Struct(">I")
 _MAX_MSG = 1 << 30
 _STACK_WANTED = 512 * 1024 * 1024  # bytes of C stack for deep (C-level) recursion
@@ -150,6 +158,10 @@ def _float_text(x):
     return float.__repr__(x)
 
 
+_FAST_INT = 10 ** 18
+_FAST_CONTAINERS = frozenset({list, tuple, dict, set, frozenset})
+
+
 class TooLarge(Exception):
     """The value has more nodes than the fingerprint budget allows."""
 
@@ -178,6 +190,15 @@ class _Fingerprinter:
         if self.nodes > self.max_nodes:
             raise TooLarge()
         t = type(x)
+        # fast paths for exact builtin types (the common case)
+        if t is str:
+            if len(x) <= self.str_max:
+                return ["str", x], 1, 1
+        elif t is int:
+            if -_FAST_INT < x < _FAST_INT:
+                return ["int", int.__repr__(x)], 1, 1
+        elif t in _FAST_CONTAINERS:
+            return self._container_entry(x, t, _BUILTIN_TAGS[t], depth)
         tag = _BUILTIN_TAGS.get(t)
         if tag is None:
             tag = type_name(t)
@@ -212,6 +233,9 @@ class _Fingerprinter:
             return [tag, None], 1, 1
         if isinstance(x, range):
             return [tag, [str(x.start), str(x.stop), str(x.step)]], 1, 1
+        return self._container_entry(x, t, tag, depth)
+
+    def _container_entry(self, x, t, tag, depth):
         # containers and objects: cycle detection on the current path
         key = id(x)
         seen = self.path.get(key)
@@ -379,12 +403,12 @@ def _on_alarm(signum, frame):
 
 def _arm(seconds):
     _state.timed_out = False
-    signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    _signal.signal(_SIGALRM, _on_alarm)  # the program may have replaced the handler
+    _signal.setitimer(_ITIMER_REAL, max(seconds, 0.001))
 
 
 def _disarm():
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    _signal.setitimer(_ITIMER_REAL, 0)
 
 
 class _Capture(io.TextIOBase):
@@ -539,7 +563,9 @@ class _Child:
         self.sys_snapshot["argv"] = list(sys.argv)
         self.path_snapshot = list(sys.path)
         self.codes = {}
+        self.arg_codes = {}
         self.cap = None
+        self.cwd_fd = os.open(cwd, os.O_RDONLY)
 
     def send(self, obj):
         write_all(self.wfd, encode_msg(obj))
@@ -558,20 +584,22 @@ class _Child:
         sys.stdout = sys.stderr = cap
         sys.stdin = io.StringIO("")
         try:
-            os.chdir(self.cwd)
+            os.fchdir(self.cwd_fd)
         except OSError:
             pass
         os.ftruncate(self.cap_fd, 0)
         os.lseek(self.cap_fd, 0, os.SEEK_SET)
+        _state.output_over = False
+        _state.timed_out = False
+        return cap
+
+    def reseed_random(self, code):
         rnd = sys.modules.get("random")
-        if rnd is not None:
+        if rnd is not None and "random" in code:
             try:
                 rnd.seed()  # fresh entropy: the second baseline run must see new random numbers
             except Exception:
                 pass
-        _state.output_over = False
-        _state.timed_out = False
-        return cap
 
     def read_output(self):
         size = os.fstat(self.cap_fd).st_size
@@ -579,6 +607,14 @@ class _Child:
         os.lseek(self.cap_fd, 0, os.SEEK_SET)
         data = _read_exact(self.cap_fd, min(size, limit)) or b""
         return data.decode("utf-8", "backslashreplace"), size >= limit
+
+    def compile_args(self, args):
+        obj = self.arg_codes.get(args)
+        if obj is None:
+            obj = compile(f"{_PACK}({args})", "<input>", "eval", dont_inherit=True)
+            if len(self.arg_codes) < 256:
+                self.arg_codes[args] = obj
+        return obj
 
     def compile(self, code):
         obj = self.codes.get(code)
@@ -604,6 +640,7 @@ class _Child:
         tracer = _Tracer() if req.get("trace") else None
         script = args is None
         self.reset()
+        self.reseed_random(code)
         g = {}
         value = None
         call_args = None
@@ -619,8 +656,15 @@ class _Child:
                 exec(codeobj, g)
                 if not script:
                     phase = "args"
-                    argcode = compile(f"(lambda *a, **k: (a, k))({args})", "<input>", "eval", dont_inherit=True)
-                    a, k = eval(argcode, g)
+                    # CRUXEval evaluates f(<args>) in the module's globals: evaluate the same
+                    # argument list there, through a packing function under a reserved name
+                    # that is removed before the call
+                    argcode = self.compile_args(args)
+                    g[_PACK] = _pack
+                    try:
+                        a, k = eval(argcode, g)
+                    finally:
+                        g.pop(_PACK, None)
                     call_args = [list(a), k]
                     fn = g.get(entry, _MISSING)
                     if fn is _MISSING:
@@ -1003,7 +1047,7 @@ def _post_recursion_limit():
         soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
     except (ValueError, OSError):
         return 10000
-    return 60000 if soft == resource.RLIM_INFINITY or soft >= 256 * 1024 * 1024 else 10000
+    return 150000 if soft == resource.RLIM_INFINITY or soft >= 256 * 1024 * 1024 else 10000
 
 
 _POST_RECURSION_LIMIT = 10000
