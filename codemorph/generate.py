@@ -26,7 +26,7 @@ from .recipes import Recipe, Variant, build_pipeline
 from .registry import default_registry
 from .sandbox import ExecRequest, Limits, Sandbox
 from .transform import derive_rng, derive_seed
-from .verification import check, make_baseline
+from .verification import check_requests, judge, make_baseline
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
            "default_transforms"]
@@ -130,25 +130,54 @@ class RowProcessor:
         if not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 
-        first = self.sandbox.run(ExecRequest(row.code, row.entry_point, row.input, expected_output=row.output))
-        problem = _original_problem(first, row)
-        if problem:
-            return reject("execute", problem)
-
         baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
                                  seed=derive_seed(cfg.seed, row.id, "inputs"))
+        problem = _original_problem(baseline.outcomes[0], row, check_output=False)
+        if problem:
+            return reject("execute", problem)
         if baseline.nondeterministic:
             return reject("execute", "the program is nondeterministic (two runs on the same input differ); "
                                      "its recorded output is not a reliable ground truth")
+
+        observations = self._observe(program, baseline.inputs) if self.needs_types else None
+        candidates = []  # (variant name, PipelineResult, seconds spent rewriting)
+        for name, pipeline in self.pipelines:
+            start = time.perf_counter()
+            res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=[row.input],
+                                 observations=observations)
+            candidates.append((name, res, time.perf_counter() - start))
+
+        # one sandbox batch: the original against its recorded output, then, per variant, the
+        # differential check on every baseline input and a run on the row's input
+        requests = [ExecRequest(row.code, row.entry_point, row.input, expected_output=row.output)]
+        slices = []
+        for name, res, _ in candidates:
+            if not res.changed:
+                slices.append(None)
+                continue
+            checks = check_requests(baseline, res.program, self.sandbox.limits.timeout)
+            slices.append((len(requests), checks))
+            requests += checks
+            requests.append(ExecRequest(res.program.source, res.program.entry_point, row.input,
+                                        expected_output=row.output))
+        start = time.perf_counter()
+        outs = self.sandbox.run_batch(requests)
+        share = (time.perf_counter() - start) / max(1, len(requests))
+        problem = _original_problem(outs[0], row)
+        if problem:
+            return reject("execute", problem)
         out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
                                      "output": row.output, "entry_point": row.entry_point, "original_id": row.id,
                                      "transforms": [], "seed": cfg.seed, "kind": "original"}))
-
-        observations = self._observe(program, baseline.inputs) if self.needs_types else None
-        for name, pipeline in self.pipelines:
-            start = time.perf_counter()
-            status, reason = self._variant(row, program, baseline, name, pipeline, observations, out)
-            out.stats.append(TransformStat(name, status, time.perf_counter() - start, reason))
+        for (name, res, seconds), sl in zip(candidates, slices):
+            if sl is None:
+                out.stats.append(TransformStat(name, "not-applicable", seconds, res.reason))
+                continue
+            at, checks = sl
+            verdict = judge(baseline, checks, outs[at:at + len(checks)])
+            run = outs[at + len(checks)]
+            status, reason = self._variant(row, name, res, verdict, run, out)
+            out.stats.append(TransformStat(name, status, seconds + share * (len(checks) + 1), reason))
         return out
 
     def _stamp(self, row: dict[str, Any]) -> dict[str, Any]:
@@ -166,21 +195,14 @@ class RowProcessor:
                     merged[fn][name].update(types)
         return {fn: {n: sorted(ts) for n, ts in sorted(v.items())} for fn, v in sorted(merged.items())}
 
-    def _variant(self, row: SourceRow, program: Program, baseline, name: str, pipeline: Pipeline, observations,
-                 out: RowOutcome):
-        rng = derive_rng(self.config.seed, row.id, name)
-        res = pipeline.apply(program, rng, inputs=[row.input], observations=observations)
-        if not res.changed:
-            return "not-applicable", res.reason
+    def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
         new = res.program
-        verdict = check(self.sandbox, baseline, new)
         vid = f"{row.id}:{name}"
         if verdict.status != "equivalent":
             out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "verify",
                                         "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
                                         "counterexample": _cex_json(verdict.counterexample)})
             return ("rejected" if verdict.status == "differs" else "inconclusive"), verdict.reason
-        run = self.sandbox.run(ExecRequest(new.source, new.entry_point, row.input, expected_output=row.output))
         if run.status != "returned" or not run.literal_ok or run.output_matches is not True:
             why = f"variant on the row's input: status {run.status}, literal_ok {run.literal_ok}, " \
                   f"matches recorded output {run.output_matches}"
@@ -211,7 +233,7 @@ def _cex_json(cex) -> dict[str, Any] | None:
     return {"input": cex.args, "original": o(cex.original), "rewritten": o(cex.rewritten)}
 
 
-def _original_problem(o, row: SourceRow) -> str | None:
+def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | None:
     if o.status == "bad-code":
         e = o.exception
         return f"the module fails when loaded: {e.type}: {e.message}" if e else "the module fails when loaded"
@@ -224,7 +246,7 @@ def _original_problem(o, row: SourceRow) -> str | None:
         return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
     if o.status != "returned":
         return f"the program did not finish on its input: {o.status}"
-    if o.output_matches is not True:
+    if check_output and o.output_matches is not True:
         return f"recorded output {row.output[:80]!r} does not match execution, which returned {str(o.value_repr)[:80]}"
     return None
 

@@ -325,12 +325,26 @@ def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown:
     """
     if baseline.nondeterministic:
         return Verdict("inconclusive", 0, reason=baseline.reason or "the original program is nondeterministic")
+    requests = check_requests(baseline, rewritten, sandbox.limits.timeout, slowdown=slowdown, min_timeout=min_timeout)
+    return judge(baseline, requests, sandbox.run_batch(requests))
+
+
+def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = 10.0,
+                   min_timeout: float = 0.5) -> list[ExecRequest]:
+    """The executions :func:`check` makes: ``rewritten`` on every comparable baseline input,
+    with a time limit of ``max(min_timeout, slowdown * original duration)`` seconds capped
+    by ``cap``.  Lets a caller run the requests of several rewrites in one batch and pass
+    each slice of outcomes to :func:`judge`."""
+    return [ExecRequest(rewritten.source, rewritten.entry_point, text,
+                        timeout=min(cap, max(min_timeout, slowdown * o.duration)))
+            for text, o in zip(baseline.inputs, baseline.outcomes) if o.comparable]
+
+
+def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Outcome]) -> Verdict:
+    """The verdict of :func:`check` from the outcomes of :func:`check_requests`."""
+    if baseline.nondeterministic:
+        return Verdict("inconclusive", 0, reason=baseline.reason or "the original program is nondeterministic")
     pairs = [(text, o) for text, o in zip(baseline.inputs, baseline.outcomes) if o.comparable]
-    cap = sandbox.limits.timeout
-    requests = [ExecRequest(rewritten.source, rewritten.entry_point, text,
-                            timeout=min(cap, max(min_timeout, slowdown * o.duration)))
-                for text, o in pairs]
-    outs = sandbox.run_batch(requests)
     checked = 0
     inconclusive: str | None = None
     for (text, o), r, req in zip(pairs, outs, requests):
