@@ -1053,8 +1053,8 @@ class PeelLoop(Transform):
             bind = _simple_line(_assign(node.target, cst.Name(n.item)))
             body, footer = _block_statements(node.body)
             header = node.body.header if isinstance(node.body, cst.IndentedBlock) else cst.TrailingWhitespace()
-            rest = cst.While(test=fetch_test(), body=cst.IndentedBlock(body=[bind, *body], header=header, footer=footer))
-            peeled = cst.If(test=fetch_test(), body=cst.IndentedBlock(body=[bind, *body, rest]))
+            rest = cst.While(test=fetch_test(), body=cst.IndentedBlock(body=[bind, *body], footer=footer))
+            peeled = cst.If(test=fetch_test(), body=cst.IndentedBlock(body=[bind, *body, rest], header=header))
             out: list[cst.BaseStatement] = [iterator, sentinel, peeled]
             left: list[cst.EmptyLine] = []
             if node.orelse is not None:
@@ -1567,8 +1567,10 @@ class LoopToComprehension(Transform):
     * ``acc`` is spelled nowhere else in the loop (so ``acc.append`` is the method of the
       list just built, with no alias), no closure reads it, and no ``try``/``with``
       encloses the loop (an exception mid-loop would leave the partial ``acc`` visible);
-    * the loop variables are spelled nowhere else in the function (a comprehension does
-      not bind them in the function) and are plain locals;
+    * the loop variables are dead after the loop (a comprehension does not bind them in
+      the function): spelled nowhere else in the function except in the target or body of
+      other ``for`` loops over the same name (which rebind it before any read), read by
+      no closure, plain locals;
     * the moved code has no walrus, ``yield``, ``await``, ``super()``, and no lambda or
       generator reading a loop variable later; locals it reads are surely bound (an
       unbound local read from a comprehension raises ``NameError``, not
@@ -1592,7 +1594,7 @@ class LoopToComprehension(Transform):
     preconditions = (
         "acc = [] / set() / {} immediately before a for loop whose body only appends/adds/stores into acc",
         "acc spelled nowhere else in the loop, not read by closures, no try/with around the loop",
-        "loop variables spelled nowhere else in the function; no for-else, break or continue",
+        "loop variables dead after the loop (only re-bound by other for loops); no for-else/break/continue",
         "no walrus/yield/await/super() in the loop; no late-binding lambda or generator over loop variables",
         "locals read in the loop are surely bound; dict key or value is a loop variable or literal",
         "set unshadowed; no recursion; no frame/line/lifetime introspection; no eval/exec/locals/...",
@@ -1662,11 +1664,18 @@ class LoopToComprehension(Transform):
             return f"a nested function or lambda reads {acc}"
         if _inside_try_or_with(loop, func, parents):
             return "loop inside try/with (a partial result could be observed after an exception)"
-        inside = {id(n) for n in _name_nodes(loop)}
+        lazy = _lazy_scopes(func.body)
         for t in targets:
             if t in ff.unbinders:
                 return f"loop variable {t} may be global, nonlocal, deleted or bound by except-as"
-            if any(id(n) not in inside for n in _name_nodes(func, t)):
+            if any(_name_nodes(part, t) for part in lazy):
+                return f"loop variable {t} is read by a nested function or lambda"
+            covered = {id(n) for n in _name_nodes(loop)}
+            for other in _find(func.body, cst.For):
+                if other is not loop and t in (_target_names(other.target) or ()):
+                    # uses inside another loop over the same name run after that loop rebinds it
+                    covered |= {id(n) for part in (other.target, other.body) for n in _name_nodes(part)}
+            if any(id(n) not in covered for n in _name_nodes(func, t)):
                 return f"loop variable {t} is used outside the loop (a comprehension would not bind it)"
         why = _scope_hazards([*parts, *conds], targets)
         if why is None:
