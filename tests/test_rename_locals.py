@@ -296,7 +296,8 @@ def test_random_scheme_falls_back_when_every_draw_is_taken() -> None:
 
 
 def test_scheme_registry() -> None:
-    assert SCHEMES == {"random": RandomScheme, "obfuscated": ObfuscatedScheme}
+    assert SCHEMES["random"] is RandomScheme and SCHEMES["obfuscated"] is ObfuscatedScheme
+    assert sorted(SCHEMES) == ["misleading", "natural", "obfuscated", "random"]
     with pytest.raises(ValueError, match="unknown scheme 'pretty'"):
         RenameLocals(scheme="pretty")
     with pytest.raises(TypeError):

@@ -18,9 +18,14 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
+import json
+import keyword
 import re
 import symtable
+import warnings
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Callable, ClassVar, Iterable, Mapping, Sequence
 
 import libcst as cst
@@ -35,7 +40,7 @@ from libcst.metadata import (
 )
 
 from codemorph import NotApplicable, RewriteContext, Transform
-from codemorph.transform import DYNAMIC_SCOPE_BUILTINS
+from codemorph.transform import BUILTIN_NAMES, DYNAMIC_SCOPE_BUILTINS
 
 __all__ = [
     "NamingScheme",
@@ -53,6 +58,13 @@ __all__ = [
 # naming schemes
 # --------------------------------------------------------------------------------------
 
+#: what a renamed binding names, as passed to :meth:`NamingScheme.propose`
+KINDS: tuple[str, ...] = ("param", "local", "comprehension", "function", "class")
+
+_RESERVED: frozenset[str] = frozenset(dir(builtins)) | frozenset(keyword.kwlist) \
+    | frozenset(getattr(keyword, "softkwlist", []))
+
+
 class NamingScheme:
     """Chooses new identifiers for a renaming transform.
 
@@ -66,11 +78,16 @@ class NamingScheme:
         ctx: the :class:`~codemorph.RewriteContext` of the rewrite (its ``rng`` is the only
             randomness a scheme may use; its name helpers guarantee freshness).
 
-    Subclasses set :attr:`name` and implement :meth:`propose`.
+    Subclasses set :attr:`name` and implement :meth:`propose`; a scheme that swaps
+    existing names between bindings (:class:`MisleadingScheme`) also sets
+    :attr:`permutes` and implements :meth:`permute`.
     """
 
     #: the value of the ``scheme`` option that selects this class
     name: ClassVar[str] = ""
+    #: whether :meth:`permute` may return swaps (the transform then computes which names
+    #: can be exchanged safely, which costs one more pass)
+    permutes: ClassVar[bool] = False
 
     def __init__(self, ctx: RewriteContext) -> None:
         self.ctx = ctx
@@ -80,9 +97,15 @@ class NamingScheme:
 
         Args:
             old: the identifier being replaced.
-            kind: what it names: ``"param"``, ``"local"`` or ``"comprehension"``.
+            kind: what it names, one of :data:`KINDS`: ``"param"``, ``"local"``,
+                ``"comprehension"``, ``"function"`` or ``"class"``.
         """
         raise NotImplementedError
+
+    def wants(self, old: str) -> bool:
+        """Whether this scheme renames bindings spelled ``old`` (every scheme but a
+        user-supplied mapping renames everything it is offered)."""
+        return True
 
     def claim(self, proposal: str) -> str:
         """``proposal`` when it is free (and reserve it), else a fresh variant of it."""
@@ -93,6 +116,20 @@ class NamingScheme:
     def new_name(self, old: str, kind: str) -> str:
         """A reserved, never-before-used identifier for ``old`` (see :meth:`propose`)."""
         return self.claim(self.propose(old, kind))
+
+    def permute(self, groups: Sequence[Sequence[str]]) -> list[dict[str, str]]:
+        """Exchanges of existing names inside each group.
+
+        Args:
+            groups: for each group (e.g. the variables of one function), the sorted list
+                of old names the transform has proved may be exchanged with one another.
+
+        Returns:
+            One ``{old: new}`` dict per group, where ``new`` is another name of the same
+            group and the dict is a permutation of the names it covers.  The default: no
+            exchange (``{}`` for each group).
+        """
+        return [{} for _ in groups]
 
 
 #: first halves of random names (qualifiers and nouns)
@@ -110,14 +147,27 @@ _NOUNS = (
     "unit", "cell", "mark", "span", "group", "pair", "seq", "block", "line", "char",
     "digit", "limit", "offset", "ratio", "level", "sign", "code", "list", "map", "total",
 )
+#: first halves of random function names (verbs)
+_VERBS = (
+    "get", "make", "build", "compute", "find", "check", "update", "apply", "collect", "merge",
+    "split", "scan", "load", "parse", "count", "shift", "fold", "walk", "visit", "render",
+    "emit", "fill", "trim", "pack", "sort", "pick", "match", "mark", "join", "reduce",
+)
+#: words of random class names (joined in CamelCase)
+_CLASS_WORDS = (
+    "Node", "Item", "Record", "Entry", "Table", "State", "Block", "Frame", "Cell", "Slot",
+    "Token", "Group", "Buffer", "Store", "Model", "Unit", "Field", "Chain", "Shape", "Point",
+)
 
 
 class RandomScheme(NamingScheme):
     """Plausible random identifiers such as ``count_item`` or ``tmp_value``.
 
-    Each name is ``<qualifier>_<noun>`` drawn with ``ctx.rng`` from two fixed word lists
-    (:data:`_QUALIFIERS`, :data:`_NOUNS`); up to 20 draws are tried before falling back to
-    a numbered variant of the last draw.  Deterministic for a given rng state.
+    Variables get ``<qualifier>_<noun>``, functions ``<verb>_<noun>`` (``merge_token``)
+    and classes ``<Word><Word>`` (``TokenStore``), drawn with ``ctx.rng`` from fixed word
+    lists (:data:`_QUALIFIERS`, :data:`_NOUNS`, :data:`_VERBS`, :data:`_CLASS_WORDS`); up to
+    20 draws are tried before falling back to a numbered variant of the last draw.
+    Deterministic for a given rng state.
     """
 
     name = "random"
@@ -125,41 +175,317 @@ class RandomScheme(NamingScheme):
 
     def propose(self, old: str, kind: str) -> str:
         rng = self.ctx.rng
+        firsts, seconds, sep = _QUALIFIERS, _NOUNS, "_"
+        if kind == "function":
+            firsts = _VERBS
+        elif kind == "class":
+            firsts, seconds, sep = _CLASS_WORDS, _CLASS_WORDS, ""
         word = ""
         for _ in range(self.attempts):
-            first = rng.choice(_QUALIFIERS)
-            second = rng.choice(_NOUNS)
+            first = rng.choice(firsts)
+            second = rng.choice(seconds)
             if first == second:
                 continue
-            word = f"{first}_{second}"
+            word = f"{first}{sep}{second}"
             if self.ctx.is_free(word):
                 return word
-        return word or "tmp_value"
+        return word or ("TmpValue" if kind == "class" else "tmp_value")
 
 
 class ObfuscatedScheme(NamingScheme):
-    """Meaningless identifiers ``v0``, ``v1``, ... in order, skipping names the program
-    already spells (so ``v0`` may be followed by ``v2`` when the program uses ``v1``)."""
+    """Meaningless identifiers in order, skipping names the program already spells:
+    variables ``v0``, ``v1``, ...; functions ``fn0``, ``fn1``, ...; classes ``C0``, ``C1``,
+    ... (so ``v0`` may be followed by ``v2`` when the program uses ``v1``)."""
 
     name = "obfuscated"
     prefix: ClassVar[str] = "v"
+    #: prefix per kind (kinds not listed use :attr:`prefix`)
+    prefixes: ClassVar[dict[str, str]] = {"function": "fn", "class": "C"}
 
     def __init__(self, ctx: RewriteContext) -> None:
         super().__init__(ctx)
-        self._next = 0
+        self._next: dict[str, int] = {}
 
     def propose(self, old: str, kind: str) -> str:
+        prefix = self.prefixes.get(kind, self.prefix)
         while True:
-            candidate = f"{self.prefix}{self._next}"
-            self._next += 1
+            n = self._next.get(prefix, 0)
+            self._next[prefix] = n + 1
+            candidate = f"{prefix}{n}"
             if self.ctx.is_free(candidate):
                 return candidate
+
+
+# -- the vocabulary of the natural and misleading schemes ------------------------------
+
+@functools.lru_cache(maxsize=1)
+def load_vocabulary() -> dict:
+    """The word lists shipped with codemorph (``codemorph/data/synonyms.json``).
+
+    Returns:
+        A dict with ``synonyms`` (word -> meaning-preserving alternatives),
+        ``antonyms`` (word -> opposite words), ``categories`` (role -> words that suggest
+        it: ``number``, ``string``, ``list``, ``dict``, ``bool``), ``misleading_names``
+        (role -> names that suggest it), ``misleading_of`` (role -> roles to suggest
+        instead), ``misleading_functions``, ``misleading_classes`` and
+        ``fallback_suffix`` (kind -> suffix used when no word of a name is known).
+        Words are lower-case pieces of snake_case/camelCase identifiers; an
+        alternative may itself be several words joined by ``_``.
+    """
+    text = resources.files("codemorph.data").joinpath("synonyms.json").read_text(encoding="utf-8")
+    vocab = json.loads(text)
+    words: dict[str, str] = {}
+    for role, names in vocab["categories"].items():
+        for w in names:
+            words.setdefault(w, role)
+    vocab["role_of_word"] = words
+    return vocab
+
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+def split_identifier(name: str) -> tuple[str, list[str], str, str]:
+    """Split an identifier into words.
+
+    Args:
+        name: e.g. ``"new_text"``, ``"maxCount"``, ``"HTTPServer"``, ``"_s1"``.
+
+    Returns:
+        ``(lead, words, trail, style)``: leading and trailing underscores, the words in
+        lower case (digits are words of their own: ``s1`` -> ``["s", "1"]``), and the
+        style, ``"snake"``, ``"camel"`` (``maxCount``) or ``"pascal"`` (``MaxCount``).
+    """
+    core = name.strip("_")
+    lead = name[: len(name) - len(name.lstrip("_"))]
+    trail = name[len(name.rstrip("_")):] if core else ""
+    parts = _WORD.findall(core)
+    if "_" in core or not any(c.isupper() for c in core):
+        style = "snake"
+    elif core[:1].isupper():
+        style = "pascal"
+    else:
+        style = "camel"
+    return lead, [p.lower() for p in parts], trail, style
+
+
+def join_identifier(lead: str, words: Sequence[str], trail: str, style: str) -> str:
+    """Inverse of :func:`split_identifier`: join ``words`` in ``style``, put the
+    underscores back, and append ``_`` when the result is a keyword or builtin name
+    (``max`` -> ``max_``).  Words may contain ``_`` (multi-word alternatives)."""
+    flat = [p for w in words for p in w.split("_") if p]
+    if style == "snake":
+        core = "_".join(flat)
+    elif style == "pascal":
+        core = "".join(p[:1].upper() + p[1:] for p in flat)
+    else:
+        core = flat[0] + "".join(p[:1].upper() + p[1:] for p in flat[1:]) if flat else ""
+    out = lead + core + trail
+    if out and out[0].isdigit():
+        out = "_" + out
+    if out in _RESERVED:
+        out += "_"
+    return out
+
+
+#: runtime type name (as in ``RewriteContext.observations``) -> role of the vocabulary
+_TYPE_ROLES: dict[str, str] = {
+    "int": "number", "float": "number", "complex": "number",
+    "str": "string", "bytes": "string",
+    "list": "list", "tuple": "list", "set": "list", "frozenset": "list", "collections.deque": "list",
+    "dict": "dict", "collections.defaultdict": "dict", "collections.Counter": "dict",
+    "collections.OrderedDict": "dict",
+    "bool": "bool",
+}
+
+
+def _observed_roles(observations) -> dict[str, str]:
+    """name -> role, for variables whose observed types (over every function) all have
+    the same role; from ``{qualname: {name: [type names]}}``."""
+    seen: dict[str, set[str]] = {}
+    if not isinstance(observations, Mapping):
+        return {}
+    for names in observations.values():
+        if not isinstance(names, Mapping):
+            continue
+        for name, types in names.items():
+            roles = {_TYPE_ROLES.get(t, "?") for t in types if t != "NoneType"}
+            seen.setdefault(name, set()).update(roles)
+    return {n: next(iter(r)) for n, r in seen.items() if len(r) == 1 and "?" not in r}
+
+
+class _VocabularyScheme(NamingScheme):
+    """Shared by the natural and misleading schemes: vocabulary and observed roles."""
+
+    def __init__(self, ctx: RewriteContext) -> None:
+        super().__init__(ctx)
+        self.vocab = load_vocabulary()
+        self.observed = _observed_roles(ctx.observations)
+
+    def role(self, old: str) -> str | None:
+        """The role (``number``, ``string``, ``list``, ``dict``, ``bool``) a variable
+        plays: observed at run time when known, else suggested by its name (the whole
+        name, then its last word, then any word)."""
+        if old in self.observed:
+            return self.observed[old]
+        words = self.vocab["role_of_word"]
+        _lead, parts, _trail, _style = split_identifier(old)
+        for key in [old.lower(), "_".join(parts), *reversed(parts)]:
+            if key in words:
+                return words[key]
+        return None
+
+    def usable(self, name: str, old: str) -> bool:
+        return name != old and name.isidentifier() and self.ctx.is_free(name)
+
+
+class NaturalScheme(_VocabularyScheme):
+    """Meaning-preserving names: each word of the old name replaced by a synonym.
+
+    The old name is split into snake_case/camelCase words (:func:`split_identifier`);
+    every word found in the vocabulary's ``synonyms`` table
+    (``codemorph/data/synonyms.json``) is replaced by one of its synonyms drawn with
+    ``ctx.rng``, and the words are joined in the original style (``nums`` -> ``values``,
+    ``new_text`` -> ``fresh_string``, ``maxCount`` -> ``maximumTally``).  When no word is
+    known, a role word is appended (``zq`` -> ``zq_text`` when ``zq`` was observed to hold
+    strings) or else a neutral suffix per kind (``zq_value``, ``helper_impl``).
+    Deterministic for a given rng state.
+    """
+
+    name = "natural"
+
+    def propose(self, old: str, kind: str) -> str:
+        rng = self.ctx.rng
+        syn = self.vocab["synonyms"]
+        lead, words, trail, style = split_identifier(old)
+        if kind == "class" and style == "snake":
+            style = "pascal" if old[:1].isupper() else style
+        for _attempt in range(4):
+            changed, out = False, []
+            for w in words:
+                options = syn.get(w)
+                if options:
+                    out.append(rng.choice(options))
+                    changed = True
+                else:
+                    out.append(w)
+            if changed:
+                candidate = join_identifier(lead, out, trail, style)
+                if self.usable(candidate, old):
+                    return candidate
+        role = self.role(old) if kind not in ("function", "class") else None
+        suffix = {"number": "num", "string": "text", "list": "items", "dict": "map", "bool": "flag"}.get(
+            role or "", self.vocab["fallback_suffix"].get(kind, "value"))
+        return join_identifier(lead, [*words, suffix.lower()] if words else [suffix.lower()], trail, style)
+
+
+class MisleadingScheme(_VocabularyScheme):
+    """Names that suggest another role or type, and exchanges of existing names.
+
+    * :meth:`permute`: inside each group (the variables of one function, or the
+      functions/classes of one scope) that the transform proved may be exchanged, the
+      names are permuted with one random cycle (Sattolo's algorithm, so no name keeps its
+      binding): ``count`` becomes the string, ``text`` the counter.
+    * :meth:`propose`, for the other bindings: a variable gets a name of another role
+      from the vocabulary (a counter is named like a string or a list, a list like a
+      dict, ...; the role comes from the runtime observations when present, else from the
+      words of the name); a function gets its words replaced by antonyms (``get_max`` ->
+      ``set_min``) or, when none is known, the name of an unrelated task
+      (``count_vowels``); a class gets an unrelated class name (``Tokenizer``).
+
+    Misleading names preserve behaviour exactly like any other renaming; they are meant to
+    measure how much a model relies on names.  Deterministic for a given rng state.
+    """
+
+    name = "misleading"
+    permutes = True
+
+    def permute(self, groups: Sequence[Sequence[str]]) -> list[dict[str, str]]:
+        out: list[dict[str, str]] = []
+        for names in groups:
+            names = list(names)
+            if len(names) < 2:
+                out.append({})
+                continue
+            perm = names[:]
+            for i in range(len(perm) - 1, 0, -1):  # Sattolo: one cycle, no fixed point
+                j = self.ctx.rng.randrange(i)
+                perm[i], perm[j] = perm[j], perm[i]
+            out.append(dict(zip(names, perm)))
+        return out
+
+    def _pick(self, pool: Sequence[str], old: str) -> str | None:
+        free = [n for n in pool if self.usable(n, old)]
+        return self.ctx.rng.choice(free) if free else None
+
+    def propose(self, old: str, kind: str) -> str:
+        rng = self.ctx.rng
+        v = self.vocab
+        if kind == "function":
+            lead, words, trail, style = split_identifier(old)
+            if any(w in v["antonyms"] for w in words):
+                flipped = [rng.choice(v["antonyms"][w]) if w in v["antonyms"] else w for w in words]
+                candidate = join_identifier(lead, flipped, trail, style)
+                if self.usable(candidate, old):
+                    return candidate
+            return self._pick(v["misleading_functions"], old) or rng.choice(v["misleading_functions"])
+        if kind == "class":
+            return self._pick(v["misleading_classes"], old) or rng.choice(v["misleading_classes"])
+        role = self.role(old)
+        roles = list(v["misleading_of"].get(role, [])) if role else sorted(v["misleading_names"])
+        rng.shuffle(roles)
+        for other in roles:
+            name = self._pick(v["misleading_names"][other], old)
+            if name is not None:
+                return name
+        other = roles[0] if roles else "string"
+        return rng.choice(v["misleading_names"][other])
+
+
+class MappingScheme(NamingScheme):
+    """The user's own names: ``mapping={"old": "new"}`` (option ``mapping`` of every
+    renaming transform).  Only bindings spelled like a key are renamed; every binding
+    spelled ``old`` gets the same ``new``.
+
+    Args:
+        ctx: the rewrite's context.
+        mapping: old name -> new name, already checked by :func:`validate_mapping`.
+
+    Raises (from :meth:`new_name`):
+        NotApplicable: when ``new`` is already spelled in the program (or is a keyword
+            argument a harness passes), since the renaming would merge two names.
+    """
+
+    name = "mapping"
+
+    def __init__(self, ctx: RewriteContext, mapping: Mapping[str, str]) -> None:
+        super().__init__(ctx)
+        self.mapping = dict(mapping)
+        self._given: dict[str, str] = {}
+
+    def wants(self, old: str) -> bool:
+        return old in self.mapping
+
+    def propose(self, old: str, kind: str) -> str:
+        return self.mapping[old]
+
+    def new_name(self, old: str, kind: str) -> str:
+        if old in self._given:
+            return self._given[old]
+        new = self.mapping[old]
+        if not self.ctx.reserve(new):
+            raise NotApplicable(f"mapping {old!r} -> {new!r}: {new!r} is already used in the program (or passed "
+                                f"by a harness keyword); renaming would merge two names")
+        self._given[old] = new
+        return new
 
 
 #: scheme option value -> scheme class
 SCHEMES: dict[str, type[NamingScheme]] = {
     RandomScheme.name: RandomScheme,
     ObfuscatedScheme.name: ObfuscatedScheme,
+    NaturalScheme.name: NaturalScheme,
+    MisleadingScheme.name: MisleadingScheme,
 }
 
 
@@ -173,6 +499,48 @@ def make_scheme(name: str, ctx: RewriteContext) -> NamingScheme:
         return SCHEMES[name](ctx)
     except KeyError:
         raise ValueError(f"unknown naming scheme {name!r} (known: {', '.join(sorted(SCHEMES))})") from None
+
+
+def validate_mapping(transform: str, mapping: object) -> dict[str, str]:
+    """Check a user-supplied ``mapping`` option (old name -> new name).
+
+    Args:
+        transform: the transform's name, for messages.
+        mapping: the option's value.
+
+    Returns:
+        The mapping as a plain dict.
+
+    Raises:
+        TypeError: not a dict of strings.
+        ValueError: empty; a key or value that is not an identifier; a new name that is
+            a keyword, a builtin or starts with ``__``; two old names mapped to one new
+            name; a new name that is also an old name (chains and swaps); a name mapped
+            to itself.
+    """
+    if not isinstance(mapping, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                   for k, v in mapping.items()):
+        raise TypeError(f"{transform}: mapping must be a table of old name -> new name (strings)")
+    if not mapping:
+        raise ValueError(f"{transform}: mapping is empty")
+    seen: dict[str, str] = {}
+    for old, new in mapping.items():
+        if not old.isidentifier() or keyword.iskeyword(old):
+            raise ValueError(f"{transform}: mapping key {old!r} is not an identifier")
+        if not new.isidentifier() or keyword.iskeyword(new) or new in _RESERVED:
+            raise ValueError(f"{transform}: mapping {old!r} -> {new!r}: the new name must be an identifier that is "
+                             f"not a keyword or builtin")
+        if new.startswith("__"):
+            raise ValueError(f"{transform}: mapping {old!r} -> {new!r}: names starting with __ are mangled or special")
+        if new == old:
+            raise ValueError(f"{transform}: mapping maps {old!r} to itself")
+        if new in seen:
+            raise ValueError(f"{transform}: mapping sends both {seen[new]!r} and {old!r} to {new!r} (collision)")
+        if new in mapping:
+            raise ValueError(f"{transform}: mapping {old!r} -> {new!r}: {new!r} is also renamed (chains and swaps "
+                             f"are not supported)")
+        seen[new] = old
+    return dict(mapping)
 
 
 # --------------------------------------------------------------------------------------
@@ -191,7 +559,8 @@ def _symbol_flags(sym: symtable.Symbol) -> tuple[bool, ...]:
 
 def _compare_tables(a: symtable.SymbolTable, b: symtable.SymbolTable, back: Mapping[str, str]) -> None:
     where = f"{a.get_type()} {a.get_name()!r} (line {a.get_lineno()})"
-    if (a.get_type(), a.get_name(), a.get_lineno()) != (b.get_type(), b.get_name(), b.get_lineno()):
+    same_name = a.get_name() == b.get_name() or back.get(b.get_name()) == a.get_name()  # renamed def/class
+    if (a.get_type(), a.get_lineno()) != (b.get_type(), b.get_lineno()) or not same_name:
         raise RenamingMismatch(f"scope {where} became {b.get_type()} {b.get_name()!r} (line {b.get_lineno()})")
     old = {s.get_name(): _symbol_flags(s) for s in a.get_symbols()}
     new: dict[str, tuple[bool, ...]] = {}
@@ -200,6 +569,9 @@ def _compare_tables(a: symtable.SymbolTable, b: symtable.SymbolTable, back: Mapp
         if name in new:
             raise RenamingMismatch(f"in {where}, two symbols stand for {name!r}")
         new[name] = _symbol_flags(s)
+        if s.get_name() in back and name in BUILTIN_NAMES and (s.is_global() or a.get_type() == "module"):
+            # a global spelled like a builtin reads the builtin while unbound: keep its name
+            raise RenamingMismatch(f"in {where}, {name!r} is a global that may resolve to the builtin {name}")
     if old != new:
         diff = sorted(n for n in old.keys() | new.keys() if old.get(n) != new.get(n))
         raise RenamingMismatch(f"in {where}, symbols {', '.join(diff)} differ")
@@ -236,6 +608,13 @@ class _MapBack(ast.NodeTransformer):
         if node.name is not None:
             node.name = self.back.get(node.name, node.name)
         return node
+
+    def _def(self, node):
+        self.generic_visit(node)
+        node.name = self.back.get(node.name, node.name)
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _def
 
 
 def _keyword_targets_ok(tree: ast.AST, back: Mapping[str, str]) -> None:
@@ -276,16 +655,22 @@ def check_renaming(old_source: str, new_source: str, back: Mapping[str, str]) ->
     Args:
         old_source: the original module text.
         new_source: the rewritten module text.
-        back: new identifier -> the identifier it replaced.  Every new identifier must be
-            fresh (spelled nowhere in ``old_source``), so the inverse is unambiguous.
+        back: new identifier -> the identifier it replaced (one old name per new name).
+            A new identifier must be fresh (spelled nowhere in ``old_source``) unless it
+            is itself renamed away (it is also a value of ``back``: an exchange of
+            existing names, as the ``misleading`` scheme makes) and is neither a keyword
+            nor a builtin name.
 
     Checks, all with the interpreter's own compiler: (1) the ASTs are equal once renamed
-    names (variables, parameters, keyword arguments, ``except ... as`` names) are mapped
-    back, so nothing else (attributes, strings, structure) changed; (2) every renamed
+    names (variables, parameters, keyword arguments, ``except ... as`` names, ``def`` and
+    ``class`` names) are mapped back, so nothing else (attributes, strings, structure)
+    changed and every occurrence of a renamed-away name was renamed; (2) every renamed
     keyword argument names a parameter of the called function; (3) the symbol tables
     (:mod:`symtable`) have the same scopes in the same order, and in every scope each symbol
     maps through ``back`` to a symbol with identical flags (local, global, free,
-    parameter, nonlocal, referenced, assigned, annotated, imported, namespace).
+    parameter, nonlocal, referenced, assigned, annotated, imported, namespace); (4) no
+    renamed global is spelled like a builtin (while unbound, it would have read the
+    builtin).
 
     Raises:
         RenamingMismatch: describing the first difference found.
@@ -293,8 +678,9 @@ def check_renaming(old_source: str, new_source: str, back: Mapping[str, str]) ->
     old_tree = ast.parse(old_source)
     new_tree = ast.parse(new_source)
     spelled = _identifiers(old_tree)
+    renamed_away = set(back.values())
     for new in back:
-        if new in spelled:
+        if new in spelled and (new not in renamed_away or new in _RESERVED):
             raise RenamingMismatch(f"new name {new!r} already occurs in the original program")
     _keyword_targets_ok(new_tree, back)
     if ast.dump(old_tree) != ast.dump(_MapBack(back).visit(new_tree)):
@@ -370,6 +756,13 @@ class _Survey(cst.CSTVisitor):
         self.exception_objects: list[str] = []
         self.decl_names: set[str] = set()         # names in any global/nonlocal statement
         self.in_annotation = 0
+        # facts the renaming of functions and classes needs
+        self.all_names: dict[str, list[cst.Name]] = {}  # every Name node, by spelling
+        self.forbidden_anywhere: dict[str, str] = {}      # name -> why (global/nonlocal/match/f"{x=}"...)
+        self.string_words: set[str] = set()               # identifiers spelled inside string literals
+        self.attr_names: set[str] = set()                 # attribute names (obj.NAME)
+        self.any_exception_objects: list[str] = []        # every `except ... as e` whose e is used
+        self.classes: list[cst.ClassDef] = []
 
     # -- helpers ------------------------------------------------------------------
     def _mark(self, node: cst.CSTNode | None, role: str) -> None:
@@ -378,6 +771,8 @@ class _Survey(cst.CSTVisitor):
 
     def _forbid(self, names: Iterable[str], why: str) -> None:
         names = list(names)
+        for n in names:
+            self.forbidden_anywhere.setdefault(n, why)
         for info in self.stack:
             for n in names:
                 info.forbidden.setdefault(n, why)
@@ -395,6 +790,7 @@ class _Survey(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.scope_nodes.append(node)
+        self.classes.append(node)
         self._mark(node.name, "def")
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
@@ -419,6 +815,7 @@ class _Survey(cst.CSTVisitor):
     # -- names that are not variables ---------------------------------------------
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._mark(node.attr, "attr")
+        self.attr_names.add(node.attr.value)
 
     def visit_Arg(self, node: cst.Arg) -> None:
         self._mark(node.keyword, "keyword")
@@ -471,10 +868,15 @@ class _Survey(cst.CSTVisitor):
             self._forbid((n.value for n in _names_in(node.expression)), "is shown by a self-documenting f-string")
 
     def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is None or _safe_exception_type(node.type):
+        if node.name is None:
             return
         bound = node.name.name
         used = not isinstance(bound, cst.Name) or any(n.value == bound.value for n in _names_in(node.body))
+        if used:
+            self.any_exception_objects.append(
+                f"except {_code(node.type) if node.type else ''} as {_code(node.name.name)}")
+        if _safe_exception_type(node.type):
+            return
         if used:
             self.exception_objects.append(f"except {_code(node.type) if node.type else ''} as {_code(node.name.name)}")
 
@@ -484,7 +886,11 @@ class _Survey(cst.CSTVisitor):
     def leave_Annotation(self, node: cst.Annotation) -> None:
         self.in_annotation -= 1
 
+    def visit_FormattedStringText(self, node: cst.FormattedStringText) -> None:
+        self.string_words.update(_string_words(node.value, None))
+
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        self.string_words.update(_string_words(node.value[node.value.index(node.quote[0]):], node.value))
         # a string anywhere in an annotation (``"Node"``, ``List["Node"]``) is a forward
         # reference that tools resolve by name; names it spells are kept
         if self.in_annotation:
@@ -495,6 +901,7 @@ class _Survey(cst.CSTVisitor):
     def visit_Name(self, node: cst.Name) -> None:
         value = node.value
         role = self.special.get(node)
+        self.all_names.setdefault(value, []).append(node)
         if role != "keyword":  # f(help=...) names a parameter, not the builtin
             if value in INTROSPECTION_NAMES:
                 self.introspection.add(value)
@@ -539,6 +946,28 @@ class _Survey(cst.CSTVisitor):
             return f"{name}()"
         self.alias_dynamic.append(name)
         return name
+
+
+#: an identifier inside string text (the conservative test of "a name appears in a string")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _string_words(raw: str, literal: str | None) -> set[str]:
+    """Identifiers in a string's text: as written, and once escapes are decoded
+    (``"\\nf"`` spells ``f`` after a newline)."""
+    words = set(_IDENT.findall(raw))
+    try:
+        if literal is not None:
+            value = ast.literal_eval(literal)
+            text = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+        else:
+            with warnings.catch_warnings():  # "invalid escape sequence" is the program's business
+                warnings.simplefilter("ignore")
+                text = raw.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        words.update(_IDENT.findall(text))
+    except (ValueError, SyntaxError, UnicodeError, MemoryError):
+        pass
+    return words
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.Name]:
@@ -595,33 +1024,300 @@ def _resolve(scope, name: str, binds: Mapping[object, set[str]]):
 class _Binding:
     scope: object                      # the libcst scope that owns the binding
     name: str
-    kind: str                          # "param" | "local" | "comprehension"
+    kind: str                          # one of KINDS
     targets: list[cst.Name]            # every Name to respell
     first: tuple[int, int]             # source position of the first occurrence
     params: list[cst.Param] = field(default_factory=list)
     func: _FuncInfo | None = None      # the def whose parameter this is (kind "param")
+    group: tuple[int, int] = (0, 0)    # bindings of one group may exchange names (misleading scheme)
+    site: cst.CSTNode | None = None    # where the change is recorded (default: the first target)
 
 
 # --------------------------------------------------------------------------------------
-# the transform
+# shared analysis: scopes, and every variable use resolved to its binding scope
 # --------------------------------------------------------------------------------------
 
-class RenameLocals(Transform):
+class _Analysis:
+    """Scopes and name resolution of one module, shared by the renaming transforms.
+
+    Attributes (all keyed by libcst scope objects or ``id()`` of them): ``scope_of_node``
+    (scope-creating node -> its scope), ``all_scopes`` (module first, then source order),
+    ``assignments`` (scope -> name -> libcst assignments), ``binds`` (scope -> names),
+    ``uses`` ((id(binding scope), name) -> every variable-role ``Name`` resolving there,
+    loads, stores and dels alike), ``unscoped`` (names libcst could not place),
+    ``class_reads`` and ``class_bound`` (class-body interplay), ``func_scope`` (id(scope)
+    -> :class:`_FuncInfo`).
+    """
+
+    def __init__(self, module: cst.Module, ctx: RewriteContext) -> None:
+        ctx.wrapper.resolve_many([ScopeProvider, ParentNodeProvider, PositionProvider])  # one batched pass
+        self.module = module
+        self.ctx = ctx
+        self.scopes = scopes = ctx.metadata(ScopeProvider)
+        self.parents = ctx.metadata(ParentNodeProvider)
+        self.positions = ctx.metadata(PositionProvider)
+        self.survey = survey = _Survey(self.parents)
+        module.visit(survey)
+
+        # libcst scope of each scope-creating node, and the names each scope binds
+        self.scope_of_node: dict[cst.CSTNode, object] = {}
+        self.all_scopes: list[object] = []
+        self.global_scope = scopes.get(module)
+        for node in survey.scope_nodes:
+            inner = _inner_scope(node, scopes)
+            if inner is not None:
+                self.scope_of_node[node] = inner
+        self.binds: dict[object, set[str]] = {}
+        self.assignments: dict[object, dict[str, list]] = {}
+        ordered = [self.global_scope] + [self.scope_of_node[n] for n in survey.scope_nodes if n in self.scope_of_node]
+        for sc in ordered:
+            if sc is None or sc in self.assignments:
+                continue
+            self.all_scopes.append(sc)
+            per: dict[str, list] = {}
+            for a in sc.assignments:
+                per.setdefault(a.name, []).append(a)
+            self.assignments[sc] = per
+            self.binds[sc] = set(per)
+
+        # resolve every variable use to the scope that binds it
+        self.uses: dict[tuple[int, str], list[cst.Name]] = {}
+        self.unscoped: set[str] = set()
+        self.class_reads: dict[tuple[int, str], list[object]] = {}
+        for node in survey.variables:
+            sc = scopes.get(node)
+            if sc is None:
+                self.unscoped.add(node.value)
+                continue
+            target = _resolve(sc, node.value, self.binds)
+            if target is None:
+                continue
+            self.uses.setdefault((id(target), node.value), []).append(node)
+            if isinstance(sc, ClassScope) and sc is not target:
+                self.class_reads.setdefault((id(target), node.value), []).append(sc)
+
+        # names bound in class bodies shadow the enclosing functions' names for class code
+        self.class_bound: set[tuple[int, str]] = set()
+        self.class_body_names: set[str] = set()
+        for sc in self.all_scopes:
+            if isinstance(sc, ClassScope):
+                self.class_body_names.update(self.binds.get(sc, ()))
+                up = sc.parent
+                while up is not None and not isinstance(up, GlobalScope):
+                    for n in self.binds.get(sc, ()):
+                        self.class_bound.add((id(up), n))
+                    if up.parent is up:
+                        break
+                    up = up.parent
+
+        self.func_scope: dict[int, _FuncInfo] = {}
+        for info in survey.functions:
+            sc = self.scope_of_node.get(info.node)
+            if sc is not None:
+                self.func_scope[id(sc)] = info
+
+        survey.classify_dynamic(scopes, self.binds)
+        self.module_dynamic = bool(survey.module_dynamic) or any(info.dynamic for info in survey.functions)
+        self.all_dynamic = bool(survey.alias_dynamic)
+
+    # -- helpers -------------------------------------------------------------------
+    def pos(self, node: cst.CSTNode) -> tuple[int, int]:
+        """(line, column) where ``node`` starts."""
+        p = self.positions[node].start
+        return (p.line, p.column)
+
+    def owner(self, sc) -> _FuncInfo | None:
+        """The innermost ``def`` a comprehension scope lives in."""
+        cur = sc.parent
+        while cur is not None and not isinstance(cur, GlobalScope):
+            if isinstance(cur, FunctionScope) and id(cur) in self.func_scope:
+                return self.func_scope[id(cur)]
+            if cur.parent is cur:
+                break
+            cur = cur.parent
+        return None
+
+    def group_of(self, sc) -> tuple[int, int]:
+        """A deterministic key of a scope: the position of the node that creates it."""
+        for node, inner in self.scope_of_node.items():
+            if inner is sc:
+                return self.pos(node)
+        return (0, 0)
+
+    def first_dynamic(self) -> str | None:
+        """The first use of eval/exec/globals/locals/vars()/dir() anywhere, if any."""
+        if self.survey.alias_dynamic:
+            return self.survey.alias_dynamic[0]
+        if self.survey.module_dynamic:
+            return self.survey.module_dynamic[0]
+        for info in self.survey.functions:
+            if info.dynamic:
+                return info.dynamic[0]
+        return None
+
+    def shadowed(self, name: str) -> bool:
+        """Whether the builtin ``name`` may be rebound by the program."""
+        return bool(self.ctx.shadowed(name))
+
+    def def_names(self) -> set[str]:
+        """Names of every ``def`` in the program (methods included)."""
+        return {info.node.name.value for info in self.survey.functions}
+
+
+def _permutable_groups(an: _Analysis, bindings: Sequence[_Binding],
+                       harness_kw: set[str] | None) -> list[tuple[tuple[int, int], list[str]]]:
+    """For the misleading scheme: per group, the old names that may be exchanged.
+
+    A name qualifies when all its bindings being renamed belong to one group and every
+    ``Name`` node in the program spelling it is either one of their targets or an
+    attribute name (so a global, bijective exchange of spellings is exact), and it is not
+    a builtin, keyword, dunder or a keyword a harness input passes.  Groups are returned
+    in source order (deterministic rng draws)."""
+    by_name: dict[str, list[_Binding]] = {}
+    for b in bindings:
+        by_name.setdefault(b.name, []).append(b)
+    target_ids = {id(t) for b in bindings for t in b.targets}
+    groups: dict[tuple[int, int], list[str]] = {}
+    first: dict[tuple[int, int], tuple[int, int]] = {}
+    for name, bs in by_name.items():
+        keys = {b.group for b in bs}
+        if len(keys) != 1 or name in _RESERVED or name.startswith("__"):
+            continue
+        if harness_kw is None or name in harness_kw:
+            continue
+        nodes = an.survey.all_names.get(name, [])
+        if all(id(n) in target_ids or an.survey.special.get(n) == "attr" for n in nodes):
+            (g,) = keys
+            groups.setdefault(g, []).append(name)
+            first[g] = min(first.get(g, (1 << 30, 0)), *(b.first for b in bs))
+    return [(g, sorted(groups[g])) for g in sorted(groups, key=lambda g: first[g])]
+
+
+class _RenamingTransform(Transform):
+    """Shared options and steps of the renaming transforms.
+
+    Options:
+        scheme (str): ``"random"`` (default), ``"obfuscated"``, ``"natural"`` or
+            ``"misleading"`` (see :data:`SCHEMES`).
+        mapping (dict[str, str]): the user's own names, old -> new; only the names listed
+            are renamed (checked by :func:`validate_mapping`; give either ``scheme`` or
+            ``mapping``).
+
+    Raises (constructor): ``ValueError`` for an unknown scheme or a bad mapping,
+    ``TypeError`` for an unknown option or a mapping that is not a table of strings.
+    """
+
+    family = "naming"
+
+    def __init__(self, scheme: str | None = None, mapping: Mapping[str, str] | None = None, **options) -> None:
+        super().__init__(**options)
+        if mapping is not None:
+            if scheme is not None:
+                raise ValueError(f"{self.name}: give either scheme or mapping, not both")
+            self.mapping: dict[str, str] | None = validate_mapping(self.name, mapping)
+            self.scheme = MappingScheme.name
+        else:
+            scheme = "random" if scheme is None else scheme
+            if not isinstance(scheme, str) or scheme not in SCHEMES:
+                raise ValueError(f"{self.name}: unknown scheme {scheme!r} (known: {', '.join(sorted(SCHEMES))})")
+            self.mapping = None
+            self.scheme = scheme
+
+    def _make_scheme(self, ctx: RewriteContext) -> NamingScheme:
+        if self.mapping is not None:
+            return MappingScheme(ctx, self.mapping)
+        return make_scheme(self.scheme, ctx)
+
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        """Rename (see the class docstring); raises ``NotApplicable`` with the reason when
+        nothing can be renamed safely, including on an unexpected internal error."""
+        try:
+            return self._rewrite(module, ctx)
+        except NotApplicable:
+            raise
+        except RecursionError:
+            raise NotApplicable("program nests too deeply to analyse; left unchanged") from None
+        except Exception as exc:  # a bug here must cost one rewrite, never a run
+            raise NotApplicable(f"internal error ({type(exc).__name__}: {exc}); left unchanged") from exc
+
+    def _rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        raise NotImplementedError
+
+    # -- shared steps ----------------------------------------------------------------
+    @staticmethod
+    def _nothing(skipped: Sequence[str], default: str) -> NotApplicable:
+        distinct = list(dict.fromkeys(skipped))
+        reason = "; ".join(distinct[:3]) + ("; ..." if len(distinct) > 3 else "") if distinct else default
+        return NotApplicable(reason)
+
+    def _choose(self, an: _Analysis, bindings: list[_Binding], scheme: NamingScheme,
+                harness_kw: set[str] | None) -> tuple[dict[cst.Name, str], dict[str, str], dict[int, str]]:
+        """New names for ``bindings`` (in source order); records one site per binding.
+
+        Returns ``(new spelling per Name node, back: new -> old, new name per id(binding))``."""
+        ctx = an.ctx
+        bindings.sort(key=lambda b: (b.first, b.name))
+        perms: dict[tuple[int, int], dict[str, str]] = {}
+        if scheme.permutes:
+            groups = _permutable_groups(an, bindings, harness_kw)
+            for (g, names), swap in zip(groups, scheme.permute([names for _, names in groups])):
+                if swap and sorted(swap) == sorted(swap.values()) == names:
+                    perms[g] = swap
+        new_value: dict[cst.Name, str] = {}
+        back: dict[str, str] = {}
+        chosen: dict[int, str] = {}
+        for b in bindings:
+            swap = perms.get(b.group, {})
+            new = swap[b.name] if b.name in swap else scheme.new_name(b.name, b.kind)
+            if back.get(new, b.name) != b.name:
+                raise NotApplicable(f"internal: {new!r} chosen for both {back[new]!r} and {b.name!r}; left unchanged")
+            back[new] = b.name
+            chosen[id(b)] = new
+            for t in b.targets:
+                new_value[t] = new
+            ctx.record(b.site if b.site is not None else min(b.targets, key=an.pos), f"{b.name} -> {new}")
+        return new_value, back, chosen
+
+    @staticmethod
+    def _finish(module: cst.Module, new_value: Mapping[cst.Name, str], back: Mapping[str, str]) -> cst.Module:
+        new_module = module.visit(_Respell(new_value))
+        try:
+            check_renaming(module.code, new_module.code, back)
+        except (RenamingMismatch, SyntaxError, ValueError) as exc:
+            raise NotApplicable(f"internal consistency check failed ({exc}); left unchanged") from None
+        return new_module
+
+
+# --------------------------------------------------------------------------------------
+# rename-locals
+# --------------------------------------------------------------------------------------
+
+class RenameLocals(_RenamingTransform):
     """Rename the local variables and parameters of every function, scope-aware.
 
     Options:
-        scheme (str): how new names are chosen: ``"random"`` (default; plausible words
-            such as ``tmp_value``, drawn with the context's rng) or ``"obfuscated"``
-            (``v0``, ``v1``, ...).  See :data:`SCHEMES`.
-        params (bool): also rename parameters (default ``True``; a harness calls the entry
-            point positionally).
+        scheme (str): how new names are chosen (see :data:`SCHEMES`): ``"random"``
+            (default; plausible words such as ``tmp_value``, drawn with the context's
+            rng), ``"obfuscated"`` (``v0``, ``v1``, ...), ``"natural"`` (synonyms:
+            ``nums`` -> ``values``) or ``"misleading"`` (names suggesting another role,
+            and exchanges of the function's own variable names).
+        mapping (dict[str, str]): rename exactly these names, old -> new, in every
+            function where that is safe (instead of ``scheme``).
+        params (bool): rename parameters (default ``True``: benchmark harnesses call the
+            entry point positionally; a parameter a harness input passes by keyword is
+            kept anyway).
+        locals (bool): rename local variables and comprehension variables (default
+            ``True``).  ``params=True, locals=False`` renames only the parameters;
+            ``params=False`` leaves every parameter alone.
 
     What is renamed: names bound in a function body (assignments, augmented and annotated
     assignments, ``for``/``with``/``except ... as``/walrus targets, ``del``), parameters,
     and the variables of comprehensions inside functions; every use is respelled,
     including uses from nested functions, lambdas, comprehensions, class bodies and
     f-strings.  New names are spelled nowhere in the program, so nothing can be captured
-    or shadowed.
+    or shadowed -- except with the ``misleading`` scheme, which may exchange two names of
+    one function when every occurrence of both is renamed (checked again by
+    :func:`check_renaming`).
 
     What is never touched: attribute names, keyword arguments of calls to functions whose
     parameters were not renamed, builtins, globals, strings, names starting with ``__``,
@@ -650,7 +1346,6 @@ class RenameLocals(Transform):
     """
 
     name = "rename-locals"
-    family = "naming"
     description = "rename local variables and parameters (scope-aware, symbol-table checked)"
     preconditions = (
         "no frame/code/signature introspection",
@@ -659,36 +1354,23 @@ class RenameLocals(Transform):
         "parameter renamed only when no caller passes it by keyword",
     )
 
-    def __init__(self, scheme: str = "random", params: bool = True, **options) -> None:
-        super().__init__(**options)
-        if scheme not in SCHEMES:
-            raise ValueError(f"rename-locals: unknown scheme {scheme!r} (known: {', '.join(sorted(SCHEMES))})")
+    def __init__(self, scheme: str | None = None, params: bool = True, mapping: Mapping[str, str] | None = None,
+                 **options) -> None:
+        rename_locals = options.pop("locals", True)
+        super().__init__(scheme, mapping, **options)
         if not isinstance(params, bool):
             raise TypeError(f"rename-locals: params must be a bool, got {type(params).__name__}")
-        self.scheme = scheme
+        if not isinstance(rename_locals, bool):
+            raise TypeError(f"rename-locals: locals must be a bool, got {type(rename_locals).__name__}")
+        if not params and not rename_locals:
+            raise ValueError("rename-locals: params=False and locals=False leave nothing to rename")
         self.params = params
+        self.locals = rename_locals
 
     # ------------------------------------------------------------------------------
-    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        """Rename (see the class docstring); raises ``NotApplicable`` with the reason when
-        nothing can be renamed safely, including on an unexpected internal error."""
-        try:
-            return self._rewrite(module, ctx)
-        except NotApplicable:
-            raise
-        except RecursionError:
-            raise NotApplicable("program nests too deeply to analyse; left unchanged") from None
-        except Exception as exc:  # a bug here must cost one rewrite, never a run
-            raise NotApplicable(f"internal error ({type(exc).__name__}: {exc}); left unchanged") from exc
-
     def _rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        ctx.wrapper.resolve_many([ScopeProvider, ParentNodeProvider, PositionProvider])  # one batched pass
-        scopes = ctx.metadata(ScopeProvider)
-        parents = ctx.metadata(ParentNodeProvider)
-        positions = ctx.metadata(PositionProvider)
-
-        survey = _Survey(parents)
-        module.visit(survey)
+        an = _Analysis(module, ctx)
+        survey = an.survey
 
         if survey.introspection:
             raise NotApplicable("the program may introspect names at run time ("
@@ -699,80 +1381,8 @@ class RenameLocals(Transform):
         if not survey.functions:
             raise NotApplicable("no function in the program")
 
-        def pos(node: cst.CSTNode) -> tuple[int, int]:
-            p = positions[node].start
-            return (p.line, p.column)
-
-        # libcst scope of each scope-creating node, and the names each scope binds
-        scope_of_node: dict[cst.CSTNode, object] = {}
-        all_scopes: list[object] = []
-        global_scope = scopes.get(module)
-        for node in survey.scope_nodes:
-            inner = _inner_scope(node, scopes)
-            if inner is not None:
-                scope_of_node[node] = inner
-        binds: dict[object, set[str]] = {}
-        assignments: dict[object, dict[str, list]] = {}
-        ordered = [global_scope] + [scope_of_node[n] for n in survey.scope_nodes if n in scope_of_node]
-        for sc in ordered:
-            if sc is None or sc in assignments:
-                continue
-            all_scopes.append(sc)
-            per: dict[str, list] = {}
-            for a in sc.assignments:
-                per.setdefault(a.name, []).append(a)
-            assignments[sc] = per
-            binds[sc] = set(per)
-
-        # resolve every variable use to the scope that binds it
-        uses: dict[tuple[int, str], list[cst.Name]] = {}
-        unscoped: set[str] = set()
-        class_reads: dict[tuple[int, str], list[object]] = {}
-        for node in survey.variables:
-            sc = scopes.get(node)
-            if sc is None:
-                unscoped.add(node.value)
-                continue
-            target = _resolve(sc, node.value, binds)
-            if target is None:
-                continue
-            uses.setdefault((id(target), node.value), []).append(node)
-            if isinstance(sc, ClassScope) and sc is not target:
-                class_reads.setdefault((id(target), node.value), []).append(sc)
-
-        # names bound in class bodies shadow the enclosing functions' names for class code
-        class_bound: set[tuple[int, str]] = set()
-        for sc in all_scopes:
-            if isinstance(sc, ClassScope):
-                up = sc.parent
-                while up is not None and not isinstance(up, GlobalScope):
-                    for n in binds.get(sc, ()):
-                        class_bound.add((id(up), n))
-                    if up.parent is up:
-                        break
-                    up = up.parent
-
-        func_scope: dict[int, _FuncInfo] = {}
-        for info in survey.functions:
-            sc = scope_of_node.get(info.node)
-            if sc is not None:
-                func_scope[id(sc)] = info
-
-        def owner(sc) -> _FuncInfo | None:
-            """The innermost ``def`` a comprehension scope lives in."""
-            cur = sc.parent
-            while cur is not None and not isinstance(cur, GlobalScope):
-                if isinstance(cur, FunctionScope) and id(cur) in func_scope:
-                    return func_scope[id(cur)]
-                if cur.parent is cur:
-                    break
-                cur = cur.parent
-            return None
-
-        survey.classify_dynamic(scopes, binds)
-        module_dynamic = bool(survey.module_dynamic) or any(info.dynamic for info in survey.functions)
-        all_dynamic = bool(survey.alias_dynamic)
-
+        scopes, parents = an.scopes, an.parents
+        scheme = self._make_scheme(ctx)
         skipped: list[str] = []
         bindings: list[_Binding] = []
         harness_kw = _harness_keywords(ctx.inputs)
@@ -788,36 +1398,38 @@ class RenameLocals(Transform):
             key = id(info.node)
             if key in keyword_safe:
                 return keyword_safe[key]
-            keyword_safe[key] = why = _callers_problem(info, scopes, assignments, uses, parents, survey,
-                                                       module_dynamic, unscoped)
+            keyword_safe[key] = why = _callers_problem(info, scopes, an.assignments, an.uses, parents, survey,
+                                                       an.module_dynamic, an.unscoped)
             return why
 
-        for sc in all_scopes:
-            if isinstance(sc, FunctionScope) and id(sc) in func_scope:
-                info = func_scope[id(sc)]
+        for sc in an.all_scopes:
+            if isinstance(sc, FunctionScope) and id(sc) in an.func_scope:
+                info = an.func_scope[id(sc)]
                 kind_default = "local"
             elif isinstance(sc, ComprehensionScope):
-                info = owner(sc)
+                info = an.owner(sc)
                 kind_default = "comprehension"
                 if info is None:
                     continue
             else:
                 continue
             fname = info.node.name.value
-            if all_dynamic:
+            if an.all_dynamic:
                 skipped.append(f"{fname}: the program refers to {survey.alias_dynamic[0]} other than by a call")
                 continue
             if info.dynamic:
                 skipped.append(f"{fname} uses {info.dynamic[0]} (dynamic scope); left alone")
                 continue
-            for name in sorted(assignments[sc]):
-                asgs = assignments[sc][name]
-                why = self._binding_problem(name, asgs, sc, info, class_bound, class_reads, unscoped)
+            for name in sorted(an.assignments[sc]):
+                if not scheme.wants(name):
+                    continue
+                asgs = an.assignments[sc][name]
+                why = self._binding_problem(name, asgs, sc, info, an.class_bound, an.class_reads, an.unscoped)
                 if why is not None:
                     if not any(isinstance(a.node, (cst.FunctionDef, cst.ClassDef)) for a in asgs):
                         skipped.append(f"{fname}: {name} {why}")
                     continue
-                targets = [n for n in uses.get((id(sc), name), [])]
+                targets = [n for n in an.uses.get((id(sc), name), [])]
                 params = [a.node for a in asgs if isinstance(a.node, cst.Param)]
                 kind = "param" if params else kind_default
                 if params:
@@ -826,37 +1438,30 @@ class RenameLocals(Transform):
                         skipped.append(why)
                         continue
                     targets.extend(p.name for p in params)
+                elif not self.locals:
+                    skipped.append(f"{fname}: {name} is not a parameter (locals=False)")
+                    continue
                 # Name targets of assignments are variable-role Names already in `uses`
                 target_ids = {id(t) for t in targets}
                 missing = [a for a in asgs if isinstance(a.node, cst.Name) and id(a.node) not in target_ids]
                 if missing:
                     skipped.append(f"{fname}: {name} has an assignment no use resolves to")
                     continue
-                first = min(pos(t) for t in targets)
-                bindings.append(_Binding(sc, name, kind, targets, first, params, info if params else None))
+                first = min(an.pos(t) for t in targets)
+                bindings.append(_Binding(sc, name, kind, targets, first, params, info if params else None,
+                                         group=an.pos(info.node)))
 
         if not bindings:
-            distinct = list(dict.fromkeys(skipped))
-            reason = "; ".join(distinct[:3]) + ("; ..." if len(distinct) > 3 else "") if distinct \
-                else "no local variable or parameter to rename"
-            raise NotApplicable(reason)
+            default = "no local variable or parameter to rename"
+            if self.mapping is not None:
+                default = f"no renameable local variable or parameter is named {', '.join(sorted(self.mapping))}"
+            raise self._nothing(skipped, default)
 
-        # choose names in source order
-        bindings.sort(key=lambda b: (b.first, b.name))
-        scheme = make_scheme(self.scheme, ctx)
-        new_value: dict[cst.Name, str] = {}
-        back: dict[str, str] = {}
+        new_value, back, chosen = self._choose(an, bindings, scheme, harness_kw)
         renamed_params: dict[int, dict[str, str]] = {}
         for b in bindings:
-            new = scheme.new_name(b.name, b.kind)
-            back[new] = b.name
-            for t in b.targets:
-                new_value[t] = new
-            first_node = min(b.targets, key=pos)
-            ctx.record(first_node, f"{b.name} -> {new}")
             if b.params and b.func is not None:
-                for p in b.params:
-                    renamed_params.setdefault(id(b.func.node), {})[b.name] = new
+                renamed_params.setdefault(id(b.func.node), {})[b.name] = chosen[id(b)]
 
         # keyword arguments in direct calls of functions whose parameters were renamed
         for info in survey.functions:
@@ -864,18 +1469,13 @@ class RenameLocals(Transform):
             if not mapping:
                 continue
             named = {p.name.value for p in [*info.node.params.params, *info.node.params.kwonly_params]}
-            for call in _direct_calls(info, scopes, uses, parents):
+            for call in _direct_calls(info, scopes, an.uses, parents):
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value in mapping and arg.keyword.value in named:
                         new_value[arg.keyword] = mapping[arg.keyword.value]
                         ctx.record(arg.keyword, f"keyword {arg.keyword.value}= -> {mapping[arg.keyword.value]}=")
 
-        new_module = module.visit(_Respell(new_value))
-        try:
-            check_renaming(module.code, new_module.code, back)
-        except (RenamingMismatch, SyntaxError, ValueError) as exc:
-            raise NotApplicable(f"internal consistency check failed ({exc}); left unchanged") from None
-        return new_module
+        return self._finish(module, new_value, back)
 
     # ------------------------------------------------------------------------------
     @staticmethod
