@@ -36,8 +36,8 @@ from .program import Program
 from .sandbox import ExecRequest, Limits, Outcome, Sandbox
 from .transform import derive_rng
 
-__all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "make_baseline", "check", "verify",
-           "describe_difference"]
+__all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "make_baseline", "check", "check_requests",
+           "judge", "verify", "describe_difference"]
 
 #: Statuses of a rewritten run that say nothing about equivalence (resource limits, crashes).
 _INCONCLUSIVE_STATUSES = ("timeout", "memory", "crashed")

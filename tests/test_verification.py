@@ -10,8 +10,8 @@ import pytest
 import codemorph
 from codemorph import Program
 from codemorph.sandbox import Limits, Sandbox
-from codemorph.verification import (Baseline, Verdict, check, make_baseline, program_literals,
-                                    verify)
+from codemorph.verification import (Baseline, Verdict, check, check_requests, judge, make_baseline,
+                                    program_literals, verify)
 
 LIM = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2)
 CRUX = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
@@ -159,6 +159,18 @@ def test_baseline_reused_for_several_rewrites(sb):
     again = make_baseline(sb, prog, ["'hello', 2"], extra_inputs=12, seed=4)
     other = make_baseline(sb, prog, ["'hello', 2"], extra_inputs=12, seed=5)
     assert again.inputs == base.inputs and other.inputs != base.inputs
+
+
+def test_several_rewrites_judged_from_one_batch(sb):
+    prog = Program("def f(xs):\n    return sum(xs) * 2\n")
+    base = make_baseline(sb, prog, ["[1, 2, 3]"], extra_inputs=6)
+    good = check_requests(base, Program("def f(xs):\n    return 2 * sum(xs)\n"), sb.limits.timeout)
+    bad = check_requests(base, Program("def f(xs):\n    return sum(xs) + 2\n"), sb.limits.timeout)
+    assert len(good) == len(bad) == len(base.inputs) == 7
+    outs = sb.run_batch(good + bad)
+    assert judge(base, good, outs[:len(good)]).ok
+    verdict = judge(base, bad, outs[len(good):])
+    assert verdict.status == "differs" and verdict.counterexample.args == "[1, 2, 3]"
 
 
 def test_hash_sensitive_baseline(sb):
