@@ -23,7 +23,12 @@ Phases, in order, until each target has enough findings or the budget is spent:
    it does not depend on the exact stack depth) or the same output, which must round-trip
    through ``repr``.
 
-Timeouts, memory exhaustion, crashes and output floods are never findings.
+Timeouts, memory exhaustion, crashes and output floods are never findings.  A search
+ends early when every target has its findings at distance 1, when phase 4 has brought
+nothing new for :attr:`Budget.patience` executions, or after six timeouts (a program that
+hangs near its seed).  Everything random derives from ``seed`` and the program and input
+text, so the same call gives the same result when the execution budget (not the seconds
+budget) is what ends the search.
 """
 
 from __future__ import annotations
