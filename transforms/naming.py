@@ -48,7 +48,19 @@ __all__ = [
     "ObfuscatedScheme",
     "SCHEMES",
     "make_scheme",
+    "NaturalScheme",
+    "MisleadingScheme",
+    "MappingScheme",
+    "KINDS",
+    "load_vocabulary",
+    "split_identifier",
+    "join_identifier",
+    "validate_mapping",
     "RenameLocals",
+    "RenameFunctions",
+    "RenameClasses",
+    "NAME_OBSERVERS",
+    "CLASS_OBSERVERS",
     "check_renaming",
     "RenamingMismatch",
 ]
@@ -1520,6 +1532,676 @@ class RenameLocals(_RenamingTransform):
             if p.name.value in harness_kw:
                 return f"{fname}: a harness input passes {p.name.value}= by keyword"
         return None
+
+
+# --------------------------------------------------------------------------------------
+# rename-functions and rename-classes
+# --------------------------------------------------------------------------------------
+
+#: Identifiers whose presence means a program may observe the names of its functions or
+#: classes: name attributes (also when spelled in a string, for ``getattr``), pickling
+#: (records qualified names), logging formats (``funcName``), profilers and fault dumps.
+NAME_OBSERVERS: frozenset[str] = frozenset({
+    "__name__", "__qualname__", "pickle", "_pickle", "cPickle", "copyreg", "shelve", "dill",
+    "cloudpickle", "__reduce__", "__reduce_ex__", "logging", "funcName", "cProfile",
+    "faulthandler", "tracemalloc",
+})
+
+#: More identifiers that reach a class (and so its name) from an instance or a subclass.
+CLASS_OBSERVERS: frozenset[str] = frozenset({
+    "__class__", "__mro__", "__bases__", "__base__", "__subclasses__", "mro", "__init_subclass__",
+    "__orig_bases__", "__type_params__",
+})
+
+#: builtins that fully consume an iterable passed as their first argument
+_CONSUMERS: frozenset[str] = frozenset({
+    "list", "tuple", "set", "frozenset", "dict", "sorted", "sum", "min", "max", "any", "all", "next",
+})
+#: methods that (on the builtin types) consume an iterable argument
+_CONSUMING_METHODS: frozenset[str] = frozenset({"join", "extend", "update", "union"})
+
+
+class _Confinement:
+    """Where function objects, generator objects and instances may flow without their
+    names (``__name__``, ``__qualname__``, default ``repr``) becoming observable.
+
+    Args:
+        an: the module's :class:`_Analysis`.
+
+    All tests are syntactic and conservative: a value is *confined* when every use of it
+    is a call (a function), a consumption by a builtin (a generator expression passed to
+    ``list``/``sum``/``str.join``...), or an attribute access (an instance).
+    """
+
+    def __init__(self, an: _Analysis) -> None:
+        self.an = an
+        self.user_defs = an.def_names()
+
+    def line(self, node: cst.CSTNode) -> int:
+        return self.an.pos(node)[0]
+
+    def _builtin(self, func: cst.BaseExpression, names: Iterable[str]) -> str | None:
+        if isinstance(func, cst.Name) and func.value in names and not self.an.shadowed(func.value):
+            return func.value
+        return None
+
+    def _method(self, func: cst.BaseExpression, names: Iterable[str]) -> str | None:
+        if isinstance(func, cst.Attribute) and func.attr.value in names and func.attr.value not in self.user_defs:
+            return func.attr.value
+        return None
+
+    def sink_arg(self, arg: cst.Arg, call: cst.Call) -> bool:
+        """A function passed as ``arg`` is only called by the callee: the first positional
+        argument of ``map``/``filter``, or ``key=`` of ``sorted``/``min``/``max``/``.sort``."""
+        if arg.star:
+            return False
+        if arg.keyword is None:
+            return bool(self._builtin(call.func, ("map", "filter"))) and bool(call.args) and call.args[0] is arg
+        if arg.keyword.value == "key":
+            return bool(self._builtin(call.func, ("sorted", "min", "max")) or self._method(call.func, ("sort",)))
+        return False
+
+    def function_use(self, use: cst.Name) -> str | None:
+        """``None`` when this use of a function's name only calls it (or deletes the name),
+        else why the function object may escape."""
+        parent = self.an.parents.get(use)
+        if isinstance(parent, cst.Call) and parent.func is use:
+            return None
+        if isinstance(parent, cst.Decorator) and parent.decorator is use:
+            return None  # @name calls it
+        if isinstance(parent, cst.Del):
+            return None
+        if isinstance(parent, cst.Arg) and parent.value is use:
+            call = self.an.parents.get(parent)
+            if isinstance(call, cst.Call) and self.sink_arg(parent, call):
+                return None
+        return f"{use.value} is used as a value (line {self.line(use)}), so its name could be shown"
+
+    def callable_only(self, name_node: cst.Name) -> str | None:
+        """Every use of the binding a ``Name`` target creates only calls it."""
+        an = self.an
+        name = name_node.value
+        if name in an.survey.decl_names or name in an.unscoped or name in an.survey.forbidden_anywhere:
+            return f"{name} is reached other than by its scope (line {self.line(name_node)})"
+        sc = an.scopes.get(name_node)
+        target = _resolve(sc, name, an.binds) if sc is not None else None
+        if target is None or isinstance(target, ClassScope):
+            return f"{name} is a class attribute or unresolved (line {self.line(name_node)})"
+        for use in an.uses.get((id(target), name), []):
+            parent = an.parents.get(use)
+            if use is name_node or (isinstance(parent, cst.AssignTarget) and parent.target is use):
+                continue
+            why = self.function_use(use)
+            if why is not None:
+                return why
+        return None
+
+    def lambda_ok(self, node: cst.Lambda) -> bool:
+        parent = self.an.parents.get(node)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return True  # called on the spot
+        if isinstance(parent, cst.Arg) and parent.value is node:
+            call = self.an.parents.get(parent)
+            return isinstance(call, cst.Call) and self.sink_arg(parent, call)
+        if isinstance(parent, cst.Assign) and parent.value is node and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0].target, cst.Name):
+            return self.callable_only(parent.targets[0].target) is None
+        return False
+
+    def genexp_ok(self, node: cst.GeneratorExp) -> bool:
+        parent = self.an.parents.get(node)
+        if isinstance(parent, cst.For) and parent.iter is node:
+            return True
+        if isinstance(parent, cst.Arg) and parent.value is node and parent.keyword is None and not parent.star:
+            call = self.an.parents.get(parent)
+            if isinstance(call, cst.Call) and call.args and call.args[0] is parent:
+                return bool(self._builtin(call.func, _CONSUMERS) or self._method(call.func, _CONSUMING_METHODS))
+        return False
+
+    def nested_escape(self, fn: cst.FunctionDef) -> str | None:
+        """Why a value whose ``__qualname__`` contains ``fn``'s name may escape from ``fn``
+        (a nested def, lambda, generator expression or class), or ``None``."""
+        outer = fn.name.value
+        problems: list[str] = []
+        conf = self
+
+        class V(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                if node is fn:
+                    return True
+                if node.decorators or node.asynchronous is not None or _is_generator(node):
+                    problems.append(f"{outer}: nested function {node.name.value} is decorated, async or a "
+                                    f"generator (line {conf.line(node)}); its __qualname__ includes {outer}")
+                    return False
+                why = conf.callable_only(node.name)
+                if why is not None:
+                    problems.append(f"{outer}: nested function {node.name.value} may escape ({why}); its "
+                                    f"__qualname__ includes {outer}")
+                return True
+
+            def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+                problems.append(f"{outer} defines class {node.name.value} (line {conf.line(node)}), whose "
+                                f"__qualname__ includes {outer}")
+                return False
+
+            def visit_Lambda(self, node: cst.Lambda) -> None:
+                if not conf.lambda_ok(node):
+                    problems.append(f"{outer}: a lambda (line {conf.line(node)}) may escape; its __qualname__ "
+                                    f"includes {outer}")
+
+            def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
+                if not conf.genexp_ok(node):
+                    problems.append(f"{outer}: a generator expression (line {conf.line(node)}) may escape; its "
+                                    f"__qualname__ includes {outer}")
+
+        fn.visit(V())
+        return problems[0] if problems else None
+
+
+def _is_generator(fn: cst.FunctionDef) -> bool:
+    """Whether ``fn``'s own body yields (nested defs, lambdas and classes excluded)."""
+    found = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            return node is fn
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+            return False
+
+        def visit_Yield(self, node: cst.Yield) -> None:
+            found.append(node)
+
+    fn.visit(V())
+    return bool(found)
+
+
+def _input_names(inputs: Sequence[str]) -> set[str] | None:
+    """Identifiers the harness inputs spell (they are evaluated in the program's globals,
+    so ``make(3)`` in an input reaches the program's ``make``); ``None`` when an input does
+    not parse."""
+    out: set[str] = set()
+    for text in inputs:
+        try:
+            tree = ast.parse(f"f({text})", mode="eval")
+        except (SyntaxError, ValueError):
+            return None
+        out.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    return out
+
+
+class _DefRenamer(_RenamingTransform):
+    """Shared checks of rename-functions and rename-classes."""
+
+    #: what a binding must be bound by (``cst.FunctionDef`` or ``cst.ClassDef``)
+    node_type: ClassVar[type] = cst.FunctionDef
+    kind: ClassVar[str] = "function"
+    observers: ClassVar[frozenset[str]] = NAME_OBSERVERS
+
+    def _program_problem(self, an: _Analysis) -> str | None:
+        s = an.survey
+        if s.introspection:
+            return "the program may introspect names at run time (" + ", ".join(sorted(s.introspection)) + ")"
+        dynamic = an.first_dynamic()
+        if dynamic is not None:
+            return f"the program uses {dynamic}, which can reach functions and classes by name"
+        seen = sorted((self.observers & set(s.all_names)) | (self.observers & s.string_words))
+        if seen:
+            return f"the program may observe names of {self.kind}s ({', '.join(seen)})"
+        return None
+
+    def _common_problem(self, an: _Analysis, sc, name: str, asgs: list, defs: list,
+                        input_names: set[str] | None) -> str | None:
+        s = an.survey
+        what = f"{self.kind} {name}"
+        if _is_dunder(name):
+            return f"{what} starts with __"
+        if len(asgs) != len(defs):
+            return f"{what} is also bound other than by a {'def' if self.kind == 'function' else 'class'} statement"
+        if name in s.decl_names:
+            return f"{what} is named in a global or nonlocal statement"
+        if name in s.forbidden_anywhere:
+            return f"{what} {s.forbidden_anywhere[name]}"
+        if name in an.unscoped:
+            return f"{what} has a use that libcst does not place in a scope"
+        if isinstance(sc, GlobalScope) and name in BUILTIN_NAMES:
+            return f"{what} is spelled like a builtin (before its definition runs, the name reads the builtin)"
+        if name in s.string_words:
+            return f"{what}: the name appears in a string"
+        if isinstance(sc, GlobalScope) and (input_names is None or name in input_names):
+            return f"{what} is named by a harness input (inputs run in the program's globals)"
+        if name in an.class_body_names:
+            return f"{what} is also bound in a class body"
+        for cls_scope in an.class_reads.get((id(sc), name), []):
+            cls = getattr(cls_scope, "node", None)
+            if not isinstance(cls, cst.ClassDef) or cls.bases or cls.keywords:
+                return f"{what} is read by a class body whose metaclass may pre-fill its namespace"
+        return None
+
+    def _collect(self, an: _Analysis, ctx: RewriteContext, scheme: NamingScheme,
+                 problem: Callable[[object, str, list, list], str | None]) -> tuple[list[_Binding], list[str]]:
+        bindings: list[_Binding] = []
+        skipped: list[str] = []
+        for sc in an.all_scopes:
+            if isinstance(sc, (ClassScope, ComprehensionScope)):
+                continue
+            for name in sorted(an.assignments[sc]):
+                asgs = an.assignments[sc][name]
+                defs = [a.node for a in asgs if isinstance(a.node, self.node_type)]
+                if not defs or not scheme.wants(name):
+                    continue
+                why = problem(sc, name, asgs, defs)
+                if why is not None:
+                    skipped.append(why)
+                    continue
+                targets = [d.name for d in defs] + list(an.uses.get((id(sc), name), []))
+                bindings.append(_Binding(sc, name, self.kind, targets, min(an.pos(t) for t in targets),
+                                         group=an.group_of(sc), site=defs[0].name))
+        return bindings, skipped
+
+
+class RenameFunctions(_DefRenamer):
+    """Rename functions (``def``, at module level or nested in functions) and every call.
+
+    Options:
+        scheme (str): ``"random"`` (default; ``merge_token``), ``"obfuscated"``
+            (``fn0``, ``fn1``, ...), ``"natural"`` (synonyms: ``get_max`` ->
+            ``fetch_maximum``) or ``"misleading"`` (antonyms, unrelated task names, and
+            exchanges of the names of sibling functions).  See :data:`SCHEMES`.
+        mapping (dict[str, str]): rename exactly these functions, old -> new.
+        entry_point (bool): also rename the entry point (default ``False``).  The new name
+            is set as ``ctx.new_entry_point``, so the rewritten :class:`~codemorph.Program`
+            and the ``entry_point`` field of generated rows carry it.
+
+    What is renamed: the ``def`` statement's name and every variable-role use of it
+    (recursive calls, calls from other functions, ``del``), resolved with libcst's scopes
+    and Python's rules.  Methods (defs in class bodies) are never renamed: they are
+    reached through attributes.
+
+    A function is skipped (with the reason) when its name could be observed or reached
+    other than through the renamed sites: it is decorated, async or a generator (the
+    decorator sees the object; coroutines and generators carry the name); its name is used
+    as a value other than a call, a ``map``/``filter`` function or a ``key=`` (so its
+    ``repr`` and ``__name__`` could not reach the output); a nested def, lambda, generator
+    expression or class inside it may escape (their ``__qualname__`` contains its name);
+    the name appears in any string (``getattr``, ``globals()[...]``-style lookups), in a
+    ``global``/``nonlocal`` statement, in a harness input, or is also bound other than
+    by ``def``; at module level, the name is spelled like a builtin.
+
+    Refused as a whole: introspection (:data:`INTROSPECTION_NAMES`), any
+    ``eval``/``exec``/``globals``/``locals``/``vars()``/``dir()``, a read of
+    ``__name__``/``__qualname__`` as an attribute or in a string, pickling, logging and
+    profilers (:data:`NAME_OBSERVERS`), and an inspected caught exception that may be a
+    ``TypeError``/``NameError`` (their messages quote function names).
+
+    Every rewrite is re-checked with :func:`check_renaming`.
+    """
+
+    name = "rename-functions"
+    description = "rename functions and their calls (entry point optional, written to entry_point)"
+    preconditions = (
+        "no introspection, eval/exec/globals/locals, pickling or __name__/__qualname__ reads",
+        "function used only by calls (or as map/filter/key= function)",
+        "name in no string, global/nonlocal statement or harness input",
+        "no escaping nested function, lambda, generator expression or class",
+    )
+
+    def __init__(self, scheme: str | None = None, mapping: Mapping[str, str] | None = None,
+                 entry_point: bool = False, **options) -> None:
+        super().__init__(scheme, mapping, **options)
+        if not isinstance(entry_point, bool):
+            raise TypeError(f"rename-functions: entry_point must be a bool, got {type(entry_point).__name__}")
+        self.entry_point = entry_point
+
+    def _rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        an = _Analysis(module, ctx)
+        why = self._program_problem(an)
+        if why is not None:
+            raise NotApplicable(why + "; left unchanged")
+        if an.survey.exception_objects:
+            raise NotApplicable("the program inspects caught exceptions (" + an.survey.exception_objects[0]
+                                + "), whose messages may quote function names; left unchanged")
+        conf = _Confinement(an)
+        input_names = _input_names(ctx.inputs)
+        scheme = self._make_scheme(ctx)
+
+        def problem(sc, name: str, asgs: list, defs: list) -> str | None:
+            if isinstance(sc, GlobalScope) and name == ctx.entry_point and not self.entry_point:
+                return f"{name} is the entry point (option entry_point=true renames it)"
+            why = self._common_problem(an, sc, name, asgs, defs, input_names)
+            if why is not None:
+                return why
+            for d in defs:
+                if d.decorators:
+                    return f"function {name} is decorated (the decorator receives the function object)"
+                if d.asynchronous is not None or _is_generator(d):
+                    return f"function {name} is async or a generator (its coroutines and generators carry its name)"
+                why = conf.nested_escape(d)
+                if why is not None:
+                    return why
+            for use in an.uses.get((id(sc), name), []):
+                why = conf.function_use(use)
+                if why is not None:
+                    return f"function {why}"
+            return None
+
+        bindings, skipped = self._collect(an, ctx, scheme, problem)
+        if not bindings:
+            default = "no function to rename" if not an.survey.functions else "no function can be renamed"
+            if self.mapping is not None:
+                default = f"no renameable function is named {', '.join(sorted(self.mapping))}"
+            raise self._nothing(skipped, default)
+        new_value, back, chosen = self._choose(an, bindings, scheme, set())
+        for b in bindings:
+            if isinstance(b.scope, GlobalScope) and b.name == ctx.entry_point:
+                ctx.new_entry_point = chosen[id(b)]
+        return self._finish(module, new_value, back)
+
+
+class RenameClasses(_DefRenamer):
+    """Rename classes (``class`` statements at module level or in functions) and every use.
+
+    Options:
+        scheme (str): ``"random"`` (default; ``TokenStore``), ``"obfuscated"`` (``C0``,
+            ``C1``, ...), ``"natural"`` (synonyms, CamelCase kept) or ``"misleading"``
+            (unrelated class names, and exchanges between sibling classes).
+        mapping (dict[str, str]): rename exactly these classes, old -> new.
+
+    A class's name shows in the default ``repr``/``str`` of its instances
+    (``<__main__.C object at ...>``), in ``type(x)``, in error messages and in the type
+    fingerprint verification compares, so a class is renamed only when none of its
+    instances, nor the class object, can reach the output, stdout or an exception
+    message.  Conservatively, every one of these must hold:
+
+    * the class has no decorator, no keyword (metaclass) and no base but ``object``, is
+      not used as a base, and its body holds only methods (undecorated, or
+      ``@staticmethod``/``@property``; not async, not generators; no escaping lambda or
+      nested function), a docstring, ``pass`` and attributes bound to constants;
+    * in every method, ``self`` (the first parameter) is used only as ``self.attr`` with a
+      non-dunder ``attr`` (methods called at once), and ``super`` is not used;
+    * every use of the class name is: an instantiation whose result is discarded,
+      accessed at once (``C(...).attr``) or bound to a variable used only as
+      ``v.attr``; ``isinstance``/``issubclass``; an annotation; ``C.attr`` (methods called
+      at once); ``del``;
+    * the name appears in no string, no ``global``/``nonlocal`` statement and no harness
+      input, and no identifier spells its mangled prefix ``_C__``.
+
+    Refused as a whole: introspection, ``eval``/``exec``/``globals``/``locals``/
+    ``vars()``/``dir()``, reads of ``__name__``/``__qualname__``/``__class__``/
+    ``__mro__``/``__bases__``/``mro`` (:data:`CLASS_OBSERVERS`), pickling and logging,
+    and any inspected caught exception (``AttributeError`` and many others quote class
+    names).
+
+    Every rewrite is re-checked with :func:`check_renaming`.
+    """
+
+    name = "rename-classes"
+    description = "rename classes whose instances never reach output (repr shows the class name)"
+    preconditions = (
+        "no introspection, eval/exec/globals/locals, pickling or __name__/__class__ reads",
+        "no inspected caught exception",
+        "class has no bases, decorators or metaclass; self used only as self.attr",
+        "instances used only through attributes (never printed, returned or passed)",
+    )
+    node_type = cst.ClassDef
+    kind = "class"
+    observers = NAME_OBSERVERS | CLASS_OBSERVERS
+
+    def _rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        an = _Analysis(module, ctx)
+        if not an.survey.classes:
+            raise NotApplicable("no class in the program")
+        why = self._program_problem(an)
+        if why is not None:
+            raise NotApplicable(why + "; left unchanged")
+        if an.survey.any_exception_objects or an.survey.exception_objects:
+            first = (an.survey.any_exception_objects or an.survey.exception_objects)[0]
+            raise NotApplicable(f"the program inspects caught exceptions ({first}), whose messages may quote "
+                                f"class names; left unchanged")
+        conf = _Confinement(an)
+        input_names = _input_names(ctx.inputs)
+        scheme = self._make_scheme(ctx)
+        words = set(an.survey.all_names) | an.survey.string_words
+
+        def problem(sc, name: str, asgs: list, defs: list) -> str | None:
+            why = self._common_problem(an, sc, name, asgs, defs, input_names)
+            if why is not None:
+                return why
+            if len(defs) != 1:
+                return f"class {name} is defined more than once"
+            if any(f"_{name}__" in w for w in words):
+                return f"class {name}: an identifier spells its mangled prefix _{name}__"
+            cd = defs[0]
+            why = self._class_body_problem(an, conf, cd)
+            if why is not None:
+                return why
+            methods = _methods(cd)
+            for use in an.uses.get((id(sc), name), []):
+                why = self._class_use_problem(an, conf, use, methods)
+                if why is not None:
+                    return f"class {name}: {why}"
+            return None
+
+        bindings, skipped = self._collect(an, ctx, scheme, problem)
+        if not bindings:
+            default = "no class can be renamed"
+            if self.mapping is not None:
+                default = f"no renameable class is named {', '.join(sorted(self.mapping))}"
+            raise self._nothing(skipped, default)
+        new_value, back, _chosen = self._choose(an, bindings, scheme, set())
+        return self._finish(module, new_value, back)
+
+    # -- the class itself ----------------------------------------------------------
+    def _class_body_problem(self, an: _Analysis, conf: _Confinement, cd: cst.ClassDef) -> str | None:
+        name = cd.name.value
+        if cd.decorators:
+            return f"class {name} is decorated (e.g. a dataclass repr shows the class name)"
+        if cd.keywords:
+            return f"class {name} has a metaclass or class keywords"
+        for base in cd.bases:
+            if not (isinstance(base.value, cst.Name) and base.value.value == "object" and not base.star
+                    and not an.shadowed("object")):
+                return f"class {name} has a base other than object (inherited code may show the class name)"
+        body = cd.body.body if isinstance(cd.body, cst.IndentedBlock) else [cd.body]
+        methods = _methods(cd)
+        if "super" in {n.value for n in _names_in(cd.body)}:
+            return f"class {name} uses super() (object's methods show the class name)"
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                why = self._method_problem(an, conf, name, stmt, methods)
+                if why is not None:
+                    return why
+                continue
+            smalls = stmt.body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
+            if smalls is None:
+                return f"class {name}: its body holds a {type(stmt).__name__} statement"
+            for small in smalls:
+                if isinstance(small, cst.Pass):
+                    continue
+                if isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                    continue
+                if isinstance(small, cst.Assign) and all(isinstance(t.target, cst.Name) for t in small.targets) \
+                        and _is_constant(small.value):
+                    continue
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) \
+                        and (small.value is None or _is_constant(small.value)):
+                    continue
+                return f"class {name}: its body holds {type(small).__name__} other than constants and methods"
+        return None
+
+    def _method_problem(self, an: _Analysis, conf: _Confinement, cname: str, fn: cst.FunctionDef,
+                        methods: Mapping[str, str]) -> str | None:
+        where = f"{cname}.{fn.name.value}"
+        kinds = []
+        for d in fn.decorators:
+            if not (isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "property")
+                    and not an.shadowed(d.decorator.value)):
+                return f"{where} has a decorator other than @staticmethod/@property"
+            kinds.append(d.decorator.value)
+        if fn.asynchronous is not None or _is_generator(fn):
+            return f"{where} is async or a generator (its objects carry the class name in __qualname__)"
+        why = conf.nested_escape(fn)
+        if why is not None:
+            return why.replace(f"{fn.name.value}:", f"{where}:", 1)
+        if "staticmethod" in kinds:
+            return None
+        ps = fn.params
+        positional = [*ps.posonly_params, *ps.params]
+        if not positional:
+            if isinstance(ps.star_arg, cst.Param):
+                return f"{where} receives the instance in *{ps.star_arg.name.value}"
+            return None
+        selfp = positional[0].name
+        if selfp.value in an.survey.decl_names or selfp.value in an.survey.forbidden_anywhere:
+            return f"{where}: {selfp.value} is named in a global/nonlocal/match/f-string"
+        sc = an.scope_of_node.get(fn)
+        if sc is None:
+            return f"{where}: its scope is unknown"
+        for use in an.uses.get((id(sc), selfp.value), []):
+            why = self._attribute_only(an, use, methods)
+            if why is not None:
+                return f"{where}: {selfp.value} {why}"
+        return None
+
+    # -- uses of instances and of the class ------------------------------------------
+    @staticmethod
+    def _attribute_only(an: _Analysis, use: cst.Name, methods: Mapping[str, str]) -> str | None:
+        """``None`` when ``use`` (an instance) is the object of a safe attribute access."""
+        parent = an.parents.get(use)
+        if isinstance(parent, cst.Arg) and parent.value is use and not parent.star and parent.keyword is None:
+            call = an.parents.get(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "isinstance" \
+                    and not an.shadowed("isinstance") and len(call.args) == 2 and call.args[0] is parent:
+                return None  # isinstance(v, ...) gives a bool
+        if not (isinstance(parent, cst.Attribute) and parent.value is use):
+            return f"is used other than as .attr (line {an.pos(use)[0]}), so the instance could be shown"
+        return _RenameClassesAttr.check(an, parent, methods)
+
+    def _class_use_problem(self, an: _Analysis, conf: _Confinement, use: cst.Name,
+                           methods: Mapping[str, str]) -> str | None:
+        parent = an.parents.get(use)
+        line = an.pos(use)[0]
+        if isinstance(parent, cst.Call) and parent.func is use:
+            holder = an.parents.get(parent)
+            if isinstance(holder, cst.Expr) and holder.value is parent:
+                return None  # instance discarded
+            if isinstance(holder, cst.Attribute) and holder.value is parent:
+                return _RenameClassesAttr.check(an, holder, methods)
+            target = None
+            if isinstance(holder, cst.Assign) and holder.value is parent and len(holder.targets) == 1:
+                target = holder.targets[0].target
+            elif isinstance(holder, cst.AnnAssign) and holder.value is parent:
+                target = holder.target
+            if isinstance(target, cst.Name):
+                return self._instance_variable_problem(an, target, methods)
+            return f"an instance is created where it may escape (line {line})"
+        if isinstance(parent, cst.Del):
+            return None
+        if _in_annotation(an, use):
+            return None
+        if isinstance(parent, cst.Arg) and parent.value is use and _is_type_check_arg(an, parent):
+            return None
+        if isinstance(parent, cst.Element) and parent.value is use:
+            tup = an.parents.get(parent)
+            arg = an.parents.get(tup) if isinstance(tup, cst.Tuple) else None
+            if isinstance(arg, cst.Arg) and arg.value is tup and _is_type_check_arg(an, arg):
+                return None
+        if isinstance(parent, cst.Attribute) and parent.value is use:
+            if parent.attr.value == "mro":
+                return f"reads .mro (line {line})"
+            return _RenameClassesAttr.check(an, parent, methods, on_class=True)
+        return f"the class object is used as a value (line {line}), so its name could be shown"
+
+    def _instance_variable_problem(self, an: _Analysis, target: cst.Name, methods: Mapping[str, str]) -> str | None:
+        v = target.value
+        line = an.pos(target)[0]
+        if _is_dunder(v) or v in an.survey.decl_names or v in an.unscoped or v in an.survey.forbidden_anywhere:
+            return f"an instance is bound to {v} (line {line}), which is reached other than by its scope"
+        sc = an.scopes.get(target)
+        owner = _resolve(sc, v, an.binds) if sc is not None else None
+        if owner is None or isinstance(owner, ClassScope):
+            return f"an instance is bound to {v} (line {line}), a class attribute or unresolved name"
+        for use in an.uses.get((id(owner), v), []):
+            parent = an.parents.get(use)
+            if use is target or isinstance(parent, cst.Del):
+                continue
+            if isinstance(parent, cst.AssignTarget) and parent.target is use:
+                continue
+            if isinstance(parent, cst.AnnAssign) and parent.target is use:
+                continue
+            if isinstance(parent, cst.For) and parent.target is use:
+                continue
+            why = self._attribute_only(an, use, methods)
+            if why is not None:
+                return f"instance variable {v} {why}"
+        return None
+
+
+class _RenameClassesAttr:
+    @staticmethod
+    def check(an: _Analysis, attr: cst.Attribute, methods: Mapping[str, str], on_class: bool = False) -> str | None:
+        """An attribute of an instance (or of the class) is safe when it is no dunder and a
+        method attribute is called at once (a bound method's repr shows the class)."""
+        name = attr.attr.value
+        line = an.pos(attr)[0]
+        if name.startswith("__") and name.endswith("__"):
+            return f"reads the special attribute .{name} (line {line})"
+        kind = methods.get(name)
+        if kind is not None and (kind != "property" or on_class):
+            holder = an.parents.get(attr)
+            if not (isinstance(holder, cst.Call) and holder.func is attr):
+                return f"takes the method .{name} as a value (line {line})"
+        return None
+
+
+def _methods(cd: cst.ClassDef) -> dict[str, str]:
+    """Defs in a class body: name -> ``"method"``, ``"staticmethod"`` or ``"property"``."""
+    out: dict[str, str] = {}
+    body = cd.body.body if isinstance(cd.body, cst.IndentedBlock) else []
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef):
+            kinds = [d.decorator.value for d in stmt.decorators if isinstance(d.decorator, cst.Name)]
+            out[stmt.name.value] = "property" if "property" in kinds else (
+                "staticmethod" if "staticmethod" in kinds else "method")
+    return out
+
+
+def _is_constant(node: cst.BaseExpression) -> bool:
+    """Literals only: numbers, strings, True/False/None, and tuples/lists/sets/dicts of them."""
+    if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)):
+        return True
+    if isinstance(node, cst.ConcatenatedString):
+        return _is_constant(node.left) and _is_constant(node.right)
+    if isinstance(node, cst.Name):
+        return node.value in ("True", "False", "None")
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+        return _is_constant(node.expression)
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return all(isinstance(e, cst.Element) and _is_constant(e.value) for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return all(isinstance(e, cst.DictElement) and _is_constant(e.key) and _is_constant(e.value)
+                   for e in node.elements)
+    return False
+
+
+def _in_annotation(an: _Analysis, node: cst.CSTNode) -> bool:
+    cur = an.parents.get(node)
+    while cur is not None and not isinstance(cur, (cst.BaseStatement, cst.BaseSmallStatement)):
+        if isinstance(cur, cst.Annotation):
+            return True
+        cur = an.parents.get(cur)
+    return False
+
+
+def _is_type_check_arg(an: _Analysis, arg: cst.Arg) -> bool:
+    """``arg`` is the second positional argument of the builtin ``isinstance``/``issubclass``."""
+    call = an.parents.get(arg)
+    return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+            and call.func.value in ("isinstance", "issubclass") and not an.shadowed(call.func.value)
+            and len(call.args) == 2 and call.args[1] is arg and arg.keyword is None and not arg.star)
 
 
 def _is_top_level(node: cst.FunctionDef, ctx: RewriteContext) -> bool:
