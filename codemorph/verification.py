@@ -24,6 +24,9 @@ Typical use, one baseline for many rewrites of the same program::
 
 from __future__ import annotations
 
+import ast
+import difflib
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -37,7 +40,13 @@ from .sandbox import ExecRequest, Limits, Outcome, Sandbox
 from .transform import derive_rng
 
 __all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "make_baseline", "check", "check_requests",
-           "judge", "verify", "describe_difference"]
+           "judge", "verify", "describe_difference", "Region", "Coverage", "changed_region", "region_coverage",
+           "prove_verdict", "DEFAULT_INPUTS", "EXCEPTION_POLICIES"]
+
+#: Inputs per differential check by default: the seed input plus mutants (see :func:`make_baseline`).
+DEFAULT_INPUTS = 50
+#: How raised exceptions are compared: by class only (default), or by class and ``str(exc)``.
+EXCEPTION_POLICIES = ("same-class", "same-class-and-message")
 
 #: Statuses of a rewritten run that say nothing about equivalence (resource limits, crashes).
 _INCONCLUSIVE_STATUSES = ("timeout", "memory", "crashed")
@@ -72,17 +81,29 @@ class Verdict:
         inputs_checked: number of inputs on which both programs ran to a comparable outcome.
         counterexample: the first input that showed a difference (``"differs"`` only).
         reason: what differed, or why the verdict is inconclusive; ``None`` when equivalent.
+            For ``"proved"``, what was proved; for a proof attempt that failed, why, after
+            the testing verdict's own reason (if any).
+        coverage: line and branch coverage of the changed region of the rewritten program
+            reached by the inputs (:class:`Coverage`), ``None`` when not measured.
+        proved: ``True`` when the status is ``"proved"``: the changed region was proved
+            equivalent with Z3 (:mod:`codemorph.proof`) under the types observed on the inputs.
+
+    ``"proved"`` is a fifth status, stronger than ``"equivalent"``: the differential test
+    found no difference *and* the changed region was proved equivalent.  A check whose
+    inputs never execute the changed region is ``"inconclusive"``, never ``"equivalent"``.
     """
 
     status: str
     inputs_checked: int
     counterexample: Counterexample | None = None
     reason: str | None = None
+    coverage: "Coverage | None" = None
+    proved: bool = False
 
     @property
     def ok(self) -> bool:
-        """``True`` only for ``"equivalent"``."""
-        return self.status == "equivalent"
+        """``True`` for ``"equivalent"`` and ``"proved"``."""
+        return self.status in ("equivalent", "proved")
 
 
 @dataclass(frozen=True)
@@ -110,6 +131,127 @@ class Baseline:
     seed_count: int = 0
     hash_sensitive: bool | None = None
     reason: str | None = None
+
+
+# ----------------------------------------------------------------------- changed region
+@dataclass(frozen=True)
+class Region:
+    """The lines of a rewritten program that differ from the original.
+
+    Attributes:
+        lines: executable lines of the rewritten program (1-based) whose statement differs:
+            every changed line is mapped to the first line of the innermost statement
+            containing it (the line the tracer reports); a deletion is anchored at the
+            statement that follows it (or precedes it, at the end of a block).
+        branch_lines: the lines of ``lines`` that start an ``if``, ``while`` or ``for``
+            statement (two outcomes each: taken / not taken).
+    """
+
+    lines: tuple[int, ...]
+    branch_lines: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of a :class:`Region` the inputs executed (union over the inputs).
+
+    Attributes:
+        lines_total, lines_hit: executable changed lines, and how many ran at least once.
+        branches_total, branches_hit: branch outcomes of the changed ``if``/``while``/``for``
+            statements (two per statement), and how many were observed, counted from
+            the traced arcs as distinct successor lines of the statement's line (capped
+            at two).  A branch leaving the function as its last statement leaves no arc,
+            so this under-counts rather than over-counts.
+    """
+
+    lines_total: int
+    lines_hit: int
+    branches_total: int
+    branches_hit: int
+
+    @property
+    def line_ratio(self) -> float | None:
+        """``lines_hit / lines_total`` (``None`` when nothing executable changed)."""
+        return self.lines_hit / self.lines_total if self.lines_total else None
+
+    @property
+    def branch_ratio(self) -> float | None:
+        """``branches_hit / branches_total`` (``None`` when no branch statement changed)."""
+        return self.branches_hit / self.branches_total if self.branches_total else None
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"lines": [hit, total], "branches": [hit, total]}``."""
+        return {"lines": [self.lines_hit, self.lines_total], "branches": [self.branches_hit, self.branches_total]}
+
+
+def _statement_spans(tree: ast.AST) -> list[tuple[int, int, ast.stmt]]:
+    spans = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt):
+            spans.append((node.lineno, node.end_lineno or node.lineno, node))
+    return spans
+
+
+@functools.lru_cache(maxsize=256)
+def changed_region(original_source: str, rewritten_source: str) -> Region | None:
+    """The changed region of ``rewritten_source`` relative to ``original_source``.
+
+    Computed with :class:`difflib.SequenceMatcher` over lines; comment-only and blank lines
+    are ignored; each changed line is mapped to its innermost enclosing statement with
+    :mod:`ast` (analysis only, nothing is executed).
+
+    Returns:
+        A :class:`Region` (its ``lines`` are empty when only comments or layout changed),
+        or ``None`` when the rewritten source does not parse.
+    """
+    try:
+        tree = ast.parse(rewritten_source)
+    except (SyntaxError, ValueError):
+        return None
+    a = original_source.splitlines()
+    b = rewritten_source.splitlines()
+    spans = _statement_spans(tree)
+    touched: set[int] = set()
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if j2 > j1:
+            touched.update(range(j1 + 1, j2 + 1))
+        else:  # pure deletion: anchor at the next line, or the previous one at the end
+            touched.add(j1 + 1 if j1 < len(b) else max(1, j1))
+    lines: set[int] = set()
+    branches: set[int] = set()
+    for ln in touched:
+        text = b[ln - 1].strip() if 0 < ln <= len(b) else ""
+        if not text or text.startswith("#"):
+            continue
+        best = None
+        for lo, hi, node in spans:
+            if lo <= ln <= hi and (best is None or hi - lo <= best[1] - best[0]):
+                best = (lo, hi, node)
+        if best is None:
+            continue
+        lines.add(best[0])
+        if isinstance(best[2], (ast.If, ast.While, ast.For, ast.AsyncFor)):
+            branches.add(best[0])
+    return Region(tuple(sorted(lines)), tuple(sorted(branches)))
+
+
+def region_coverage(region: Region, outcomes: Sequence[Outcome]) -> Coverage:
+    """Coverage of ``region`` by traced ``outcomes`` (``lines``/``arcs`` of the rewritten
+    program; outcomes without trace data are ignored)."""
+    hit: set[int] = set()
+    succ: dict[int, set[int]] = {ln: set() for ln in region.branch_lines}
+    want = set(region.lines)
+    for o in outcomes:
+        if o.lines:
+            hit.update(want.intersection(o.lines))
+        if o.arcs and succ:
+            for x, y in o.arcs:
+                if x in succ and y != x:
+                    succ[x].add(y)
+    return Coverage(len(region.lines), len(hit), 2 * len(region.branch_lines),
+                    sum(min(2, len(v)) for v in succ.values()))
 
 
 # ----------------------------------------------------------------------------- literals
@@ -213,7 +355,8 @@ def _same_run(a: Outcome, b: Outcome) -> str | None:
     return None
 
 
-def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str], *, extra_inputs: int = 20,
+def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str], *,
+                  extra_inputs: int = DEFAULT_INPUTS - 1,
                   seed: int = 0, check_hash_seed: bool = True, mutant_timeout: float | None = 1.0) -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
@@ -303,7 +446,7 @@ def describe_difference(original: Outcome, rewritten: Outcome,
 
 
 def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown: float = 10.0,
-          min_timeout: float = 0.5) -> Verdict:
+          min_timeout: float = 0.5, exception_policy: str = "same-class", prove: bool = False) -> Verdict:
     """Run ``rewritten`` (with its own entry point) on ``baseline.inputs`` and compare.
 
     Args:
@@ -321,32 +464,82 @@ def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown:
     the original finished makes the verdict ``inconclusive`` unless another input shows a
     difference; the first input whose behaviour differs gives ``differs`` with the
     counterexample.  Output over the limit where the original's output was within it is a
-    difference.
+    difference.  ``exception_policy``: see :func:`judge`.  With ``prove``, see
+    :func:`prove_verdict`.
     """
     if baseline.nondeterministic:
         return Verdict("inconclusive", 0, reason=baseline.reason or "the original program is nondeterministic")
     requests = check_requests(baseline, rewritten, sandbox.limits.timeout, slowdown=slowdown, min_timeout=min_timeout)
-    return judge(baseline, requests, sandbox.run_batch(requests))
+    outs = sandbox.run_batch(requests)
+    verdict = judge(baseline, requests, outs, exception_policy=exception_policy)
+    return prove_verdict(verdict, baseline, rewritten, outs) if prove else verdict
+
+
+def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs: Sequence[Outcome]) -> Verdict:
+    """Upgrade a testing verdict to ``"proved"`` when :func:`codemorph.proof.prove_rewrite`
+    proves the changed region equivalent under the local types observed in ``outs`` (the
+    traced outcomes of :func:`check_requests`).
+
+    Only an ``"equivalent"`` verdict, or an ``"inconclusive"`` one whose only problem is that
+    no input reached the changed code, is upgraded; ``"differs"`` and nondeterministic
+    baselines are returned unchanged.  When the region is outside the Z3 fragment the
+    testing verdict is kept and its ``reason`` says that the proof fell back to testing.
+    """
+    from .proof import observed_types, prove_rewrite  # z3 is imported only in proof mode
+
+    if verdict.status == "differs" or baseline.nondeterministic:
+        return verdict
+    uncovered = (verdict.status == "inconclusive" and verdict.coverage is not None
+                 and verdict.coverage.lines_hit == 0 and verdict.inputs_checked > 0
+                 and (verdict.reason or "").startswith("no input executed"))
+    if verdict.status != "equivalent" and not uncovered:
+        return verdict
+    result = prove_rewrite(baseline.program, rewritten, observed_types(outs))
+    if result.proved:
+        return Verdict("proved", verdict.inputs_checked, reason=result.reason, coverage=verdict.coverage,
+                       proved=True)
+    why = f"not proved, fell back to testing: {result.reason}"
+    return Verdict(verdict.status, verdict.inputs_checked, verdict.counterexample,
+                   f"{verdict.reason}; {why}" if verdict.reason else why, verdict.coverage)
 
 
 def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = 10.0,
-                   min_timeout: float = 0.5) -> list[ExecRequest]:
+                   min_timeout: float = 0.5, coverage: bool = True) -> list[ExecRequest]:
     """The executions :func:`check` makes: ``rewritten`` on every comparable baseline input,
     with a time limit of ``max(min_timeout, slowdown * original duration)`` seconds capped
     by ``cap``.  Lets a caller run the requests of several rewrites in one batch and pass
-    each slice of outcomes to :func:`judge`."""
+    each slice of outcomes to :func:`judge`.
+
+    With ``coverage`` (default) the executions are traced (``ExecRequest.trace``), so
+    :func:`judge` can measure the coverage of the changed region; the trace is skipped
+    when nothing executable changed."""
+    region = changed_region(baseline.program.source, rewritten.source) if coverage else None
+    trace = bool(region is not None and region.lines)
     return [ExecRequest(rewritten.source, rewritten.entry_point, text,
-                        timeout=min(cap, max(min_timeout, slowdown * o.duration)))
+                        timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace)
             for text, o in zip(baseline.inputs, baseline.outcomes) if o.comparable]
 
 
-def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Outcome]) -> Verdict:
-    """The verdict of :func:`check` from the outcomes of :func:`check_requests`."""
+def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Outcome], *,
+          exception_policy: str = "same-class") -> Verdict:
+    """The verdict of :func:`check` from the outcomes of :func:`check_requests`.
+
+    ``exception_policy`` (one of :data:`EXCEPTION_POLICIES`): ``"same-class"`` compares
+    raised exceptions by class name; ``"same-class-and-message"`` also by ``str(exc)``.
+    When the requests were traced, the verdict carries the :class:`Coverage` of the changed
+    region, and a check that never executed any changed line is ``"inconclusive"``.
+
+    Raises:
+        ValueError: unknown ``exception_policy``.
+    """
+    if exception_policy not in EXCEPTION_POLICIES:
+        raise ValueError(f"exception_policy must be one of {EXCEPTION_POLICIES}, got {exception_policy!r}")
     if baseline.nondeterministic:
         return Verdict("inconclusive", 0, reason=baseline.reason or "the original program is nondeterministic")
     pairs = [(text, o) for text, o in zip(baseline.inputs, baseline.outcomes) if o.comparable]
     checked = 0
     inconclusive: str | None = None
+    traced: list[Outcome] = []
     for (text, o), r, req in zip(pairs, outs, requests):
         if r.status == "timeout":
             if inconclusive is None:
@@ -367,19 +560,33 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
                                 f"compared ({r.note or r.repr_error or 'no fingerprint'})")
             continue
         why = describe_difference(o, r)
+        if why is None and exception_policy == "same-class-and-message" and o.exception is not None \
+                and r.exception is not None and o.exception.message != r.exception.message:
+            why = (f"exception message: original {_short(o.exception.message)!r}, "
+                   f"rewritten {_short(r.exception.message)!r}")
         if why is not None:
             return Verdict("differs", checked, Counterexample(text, o, r), f"on input {_short(text)}: {why}")
         checked += 1
+        traced.append(r)
+    cov = None
+    region = changed_region(baseline.program.source, requests[0].code) \
+        if requests and any(q.trace for q in requests) else None
+    if region is not None and region.lines:
+        cov = region_coverage(region, traced)
     if inconclusive is not None:
-        return Verdict("inconclusive", checked, reason=inconclusive)
+        return Verdict("inconclusive", checked, reason=inconclusive, coverage=cov)
     if checked == 0:
-        return Verdict("inconclusive", 0, reason="no input on which the original program finished")
-    return Verdict("equivalent", checked)
+        return Verdict("inconclusive", 0, reason="no input on which the original program finished", coverage=cov)
+    if cov is not None and cov.lines_hit == 0:
+        return Verdict("inconclusive", checked, coverage=cov,
+                       reason=f"no input executed the changed code (rewritten lines "
+                              f"{', '.join(map(str, region.lines[:10]))})")
+    return Verdict("equivalent", checked, coverage=cov)
 
 
 def verify(original: Program | str, rewritten: Program | str, entry: str = "f", inputs: Sequence[str] = ("",),
-           *, extra_inputs: int = 20, seed: int = 0, sandbox: Sandbox | None = None,
-           limits: Limits | None = None) -> Verdict:
+           *, extra_inputs: int = DEFAULT_INPUTS - 1, seed: int = 0, sandbox: Sandbox | None = None,
+           limits: Limits | None = None, exception_policy: str = "same-class", prove: bool = False) -> Verdict:
     """Convenience: baseline + check in one call.
 
     Args:
@@ -390,6 +597,8 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
         sandbox: a sandbox to reuse; by default a temporary one (with ``limits``) is
             started and closed.
         limits: limits of the temporary sandbox (ignored when ``sandbox`` is given).
+        exception_policy: see :func:`judge`.
+        prove: try to prove the changed region equivalent with Z3 (:func:`prove_verdict`).
 
     Returns:
         A :class:`Verdict`.  A rewritten source that does not parse ``differs``.
@@ -408,7 +617,7 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
     sb = Sandbox(limits or Limits()) if own else sandbox
     try:
         base = make_baseline(sb, original, list(inputs), extra_inputs=extra_inputs, seed=seed)
-        return check(sb, base, rewritten)
+        return check(sb, base, rewritten, exception_policy=exception_policy, prove=prove)
     finally:
         if own:
             sb.close()
