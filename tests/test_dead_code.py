@@ -463,10 +463,12 @@ def test_reading_a_global_elsewhere_stays_a_global(sandbox) -> None:
 # CRUXEval
 
 
-def test_cruxeval_every_row(sandbox) -> None:
+def test_cruxeval_sample(sandbox) -> None:
+    """Every 4th CRUXEval row (a fast check; ``codemorph generate`` on all 800 rows verifies
+    each variant on 21 inputs)."""
     if not CRUXEVAL.exists():
         pytest.skip("CRUXEval data not available")
-    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()][::4]
     t = get_transform(NAME)
     refused, pairs = [], []
     for row in rows:

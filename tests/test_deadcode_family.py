@@ -376,7 +376,7 @@ def test_cruxeval_sample(sandbox) -> None:
     pairs, refused = [], []
     for k, name in enumerate(TRANSFORMS):
         t = get_transform(name)
-        for row in rows[k::6]:
+        for row in rows[k::12]:
             result = t.apply(Program(row["code"]), 0, inputs=[row["input"]])
             if result.applied:
                 pairs.append((name, row, result.source))

@@ -681,6 +681,8 @@ class IfToTernary(Transform):
         self.which = _check_which(self.name, which)
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "else" not in ctx.program.source:  # quick exit (the common case)
+            raise NotApplicable("no if/else whose branches assign the same name or both return a value")
         found = _Collect()
         module.visit(found)
         sites = [n for n in found.ifs if n not in found.elifs and _if_to_ternary_kind(n) is not None]
@@ -770,6 +772,8 @@ class TernaryToIf(Transform):
         self.which = _check_which(self.name, which)
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "else" not in ctx.program.source:  # quick exit (the common case)
+            raise NotApplicable("no statement `name = a if c else b` or `return a if c else b` alone on its line")
         found = _Collect()
         module.visit(found)
         sites = [ln for ln in found.lines if _ternary_stmt(ln) is not None]
@@ -837,6 +841,8 @@ class ElifToNested(Transform):
         self.which = _check_which(self.name, which)
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "elif" not in ctx.program.source:  # quick exit (the common case)
+            raise NotApplicable("no elif clause")
         found = _Collect()
         module.visit(found)
         sites = [n for n in found.ifs if isinstance(n.orelse, cst.If)]
@@ -872,6 +878,8 @@ class NestedToElif(Transform):
         self.which = _check_which(self.name, which)
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "else" not in ctx.program.source:  # quick exit (the common case)
+            raise NotApplicable("no else block holding only an if statement")
         found = _Collect()
         module.visit(found)
         sites = [n for n in found.ifs if _nested_inner(n) is not None]
