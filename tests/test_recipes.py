@@ -1,0 +1,84 @@
+"""Recipes: TOML pipelines, validation errors, built-ins, and recipe stamps on generated rows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codemorph import InputError, Program
+from codemorph.pipeline import OneOf, Repeat, Sequence_, SomeOf
+from codemorph.recipes import build_pipeline, builtin_recipe_names, load_recipe, parse_recipe
+
+PROG = Program("def f(xs):\n    out = []\n    for x in xs:\n        if x > 1:\n            out.append(x)\n    return out\n")
+
+
+def test_every_builtin_recipe_loads_and_names_installed_transforms():
+    names = builtin_recipe_names()
+    for family in ("naming", "loops", "branches", "dead-code", "restructure"):
+        assert family in names
+    for name in names:
+        r = load_recipe(name)
+        assert r.name and r.version and r.variants
+
+
+def test_pipeline_specs_build_the_right_nodes():
+    p = build_pipeline({"seq": ["invert-if", {"one_of": ["dead-code", "for-to-while"]},
+                                {"some_of": ["invert-if", "dead-code"], "k": 1},
+                                {"repeat": "dead-code", "times": 2}]})
+    assert isinstance(p, Sequence_)
+    kinds = [type(s) for s in p.steps]
+    assert kinds[1:] == [OneOf, SomeOf, Repeat]
+    assert [t.name for t in p.transforms()] == ["invert-if", "dead-code", "for-to-while", "invert-if",
+                                                 "dead-code", "dead-code"]
+
+
+def test_composed_recipe_is_deterministic_and_applies_all_steps():
+    r = load_recipe("restructure")
+    spec = next(v.spec for v in r.variants if v.name == "restructure")
+    a = build_pipeline(spec).apply(PROG, 3)
+    b = build_pipeline(spec).apply(PROG, 3)
+    assert a.program.source == b.program.source
+    assert a.applied == ["for-to-while", "invert-if", "dead-code", "rename-locals"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[recipe\nname='x'", "not valid TOML"),
+    ("[recipe]\nversion = '1'\n[[variant]]\nname='a'\npipeline='dead-code'", "string 'name' and 'version'"),
+    ("[recipe]\nname='x'\nversion='1'", "at least one [[variant]]"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline='no-such-thing'", "unknown transform"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='invert-if', options={colour=1}}",
+     "bad options for 'invert-if'"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={some_of=['dead-code'], k=3}",
+     "some_of needs an integer k"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline='dead-code'\n"
+     "[[variant]]\nname='a'\npipeline='invert-if'", "two variants are named 'a'"),
+])
+def test_bad_recipes_say_what_is_wrong(text, message):
+    with pytest.raises(InputError) as info:
+        parse_recipe(text, "my.toml")
+    assert message in str(info.value)
+    assert "my.toml" in str(info.value)
+
+
+def test_unknown_recipe_name_lists_builtins():
+    with pytest.raises(InputError, match="unknown recipe 'nope'.*restructure"):
+        load_recipe("nope")
+
+
+def test_generate_with_recipe_stamps_name_and_version(tmp_path):
+    from codemorph.generate import GenerateConfig, generate
+
+    recipe = tmp_path / "r.toml"
+    recipe.write_text("[recipe]\nname = 'mine'\nversion = '7'\n[[variant]]\nname = 'both'\n"
+                      "pipeline = { seq = ['invert-if', 'for-to-while'] }\n")
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a", "code": PROG.source, "input": "[0, 2, 3]", "output": "[2, 3]"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    summary = generate(src, out, GenerateConfig.from_recipe(load_recipe(str(recipe))))
+    rows = [json.loads(l) for l in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a", "a:both"]
+    assert all(r["recipe"] == {"name": "mine", "version": "7"} for r in rows)
+    assert rows[1]["transforms"] == ["invert-if", "for-to-while"]
+    assert rows[1]["output"] == "[2, 3]" and "while" in rows[1]["code"] and "not" in rows[1]["code"]
+    assert summary.per_transform["both"]["written"] == 1
