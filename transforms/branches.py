@@ -1,8 +1,19 @@
-"""The ``branches`` family: rewrites of conditional statements.
+"""The ``branches`` family: rewrites of conditionals and comparisons.
 
-``invert-if`` (:class:`InvertIf`) swaps the branches of an ``if`` under the negated
-condition.  The family will grow (if-to-ternary, ...); :func:`negate` (build the negation
-of a condition for a boolean context) is the shared piece.
+* ``invert-if`` (:class:`InvertIf`): swap the branches of an ``if`` under the negated
+  condition, simplified (``not (a < b)`` -> ``a >= b``, De Morgan) where z3 proves it for
+  the operand types observed at run time;
+* ``if-to-ternary`` / ``ternary-to-if`` (:class:`IfToTernary`, :class:`TernaryToIf`):
+  ``if c: x = a else: x = b`` <-> ``x = a if c else b`` (and ``return``);
+* ``elif-to-nested`` / ``nested-to-elif`` (:class:`ElifToNested`, :class:`NestedToElif`):
+  ``elif`` <-> ``else:`` holding an ``if``;
+* ``mirror-comparison`` (:class:`MirrorComparison`): ``a < b`` -> ``b > a`` for observed
+  builtin numbers/strings.
+
+Shared pieces: :func:`negate` (the negation of a condition for a boolean context), the
+z3 models of comparison operators (:data:`DOMAINS`, :func:`prove_identity`,
+:func:`proved_identities`) and :class:`TypeOracle` (operand types from
+``ctx.observations``).
 """
 
 from __future__ import annotations

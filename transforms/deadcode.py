@@ -1,15 +1,20 @@
-"""The ``dead-code`` family: insertion of code that never runs.
+"""The ``dead-code`` family: insertion of code that never runs, or whose result is never read.
 
-``dead-code`` (:class:`DeadCode`) inserts, inside a function body, an ``if`` block whose
-condition is false for every possible execution (an *opaque predicate*, Collberg,
-Thomborson and Low, "Manufacturing cheap, resilient, and stealthy opaque constructs",
-POPL 1998) and whose body is plausible code over the names in scope.
+* ``dead-code`` (:class:`DeadCode`) inserts, inside a function body, an ``if`` block whose
+  condition is false for every possible execution (an *opaque predicate*, Collberg,
+  Thomborson and Low, "Manufacturing cheap, resilient, and stealthy opaque constructs",
+  POPL 1998) and whose body is plausible code over the names in scope;
+* ``dead-store`` (:class:`DeadStore`): ``fresh = <side-effect-free value>``, never read;
+* ``dead-loop`` (:class:`DeadLoop`): a loop that runs zero times (``for x in ():`` or
+  ``while <opaque predicate>:``);
+* ``unused-function`` (:class:`UnusedFunction`): a module-level helper never called.
 
 The catalogue of predicates (:data:`PREDICATES`) is the shared piece of the family: each
 entry is a guard on the exact type of a variable (``type(x) is int``: no subclass with odd
 operators, no user ``__len__``) followed by an arithmetic fact that is false for every
-value of that type.  Every fact is proved false over unbounded integers with z3 by the
-test suite (tests/test_dead_code.py translates the emitted text itself into z3).
+value of that type.  The transforms use only the facts z3 proves false over unbounded
+integers (:func:`proved_predicates`, run once per process); the test suite also translates
+the emitted text itself into z3.
 """
 
 from __future__ import annotations
