@@ -164,7 +164,7 @@ _PROVED: dict[str, dict[tuple[str, str], bool]] = {}
 
 def proved_identities(kind: str) -> dict[tuple[str, str], bool]:
     """``{(domain name, op): proved}`` for every domain of :data:`DOMAINS` and operator,
-    computed once per process with :func:`prove_identity` (about 50 ms in all)."""
+    computed once per process with :func:`prove_identity` (under a second in all)."""
     table = _PROVED.get(kind)
     if table is None:
         table = {(d.name, op): prove_identity(d, kind, op)[0] for d in DOMAINS for op in _OP_CLASS}

@@ -202,7 +202,7 @@ _PROOFS: dict[DeadPredicate, tuple[bool, str | None]] = {}
 def proved_predicates(catalogue: Sequence[DeadPredicate] | None = None) -> tuple[DeadPredicate, ...]:
     """The predicates of ``catalogue`` (default: the module's :data:`PREDICATES`, read at
     call time) that :func:`prove_predicate` proves false, in catalogue order.  Proofs are
-    cached per process (the built-in catalogue takes about 0.1 s)."""
+    cached per process (the built-in catalogue takes a fraction of a second)."""
     if catalogue is None:
         catalogue = PREDICATES
     out = []
