@@ -29,7 +29,27 @@ from .loops import LINE_HAZARDS, hazard_identifiers
 
 __all__ = ["InvertIf", "IfToTernary", "TernaryToIf", "ElifToNested", "NestedToElif", "MirrorComparison", "negate",
            "needs_parentheses_under_not", "strip_parentheses", "comments_in", "ComparisonDomain", "DOMAINS",
-           "NEGATED", "MIRRORED", "prove_identity", "proved_identities", "TypeOracle"]
+           "NEGATED", "MIRRORED", "prove_identity", "proved_identities", "TypeOracle", "refusing_internal_errors"]
+
+def refusing_internal_errors(rewrite):
+    """Decorator of ``Transform.rewrite``: an unexpected exception inside the rewrite (a bug,
+    or a construct libcst cannot rebuild) becomes ``NotApplicable`` with its description,
+    so that the program is left unchanged rather than the row failing."""
+    import functools
+
+    @functools.wraps(rewrite)
+    def wrapper(self, module, ctx):
+        try:
+            return rewrite(self, module, ctx)
+        except NotApplicable:
+            raise
+        except (RecursionError, MemoryError) as exc:
+            raise NotApplicable(f"program too large or deep to rewrite ({type(exc).__name__})") from None
+        except Exception as exc:  # noqa: BLE001 -- refusing is always sound
+            raise NotApplicable(f"internal error, left unchanged ({type(exc).__name__}: {exc})") from None
+
+    return wrapper
+
 
 # Expressions that bind less tightly than ``not`` and so need parentheses under it.
 _LOOSER_THAN_NOT = (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
@@ -479,6 +499,7 @@ class InvertIf(Transform):
         self.which = which
         self.simplify = simplify
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         finder = _IfSites()
         module.visit(finder)
@@ -647,11 +668,10 @@ def _make_ternary(original: cst.If, updated: cst.If) -> tuple[cst.SimpleStatemen
     a, b = _single_small(updated.body), _single_small(updated.orelse.body)
     value = _ternary(updated.test, a.value, b.value)
     comments = comments_in(updated.body, a.value) + comments_in(updated.orelse, b.value)
+    small = _with_value(a, value)
     if kind == "assign":
-        small = a.with_changes(value=value, semicolon=cst.MaybeSentinel.DEFAULT)
         what = f"if/else assigning {name} -> {name} = ... if ... else ..."
     else:
-        small = a.with_changes(value=value, semicolon=cst.MaybeSentinel.DEFAULT)
         what = "if/else returning -> return ... if ... else ..."
     line = cst.SimpleStatementLine([small], leading_lines=[*updated.leading_lines, *_comment_lines(comments)])
     return line, what
@@ -691,6 +711,7 @@ class IfToTernary(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if "else" not in ctx.program.source:  # quick exit (the common case)
             raise NotApplicable("no if/else whose branches assign the same name or both return a value")
@@ -718,12 +739,17 @@ def _ternary_stmt(line: cst.SimpleStatementLine) -> tuple[cst.BaseSmallStatement
     return None
 
 
+def _with_value(small: cst.BaseSmallStatement, value: cst.BaseExpression) -> cst.BaseSmallStatement:
+    """``small`` (an assignment or ``return``) with another value, alone on its line
+    (``return(a)`` gets a space when the new value has no parentheses of its own)."""
+    changes: dict = {"value": value, "semicolon": cst.MaybeSentinel.DEFAULT}
+    if isinstance(small, cst.Return) and not value.lpar:
+        changes["whitespace_after_return"] = cst.SimpleWhitespace(" ")
+    return small.with_changes(**changes)
+
+
 def _branch(small: cst.BaseSmallStatement, value: cst.BaseExpression) -> cst.IndentedBlock:
-    stmt = small.with_changes(value=_bare(value), semicolon=cst.MaybeSentinel.DEFAULT)
-    if isinstance(stmt, cst.Return) and isinstance(stmt.whitespace_after_return, cst.SimpleWhitespace) \
-            and stmt.whitespace_after_return.value == "" and not _bare(value).lpar:
-        stmt = stmt.with_changes(whitespace_after_return=cst.SimpleWhitespace(" "))
-    return cst.IndentedBlock([cst.SimpleStatementLine([stmt])])
+    return cst.IndentedBlock([cst.SimpleStatementLine([_with_value(small, _bare(value))])])
 
 
 def _make_if(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> tuple[cst.If, str]:
@@ -782,6 +808,7 @@ class TernaryToIf(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if "else" not in ctx.program.source:  # quick exit (the common case)
             raise NotApplicable("no statement `name = a if c else b` or `return a if c else b` alone on its line")
@@ -851,6 +878,7 @@ class ElifToNested(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if "elif" not in ctx.program.source:  # quick exit (the common case)
             raise NotApplicable("no elif clause")
@@ -888,6 +916,7 @@ class NestedToElif(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if "else" not in ctx.program.source:  # quick exit (the common case)
             raise NotApplicable("no else block holding only an if statement")
@@ -950,6 +979,7 @@ class MirrorComparison(Transform):
     def __init__(self, which: str = "all") -> None:
         self.which = _check_which(self.name, which)
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if not isinstance(ctx.observations, Mapping):
             raise NotApplicable("needs runtime type observations ({function: {local: [types]}}), none given")

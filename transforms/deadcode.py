@@ -29,6 +29,7 @@ import libcst as cst
 from codemorph import NotApplicable, RewriteContext, Transform
 from codemorph.transform import identifiers_in
 
+from .branches import refusing_internal_errors
 from .loops import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS, FunctionFacts, ProgramFacts,
                     finalisation_hazard, hazard_identifiers)
 
@@ -621,6 +622,7 @@ class DeadCode(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         site = choose_position(module, ctx)
         stmts, var, condition = opaque_condition(module, ctx, site)
@@ -829,6 +831,7 @@ class DeadStore(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         site = choose_position(module, ctx)
         bound = sorted(bound_at(site.func, site.suite, site.index, site.facts))
@@ -896,6 +899,7 @@ class DeadLoop(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         site = choose_position(module, ctx)
         form = ctx.rng.choice(("for", "while"))
@@ -976,6 +980,7 @@ class UnusedFunction(Transform):
         "no frame/line introspection, no gc/weakref",
     )
 
+    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         names = identifiers_in(module)
         found = hazard_identifiers(module, GLOBALS_HAZARDS, BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS,
