@@ -1,0 +1,530 @@
+"""Mutation score of the differential verifier: how many deliberately wrong rewrites it rejects.
+
+Every kind of wrong rewrite below (a *mutant* operator, in the sense of mutation analysis:
+DeMillo, Lipton and Sayward, "Hints on Test Data Selection", IEEE Computer 11(4), 1978) is
+applied at one site (chosen with a seeded RNG) of every CRUXEval program where it fits.
+Each mutant is checked twice in the same run:
+
+* the **default verifier**: :func:`codemorph.verification.make_baseline` with its default
+  input budget (the row's input plus mutants, 50 in all) and :func:`~codemorph.verification.check`;
+* the **reference oracle**: the same inputs plus ``--factor`` times as many more (from
+  another seed), on the same sandbox.  Its inputs contain the default verifier's inputs,
+  so every mutant the default rejects is rejected by the oracle too; the oracle is run on
+  the other mutants only.
+
+A mutant counts only when the oracle rejects it (status ``differs``): mutants the oracle
+accepts are probably equivalent and are left out of the denominator.  Per kind the script
+reports how many mutants were made, how many the oracle rejects, the share of those the
+default verifier rejects with a counterexample (``differs``) and the share it does not
+accept (``differs`` or ``inconclusive``: neither is written by ``generate``).
+
+Usage::
+
+    python benchmarks/mutation_score.py [--rows 800] [--factor 100] [--workers 2] [--markdown out.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import libcst as cst
+from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
+
+from codemorph.errors import ParseError
+from codemorph.program import Program
+from codemorph.sandbox import Limits, Sandbox
+from codemorph.verification import DEFAULT_INPUTS, Baseline, Verdict, check, check_requests, judge, make_baseline
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+
+
+# --------------------------------------------------------------------------- site mutants
+@dataclass(frozen=True)
+class SiteKind:
+    """A mutant operator that rewrites one node: ``eligible(node)`` picks sites,
+    ``mutate(node)`` returns the wrong replacement (a node or a FlattenSentinel)."""
+
+    name: str
+    description: str
+    eligible: Callable[[cst.CSTNode], bool]
+    mutate: Callable[[cst.CSTNode], cst.CSTNode]
+
+
+def _plus_one(e: cst.BaseExpression) -> cst.BaseExpression:
+    return cst.BinaryOperation(e, cst.Add(), cst.Integer("1"))
+
+
+def _is_range(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "range" \
+        and 1 <= len(n.args) <= 2 and all(a.keyword is None and not a.star for a in n.args)
+
+
+def _range_off(n: cst.Call) -> cst.Call:
+    args = list(n.args)
+    args[-1] = args[-1].with_changes(value=cst.BinaryOperation(args[-1].value, cst.Subtract(), cst.Integer("1")))
+    return n.with_changes(args=args)
+
+
+_NONCOMMUTATIVE = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift,
+                   cst.RightShift)
+_BOUNDARY = {cst.LessThan: cst.LessThanEqual, cst.LessThanEqual: cst.LessThan, cst.GreaterThan: cst.GreaterThanEqual,
+             cst.GreaterThanEqual: cst.GreaterThan}
+_METHOD_SWAP = {"upper": "lower", "lower": "upper", "lstrip": "rstrip", "rstrip": "lstrip", "find": "rfind",
+                "rfind": "find", "startswith": "endswith", "endswith": "startswith", "index": "rindex",
+                "rindex": "index", "ljust": "rjust", "rjust": "ljust", "isupper": "islower", "islower": "isupper",
+                "append": "insert0", "pop": "pop0", "partition": "rpartition", "rpartition": "partition"}
+
+
+def _method_swap(n: cst.Call) -> cst.Call:
+    name = n.func.attr.value
+    new = _METHOD_SWAP[name]
+    if new == "insert0":  # append(x) -> insert(0, x)
+        return n.with_changes(func=n.func.with_changes(attr=cst.Name("insert")),
+                              args=[cst.Arg(cst.Integer("0")), *n.args])
+    if new == "pop0":  # pop() -> pop(0)
+        return n.with_changes(args=[cst.Arg(cst.Integer("0"))])
+    return n.with_changes(func=n.func.with_changes(attr=cst.Name(new)))
+
+
+def _method_ok(n: cst.CSTNode) -> bool:
+    if not (isinstance(n, cst.Call) and isinstance(n.func, cst.Attribute) and n.func.attr.value in _METHOD_SWAP):
+        return False
+    name = n.func.attr.value
+    if name == "append":
+        return len(n.args) == 1
+    if name == "pop":
+        return len(n.args) == 0
+    return True
+
+
+def _sort_ok(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.SimpleStatementLine) and len(n.body) == 1 and isinstance(n.body[0], cst.Expr) \
+        and isinstance(n.body[0].value, cst.Call) and isinstance(n.body[0].value.func, cst.Attribute) \
+        and n.body[0].value.func.attr.value in ("sort", "reverse") \
+        and isinstance(n.body[0].value.func.value, cst.Name)
+
+
+def _sort_copy(n: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+    call = n.body[0].value
+    target = call.func.value
+    fn = "sorted" if call.func.attr.value == "sort" else "reversed"
+    value = cst.Call(cst.Name(fn), [cst.Arg(target), *call.args])
+    if fn == "reversed":
+        value = cst.Call(cst.Name("list"), [cst.Arg(value)])
+    return n.with_changes(body=[cst.Assign([cst.AssignTarget(target)], value)])
+
+
+def _loop_else_ok(n: cst.CSTNode) -> bool:
+    return isinstance(n, (cst.For, cst.While)) and n.orelse is not None
+
+
+def _drop_loop_else(n: cst.For | cst.While) -> cst.FlattenSentinel:
+    return cst.FlattenSentinel([n.with_changes(orelse=None), *n.orelse.body.body])
+
+
+def _if_else_ok(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.If) and isinstance(n.orelse, cst.Else)
+
+
+def _swap_branches(n: cst.If) -> cst.If:
+    return n.with_changes(body=n.orelse.body, orelse=n.orelse.with_changes(body=n.body))
+
+
+def _dropped_ok(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.SimpleStatementLine) and len(n.body) == 1 \
+        and isinstance(n.body[0], (cst.Expr, cst.Assign, cst.AugAssign))
+
+
+def _literal_ok(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.Integer)
+
+
+def _bump(n: cst.Integer) -> cst.Integer:
+    return cst.Integer(str(int(n.evaluated_value) + 1))
+
+
+def _index_ok(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.Subscript) and len(n.slice) == 1 and isinstance(n.slice[0].slice, cst.Index) \
+        and isinstance(n.slice[0].slice.value, (cst.Integer, cst.UnaryOperation, cst.Name))
+
+
+def _index_off(n: cst.Subscript) -> cst.Subscript:
+    el = n.slice[0]
+    return n.with_changes(slice=[el.with_changes(slice=el.slice.with_changes(value=_plus_one(el.slice.value)))])
+
+
+def _default_ok(n: cst.CSTNode) -> bool:
+    return isinstance(n, cst.Param) and n.default is not None \
+        and isinstance(n.default, (cst.Integer, cst.SimpleString, cst.Name))
+
+
+def _change_default(n: cst.Param) -> cst.Param:
+    d = n.default
+    if isinstance(d, cst.Integer):
+        new: cst.BaseExpression = _bump(d)
+    elif isinstance(d, cst.SimpleString):
+        new = cst.BinaryOperation(d, cst.Add(), cst.SimpleString("'x'"))
+    elif d.value == "True":
+        new = cst.Name("False")
+    elif d.value == "False":
+        new = cst.Name("True")
+    elif d.value == "None":
+        new = cst.Integer("0")
+    else:
+        new = cst.Name("None")
+    return n.with_changes(default=new)
+
+
+SITE_KINDS: tuple[SiteKind, ...] = (
+    SiteKind("loop-bound-off-by-one", "range(..., n) -> range(..., n - 1)", _is_range, _range_off),
+    SiteKind("dropped-continue", "continue -> pass", lambda n: isinstance(n, cst.Continue), lambda n: cst.Pass()),
+    SiteKind("break-to-continue", "break -> continue", lambda n: isinstance(n, cst.Break), lambda n: cst.Continue()),
+    SiteKind("wrong-negation", "if c: -> if not (c): (branches kept)", lambda n: isinstance(n, cst.If),
+             lambda n: n.with_changes(test=cst.UnaryOperation(cst.Not(), n.test.with_changes(
+                 lpar=[cst.LeftParen()], rpar=[cst.RightParen()])))),
+    SiteKind("swapped-branches", "if/else branches exchanged, condition kept", _if_else_ok, _swap_branches),
+    SiteKind("swapped-operands", "a - b -> b - a (non-commutative operators)",
+             lambda n: isinstance(n, cst.BinaryOperation) and isinstance(n.operator, _NONCOMMUTATIVE),
+             lambda n: n.with_changes(left=n.right, right=n.left)),
+    SiteKind("comparison-boundary", "< <-> <=, > <-> >=",
+             lambda n: isinstance(n, cst.ComparisonTarget) and type(n.operator) in _BOUNDARY,
+             lambda n: n.with_changes(operator=_BOUNDARY[type(n.operator)]())),
+    SiteKind("and-or", "and <-> or", lambda n: isinstance(n, cst.BooleanOperation),
+             lambda n: n.with_changes(operator=cst.Or() if isinstance(n.operator, cst.And) else cst.And())),
+    SiteKind("changed-default", "a parameter's default value changed", _default_ok, _change_default),
+    SiteKind("augassign-rebinds", "x += y -> x = x + y (in place vs new object)",
+             lambda n: isinstance(n, cst.AugAssign) and isinstance(n.operator, cst.AddAssign)
+             and isinstance(n.target, cst.Name),
+             lambda n: cst.Assign([cst.AssignTarget(n.target)],
+                                  cst.BinaryOperation(n.target, cst.Add(), n.value.with_changes(
+                                      lpar=[cst.LeftParen()], rpar=[cst.RightParen()])))),
+    SiteKind("lost-loop-else", "for/while ... else: the else body runs after the loop always",
+             _loop_else_ok, _drop_loop_else),
+    SiteKind("dropped-statement", "an expression/assignment statement deleted", _dropped_ok,
+             lambda n: cst.RemovalSentinel.REMOVE),
+    SiteKind("wrong-constant", "an integer literal n -> n + 1", _literal_ok, _bump),
+    SiteKind("index-off-by-one", "x[i] -> x[i + 1]", _index_ok, _index_off),
+    SiteKind("method-swap", "upper<->lower, lstrip<->rstrip, find<->rfind, append(x)->insert(0, x), ...",
+             _method_ok, _method_swap),
+    SiteKind("sort-copies", "x.sort() -> x = sorted(x) (the argument is no longer sorted in place)",
+             _sort_ok, _sort_copy),
+)
+
+
+class _Sites(cst.CSTVisitor):
+    def __init__(self, kind: SiteKind) -> None:
+        self.kind = kind
+        self.sites: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.kind.eligible(node):
+            self.sites.append(node)
+        return True
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, target: cst.CSTNode, mutate) -> None:
+        self.target = target
+        self.mutate = mutate
+
+    def on_leave(self, original, updated):
+        if original is self.target:
+            return self.mutate(updated)
+        return updated
+
+
+def site_mutant(module: cst.Module, kind: SiteKind, rng: random.Random) -> str | None:
+    v = _Sites(kind)
+    module.visit(v)
+    if not v.sites:
+        return None
+    target = rng.choice(v.sites)
+    try:
+        return module.visit(_Replace(target, kind.mutate)).code
+    except (cst.CSTValidationError, TypeError, ValueError, AttributeError):
+        return None
+
+
+# --------------------------------------------------------------------------- name mutants
+class _Occurrences(cst.CSTVisitor):
+    """Name occurrences in the entry function that denote variables (not attributes or
+    keyword-argument names), with their expression context."""
+
+    METADATA_DEPENDENCIES = (ExpressionContextProvider,)
+
+    def __init__(self) -> None:
+        self.skip: set[int] = set()
+        self.occ: list[tuple[cst.Name, object]] = []
+        self.depth = 0
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.depth += 1
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.depth -= 1
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.skip.add(id(node.attr))
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+
+    def visit_FunctionDef_name(self, node: cst.FunctionDef) -> None:
+        self.skip.add(id(node.name))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.depth == 1 and id(node) not in self.skip:
+            ctx = self.get_metadata(ExpressionContextProvider, node, None)
+            self.occ.append((node, ctx))
+
+    def visit_Param(self, node: cst.Param) -> None:
+        if self.depth == 1:
+            self.occ.append((node.name, ExpressionContext.STORE))
+            self.skip.add(id(node.name))
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, nodes: set[int], new: str) -> None:
+        self.nodes = nodes
+        self.new = new
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.new) if id(original) in self.nodes else updated
+
+
+def _occurrences(module: cst.Module):
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    v = _Occurrences()
+    wrapper.visit(v)
+    by: dict[str, list[tuple[cst.Name, object]]] = defaultdict(list)
+    for n, ctx in v.occ:
+        by[n.value].append((n, ctx))
+    stored = {k for k, occ in by.items() if any(c == ExpressionContext.STORE for _, c in occ)}
+    return by, stored
+
+
+def capturing_rename(module: cst.Module, rng: random.Random) -> str | None:
+    """Rename a local variable to the name of another local of the same function."""
+    by, stored = _occurrences(module)
+    names = sorted(stored)
+    if len(names) < 2:
+        return None
+    a, b = rng.sample(names, 2)
+    return module.visit(_Rename({id(n) for n, _ in by[a]}, b)).code
+
+
+def missed_use_rename(module: cst.Module, rng: random.Random) -> str | None:
+    """Rename a local variable consistently except for one of its reads."""
+    by, stored = _occurrences(module)
+    names = sorted(k for k in stored if sum(c == ExpressionContext.LOAD for _, c in by[k]) >= 1)
+    if not names:
+        return None
+    a = rng.choice(names)
+    loads = [n for n, c in by[a] if c == ExpressionContext.LOAD]
+    keep = rng.choice(loads)
+    return module.visit(_Rename({id(n) for n, _ in by[a] if n is not keep}, f"{a}_renamed")).code
+
+
+def live_dead_code(module: cst.Module, rng: random.Random) -> str | None:
+    """Insert 'dead' code that runs: ``if len([]) == 0: <param> = type(<param>)()`` at the
+    top of the entry function (the parameter is emptied)."""
+    fn = next((s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == "f"), None)
+    if fn is None or not fn.params.params or not isinstance(fn.body, cst.IndentedBlock):
+        return None
+    p = rng.choice(fn.params.params).name.value
+    stmt = cst.parse_statement(f"if len([]) == 0:\n    {p} = type({p})()\n")
+    body = list(fn.body.body)
+    at = 1 if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) \
+        and isinstance(body[0].body[0].value, cst.SimpleString) else 0
+    body.insert(at, stmt)
+    new_fn = fn.with_changes(body=fn.body.with_changes(body=body))
+    return module.with_changes(body=[new_fn if s is fn else s for s in module.body]).code
+
+
+NAME_KINDS: dict[str, tuple[str, Callable[[cst.Module, random.Random], str | None]]] = {
+    "capturing-rename": ("a local renamed to another local's name", capturing_rename),
+    "missed-use-rename": ("a local renamed except for one read", missed_use_rename),
+    "live-dead-code": ("inserted 'dead' code that runs and empties a parameter", live_dead_code),
+}
+
+KINDS: tuple[str, ...] = tuple(k.name for k in SITE_KINDS) + tuple(NAME_KINDS)
+
+
+def mutants(code: str, seed: int, row_id: str) -> list[tuple[str, str]]:
+    """``[(kind, mutant source)]``: at most one mutant per kind for one program (seeded per
+    row and kind); mutants identical to the original are dropped."""
+    module = cst.parse_module(code)
+    out = []
+    for kind in SITE_KINDS:
+        src = site_mutant(module, kind, random.Random(f"{seed}:{row_id}:{kind.name}"))
+        if src is not None and src != code:
+            out.append((kind.name, src))
+    for name, (_, fn) in NAME_KINDS.items():
+        try:
+            src = fn(module, random.Random(f"{seed}:{row_id}:{name}"))
+        except Exception:  # noqa: BLE001 - a mutant operator that cannot handle a program skips it
+            src = None
+        if src is not None and src != code:
+            out.append((name, src))
+    return out
+
+
+# ---------------------------------------------------------------------------------- run
+def _merge(small: Baseline, extra: Baseline) -> Baseline:
+    seen = set(small.inputs)
+    inputs = list(small.inputs)
+    outcomes = list(small.outcomes)
+    for t, o in zip(extra.inputs, extra.outcomes):
+        if t not in seen:
+            seen.add(t)
+            inputs.append(t)
+            outcomes.append(o)
+    return Baseline(small.program, tuple(inputs), tuple(outcomes), small.nondeterministic or extra.nondeterministic,
+                    small.seed_count, small.hash_sensitive, small.reason)
+
+
+def oracle_check(sb: Sandbox, big: Baseline, mutant: Program, chunk: int = 500) -> Verdict:
+    """The oracle's verdict: the differential check on every input of ``big``, untraced
+    (coverage does not matter to the oracle), in chunks that stop at the first difference."""
+    reqs = check_requests(big, mutant, sb.limits.timeout, coverage=False)
+    comparable = [(t, o) for t, o in zip(big.inputs, big.outcomes) if o.comparable]
+    verdict = None
+    for at in range(0, len(reqs), chunk):
+        part = Baseline(big.program, tuple(t for t, _ in comparable[at:at + chunk]),
+                        tuple(o for _, o in comparable[at:at + chunk]), big.nondeterministic)
+        verdict = judge(part, reqs[at:at + chunk], sb.run_batch(reqs[at:at + chunk]))
+        if verdict.status != "equivalent":
+            return verdict
+    return verdict or Verdict("inconclusive", 0, reason="no comparable input")
+
+
+def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: float,
+        log=sys.stderr, save: Callable[[dict], None] | None = None) -> dict:
+    per: dict[str, Counter] = {k: Counter() for k in KINDS}
+    missed: list[dict] = []
+    stats = Counter()
+    t0 = time.perf_counter()
+    with Sandbox(Limits(timeout=2.0), workers=workers) as sb:
+        for i, row in enumerate(rows):
+            try:
+                prog = Program(row["code"], "f")
+            except ParseError:
+                continue
+            base = make_baseline(sb, prog, [row["input"]], seed=seed, check_hash_seed=False)
+            if base.nondeterministic or base.outcomes[0].status != "returned":
+                stats["programs skipped"] += 1
+                continue
+            stats["programs"] += 1
+            stats["default inputs"] += len(base.inputs)
+            survivors = []
+            for kind, src in mutants(row["code"], seed, row["id"]):
+                try:
+                    mp = Program(src, "f")
+                except ParseError:
+                    continue
+                per[kind]["mutants"] += 1
+                v = check(sb, base, mp)
+                if v.status == "differs":
+                    per[kind]["oracle rejects"] += 1
+                    per[kind]["default differs"] += 1
+                    per[kind]["default not accepted"] += 1
+                else:
+                    survivors.append((kind, src, mp, v))
+            if survivors:
+                extra = make_baseline(sb, prog, [row["input"]], extra_inputs=factor * DEFAULT_INPUTS - 1,
+                                      seed=seed + 1, check_hash_seed=False, mutant_timeout=oracle_timeout)
+                big = _merge(base, extra)
+                stats["oracle inputs"] += len(big.inputs)
+                stats["oracle programs"] += 1
+                for kind, src, mp, v in survivors:
+                    ov = oracle_check(sb, big, mp)
+                    if ov.status == "differs":
+                        per[kind]["oracle rejects"] += 1
+                        if v.status != "equivalent":
+                            per[kind]["default not accepted"] += 1
+                        else:
+                            missed.append({"id": row["id"], "kind": kind, "mutant": src,
+                                           "oracle": ov.reason, "default": v.status,
+                                           "coverage": v.coverage.to_json() if v.coverage else None})
+                    elif ov.status == "equivalent":
+                        per[kind]["oracle accepts"] += 1
+            if (i + 1) % 10 == 0:
+                if log is not None:
+                    print(f"{i + 1}/{len(rows)} programs, {time.perf_counter() - t0:.0f}s", file=log, flush=True)
+                if save is not None:
+                    stats["seconds"] = round(time.perf_counter() - t0, 1)
+                    save({"per_kind": {k: dict(v) for k, v in per.items()}, "missed": missed, "stats": dict(stats)})
+    stats["seconds"] = round(time.perf_counter() - t0, 1)
+    return {"per_kind": {k: dict(v) for k, v in per.items()}, "missed": missed, "stats": dict(stats)}
+
+
+def markdown(result: dict, factor: int) -> str:
+    """The per-kind table (markdown)."""
+    descr = {k.name: k.description for k in SITE_KINDS} | {k: d for k, (d, _) in NAME_KINDS.items()}
+    lines = [f"| mutant kind | what | mutants | rejected by oracle ({factor}x inputs) | default: differs | "
+             f"default: not accepted |", "|---|---|---:|---:|---:|---:|"]
+    tot = Counter()
+    for k in KINDS:
+        c = Counter(result["per_kind"].get(k, {}))
+        tot.update(c)
+        den = c["oracle rejects"]
+        pct = (lambda x: f"{100 * x / den:.1f}%" if den else "n/a")
+        lines.append(f"| {k} | {descr[k]} | {c['mutants']} | {den} | {pct(c['default differs'])} | "
+                     f"{pct(c['default not accepted'])} |")
+    den = tot["oracle rejects"]
+    pct = (lambda x: f"{100 * x / den:.2f}%" if den else "n/a")
+    lines.append(f"| **all** | | {tot['mutants']} | {den} | {pct(tot['default differs'])} | "
+                 f"{pct(tot['default not accepted'])} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rows", type=int, default=800, help="CRUXEval programs to use")
+    ap.add_argument("--sample", action="store_true", help="a seeded random sample of --rows programs "
+                    "instead of the first ones")
+    ap.add_argument("--factor", type=int, default=100, help="oracle input budget, times the default's")
+    ap.add_argument("--workers", type=int, default=2, help="sandbox worker processes")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--oracle-timeout", type=float, default=0.25,
+                    help="seconds per oracle input of the original (mutant inputs often loop forever)")
+    ap.add_argument("--markdown", type=Path, help="write the per-kind table here")
+    ap.add_argument("--json", type=Path, help="write counts and the missed mutants here")
+    ap.add_argument("--data", type=Path, default=DATA)
+    a = ap.parse_args(argv)
+    if not a.data.exists():
+        print(f"no data at {a.data}", file=sys.stderr)
+        return 2
+    rows = [json.loads(x) for x in a.data.read_text().splitlines() if x.strip()]
+    rows = random.Random(a.seed).sample(rows, min(a.rows, len(rows))) if a.sample else rows[:a.rows]
+
+    def save(partial: dict) -> None:
+        if a.json:
+            a.json.write_text(json.dumps(partial, indent=1))
+        if a.markdown:
+            a.markdown.write_text(markdown(partial, a.factor) + "\n")
+
+    result = run(rows, a.factor, a.workers, a.seed, a.oracle_timeout, save=save)
+    table = markdown(result, a.factor)
+    print(table)
+    print(json.dumps(result["stats"]))
+    for m in result["missed"][:20]:
+        print(f"missed: {m['id']} {m['kind']} ({m['default']}, coverage {m['coverage']}): {m['oracle']}")
+    if a.markdown:
+        a.markdown.write_text(table + "\n")
+    if a.json:
+        a.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
