@@ -171,12 +171,16 @@ class ProgramFacts(cst.CSTVisitor):
 
     * ``functions``: a :class:`FunctionFacts` per ``def`` / ``async def``, in source order;
     * ``loops``: every ``for`` statement with its owner (the nearest enclosing
-      ``FunctionDef`` or ``ClassDef``, ``None`` at module level), in source order.
+      ``FunctionDef`` or ``ClassDef``, ``None`` at module level), in source order;
+    * ``whiles``: every ``while`` statement with its owner, likewise;
+    * ``names``: every identifier spelled in the module (as :func:`identifiers_in`).
     """
 
     def __init__(self) -> None:
         self.functions: dict[cst.FunctionDef, FunctionFacts] = {}
         self.loops: list[tuple[cst.For, cst.FunctionDef | cst.ClassDef | None]] = []
+        self.whiles: list[tuple[cst.While, cst.FunctionDef | cst.ClassDef | None]] = []
+        self.names: set[str] = set()
         self._owners: list[cst.FunctionDef | cst.ClassDef | cst.Lambda | None] = [None]
         self._funcs: list[FunctionFacts] = []  # enclosing defs, innermost last
         self._not_builtin: set[int] = set()  # ids of Name nodes that are not variable reads
@@ -225,6 +229,10 @@ class ProgramFacts(cst.CSTVisitor):
     def visit_For(self, node: cst.For) -> None:
         owner = self._owners[-1]
         self.loops.append((node, owner if not isinstance(owner, cst.Lambda) else None))
+
+    def visit_While(self, node: cst.While) -> None:
+        owner = self._owners[-1]
+        self.whiles.append((node, owner if not isinstance(owner, cst.Lambda) else None))
 
     def visit_Yield(self, node: cst.Yield) -> None:
         own = self._own()
@@ -293,6 +301,7 @@ class ProgramFacts(cst.CSTVisitor):
             self._not_builtin.add(id(func))
 
     def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
         if node.value in DYNAMIC_SCOPE_BUILTINS and id(node) not in self._not_builtin:
             for f in self._funcs:
                 f.dynamic.add(node.value)
@@ -913,10 +922,16 @@ class UnrollLoop(Transform):
 
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "for" not in ctx.program.source:
+            raise NotApplicable("no for loop")
         facts = ProgramFacts.of(module)
         if not facts.loops:
             raise NotApplicable("no for loop")
-        _refuse_program(module, ctx, facts, identifiers_in(module), emits=("range",), lifetime=False)
+        found = [_range_values(loop.iter, self.max_iterations) for loop, _ in facts.loops]
+        if not any(vals for vals, _ in found):
+            whys = "; ".join(dict.fromkeys(why for _, why in found if why))
+            raise NotApplicable(f"no for loop over a small constant range ({whys})")
+        _refuse_program(module, ctx, facts, frozenset(facts.names), emits=("range",), lifetime=False)
         values: dict[cst.For, list[int]] = {}
 
         def check(loop: cst.For) -> str | None:
@@ -1017,10 +1032,12 @@ class PeelLoop(Transform):
 
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "for" not in ctx.program.source:
+            raise NotApplicable("no for loop")
         facts = ProgramFacts.of(module)
         if not facts.loops:
             raise NotApplicable("no for loop")
-        _refuse_program(module, ctx, facts, identifiers_in(module), emits=("iter", "next", "object"))
+        _refuse_program(module, ctx, facts, frozenset(facts.names), emits=("iter", "next", "object"))
 
         def check(loop: cst.For) -> str | None:
             jumps = loop_jumps(loop.body)
@@ -1164,12 +1181,14 @@ class WhileToFor(Transform):
 
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "while" not in ctx.program.source:
+            raise NotApplicable("no while loop")
         facts = ProgramFacts.of(module)
+        if not facts.whiles:
+            raise NotApplicable("no while loop")
         loops = [(s, func, block) for func, ff in facts.functions.items() for block in ff.blocks
                  for s in block.body if isinstance(s, cst.While)]
-        if not loops and not _find(module, cst.While):
-            raise NotApplicable("no while loop")
-        _refuse_program(module, ctx, facts, identifiers_in(module), emits=("range",), lifetime=False)
+        _refuse_program(module, ctx, facts, frozenset(facts.names), emits=("range",), lifetime=False)
         from libcst.metadata import ParentNodeProvider, ScopeProvider
         parents = ctx.metadata(ParentNodeProvider)
         scopes = ctx.metadata(ScopeProvider)
@@ -1605,29 +1624,29 @@ class LoopToComprehension(Transform):
 
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "for" not in ctx.program.source:
+            raise NotApplicable("no for loop")
         facts = ProgramFacts.of(module)
         if not facts.loops:
             raise NotApplicable("no for loop")
-        _refuse_program(module, ctx, facts, identifiers_in(module))
+        _refuse_program(module, ctx, facts, frozenset(facts.names))
+        pairs = [(func, ff, prev, stmt) for func, ff in facts.functions.items() for block in ff.blocks
+                 for prev, stmt in zip(block.body, block.body[1:])
+                 if isinstance(stmt, cst.For) and _acc_init(prev) is not None]
+        if not pairs:
+            raise NotApplicable("no accumulation loop (acc = [] / set() / {} right before a for loop)")
         from libcst.metadata import ParentNodeProvider, ScopeProvider
         parents = ctx.metadata(ParentNodeProvider)
         scopes = ctx.metadata(ScopeProvider)
         eligible: list[_Accumulation] = []
         reasons: list[str] = []
-        for func, ff in facts.functions.items():
-            for block in ff.blocks:
-                for prev, stmt in zip(block.body, block.body[1:]):
-                    if not isinstance(stmt, cst.For):
-                        continue
-                    init = _acc_init(prev)
-                    if init is None:
-                        continue
-                    why = _owner_refusal(func, facts, "loop")
-                    found = why or self._analyse(prev, stmt, init, func, ff, parents, scopes, ctx)
-                    if isinstance(found, _Accumulation):
-                        eligible.append(found)
-                    else:
-                        reasons.append(f"line {ctx.position(stmt)[0]}: {found}")
+        for func, ff, prev, stmt in pairs:
+            why = _owner_refusal(func, facts, "loop")
+            found = why or self._analyse(prev, stmt, _acc_init(prev), func, ff, parents, scopes, ctx)
+            if isinstance(found, _Accumulation):
+                eligible.append(found)
+            else:
+                reasons.append(f"line {ctx.position(stmt)[0]}: {found}")
         if eligible:
             hazard = recursion_hazard(module, facts)
             if hazard:
@@ -2061,11 +2080,13 @@ class ComprehensionToLoop(Transform):
     # -- rewrite ----------------------------------------------------------------------
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "for" not in ctx.program.source:
+            raise NotApplicable("no comprehension")
         comps = _find(module, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
         if not comps:
             raise NotApplicable("no comprehension")
         facts = ProgramFacts.of(module)
-        names = identifiers_in(module)
+        names = frozenset(facts.names)
         _refuse_program(module, ctx, facts, names)
         from libcst.metadata import ParentNodeProvider, ScopeProvider
         env = {"ctx": ctx, "scopes": ctx.metadata(ScopeProvider), "parents": ctx.metadata(ParentNodeProvider),
