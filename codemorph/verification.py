@@ -338,6 +338,25 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int) -> l
             if round_ < len(ms) and ms[round_] not in taken:
                 taken.add(ms[round_])
                 out.append(ms[round_])
+    # seeds with few neighbours (a small int, a short string): mutants of the mutants, breadth
+    # first, until the budget is met or two generations add nothing
+    frontier = list(out)
+    for generation in range(2, 6):
+        if len(out) >= extra or not frontier:
+            break
+        nxt: list[str] = []
+        per = max(2, -(-(extra - len(out)) // len(frontier)))
+        for text in frontier:
+            try:
+                ms = mutate_args(text, per, derive_rng(seed, f"mutate-inputs-{generation}", text), literals)
+            except InputError:
+                continue
+            for m in ms:
+                if m not in taken:
+                    taken.add(m)
+                    nxt.append(m)
+        out += nxt
+        frontier = nxt
     return out[:extra]
 
 
@@ -366,7 +385,8 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         seed_inputs: argument literals (e.g. a CRUXEval row's ``input``); duplicates dropped.
         extra_inputs: how many mutants to add (fewer when the seeds have few neighbours,
             e.g. ``"None"``, or are not literals); drawn round-robin over the seeds with
-            :func:`~codemorph.inputs.mutate_args`, seeded from ``seed`` and each input's text.
+            :func:`~codemorph.inputs.mutate_args`, seeded from ``seed`` and each input's text,
+            then topped up with mutants of the mutants (up to four more generations).
         seed: seed of the mutation.
         check_hash_seed: also run the seed inputs under ``PYTHONHASHSEED=1`` to fill
             :attr:`Baseline.hash_sensitive` (one more small batch).
