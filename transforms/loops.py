@@ -1249,6 +1249,8 @@ class WhileToFor(Transform):
             rest_bound |= bound_names(small)[0]
         if var in rest_bound:
             return f"{var} is also bound inside the body"
+        if ctx.shadowed("len") and any(_name_nodes(part, "len") for part in (test, *smalls)):
+            return "builtin len may be rebound by the program"
         qual = _qualname(func, parents)
         observed: dict[str, list[str]] = (ctx.observations or {}).get(qual, {})
         why = self._bound_ok(bound, var, func, ff, scopes, observed, rest_bound)
@@ -1267,11 +1269,13 @@ class WhileToFor(Transform):
             if var in bound_names(prev)[0]:
                 break
         init_value = init.body[0].value if init is not None else None
+        if init_value is not None and _name_nodes(init_value, "len") and ctx.shadowed("len"):
+            init_value = None  # len(...) is not known to give an int
         if not ((init_value is not None and self._int_expr(init_value, observed, allow_bool=False))
                 or observed.get(var) == ["int"]):
             return f"{var} is not known to be an int (observed {observed.get(var, 'nothing')})"
-        # is i read anywhere else (after the loop, by a closure)?
-        inside = {id(n) for n in _name_nodes(w, var)}
+        # is i read anywhere else (after the loop, in its else clause, by a closure)?
+        inside = {id(n) for part in (w.test, w.body) for n in _name_nodes(part, var)}
         if init is not None:
             inside |= {id(n) for n in _name_nodes(init, var)}
         elsewhere = [n for n in _name_nodes(func, var) if id(n) not in inside]
