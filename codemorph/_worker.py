@@ -40,6 +40,7 @@ import io  # noqa: E402
 import json  # noqa: E402
 import resource  # noqa: E402
 import _signal  # noqa: E402  (no enum wrapping: cheaper per execution)
+import _thread  # noqa: E402
 import select  # noqa: E402
 import shutil  # noqa: E402
 import signal  # noqa: E402
@@ -798,6 +799,128 @@ class _Child:
             out["incomplete"] = True
 
 
+# ------------------------------------------------------------------------------ guard
+#: audit events refused in the child outright (processes, threads, signals to others,
+#: resource limits, foreign code)
+_REFUSED_EVENTS = frozenset({
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.startfile",
+    "subprocess.Popen", "pty.spawn", "_thread.start_new_thread", "os.killpg", "signal.pthread_kill",
+    "resource.setrlimit", "resource.prlimit", "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function",
+    "ctypes.cdata", "ctypes.dlsym/handle", "os.setuid", "os.setgid", "sys.remote_exec", "webbrowser.open",
+    "ftplib.connect", "smtplib.connect", "poplib.connect", "imaplib.open", "nntplib.connect",
+    "telnetlib.Telnet.open", "http.client.connect", "urllib.Request",
+})
+#: event prefixes refused outright: no socket can be created, resolved or connected
+_REFUSED_PREFIXES = ("socket.", "ssl.")
+#: events whose listed argument positions are paths that must stay inside the work directory
+_PATH_EVENTS = {
+    "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.truncate": (0,), "os.chmod": (0,),
+    "os.chown": (0,), "os.mkdir": (0,), "os.symlink": (1,), "os.link": (0, 1), "os.utime": (0,),
+    "os.chflags": (0,), "os.lchflags": (0,), "os.lchmod": (0,), "os.setxattr": (0,),
+    "os.removexattr": (0,), "shutil.rmtree": (0,), "shutil.move": (0, 1), "shutil.copyfile": (1,),
+    "shutil.copymode": (1,), "shutil.copystat": (1,), "shutil.copytree": (1,), "shutil.chown": (0,),
+}
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def _install_guard(workdir):
+    """Refuse, with ``PermissionError``, what a benchmark program has no business doing:
+    starting processes or threads, signalling processes other than itself and its zygote, raising its resource limits,
+    loading foreign code with ctypes, any socket (so no connection and no DNS lookup), and
+    writing, creating, deleting or renaming files outside ``workdir`` (the batch's temporary
+    directory).  Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
+    in the forked child only (a hook cannot be removed, so it ends with the child)."""
+    realpath, join, getcwd, getpid, fspath = os.path.realpath, os.path.join, os.getcwd, os.getpid, os.fspath
+    zygote = os.getppid()
+    root = realpath(workdir)
+    prefix = root + os.sep
+    refused, refused_prefixes, path_events, write_flags = (_REFUSED_EVENTS, _REFUSED_PREFIXES, _PATH_EVENTS,
+                                                           _WRITE_FLAGS)
+
+    def inside(p):
+        if isinstance(p, int):  # an fd the process already holds
+            return True
+        try:
+            p = fspath(p)
+            if isinstance(p, bytes):
+                p = p.decode("utf-8", "surrogateescape")
+            if p == "/dev/null":
+                return True
+            full = realpath(join(getcwd(), p))
+        except BaseException:
+            return False
+        return full == root or full.startswith(prefix)
+
+    def deny(event, what):
+        raise PermissionError(f"codemorph sandbox: {what} is not allowed ({event})")
+
+    def hook(event, args):
+        if event in refused:
+            deny(event, "starting processes or threads, signals to other processes, resource limits, "
+                        "ctypes and network clients")
+        if event == "open":
+            flags = args[2] if len(args) > 2 else 0
+            mode = args[1] if len(args) > 1 else None
+            writes = (isinstance(flags, int) and flags & write_flags) or \
+                (isinstance(mode, str) and any(c in mode for c in "wax+"))
+            if writes and not inside(args[0]):
+                deny(event, f"writing {args[0]!r} outside the sandbox's temporary directory")
+        elif event in path_events:
+            for pos in path_events[event]:
+                if pos < len(args) and not inside(args[pos]):
+                    deny(event, f"changing {args[pos]!r} outside the sandbox's temporary directory")
+        elif event == "os.kill":
+            # itself, its process group, or its zygote (which the host replaces if it dies)
+            if args and args[0] not in (0, getpid(), zygote):
+                deny(event, "signalling another process")
+        elif event.startswith(refused_prefixes):
+            deny(event, "network access")
+
+    sys.addaudithook(hook)
+
+
+def _modules_snapshot():
+    """``sys.modules`` and every loaded module's namespace, for :func:`_modules_changed`."""
+    return dict(sys.modules), {name: (m, dict(vars(m))) for name, m in sys.modules.items()
+                               if isinstance(m, _types.ModuleType) and name not in _RESET_MODULES}
+
+
+#: a program (or its argument literal / expected output, evaluated in its globals) that
+#: names none of these cannot reach a module object, so its modules need no check
+_REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals",
+                "locals", "breakpoint", "help", "sys")
+_REACH_FIELDS = ("code", "args", "expected_output")
+
+def _thread_count():
+    """Threads other than the main one (``RLIMIT_NPROC`` stops them unless the user is exempt)."""
+    try:
+        return _thread._count()
+    except Exception:
+        return 0
+
+
+#: modules whose state the child resets itself before every request
+_RESET_MODULES = frozenset({"sys", "builtins"})
+
+
+def _modules_changed(snapshot):
+    """Whether a program replaced or removed an entry of ``sys.modules`` or rebound a name
+    in a module loaded before it ran (identity comparison: runs no program code)."""
+    mods, spaces = snapshot
+    cur = sys.modules
+    for name, m in mods.items():
+        if cur.get(name, _MISSING) is not m:
+            return True
+    for name, (m, space) in spaces.items():
+        d = vars(m)
+        if len(d) != len(space):
+            return True
+        for k, v in space.items():
+            if d.get(k, _MISSING) is not v:
+                return True
+    return False
+
+
 def _set_pdeathsig():
     """Ask Linux to SIGKILL the child when the zygote dies (prctl PR_SET_PDEATHSIG)."""
     if _libc is None:
@@ -835,13 +958,27 @@ def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         fsize = limits["output"] + 4096
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        try:  # no new processes (enforced for non-root users; the guard below refuses fork too)
+            resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        except (ValueError, OSError):
+            pass
         child = _Child(limits, wfd, ack_fd, cap, os.getcwd())
+        snapshot = _modules_snapshot()
+        _install_guard(os.getcwd())
+        tainted = False
         for i in range(start, len(reqs)):
             try:
                 out = child.run(i, reqs[i])
             except MemoryError:
                 out = {"status": "memory", "exception": {"type": "MemoryError", "message": "", "line": None},
                        "note": "memory exhausted in the sandbox harness"}
+            # modules the program imported are dropped (the next import runs them afresh);
+            # a changed module loaded before means a fresh child for the next request
+            for name in [n for n in sys.modules if n not in snapshot[0]]:
+                del sys.modules[name]
+            req = reqs[i]
+            tainted = (any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in _REACH_WORDS)
+                       and _modules_changed(snapshot)) or _thread_count() > 0  # threads left running
             try:
                 msg = encode_msg({"k": "result", "i": i, "o": out})
             except BaseException as exc:  # e.g. a fingerprint JSON cannot encode
@@ -852,7 +989,11 @@ def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid):
             # program that kills the zygote cannot lose it
             if not os.read(ack_fd, 1):
                 break
-        write_all(wfd, encode_msg({"k": "end"}))
+            if tainted and i + 1 < len(reqs):
+                write_all(wfd, encode_msg({"k": "restart", "i": i + 1}))
+                break
+        else:
+            write_all(wfd, encode_msg({"k": "end"}))
     except BaseException:
         code = 70
     finally:
@@ -1007,6 +1148,12 @@ class Zygote:
                     budget = budget_of(i)
                     started = _perf()
                     deadline = started + budget
+                elif kind == "restart" and m.get("i") == i:
+                    # the program changed the interpreter (e.g. monkeypatched a module):
+                    # the rest of the batch runs in a fresh child
+                    self.kill(pid)
+                    self.reap(pid)
+                    return i
                 elif kind == "end" and i >= len(reqs):
                     self.kill(pid)  # leftovers the program may have forked
                     self.reap(pid)

@@ -1,0 +1,6 @@
+import ctypes
+
+
+def f():
+    libc = ctypes.CDLL(None)
+    return libc.fork()

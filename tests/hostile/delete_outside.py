@@ -1,0 +1,6 @@
+import os
+
+
+def f(bait):
+    os.remove(bait)
+    return "deleted"

@@ -1,0 +1,4 @@
+def f():
+    n = 0
+    while True:
+        n += 1

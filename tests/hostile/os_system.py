@@ -1,0 +1,5 @@
+import os
+
+
+def f(bait):
+    return os.system("rm -f " + bait)

@@ -1,0 +1,6 @@
+import os
+
+
+def f(bait):
+    os.rename(bait, "stolen.txt")
+    return "moved"

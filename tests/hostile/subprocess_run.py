@@ -1,0 +1,5 @@
+import subprocess
+
+
+def f(bait):
+    return subprocess.run(["rm", "-f", bait]).returncode

@@ -1,0 +1,5 @@
+import sys
+
+
+def f():
+    sys.exit(3)

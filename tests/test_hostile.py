@@ -1,0 +1,216 @@
+"""Hostile programs (tests/hostile/*.py) are contained by the sandbox and reported.
+
+Each program runs in one sandbox batch followed by a probe program, which must see a clean
+interpreter.  Files the programs attack are bait the test creates in its own temporary
+directory; the only network target is a listening socket on 127.0.0.1 opened by the test.
+The fork bomb is bounded in its own source (32 processes at most, each exiting at once), and
+the sandbox refuses ``fork`` before it runs.  Finally a ``generate`` run over a corpus made
+of all of them writes the good rows and rejects every hostile row with its reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+from codemorph.sandbox import ExecRequest, Limits, Sandbox
+
+HOSTILE = Path(__file__).parent / "hostile"
+LIMITS = Limits(timeout=1.0, memory=256 * 1024**2, output=1 << 20, grace=0.5)
+# seconds: filling 256 MB page by page takes a while on a loaded machine
+SLOW = {"memory_bomb": 10.0}
+
+# a program that depends on what hostile programs try to break; its expected result
+PROBE = '''import json
+import math
+import sys
+import collections
+
+
+def f():
+    out = []
+    print("probe")
+    out.append(len("abc"))
+    out.append(sorted([3, 1, 2]))
+    out.append(math.sqrt(16.0))
+    out.append(json.dumps([1]))
+    out.append(sys.modules["json"] is json and sys.modules["collections"] is collections)
+    out.append(print.__module__)
+    return out
+'''
+PROBE_RESULT = "[3, [1, 2, 3], 4.0, '[1]', True, 'builtins']"
+
+
+def source(name: str) -> str:
+    return (HOSTILE / f"{name}.py").read_text()
+
+
+@pytest.fixture(scope="module")
+def box():
+    with Sandbox(LIMITS) as sb:
+        yield sb
+
+
+@pytest.fixture
+def bait(tmp_path):
+    """A file and a directory with a file in it, outside the sandbox; yields (file, dir)."""
+    f = tmp_path / "bait.txt"
+    f.write_text("bait")
+    d = tmp_path / "bait-dir"
+    d.mkdir()
+    (d / "inner.txt").write_text("inner")
+    yield f, d
+    # the host's files are untouched
+    assert f.read_text() == "bait"
+    assert (d / "inner.txt").read_text() == "inner"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bait-dir", "bait.txt"]
+    assert sorted(p.name for p in d.iterdir()) == ["inner.txt"]
+
+
+def run_with_probe(box, name: str, args: str = ""):
+    outs = box.run_batch([ExecRequest(source(name), "f", args, timeout=SLOW.get(name)), ExecRequest(PROBE, "f", "")])
+    probe = outs[1]
+    assert (probe.status, probe.value_repr, probe.stdout) == ("returned", PROBE_RESULT, "probe\n"), \
+        f"the program after {name} did not see a clean interpreter: {probe}"
+    return outs[0]
+
+
+# (program, expected status, expected exception type or None)
+SIMPLE = [
+    ("infinite_loop", "timeout", None),
+    ("deep_recursion", "raised", "RecursionError"),
+    ("memory_bomb", "memory", "MemoryError"),
+    ("fork_bomb", "raised", "PermissionError"),
+    ("sys_exit", "raised", "SystemExit"),
+    ("os_exit", "crashed", None),
+    ("signal_handlers", "timeout", None),
+    ("threads_left_running", "raised", "RuntimeError"),  # RLIMIT_NPROC: "can't start new thread"
+    ("monkeypatch_builtins", "returned", None),
+    ("monkeypatch_modules", "returned", None),
+    ("huge_output", "output-limit", None),
+    ("huge_raw_output", "output-limit", "OSError"),  # RLIMIT_FSIZE: "File too large"
+    ("keyboard_interrupt", "raised", "KeyboardInterrupt"),
+    ("raise_system_exit", "raised", "SystemExit"),
+    ("raise_rlimit", "raised", "PermissionError"),
+    ("ctypes_escape", "raised", "PermissionError"),
+    ("del_raises", "returned", None),
+    ("del_hangs", "timeout", None),
+]
+
+
+@pytest.mark.parametrize("name,status,exc", SIMPLE, ids=[s[0] for s in SIMPLE])
+def test_contained(box, name, status, exc):
+    o = run_with_probe(box, name)
+    assert o.status == status, o
+    assert (o.exception.type if o.exception else None) == exc
+    if exc == "PermissionError":
+        assert o.exception.message.startswith("codemorph sandbox:")
+
+
+def test_monkeypatching_is_seen_by_the_program_itself(box):
+    assert run_with_probe(box, "monkeypatch_builtins").value_repr == "42"
+    assert run_with_probe(box, "monkeypatch_modules").value_repr == "-1.0"
+
+
+def test_output_is_bounded(box):
+    for name in ("huge_output", "huge_raw_output"):
+        o = run_with_probe(box, name)
+        assert o.output_truncated and len(o.stdout.encode()) == LIMITS.output
+
+
+def test_del_that_raises_is_reported_on_stderr(box):
+    o = run_with_probe(box, "del_raises")
+    assert o.value_repr == "1" and "RuntimeError: from __del__" in o.stdout
+
+
+def test_enormous_and_unrepresentable_results(box):
+    big = run_with_probe(box, "enormous_return")
+    assert big.status == "returned" and big.value_repr is None and "over the limit" in big.repr_error
+    assert not big.literal_ok
+    bad = run_with_probe(box, "repr_raises")
+    assert bad.status == "returned" and bad.value_repr is None
+    assert bad.repr_error == "ValueError: no repr for you"
+    slow = run_with_probe(box, "repr_hangs")
+    assert slow.value_repr is None and slow.repr_error == "repr timed out"
+
+
+@pytest.mark.parametrize("name", ["os_system", "subprocess_run", "write_outside", "append_outside", "delete_outside",
+                                  "rename_outside", "chdir_escape", "symlink_escape"])
+def test_host_file_untouched(box, bait, name):
+    f, _ = bait
+    o = run_with_probe(box, name, repr(str(f)))
+    assert o.status == "raised" and o.exception.type == "PermissionError", o
+
+
+@pytest.mark.parametrize("name", ["create_outside", "rmtree_outside"])
+def test_host_directory_untouched(box, bait, name):
+    _, d = bait
+    o = run_with_probe(box, name, repr(str(d)))
+    assert o.status == "raised" and o.exception.type == "PermissionError", o
+
+
+def test_files_inside_the_sandbox_directory_are_allowed(box):
+    o = run_with_probe(box, "local_files")
+    assert (o.status, o.value_repr) == ("returned", "'hello'")
+
+
+def test_no_connection_leaves_the_sandbox(box):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        server.settimeout(0.2)
+        o = run_with_probe(box, "network_connect", str(server.getsockname()[1]))
+        assert o.status == "raised" and o.exception.type == "PermissionError", o
+        with pytest.raises(socket.timeout):
+            server.accept()
+
+
+def test_cannot_signal_the_host(box):
+    o = run_with_probe(box, "kill_host", str(os.getpid()))
+    assert o.status == "raised" and o.exception.type == "PermissionError", o
+
+
+def test_worker_memory_stays_bounded(box):
+    o = run_with_probe(box, "memory_bomb")
+    assert o.status == "memory"
+    # the program could not raise its own limit either
+    assert run_with_probe(box, "raise_rlimit").status == "raised"
+
+
+def test_generate_rejects_every_hostile_row_and_keeps_going(tmp_path, bait):
+    """End to end: one row per hostile program between good rows; good rows are written,
+    each hostile row is rejected with a reason, and nothing is lost."""
+    from codemorph.generate import GenerateConfig, generate
+
+    f, _ = bait
+    rows = []
+    good = "def f(x):\n    return x + 1\n"
+    names = ["infinite_loop", "fork_bomb", "write_outside", "delete_outside", "network_connect", "os_exit",
+             "monkeypatch_modules", "huge_output", "keyboard_interrupt"]
+    args = {"write_outside": repr(str(f)), "delete_outside": repr(str(f)),
+            "network_connect": "9"}
+    for i, name in enumerate(names):
+        rows.append({"id": f"good{i}", "code": good, "input": str(i), "output": str(i + 1)})
+        rows.append({"id": name, "code": source(name), "input": args.get(name, ""), "output": "0"})
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    config = GenerateConfig.from_transforms(["rename-locals"], extra_inputs=1, limits=LIMITS)
+    summary = generate(inp, out, config)
+    written = [json.loads(x) for x in out.read_text().splitlines()]
+    rejected = [json.loads(x) for x in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    assert sorted({r["original_id"] for r in written}) == sorted(f"good{i}" for i in range(len(names)))
+    row_rejects = {r["id"]: r for r in rejected if r.get("kind") != "variant"}
+    assert sorted(row_rejects) == sorted(names)
+    assert all(r["stage"] == "execute" and r["reason"] for r in row_rejects.values())
+    assert "timeout" in row_rejects["infinite_loop"]["reason"]
+    assert "PermissionError" in row_rejects["fork_bomb"]["reason"]
+    assert "output-limit" in row_rejects["huge_output"]["reason"]
+    assert summary.rows_read == len(rows)
+    for p in (out, tmp_path / "out.rejects.jsonl"):
+        p.unlink()
+    (tmp_path / "in.jsonl").unlink()
