@@ -467,6 +467,85 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
     return {"per_kind": {k: dict(v) for k, v in per.items()}, "missed": missed, "stats": dict(stats)}
 
 
+def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, seed: int, prove: bool = True,
+                 log=sys.stderr, save: Callable[[dict], None] | None = None) -> dict:
+    """Run every built-in transform on every program and check each variant with the default
+    verifier (in proof mode with ``prove``): a ``differs`` verdict is a false alarm (or a
+    transform bug).  Returns per-transform counts of verdict statuses and the rejections."""
+    from codemorph.generate import default_transforms  # noqa: F401 - names of the built-ins
+    from codemorph.recipes import build_pipeline
+    from codemorph.sandbox import ExecRequest
+    from codemorph.transform import derive_rng, derive_seed
+    from codemorph.verification import prove_verdict
+
+    pipes = [(n, build_pipeline(n)) for n in transforms]
+    needs_types = any(t.needs_runtime_types for _, p in pipes for t in p.transforms())
+    per: dict[str, Counter] = {n: Counter() for n in transforms}
+    rejected: list[dict] = []
+    t0 = time.perf_counter()
+    with Sandbox(Limits(timeout=2.0), workers=workers) as sb:
+        for i, row in enumerate(rows):
+            try:
+                prog = Program(row["code"], "f")
+            except ParseError:
+                continue
+            base = make_baseline(sb, prog, [row["input"]], seed=derive_seed(seed, row["id"], "inputs"))
+            if base.nondeterministic or base.outcomes[0].status != "returned":
+                continue
+            obs = None
+            if needs_types:
+                merged: dict = defaultdict(lambda: defaultdict(set))
+                for o in sb.run_batch([ExecRequest(prog.source, "f", a, trace=True) for a in base.inputs]):
+                    for fn, names in (o.types or {}).items():
+                        for nm, ts in names.items():
+                            merged[fn][nm].update(ts)
+                obs = {fn: {nm: sorted(ts) for nm, ts in v.items()} for fn, v in merged.items()}
+            for name, pipe in pipes:
+                res = pipe.apply(prog, derive_rng(seed, row["id"], name), inputs=[row["input"]], observations=obs)
+                if not res.changed:
+                    continue
+                reqs = check_requests(base, res.program, sb.limits.timeout)
+                outs = sb.run_batch(reqs)
+                v = judge(base, reqs, outs)
+                if prove:
+                    v = prove_verdict(v, base, res.program, outs)
+                per[name]["variants"] += 1
+                per[name][v.status] += 1
+                if v.status != "differs" and v.status != "inconclusive" and v.coverage is not None \
+                        and v.coverage.branches_total:
+                    per[name]["branch outcomes hit"] += v.coverage.branches_hit
+                    per[name]["branch outcomes"] += v.coverage.branches_total
+                if v.status in ("differs", "inconclusive"):
+                    rejected.append({"id": row["id"], "transform": name, "status": v.status, "reason": v.reason,
+                                     "code": res.program.source})
+            if (i + 1) % 20 == 0:
+                if log is not None:
+                    print(f"{i + 1}/{len(rows)} programs, {time.perf_counter() - t0:.0f}s", file=log, flush=True)
+                if save is not None:
+                    save({"per_transform": {k: dict(v) for k, v in per.items()}, "rejected": rejected})
+    return {"per_transform": {k: dict(v) for k, v in per.items()}, "rejected": rejected,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def false_alarm_markdown(result: dict) -> str:
+    """Per-transform table of verdicts of the built-in transforms' variants (markdown)."""
+    lines = ["| transform | variants | differs (false alarms) | inconclusive | equivalent (tested) | proved |",
+             "|---|---:|---:|---:|---:|---:|"]
+    tot = Counter()
+    for name, c in result["per_transform"].items():
+        c = Counter(c)
+        tot.update(c)
+        n = c["variants"]
+        share = f"{100 * c['proved'] / n:.1f}%" if n else "n/a"
+        lines.append(f"| {name} | {n} | {c['differs']} | {c['inconclusive']} | {c['equivalent']} | "
+                     f"{c['proved']} ({share}) |")
+    n = tot["variants"]
+    share = f"{100 * tot['proved'] / n:.1f}%" if n else "n/a"
+    lines.append(f"| **all** | {n} | {tot['differs']} | {tot['inconclusive']} | {tot['equivalent']} | "
+                 f"{tot['proved']} ({share}) |")
+    return "\n".join(lines)
+
+
 def markdown(result: dict, factor: int) -> str:
     """The per-kind table (markdown)."""
     descr = {k.name: k.description for k in SITE_KINDS} | {k: d for k, (d, _) in NAME_KINDS.items()}
@@ -500,12 +579,35 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", type=Path, help="write the per-kind table here")
     ap.add_argument("--json", type=Path, help="write counts and the missed mutants here")
     ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--false-alarms", action="store_true",
+                    help="instead: check every built-in transform's variants in proof mode (false alarms, "
+                         "share proved)")
+    ap.add_argument("--transforms", default="", help="comma-separated transforms for --false-alarms "
+                    "(default: every built-in)")
     a = ap.parse_args(argv)
     if not a.data.exists():
         print(f"no data at {a.data}", file=sys.stderr)
         return 2
     rows = [json.loads(x) for x in a.data.read_text().splitlines() if x.strip()]
     rows = random.Random(a.seed).sample(rows, min(a.rows, len(rows))) if a.sample else rows[:a.rows]
+
+    if a.false_alarms:
+        from codemorph.generate import default_transforms
+        names = tuple(x for x in a.transforms.split(",") if x) or default_transforms()
+
+        def save_fa(partial: dict) -> None:
+            if a.json:
+                a.json.write_text(json.dumps(partial, indent=1))
+            if a.markdown:
+                a.markdown.write_text(false_alarm_markdown(partial) + "\n")
+
+        result = false_alarms(rows, names, a.workers, a.seed, save=save_fa)
+        save_fa(result)
+        print(false_alarm_markdown(result))
+        print(f"{result['seconds']}s")
+        for r in result["rejected"][:30]:
+            print(f"{r['status']}: {r['id']} {r['transform']}: {r['reason']}")
+        return 0
 
     def save(partial: dict) -> None:
         if a.json:

@@ -192,13 +192,25 @@ def _statement_spans(tree: ast.AST) -> list[tuple[int, int, ast.stmt]]:
     return spans
 
 
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of docstring statements: they compile to no bytecode, so the tracer never reports them."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                out.add(id(first))
+    return out
+
+
 @functools.lru_cache(maxsize=256)
 def changed_region(original_source: str, rewritten_source: str) -> Region | None:
     """The changed region of ``rewritten_source`` relative to ``original_source``.
 
     Computed with :class:`difflib.SequenceMatcher` over lines; comment-only and blank lines
-    are ignored; each changed line is mapped to its innermost enclosing statement with
-    :mod:`ast` (analysis only, nothing is executed).
+    and docstrings (which compile to no code) are ignored; each changed line is mapped to
+    its innermost enclosing statement with :mod:`ast` (analysis only, nothing is executed).
 
     Returns:
         A :class:`Region` (its ``lines`` are empty when only comments or layout changed),
@@ -211,6 +223,7 @@ def changed_region(original_source: str, rewritten_source: str) -> Region | None
     a = original_source.splitlines()
     b = rewritten_source.splitlines()
     spans = _statement_spans(tree)
+    docstrings = _docstrings(tree)
     touched: set[int] = set()
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
@@ -229,7 +242,7 @@ def changed_region(original_source: str, rewritten_source: str) -> Region | None
         for lo, hi, node in spans:
             if lo <= ln <= hi and (best is None or hi - lo <= best[1] - best[0]):
                 best = (lo, hi, node)
-        if best is None:
+        if best is None or id(best[2]) in docstrings:  # a docstring is not executable code
             continue
         lines.add(best[0])
         if isinstance(best[2], (ast.If, ast.While, ast.For, ast.AsyncFor)):

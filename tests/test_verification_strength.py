@@ -129,3 +129,11 @@ def test_check_reuses_baseline_with_policy(sb):
     assert same.status == "equivalent" and same.coverage is None  # only a comment changed
     wrong = check(sb, base, Program("def f(s):\n    return s.lower()\n", "f"))
     assert wrong.status == "differs" and wrong.counterexample.args == "'ab'"
+
+
+def test_docstring_change_is_not_executable_code(sb):
+    orig = "def f(x):\n    return x\n"
+    new = "def f(x):\n    \"\"\"Returns x squared.\"\"\"\n    return x\n"
+    assert changed_region(orig, new) == Region((), ())
+    verdict = v(sb, orig, new, extra_inputs=3)
+    assert verdict.status == "equivalent" and verdict.coverage is None
