@@ -160,6 +160,11 @@ def generate(
     workers: int = typer.Option(0, help="Parallel worker processes (0 = number of CPUs)."),
     extra_inputs: int = typer.Option(20, help="Mutated inputs per row used to verify each variant."),
     timeout: float = typer.Option(5.0, help="Seconds per execution in the sandbox."),
+    memory: int = typer.Option(2048, help="Address-space limit per execution in the sandbox, in MiB."),
+    output_limit: int = typer.Option(1024, help="Captured stdout+stderr per execution, in KiB; a program "
+                                               "writing more is stopped (status output-limit)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run of the same command: keep "
+                                                        "the rows already written (see OUT.progress.jsonl)."),
 ) -> None:
     """Write, for every input row and transform, one verified variant row (plus the re-executed
     original rows).  Rows that cannot be processed go to OUT.rejects.jsonl with the reason."""
@@ -170,8 +175,10 @@ def generate(
     from .recipes import load_recipe
 
     in_path = input_path or default_dataset_path()
+    if not timeout > 0 or memory < 64 or output_limit < 1:
+        _fail("--timeout must be > 0 seconds, --memory at least 64 MiB, --output-limit at least 1 KiB")
     common = dict(seed=seed, workers=workers or (os.cpu_count() or 1), extra_inputs=extra_inputs,
-                  limits=Limits(timeout=timeout))
+                  limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024))
     try:
         if recipe and transform:
             _fail("give either --recipe or --transform, not both")
@@ -190,7 +197,7 @@ def generate(
             def tick(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            summary = run_generate(in_path, output, config, progress=tick)
+            summary = run_generate(in_path, output, config, progress=tick, resume=resume)
     except (InputError, UnknownTransformError) as exc:
         _fail(str(exc))
     _print_summary(summary, in_path)

@@ -16,7 +16,8 @@ from typing import IO, Any, Iterator
 
 from .errors import InputError
 
-__all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "default_dataset_path",
+__all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "progress_path", "Checkpoint",
+           "default_dataset_path",
            "REQUIRED_FIELDS"]
 
 #: fields every input row must carry, each a string
@@ -176,3 +177,91 @@ class RowWriter:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def progress_path(out_path: str | os.PathLike[str]) -> Path:
+    """The checkpoint file of ``out_path``: ``out.jsonl`` -> ``out.progress.jsonl``."""
+    p = Path(out_path)
+    stem = p.name[: -len(".jsonl")] if p.name.endswith(".jsonl") else p.name
+    return p.with_name(stem + ".progress.jsonl")
+
+
+class Checkpoint:
+    """Crash-safe progress of a run that writes row groups to several JSON Lines files.
+
+    The checkpoint file starts with a header line ``{"run": <settings>}`` and gets one line
+    ``{"rows": n, "sizes": [bytes, ...]}`` after every row group, written only once the
+    group is complete in every data file (their buffers flushed to the operating system, so
+    a ``kill -9`` loses nothing that the checkpoint names).  To resume, :meth:`restore`
+    reads the last complete line (a torn last line is ignored), truncates each data file to
+    the size it records (dropping partial groups and partial lines) and returns how many
+    input rows are done.
+
+    Args:
+        path: the checkpoint file (see :func:`progress_path`).
+        run: JSON-able description of the run's settings; resuming with different settings
+            raises :class:`~codemorph.InputError`.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], run: Any) -> None:
+        self.path = Path(path)
+        self.run = json.loads(json.dumps(run, sort_keys=True, default=repr))
+        self._fh: IO[str] | None = None
+
+    def restore(self, data_paths: list[Path]) -> int:
+        """Truncate ``data_paths`` to the last checkpoint; returns the input rows done
+        (0 when there is no checkpoint, in which case the data files are emptied).
+
+        Raises:
+            InputError: the checkpoint belongs to a run with other settings, or a data
+                file is shorter than the checkpoint says (it was changed since).
+        """
+        rows, sizes = 0, [0] * len(data_paths)
+        if self.path.exists():
+            lines = self.path.read_bytes().split(b"\n")
+            complete = []
+            for raw in lines[:-1]:  # the part after the last newline is torn or empty
+                try:
+                    complete.append(json.loads(raw))
+                except ValueError:
+                    break
+            if complete:
+                if not isinstance(complete[0], dict) or complete[0].get("run") != self.run:
+                    raise InputError(f"{self.path}: the checkpoint is from a run with other settings "
+                                     f"(input, transforms, seed or limits); rerun without --resume")
+                for c in complete[1:]:
+                    rows, sizes = int(c["rows"]), list(c["sizes"])
+        for p, size in zip(data_paths, sizes):
+            have = p.stat().st_size if p.exists() else 0
+            if have < size:
+                raise InputError(f"{p}: {have} bytes, but the checkpoint {self.path} records {size}; "
+                                 f"the file changed since; rerun without --resume")
+            with open(p, "ab") as fh:
+                fh.truncate(size)
+        # rewrite the checkpoint compactly: header and the point we resume from
+        with open(self.path, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"run": self.run}, sort_keys=True) + "\n")
+            if rows:
+                fh.write(json.dumps({"rows": rows, "sizes": sizes}) + "\n")
+        return rows
+
+    def start(self) -> None:
+        """Begin a fresh checkpoint (no rows done)."""
+        with open(self.path, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({"run": self.run}, sort_keys=True) + "\n")
+
+    def mark(self, rows: int, writers: list["RowWriter"]) -> None:
+        """Record that the first ``rows`` input rows are complete in every writer's file
+        (flushes the writers first)."""
+        for w in writers:
+            w._fh.flush()
+        if self._fh is None:
+            self._fh = open(self.path, "a", encoding="utf-8")
+        self._fh.write(json.dumps({"rows": rows, "sizes": [os.fstat(w._fh.fileno()).st_size for w in writers]})
+                       + "\n")
+        self._fh.flush()
+
+    def close(self) -> None:
+        """Close the checkpoint file (it stays on disk: resuming a finished run does nothing)."""
+        if self._fh is not None and not self._fh.closed:
+            self._fh.close()

@@ -14,11 +14,11 @@ import multiprocessing
 import os
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .dataset import Reject, RowWriter, SourceRow, read_rows, rejects_path
+from .dataset import Checkpoint, Reject, RowWriter, SourceRow, progress_path, read_rows, rejects_path
 from .errors import CodemorphError, ParseError
 from .pipeline import Pipeline
 from .program import Program
@@ -313,10 +313,12 @@ class GenerateSummary:
     per_transform: dict[str, Counter] = field(default_factory=dict)
     time_per_transform: dict[str, float] = field(default_factory=dict)
     reject_reasons: Counter = field(default_factory=Counter)
+    #: input rows a resumed run found already done (not counted in the other fields)
+    rows_resumed: int = 0
 
 
 def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
-             progress: Callable[[int, int], None] | None = None) -> GenerateSummary:
+             progress: Callable[[int, int], None] | None = None, resume: bool = False) -> GenerateSummary:
     """Run the generate job.
 
     Args:
@@ -324,13 +326,18 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
         out_path: JSON Lines output; rejects go to :func:`~codemorph.dataset.rejects_path`.
         config: the run's settings.
         progress: called as ``progress(rows_done, rows_total)`` after each input row.
+        resume: continue an interrupted run: the output and rejects files are truncated to
+            the last complete row group recorded in :func:`~codemorph.dataset.progress_path`
+            (written after every row group) and the run goes on from the next input row;
+            the final files equal those of an uninterrupted run.  Without a checkpoint the
+            run starts from scratch.
 
     Returns:
         A :class:`GenerateSummary`.
 
     Raises:
         InputError: the input file is missing, a directory or empty; the output directory
-            does not exist.
+            does not exist; ``resume`` with a checkpoint of a run with other settings.
         UnknownTransformError: a transform name is not installed.
     """
     for v in config.variants:
@@ -341,8 +348,14 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     summary.per_transform = {v.name: Counter() for v in config.variants}
     summary.time_per_transform = {v.name: 0.0 for v in config.variants}
     start = time.perf_counter()
-    with RowWriter(out_path) as writer, RowWriter(summary.rejects_path) as rejects:
-        for done, (item, res) in enumerate(_ordered(config, items), 1):
+    checkpoint = Checkpoint(progress_path(out_path), _run_description(in_path, config))
+    if resume:
+        summary.rows_resumed = checkpoint.restore([Path(out_path), summary.rejects_path])
+    else:
+        checkpoint.start()
+    skip = summary.rows_resumed
+    with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
+        for done, (item, res) in enumerate(_ordered(config, items[skip:]), skip + 1):
             summary.rows_read += 1
             for r in res.rows:
                 writer.write(r)
@@ -359,7 +372,17 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
             for st in res.stats:
                 summary.per_transform[st.transform][st.status] += 1
                 summary.time_per_transform[st.transform] += st.seconds
+            checkpoint.mark(done, [writer, rejects])
             if progress:
                 progress(done, total)
+    checkpoint.close()
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) -> dict[str, Any]:
+    """What must not change between a run and its resumption (workers may)."""
+    p = Path(in_path)
+    return {"input": str(p.resolve()), "input_bytes": p.stat().st_size if p.is_file() else None,
+            "variants": [[v.name, v.spec] for v in config.variants], "seed": config.seed,
+            "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe}
