@@ -198,7 +198,7 @@ class RowProcessor:
     def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
         new = res.program
         vid = f"{row.id}:{name}"
-        if verdict.status != "equivalent":
+        if not verdict.ok:  # "equivalent" or "proved"
             out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "verify",
                                         "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
                                         "counterexample": _cex_json(verdict.counterexample)})
@@ -212,7 +212,9 @@ class RowProcessor:
         out.rows.append(self._stamp({
             "id": vid, "code": new.source, "input": row.input, "output": run.value_repr,
             "entry_point": new.entry_point, "original_id": row.id, "transforms": res.applied,
-            "seed": self.config.seed, "verification": {"status": verdict.status, "inputs": verdict.inputs_checked},
+            "seed": self.config.seed, "verification": {
+                "status": verdict.status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
+                "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
             "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
         return "written", None
 
