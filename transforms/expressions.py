@@ -228,6 +228,8 @@ class FunctionIndex:
         self.dynamic = qv.dynamic
         self.module_dynamic = qv.module_dynamic
         self.walrus_names = frozenset(qv.walrus)
+        #: the program's source split at line breaks as the tokenizer sees them
+        self.source_lines = re.split(r"\r\n|\r|\n", ctx.program.source)
 
     @property
     def scopes(self) -> Mapping[cst.CSTNode, Any]:
@@ -428,7 +430,7 @@ class _SwapCandidates(cst.CSTVisitor):
         pos = self.index.ctx.metadata(PositionProvider).get(node)
         if pos is None:
             return "position unknown"
-        lines = _source_lines(self.index.ctx)
+        lines = self.index.source_lines
         before = after = ""
         if 0 < pos.start.line <= len(lines):
             line = lines[pos.start.line - 1]
@@ -460,14 +462,6 @@ class _SwapCandidates(cst.CSTVisitor):
         if op is None:
             return
         self._consider(node, node.left, target.comparator, op, SWAP_EQUALITY_TYPES)
-
-
-def _source_lines(ctx: RewriteContext) -> list[str]:
-    cached = getattr(ctx, "_codemorph_expr_lines", None)
-    if cached is None:
-        cached = re.split(r"\r\n|\r|\n", ctx.program.source)
-        setattr(ctx, "_codemorph_expr_lines", cached)
-    return cached
 
 
 class _Replace(cst.CSTTransformer):
