@@ -619,7 +619,8 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
 
 def verify(original: Program | str, rewritten: Program | str, entry: str = "f", inputs: Sequence[str] = ("",),
            *, extra_inputs: int = DEFAULT_INPUTS - 1, seed: int = 0, sandbox: Sandbox | None = None,
-           limits: Limits | None = None, exception_policy: str = "same-class", prove: bool = False) -> Verdict:
+           limits: Limits | None = None, exception_policy: str = "same-class", prove: bool = False,
+           backend: str = "sandbox", crosshair_seconds: float = 10.0) -> Verdict:
     """Convenience: baseline + check in one call.
 
     Args:
@@ -632,6 +633,13 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
         limits: limits of the temporary sandbox (ignored when ``sandbox`` is given).
         exception_policy: see :func:`judge`.
         prove: try to prove the changed region equivalent with Z3 (:func:`prove_verdict`).
+        backend: ``"sandbox"`` (differential testing only) or ``"crosshair"``: when testing
+            finds no difference, CrossHair's behaviour diffing searches for one
+            (:func:`codemorph.crosshair_backend.check_crosshair`, ``crosshair_seconds`` of
+            wall-clock time; needs ``codemorph[crosshair]``).
+
+    Raises:
+        ValueError: unknown ``backend`` or ``exception_policy``.
 
     Returns:
         A :class:`Verdict`.  A rewritten source that does not parse ``differs``.
@@ -649,6 +657,13 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
     own = sandbox is None
     sb = Sandbox(limits or Limits()) if own else sandbox
     try:
+        if backend == "crosshair":
+            from .crosshair_backend import check_crosshair
+            return check_crosshair(sb, original, rewritten, list(inputs), seconds=crosshair_seconds,
+                                   exception_policy=exception_policy, prove=prove, extra_inputs=extra_inputs,
+                                   seed=seed)
+        if backend != "sandbox":
+            raise ValueError(f"backend must be 'sandbox' or 'crosshair', got {backend!r}")
         base = make_baseline(sb, original, list(inputs), extra_inputs=extra_inputs, seed=seed)
         return check(sb, base, rewritten, exception_policy=exception_policy, prove=prove)
     finally:

@@ -137,3 +137,19 @@ def test_docstring_change_is_not_executable_code(sb):
     assert changed_region(orig, new) == Region((), ())
     verdict = v(sb, orig, new, extra_inputs=3)
     assert verdict.status == "equivalent" and verdict.coverage is None
+
+
+# --------------------------------------------------------------------- CrossHair backend
+def test_crosshair_backend_finds_and_confirms_a_difference(sb):
+    pytest.importorskip("crosshair")
+    orig = "def f(x):\n    if x * 7 == 864199:\n        return 1\n    return 0\n"
+    new = "def f(x):\n    return 0\n"
+    tested = v(sb, orig, new, inputs=("5",), extra_inputs=10)
+    assert tested.status == "equivalent"  # no mutant of 5 hits x == 123457
+    found = v(sb, orig, new, inputs=("5",), extra_inputs=10, backend="crosshair", crosshair_seconds=20)
+    assert found.status == "differs"
+    assert found.counterexample.args == "123457"
+    assert found.reason.startswith("CrossHair counterexample confirmed in the sandbox: on input 123457")
+    same = v(sb, orig, orig.replace("return 0", "return 1 - 1"), inputs=("5",), extra_inputs=3,
+             backend="crosshair", crosshair_seconds=20)
+    assert same.status == "equivalent" and "CrossHair found no confirmed difference" in same.reason
