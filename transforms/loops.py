@@ -1,9 +1,22 @@
-"""The ``loops`` family: rewrites of loop statements.
+"""The ``loops`` family: rewrites of loop statements and comprehensions.
 
-``for-to-while`` (:class:`ForToWhile`) rewrites ``for`` loops in function bodies as
-``while`` loops driven by an explicit iterator.  The family will grow (``while-to-for``,
-comprehension-to-loop, ...); the helpers below are written against codemorph's public API
-only and are shared by the other built-in families (``dead-code``, ``branches``):
+* ``for-to-while`` (:class:`ForToWhile`): ``for`` loops as ``while`` loops driven by an
+  explicit iterator;
+* ``while-to-for`` (:class:`WhileToFor`): counting ``while`` loops as ``for ... in range``
+  (needs runtime type observations);
+* ``comprehension-to-loop`` (:class:`ComprehensionToLoop`): comprehensions (and generator
+  expressions consumed at once by a builtin) as explicit loops, hoisted before their
+  statement;
+* ``loop-to-comprehension`` (:class:`LoopToComprehension`): accumulation loops as
+  comprehensions;
+* ``peel-loop`` (:class:`PeelLoop`): the first iteration of a ``for`` loop peeled off;
+* ``unroll-loop`` (:class:`UnrollLoop`): ``for i in range(K)`` with a small literal ``K``
+  unrolled.
+
+Each refuses (``NotApplicable`` with the reason) whenever it cannot establish that the
+rewrite keeps behaviour, and is deterministic for a seed.  The helpers below are written
+against codemorph's public API only and are shared by the other built-in families
+(``dead-code``, ``branches``):
 
 * :func:`dynamic_scope_uses` -- does a function read its own local namespace
   (``eval``, ``exec``, ``locals()``, ``globals()``, ``vars()``, ``dir()``)?
@@ -14,6 +27,8 @@ only and are shared by the other built-in families (``dead-code``, ``branches``)
   dynamic-scope uses, generator-ness, try/with, names that may become unbound; every
   ``for`` statement with its owner (function, class body or module).
 * :func:`finalisation_hazard` -- may the program observe when an iterator is released?
+* :func:`loop_jumps` -- the ``break`` / ``continue`` statements that belong to a loop;
+* :func:`recursion_hazard` -- may the program recurse (comprehension frames count)?
 """
 
 from __future__ import annotations
@@ -28,6 +43,13 @@ from codemorph.transform import BUILTIN_NAMES, DYNAMIC_SCOPE_BUILTINS, bound_nam
 
 __all__ = [
     "ForToWhile",
+    "WhileToFor",
+    "ComprehensionToLoop",
+    "LoopToComprehension",
+    "PeelLoop",
+    "UnrollLoop",
+    "loop_jumps",
+    "recursion_hazard",
     "FRAME_HAZARDS",
     "LINE_HAZARDS",
     "LIFETIME_HAZARDS",
@@ -1063,9 +1085,8 @@ class PeelLoop(Transform):
 
         def plan(node: cst.BaseStatement) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
             assert isinstance(node, cst.For)
-            iterator = _simple_line(
-                _assign(cst.Name(n.iterator), cst.Call(cst.Name("iter"), [cst.Arg(parenthesize_if_bare_tuple(node.iter))])),
-                leading=node.leading_lines)
+            first = cst.Call(cst.Name("iter"), [cst.Arg(parenthesize_if_bare_tuple(node.iter))])
+            iterator = _simple_line(_assign(cst.Name(n.iterator), first), leading=node.leading_lines)
             sentinel = _simple_line(_assign(cst.Name(n.sentinel), cst.Call(cst.Name("object"))))
             bind = _simple_line(_assign(node.target, cst.Name(n.item)))
             body, footer = _block_statements(node.body)
