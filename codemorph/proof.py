@@ -347,6 +347,39 @@ def _deleted(fn: cst.FunctionDef) -> set[str]:
     return out
 
 
+def _branch(node: cst.CSTNode | None) -> cst.CSTNode | None:
+    """The block of an if/else branch, ``None`` for a missing branch or one that is only
+    ``pass`` (the two behave the same)."""
+    if isinstance(node, cst.Else):
+        node = node.body
+    if node is None:
+        return None
+    body = getattr(node, "body", None)
+    if isinstance(node, cst.IndentedBlock) and all(
+            isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body) for s in body):
+        return None
+    if isinstance(node, cst.SimpleStatementSuite) and all(isinstance(x, cst.Pass) for x in node.body):
+        return None
+    return node
+
+
+def _same_branch(x: cst.CSTNode | None, y: cst.CSTNode | None) -> bool:
+    if x is None or y is None:
+        return x is None and y is None
+    return x.deep_equals(y)
+
+
+def _empty_iterable(node: cst.BaseExpression, shadowed: set[str]) -> bool:
+    """``()``, ``[]``, ``''``, ``range(0)``: iterating over it runs nothing and cannot fail."""
+    if isinstance(node, (cst.Tuple, cst.List)) and not node.elements:
+        return True
+    if isinstance(node, cst.SimpleString) and node.evaluated_value in ("", b""):
+        return True
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "range" \
+        and "range" not in shadowed and len(node.args) == 1 and isinstance(node.args[0].value, cst.Integer) \
+        and node.args[0].keyword is None and not node.args[0].star and int(node.args[0].value.evaluated_value) <= 0
+
+
 def _valid(z3: Any, claim: Any, side: Sequence[Any], timeout_ms: int) -> tuple[bool, str]:
     s = z3.Solver()
     s.set("timeout", timeout_ms)
@@ -437,6 +470,9 @@ def _prove_inserted(old: Sequence[cst.CSTNode], new: Sequence[cst.CSTNode], type
     params = _params(fn) - _deleted(fn)
     proved = []
     for stmt in inserted:
+        if isinstance(stmt, cst.For) and stmt.orelse is None and _empty_iterable(stmt.iter, shadowed):
+            proved.append(f"the loop over {cst.Module([]).code_for_node(stmt.iter)} never iterates")
+            continue
         if not isinstance(stmt, (cst.If, cst.While)) or stmt.orelse is not None:
             raise _Refuse(f"inserted {type(stmt).__name__} is not an if/while without else")
         tr = _Z3(z3, types, shadowed)
@@ -493,9 +529,10 @@ def prove_rewrite(original: Program, rewritten: Program, types: Mapping[str, Map
             if unsafe:
                 return ProofResult(False, unsafe)
             return prove_equal(a, b, local, shadowed=shadowed, timeout_ms=timeout_ms)
-        if isinstance(a, cst.If) and isinstance(b, cst.If) and isinstance(a.orelse, cst.Else) \
-                and isinstance(b.orelse, cst.Else):
-            if not (a.body.deep_equals(b.orelse.body) and a.orelse.body.deep_equals(b.body)):
+        if isinstance(a, cst.If) and isinstance(b, cst.If) and not isinstance(a.orelse, cst.If) \
+                and not isinstance(b.orelse, cst.If):
+            if not (_same_branch(_branch(a.body), _branch(b.orelse))
+                    and _same_branch(_branch(a.orelse), _branch(b.body))):
                 raise _Refuse("if/else changed beyond exchanging the branches")
             z3 = __import__("z3")
             tr = [_Z3(z3, local, shadowed), _Z3(z3, local, shadowed)]

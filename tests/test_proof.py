@@ -124,3 +124,16 @@ def test_proof_upgrades_an_unreached_change(sb):
     assert tested.status == "inconclusive"
     proved = verify(orig, new, inputs=["5"], sandbox=sb, extra_inputs=5, prove=True)
     assert proved.status == "proved" and proved.coverage.lines_hit == 0
+
+
+def test_inverted_if_without_else_and_empty_loop():
+    orig = Program("def f(d):\n    for k in d:\n        if k % 2 != 0:\n            d[k] = 0\n    return d\n", "f")
+    new = Program("def f(d):\n    for k in d:\n        if not k % 2 != 0:\n            pass\n        else:\n"
+                  "            d[k] = 0\n    return d\n", "f")
+    r = prove_rewrite(orig, new, {"f": {"d": {"dict"}, "k": {"int"}}})
+    assert r.proved and r.reason.startswith("Z3 proved k % 2 != 0 == not (not k % 2 != 0)")
+    loop = Program("def f(d):\n    for k in d:\n        for part in ():\n            d = part\n"
+                   "        if k % 2 != 0:\n            d[k] = 0\n    return d\n", "f")
+    r2 = prove_rewrite(orig, loop, {"f": {"d": {"dict"}, "k": {"int"}}})
+    assert r2.proved and "the loop over () never iterates" in r2.reason
+    assert not prove_rewrite(orig, Program(loop.source.replace("()", "(1,)"), "f"), {"f": {}}).proved
