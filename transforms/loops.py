@@ -1884,6 +1884,9 @@ class _Scanner:
             kind = {cst.ListComp: "list", cst.SetComp: "set", cst.DictComp: "dict"}[type(comp)]
         else:
             kind = "list" if consumer == "join" else _CONSUMERS[consumer][0]
+        if kind == "set" and self.env["ctx"].shadowed("set"):
+            self.reasons.append(f"line {self.env['ctx'].position(node)[0]}: builtin set may be rebound by the program")
+            return False
         targets = [n for f in _comp_chain(comp) for n in (_target_names(f.target) or [])]
         self.sites.append(_CompSite(self.stmt, node, comp, kind, consumer, targets))
         return True
