@@ -101,14 +101,15 @@ class Budget:
         crosshair_seconds: wall-clock seconds for the CrossHair strategy (hard limit).
         patience: after the one-step neighbours, the random and guided phase ends when
             this many executions in a row brought nothing new (no new exception class, no
-            new covered line or arc, no probe closer to raising); 0 = never.
+            new covered line or arc, no probe closer to raising); 0 (the default) = never.  On
+            CRUXEval 500 saved 27% of the executions and lost 1-2 programs per class.
     """
 
     executions: int = 1500
     seconds: float = 3.0
     shrink: int = 60
     crosshair_seconds: float = 10.0
-    patience: int = 500
+    patience: int = 0
 
 
 @dataclass(frozen=True)
