@@ -2211,6 +2211,12 @@ class ComprehensionToLoop(Transform):
                 body = [cst.If(test=cond.test.visit(rn), body=cst.IndentedBlock(body))]
             it = f.iter if k == 0 else f.iter.visit(rn)
             body = [cst.For(target=f.target.visit(rn), iter=it, body=cst.IndentedBlock(body))]
+        # comments written inside the comprehension's brackets (not inside the moved parts)
+        kept = [comp.key, comp.value] if isinstance(comp, cst.DictComp) else [comp.elt]
+        for f in _comp_chain(comp):
+            kept += [f.target, f.iter, *(i.test for i in f.ifs)]
+        moved = {id(n) for part in kept for n in _find(part, cst.CSTNode)}
+        body[0] = _prepend_lines(body[0], _statement_comments(comp, moved))
         return [_simple_line(_assign(acc, init)), *body]
 
     def _plan(self, stmt: cst.BaseStatement, sites: list[_CompSite]) -> _Plan:
