@@ -987,7 +987,8 @@ class UnrollLoop(Transform):
             for k, v in enumerate(vals):
                 first = k == 0
                 line = _simple_line(_assign(node.target.deep_clone(), _int_node(v)),
-                                    leading=[*(node.leading_lines if first else []), *left],
+                                    leading=[*(node.leading_lines if first else []),
+                                             *(_statement_comments(node.iter) if first else []), *left],
                                     trailing=header if first and header is not None and header.comment else None)
                 out += [line, *body]
                 left = list(footer)
@@ -1409,7 +1410,7 @@ class WhileToFor(Transform):
                 else:
                     after = [fix]
             loop = cst.For(target=cst.Name(c.var), iter=rng, body=body, orelse=orelse,
-                           leading_lines=node.leading_lines)
+                           leading_lines=[*node.leading_lines, *_statement_comments(node.test)])
             return [loop, *after], []
         return plan
 
