@@ -1658,10 +1658,11 @@ class _Confinement:
                 return bool(self._builtin(call.func, _CONSUMERS) or self._method(call.func, _CONSUMING_METHODS))
         return False
 
-    def nested_escape(self, fn: cst.FunctionDef) -> str | None:
-        """Why a value whose ``__qualname__`` contains ``fn``'s name may escape from ``fn``
-        (a nested def, lambda, generator expression or class), or ``None``."""
-        outer = fn.name.value
+    def nested_escape(self, fn: cst.FunctionDef, label: str | None = None) -> str | None:
+        """Why a value whose ``__qualname__`` contains ``fn``'s name (``label``, e.g.
+        ``C.method``, in messages) may escape from ``fn`` (a nested def, lambda, generator
+        expression or class), or ``None``."""
+        outer = label or fn.name.value
         problems: list[str] = []
         conf = self
 
@@ -1726,10 +1727,13 @@ def _input_names(inputs: Sequence[str]) -> set[str] | None:
     out: set[str] = set()
     for text in inputs:
         try:
-            tree = ast.parse(f"f({text})", mode="eval")
+            call = ast.parse(f"f({text})", mode="eval").body
         except (SyntaxError, ValueError):
             return None
-        out.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+        if not isinstance(call, ast.Call):
+            return None
+        for part in [*call.args, *call.keywords]:
+            out.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name))
     return out
 
 
@@ -1750,7 +1754,8 @@ class _DefRenamer(_RenamingTransform):
             return f"the program uses {dynamic}, which can reach functions and classes by name"
         seen = sorted((self.observers & set(s.all_names)) | (self.observers & s.string_words))
         if seen:
-            return f"the program may observe names of {self.kind}s ({', '.join(seen)})"
+            return f"the program may observe names of {'classes' if self.kind == 'class' else 'functions'} " \
+                   f"({', '.join(seen)})"
         return None
 
     def _common_problem(self, an: _Analysis, sc, name: str, asgs: list, defs: list,
@@ -1773,8 +1778,12 @@ class _DefRenamer(_RenamingTransform):
             return f"{what}: the name appears in a string"
         if isinstance(sc, GlobalScope) and (input_names is None or name in input_names):
             return f"{what} is named by a harness input (inputs run in the program's globals)"
-        if name in an.class_body_names:
-            return f"{what} is also bound in a class body"
+        for cls_scope in an.all_scopes:
+            if isinstance(cls_scope, ClassScope) and name in an.binds.get(cls_scope, ()):
+                for use in an.uses.get((id(cls_scope), name), []):
+                    parent = an.parents.get(use)
+                    if not (isinstance(parent, (cst.AssignTarget, cst.AnnAssign)) and parent.target is use):
+                        return f"{what} is also bound in a class body that reads the name"
         for cls_scope in an.class_reads.get((id(sc), name), []):
             cls = getattr(cls_scope, "node", None)
             if not isinstance(cls, cst.ClassDef) or cls.bases or cls.keywords:
@@ -2043,9 +2052,9 @@ class RenameClasses(_DefRenamer):
             kinds.append(d.decorator.value)
         if fn.asynchronous is not None or _is_generator(fn):
             return f"{where} is async or a generator (its objects carry the class name in __qualname__)"
-        why = conf.nested_escape(fn)
+        why = conf.nested_escape(fn, where)
         if why is not None:
-            return why.replace(f"{fn.name.value}:", f"{where}:", 1)
+            return why
         if "staticmethod" in kinds:
             return None
         ps = fn.params
