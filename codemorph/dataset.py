@@ -17,11 +17,13 @@ from typing import IO, Any, Iterator
 from .errors import InputError
 
 __all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "progress_path", "Checkpoint",
-           "default_dataset_path",
-           "REQUIRED_FIELDS"]
+           "default_dataset_path", "REQUIRED_FIELDS", "MAX_CODE_CHARS"]
 
 #: fields every input row must carry, each a string
 REQUIRED_FIELDS = ("id", "code", "input", "output")
+#: characters; a row whose ``code`` or ``input`` is longer is rejected (CRUXEval programs are
+#: under 1,000 characters; parsing and rewriting grow faster than linearly with size)
+MAX_CODE_CHARS = 100_000
 
 
 @dataclass(frozen=True)
@@ -86,8 +88,10 @@ def _check_file(path: Path) -> None:
         raise InputError(f"{path}: is a directory, expected a JSON Lines file")
 
 
-def read_rows(path: str | os.PathLike[str]) -> Iterator[SourceRow | Reject]:
+def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS) -> Iterator[SourceRow | Reject]:
     """Yield a :class:`SourceRow` or a :class:`Reject` for every non-blank line of ``path``.
+
+    ``max_code_chars``: rows whose ``code`` or ``input`` has more characters are rejected.
 
     Raises:
         InputError: when the file does not exist, is a directory, or holds no rows at all.
@@ -101,13 +105,14 @@ def read_rows(path: str | os.PathLike[str]) -> Iterator[SourceRow | Reject]:
             if not raw.strip():
                 continue
             count += 1
-            yield _parse_line(path, lineno, raw, seen)
+            yield _parse_line(path, lineno, raw, seen, max_code_chars)
     if count == 0:
         raise InputError(f"{path}: the file is empty; expected JSON Lines rows with fields "
                          f"{', '.join(REQUIRED_FIELDS)}")
 
 
-def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, int]) -> SourceRow | Reject:
+def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, int],
+                max_code_chars: int = MAX_CODE_CHARS) -> SourceRow | Reject:
     where = f"{path}:{lineno}"
     try:
         text = raw.decode("utf-8")
@@ -115,7 +120,7 @@ def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, int]) -> So
         return Reject(None, lineno, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
                       raw.decode("utf-8", "replace"))
     try:
-        row = json.loads(text)
+        row = json.loads(text.rstrip("\r\n"))  # an error at the end points into the line, not past it
     except json.JSONDecodeError as exc:
         return Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})", text.rstrip("\n"))
     if not isinstance(row, dict):
@@ -136,6 +141,11 @@ def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, int]) -> So
         entry = "f"
     if not isinstance(entry, str) or not entry.isidentifier():
         problems.append(f"field 'entry_point' must be an identifier, got {entry!r}")
+    if not problems:
+        for name in ("code", "input"):
+            if len(row[name]) > max_code_chars:
+                problems.append(f"field {name!r} has {len(row[name]):,} characters, over the limit of "
+                                f"{max_code_chars:,}")
     if problems:
         return Reject(rid if isinstance(rid, str) else None, lineno, "read", f"{label}: " + "; ".join(problems), row)
     if rid in seen:
@@ -207,6 +217,8 @@ class Checkpoint:
         self.path = Path(path)
         self.run = json.loads(json.dumps(run, sort_keys=True, default=repr))
         self._fh: IO[str] | None = None
+        if not self.path.parent.exists():
+            raise InputError(f"{self.path.parent}: output directory does not exist")
 
     def restore(self, data_paths: list[Path]) -> int:
         """Truncate ``data_paths`` to the last checkpoint; returns the input rows done
