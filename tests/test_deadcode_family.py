@@ -414,3 +414,16 @@ def test_dead_store_never_extends_an_observable_lifetime(sandbox) -> None:
         value = result.sites[0].description.split(" = ", 1)[1].split("`")[0]
         assert "obj" not in value and "n" != value and "(" not in value.replace("()", ""), value
         assert_equivalent_and_dead(sandbox, "dead-store", src, result.source, ["1"])
+
+
+def test_with_observations_positions_are_in_functions_that_ran(sandbox) -> None:
+    src = ("def never(x):\n    y = x * 2\n    return y\n\n\n"
+           "def f(a):\n    b = a + 1\n    return b\n")
+    obs = observe_types(src, ["1", "2"], sandbox=sandbox)
+    assert "never" not in obs
+    for name in ("dead-code", "dead-store", "dead-loop"):
+        lines_without, lines_with = set(), set()
+        for seed in range(10):
+            lines_without.add(get_transform(name).apply(Program(src), seed).sites[0].line)
+            lines_with.add(get_transform(name).apply(Program(src), seed, observations=obs).sites[0].line)
+        assert lines_with <= {7, 8} and lines_without & {2, 3}, (name, lines_with, lines_without)

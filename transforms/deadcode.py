@@ -658,7 +658,8 @@ class Position:
 def choose_position(module: cst.Module, ctx: RewriteContext) -> Position:
     """Choose, with ``ctx.rng``, a statement position in a function body where code may be
     inserted (see :func:`insertion_blocks`): uniformly over every position of every
-    function that does not use ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``.
+    function that does not use ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``
+    -- and, with runtime observations, that ran on the observed inputs (when one did).
 
     Raises:
         NotApplicable: no function; the program inspects frames, code objects or line
@@ -680,6 +681,11 @@ def choose_position(module: cst.Module, ctx: RewriteContext) -> Position:
             eligible.append(func)
     if not eligible:
         raise NotApplicable("no eligible function (" + "; ".join(reasons) + ")")
+    if isinstance(ctx.observations, Mapping):
+        # prefer functions that ran on the observed inputs (code that never runs cannot be verified)
+        qualnames = function_qualnames(module)
+        ran = [func for func in eligible if qualnames.get(func) in ctx.observations]
+        eligible = ran or eligible
     positions: list[tuple[cst.FunctionDef, cst.BaseSuite, int]] = []
     for func in eligible:
         for suite, first, last in insertion_blocks(func, facts.functions[func]):
