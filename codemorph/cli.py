@@ -165,6 +165,10 @@ def generate(
                                                "writing more is stopped (status output-limit)."),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run of the same command: keep "
                                                         "the rows already written (see OUT.progress.jsonl)."),
+    executor: str = typer.Option("local", help="Where rows are processed: local (--workers processes) or dask "
+                                               "(a Dask distributed cluster; needs codemorph[dask])."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
+                                                       "e.g. tcp://10.0.0.1:8786."),
 ) -> None:
     """Write, for every input row and transform, one verified variant row (plus the re-executed
     original rows).  Rows that cannot be processed go to OUT.rejects.jsonl with the reason."""
@@ -179,6 +183,11 @@ def generate(
         _fail("--timeout must be > 0 seconds, --memory at least 64 MiB, --output-limit at least 1 KiB")
     common = dict(seed=seed, workers=workers or (os.cpu_count() or 1), extra_inputs=extra_inputs,
                   limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024))
+    from .executors import make_executor
+    try:
+        runner = make_executor(executor, scheduler)
+    except (ValueError, ImportError) as exc:
+        _fail(str(exc))
     try:
         if recipe and transform:
             _fail("give either --recipe or --transform, not both")
@@ -197,7 +206,7 @@ def generate(
             def tick(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            summary = run_generate(in_path, output, config, progress=tick, resume=resume)
+            summary = run_generate(in_path, output, config, progress=tick, resume=resume, executor=runner)
     except (InputError, UnknownTransformError) as exc:
         _fail(str(exc))
     _print_summary(summary, in_path)

@@ -320,7 +320,8 @@ class GenerateSummary:
 
 
 def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
-             progress: Callable[[int, int], None] | None = None, resume: bool = False) -> GenerateSummary:
+             progress: Callable[[int, int], None] | None = None, resume: bool = False,
+             executor: Any = None) -> GenerateSummary:
     """Run the generate job.
 
     Args:
@@ -333,6 +334,9 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
             (written after every row group) and the run goes on from the next input row;
             the final files equal those of an uninterrupted run.  Without a checkpoint the
             run starts from scratch.
+        executor: where rows are processed: ``None`` or a
+            :class:`~codemorph.executors.LocalExecutor` (``config.workers`` local processes),
+            or a :class:`~codemorph.executors.DaskExecutor`; the output is the same.
 
     Returns:
         A :class:`GenerateSummary`.
@@ -357,7 +361,8 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
         checkpoint.start()
     skip = summary.rows_resumed
     with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
-        for done, (item, res) in enumerate(_ordered(config, items[skip:]), skip + 1):
+        ordered = _ordered if executor is None else executor.ordered
+        for done, (item, res) in enumerate(ordered(config, items[skip:]), skip + 1):
             summary.rows_read += 1
             for r in res.rows:
                 writer.write(r)

@@ -46,12 +46,22 @@ def progress_rows(path: Path) -> int:
         return 0
 
 
-def test_kill_9_then_resume_equals_uninterrupted_run(tmp_path):
-    inp = corpus(tmp_path)
-    ref = tmp_path / "ref" / "out.jsonl"
-    ref.parent.mkdir()
-    config = GenerateConfig.from_transforms(TRANSFORMS, extra_inputs=2, limits=Limits(timeout=5.0))
-    generate(inp, ref, config)
+CONFIG = GenerateConfig.from_transforms(TRANSFORMS, extra_inputs=2, limits=Limits(timeout=5.0))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The corpus and the output of an uninterrupted local run over it."""
+    tmp = tmp_path_factory.mktemp("reference")
+    inp = corpus(tmp)
+    ref = tmp / "out.jsonl"
+    generate(inp, ref, CONFIG)
+    return inp, ref
+
+
+def test_kill_9_then_resume_equals_uninterrupted_run(tmp_path, reference):
+    inp, ref = reference
+    config = CONFIG
 
     out = tmp_path / "run" / "out.jsonl"
     out.parent.mkdir()
@@ -123,3 +133,27 @@ def test_resume_without_checkpoint_starts_afresh(tmp_path):
     a.write_text('{"stale": true}\n')
     assert Checkpoint(tmp_path / "p.jsonl", {}).restore([a]) == 0
     assert a.read_text() == ""
+
+
+def test_dask_executor_writes_the_same_files(tmp_path, reference):
+    distributed = pytest.importorskip("distributed")
+    from codemorph.executors import DaskExecutor
+
+    inp, ref = reference
+    out = tmp_path / "out.jsonl"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) \
+            as cluster, distributed.Client(cluster) as client:
+        summary = generate(inp, out, CONFIG, executor=DaskExecutor(client, rows_per_task=3))
+    assert summary.rows_read == 11
+    assert out.read_bytes() == ref.read_bytes()
+    assert out.with_name("out.rejects.jsonl").read_bytes() == ref.with_name("out.rejects.jsonl").read_bytes()
+
+
+def test_executor_names():
+    from codemorph.executors import LocalExecutor, make_executor
+
+    assert isinstance(make_executor("local"), LocalExecutor)
+    with pytest.raises(ValueError, match="needs --scheduler"):
+        make_executor("dask")
+    with pytest.raises(ValueError, match="unknown executor"):
+        make_executor("spark")
