@@ -25,7 +25,8 @@ returns.  A *mutation step* changes one node of that structure with one operator
 
 Every step keeps each argument's type; a container keeps the element types seen in the
 seed; dicts keep their key and value types.  An empty container in the seed shows no
-element type: it may receive elements of the types of the program's own literals (``int``
+element type: an argument that is an empty container in the seed may receive elements of
+the types of the program's own literals (``int``
 and ``str`` values: the program's, then ``0``, ``1``, ``'a'``), and such a mutant still
 counts as type-preserving (the argument's type is unchanged, and no element type seen in
 the seed is contradicted).
@@ -197,6 +198,8 @@ class MutationSpace:
         """One random mutation step somewhere inside ``value`` (a node of the argument list);
         returns a new value (the input is never modified).  ``seed_value`` is the node at
         the same place in the seed, used for the size limit."""
+        if type(seed_value) is not type(value):
+            seed_value = _UNKNOWN  # no counterpart of this node's type in the seed
         ref_len = len(seed_value) if isinstance(seed_value, (str, bytes, list, tuple, set, frozenset, dict)) else None
         if self.allow_type_change and rng.random() < 0.08:
             choices = [v for v in _OTHER_TYPE_VALUES if type(v) is not type(value)]
@@ -217,7 +220,7 @@ class MutationSpace:
         if isinstance(value, dict):
             return self._dict_step(value, rng, seed_value, depth)
         if isinstance(value, (set, frozenset)):
-            return self._set_step(value, rng, ref_len)
+            return self._set_step(value, rng, ref_len if depth == 0 else None)
         return value  # None, complex, Ellipsis: nothing type-preserving to do
 
     def _int_step(self, v: int, rng: random.Random) -> int:
@@ -297,14 +300,10 @@ class MutationSpace:
                 return out
         return s + self._char(rng) if len(s) < limit else s[:-1]
 
-    def _element_pool(self, seed_value: Any) -> list:
-        """Literals of the element types the seed container had (for an empty seed
-        container, the fill values)."""
-        if not isinstance(seed_value, (list, tuple, set, frozenset)):
-            return []
-        if not seed_value:
-            return list(self._fill)
-        types = {_tname(v) for v in seed_value}
+    def _element_pool(self, items: list) -> list:
+        """Literals of the (atomic) types the container's current elements have; the
+        elements are type-valid already, so such literals keep the container valid."""
+        types = {_tname(v) for v in items if isinstance(v, (int, float, str, bytes))}
         pool: list = []
         for t in sorted(types):
             pool.extend(self._by_type.get(t, [])[:30])
@@ -319,17 +318,17 @@ class MutationSpace:
                              "single", "reverse", "delete-all", "resize"))
             if op == "mutate" and items:
                 i = rng.randrange(len(items))
-                sv = ref[i] if i < len(ref) else _UNKNOWN
+                sv = ref[i] if ref is seed_value and i < len(ref) else _UNKNOWN
                 new = self.step(items[i], rng, sv, depth + 1)
                 out = items[:i] + [new] + items[i + 1:]
             elif op == "delete" and items:
                 i = rng.randrange(len(items))
                 out = items[:i] + items[i + 1:]
-            elif op == "insert" and not items and _empty_seed(seed_value, (list, tuple)):
+            elif op == "insert" and not items and depth == 0 and _empty_seed(seed_value, (list, tuple)):
                 out = [rng.choice(self._fill)]
             elif op == "insert" and items and len(items) < limit:
                 i = rng.randrange(len(items) + 1)
-                pool = self._element_pool(ref)
+                pool = self._element_pool(items)
                 r = rng.random()
                 if pool and r < 0.3:
                     new = rng.choice(pool)
@@ -371,12 +370,12 @@ class MutationSpace:
             if op == "value" and keys:
                 k = rng.choice(keys)
                 out = dict(d)
-                out[k] = self.step(d[k], rng, ref.get(k, _UNKNOWN) if isinstance(ref, dict) else _UNKNOWN,
+                out[k] = self.step(d[k], rng, ref.get(k, _UNKNOWN) if ref is seed_value else _UNKNOWN,
                                    depth + 1)
             elif op == "delete" and keys:
                 k = rng.choice(keys)
                 out = {kk: vv for kk, vv in d.items() if kk != k}
-            elif op == "add" and not keys and _empty_seed(seed_value, (dict,)):
+            elif op == "add" and not keys and depth == 0 and _empty_seed(seed_value, (dict,)):
                 k, v = rng.choice(self._fill), rng.choice(self._fill)
                 out = {k: v}
             elif op == "add" and keys and len(keys) < limit:
@@ -489,7 +488,7 @@ class MutationSpace:
                 yield kind(y for y in items if y != x)
             if items:
                 yield kind()
-            elif _empty_seed(sv, (set, frozenset)):
+            elif depth == 0 and _empty_seed(sv, (set, frozenset)):
                 for e in self._fill:
                     yield kind([e])
 
@@ -578,7 +577,7 @@ class MutationSpace:
                 continue
             if fresh(r):
                 yield r
-        if not items and _empty_seed(sv, (list, tuple)):
+        if not items and depth == 0 and _empty_seed(sv, (list, tuple)):
             for e in self._fill:
                 yield _rebuild(seq, [e])
             for e in self._fill[:3]:
@@ -586,14 +585,14 @@ class MutationSpace:
                     if type(e) is type(e2):
                         yield _rebuild(seq, [e, e2])
         if items and len(items) < self._max_len(len(ref)):
-            pool = list(dict.fromkeys(_hashable_only(items))) + self._element_pool(ref)
+            pool = list(dict.fromkeys(_hashable_only(items))) + self._element_pool(items)
             for i in range(len(items) + 1):
                 for e in pool[:12]:
                     r = _rebuild(seq, items[:i] + [e] + items[i:])
                     if fresh(r):
                         yield r
         for i in range(len(items)):
-            sub_ref = ref[i] if i < len(ref) else _UNKNOWN
+            sub_ref = ref[i] if ref is sv and i < len(ref) else _UNKNOWN
             for nv in self._value_neighbours(items[i], sub_ref, depth + 1):
                 yield _rebuild(seq, items[:i] + [nv] + items[i + 1:])
         for i in range(len(items) - 1):
@@ -604,7 +603,7 @@ class MutationSpace:
 
     def _dict_neighbours(self, d: dict, sv: Any, depth: int) -> Iterator[dict]:
         keys = list(d)
-        if not keys and _empty_seed(sv, (dict,)):
+        if not keys and depth == 0 and _empty_seed(sv, (dict,)):
             for k in self._fill:
                 for v in self._fill:
                     yield {k: v}
@@ -633,7 +632,9 @@ _UNKNOWN = object()
 
 def _empty_seed(seed_value: Any, kinds: tuple) -> bool:
     """Whether the seed had an empty container of one of ``kinds`` at this place (only
-    then may it receive elements of program-literal types)."""
+    then may it receive elements of program-literal types).  Callers ask only for whole
+    arguments: inside a container, positions no longer line up with the seed's after an
+    insertion or deletion."""
     return isinstance(seed_value, kinds) and len(seed_value) == 0
 
 

@@ -359,9 +359,12 @@ class _Engine:
         if self.inst is not None:
             probes, stdout = read_probes(o.stdout)
             o = replace(o, stdout=stdout)
-            if o.status == "bad-code" or (o.status == "raised" and o.exception and o.exception.type == "NameError"
-                                          and "__cm_" in o.exception.message):
-                self.inst = None  # the instrumented copy does not run: search the original
+            if o.status not in ("returned", "raised") or (
+                    o.status == "raised" and o.exception and o.exception.type == "NameError"
+                    and "__cm_" in o.exception.message):
+                # the traced, instrumented copy does not run to an end (e.g. deep recursion is
+                # too slow under tracing): search the original program, without guidance
+                self.inst = None
                 o = self.sb.run_batch([self.request(self.seed_input)])[0]
                 self.executions += 1
         self.seed_fp = o.fingerprint if o.status == "returned" else None

@@ -38,7 +38,7 @@ import libcst as cst
 
 from ..program import Program
 
-__all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "infer_annotation"]
+__all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "crosshair_problem", "infer_annotation"]
 
 _MAX_CHR = 0x10FFFF
 
@@ -488,6 +488,24 @@ try:
 except BaseException as e:
     out.write(MARK + json.dumps({"error": "%%s: %%s" %% (type(e).__name__, e)}) + "\n")
 '''
+
+
+_PROBE = "import z3, crosshair\nz3.Int('x')\n"
+
+
+def crosshair_problem(sandbox: Any) -> str | None:
+    """Why CrossHair cannot run inside ``sandbox`` (``None`` when it can): it is not
+    installed, or the sandbox refuses what it needs (Z3 is a native library loaded with
+    ``ctypes``, which the sandbox's guard may refuse)."""
+    from ..sandbox import ExecRequest
+
+    if not crosshair_available():
+        return "crosshair is not installed (pip install codemorph[crosshair])"
+    o = sandbox.run(ExecRequest(_PROBE, "f", None))
+    if o.status == "returned":
+        return None
+    e = o.exception
+    return f"crosshair cannot run in the sandbox: {e.type}: {e.message}" if e else f"sandbox status {o.status}"
 
 
 def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, dict],
