@@ -22,7 +22,11 @@ new child is forked for the rest of the batch; when it dies, the request it was 
 reported as crashed (or memory) and the rest go to a new child.
 
 The sandbox isolates *faults* (hangs, crashes, exits, memory blow-ups, monkeypatching)
-between executions; it is not a security boundary against deliberately malicious code.
+between executions.  The child also refuses, through an audit hook (:func:`_install_guard`)
+and ``RLIMIT_NPROC=0``, processes, threads, sockets, ctypes, file changes outside its
+directory and signals to other processes; a child whose program changed loaded modules or
+left threads running is replaced before the next request (message ``{"k": "restart"}``).
+This is not a boundary against code written to defeat this file in particular.
 """
 
 import sys

@@ -17,8 +17,18 @@ Note: ``python -I`` would make the interpreter ignore ``PYTHONHASHSEED``; the wo
 therefore started with ``-s`` and an environment scrubbed of every other ``PYTHON*``
 variable, and it removes its own directory from ``sys.path``.
 
-The sandbox isolates faults between executions; it is not a security boundary against
-deliberately malicious code (there is no file-system or network isolation).
+Containment of hostile code (tests/test_hostile.py): the forked child also sets
+``RLIMIT_NPROC=0`` and installs a :pep:`578` audit hook that refuses, with
+``PermissionError``, starting processes (``os.system``, ``subprocess``, ``fork``, ``exec``),
+threads, any socket (connections and DNS lookups), ``ctypes`` calls, raising resource
+limits, signals to processes other than itself and its zygote, and writing, creating,
+deleting or renaming files outside the batch's temporary directory.  A program that
+replaces entries of ``sys.modules``, rebinds names in modules loaded before it, or leaves
+threads running gets a fresh child for the next request; modules it imported are dropped.
+This contains ordinary hostile or buggy programs; it is not a boundary against code written
+to defeat codemorph in particular (e.g. by editing the hook's closure through ``gc``):
+reading files, CPU and memory up to the limits remain available to the program.  Run
+untrusted corpora in a container or VM without network access as well.
 """
 
 from __future__ import annotations
