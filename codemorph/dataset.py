@@ -7,6 +7,7 @@ with the *file* itself (missing, a directory, empty) raises :class:`~codemorph.I
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import IO, Any, Iterator
 
 from .errors import InputError
 
-__all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "progress_path", "Checkpoint",
+__all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
            "default_dataset_path", "REQUIRED_FIELDS", "MAX_CODE_CHARS"]
 
 #: fields every input row must carry, each a string
@@ -81,38 +82,61 @@ def rejects_path(out_path: str | os.PathLike[str]) -> Path:
     return p.with_name(stem + ".rejects.jsonl")
 
 
-def _check_file(path: Path) -> None:
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, expected a JSON Lines file")
+def input_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The JSON Lines files ``path`` names: the file itself, the ``*.jsonl`` shards of a
+    directory (sorted by name), or the files a glob pattern such as ``"corpus/part-*.jsonl"``
+    matches (sorted).
+
+    Raises:
+        InputError: nothing exists there, the directory has no ``.jsonl`` file, or the
+            pattern matches no file.
+    """
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.glob("*.jsonl") if f.is_file())
+        if not files:
+            raise InputError(f"{p}: is a directory with no .jsonl shards, expected a JSON Lines file "
+                             f"or a directory of them")
+        return files
+    if p.exists():
+        return [p]
+    if any(c in str(path) for c in "*?["):
+        files = sorted(Path(f) for f in glob.glob(str(path)) if os.path.isfile(f))
+        if not files:
+            raise InputError(f"{path}: no file matches this pattern")
+        return files
+    raise InputError(f"{p}: no such file")
 
 
 def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS) -> Iterator[SourceRow | Reject]:
-    """Yield a :class:`SourceRow` or a :class:`Reject` for every non-blank line of ``path``.
+    """Yield a :class:`SourceRow` or a :class:`Reject` for every non-blank line of ``path``:
+    a JSON Lines file, a directory of ``*.jsonl`` shards or a glob pattern (see
+    :func:`input_files`; shards are read in name order, ids must be unique across them, and
+    line numbers are per shard).
 
     ``max_code_chars``: rows whose ``code`` or ``input`` has more characters are rejected.
 
     Raises:
-        InputError: when the file does not exist, is a directory, or holds no rows at all.
+        InputError: when the file does not exist, is a directory without shards, or holds no
+            rows at all.
     """
-    path = Path(path)
-    _check_file(path)
-    seen: dict[str, int] = {}
+    files = input_files(path)
+    seen: dict[str, Any] = {}
     count = 0
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            count += 1
-            yield _parse_line(path, lineno, raw, seen, max_code_chars)
+    for f in files:
+        with open(f, "rb") as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                count += 1
+                yield _parse_line(f, lineno, raw, seen, max_code_chars, shard=len(files) > 1)
     if count == 0:
         raise InputError(f"{path}: the file is empty; expected JSON Lines rows with fields "
                          f"{', '.join(REQUIRED_FIELDS)}")
 
 
-def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, int],
-                max_code_chars: int = MAX_CODE_CHARS) -> SourceRow | Reject:
+def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, Any],
+                max_code_chars: int = MAX_CODE_CHARS, shard: bool = False) -> SourceRow | Reject:
     where = f"{path}:{lineno}"
     try:
         text = raw.decode("utf-8")
@@ -150,7 +174,7 @@ def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, int],
         return Reject(rid if isinstance(rid, str) else None, lineno, "read", f"{label}: " + "; ".join(problems), row)
     if rid in seen:
         return Reject(rid, lineno, "read", f"{label}: duplicate id (first seen on line {seen[rid]})", row)
-    seen[rid] = lineno
+    seen[rid] = f"{lineno} of {path}" if shard else lineno
     extra = {k: v for k, v in row.items() if k not in REQUIRED_FIELDS and k != "entry_point"}
     return SourceRow(rid, row["code"], row["input"], row["output"], entry, lineno, extra)
 

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .dataset import Checkpoint, Reject, RowWriter, SourceRow, progress_path, read_rows, rejects_path
+from .dataset import Checkpoint, Reject, RowWriter, SourceRow, input_files, progress_path, read_rows, rejects_path
 from .errors import CodemorphError, ParseError
 from .pipeline import Pipeline
 from .program import Program
@@ -325,7 +325,9 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     """Run the generate job.
 
     Args:
-        in_path: JSON Lines input (CRUXEval rows: ``id``, ``code``, ``input``, ``output``).
+        in_path: JSON Lines input (CRUXEval rows: ``id``, ``code``, ``input``, ``output``): a
+            file, a directory of ``*.jsonl`` shards or a glob pattern (see
+            :func:`~codemorph.dataset.input_files`).
         out_path: JSON Lines output; rejects go to :func:`~codemorph.dataset.rejects_path`.
         config: the run's settings.
         progress: called as ``progress(rows_done, rows_total)`` after each input row.
@@ -390,6 +392,6 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
 def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) -> dict[str, Any]:
     """What must not change between a run and its resumption (workers may)."""
     p = Path(in_path)
-    return {"input": str(p.resolve()), "input_bytes": p.stat().st_size if p.is_file() else None,
+    return {"input": str(p.resolve()), "input_bytes": [[str(f), f.stat().st_size] for f in input_files(in_path)],
             "variants": [[v.name, v.spec] for v in config.variants], "seed": config.seed,
             "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe}

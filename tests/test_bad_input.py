@@ -116,3 +116,26 @@ def test_resume_with_other_settings_is_refused(tmp_path):
     assert run(str(p), "-o", str(out)).exit_code == 0
     res = run(str(p), "-o", str(out), "--seed", "1", "--resume")
     assert res.exit_code == 2 and "other settings" in res.output
+
+
+def test_sharded_input_directory_and_glob(tmp_path):
+    from codemorph.dataset import SourceRow, read_rows
+
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    row = {"code": "def f():\n    return 1\n", "input": "", "output": "1"}
+    (shards / "part-0.jsonl").write_text(json.dumps({**row, "id": "a"}) + "\n" + json.dumps({**row, "id": "b"}) + "\n")
+    (shards / "part-1.jsonl").write_text(json.dumps({**row, "id": "c"}) + "\n" + json.dumps({**row, "id": "a"}) + "\n")
+    (shards / "notes.txt").write_text("not a shard")
+    for where in (shards, str(shards / "part-*.jsonl")):
+        got = list(read_rows(where))
+        assert [r.id for r in got if isinstance(r, SourceRow)] == ["a", "b", "c"]
+        dup = got[3]
+        assert dup.line == 2 and str(shards / "part-1.jsonl") in dup.reason
+        assert f"duplicate id (first seen on line 1 of {shards / 'part-0.jsonl'})" in dup.reason
+    res = run(str(tmp_path / "nothing-*.jsonl"), "-o", str(tmp_path / "out.jsonl"))
+    assert res.exit_code == 2 and "no file matches this pattern" in res.output
+    out = tmp_path / "out.jsonl"
+    assert run(str(shards), "-o", str(out)).exit_code == 0
+    assert [json.loads(x)["id"] for x in out.read_text().splitlines() if ":" not in json.loads(x)["id"]] == \
+        ["a", "b", "c"]
