@@ -198,7 +198,13 @@ class RowProcessor:
     def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
         new = res.program
         vid = f"{row.id}:{name}"
-        if not verdict.ok:  # "equivalent" or "proved"
+        status = verdict.status
+        if _unreached(verdict):
+            # no difference on any input, but none of them ran the changed code: the row's
+            # output is still exact (the new code ran on the row's input), so the variant is
+            # written, labelled honestly rather than "equivalent"
+            status = "unreached"
+        elif not verdict.ok:  # "equivalent" or "proved"
             out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "verify",
                                         "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
                                         "counterexample": _cex_json(verdict.counterexample)})
@@ -213,10 +219,19 @@ class RowProcessor:
             "id": vid, "code": new.source, "input": row.input, "output": run.value_repr,
             "entry_point": new.entry_point, "original_id": row.id, "transforms": res.applied,
             "seed": self.config.seed, "verification": {
-                "status": verdict.status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
+                "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
                 "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
             "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
-        return "written", None
+        return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
+            else None
+
+
+def _unreached(verdict) -> bool:
+    """An inconclusive verdict whose only defect is that no input executed the changed code
+    (every input compared, no difference)."""
+    cov = getattr(verdict, "coverage", None)
+    return (verdict.status == "inconclusive" and verdict.counterexample is None and verdict.inputs_checked > 0
+            and cov is not None and cov.lines_hit == 0 and (verdict.reason or "").startswith("no input executed"))
 
 
 def _row_json(row: SourceRow) -> dict[str, Any]:
