@@ -966,6 +966,7 @@ def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid):
             resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
         except (ValueError, OSError):
             pass
+        os.environ["TMPDIR"] = os.getcwd()  # tempfile works, inside the allowed directory
         child = _Child(limits, wfd, ack_fd, cap, os.getcwd())
         snapshot = _modules_snapshot()
         _install_guard(os.getcwd())

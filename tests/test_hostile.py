@@ -156,6 +156,8 @@ def test_host_directory_untouched(box, bait, name):
 def test_files_inside_the_sandbox_directory_are_allowed(box):
     o = run_with_probe(box, "local_files")
     assert (o.status, o.value_repr) == ("returned", "'hello'")
+    o = run_with_probe(box, "tempfile_user")
+    assert (o.status, o.value_repr) == ("returned", "'ok'")
 
 
 def test_no_connection_leaves_the_sandbox(box):
@@ -211,6 +213,6 @@ def test_generate_rejects_every_hostile_row_and_keeps_going(tmp_path, bait):
     assert "PermissionError" in row_rejects["fork_bomb"]["reason"]
     assert "output-limit" in row_rejects["huge_output"]["reason"]
     assert summary.rows_read == len(rows)
-    for p in (out, tmp_path / "out.rejects.jsonl"):
+    for p in (out, tmp_path / "out.rejects.jsonl", tmp_path / "out.progress.jsonl"):
         p.unlink()
     (tmp_path / "in.jsonl").unlink()
