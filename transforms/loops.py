@@ -1868,6 +1868,8 @@ class _Scanner:
         self.reasons: list[str] = []
 
     def pure_name(self, n: cst.Name) -> bool:
+        """Whether reading ``n`` has no effect and cannot fail or change value while the
+        hoisted comprehensions run: a surely-bound plain local, or an unshadowed builtin."""
         scopes, ctx = self.env["scopes"], self.env["ctx"]
         fscope = scopes.get(self.func.body)
         local = fscope is not None and any(a.scope is fscope for a in fscope[n.value])
@@ -1877,6 +1879,8 @@ class _Scanner:
         return n.value in BUILTIN_NAMES and not ctx.shadowed(n.value) and n.value not in self.ff.unbinders
 
     def site(self, node: cst.BaseExpression, comp: cst.BaseExpression, consumer: str | None) -> bool:
+        """Record ``comp`` (replacing ``node``) as hoistable, or its refusal reason; the
+        return value is :meth:`scan`'s."""
         why = self.owner._comp_refusal(comp, consumer, self)
         if why:
             self.reasons.append(f"line {self.env['ctx'].position(node)[0]}: {why}")
