@@ -227,6 +227,9 @@ def _print_summary(summary, in_path) -> None:
         f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "
         f"variants written to {summary.out_path}; {summary.rows_rejected} rows rejected "
         f"(see {summary.rejects_path}); {summary.seconds:.1f} s", highlight=False)
+    if getattr(summary, "rows_resumed", 0):
+        out_console.print(f"resumed: the first {summary.rows_resumed} input rows were already done "
+                          f"(not counted above)", highlight=False)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -82,6 +82,7 @@ def test_kill_9_then_resume_equals_uninterrupted_run(tmp_path, reference):
 
     res = subprocess.run(cli("generate", *args, "--resume"), capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
+    assert f"resumed: the first {done} input rows were already done" in res.stdout
     assert out.read_bytes() == ref.read_bytes()
     assert out.with_name("out.rejects.jsonl").read_bytes() == ref.with_name("out.rejects.jsonl").read_bytes()
     ids = [json.loads(x)["id"] for x in out.read_text().splitlines()]
