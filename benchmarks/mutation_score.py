@@ -389,18 +389,18 @@ def _merge(small: Baseline, extra: Baseline) -> Baseline:
             inputs.append(t)
             outcomes.append(o)
     return Baseline(small.program, tuple(inputs), tuple(outcomes), small.nondeterministic or extra.nondeterministic,
-                    small.seed_count, small.hash_sensitive, small.reason)
+                    small.seed_count, small.hash_sensitive, small.reason, small.traced and extra.traced)
 
 
 def oracle_check(sb: Sandbox, big: Baseline, mutant: Program, chunk: int = 500) -> Verdict:
-    """The oracle's verdict: the differential check on every input of ``big``, untraced
+    """The oracle's verdict: the differential check on every input of ``big``
     (coverage does not matter to the oracle), in chunks that stop at the first difference."""
-    reqs = check_requests(big, mutant, sb.limits.timeout, coverage=False)
+    reqs = check_requests(big, mutant, sb.limits.timeout)
     comparable = [(t, o) for t, o in zip(big.inputs, big.outcomes) if o.comparable]
     verdict = None
     for at in range(0, len(reqs), chunk):
         part = Baseline(big.program, tuple(t for t, _ in comparable[at:at + chunk]),
-                        tuple(o for _, o in comparable[at:at + chunk]), big.nondeterministic)
+                        tuple(o for _, o in comparable[at:at + chunk]), big.nondeterministic, traced=big.traced)
         verdict = judge(part, reqs[at:at + chunk], sb.run_batch(reqs[at:at + chunk]))
         if verdict.status != "equivalent":
             return verdict

@@ -122,6 +122,8 @@ class Baseline:
             the sandbox fixes the seed, so :func:`check` is still meaningful, but a benchmark
             row's ground truth would depend on it.  ``None`` when not tested.
         reason: what made the baseline nondeterministic or hash-sensitive.
+        traced: the original ran traced; :func:`check_requests` then traces the rewritten
+            program too, so both sides run under the same conditions.
     """
 
     program: Program
@@ -131,6 +133,7 @@ class Baseline:
     seed_count: int = 0
     hash_sensitive: bool | None = None
     reason: str | None = None
+    traced: bool = False
 
 
 # ----------------------------------------------------------------------- changed region
@@ -330,8 +333,8 @@ def program_literals(program: Program) -> list:
 
 
 # ----------------------------------------------------------------------------- baseline
-def _requests(program: Program, inputs: Sequence[str]) -> list[ExecRequest]:
-    return [ExecRequest(program.source, program.entry_point, args) for args in inputs]
+def _requests(program: Program, inputs: Sequence[str], trace: bool = False) -> list[ExecRequest]:
+    return [ExecRequest(program.source, program.entry_point, args, trace=trace) for args in inputs]
 
 
 def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int) -> list[str]:
@@ -389,7 +392,8 @@ def _same_run(a: Outcome, b: Outcome) -> str | None:
 
 def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str], *,
                   extra_inputs: int = DEFAULT_INPUTS - 1,
-                  seed: int = 0, check_hash_seed: bool = True, mutant_timeout: float | None = 1.0) -> Baseline:
+                  seed: int = 0, check_hash_seed: bool = True, mutant_timeout: float | None = 1.0,
+                  trace: bool = True) -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
     Args:
@@ -408,6 +412,10 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             infinite loops; a mutant that runs out of time is only skipped by :func:`check`,
             so a short limit loses little and saves much.  Seed inputs always get the
             sandbox's full timeout.
+        trace: run the original traced, as :func:`check_requests` runs the rewritten program
+            (the tracer shifts memory addresses, so output showing ``id()``s would differ
+            between a traced and an untraced run); the outcomes then also carry the
+            original's executed lines and local types.
 
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
@@ -419,9 +427,9 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     mutants = _mutants(program, seeds, extra_inputs, seed)
     inputs = seeds + mutants
     short = None if mutant_timeout is None else min(mutant_timeout, sandbox.limits.timeout)
-    requests = (_requests(program, seeds)
-                + [ExecRequest(program.source, program.entry_point, m, timeout=short) for m in mutants]
-                + _requests(program, seeds))
+    requests = (_requests(program, seeds, trace)
+                + [ExecRequest(program.source, program.entry_point, m, timeout=short, trace=trace) for m in mutants]
+                + _requests(program, seeds, trace))
     outs = sandbox.run_batch(requests)
     first, again = outs[:len(inputs)], outs[len(inputs):]
     reasons = []
@@ -434,7 +442,8 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     hash_sensitive = None
     finished = [(text, a) for text, a in zip(seeds, first) if a.completed]
     if check_hash_seed and finished:
-        other = sandbox.run_batch(_requests(program, [t for t, _ in finished]), hash_seed=sandbox.hash_seed + 1)
+        other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace),
+                                  hash_seed=sandbox.hash_seed + 1)
         hash_sensitive = False
         for (text, a), b in zip(finished, other):
             why = _same_run(a, b)
@@ -444,7 +453,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                     reasons.append(f"depends on PYTHONHASHSEED on input {_short(text)}: {why}")
                 break
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,
-                    "; ".join(reasons) or None)
+                    "; ".join(reasons) or None, trace)
 
 
 # -------------------------------------------------------------------------------- check
@@ -537,17 +546,16 @@ def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs
 
 
 def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = 10.0,
-                   min_timeout: float = 0.5, coverage: bool = True) -> list[ExecRequest]:
+                   min_timeout: float = 0.5) -> list[ExecRequest]:
     """The executions :func:`check` makes: ``rewritten`` on every comparable baseline input,
     with a time limit of ``max(min_timeout, slowdown * original duration)`` seconds capped
     by ``cap``.  Lets a caller run the requests of several rewrites in one batch and pass
     each slice of outcomes to :func:`judge`.
 
-    With ``coverage`` (default) the executions are traced (``ExecRequest.trace``), so
-    :func:`judge` can measure the coverage of the changed region; the trace is skipped
-    when nothing executable changed."""
-    region = changed_region(baseline.program.source, rewritten.source) if coverage else None
-    trace = bool(region is not None and region.lines)
+    The executions are traced (``ExecRequest.trace``) exactly when the baseline was
+    (:attr:`Baseline.traced`, the default of :func:`make_baseline`): both sides run under
+    the same conditions, and :func:`judge` can measure the coverage of the changed region."""
+    trace = baseline.traced
     return [ExecRequest(rewritten.source, rewritten.entry_point, text,
                         timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace)
             for text, o in zip(baseline.inputs, baseline.outcomes) if o.comparable]
