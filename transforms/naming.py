@@ -372,6 +372,7 @@ class NaturalScheme(_VocabularyScheme):
         lead, words, trail, style = split_identifier(old)
         if kind == "class" and style == "snake":
             style = "pascal" if old[:1].isupper() else style
+        taken: str | None = None
         for _attempt in range(4):
             changed, out = False, []
             for w in words:
@@ -381,10 +382,15 @@ class NaturalScheme(_VocabularyScheme):
                     changed = True
                 else:
                     out.append(w)
-            if changed:
-                candidate = join_identifier(lead, out, trail, style)
-                if self.usable(candidate, old):
-                    return candidate
+            if not changed:
+                break
+            candidate = join_identifier(lead, out, trail, style)
+            if self.usable(candidate, old):
+                return candidate
+            if candidate != old:
+                taken = candidate
+        if taken is not None:
+            return taken  # every synonym is taken: claim() numbers it (values_1)
         role = self.role(old) if kind not in ("function", "class") else None
         suffix = {"number": "num", "string": "text", "list": "items", "dict": "map", "bool": "flag"}.get(
             role or "", self.vocab["fallback_suffix"].get(kind, "value"))
