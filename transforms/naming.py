@@ -1,17 +1,28 @@
 """The naming family: transforms that change identifiers and nothing else.
 
-``rename-locals`` (:class:`RenameLocals`) renames the local variables and parameters of
-every function, scope-aware, and proves each rewrite twice: once by construction (libcst's
-:class:`~libcst.metadata.ScopeProvider` plus Python's own name-resolution rules, applied
-conservatively) and once after the fact, by comparing the symbol tables (:mod:`symtable`)
-and the ASTs of the original and rewritten programs (:func:`check_renaming`).
+* ``rename-locals`` (:class:`RenameLocals`): local variables and parameters of every
+  function (options ``params``/``locals`` to keep parameters or rename only them);
+* ``rename-functions`` (:class:`RenameFunctions`): ``def`` names and their calls, the
+  entry point on request (``entry_point=true``; the new name becomes the program's, and
+  the generated row's, ``entry_point``);
+* ``rename-classes`` (:class:`RenameClasses`): classes whose instances provably never
+  reach the output.
 
-New identifiers come from a :class:`NamingScheme`.  Schemes are reusable by the rest of
-the family (renaming functions or classes, user-supplied mappings): a scheme *proposes* a
-name for an old identifier; the transform claims it with
-:meth:`~codemorph.RewriteContext.reserve` and falls back to
-:meth:`~codemorph.RewriteContext.fresh_name` when the proposal is taken, so a new name is
-never spelled anywhere in the program, never a builtin and never a keyword.
+Each rewrite is proved twice: once by construction (libcst's
+:class:`~libcst.metadata.ScopeProvider` plus Python's own name-resolution rules, applied
+conservatively, in a shared :class:`_Analysis`) and once after the fact, by comparing the
+symbol tables (:mod:`symtable`) and the ASTs of the original and rewritten programs
+(:func:`check_renaming`).
+
+New identifiers come from a :class:`NamingScheme` (option ``scheme``): ``random``,
+``obfuscated``, ``natural`` (synonyms from the vocabulary shipped in
+``codemorph/data/synonyms.json``), ``misleading`` (names of another role, and exchanges of
+existing names), or the user's ``mapping``.  A scheme *proposes* a name for an old
+identifier; the transform claims it with :meth:`~codemorph.RewriteContext.reserve` and
+falls back to :meth:`~codemorph.RewriteContext.fresh_name` when the proposal is taken, so a
+new name is never spelled anywhere in the program, never a builtin and never a keyword --
+except the exchanges of the misleading scheme, which swap names whose every occurrence is
+renamed.
 """
 
 from __future__ import annotations
