@@ -33,7 +33,8 @@ def perturb_command(
     output_changes: int = typer.Option(1, "--output-changes", help="Output-changing inputs wanted per program."),
     per_exception: int = typer.Option(1, "--per-exception", help="Rows wanted per program and exception class."),
     budget: int = typer.Option(1500, "--budget", help="Executions per program (search phases)."),
-    seconds: float = typer.Option(3.0, "--seconds", help="Wall-clock seconds per program (search phases)."),
+    seconds: float = typer.Option(20.0, "--seconds", help="Wall-clock cap in seconds per program (search phases); "
+                                  "the execution budget normally ends the search first, which keeps output reproducible."),
     seed: int = typer.Option(0, "--seed", help="Master seed."),
     workers: int = typer.Option(0, "--workers", help="Parallel worker processes (0 = number of CPUs)."),
     allow_type_change: bool = typer.Option(False, "--allow-type-change",

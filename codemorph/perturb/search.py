@@ -106,7 +106,7 @@ class Budget:
     """
 
     executions: int = 1500
-    seconds: float = 3.0
+    seconds: float = 20.0
     shrink: int = 60
     crosshair_seconds: float = 10.0
     patience: int = 0
