@@ -118,7 +118,9 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
     :attr:`~codemorph.Transform.needs_runtime_types` (and ``observations`` is not given);
     apply the transform with ``seed``; run the rewrite on every input and compare return
     value (type-exact), exception class, final argument state and stdout
-    (:func:`codemorph.verification.check`).
+    (:func:`codemorph.verification.check`).  Only an ``equivalent`` (or ``proved``) verdict
+    passes: ``inconclusive`` fails too -- e.g. when no input executes the changed code, the
+    message says so, and the fix is an input that reaches it.
 
     Args:
         transform: the transform instance under test.
@@ -163,7 +165,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
                                      f"program:\n{_numbered(code)}")
             return result
         verdict = check(sb, baseline, result.program)
-    if verdict.status == "equivalent":
+    if verdict.status in ("equivalent", "proved"):
         return result
     lines = [f"{transform.name} changed behaviour: verification says {verdict.status}"
              + (f" ({verdict.reason})" if verdict.reason else ""),

@@ -170,6 +170,14 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
         assert claim in claims, (body, claims)
 
 
+def test_no_claims_about_shadowed_builtins() -> None:
+    code = "def sorted(xs):\n    return xs[::-1]\n\ndef f(xs):\n    ys = sorted(xs)\n    return ys\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[4] == "    ys = sorted(xs)"
+    res = MisleadingComment(count=None).apply(Program(code.replace("sorted", "mysort", 1)), 0)
+    assert res.source.splitlines()[4] == "    ys = sorted(xs)  # ys holds xs sorted from largest to smallest"
+
+
 def test_comment_refusals() -> None:
     assert_refuses(MisleadingComment(), "def f(x):\n    return x\n", "no line inside a function")
     assert_refuses(MisleadingComment(), "n = 3\n\ndef f(x):\n    return x\n", "no line inside a function")

@@ -32,8 +32,8 @@ from codemorph.transform import identifiers_in
 
 from .expressions import FunctionIndex, code_of
 
-__all__ = ["MisleadingComment", "MisleadingDocstring", "claims_for", "SOURCE_HAZARDS", "LINE_HAZARDS",
-           "DOC_HAZARDS"]
+__all__ = ["MisleadingComment", "MisleadingDocstring", "SOURCE_HAZARDS", "LINE_HAZARDS", "DOC_HAZARDS",
+           "CLAIM_BUILTINS"]
 
 #: identifiers of code that can read a program's own source text (and so its comments)
 SOURCE_HAZARDS: frozenset[str] = frozenset({
@@ -55,6 +55,10 @@ DOC_HAZARDS: frozenset[str] = frozenset({"__doc__", "help", "pydoc", "getdoc", "
 _CODING = re.compile(r"coding[:=]")
 
 _MAX_SNIPPET = 48
+
+#: builtins whose behaviour claims describe; when a program rebinds one, no claim names it
+CLAIM_BUILTINS: tuple[str, ...] = ("len", "sorted", "reversed", "max", "min", "sum", "set", "range", "enumerate",
+                                   "zip")
 
 
 def _snip(node: cst.CSTNode) -> str | None:
@@ -120,7 +124,7 @@ def _reverse_flag(call: cst.Call) -> bool | None:
     return None
 
 
-def _value_claims(subject: str, value: cst.BaseExpression) -> list[str]:
+def _value_claims(subject: str, value: cst.BaseExpression, shadowed: frozenset[str] = frozenset()) -> list[str]:
     """Wrong statements about what ``value`` evaluates to, with ``subject`` naming it
     (``"n"`` for an assignment, ``"the function returns"`` style handled by the caller)."""
     out: list[str] = []
@@ -142,7 +146,7 @@ def _value_claims(subject: str, value: cst.BaseExpression) -> list[str]:
         out.append(f"{subject} starts as an empty set")
         return out
     if isinstance(value, cst.Call):
-        out += _call_claims(subject, value)
+        out += _call_claims(subject, value, shadowed)
     elif isinstance(value, cst.Subscript):
         out += _subscript_claims(subject, value)
     elif isinstance(value, cst.BinaryOperation):
@@ -186,13 +190,15 @@ _STR_METHOD_LIES = {
 }
 
 
-def _call_claims(subject: str, call: cst.Call) -> list[str]:
+def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozenset()) -> list[str]:
     out: list[str] = []
     args = _posargs(call)
     if args is None:
         return out
     func = call.func
     if isinstance(func, cst.Name) and len(args) == 1 and not call.args[0].keyword:
+        if func.value in shadowed:  # a program's own ``sorted`` may well sort descending
+            return out
         x = _snip(args[0])
         if x is None:
             return out
@@ -281,11 +287,11 @@ _RETURN_PHRASES = (("@ is ", "returns "), ("@ holds ", "returns "), ("@ starts a
                    ("@ tells ", "tells "), ("@ raises ", "raises "), ("@ joins ", "joins "))
 
 
-def _statement_claims(stmt: cst.BaseSmallStatement) -> list[str]:
+def _statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[str]:
     """Wrong statements about one small statement (assignment, call, return...)."""
     out: list[str] = []
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
-        out += _value_claims(stmt.targets[0].target.value, stmt.value)
+        out += _value_claims(stmt.targets[0].target.value, stmt.value, shadowed)
     elif isinstance(stmt, cst.AugAssign) and isinstance(stmt.target, cst.Name):
         n = stmt.target.value
         k = _int(stmt.value)
@@ -337,7 +343,7 @@ def _statement_claims(stmt: cst.BaseSmallStatement) -> list[str]:
         elif meth == "update" and len(args) == 1 and first:
             out.append(f"keys of {obj} that are not in {first} are dropped")
     elif isinstance(stmt, cst.Return) and stmt.value is not None:
-        for c in _value_claims("@", stmt.value):
+        for c in _value_claims("@", stmt.value, shadowed):
             for pattern, repl in _RETURN_PHRASES:
                 if c.startswith(pattern):
                     c = repl + c[len(pattern):]
@@ -351,7 +357,7 @@ def _statement_claims(stmt: cst.BaseSmallStatement) -> list[str]:
     return out
 
 
-def _loop_claims(node: cst.For) -> list[str]:
+def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[str]:
     out: list[str] = []
     target = _snip(node.target)
     it = node.iter
@@ -359,7 +365,7 @@ def _loop_claims(node: cst.For) -> list[str]:
     if target is None or x is None:
         return out
     if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and _posargs(it) is not None \
-            and not _kwargs(it) and not node.asynchronous:
+            and not _kwargs(it) and not node.asynchronous and it.func.value not in shadowed:
         name = it.func.value
         args = _posargs(it) or []
         snips = [_snip(a) for a in args]
@@ -403,9 +409,9 @@ def _negated(test: cst.BaseExpression) -> str | None:
     return f"not {t}" if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"not ({t})"
 
 
-def _header_claims(node: cst.CSTNode) -> list[str]:
+def _header_claims(node: cst.CSTNode, shadowed: frozenset[str] = frozenset()) -> list[str]:
     if isinstance(node, cst.For):
-        return _loop_claims(node)
+        return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
         t = _snip(node.test)
         return [f"loops until {t} holds"] if t else []
@@ -419,8 +425,9 @@ class _CommentSites(cst.CSTVisitor):
     """Statements inside function bodies whose line has no comment yet, with the wrong
     claims available for each."""
 
-    def __init__(self, index: FunctionIndex) -> None:
+    def __init__(self, index: FunctionIndex, shadowed: frozenset[str]) -> None:
         self.index = index
+        self.shadowed = shadowed
         self.sites: list[tuple[cst.CSTNode, str, list[str]]] = []  # (node, "line"|"header"|"else", claims)
         self.dynamic = 0
 
@@ -433,7 +440,7 @@ class _CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = _statement_claims(node.body[0])
+        claims = _statement_claims(node.body[0], self.shadowed)
         if claims:
             self.sites.append((node, "line", claims))
 
@@ -445,7 +452,7 @@ class _CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = _header_claims(node)
+        claims = _header_claims(node, self.shadowed)
         if claims:
             self.sites.append((node, "header", claims))
         if isinstance(node, cst.If) and isinstance(node.orelse, cst.Else) \
@@ -479,6 +486,8 @@ class MisleadingComment(Transform):
     described as another (``xs.append(v)  # v is inserted at the front of xs``,
     ``s.upper()`` as lower case, ``sorted`` as descending, ``len(x)`` as the last index).
 
+    Claims about builtins (``len``, ``sorted``, ``range``...: :data:`CLAIM_BUILTINS`) are
+    not made when the program rebinds that name (its own ``sorted`` might sort descending).
     Comments go at the *end* of lines that have none (statement lines and ``if``/``for``/
     ``while``/``else`` headers inside functions), so no line moves; the rewritten module's
     ``ast.dump`` with positions must equal the original's or the rewrite is refused.
@@ -506,7 +515,7 @@ class MisleadingComment(Transform):
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         _check_hazards(module, SOURCE_HAZARDS, "read its own source text")
         index = FunctionIndex(ctx)
-        finder = _CommentSites(index)
+        finder = _CommentSites(index, frozenset(ctx.shadowed(*CLAIM_BUILTINS)))
         module.visit(finder)
         if not finder.sites:
             if finder.dynamic:
@@ -563,7 +572,8 @@ class _DocClaims(cst.CSTVisitor):
     """Claims about the statements of one function body (nested defs, lambdas and classes
     excluded)."""
 
-    def __init__(self) -> None:
+    def __init__(self, shadowed: frozenset[str]) -> None:
+        self.shadowed = shadowed
         self.returns: list[str] = []
         self.others: list[str] = []
 
@@ -578,11 +588,11 @@ class _DocClaims(cst.CSTVisitor):
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         for stmt in node.body:
-            claims = _statement_claims(stmt)
+            claims = _statement_claims(stmt, self.shadowed)
             (self.returns if isinstance(stmt, cst.Return) else self.others).extend(claims)
 
     def visit_For(self, node: cst.For) -> None:
-        for c in _header_claims(node):
+        for c in _header_claims(node, self.shadowed):
             verb = c.split(" ", 1)[0]
             self.others.append(("the loop " + c) if verb in ("walks", "skips", "visits", "runs")
                                else ("in the loop, " + c))
@@ -663,7 +673,7 @@ class MisleadingDocstring(Transform):
         if entry in index.dynamic:
             raise NotApplicable("the entry function uses eval/exec/locals/globals/vars/dir")
 
-        v = _DocClaims()
+        v = _DocClaims(frozenset(ctx.shadowed(*CLAIM_BUILTINS)))
         for stmt in entry.body.body:
             stmt.visit(v)
         returns = [c for c in v.returns if _doc_safe(c)]
