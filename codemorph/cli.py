@@ -113,7 +113,13 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
            rewritten: Path = typer.Argument(..., help="The rewritten program."),
            entry: str = typer.Option("f", help="Entry point of both programs."),
            input: List[str] = typer.Option(..., "--input", "-i", help="Argument-list literal, e.g. \"'abc', 3\"; repeatable."),
-           extra_inputs: int = typer.Option(20, help="Type-preserving mutants of each input to test as well."),
+           extra_inputs: int = typer.Option(49, help="Type-preserving mutants of each input to test as well "
+                                                     "(50 inputs with the seed)."),
+           prove: bool = typer.Option(False, "--prove", help="Try to prove the changed region equivalent with Z3 "
+                                                              "(status 'proved'); falls back to testing."),
+           backend: str = typer.Option("sandbox", help="sandbox (differential testing) or crosshair (also a "
+                                                        "bounded symbolic search; needs codemorph[crosshair])."),
+           exception_policy: str = typer.Option("same-class", help="same-class or same-class-and-message."),
            seed: int = typer.Option(0),
            timeout: float = typer.Option(5.0, help="Seconds per execution."),
            ) -> None:
@@ -126,8 +132,9 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
     try:
         a = Program(_read_text(original, "original"), entry, filename=str(original))
         b = Program(_read_text(rewritten, "rewritten"), entry, filename=str(rewritten))
-        verdict = run_verify(a, b, entry, input, extra_inputs=extra_inputs, seed=seed, limits=Limits(timeout=timeout))
-    except (ParseError, InputError) as exc:
+        verdict = run_verify(a, b, entry, input, extra_inputs=extra_inputs, seed=seed, limits=Limits(timeout=timeout),
+                             prove=prove, backend=backend, exception_policy=exception_policy)
+    except (ParseError, InputError, ValueError) as exc:
         _fail(str(exc))
     out_console.print(f"[bold]{verdict.status}[/] on {verdict.inputs_checked} inputs", highlight=False)
     if verdict.reason:
@@ -143,7 +150,7 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
         out_console.print(f"counterexample: f({cex.args})", highlight=False)
         out_console.print(f"  original:  {show(cex.original)}", highlight=False)
         out_console.print(f"  rewritten: {show(cex.rewritten)}", highlight=False)
-    raise typer.Exit({"equivalent": 0, "differs": 3}.get(verdict.status, 4))
+    raise typer.Exit({"equivalent": 0, "proved": 0, "differs": 3}.get(verdict.status, 4))
 
 
 @app.command()
@@ -158,7 +165,8 @@ def generate(
                                          help="Recipe: a TOML file or a built-in recipe name (see `codemorph recipes`)."),
     seed: int = typer.Option(0, help="Master seed; the same seed gives byte-identical output."),
     workers: int = typer.Option(0, help="Parallel worker processes (0 = number of CPUs)."),
-    extra_inputs: int = typer.Option(20, help="Mutated inputs per row used to verify each variant."),
+    extra_inputs: int = typer.Option(49, help="Mutated inputs per row used to verify each variant "
+                                              "(50 inputs with the row's own)."),
     timeout: float = typer.Option(5.0, help="Seconds per execution in the sandbox."),
     memory: int = typer.Option(2048, help="Address-space limit per execution in the sandbox, in MiB."),
     output_limit: int = typer.Option(1024, help="Captured stdout+stderr per execution, in KiB; a program "

@@ -26,7 +26,7 @@ from .recipes import Recipe, Variant, build_pipeline
 from .registry import default_registry
 from .sandbox import ExecRequest, Limits, Sandbox
 from .transform import derive_rng, derive_seed
-from .verification import check_requests, judge, make_baseline
+from .verification import DEFAULT_INPUTS, check_requests, judge, make_baseline
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
            "default_transforms"]
@@ -57,7 +57,7 @@ class GenerateConfig:
     variants: tuple[Variant, ...]
     seed: int = 0
     workers: int = 1
-    extra_inputs: int = 20
+    extra_inputs: int = DEFAULT_INPUTS - 1
     limits: Limits = field(default_factory=Limits)
     recipe: tuple[str, str] | None = None
 
