@@ -107,7 +107,8 @@ class RowProcessor:
     def __init__(self, config: GenerateConfig) -> None:
         self.config = config
         self.pipelines: list[tuple[str, Pipeline]] = [(v.name, build_pipeline(v.spec)) for v in config.variants]
-        self.needs_types = any(t.needs_runtime_types for _, p in self.pipelines for t in p.transforms())
+        self.needs_types = any(t.needs_runtime_types or t.uses_runtime_types
+                               for _, p in self.pipelines for t in p.transforms())
         self.sandbox = Sandbox(config.limits, workers=1)
 
     def close(self) -> None:

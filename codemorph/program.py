@@ -38,6 +38,9 @@ def parse_source(source: str, filename: str = "<program>") -> cst.Module:
         raise ParseError(exc.message, exc.raw_line, exc.raw_column + 1, filename) from None
     except RecursionError:
         raise ParseError("program nests too deeply to parse", filename=filename) from None
+    except Exception as exc:  # e.g. libcst's CSTValidationError on `return(a if a else 1)`
+        raise ParseError(f"libcst cannot represent this program: {type(exc).__name__}: {exc}",
+                         filename=filename) from None
 
 
 @dataclass(frozen=True)

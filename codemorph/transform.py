@@ -314,6 +314,9 @@ class Transform:
     preconditions: ClassVar[tuple[str, ...]] = ()
     #: whether :attr:`RewriteContext.observations` must be present
     needs_runtime_types: ClassVar[bool] = False
+    #: whether the transform does more when observations are given (``generate`` then
+    #: collects them even though they are optional)
+    uses_runtime_types: ClassVar[bool] = False
 
     def __init__(self, **options: Any) -> None:
         if options:

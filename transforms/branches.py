@@ -481,6 +481,7 @@ class InvertIf(Transform):
             ``simplify`` is not a bool.
     """
 
+    uses_runtime_types = True
     name = "invert-if"
     family = "branches"
     description = "Swap if/else branches under the negated condition (keeps elif chains, truthiness, short-circuiting)."

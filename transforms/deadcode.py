@@ -610,6 +610,7 @@ class DeadCode(Transform):
     Takes no options.  Deterministic for a given rng.
     """
 
+    uses_runtime_types = True
     name = "dead-code"
     family = "dead-code"
     description = "Insert an unreachable if-block guarded by a provably false predicate into a function."
@@ -827,6 +828,7 @@ class DeadStore(Transform):
     Takes no options.  Deterministic for a given rng.
     """
 
+    uses_runtime_types = True
     name = "dead-store"
     family = "dead-code"
     description = "Insert an assignment of a side-effect-free value to a fresh, never-read local."
@@ -896,6 +898,7 @@ class DeadLoop(Transform):
     Takes no options.  Deterministic for a given rng.
     """
 
+    uses_runtime_types = True
     name = "dead-loop"
     family = "dead-code"
     description = "Insert a loop that runs zero times (for over an empty tuple, or while under a false predicate)."

@@ -645,6 +645,7 @@ class MisleadingDocstring(Transform):
         claims: at most this many statements after the summary line (int >= 0, default 2).
     """
 
+    uses_runtime_types = True
     name = "misleading-docstring"
     family = "distractors"
     description = "give the entry function a docstring of plausible but wrong statements"
