@@ -568,12 +568,20 @@ class _Child:
         self.sys_snapshot["argv"] = list(sys.argv)
         self.path_snapshot = list(sys.path)
         self.codes = {}
+        self.unraisable = []
         self.arg_codes = {}
         self.cap = None
         self.cwd_fd = os.open(cwd, os.O_RDONLY)
 
     def send(self, obj):
         write_all(self.wfd, encode_msg(obj))
+
+    def _on_unraisable(self, unraisable):
+        try:
+            exc = unraisable.exc_value
+            self.unraisable.append(type(exc).__name__ if exc is not None else "?")
+        except BaseException:
+            pass
 
     # -- per-request reset ---------------------------------------------------------
     def reset(self):
@@ -585,6 +593,11 @@ class _Child:
         for k, v in self.sys_snapshot.items():
             setattr(sys, k, list(v) if k == "argv" else v)
         sys.setrecursionlimit(self.limits["recursion_limit"])
+        # "Exception ignored in: <function ... at 0x...>" from finalizers depends on when the
+        # garbage collector runs and carries addresses: keep it out of the output (a note
+        # counts it), or it shows as a false difference, even in a later request
+        self.unraisable = []
+        sys.unraisablehook = self._on_unraisable
         cap = self.cap = _Capture(self.limits["output"])
         sys.stdout = sys.stderr = cap
         sys.stdin = io.StringIO("")
@@ -724,6 +737,11 @@ class _Child:
             # e.g. os.write(1, ...) past the limit: the file-size limit made it fail
             out["status"] = "output-limit"
         out["output_truncated"] = truncated or out["status"] == "output-limit"
+        if self.unraisable:
+            names = ", ".join(sorted(set(self.unraisable)))
+            extra = (f"{len(self.unraisable)} exception(s) ignored in finalizers ({names}); "
+                     f"left out of the output")
+            out["note"] = f"{out['note']}; {extra}" if out.get("note") else extra
         if tracer is not None:
             out.update(tracer.result())
         return out

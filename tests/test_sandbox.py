@@ -180,6 +180,15 @@ def test_stdout_buffer_and_restored_sys_state(sb):
     assert a.value_repr == b.value_repr
 
 
+def test_exceptions_ignored_in_finalizers_are_not_output(sb):
+    code = ("class A:\n    def __del__(self):\n        raise ValueError('x')\n"
+            "def f():\n    A()\n    print('ok')\n    return 1\n")
+    a, b = sb.run_batch([R(code), R(code)])
+    assert a.stdout == b.stdout == "ok\n"
+    assert "1 exception(s) ignored in finalizers (ValueError)" in a.note
+    assert a.behaviour() == b.behaviour()
+
+
 def test_output_limit(sb):
     o = run(sb, "def f():\n    while True:\n        print('spam')\n")
     assert o.status == "output-limit"
