@@ -1127,10 +1127,8 @@ class _Analysis:
 
         # names bound in class bodies shadow the enclosing functions' names for class code
         self.class_bound: set[tuple[int, str]] = set()
-        self.class_body_names: set[str] = set()
         for sc in self.all_scopes:
             if isinstance(sc, ClassScope):
-                self.class_body_names.update(self.binds.get(sc, ()))
                 up = sc.parent
                 while up is not None and not isinstance(up, GlobalScope):
                     for n in self.binds.get(sc, ()):
