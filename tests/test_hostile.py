@@ -122,9 +122,11 @@ def test_output_is_bounded(box):
         assert o.output_truncated and len(o.stdout.encode()) == LIMITS.output
 
 
-def test_del_that_raises_is_reported_on_stderr(box):
+def test_del_that_raises_is_reported_in_the_note(box):
+    # finalizer warnings are GC-timed and carry addresses: kept out of stdout, counted in the note
     o = run_with_probe(box, "del_raises")
-    assert o.value_repr == "1" and "RuntimeError: from __del__" in o.stdout
+    assert o.value_repr == "1" and "RuntimeError" not in o.stdout
+    assert o.note == "1 exception(s) ignored in finalizers (RuntimeError); left out of the output"
 
 
 def test_enormous_and_unrepresentable_results(box):
