@@ -1,8 +1,16 @@
-"""Reading and writing rows in JSON Lines (CRUXEval-compatible schema).
+"""Reading and writing rows in JSON Lines (CRUXEval-compatible schema); reading Parquet.
+
+Input rows come from JSON Lines files or Parquet files (``*.parquet``, with the same
+columns; needs ``pip install 'codemorph[parquet]'``), a directory of shards, or a glob
+pattern.  Reading is streaming: :func:`read_rows` holds one line (JSON Lines) or one record
+batch (Parquet) at a time, plus one entry per row id to detect duplicates.
 
 Reading never raises for a bad *row*: each line becomes either a :class:`SourceRow` or a
-:class:`Reject` that says what is wrong and where (file, line, row id).  Only a problem
-with the *file* itself (missing, a directory, empty) raises :class:`~codemorph.InputError`.
+:class:`Reject` that says what is wrong and where (file, line or Parquet row, row id).
+Only a problem with a *file* itself (missing, a directory, empty, not Parquet, a Parquet
+schema without a required column or with a column of the wrong type) raises
+:class:`~codemorph.InputError`; Parquet schemas of every shard are checked before the
+first row is returned.
 """
 
 from __future__ import annotations
@@ -18,13 +26,17 @@ from typing import IO, Any, Iterator
 from .errors import InputError
 
 __all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
-           "default_dataset_path", "REQUIRED_FIELDS", "MAX_CODE_CHARS"]
+           "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "PARQUET_BATCH_ROWS"]
 
 #: fields every input row must carry, each a string
 REQUIRED_FIELDS = ("id", "code", "input", "output")
 #: characters; a row whose ``code`` or ``input`` is longer is rejected (CRUXEval programs are
 #: under 1,000 characters; parsing and rewriting grow faster than linearly with size)
 MAX_CODE_CHARS = 100_000
+#: rows per record batch read from a Parquet file (bounds the reader's memory)
+PARQUET_BATCH_ROWS = 1024
+#: file name endings read as JSON Lines and as Parquet (anything else is read as JSON Lines)
+JSONL_SUFFIX, PARQUET_SUFFIX = ".jsonl", ".parquet"
 
 
 @dataclass(frozen=True)
@@ -35,7 +47,7 @@ class SourceRow:
         id: the row id (str; an int id is converted).
         code: program source; input: argument-list literal; output: repr of the expected value.
         entry_point: function to call (``"f"`` unless the row has ``entry_point``).
-        line: 1-based line number in the input file.
+        line: 1-based line number in the input file (Parquet: 1-based row number).
         extra: every other field of the row, kept as is.
     """
 
@@ -54,7 +66,7 @@ class Reject:
 
     Attributes:
         id: the row id when known, else ``None``.
-        line: 1-based line in the input file.
+        line: 1-based line in the input file (Parquet: 1-based row number).
         stage: where it failed: ``read``, ``parse``, ``input``, ``execute``, ``verify``...
         reason: what was wrong and what was expected.
         row: the row as read (a dict), or the raw text when it was not JSON, so nothing is lost.
@@ -82,21 +94,26 @@ def rejects_path(out_path: str | os.PathLike[str]) -> Path:
     return p.with_name(stem + ".rejects.jsonl")
 
 
+def _is_parquet(path: Path) -> bool:
+    return path.name.lower().endswith(PARQUET_SUFFIX)
+
+
 def input_files(path: str | os.PathLike[str]) -> list[Path]:
-    """The JSON Lines files ``path`` names: the file itself, the ``*.jsonl`` shards of a
-    directory (sorted by name), or the files a glob pattern such as ``"corpus/part-*.jsonl"``
-    matches (sorted).
+    """The input files ``path`` names: the file itself, the ``*.jsonl`` and ``*.parquet``
+    shards of a directory (sorted by name), or the files a glob pattern such as
+    ``"corpus/part-*.jsonl"`` or ``"corpus/*.parquet"`` matches (sorted).  Files ending in
+    ``.parquet`` are read as Parquet, every other file as JSON Lines.
 
     Raises:
-        InputError: nothing exists there, the directory has no ``.jsonl`` file, or the
-            pattern matches no file.
+        InputError: nothing exists there, the directory has no ``.jsonl``/``.parquet``
+            file, or the pattern matches no file.
     """
     p = Path(path)
     if p.is_dir():
-        files = sorted(f for f in p.glob("*.jsonl") if f.is_file())
+        files = sorted(f for f in p.iterdir() if f.is_file() and (f.name.endswith(JSONL_SUFFIX) or _is_parquet(f)))
         if not files:
-            raise InputError(f"{p}: is a directory with no .jsonl shards, expected a JSON Lines file "
-                             f"or a directory of them")
+            raise InputError(f"{p}: is a directory with no .jsonl or .parquet shards, expected a JSON Lines "
+                             f"or Parquet file or a directory of them")
         return files
     if p.exists():
         return [p]
@@ -109,35 +126,88 @@ def input_files(path: str | os.PathLike[str]) -> list[Path]:
 
 
 def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS) -> Iterator[SourceRow | Reject]:
-    """Yield a :class:`SourceRow` or a :class:`Reject` for every non-blank line of ``path``:
-    a JSON Lines file, a directory of ``*.jsonl`` shards or a glob pattern (see
-    :func:`input_files`; shards are read in name order, ids must be unique across them, and
-    line numbers are per shard).
+    """Yield a :class:`SourceRow` or a :class:`Reject` for every row of ``path``: every
+    non-blank line of a JSON Lines file, every row of a Parquet file, or of every shard of
+    a directory or glob pattern (see :func:`input_files`; shards are read in name order,
+    ids must be unique across them, and line/row numbers are per shard).
+
+    A lazy iterator: it reads one line (Parquet: one record batch of
+    :data:`PARQUET_BATCH_ROWS` rows) at a time and keeps one entry per row id seen
+    (about 100 bytes each) to reject duplicates.
+
+    Parquet files carry the same columns as JSON Lines rows: ``id`` (string or integer),
+    ``code``, ``input``, ``output`` (strings), optional ``entry_point`` (string); every
+    other column is kept in :attr:`SourceRow.extra` and must hold JSON-representable
+    values (strings, numbers, booleans, lists, structs).  A null in a required column
+    rejects that row.
 
     ``max_code_chars``: rows whose ``code`` or ``input`` has more characters are rejected.
 
     Raises:
-        InputError: when the file does not exist, is a directory without shards, or holds no
-            rows at all.
+        InputError: the path does not exist, is a directory without shards, or holds no
+            rows at all; a Parquet file is unreadable, lacks a required column or has a
+            column of the wrong type (checked for every shard before the first row), or
+            pyarrow is not installed.
     """
     files = input_files(path)
-    seen: dict[str, Any] = {}
-    count = 0
     for f in files:
-        with open(f, "rb") as fh:
-            for lineno, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                count += 1
-                yield _parse_line(f, lineno, raw, seen, max_code_chars, shard=len(files) > 1)
+        if _is_parquet(f):
+            _parquet_file(f)  # every schema before the first row: a bad shard fails the run up front
+    seen: dict[str, int] = {}
+    count = 0
+    for index, f in enumerate(files):
+        ctx = _Ctx(f, index, files, seen, max_code_chars)
+        rows = _parquet_rows(ctx) if _is_parquet(f) else _jsonl_rows(ctx)
+        for item in rows:
+            count += 1
+            yield item
     if count == 0:
-        raise InputError(f"{path}: the file is empty; expected JSON Lines rows with fields "
+        raise InputError(f"{path}: the file is empty; expected JSON Lines or Parquet rows with fields "
                          f"{', '.join(REQUIRED_FIELDS)}")
 
 
-def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, Any],
-                max_code_chars: int = MAX_CODE_CHARS, shard: bool = False) -> SourceRow | Reject:
-    where = f"{path}:{lineno}"
+def count_rows(path: str | os.PathLike[str]) -> int:
+    """How many rows :func:`read_rows` will yield for ``path`` (non-blank lines of JSON
+    Lines files, rows of Parquet files from their footers), without parsing them: for
+    progress bars over corpora too large to hold in memory.
+
+    Raises:
+        InputError: as :func:`input_files`, or an unreadable Parquet file.
+    """
+    total = 0
+    for f in input_files(path):
+        if _is_parquet(f):
+            total += _parquet_file(f).metadata.num_rows
+            continue
+        with open(f, "rb") as fh:
+            total += sum(1 for raw in fh if raw.strip())
+    return total
+
+
+@dataclass
+class _Ctx:
+    path: Path
+    index: int
+    files: list[Path]
+    seen: dict[str, int]
+    max_code_chars: int
+
+    def first_seen(self, code: int) -> str:
+        """Where an id was first seen, from its ``seen`` code (file index * 2**32 + line)."""
+        index, line = divmod(code, 1 << 32)
+        unit = "row" if _is_parquet(self.files[index]) else "line"
+        return f"{unit} {line}" if len(self.files) == 1 else f"{unit} {line} of {self.files[index]}"
+
+
+def _jsonl_rows(ctx: _Ctx) -> Iterator[SourceRow | Reject]:
+    with open(ctx.path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if raw.strip():
+                yield _parse_line(ctx, lineno, raw)
+
+
+def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> SourceRow | Reject:
+    where = f"{ctx.path}:{lineno}"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -149,34 +219,120 @@ def _parse_line(path: Path, lineno: int, raw: bytes, seen: dict[str, Any],
         return Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})", text.rstrip("\n"))
     if not isinstance(row, dict):
         return Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row)
+    return _check_row(ctx, lineno, row, where, "row", "field")
+
+
+def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word: str, field_word: str
+               ) -> SourceRow | Reject:
+    """Validate one row (a dict from JSON or Parquet); ``where`` names the file and line/row."""
     rid = row.get("id")
     if isinstance(rid, int) and not isinstance(rid, bool):
         rid = str(rid)
-    label = f"{where} (row {rid!r})" if isinstance(rid, str) else where
+    label = f"{where} ({id_word} {rid!r})" if isinstance(rid, str) else where
     problems = []
     for name in REQUIRED_FIELDS:
         value = rid if name == "id" else row.get(name)
         if name not in row:
-            problems.append(f"missing field {name!r}")
+            problems.append(f"missing {field_word} {name!r}")
         elif not isinstance(value, str):
-            problems.append(f"field {name!r} must be a string, got {type(row[name]).__name__}")
+            got = "null" if row[name] is None else type(row[name]).__name__
+            problems.append(f"{field_word} {name!r} must be a string, got {got}")
     entry = row.get("entry_point", "f")
     if entry is None:
         entry = "f"
     if not isinstance(entry, str) or not entry.isidentifier():
-        problems.append(f"field 'entry_point' must be an identifier, got {entry!r}")
+        problems.append(f"{field_word} 'entry_point' must be an identifier, got {entry!r}")
     if not problems:
         for name in ("code", "input"):
-            if len(row[name]) > max_code_chars:
-                problems.append(f"field {name!r} has {len(row[name]):,} characters, over the limit of "
-                                f"{max_code_chars:,}")
+            if len(row[name]) > ctx.max_code_chars:
+                problems.append(f"{field_word} {name!r} has {len(row[name]):,} characters, over the limit of "
+                                f"{ctx.max_code_chars:,}")
     if problems:
         return Reject(rid if isinstance(rid, str) else None, lineno, "read", f"{label}: " + "; ".join(problems), row)
-    if rid in seen:
-        return Reject(rid, lineno, "read", f"{label}: duplicate id (first seen on line {seen[rid]})", row)
-    seen[rid] = f"{lineno} of {path}" if shard else lineno
+    if rid in ctx.seen:
+        return Reject(rid, lineno, "read", f"{label}: duplicate id (first seen on {ctx.first_seen(ctx.seen[rid])})",
+                      row)
+    ctx.seen[rid] = (ctx.index << 32) + lineno
     extra = {k: v for k, v in row.items() if k not in REQUIRED_FIELDS and k != "entry_point"}
     return SourceRow(rid, row["code"], row["input"], row["output"], entry, lineno, extra)
+
+
+# -- Parquet --------------------------------------------------------------------------------
+def _pyarrow():
+    try:
+        import pyarrow
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        raise InputError("reading Parquet input needs pyarrow: pip install 'codemorph[parquet]'") from None
+    return pyarrow
+
+
+def _parquet_file(path: Path):
+    """The opened ``pyarrow.parquet.ParquetFile`` of ``path``, its schema checked.
+
+    Raises:
+        InputError: pyarrow missing, not a Parquet file, or a schema problem (see
+            :func:`read_rows`), naming the file, the column and what was expected.
+    """
+    pa = _pyarrow()
+    try:
+        pf = pa.parquet.ParquetFile(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
+    schema = pf.schema_arrow
+    problems = []
+    for name in REQUIRED_FIELDS:
+        if schema.get_field_index(name) < 0:
+            problems.append(f"no column {name!r}")
+            continue
+        typ = schema.field(name).type
+        if not (_is_string(pa, typ) or name == "id" and pa.types.is_integer(typ)):
+            want = "a string or integer column" if name == "id" else "a string column"
+            problems.append(f"column {name!r} has type {typ}, expected {want}")
+    if schema.get_field_index("entry_point") >= 0:
+        typ = schema.field("entry_point").type
+        if not (_is_string(pa, typ) or pa.types.is_null(typ)):
+            problems.append(f"column 'entry_point' has type {typ}, expected a string column")
+    for f in schema:
+        if f.name not in REQUIRED_FIELDS and f.name != "entry_point" and not _json_type(pa, f.type):
+            problems.append(f"column {f.name!r} has type {f.type}, which JSON output cannot hold "
+                            f"(cast it to string or drop it)")
+    if problems:
+        raise InputError(f"{path}: " + "; ".join(problems) + f"; expected columns {', '.join(REQUIRED_FIELDS)} "
+                         f"(strings; id may be an integer), optionally entry_point (string)")
+    return pf
+
+
+def _is_string(pa, typ) -> bool:
+    if pa.types.is_dictionary(typ):
+        typ = typ.value_type
+    return pa.types.is_string(typ) or pa.types.is_large_string(typ) or \
+        (hasattr(pa.types, "is_string_view") and pa.types.is_string_view(typ))
+
+
+def _json_type(pa, typ) -> bool:
+    """Whether values of Arrow type ``typ`` become JSON-representable Python values."""
+    t = pa.types
+    if _is_string(pa, typ) or t.is_integer(typ) or t.is_floating(typ) or t.is_boolean(typ) or t.is_null(typ):
+        return True
+    if t.is_list(typ) or t.is_large_list(typ) or t.is_fixed_size_list(typ):
+        return _json_type(pa, typ.value_type)
+    if t.is_struct(typ):
+        return all(_json_type(pa, typ.field(i).type) for i in range(typ.num_fields))
+    return False
+
+
+def _parquet_rows(ctx: _Ctx) -> Iterator[SourceRow | Reject]:
+    pa = _pyarrow()
+    pf = _parquet_file(ctx.path)
+    n = 0
+    try:
+        for batch in pf.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+            for row in batch.to_pylist():
+                n += 1
+                yield _check_row(ctx, n, row, f"{ctx.path}: row {n}", "id", "column")
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{ctx.path}: unreadable after row {n} ({exc})") from None
 
 
 class RowWriter:

@@ -18,8 +18,12 @@ Scoring rules (``match="execution"``, the default) follow CRUXEval's own harness
   generations are left out of pass@k -- the harness would count them as solved.)
 
 Identical check programs of one row are executed once (the result of a deterministic
-program does not depend on how many times it runs).  Each row's checks run in one sandbox
-batch; the sandbox uses the harness's default recursion limit (1000) and timeout (3 s).
+program does not depend on how many times it runs).  Each row's checks run in sandbox
+batches of at most :data:`BATCH_SIZE`; the sandbox uses the harness's default recursion
+limit (1000) and timeout (3 s).  Batches run on this machine (``workers`` sandbox
+processes) or, with ``executor=DaskExecutor(...)``, on the workers of a Dask cluster (one
+sandbox per worker thread) through :func:`codemorph.executors.map_rows`; every verdict
+depends only on its check program, so the scores are the same either way.
 
 ``strict=True`` closes a loophole of the harness: the generation must parse as one
 expression and is parenthesised (``assert OUT == (g)``), so a generation such as
@@ -359,11 +363,11 @@ def _skip_status(row: EvalRow, generation: str, mode: str) -> str:
     return "not-expression"
 
 
-def _outcome_status(outcome, row: EvalRow) -> tuple[bool, str]:
-    if row.output is None:  # exception row, input mode
+def _outcome_status(outcome, exception_row: bool, exception_type: str | None) -> tuple[bool, str]:
+    if exception_row:  # exception row, input mode
         exc = outcome.exception
         if outcome.status == "raised" and exc is not None:
-            return (exc.type == row.exception_type), f"raised:{exc.type}"
+            return (exc.type == exception_type), f"raised:{exc.type}"
         return False, "returned" if outcome.status == "returned" else outcome.status
     if outcome.status == "returned":
         return True, "pass"
@@ -378,19 +382,24 @@ def evaluate_many(rows: Sequence[EvalRow], prediction_sets: Sequence[PredictionS
                   ks: Sequence[int] = (1, 5), match: str = "execution", strict: bool = False,
                   missing: str = "skip", sandbox=None, workers: int = 1, timeout: float = HARNESS_TIMEOUT,
                   seed: int = 0, n_resamples: int = 1000,
-                  progress: Callable[[int, int], None] | None = None) -> list[EvaluationResult]:
-    """Score several models' predictions on the same rows, sharing one sandbox.
+                  progress: Callable[[int, int], None] | None = None, executor=None) -> list[EvaluationResult]:
+    """Score several models' predictions on the same rows, sharing one sandbox (locally).
 
     Arguments as in :func:`evaluate_dataset`; returns one result per prediction set, in order.
+
+    Raises:
+        ValueError: as :func:`evaluate_dataset`.
     """
+    _check_executor(executor, sandbox)
     own = None
-    if sandbox is None and match == "execution":
+    if sandbox is None and match == "execution" and not _is_dask(executor):
         from .sandbox import Limits, Sandbox
         own = sandbox = Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT,
                                        output=16 << 20), workers=max(1, workers))
     try:
         return [evaluate_dataset(rows, ps, mode=mode, ks=ks, match=match, strict=strict, missing=missing,
-                                 sandbox=sandbox, seed=seed, n_resamples=n_resamples, progress=progress)
+                                 sandbox=sandbox, timeout=timeout, seed=seed, n_resamples=n_resamples,
+                                 progress=progress, executor=executor)
                 for ps in prediction_sets]
     finally:
         if own is not None:
@@ -401,7 +410,7 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
                      ks: Sequence[int] = (1, 5), match: str = "execution", strict: bool = False,
                      missing: str = "skip", sandbox=None, workers: int = 1, timeout: float = HARNESS_TIMEOUT,
                      seed: int = 0, n_resamples: int = 1000,
-                     progress: Callable[[int, int], None] | None = None) -> EvaluationResult:
+                     progress: Callable[[int, int], None] | None = None, executor=None) -> EvaluationResult:
     """Score one model's predictions on ``rows`` (see the module docstring for the rules).
 
     Args:
@@ -415,15 +424,23 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
             ``missing``) or ``"wrong"`` (scored as one incorrect generation).
         sandbox: a :class:`codemorph.sandbox.Sandbox` to use; default: a temporary one
             with ``workers`` processes and ``timeout`` seconds per execution.
+        workers: sandbox processes of the default sandbox (local runs).
+        timeout: seconds per check program (default sandbox, and Dask workers' sandboxes).
         seed, n_resamples: of the bootstrap intervals of the robustness metrics.
         progress: called as ``progress(rows done, rows total)`` while executing.
+        executor: ``None`` or a :class:`~codemorph.executors.LocalExecutor` (this
+            machine), or a :class:`~codemorph.executors.DaskExecutor`: check programs run
+            on the cluster's workers, each worker thread with its own sandbox (``timeout``
+            seconds, recursion limit 1000); same scores as a local run.
 
     Returns:
         An :class:`EvaluationResult`.
 
     Raises:
-        ValueError: bad ``mode``, ``match``, ``missing`` or ``ks``.
+        ValueError: bad ``mode``, ``match``, ``missing`` or ``ks``; a ``sandbox`` together
+            with a Dask executor (the sandboxes run on the workers).
     """
+    _check_executor(executor, sandbox)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if match not in MATCHES:
@@ -447,12 +464,10 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
             verdicts[r.id] = [_exact_verdict(r, g, mode) for g in preds[r.id]]
     else:
         own = None
-        if sandbox is None:
-            from .sandbox import Limits, Sandbox
-            own = sandbox = Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT,
-                                           output=16 << 20), workers=max(1, workers))
+        if sandbox is None and not _is_dask(executor):
+            own = sandbox = _harness_sandbox(timeout, max(1, workers))
         try:
-            executions = _execute(scored_rows, preds, mode, strict, sandbox, verdicts, progress)
+            executions = _execute(scored_rows, preds, mode, strict, sandbox, verdicts, progress, executor, timeout)
         finally:
             if own is not None:
                 own.close()
@@ -490,10 +505,55 @@ def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]
     return ok, "exact" if ok else "no-match"
 
 
+def _is_dask(executor) -> bool:
+    from .executors import DaskExecutor, LocalExecutor
+
+    if executor is not None and not isinstance(executor, (LocalExecutor, DaskExecutor)):
+        raise ValueError(f"executor must be a LocalExecutor or a DaskExecutor, got {type(executor).__name__}")
+    return isinstance(executor, DaskExecutor)
+
+
+def _check_executor(executor, sandbox) -> None:
+    if _is_dask(executor) and sandbox is not None:
+        raise ValueError("a sandbox runs on this machine: pass either sandbox= or a Dask executor, not both")
+
+
+def _harness_sandbox(timeout: float, workers: int = 1):
+    """A sandbox with the harness's limits: ``timeout`` seconds per check, recursion limit
+    1000, 16 MiB of output; ``workers`` processes."""
+    from .sandbox import Limits, Sandbox
+
+    return Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT, output=16 << 20),
+                   workers=workers)
+
+
+class _Shared:
+    """``setup`` of a threads map whose workers all use one caller-owned sandbox."""
+
+    def __init__(self, sandbox) -> None:
+        self.sandbox = sandbox
+
+    def __call__(self):
+        return self.sandbox
+
+
+def _run_checks(sandbox, task: tuple[int, bool, str | None, list[str]]) -> list[tuple[bool, str]]:
+    """One task of a map: run the check programs ``task[3]`` of one row in one sandbox
+    batch; ``task[:3]``: the row's index, whether it is an exception row, and its exception
+    class.  Returns one ``(correct, status)`` per program."""
+    from .sandbox import ExecRequest
+
+    _, exception_row, exception_type, codes = task
+    outcomes = sandbox.run_batch([ExecRequest(code, args=None) for code in codes])
+    return [_outcome_status(o, exception_row, exception_type) for o in outcomes]
+
+
 def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, strict: bool, sandbox,
              verdicts: dict[str, list[tuple[bool, str]]],
-             progress: Callable[[int, int], None] | None) -> int:
-    from .sandbox import ExecRequest
+             progress: Callable[[int, int], None] | None, executor=None, timeout: float = HARNESS_TIMEOUT) -> int:
+    from functools import partial
+
+    from .executors import map_rows
 
     plans: list[tuple[EvalRow, list[str | None], list[str]]] = []
     for r in rows:
@@ -513,16 +573,21 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
     # one row spread over the workers instead of queueing in one batch
     chunks = [(i, unique[j:j + BATCH_SIZE]) for i, (_, _, unique) in enumerate(todo)
               for j in range(0, len(unique), BATCH_SIZE)]
-    batches = ([ExecRequest(code, args=None) for code in codes] for _, codes in chunks)
+    tasks = ((i, todo[i][0].output is None, todo[i][0].exception_type, codes) for i, codes in chunks)
+    if _is_dask(executor):
+        results = map_rows(_run_checks, tasks, executor, setup=partial(_harness_sandbox, timeout), passthrough=None)
+    else:  # one sandbox with its own worker processes, fed by as many host threads
+        results = map_rows(_run_checks, tasks, setup=_Shared(sandbox), workers=sandbox.workers, local="threads",
+                           passthrough=None, close=False, window=2 * sandbox.workers)
     total = len(todo)
     executions = 0
     pending: dict[int, dict[str, tuple[bool, str]]] = {}
     done = 0
-    for (i, codes), outcomes in zip(chunks, sandbox.map(batches)):
+    for (i, _, _, codes), statuses in results:
         r, programs, unique = todo[i]
-        executions += len(outcomes)
+        executions += len(statuses)
         by_code = pending.setdefault(i, {})
-        by_code.update({code: _outcome_status(o, r) for code, o in zip(codes, outcomes)})
+        by_code.update(zip(codes, statuses))
         if len(by_code) < len(unique):
             continue
         del pending[i]
@@ -630,7 +695,7 @@ def evaluate_paths(dataset: str | os.PathLike[str], predictions: str | os.PathLi
             :func:`codemorph.predictions.load_predictions`).
         fmt, model, bench: passed to :func:`~codemorph.predictions.load_predictions`.
         **kwargs: passed to :func:`evaluate_many` (mode, ks, match, strict, missing,
-            workers, timeout, seed, n_resamples, progress, sandbox).
+            workers, timeout, seed, n_resamples, progress, sandbox, executor).
 
     Raises:
         InputError: unreadable data set or predictions.

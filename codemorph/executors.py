@@ -1,89 +1,134 @@
-"""Where ``generate`` processes its rows: local processes or a Dask distributed cluster.
+"""Where codemorph's row jobs run: this machine (processes or threads) or a Dask cluster.
 
-An executor turns the input items (each a :class:`~codemorph.dataset.SourceRow` or a
-:class:`~codemorph.dataset.Reject` from reading) into ``(item, RowOutcome)`` pairs **in input
-order**.  Every row is processed independently with randomness derived from ``(seed, row id,
-transform)``, so the output does not depend on the executor, the number of workers or the
-order in which rows finish: a Dask run writes the same bytes as a local one.
+``generate``, ``perturb`` and ``evaluate`` all process their input rows independently, with
+randomness derived from ``(seed, row id, ...)``, and write results in input order.  This
+module gives them one order-preserving, row-partitioned map with two backends:
 
-* :class:`LocalExecutor`: ``config.workers`` host processes (the default of ``generate``).
+* :class:`LocalExecutor`: ``workers`` host processes (``spawn``), or threads for jobs whose
+  host-side work is only waiting on the sandbox; ``workers=1`` runs in the calling process.
 * :class:`DaskExecutor`: rows are partitioned into tasks of ``rows_per_task`` rows and run
-  on the workers of a Dask distributed cluster (``pip install codemorph[dask]``); each
-  worker thread keeps one :class:`~codemorph.generate.RowProcessor` (with its own sandbox
-  worker process) for the whole run.  The writer stays on the client, which writes the
-  rows, the rejects and the checkpoint as tasks complete in order, so ``--resume`` works
-  unchanged.
+  on the workers of a Dask distributed cluster (``pip install 'codemorph[dask]'``).
+
+Per-worker resources (a sandbox, a :class:`~codemorph.generate.RowProcessor` with its
+transforms) are built once per worker process or thread by a ``setup`` callable and closed
+when the map ends.  Results come back in input order whatever order tasks finish in, and at
+most a bounded number of tasks is in flight, so the caller's memory does not grow with the
+corpus: a Dask run writes the same bytes as a local one (tests/test_scale_map.py).
+
+The main entry point is :func:`map_rows`; :meth:`DaskExecutor.ordered` (``generate``) and
+:func:`perturb_ordered` (``perturb``) are thin adapters over it.
 """
 
 from __future__ import annotations
 
 import atexit
+import concurrent.futures as cf
+import multiprocessing
 import threading
+import uuid
 from collections import deque
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from .dataset import Reject, SourceRow
 
 if TYPE_CHECKING:  # pragma: no cover
     from .generate import GenerateConfig, RowOutcome
+    from .perturb.job import PerturbConfig
 
-__all__ = ["LocalExecutor", "DaskExecutor", "make_executor"]
+__all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "perturb_ordered", "close_states",
+           "is_reject"]
 
-Item = "SourceRow | Reject"
+T = TypeVar("T")
+R = TypeVar("R")
 
 
+def is_reject(item: Any) -> bool:
+    """Whether ``item`` is a :class:`~codemorph.dataset.Reject` (a row that failed reading;
+    :func:`map_rows` passes it through without sending it to a worker)."""
+    return isinstance(item, Reject)
+
+
+# -- worker side: per-(process, thread) state of each map ----------------------------------
+# token of one map_rows call -> thread id -> the state setup() built in that thread
+_states: dict[str, dict[int, Any]] = {}
+_states_lock = threading.Lock()
+_atexit_registered = False
+
+
+def _state(token: str, setup: Callable[[], Any] | None) -> Any:
+    """This thread's state for the map ``token`` (built by ``setup()`` on first use)."""
+    global _atexit_registered
+    tid = threading.get_ident()
+    with _states_lock:
+        per = _states.get(token)
+        if per is not None and tid in per:
+            return per[tid]
+    state = setup() if setup is not None else None
+    with _states_lock:
+        _states.setdefault(token, {})[tid] = state
+        if not _atexit_registered:
+            atexit.register(close_states)
+            _atexit_registered = True
+    return state
+
+
+def _run_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
+              rows: Sequence[Any]) -> list[Any]:
+    """One task: ``[fn(state, row) for row in rows]`` with this worker thread's state."""
+    state = _state(token, setup)
+    return [fn(state, r) for r in rows]
+
+
+def close_states(token: str | None = None) -> int:
+    """Close the states built in this process for the map ``token`` (every map when
+    ``None``): ``state.close()`` for those that have it.  Returns how many were dropped.
+
+    Runs on each Dask worker when a map ends, and at interpreter exit.
+    """
+    with _states_lock:
+        if token is None:
+            dropped = [s for per in _states.values() for s in per.values()]
+            _states.clear()
+        else:
+            dropped = list(_states.pop(token, {}).values())
+    for s in dropped:
+        close = getattr(s, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # a state that fails to close must not hide the run's result
+                pass
+    return len(dropped)
+
+
+# -- executors ------------------------------------------------------------------------------
 class LocalExecutor:
-    """Rows processed on this machine by ``config.workers`` processes (1: in this process)."""
+    """Rows processed on this machine.
+
+    Args:
+        rows_per_task: rows sent to a worker process at a time (1 suits rows that take
+            milliseconds or more; raise it for very cheap rows to save IPC).
+
+    The number of workers and processes-or-threads are arguments of :func:`map_rows`
+    (``generate``'s come from :class:`~codemorph.generate.GenerateConfig`).
+    """
+
+    def __init__(self, rows_per_task: int = 1) -> None:
+        if rows_per_task < 1:
+            raise ValueError("rows_per_task must be >= 1")
+        self.rows_per_task = rows_per_task
 
     def ordered(self, config: "GenerateConfig", items: Iterable[SourceRow | Reject]
                 ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
-        """Yield ``(item, outcome)`` for every item, in input order."""
+        """``generate``: yield ``(item, outcome)`` for every item, in input order, on
+        ``config.workers`` local processes."""
         from .generate import _ordered
 
         return _ordered(config, items)
 
-
-# -- worker side of the Dask executor --------------------------------------------------
-_local = threading.local()
-_processors: list[Any] = []
-_lock = threading.Lock()
-
-
-def _processor(config: "GenerateConfig"):
-    """This thread's RowProcessor for ``config`` (created on first use)."""
-    from .generate import RowProcessor
-
-    cache = getattr(_local, "cache", None)
-    if cache is None:
-        cache = _local.cache = {}
-    key = repr(config)
-    proc = cache.get(key)
-    if proc is None:
-        proc = cache[key] = RowProcessor(config)
-        with _lock:
-            if not _processors:
-                atexit.register(close_processors)
-            _processors.append(proc)
-    return proc
-
-
-def process_rows(config: "GenerateConfig", rows: Sequence[SourceRow]) -> list["RowOutcome"]:
-    """Process ``rows`` (one Dask task) with this worker thread's RowProcessor."""
-    proc = _processor(config)
-    return [proc.process(r) for r in rows]
-
-
-def close_processors() -> int:
-    """Close every RowProcessor of this process (kills their sandbox workers); returns how many."""
-    with _lock:
-        procs = list(_processors)
-        _processors.clear()
-    for p in procs:
-        p.close()
-    for_thread = getattr(_local, "cache", None)
-    if for_thread:
-        for_thread.clear()
-    return len(procs)
+    def __repr__(self) -> str:
+        return f"LocalExecutor(rows_per_task={self.rows_per_task})"
 
 
 class DaskExecutor:
@@ -97,8 +142,12 @@ class DaskExecutor:
         tasks_in_flight: tasks submitted ahead of the one being written, per worker thread
             (bounds the client's memory on corpora of millions of rows).
 
+    Every worker needs codemorph (same version) installed: its sandbox runs
+    ``codemorph/_worker.py`` from the worker's own installation.
+
     Raises:
         ImportError: at construction, with a hint, when ``distributed`` is not installed.
+        ValueError: ``rows_per_task`` or ``tasks_in_flight`` below 1.
     """
 
     def __init__(self, scheduler: Any, rows_per_task: int = 8, tasks_in_flight: int = 2) -> None:
@@ -121,51 +170,31 @@ class DaskExecutor:
 
     def ordered(self, config: "GenerateConfig", items: Iterable[SourceRow | Reject]
                 ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
-        """Yield ``(item, outcome)`` for every item, in input order."""
-        from .generate import RowOutcome
+        """``generate``: yield ``(item, outcome)`` for every item, in input order; each
+        worker thread keeps one :class:`~codemorph.generate.RowProcessor` for the run."""
+        from .generate import RowOutcome, RowProcessor
 
-        client, own = self._client()
-        try:
-            threads = sum(client.nthreads().values()) or 1
-            window = threads * self.tasks_in_flight
-            cfg = client.scatter(config, broadcast=True)
-            pending: deque[tuple[list, Any]] = deque()  # (items of the task, future or None)
-            it = iter(items)
-            exhausted = False
-            while True:
-                while not exhausted and len(pending) < window:
-                    chunk = []
-                    for x in it:
-                        chunk.append(x)
-                        if len(chunk) == self.rows_per_task:
-                            break
-                    if len(chunk) < self.rows_per_task:
-                        exhausted = True
-                    if not chunk:
-                        break
-                    rows = [x for x in chunk if isinstance(x, SourceRow)]
-                    fut = client.submit(process_rows, cfg, rows, pure=False) if rows else None
-                    pending.append((chunk, fut))
-                if not pending:
-                    break
-                chunk, fut = pending.popleft()
-                outs = iter(fut.result() if fut is not None else [])
-                for x in chunk:
-                    yield x, (RowOutcome(rejects=[x]) if isinstance(x, Reject) else next(outs))
-        finally:
-            try:
-                client.run(close_processors)
-            except Exception:
-                pass
-            if own:
-                client.close()
+        for item, out in map_rows(_process_row, items, self, setup=partial(RowProcessor, config)):
+            yield item, (RowOutcome(rejects=[item]) if out is None else out)
+
+    def __repr__(self) -> str:
+        return f"DaskExecutor({self.scheduler!r}, rows_per_task={self.rows_per_task})"
+
+
+def _process_row(processor: Any, row: SourceRow) -> Any:
+    return processor.process(row)
 
 
 def make_executor(name: str, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:
     """The executor the CLI's ``--executor``/``--scheduler`` name.
 
+    Args:
+        name: ``"local"`` or ``"dask"``.
+        scheduler: the Dask scheduler's address (``tcp://host:8786``); required for ``dask``.
+
     Raises:
         ValueError: unknown name, or ``dask`` without a scheduler address.
+        ImportError: ``dask`` when ``distributed`` is not installed.
     """
     if name == "local":
         return LocalExecutor()
@@ -174,3 +203,198 @@ def make_executor(name: str, scheduler: str | None = None) -> LocalExecutor | Da
             raise ValueError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.1:8786)")
         return DaskExecutor(scheduler)
     raise ValueError(f"unknown executor {name!r}: expected 'local' or 'dask'")
+
+
+# -- the ordered map ---------------------------------------------------------------------------
+def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecutor | DaskExecutor | None = None,
+             *, setup: Callable[[], Any] | None = None, workers: int = 1, local: str = "processes",
+             passthrough: Callable[[T], bool] | None = is_reject, close: bool = True,
+             window: int | None = None) -> Iterator[tuple[T, R | None]]:
+    """Apply ``fn(state, row)`` to every row; yield ``(row, result)`` in input order.
+
+    Args:
+        fn: the work of one row, called as ``fn(state, row)``.  For process and Dask
+            backends it must be picklable (a module-level function, or a
+            ``functools.partial`` of one with picklable arguments), as must ``row`` and
+            the result.
+        rows: any iterable; consumed lazily (at most the in-flight window ahead of the
+            row being yielded), so a reader over millions of rows stays streaming.
+        executor: ``None`` or a :class:`LocalExecutor` (this machine), or a
+            :class:`DaskExecutor`.
+        setup: builds the per-worker state (e.g. ``functools.partial(Sandbox, limits)``),
+            called once per worker process or thread, on its first row; ``None``: the
+            state is ``None``.  Picklable for process and Dask backends.
+        workers: local only: parallel workers; 1 runs every row in the calling process.
+            (On Dask, the cluster's threads are the workers.)
+        local: local only: ``"processes"`` (``spawn``ed host processes; for CPU-bound
+            host work such as parsing and rewriting) or ``"threads"`` (host threads; for
+            jobs that only wait on the sandbox, and for a ``setup`` that returns a shared,
+            thread-safe object such as one :class:`~codemorph.sandbox.Sandbox`).
+        passthrough: rows for which it returns true are not sent to a worker; they are
+            yielded with result ``None``.  Default: :class:`~codemorph.dataset.Reject` items
+            (rows that failed reading).  ``None``: every row is processed.
+        close: when the map ends (or the iterator is closed), call ``close()`` on every
+            state ``setup`` built; pass ``False`` when ``setup`` hands out an object
+            the caller owns.
+        window: tasks in flight (submitted, not yet yielded); default ``4 * workers``
+            locally, ``tasks_in_flight * threads`` on Dask.
+
+    Yields:
+        ``(row, result)`` pairs, one per input row, in input order; ``result`` is
+        ``fn``'s return value, or ``None`` for passed-through rows.
+
+    Raises:
+        ValueError: ``workers`` < 1 or an unknown ``local`` mode.
+        Exception: whatever ``fn`` or ``setup`` raised, re-raised when its row's turn comes.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    if local not in ("processes", "threads"):
+        raise ValueError(f"local must be 'processes' or 'threads', got {local!r}")
+    if isinstance(executor, DaskExecutor):
+        return _map_dask(fn, rows, executor, setup, passthrough, close, window)
+    rows_per_task = executor.rows_per_task if isinstance(executor, LocalExecutor) else 1
+    if executor is not None and not isinstance(executor, LocalExecutor):
+        raise TypeError(f"expected a LocalExecutor or DaskExecutor, got {type(executor).__name__}")
+    if workers == 1:
+        return _map_inline(fn, rows, setup, passthrough, close)
+    return _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window)
+
+
+def _chunks(rows: Iterable[T], size: int, passthrough: Callable[[T], bool] | None
+            ) -> Iterator[tuple[list[T], list[T]]]:
+    """``(chunk, rows of the chunk to process)`` pairs of ``size`` consecutive rows."""
+    it = iter(rows)
+    while True:
+        chunk: list[T] = []
+        for x in it:
+            chunk.append(x)
+            if len(chunk) == size:
+                break
+        if not chunk:
+            return
+        yield chunk, [x for x in chunk if passthrough is None or not passthrough(x)]
+        if len(chunk) < size:
+            return
+
+
+def _ordered_futures(rows: Iterable[T], size: int, passthrough: Callable[[T], bool] | None, window: int,
+                     submit: Callable[[list[T]], Any], result: Callable[[Any], list[Any]],
+                     cancel: Callable[[Any], None]) -> Iterator[tuple[T, Any]]:
+    """The ordered, bounded-window driver shared by the pool and Dask backends."""
+    pending: deque[tuple[list[T], Any]] = deque()
+    chunks = _chunks(rows, size, passthrough)
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(pending) < window:
+                nxt = next(chunks, None)
+                if nxt is None:
+                    exhausted = True
+                    break
+                chunk, todo = nxt
+                pending.append((chunk, submit(todo) if todo else None))
+            if not pending:
+                return
+            chunk, fut = pending.popleft()
+            outs = iter(result(fut) if fut is not None else [])
+            for x in chunk:
+                yield x, (None if passthrough is not None and passthrough(x) else next(outs))
+    finally:
+        for _, fut in pending:
+            if fut is not None:
+                cancel(fut)
+
+
+def _map_inline(fn, rows, setup, passthrough, close) -> Iterator[tuple[Any, Any]]:
+    state = None
+    built = False
+    try:
+        for x in rows:
+            if passthrough is not None and passthrough(x):
+                yield x, None
+                continue
+            if not built:
+                state, built = (setup() if setup is not None else None), True
+            yield x, fn(state, x)
+    finally:
+        if built and close and callable(getattr(state, "close", None)):
+            state.close()
+
+
+def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window
+               ) -> Iterator[tuple[Any, Any]]:
+    token = uuid.uuid4().hex
+    if local == "threads":
+        pool: cf.Executor = cf.ThreadPoolExecutor(workers, thread_name_prefix="codemorph-map")
+    else:
+        pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        yield from _ordered_futures(rows, rows_per_task, passthrough, window or 4 * workers,
+                                    lambda todo: pool.submit(_run_task, token, setup, fn, todo),
+                                    lambda fut: fut.result(), lambda fut: fut.cancel())
+    finally:
+        # processes close their states at exit (atexit: close_states); threads here
+        pool.shutdown(wait=True, cancel_futures=True)
+        if local == "threads":
+            if close:
+                close_states(token)
+            else:
+                with _states_lock:
+                    _states.pop(token, None)
+
+
+def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, window) -> Iterator[tuple[Any, Any]]:
+    client, own = executor._client()
+    token = uuid.uuid4().hex
+    try:
+        threads = sum(client.nthreads().values()) or 1
+        # fn and setup travel once to every worker instead of with every task
+        fn_f, setup_f = client.scatter([fn, setup], broadcast=True, hash=False)
+        yield from _ordered_futures(rows, executor.rows_per_task, passthrough,
+                                    window or threads * executor.tasks_in_flight,
+                                    lambda todo: client.submit(_run_task, token, setup_f, fn_f, todo, pure=False),
+                                    lambda fut: fut.result(), lambda fut: fut.cancel())
+    finally:
+        try:
+            client.run(close_states, token) if close else client.run(_forget_states, token)
+        except Exception:  # the cluster may be gone; its workers' exit closes the states
+            pass
+        if own:
+            client.close()
+
+
+def _forget_states(token: str) -> None:
+    with _states_lock:
+        _states.pop(token, None)
+
+
+# -- adapters for the jobs -----------------------------------------------------------------------
+def _perturb_one(config: "PerturbConfig", sandbox: Any, row: SourceRow) -> Any:
+    from .perturb.job import perturb_row
+
+    return perturb_row(row, config, sandbox)
+
+
+def _perturb_sandbox() -> Any:
+    from .perturb.search import search_limits
+    from .sandbox import Sandbox
+
+    return Sandbox(search_limits())
+
+
+def perturb_ordered(config: "PerturbConfig", items: Iterable[SourceRow | Reject],
+                    executor: LocalExecutor | DaskExecutor | None = None) -> Iterator[tuple[Any, Any]]:
+    """``perturb``: yield ``(item, row result)`` for every item read, in input order.
+
+    Each row is searched by :func:`codemorph.perturb.job.perturb_row` with one sandbox per
+    worker (``config.workers`` local processes, or every thread of a Dask cluster); a
+    :class:`~codemorph.dataset.Reject` item gets a result holding just itself.  The
+    searches are seeded per row and bounded by executions, so the results do not depend
+    on the executor.
+    """
+    from .perturb.job import _RowResult
+
+    for item, res in map_rows(partial(_perturb_one, config), items, executor, setup=_perturb_sandbox,
+                              workers=max(1, config.workers)):
+        yield item, (_RowResult(rejects=[item]) if res is None else res)
