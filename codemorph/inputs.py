@@ -41,6 +41,17 @@ containers keep the element types seen in the seed (an empty seed container stay
 * ``set``/``frozenset``: an element deleted, added or replaced, emptied, one element.
 * ``None``: unchanged.
 
+Cross-argument operators (a share :data:`CROSS_SHARE` of the mutants of a seed with two or
+more arguments, sometimes after one ordinary mutation): bugs such as an off-by-one index,
+a missed key or a wrong search direction only show on inputs whose arguments are related,
+which independent mutation of each argument rarely produces.  An ``int`` argument becomes
+a boundary index of another argument (``-n-1``, ``-n``, ``-1``, ``0``, ``n//2``, ``n-1``,
+``n``, ``n+1`` for its length ``n``); an argument becomes a value of its exact type taken
+from inside another one (a dict key, a list element); a ``str``/``bytes`` argument becomes
+a substring of another; another argument's value is planted inside a container or string
+argument (so the needle is in the haystack); two arguments of one type are made equal.
+The same type and size rules hold (:func:`type_paths` of the result within the seed's).
+
 Sizes stay small: a mutant container or string is never longer than its seed plus 4.
 A mutant never equals the seed (compared by its canonical text, which is type-exact), and
 mutants are distinct.  Mutation is deterministic for a given state of ``rng`` and does not
@@ -56,10 +67,12 @@ from typing import Any, Iterable
 
 from .errors import InputError
 
-__all__ = ["parse_args", "format_args", "format_value", "mutate_args", "MAX_GROWTH"]
+__all__ = ["parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE"]
 
 #: A mutant container or string is at most this much longer than its seed.
 MAX_GROWTH = 4
+#: Share of the mutants of a multi-argument seed made by a cross-argument operator.
+CROSS_SHARE = 0.35
 _MAX_DEPTH = 3
 _DEFAULT_CHARS = "aZ0 _-.,!x9"
 _SPECIAL_FLOATS = {"nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity", "+nan", "-nan"}
@@ -574,6 +587,155 @@ def _mutate(v: Any, rng: random.Random, pool: _Pool, depth: int) -> Any:
     return v
 
 
+# ------------------------------------------------------------------ cross-argument mutation
+def type_paths(v: Any, prefix: tuple = (), depth: int = 0) -> frozenset:
+    """Every root-to-node path of type names in ``v``, e.g. ``[1, 'a']`` gives
+    ``{('list',), ('list', 'int'), ('list', 'str')}`` (dict keys and values are marked
+    ``'key'``/``'value'``).  A mutant is type-preserving when its paths are a subset of the
+    seed's: it has the seed's type and only element types seen in the seed."""
+    p = prefix + (type(v).__name__,)
+    out = {p}
+    if depth < 20:
+        t = type(v)
+        if t in (list, tuple, set, frozenset):
+            for e in v:
+                out |= type_paths(e, p, depth + 1)
+        elif t is dict:
+            for k, x in v.items():
+                out |= type_paths(k, p + ("key",), depth + 1)
+                out |= type_paths(x, p + ("value",), depth + 1)
+    return frozenset(out)
+
+
+_SIZED = (str, bytes, list, tuple, dict, set, frozenset)
+
+
+def _atoms_of(v: Any, depth: int = 0) -> list:
+    """Values nested in ``v`` (elements, dict keys and values, recursively to depth 2),
+    in a canonical order; ``v`` itself is not included."""
+    out: list = []
+    if depth >= 2:
+        return out
+    t = type(v)
+    if t in (list, tuple):
+        items = list(v)
+    elif t in (set, frozenset):
+        items = sorted(v, key=_canon_key)
+    elif t is dict:
+        items = [x for kv in v.items() for x in kv]
+    else:
+        return out
+    for e in items:
+        out.append(e)
+        out += _atoms_of(e, depth + 1)
+    return out
+
+
+def _substrings(s: Any, rng: random.Random, limit: int) -> Any:
+    """A random non-empty substring of ``s`` (str or bytes) no longer than ``limit``:
+    one element, a prefix, a suffix or a slice; ``None`` when none fits."""
+    n = len(s)
+    if not n or limit <= 0:
+        return None
+    op = rng.choice(["one", "prefix", "suffix", "slice", "slice"])
+    k = rng.randint(1, min(n, limit))
+    if op == "one":
+        i = rng.randrange(n)
+        return s[i:i + 1]
+    if op == "prefix":
+        return s[:k]
+    if op == "suffix":
+        return s[n - k:]
+    i = rng.randint(0, n - k)
+    return s[i:i + k]
+
+
+def _cross(values: list, seeds: list, rng: random.Random) -> tuple[int, Any] | None:
+    """One cross-argument operator applied to the argument values ``values`` (the seed
+    values are ``seeds``, same order): returns ``(index of the changed argument, its new
+    value)`` or ``None`` when the chosen operator does not apply.
+
+    Operators (the bugs they expose need arguments that are related to each other):
+
+    * ``index``: an ``int`` argument set to ``-n-1``, ``-n``, ``-1``, ``0``, ``n-1``, ``n``
+      or ``n+1`` where ``n`` is the length of another argument (``xs[i]`` on its last
+      element, ``s[:i]`` at the edges);
+    * ``pick``: an argument set to a value of exactly its type found inside another
+      argument (a key of a dict argument, an element of a list argument);
+    * ``substring``: a ``str``/``bytes`` argument set to a substring of another one;
+    * ``plant``: another argument made to contain this argument's value (inserted into
+      a list, added as a dict key or set element, inserted into a string);
+    * ``equal``: an argument set to a copy of another argument of the same type.
+    """
+    n = len(values)
+    i, j = rng.sample(range(n), 2)  # i changes, j is the reference
+    vi, vj = values[i], values[j]
+    ti, tj = type(vi), type(vj)
+    ops = []
+    if ti is int and tj in _SIZED:
+        ops.append("index")
+    if tj in (list, tuple, set, frozenset, dict) and any(type(a) is ti for a in _atoms_of(vj)):
+        ops.append("pick")
+    if ti in (str, bytes) and tj is ti and vj:
+        ops.append("substring")
+    if ti in (list, tuple, set, frozenset, dict, str, bytes) and vi:
+        ops.append("plant")
+    if ti is tj:
+        ops.append("equal")
+    if not ops:
+        return None
+    op = rng.choice(ops)
+    if op == "index":
+        m = len(vj)
+        return i, rng.choice([-m - 1, -m, -1, 0, m - 1, m, m + 1, m // 2])
+    if op == "pick":
+        return i, rng.choice([a for a in _atoms_of(vj) if type(a) is ti])
+    if op == "substring":
+        sub = _substrings(vj, rng, len(seeds[i]) + MAX_GROWTH)
+        return None if sub is None else (i, sub)
+    if op == "equal":
+        return i, vj
+    # plant: put vj (or, for strings, a part of it) inside vi
+    if ti in (str, bytes):
+        if tj is not ti:
+            return None
+        room = len(seeds[i]) + MAX_GROWTH - len(vi)
+        part = vj if 0 < len(vj) <= room else _substrings(vj, rng, room)
+        if part is None:
+            return None
+        k = rng.randint(0, len(vi))
+        return i, vi[:k] + part + vi[k:]
+    if ti in (list, tuple):
+        if not any(type(e) is tj for e in vi):
+            return None
+        out = list(vi)
+        k = rng.randrange(len(out))
+        if rng.random() < 0.5:
+            out[k] = vj
+        else:
+            out.insert(k, vj)
+        return i, ti(out)
+    if ti in (set, frozenset):
+        if not _is_hashable(vj) or vj in vi or not any(type(e) is tj for e in vi):
+            return None
+        return i, ti(list(vi) + [vj])
+    # dict: vj becomes a key (with a copy of an existing value) when keys have its type
+    if not _is_hashable(vj) or not any(type(k) is tj for k in vi):
+        return None
+    items = list(vi.items())
+    if vj in vi:
+        return None
+    items.insert(rng.randint(0, len(items)), (vj, rng.choice(items)[1]))
+    return i, dict(items)
+
+
+def _fits(new: Any, seed: Any) -> bool:
+    """Type-preserving (paths within the seed's) and at most :data:`MAX_GROWTH` longer."""
+    if type(new) is not type(seed) or not type_paths(new) <= type_paths(seed):
+        return False
+    return not isinstance(seed, _SIZED) or len(new) <= len(seed) + MAX_GROWTH
+
+
 def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] = ()) -> list[str]:
     """Up to ``n`` distinct type-preserving mutants of an argument list.
 
@@ -606,12 +768,34 @@ def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] =
     while len(out) < n and attempts < 30 * n + 50:
         attempts += 1
         new_args, new_kwargs = list(args), dict(kwargs)
-        k = 2 if len(slots) > 1 and rng.random() < 0.3 else 1
-        for kind, key in rng.sample(slots, k):
-            if kind == "pos":
-                new_args[key] = _mutate(new_args[key], rng, pool, 0)
+        if len(slots) > 1 and rng.random() < CROSS_SHARE:
+            # a cross-argument mutant, sometimes after one ordinary mutation (the relation
+            # is made last, so it holds in the mutant)
+            if rng.random() < 0.4:
+                kind, key = rng.choice(slots)
+                if kind == "pos":
+                    new_args[key] = _mutate(new_args[key], rng, pool, 0)
+                else:
+                    new_kwargs[key] = _mutate(new_kwargs[key], rng, pool, 0)
+            values = new_args + [new_kwargs[k] for k in kwargs]
+            seeds = list(args) + [kwargs[k] for k in kwargs]
+            change = _cross(values, seeds, rng)
+            if change is None or not _fits(change[1], seeds[change[0]]):
+                continue
+            at, value = change
+            if at < len(new_args):
+                new_args[at] = value
             else:
-                new_kwargs[key] = _mutate(new_kwargs[key], rng, pool, 0)
+                new_kwargs[slots[at][1]] = value
+            if not all(_fits(v, s) for v, s in zip(new_args + [new_kwargs[k] for k in kwargs], seeds)):
+                continue
+        else:
+            k = 2 if len(slots) > 1 and rng.random() < 0.3 else 1
+            for kind, key in rng.sample(slots, k):
+                if kind == "pos":
+                    new_args[key] = _mutate(new_args[key], rng, pool, 0)
+                else:
+                    new_kwargs[key] = _mutate(new_kwargs[key], rng, pool, 0)
         try:
             mutant = format_args(new_args, new_kwargs)
         except InputError:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from codemorph import InputError
 from codemorph.inputs import MAX_GROWTH, format_args, format_value, mutate_args, parse_args
+from codemorph.inputs import type_paths as module_type_paths
 
 CRUX = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
@@ -241,3 +242,61 @@ def test_cruxeval_inputs_mutate():
             assert [type(a) for a in m_args] == [type(a) for a in seed_args]
     assert literal_rows >= 780
     assert full >= 0.9 * literal_rows
+
+
+# ------------------------------------------------------------- cross-argument mutation
+def _mutant_values(text, n=300, seed=0, literals=()):
+    return [parse_args(m)[0] for m in mutate_args(text, n, random.Random(seed), literals)]
+
+
+def test_cross_index_boundaries_relative_to_another_argument():
+    # ordinary int mutation of 100 gives 0, 1, -1, 95..105, -100, 200, 50: never 8, 9, -9, 10
+    seed_list = list(range(9))
+    indices = {i for xs, i in _mutant_values(f"{seed_list}, 100") if xs == seed_list}
+    assert {-10, -9, -1, 0, 4, 8, 9, 10} <= indices
+    # the boundary follows the container as mutated in the same mutant
+    related = [(xs, i) for xs, i in _mutant_values(f"{seed_list}, 100") if xs != seed_list and i == len(xs) - 1]
+    assert related
+
+
+def test_cross_pick_key_substring_plant_and_equal():
+    picked = {k for d, k in _mutant_values("{'alpha': 1, 'beta': 2}, 'zeta'") if d == {'alpha': 1, 'beta': 2}}
+    assert {"alpha", "beta"} <= picked
+    pairs = _mutant_values("'the quick fox', 'zz'")
+    subs = {t for s, t in pairs if s == "the quick fox" and t and t in s}
+    assert len(subs) >= 5 and all(len(t) <= len("zz") + MAX_GROWTH for t in subs)
+    assert any(s != "the quick fox" and "zz" in s for s, t in pairs if t == "zz")  # planted
+    assert ["abc", "abc"] in _mutant_values("'abc', 'xyz'") or ["xyz", "xyz"] in _mutant_values("'abc', 'xyz'")
+    planted = [xs for xs, x in _mutant_values("[5, 6, 7], 42") if x == 42 and 42 in xs]
+    assert planted and all(len(xs) <= 3 + MAX_GROWTH for xs in planted)
+    in_dict = [d for d, k in _mutant_values("{'a': [1], 'b': [2]}, 'q'") if k == "q" and "q" in d]
+    assert in_dict and all(type(v) is list for d in in_dict for v in d.values())
+
+
+def test_cross_mutants_keep_types_for_nested_sources():
+    # an element picked from a list of lists has the type paths of the seed's list argument only
+    for xs, ys in _mutant_values("[[1, 2], [3]], [4]", 200, 3):
+        assert type_paths(ys) <= type_paths([4]) and len(ys) <= 1 + MAX_GROWTH
+        assert type_paths(xs) <= type_paths([[1, 2], [3]])
+    # a str argument never receives a list element of another type
+    for s, xs in _mutant_values("'ab', [1, 2]", 200, 4):
+        assert type(s) is str and all(type(x) is int for x in xs)
+
+
+def test_cross_share_applies_to_multi_argument_seeds_only(monkeypatch):
+    import codemorph.inputs as inputs
+    normal = mutate_args("[1, 2, 3]", 30, random.Random(9))
+    pair = mutate_args("[1, 2, 3], 7", 30, random.Random(9))
+    monkeypatch.setattr(inputs, "CROSS_SHARE", 1.0)
+    # one argument: no cross operator, the same stream of ordinary mutants
+    assert mutate_args("[1, 2, 3]", 30, random.Random(9)) == normal
+    only_cross = mutate_args("[1, 2, 3], 7", 30, random.Random(9))
+    assert only_cross != pair
+    monkeypatch.setattr(inputs, "CROSS_SHARE", 0.0)
+    assert mutate_args("[1, 2, 3], 7", 30, random.Random(9)) != pair
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values)
+def test_module_type_paths_agree(v):
+    assert module_type_paths(v) == type_paths(v)
