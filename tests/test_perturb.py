@@ -149,7 +149,7 @@ def test_instrumented_copy_keeps_lines_and_reports_gaps(sandbox):
     inst = instrument(Program(code).module, "f")
     assert inst is not None
     assert inst.code.splitlines()[3] == "    xs[0] = 1"          # a store is left alone
-    assert "__cm_sub(xs, i, " in inst.code.splitlines()[1]
+    assert "_cmq_sub(xs, i, " in inst.code.splitlines()[1]
     o = sandbox.run(ExecRequest(inst.code, inst.entry_point, "[5, 6, 7], 1, {'k': 2}"))
     assert o.status == "raised" and o.exception.type == "ZeroDivisionError"
     probes, rest = read_probes(o.stdout)

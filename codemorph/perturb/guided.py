@@ -30,100 +30,140 @@ for guidance only: every input the search reports is re-run on the *original* pr
 
 The probe results reach the host through the captured stdout: the copy's entry point is a
 wrapper that calls the original entry point and, in a ``finally`` block, writes one line
-``<MARKER>{json}``.
+``<MARKER>{repr of the gaps}``.
 """
 
 from __future__ import annotations
 
-import json
+import ast
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
-__all__ = ["Instrumented", "instrument", "read_probes", "MARKER", "ENTRY", "CoverageMap"]
+__all__ = ["Instrumented", "instrument", "read_probes", "MARKER", "ENTRY", "PREFIX", "CoverageMap"]
 
-MARKER = "\x1e__codemorph_probe__"
-ENTRY = "__cm_entry"
+MARKER = "\x1e_cmq_probe_"
+ENTRY = "_cmq_entry"
+#: prefix of every name the instrumentation adds; a program that already uses it is not
+#: instrumented
+PREFIX = "_cmq_"
 
+# The helpers avoid every word that sends the sandbox child down its slow path (it checks
+# loaded modules after each request of a program that names ``import``, ``sys``, dunders,
+# ``getattr``...; see ``_REACH_WORDS`` in codemorph/_worker.py): with them the instrumented
+# copy costs about twice the original per execution, without them about the same.  So no
+# json (the gaps are written with ``repr`` and read back with ``ast.literal_eval``), no
+# ``sys.stdout`` (``print``), one helper per probed method (no ``getattr``).
 _HELPERS = '''
 
-def __cm_note(cls, site, gap):
-    d = __cm_p.setdefault(cls, {})
+def _cmq_note(cls, site, gap):
+    if gap != gap:
+        return
+    if gap > 1e300:
+        gap = 1e300
+    d = _cmq_p.get(cls)
+    if d is None:
+        d = _cmq_p[cls] = {}
     old = d.get(site)
     if old is None or gap < old:
         d[site] = gap
 
-def __cm_gap(n, i):
+def _cmq_gap(n, i):
     return n - i if i >= 0 else i + n + 1
 
-def __cm_sub(obj, key, site):
+def _cmq_sub(obj, key, site):
     t = type(obj)
     if t in (list, tuple, str, bytes) and type(key) is int:
-        __cm_note("IndexError", site, __cm_gap(len(obj), key))
+        _cmq_note("IndexError", site, _cmq_gap(len(obj), key))
     elif t is dict:
         try:
-            __cm_note("KeyError", site, (1 + len(obj)) if key in obj else 0)
+            _cmq_note("KeyError", site, (1 + len(obj)) if key in obj else 0)
         except Exception:
             pass
     return obj[key]
 
-def __cm_div(a, b, op, site):
+def _cmq_div(a, b, op, site):
     if type(b) in (int, float, bool) and type(a) in (int, float, bool):
-        __cm_note("ZeroDivisionError", site, abs(b))
+        _cmq_note("ZeroDivisionError", site, abs(b))
     if op == 0:
         return a / b
     if op == 1:
         return a // b
     return a % b
 
-def __cm_m(meth, site):
-    name = getattr(meth, "__name__", "")
-    obj = getattr(meth, "__self__", None)
-    t = type(obj)
-    if t not in (list, str, dict, bytes, tuple, set):
+def _cmq_index(obj, site):
+    meth = obj.index
+    if type(obj) not in (list, str, tuple, bytes):
         return meth
-    def __cm_call(*args, **kwargs):
+    def _cmq_call(*args, **kwargs):
+        if args:
+            try:
+                _cmq_note("ValueError", site, obj.count(args[0]))
+            except Exception:
+                pass
+        return meth(*args, **kwargs)
+    return _cmq_call
+
+def _cmq_remove(obj, site):
+    meth = obj.remove
+    t = type(obj)
+    if t is not list and t is not set:
+        return meth
+    def _cmq_call(*args, **kwargs):
+        if args:
+            try:
+                if t is list:
+                    _cmq_note("ValueError", site, obj.count(args[0]))
+                else:
+                    _cmq_note("KeyError", site, 1 if args[0] in obj else 0)
+            except Exception:
+                pass
+        return meth(*args, **kwargs)
+    return _cmq_call
+
+def _cmq_pop(obj, site):
+    meth = obj.pop
+    t = type(obj)
+    if t is not list and t is not dict and t is not set:
+        return meth
+    def _cmq_call(*args, **kwargs):
         try:
-            if name in ("index", "remove") and args and t in (list, str, tuple, bytes):
-                try:
-                    __cm_note("ValueError", site, obj.count(args[0]))
-                except Exception:
-                    pass
-            elif name == "pop" and t is list:
+            if t is list:
                 if args and type(args[0]) is int:
-                    __cm_note("IndexError", site, __cm_gap(len(obj), args[0]))
+                    _cmq_note("IndexError", site, _cmq_gap(len(obj), args[0]))
                 elif not args:
-                    __cm_note("IndexError", site, len(obj))
-            elif name == "pop" and t is dict and len(args) == 1:
-                try:
-                    __cm_note("KeyError", site, (1 + len(obj)) if args[0] in obj else 0)
-                except Exception:
-                    pass
-            elif (name == "popitem" and t is dict) or (name == "pop" and t is set and not args):
-                __cm_note("KeyError", site, len(obj))
-            elif name == "remove" and t is set and args:
-                try:
-                    __cm_note("KeyError", site, 1 if args[0] in obj else 0)
-                except Exception:
-                    pass
+                    _cmq_note("IndexError", site, len(obj))
+            elif t is dict:
+                if len(args) == 1:
+                    _cmq_note("KeyError", site, (1 + len(obj)) if args[0] in obj else 0)
+            elif not args:
+                _cmq_note("KeyError", site, len(obj))
         except Exception:
             pass
         return meth(*args, **kwargs)
-    return __cm_call
+    return _cmq_call
 
-def __cm_entry(*args, **kwargs):
+def _cmq_popitem(obj, site):
+    meth = obj.popitem
+    if type(obj) is not dict:
+        return meth
+    def _cmq_call(*args, **kwargs):
+        _cmq_note("KeyError", site, len(obj))
+        return meth(*args, **kwargs)
+    return _cmq_call
+
+def _cmq_entry(*args, **kwargs):
     try:
         return __ENTRY__(*args, **kwargs)
     finally:
         try:
-            __cm_out.write(__MARKER__ + __cm_json.dumps(__cm_p) + "\\n")
+            _cmq_print(__MARKER__ + repr(_cmq_p))
         except Exception:
             pass
 
-import sys as __cm_sys, json as __cm_json
-__cm_out = __cm_sys.stdout
-__cm_p = {}
+_cmq_print = print
+_cmq_p = {}
 '''
 
 _DIVOPS = {cst.Divide: 0, cst.FloorDivide: 1, cst.Modulo: 2}
@@ -205,7 +245,7 @@ class _Probe(cst.CSTTransformer):
         el = updated.slice[0].slice
         if not isinstance(el, cst.Index) or el.star is not None:
             return updated
-        return _call("__cm_sub", updated.value, el.value, self._site("subscript"))
+        return _call(PREFIX + "sub", updated.value, el.value, self._site("subscript"))
 
     def leave_BinaryOperation(self, original: cst.BinaryOperation, updated: cst.BinaryOperation) -> cst.BaseExpression:
         op = _DIVOPS.get(type(updated.operator))
@@ -213,13 +253,15 @@ class _Probe(cst.CSTTransformer):
             return updated
         if isinstance(updated.left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return updated
-        return _call("__cm_div", updated.left, updated.right, cst.Integer(str(op)), self._site("division"))
+        return _call(PREFIX + "div", updated.left, updated.right, cst.Integer(str(op)), self._site("division"))
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         f = updated.func
         if self.depth == 0 or not isinstance(f, cst.Attribute) or f.attr.value not in _METHODS:
             return updated
-        return updated.with_changes(func=_call("__cm_m", f, self._site(f.attr.value)))
+        # ``x.pop(i)`` -> ``_cmq_pop(x, 's3')(i)``: the receiver is evaluated once, first
+        name = f.attr.value
+        return updated.with_changes(func=_call(PREFIX + name, f.value, self._site(name)))
 
 
 @dataclass(frozen=True)
@@ -244,7 +286,7 @@ def instrument(module: cst.Module, entry_point: str) -> Instrumented | None:
     """Instrument a parsed program (see the module docstring).  Returns ``None`` when the
     program already uses the helper names or the copy cannot be produced."""
     source = module.code
-    if "__cm_" in source:
+    if PREFIX in source:
         return None
     try:
         t = _Targets()
@@ -275,8 +317,8 @@ def read_probes(stdout: str) -> tuple[dict[str, dict[str, float]], str]:
     line = stdout[k + len(MARKER): end if end >= 0 else len(stdout)]
     rest = stdout[:k] + (stdout[end + 1:] if end >= 0 else "")
     try:
-        data = json.loads(line)
-    except ValueError:
+        data = ast.literal_eval(line)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return {}, rest
     if not isinstance(data, dict):
         return {}, rest

@@ -49,7 +49,7 @@ from ..program import Program
 from ..sandbox import ExceptionInfo, ExecRequest, Limits, Outcome, Sandbox
 from ..transform import derive_seed
 from .distance import args_distance, tie_break
-from .guided import CoverageMap, Instrumented, instrument, read_probes
+from .guided import PREFIX, CoverageMap, Instrumented, instrument, read_probes
 from .mutation import MutationSpace, is_type_changing
 from .shrink import shrink
 
@@ -361,7 +361,7 @@ class _Engine:
             o = replace(o, stdout=stdout)
             if o.status not in ("returned", "raised") or (
                     o.status == "raised" and o.exception and o.exception.type == "NameError"
-                    and "__cm_" in o.exception.message):
+                    and PREFIX in o.exception.message):
                 # the traced, instrumented copy does not run to an end (e.g. deep recursion is
                 # too slow under tracing): search the original program, without guidance
                 self.inst = None
