@@ -41,7 +41,9 @@ import builtins  # noqa: E402
 import collections  # noqa: E402
 import hashlib  # noqa: E402
 import io  # noqa: E402
+import fcntl  # noqa: E402
 import json  # noqa: E402
+import mmap  # noqa: E402
 import resource  # noqa: E402
 import _signal  # noqa: E402  (no enum wrapping: cheaper per execution)
 import _thread  # noqa: E402
@@ -68,6 +70,12 @@ _STACK_WANTED = 512 * 1024 * 1024  # bytes of C stack for deep (C-level) recursi
 _REEXEC_FLAG = "CODEMORPH_SANDBOX_REEXEC"
 
 _perf = time.perf_counter
+_mono = time.monotonic
+_IDX = struct.Struct(">I")
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+#: seconds between the zygote's looks at a running child's pipe
+_POLL = 0.004
+_MARK = struct.Struct("=QB")  # progress counter, phase (0 running, 1 post-processing)
 _json_dumps = json.dumps
 _json_loads = json.loads
 _sha256 = hashlib.sha256
@@ -97,6 +105,11 @@ def read_msg(fd):
     if data is None:
         return None
     return _json_loads(data)
+
+
+def encode_outcome(out):
+    """An outcome dict as compact ASCII JSON bytes."""
+    return _json_dumps(out, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def encode_msg(obj):
@@ -509,58 +522,86 @@ def _timeout_of(req, limits):
 
 
 class _Tracer:
-    """Collects executed lines, arcs and observed local types of ``<program>`` frames."""
+    """Collects executed lines, arcs and observed local types of ``<program>`` frames.
+
+    Each traced frame gets its own local trace function (a closure holding the frame's
+    previous line), so a line event costs one tuple and two C-level set updates: the arc
+    ``(previous line, line)`` and the ``(local name, type)`` pairs of ``frame.f_locals``.
+    Lines are the arcs' targets; type names are computed once per distinct type at the end
+    (:meth:`result`), not per event."""
 
     def __init__(self):
-        self.lines = set()
         self.arcs = set()
-        self.types = {}
-        self.last = {}
-
-    def _types(self, frame):
-        code = frame.f_code
-        if code.co_name == "<module>":
-            return
-        qn = getattr(code, "co_qualname", code.co_name)
-        table = self.types.setdefault(qn, {})
-        for name, value in frame.f_locals.items():
-            table.setdefault(name, set()).add(type_name(type(value)))
-
-    def local(self, frame, event, arg):
-        if event == "line":
-            ln = frame.f_lineno
-            self.lines.add(ln)
-            key = id(frame)
-            prev = self.last.get(key)
-            if prev is not None:
-                self.arcs.add((prev, ln))
-            self.last[key] = ln
-            self._types(frame)
-        elif event == "return":
-            self._types(frame)
-            self.last.pop(id(frame), None)
-        return self.local
+        self.pairs = {}  # code object -> set of (local name, type)
 
     def glob(self, frame, event, arg):
-        if frame.f_code.co_filename == PROGRAM_FILE:
-            return self.local
-        return None
+        code = frame.f_code
+        if code.co_filename != PROGRAM_FILE:
+            return None
+        arcs_add = self.arcs.add
+        if code.co_name == "<module>":
+            prev = None
 
-    def result(self):
+            def local(frame, event, arg):
+                nonlocal prev
+                if event == "line":
+                    ln = frame.f_lineno
+                    arcs_add((prev, ln))
+                    prev = ln
+                return local
+            return local
+        pairs = self.pairs.get(code)
+        if pairs is None:
+            pairs = self.pairs[code] = set()
+        pairs_update = pairs.update
+        prev = None
+
+        def local(frame, event, arg):
+            nonlocal prev
+            if event == "line":
+                ln = frame.f_lineno
+                arcs_add((prev, ln))
+                prev = ln
+                fl = frame.f_locals
+                pairs_update(zip(fl, map(type, fl.values())))
+            elif event == "return":
+                fl = frame.f_locals
+                pairs_update(zip(fl, map(type, fl.values())))
+            return local
+        return local
+
+    def result(self, with_types=True):
+        """``{"lines", "arcs", "types"}`` as the host expects them (sorted; ``types`` is
+        ``{qualname: {local: sorted type names}}``).  Computing type names may run a
+        program's metaclass descriptors: call it under the timer."""
+        arcs = self.arcs
+        types = {}
+        if with_types:
+            names = {}
+            for code, pairs in self.pairs.items():
+                qn = getattr(code, "co_qualname", code.co_name)
+                table = types.setdefault(qn, {})
+                for name, t in pairs:
+                    tn = names.get(t)
+                    if tn is None:
+                        tn = names[t] = type_name(t)
+                    table.setdefault(name, set()).add(tn)
         return {
-            "lines": sorted(self.lines),
-            "arcs": sorted(self.arcs),
-            "types": {q: {n: sorted(ts) for n, ts in sorted(t.items())} for q, t in sorted(self.types.items())},
+            "lines": sorted({b for _, b in arcs}),
+            "arcs": sorted((a, b) for a, b in arcs if a is not None),
+            "types": {q: {n: sorted(ts) for n, ts in sorted(t.items())} for q, t in sorted(types.items())},
         }
 
 
 class _Child:
     """State of the forked child that runs one batch."""
 
-    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd):
+    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd, mark):
         self.limits = limits
         self.wfd = wfd
         self.ack_fd = ack_fd
+        self.mark = mark
+        self.progress_count = 0
         self.cap_fd = cap_fd
         self.cwd = cwd
         self.builtins_snapshot = dict(builtins.__dict__)
@@ -570,11 +611,22 @@ class _Child:
         self.codes = {}
         self.unraisable = []
         self.arg_codes = {}
+        self.eval_codes = {}
         self.cap = None
         self.cwd_fd = os.open(cwd, os.O_RDONLY)
 
-    def send(self, obj):
-        write_all(self.wfd, encode_msg(obj))
+    def progress(self, phase):
+        """Tell the zygote's watchdog that the child moved on (a new request, or the next
+        post-processing step), without waking it: a counter in shared memory that the zygote
+        reads only when a deadline passes."""
+        self.progress_count += 1
+        _MARK.pack_into(self.mark, 0, self.progress_count, phase)
+
+    def sync(self):
+        """Wait until the zygote has passed every outcome sent so far on to the host (called
+        before the program may signal the zygote, which could otherwise lose them)."""
+        write_all(self.wfd, _frame(b"S"))
+        os.read(self.ack_fd, 1)
 
     def _on_unraisable(self, unraisable):
         try:
@@ -634,6 +686,16 @@ class _Child:
                 self.arg_codes[args] = obj
         return obj
 
+    def compile_eval(self, text):
+        """``compile(text, "<string>", "eval")`` as ``eval(text)`` does, cached (the same
+        expected output and result literals come back for every input of a batch)."""
+        obj = self.eval_codes.get(text)
+        if obj is None:
+            obj = compile(text, "<string>", "eval", dont_inherit=True)
+            if len(self.eval_codes) < 256 and len(text) < 4096:
+                self.eval_codes[text] = obj
+        return obj
+
     def compile(self, code):
         obj = self.codes.get(code)
         if obj is None:
@@ -657,6 +719,7 @@ class _Child:
         expected = req.get("expected_output")
         tracer = _Tracer() if req.get("trace") else None
         script = args is None
+        self.progress(0)
         self.reset()
         self.reseed_random(code)
         g = {}
@@ -729,7 +792,7 @@ class _Child:
                 out["status"] = "returned"
         # builtins and output are the program's no longer
         self.reset_builtins_only()
-        self.send({"k": "post", "i": i})
+        self.progress(1)
         self.post(i, out, value, call_args, expected, g, script, timeout)
         text, truncated = self.read_output()
         out["stdout"] = text
@@ -743,7 +806,16 @@ class _Child:
                      f"left out of the output")
             out["note"] = f"{out['note']}; {extra}" if out.get("note") else extra
         if tracer is not None:
-            out.update(tracer.result())
+            # type names may run a metaclass's descriptors: under the timer
+            try:
+                _arm(timeout)
+                try:
+                    out.update(tracer.result())
+                finally:
+                    _disarm()
+            except BaseException:
+                out.update(tracer.result(with_types=False))
+                out["note"] = (f"{out['note']}; " if out.get("note") else "") + "types of locals not collected"
         return out
 
     def reset_builtins_only(self):
@@ -778,7 +850,7 @@ class _Child:
                     out["repr_error"] = f"{type(exc).__name__}: {exc}"[:500]
                 except BaseException:
                     out["repr_error"] = type(exc).__name__
-            self.send({"k": "post", "i": i})
+            self.progress(1)
         step = "fingerprint"
         try:
             _arm(timeout)
@@ -794,7 +866,7 @@ class _Child:
                 if status == "returned" and out["value_repr"] is not None:
                     step = "literal check"
                     try:
-                        back = eval(out["value_repr"], {})
+                        back = eval(self.compile_eval(out["value_repr"]), {})
                         out["literal_ok"] = bool(type(back) is type(value) and back == value)
                     except (_Timeout, _OutputLimit):
                         raise
@@ -804,7 +876,7 @@ class _Child:
                     step = "expected output"
                     if status == "returned":
                         try:
-                            out["output_matches"] = bool(value == eval(expected, g))
+                            out["output_matches"] = bool(value == eval(self.compile_eval(expected), g))
                         except (_Timeout, _OutputLimit):
                             raise
                         except BaseException:
@@ -845,13 +917,16 @@ _PATH_EVENTS = {
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
-def _install_guard(workdir):
+def _install_guard(workdir, before_zygote_signal=None):
     """Refuse, with ``PermissionError``, what a benchmark program has no business doing:
     starting processes or threads, signalling processes other than itself and its zygote, raising its resource limits,
     loading foreign code with ctypes, any socket (so no connection and no DNS lookup), and
     writing, creating, deleting or renaming files outside ``workdir`` (the batch's temporary
     directory).  Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
-    in the forked child only (a hook cannot be removed, so it ends with the child)."""
+    in the forked child only (a hook cannot be removed, so it ends with the child).
+
+    ``before_zygote_signal()`` is called before a signal to the zygote is allowed (the
+    child uses it to make sure every outcome it sent has reached the host first)."""
     realpath, join, getcwd, getpid, fspath = os.path.realpath, os.path.join, os.getcwd, os.getpid, os.fspath
     zygote = os.getppid()
     root = realpath(workdir)
@@ -895,6 +970,8 @@ def _install_guard(workdir):
             # itself, its process group, or its zygote (which the host replaces if it dies)
             if args and args[0] not in (0, getpid(), zygote):
                 deny(event, "signalling another process")
+            if args and args[0] == zygote and before_zygote_signal is not None:
+                before_zygote_signal()
         elif event.startswith(refused_prefixes):
             deny(event, "network access")
 
@@ -953,7 +1030,14 @@ def _set_pdeathsig():
         pass
 
 
-def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid):
+def _frame(kind, index=None, payload=b""):
+    """A child -> zygote message: 4-byte length, a kind byte (``R`` result, ``S`` sync,
+    ``X`` restart, ``E`` end), a 4-byte request index for ``R``/``X``, the payload."""
+    body = kind if index is None else kind + _IDX.pack(index)
+    return _HDR.pack(len(body) + len(payload)) + body + payload
+
+
+def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
     code = 0
     try:
         for fd in close_fds:
@@ -985,9 +1069,9 @@ def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid):
         except (ValueError, OSError):
             pass
         os.environ["TMPDIR"] = os.getcwd()  # tempfile works, inside the allowed directory
-        child = _Child(limits, wfd, ack_fd, cap, os.getcwd())
+        child = _Child(limits, wfd, ack_fd, cap, os.getcwd(), mark)
         snapshot = _modules_snapshot()
-        _install_guard(os.getcwd())
+        _install_guard(os.getcwd(), child.sync)
         tainted = False
         for i in range(start, len(reqs)):
             try:
@@ -1003,20 +1087,18 @@ def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid):
             tainted = (any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in _REACH_WORDS)
                        and _modules_changed(snapshot)) or _thread_count() > 0  # threads left running
             try:
-                msg = encode_msg({"k": "result", "i": i, "o": out})
+                payload = encode_outcome(out)
             except BaseException as exc:  # e.g. a fingerprint JSON cannot encode
-                msg = encode_msg({"k": "result", "i": i,
-                                  "o": {"status": "crashed", "note": f"result not encodable: {exc!r}"[:500]}})
-            write_all(wfd, msg)
-            # wait until the zygote has passed the result on to the host, so that a next
-            # program that kills the zygote cannot lose it
-            if not os.read(ack_fd, 1):
-                break
+                payload = encode_outcome({"status": "crashed", "note": f"result not encodable: {exc!r}"[:500]})
+            # no acknowledgement is awaited: the outcome sits in the pipe even if this child
+            # dies next; only a program that signals the zygote could lose it, and the
+            # guard syncs with the zygote first (Child.sync)
+            write_all(wfd, _frame(b"R", i, payload))
             if tainted and i + 1 < len(reqs):
-                write_all(wfd, encode_msg({"k": "restart", "i": i + 1}))
+                write_all(wfd, _frame(b"X", i + 1))
                 break
         else:
-            write_all(wfd, encode_msg({"k": "end"}))
+            write_all(wfd, _frame(b"E"))
     except BaseException:
         code = 70
     finally:
@@ -1085,9 +1167,14 @@ class Zygote:
     def fork_and_watch(self, bid, reqs, start, limits):
         rfd, wfd = os.pipe()
         ack_r, ack_w = os.pipe()
+        try:  # room for many outcomes: the child rarely waits for the zygote's next look
+            fcntl.fcntl(wfd, _F_SETPIPE_SZ, 1 << 20)
+        except (OSError, AttributeError):
+            pass
+        mark = mmap.mmap(-1, _MARK.size)  # shared with the child: its progress counter
         pid = os.fork()
         if pid == 0:
-            _child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid)
+            _child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid, mark)
         os.close(wfd)
         os.close(ack_r)
         try:
@@ -1095,10 +1182,18 @@ class Zygote:
         except OSError:
             pass
         try:
-            return self.watch(pid, rfd, ack_w, bid, reqs, start, limits)
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pidfd = None
+        os.set_blocking(rfd, False)
+        try:
+            return self.watch(pid, pidfd, rfd, ack_w, bid, reqs, start, limits, mark)
         finally:
             os.close(rfd)
             os.close(ack_w)
+            if pidfd is not None:
+                os.close(pidfd)
+            mark.close()
 
     def kill(self, pid):
         for f in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
@@ -1114,80 +1209,150 @@ class Zygote:
         except ChildProcessError:
             return None
 
-    def watch(self, pid, rfd, ack_w, bid, reqs, i, limits):
+    def watch(self, pid, pidfd, rfd, ack_w, bid, reqs, i, limits, mark):
+        """Relay the child's outcomes to the host until the batch is done or the child dies
+        or stalls; returns the index of the first request still to run.
+
+        Neither side is woken per request: the zygote sleeps until the child exits (its
+        pidfd becomes readable) or ``_POLL`` seconds pass, then forwards every outcome waiting
+        in the pipe to the host in one write.  The child counts its progress (a new request,
+        the next post-processing step) in ``mark`` (shared memory), read when a deadline
+        passes: a child that made no progress for ``timeout + grace`` seconds is killed.
+        Without pidfds (old kernels) the zygote wakes on every outcome instead."""
         def budget_of(j):
             return _timeout_of(reqs[j] if j < len(reqs) else {}, limits) + limits["grace"]
 
+        st = {"i": i, "started": _mono(), "end": False, "restart": False, "bad": False}
         budget = budget_of(i)
-        deadline = _perf() + budget
-        started = _perf()
-        phase = "run"
+        deadline = _mono() + budget
+        last_mark = _MARK.unpack_from(mark, 0)
         buf = bytearray()
-        while True:
-            remaining = deadline - _perf()
-            if remaining <= 0:
-                self.kill(pid)
-                self.reap(pid)
-                what = "post-processing the result" if phase == "post" else "running the program"
-                self.report(bid, i, {"status": "timeout", "duration": _perf() - started,
-                                     "note": f"no response for {budget:.3g}s while {what}; process killed"})
-                return i + 1
-            ready, _, _ = select.select([rfd], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(rfd, 1 << 16)
-            if not chunk:  # the child died (or closed the pipe)
-                self.kill(pid)
-                status = self.reap(pid)
-                if i >= len(reqs):
-                    return i
-                self.report(bid, i, self.death_outcome(status, _perf() - started))
-                return i + 1
-            buf += chunk
-            while len(buf) >= 4:
+
+        def handle(data):
+            """Process complete frames in ``buf``; sets st["bad"] when the channel is corrupt."""
+            buf.extend(data)
+            out = []
+            while len(buf) >= 4 and not st["bad"]:
                 (n,) = _HDR.unpack_from(buf)
-                if n > _MAX_MSG:
-                    return self.corrupt(pid, bid, i, started)
+                if n > _MAX_MSG or n < 1:
+                    st["bad"] = True
+                    break
                 if len(buf) < 4 + n:
                     break
-                data = bytes(buf[4:4 + n])
-                del buf[:4 + n]
-                try:
-                    m = _json_loads(data)
-                    kind = m["k"]
-                except Exception:
-                    return self.corrupt(pid, bid, i, started)
-                if kind == "post" and m.get("i") == i:
-                    phase = "post"
-                    deadline = _perf() + budget
-                elif kind == "result" and m.get("i") == i:
-                    self.report(bid, i, m["o"])
+                kind = bytes(buf[4:5])
+                if kind == b"R" or kind == b"X":
+                    (j,) = _IDX.unpack_from(buf, 5) if n >= 5 else (-1,)
+                    if j != st["i"]:
+                        st["bad"] = True
+                        break
+                    if kind == b"R":
+                        out.append(_HDR.pack(n + 4) + b"R" + _IDX.pack(bid) + bytes(buf[5:4 + n]))
+                        st["i"] += 1
+                        st["started"] = _mono()
+                    else:
+                        st["restart"] = True
+                elif kind == b"S":
+                    if out:
+                        write_all(self.out, b"".join(out))
+                        out = []
                     try:
                         os.write(ack_w, b"k")
-                    except OSError:  # the child is gone; EOF comes next
+                    except OSError:
                         pass
-                    i += 1
-                    phase = "run"
-                    budget = budget_of(i)
-                    started = _perf()
-                    deadline = started + budget
-                elif kind == "restart" and m.get("i") == i:
-                    # the program changed the interpreter (e.g. monkeypatched a module):
-                    # the rest of the batch runs in a fresh child
+                elif kind == b"E" and st["i"] >= len(reqs):
+                    st["end"] = True
+                else:
+                    st["bad"] = True
+                    break
+                del buf[:4 + n]
+            if out:
+                write_all(self.out, b"".join(out))
+
+        def drain(wait=0.0):
+            """Read what the child wrote (until EOF when ``wait`` > 0: it is dead)."""
+            end = _mono() + wait
+            while True:
+                try:
+                    chunk = os.read(rfd, 1 << 20)
+                except BlockingIOError:
+                    left = end - _mono()
+                    if left <= 0:
+                        return
+                    select.select([rfd], [], [], left)
+                    continue
+                if not chunk:
+                    return
+                handle(chunk)
+                if st["bad"]:
+                    return
+
+        waitables = [pidfd] if pidfd is not None else [rfd]
+        while True:
+            now = _mono()
+            if now >= deadline:
+                drain()
+                now_mark = _MARK.unpack_from(mark, 0)
+                if st["bad"]:
+                    return self.corrupt(pid, bid, st["i"], st["started"])
+                if now_mark != last_mark or st["end"] or st["restart"]:
+                    last_mark = now_mark  # it moved on since: a new step gets a new budget
+                    budget = budget_of(st["i"])
+                    deadline = _mono() + budget
+                    continue
+                self.kill(pid)
+                self.reap(pid)
+                hung = st["i"]
+                drain(0.5)
+                if st["i"] != hung or hung >= len(reqs):  # it had finished after all
+                    return st["i"]
+                what = "post-processing the result" if now_mark[1] == 1 else "running the program"
+                self.report(bid, hung, {"status": "timeout", "duration": _mono() - st["started"],
+                                        "note": f"no response for {budget:.3g}s while {what}; process killed"})
+                return hung + 1
+            ready, _, _ = select.select(waitables, [], [], min(deadline - now, _POLL))
+            before = st["i"]
+            exited = pidfd is not None and bool(ready)
+            if exited:
+                status = self.reap(pid)
+                self.kill(pid)  # leftovers the program may have forked
+                drain(2.0)
+            else:
+                drain()
+                if pidfd is None and ready and not st["bad"]:
+                    # no pidfd: a readable pipe with nothing in it is EOF (the child died)
+                    try:
+                        chunk = os.read(rfd, 1 << 16)
+                    except BlockingIOError:
+                        chunk = None
+                    if chunk == b"":
+                        exited = True
+                        self.kill(pid)
+                        status = self.reap(pid)
+                    elif chunk:
+                        handle(chunk)
+            if st["bad"]:
+                return self.corrupt(pid, bid, st["i"], st["started"])
+            if st["end"] or st["restart"]:
+                # restart: the program changed the interpreter (e.g. monkeypatched a module),
+                # the rest of the batch runs in a fresh child
+                if not exited:
                     self.kill(pid)
                     self.reap(pid)
-                    return i
-                elif kind == "end" and i >= len(reqs):
-                    self.kill(pid)  # leftovers the program may have forked
-                    self.reap(pid)
-                    return i
-                else:
-                    return self.corrupt(pid, bid, i, started)
+                return st["i"]
+            if exited:
+                if st["i"] >= len(reqs):
+                    return st["i"]
+                self.report(bid, st["i"], self.death_outcome(status, _mono() - st["started"]))
+                return st["i"] + 1
+            if st["i"] != before:
+                budget = budget_of(st["i"])
+                deadline = _mono() + budget
+                last_mark = _MARK.unpack_from(mark, 0)
 
     def corrupt(self, pid, bid, i, started):
         self.kill(pid)
         self.reap(pid)
-        self.report(bid, i, {"status": "crashed", "duration": _perf() - started,
+        self.report(bid, i, {"status": "crashed", "duration": _mono() - started,
                              "note": "the program corrupted the result channel"})
         return i + 1
 

@@ -63,6 +63,7 @@ COMPLETED_STATUSES = frozenset({"returned", "raised", "bad-input", "bad-code"})
 WORKER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker.py")
 
 _HDR = struct.Struct(">I")
+_IDX2 = struct.Struct(">II")
 _MAX_MSG = 1 << 30
 
 
@@ -321,6 +322,10 @@ class _Worker:
                 if len(self.buf) >= 4 + n:
                     data = bytes(self.buf[4:4 + n])
                     del self.buf[:4 + n]
+                    if data[:1] == b"R" and n >= 9:
+                        # an outcome relayed verbatim from the child: R, batch id, index, JSON
+                        bid, i = _IDX2.unpack_from(data, 1)
+                        return {"t": "result", "b": bid, "i": i, "raw": data[9:]}
                     try:
                         return json.loads(data)
                     except ValueError:
@@ -343,7 +348,9 @@ class _Worker:
         # the zygote reports each request within timeout+grace of the previous event,
         # twice over (run + post-processing); allow the same again before giving up on it
         longest = max([limits.timeout] + [r.timeout for r in requests if r.timeout is not None])
-        silence = 4 * (longest + limits.grace) + 10.0
+        # the zygote notices a stalled step only when its deadline passes, so a step may take
+        # up to two budgets (three steps: run, repr, fingerprints) before it reports
+        silence = 7 * (longest + limits.grace) + 10.0
         try:
             self.send({"op": "batch", "b": bid, "limits": limits.to_wire(),
                        "requests": [r.to_wire() for r in requests]})
@@ -355,7 +362,19 @@ class _Worker:
                     i = msg.get("i")
                     if not isinstance(i, int) or not 0 <= i < len(requests):
                         raise _WorkerDied("result for an unknown request")
-                    results[i] = Outcome.from_wire(msg.get("o") or {})
+                    if results[i] is not None:  # already known (a late duplicate): the first counts
+                        continue
+                    raw = msg.get("raw")
+                    if raw is not None:
+                        try:
+                            wire = json.loads(raw)
+                        except ValueError:
+                            wire = {"status": "crashed", "note": "the program corrupted the result channel"}
+                        if not isinstance(wire, dict):
+                            wire = {"status": "crashed", "note": "the program corrupted the result channel"}
+                    else:
+                        wire = msg.get("o") or {}
+                    results[i] = Outcome.from_wire(wire)
                 elif msg.get("t") == "done":
                     break
                 else:
