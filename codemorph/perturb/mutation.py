@@ -10,7 +10,8 @@ returns.  A *mutation step* changes one node of that structure with one operator
 * ``bool``: negation;
 * ``str`` / ``bytes``: delete, insert or replace one character (characters of the seed,
   of the program's string literals, whitespace, digits, and a few Unicode characters whose
-  behaviour differs from ASCII: ``'é'``, ``'ß'``, ``'İ'``, ``'²'``, ``'\\u00a0'``), empty
+  behaviour differs from ASCII: ``'é'``, ``'ß'``, ``'İ'``, ``'²'``, ``'\\u00a0'``, and the
+  digits of the seed's and the program's integers), empty
   string, single character, insert a program literal, replace by a program literal, case
   change, strip, truncate, delete every occurrence of one character (what makes
   ``s.index(c)`` fail or ``s.count(c)`` zero), resize to ``c - 1``, ``c`` or ``c + 1``
@@ -27,11 +28,13 @@ Every step keeps each argument's type; a container keeps the element types seen 
 seed; dicts keep their key and value types.  An empty container in the seed shows no
 element type: an argument that is an empty container in the seed may receive elements of
 the types of the program's own literals (``int``
-and ``str`` values: the program's, then ``0``, ``1``, ``'a'``), and such a mutant still
+and ``str`` values: the program's, then ``0``, ``1``, ``'a'``, and ``'aa'``... as long as
+the program's small integer literals), and such a mutant still
 counts as type-preserving (the argument's type is unchanged, and no element type seen in
 the seed is contradicted).
-Containers and strings grow by at most :data:`MAX_GROWTH` elements beyond the seed's size,
-so mutants stay small and fast to run.  With ``allow_type_change=True`` one more operator
+Containers and strings grow by at most :data:`MAX_GROWTH` elements beyond the seed's size
+(a resize to a length the program names by at most :data:`MAX_RESIZE_GROWTH`), so mutants
+stay small and fast to run.  With ``allow_type_change=True`` one more operator
 replaces a node by a value of another type (``None``, ``0``, ``''``, ``[]``, ``{}``...);
 those mutants are labelled as type-changing by :func:`is_type_changing`.
 """
@@ -43,13 +46,16 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-__all__ = ["MutationSpace", "MAX_GROWTH", "is_type_changing", "type_signature", "Args"]
+__all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "is_type_changing", "type_signature", "Args"]
 
 #: a parsed argument list: (positional arguments, keyword arguments)
 Args = tuple  # tuple[list, dict]
 
 #: how many elements/characters a container or string may grow beyond the seed's size
 MAX_GROWTH = 4
+#: how far a resize to a length the program names (``c - 1``, ``c``, ``c + 1`` for its
+#: integer literals ``c``) may grow a string or container beyond the seed's size
+MAX_RESIZE_GROWTH = 12
 
 _SPECIAL_CHARS = (" ", "a", "A", "0", "1", "-", ".", ",", "\t", "\n", "é", "ß", "İ", "²", "\u00a0")
 _OTHER_TYPE_VALUES = (None, 0, "", [], {}, 1.5, (), "0")
@@ -172,6 +178,9 @@ class MutationSpace:
         chars = set(_SPECIAL_CHARS)
         for v in list(strs) + [a for a in seed_atoms if isinstance(a, str)]:
             chars.update(v[:50])
+        for v in lits + seed_atoms:  # digits of the numbers (what ``str(n)`` of them prints)
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) < 10**6:
+                chars.update(str(abs(v)))
         self._chars = sorted(chars)
         # literal pool per type name (used for insertions into containers)
         by_type: dict[str, list] = {}
@@ -187,11 +196,19 @@ class MutationSpace:
         for v in (0, 1, "a"):
             if not any(type(v) is type(x) and v == x for x in fill):
                 fill.append(v)
+        # strings as long as the program's small integer literals say (``len(key) == 3``)
+        for n in sorted({c for c in lits if isinstance(c, int) and not isinstance(c, bool) and 2 <= c <= 8})[:2]:
+            fill.append("a" * n)
         self._fill = fill
 
     # -- size limits ------------------------------------------------------------------
     def _max_len(self, seed_len: int) -> int:
         return seed_len + MAX_GROWTH
+
+    def _max_resize(self, seed_len: int) -> int:
+        """Longest size a *resize* to a program-literal length may reach (``len(x) < 10``
+        guards need more than :data:`MAX_GROWTH` elements)."""
+        return seed_len + MAX_RESIZE_GROWTH
 
     # -- single steps -----------------------------------------------------------------
     def step(self, value: Any, rng: random.Random, seed_value: Any = None, depth: int = 0) -> Any:
@@ -281,7 +298,7 @@ class MutationSpace:
                 out = s.replace(c, "")
             elif op == "resize" and s and self._lengths:
                 k = rng.choice(self._lengths)
-                if k > limit:
+                if k > limit - MAX_GROWTH + MAX_RESIZE_GROWTH:
                     continue
                 out = s[:k] if k <= len(s) else (s * (k // len(s) + 1))[:k]
             elif op == "single" and s:
@@ -347,7 +364,7 @@ class MutationSpace:
                 out = [y for y in items if not (type(y) is type(x) and y == x)]
             elif op == "resize" and items and self._lengths:
                 k = rng.choice(self._lengths)
-                if k > limit:
+                if k > limit - MAX_GROWTH + MAX_RESIZE_GROWTH:
                     continue
                 out = items[:k] if k <= len(items) else (items * (k // len(items) + 1))[:k]
             elif op == "single" and len(items) > 1:
@@ -520,7 +537,7 @@ class MutationSpace:
         for k in self._lengths:
             if k < len(s):
                 x = s[:k]
-            elif s and k <= self._max_len(ref_len):
+            elif s and k <= self._max_resize(ref_len):
                 x = (s * (k // len(s) + 1))[:k]
             else:
                 continue
@@ -571,7 +588,7 @@ class MutationSpace:
         for k in self._lengths:
             if k < len(items):
                 r = _rebuild(seq, items[:k])
-            elif items and k <= self._max_len(len(ref)):
+            elif items and k <= self._max_resize(len(ref)):
                 r = _rebuild(seq, (items * (k // len(items) + 1))[:k])
             else:
                 continue

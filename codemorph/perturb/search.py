@@ -336,7 +336,7 @@ class _Engine:
                 if len(self.corpus) < 500:
                     self.corpus.append(r)
         if r.probes:
-            d = args_distance(self.seed_args, r.args)
+            d: int | None = None  # distance from the seed, computed only when needed
             for cls, sites in r.probes.items():
                 if not isinstance(sites, dict) or not sites:
                     continue
@@ -346,6 +346,10 @@ class _Engine:
                     continue
                 for key in (cls, ANY_EXCEPTION):
                     old = self.best_gap.get(key)
+                    if old is not None and gap > old[0]:
+                        continue
+                    if d is None:
+                        d = args_distance(self.seed_args, r.args)
                     if old is None or (gap, d) < (old[0], old[1]):
                         if old is None or gap < old[0]:
                             self.last_novel = self.executions
