@@ -164,26 +164,41 @@ def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS
             count += 1
             yield item
     if count == 0:
-        raise InputError(f"{path}: the file is empty; expected JSON Lines or Parquet rows with fields "
-                         f"{', '.join(REQUIRED_FIELDS)}")
+        raise InputError(_empty_message(path))
 
 
 def count_rows(path: str | os.PathLike[str]) -> int:
     """How many rows :func:`read_rows` will yield for ``path`` (non-blank lines of JSON
-    Lines files, rows of Parquet files from their footers), without parsing them: for
-    progress bars over corpora too large to hold in memory.
+    Lines files, rows of Parquet files from their footers), without parsing them.
+
+    Meant to run before a job streams ``read_rows(path)``: it raises every file-level
+    error of :func:`read_rows` up front (before an output file is opened), and gives the
+    total of a progress bar over a corpus too large to hold in memory.  Costs one read of
+    each JSON Lines file (no JSON parsing) and one footer per Parquet file.
 
     Raises:
-        InputError: as :func:`input_files`, or an unreadable Parquet file.
+        InputError: the errors of :func:`input_files`; an unreadable Parquet file or a bad
+            Parquet schema; no rows at all (the message of :func:`read_rows`).
     """
+    files = input_files(path)
+    for f in files:
+        if _is_parquet(f):
+            _parquet_file(f)
     total = 0
-    for f in input_files(path):
+    for f in files:
         if _is_parquet(f):
             total += _parquet_file(f).metadata.num_rows
             continue
         with open(f, "rb") as fh:
             total += sum(1 for raw in fh if raw.strip())
+    if total == 0:
+        raise InputError(_empty_message(path))
     return total
+
+
+def _empty_message(path: str | os.PathLike[str]) -> str:
+    return (f"{path}: the file is empty; expected JSON Lines or Parquet rows with fields "
+            f"{', '.join(REQUIRED_FIELDS)}")
 
 
 @dataclass

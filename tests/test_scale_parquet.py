@@ -133,6 +133,12 @@ def test_file_level_errors(tmp_path):
                                                                   for k in ("id", "code", "input", "output")}))
     with pytest.raises(InputError, match="the file is empty"):
         list(read_rows(empty))
+    for bad in (p, empty, tmp_path / "missing.jsonl"):  # count_rows raises what read_rows would, up front
+        with pytest.raises(InputError) as counted:
+            count_rows(bad)
+        with pytest.raises(InputError) as read:
+            list(read_rows(bad))
+        assert str(counted.value) == str(read.value)
     d = tmp_path / "nothing"
     d.mkdir()
     with pytest.raises(InputError, match="no .jsonl or .parquet shards"):
