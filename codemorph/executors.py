@@ -185,15 +185,17 @@ def _process_row(processor: Any, row: SourceRow) -> Any:
     return processor.process(row)
 
 
-def make_executor(name: str, scheduler: str | None = None) -> LocalExecutor | DaskExecutor:
-    """The executor the CLI's ``--executor``/``--scheduler`` name.
+def make_executor(name: str, scheduler: str | None = None, rows_per_task: int | None = None
+                  ) -> LocalExecutor | DaskExecutor:
+    """The executor the CLI's ``--executor``/``--scheduler``/``--rows-per-task`` name.
 
     Args:
         name: ``"local"`` or ``"dask"``.
         scheduler: the Dask scheduler's address (``tcp://host:8786``); required for ``dask``.
+        rows_per_task: rows per Dask task (default 8); ignored by ``local``.
 
     Raises:
-        ValueError: unknown name, or ``dask`` without a scheduler address.
+        ValueError: unknown name, ``dask`` without a scheduler address, ``rows_per_task`` < 1.
         ImportError: ``dask`` when ``distributed`` is not installed.
     """
     if name == "local":
@@ -201,7 +203,7 @@ def make_executor(name: str, scheduler: str | None = None) -> LocalExecutor | Da
     if name == "dask":
         if not scheduler:
             raise ValueError("--executor dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.1:8786)")
-        return DaskExecutor(scheduler)
+        return DaskExecutor(scheduler) if rows_per_task is None else DaskExecutor(scheduler, rows_per_task)
     raise ValueError(f"unknown executor {name!r}: expected 'local' or 'dask'")
 
 

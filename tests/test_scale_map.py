@@ -135,6 +135,22 @@ def test_dask_map_matches_local(client):
     assert sum(client.run(close_states).values()) == 0
 
 
+def no_state(state, x: int) -> tuple[bool, int]:
+    return state is None, -x
+
+
+def test_dask_map_without_setup_and_executor_names(client):
+    from codemorph.executors import DaskExecutor, make_executor
+
+    assert list(map_rows(no_state, [1, 2, 3], DaskExecutor(client, rows_per_task=2))) == \
+        [(1, (True, -1)), (2, (True, -2)), (3, (True, -3))]
+    ex = make_executor("dask", client.scheduler.address, rows_per_task=5)
+    assert isinstance(ex, DaskExecutor) and ex.rows_per_task == 5
+    assert [r for _, r in map_rows(no_state, range(7), ex)] == [(True, -x) for x in range(7)]
+    with pytest.raises(ValueError, match="must be >= 1"):
+        make_executor("dask", "tcp://localhost:1", rows_per_task=0)
+
+
 def cruxeval_rows(n: int) -> list[dict]:
     if not DATA.exists():
         pytest.skip("CRUXEval data not available")
