@@ -31,7 +31,7 @@ import random
 import sys
 import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -39,9 +39,11 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
 
 from codemorph.errors import ParseError
+from codemorph.inputs import GuidedResult, coverage_additions
 from codemorph.program import Program
-from codemorph.sandbox import Limits, Sandbox
-from codemorph.verification import DEFAULT_INPUTS, Baseline, Verdict, check, check_requests, judge, make_baseline
+from codemorph.sandbox import ExecRequest, Limits, Sandbox
+from codemorph.verification import (DEFAULT_INPUTS, Baseline, Verdict, check, check_requests, judge, make_baseline,
+                                    program_literals)
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
@@ -407,12 +409,32 @@ def oracle_check(sb: Sandbox, big: Baseline, mutant: Program, chunk: int = 500) 
     return verdict or Verdict("inconclusive", 0, reason="no comparable input")
 
 
+def _cpu() -> float:
+    """CPU seconds (user + system) of this process and its finished children (the sandbox
+    workers count once the sandbox is closed)."""
+    import resource
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def with_coverage_additions(sb: Sandbox, base: Baseline, seed: int) -> tuple[Baseline, GuidedResult]:
+    """``base`` with :func:`codemorph.inputs.coverage_additions` applied, as the default
+    baseline has them when ``make_baseline`` calls it (mutants replaced by inputs that
+    execute statements no other input executed; same number of inputs)."""
+    g = coverage_additions(sb, base.program, base.inputs, base.outcomes, base.seed_count, seed=seed,
+                           literals=program_literals(base.program))
+    if not g.added:
+        return base, g
+    return replace(base, inputs=g.inputs, outcomes=g.outcomes), g
+
+
 def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: float,
-        log=sys.stderr, save: Callable[[dict], None] | None = None) -> dict:
+        log=sys.stderr, save: Callable[[dict], None] | None = None, guided: bool = False) -> dict:
     per: dict[str, Counter] = {k: Counter() for k in KINDS}
     missed: list[dict] = []
     stats = Counter()
     t0 = time.perf_counter()
+    c0 = _cpu()
     with Sandbox(Limits(timeout=2.0), workers=workers) as sb:
         for i, row in enumerate(rows):
             try:
@@ -423,6 +445,11 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
             if base.nondeterministic or base.outcomes[0].status != "returned":
                 stats["programs skipped"] += 1
                 continue
+            if guided:
+                base, g = with_coverage_additions(sb, base, seed)
+                stats["guided executions"] += g.executions
+                stats["guided programs"] += g.executions > 0
+                stats["guided inputs added"] += g.added
             stats["programs"] += 1
             stats["default inputs"] += len(base.inputs)
             survivors = []
@@ -440,9 +467,16 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
                 else:
                     survivors.append((kind, src, mp, v))
             if survivors:
+                # the oracle runs untraced (coverage does not matter to it; tracing costs
+                # several times the CPU): the default's inputs are re-run untraced so that
+                # both sides of every oracle comparison run under the same conditions
+                plain = sb.run_batch([ExecRequest(prog.source, "f", t, timeout=None if k < base.seed_count else 1.0)
+                                      for k, t in enumerate(base.inputs)])
+                small = Baseline(prog, base.inputs, tuple(plain), base.nondeterministic, base.seed_count)
                 extra = make_baseline(sb, prog, [row["input"]], extra_inputs=factor * DEFAULT_INPUTS - 1,
-                                      seed=seed + 1, check_hash_seed=False, mutant_timeout=oracle_timeout)
-                big = _merge(base, extra)
+                                      seed=seed + 1, check_hash_seed=False, mutant_timeout=oracle_timeout,
+                                      trace=False)
+                big = _merge(small, extra)
                 stats["oracle inputs"] += len(big.inputs)
                 stats["oracle programs"] += 1
                 for kind, src, mp, v in survivors:
@@ -464,6 +498,7 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
                     stats["seconds"] = round(time.perf_counter() - t0, 1)
                     save({"per_kind": {k: dict(v) for k, v in per.items()}, "missed": missed, "stats": dict(stats)})
     stats["seconds"] = round(time.perf_counter() - t0, 1)
+    stats["cpu seconds"] = round(_cpu() - c0, 1)
     return {"per_kind": {k: dict(v) for k, v in per.items()}, "missed": missed, "stats": dict(stats)}
 
 
@@ -576,6 +611,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--oracle-timeout", type=float, default=0.25,
                     help="seconds per oracle input of the original (mutant inputs often loop forever)")
+    ap.add_argument("--guided", action="store_true", help="apply codemorph.inputs.coverage_additions to the "
+                    "default baseline (coverage-guided replacement of mutants)")
     ap.add_argument("--markdown", type=Path, help="write the per-kind table here")
     ap.add_argument("--json", type=Path, help="write counts and the missed mutants here")
     ap.add_argument("--data", type=Path, default=DATA)
@@ -615,7 +652,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.markdown:
             a.markdown.write_text(markdown(partial, a.factor) + "\n")
 
-    result = run(rows, a.factor, a.workers, a.seed, a.oracle_timeout, save=save)
+    result = run(rows, a.factor, a.workers, a.seed, a.oracle_timeout, save=save, guided=a.guided)
     table = markdown(result, a.factor)
     print(table)
     print(json.dumps(result["stats"]))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from codemorph import Program
-from codemorph.sandbox import Limits, Sandbox
+from codemorph.inputs import parse_args
+from codemorph.sandbox import ExecRequest, Limits, Sandbox
 from codemorph.verification import (DEFAULT_INPUTS, Coverage, Region, changed_region, check, make_baseline,
                                     verify)
 
@@ -153,3 +154,48 @@ def test_crosshair_backend_finds_and_confirms_a_difference(sb):
     same = v(sb, orig, orig.replace("return 0", "return 1 - 1"), inputs=("5",), extra_inputs=3,
              backend="crosshair", crosshair_seconds=20)
     assert same.status == "equivalent" and "CrossHair found no confirmed difference" in same.reason
+
+
+# ------------------------------------------------------------- coverage-guided additions
+GUARDED = "def f(s, k):\n    if len(s) > 3:\n        return s[k:]\n    return s\n"
+
+
+def test_coverage_additions_reach_missed_code_and_keep_the_budget(sb):
+    from dataclasses import replace
+
+    from codemorph.inputs import coverage_additions
+    from codemorph.verification import program_literals
+
+    prog = Program(GUARDED, "f")
+    inputs = ["'abc', 1", "'b', 1", "'ab', 0", "'', 1", "'a', 2"]
+    base = make_baseline(sb, prog, inputs[:1], extra_inputs=0)
+    outs = base.outcomes + tuple(sb.run_batch([ExecRequest(GUARDED, "f", t, trace=True) for t in inputs[1:]]))
+    assert not any(3 in o.lines for o in outs)  # no input has len(s) > 3
+    g = coverage_additions(sb, prog, inputs, outs, 1, literals=program_literals(prog))
+    assert g.added >= 1 and g.missed == () and 0 < g.executions <= 48
+    assert len(g.inputs) == len(inputs) and g.inputs[0] == "'abc', 1"  # the seed is never replaced
+    new = [t for t in g.inputs if t not in inputs]
+    assert len(new) == g.added
+    for t in new:
+        (s, k), _ = parse_args(t)
+        assert type(s) is str and type(k) is int and len(s) > 3
+    # the wrong rewrite of the guarded line: inconclusive on the mutants, caught with the additions
+    wrong = Program(GUARDED.replace("s[k:]", "s[k + 1:]"), "f")
+    full = replace(base, inputs=tuple(inputs), outcomes=outs)
+    assert check(sb, full, wrong).status == "inconclusive"
+    guided = replace(full, inputs=g.inputs, outcomes=g.outcomes)
+    caught = check(sb, guided, wrong)
+    assert caught.status == "differs" and caught.counterexample.args in new
+
+
+def test_coverage_additions_cost_nothing_when_everything_ran(sb):
+    from codemorph.inputs import coverage_additions
+
+    prog = Program(GUARDED, "f")
+    base = make_baseline(sb, prog, ["'abcdefgh', 2", "'ab', 1"], extra_inputs=3)
+    g = coverage_additions(sb, prog, base.inputs, base.outcomes, base.seed_count)
+    assert (g.added, g.executions, g.missed) == (0, 0, ())
+    assert g.inputs == base.inputs and g.outcomes == base.outcomes
+    untraced = make_baseline(sb, prog, ["'ab', 1"], extra_inputs=3, trace=False)
+    g = coverage_additions(sb, prog, untraced.inputs, untraced.outcomes, 1)
+    assert (g.added, g.executions) == (0, 0)  # no trace: no guidance
