@@ -6,6 +6,7 @@ returns.  A *mutation step* changes one node of that structure with one operator
 * ``int``: ``0``, ``1``, ``-1``, ``v + 1``, ``v - 1``, ``-v``, ``2 * v``, ``v // 2``, the
   program's integer literals and their neighbours, the lengths of the seed's strings and
   containers (and ``len + 1``, ``-len``, ``-len - 1``: the edges of every index range);
+  for a whole integer argument also :data:`BIG_INTS` (one-step neighbours only);
 * ``float``: ``0.0``, ``1.0``, ``-1.0``, ``v + 1``, ``-v``, ``v / 2``, the program's float literals;
 * ``bool``: negation;
 * ``str`` / ``bytes``: delete, insert or replace one character (characters of the seed,
@@ -46,13 +47,19 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
-__all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "is_type_changing", "type_signature", "Args"]
+__all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "BIG_INTS", "is_type_changing", "type_signature", "Args"]
 
 #: a parsed argument list: (positional arguments, keyword arguments)
 Args = tuple  # tuple[list, dict]
 
 #: how many elements/characters a container or string may grow beyond the seed's size
 MAX_GROWTH = 4
+#: boundary integers just past the C ``Py_ssize_t`` range (``sys.maxsize + 1`` and
+#: ``-sys.maxsize - 2`` on 64-bit builds): ``'a' * n``, ``range(n)[0]``, ``s.ljust(n)``,
+#: ``chr(n)`` raise ``OverflowError`` on them.  Tried once per integer argument, in the
+#: one-step neighbours only (a loop bound this large times out, and the search stops
+#: after a few timeouts).
+BIG_INTS = (2**63, -2**63 - 1)
 #: how far a resize to a length the program names (``c - 1``, ``c``, ``c + 1`` for its
 #: integer literals ``c``) may grow a string or container beyond the seed's size
 MAX_RESIZE_GROWTH = 12
@@ -484,6 +491,10 @@ class MutationSpace:
             for x in self._ints + [v + 1, v - 1, -v, v * 2 if abs(v) < 10**9 else v, v // 2]:
                 if x != v:
                     yield x
+            if depth == 0:  # whole arguments only: past the C ``ssize_t`` range
+                for x in BIG_INTS:
+                    if x != v:
+                        yield x
         elif isinstance(v, float):
             for x in self._floats + [v + 1, v - 1, -v, v / 2]:
                 if x != v:
