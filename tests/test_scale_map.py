@@ -166,12 +166,13 @@ def test_evaluate_local_and_dask_write_the_same_scores(client, tmp_path):
     data = tmp_path / "rows.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     # right on even rows, a wrong literal, a non-expression and the call itself on odd rows
+    # (timeouts generous for a loaded machine: a timed-out check would differ between runs)
     preds = {r["id"]: [r["output"], "0", "1 +", "f(" + r["input"] + ")"] if i % 2 else [r["output"]]
              for i, r in enumerate(rows)}
     sets = [PredictionSet("toy", preds, "memory", "jsonl")]
     loaded = load_rows(data)
-    local = evaluate_many(loaded, sets, workers=2, timeout=3.0)
-    dask = evaluate_many(loaded, sets, timeout=3.0, executor=DaskExecutor(client, rows_per_task=3))
+    local = evaluate_many(loaded, sets, workers=2, timeout=10.0)
+    dask = evaluate_many(loaded, sets, timeout=10.0, executor=DaskExecutor(client, rows_per_task=3))
     for name, res in (("local", local), ("dask", dask)):
         write_scores(res, tmp_path / f"{name}.scores.jsonl")
         write_summary(res, tmp_path / f"{name}.summary.json")
@@ -186,8 +187,8 @@ def test_evaluate_local_and_dask_write_the_same_scores(client, tmp_path):
     hrows = load_rows(FIX / "harness_rows.jsonl")
     for mode in ("output", "input"):
         ps = load_predictions(FIX / f"harness_{mode}.json")
-        a = evaluate_many(hrows, ps, mode=mode, workers=1, timeout=3.0)
-        b = evaluate_many(hrows, ps, mode=mode, timeout=3.0, executor=DaskExecutor(client, rows_per_task=1))
+        a = evaluate_many(hrows, ps, mode=mode, workers=1, timeout=10.0)
+        b = evaluate_many(hrows, ps, mode=mode, timeout=10.0, executor=DaskExecutor(client, rows_per_task=1))
         assert [s.to_json() for s in b[0].rows] == [s.to_json() for s in a[0].rows]
         assert b[0].summary() == a[0].summary()
 
