@@ -48,7 +48,7 @@ which independent mutation of each argument rarely produces.  An ``int`` argumen
 a boundary index of another argument (``-n-1``, ``-n``, ``-1``, ``0``, ``n//2``, ``n-1``,
 ``n``, ``n+1`` for its length ``n``); an argument becomes a value of its exact type taken
 from inside another one (a dict key, a list element); a ``str``/``bytes`` argument becomes
-a substring of another; another argument's value is planted inside a container or string
+a substring of another, or of a string inside another (a prefix of a list element); another argument's value is planted inside a container or string
 argument (so the needle is in the haystack); two arguments of one type are made equal.
 The same type and size rules hold (:func:`type_paths` of the result within the seed's).
 
@@ -665,7 +665,8 @@ def _cross(values: list, seeds: list, rng: random.Random) -> tuple[int, Any] | N
       element, ``s[:i]`` at the edges);
     * ``pick``: an argument set to a value of exactly its type found inside another
       argument (a key of a dict argument, an element of a list argument);
-    * ``substring``: a ``str``/``bytes`` argument set to a substring of another one;
+    * ``substring``: a ``str``/``bytes`` argument set to a substring (a prefix, a suffix, a
+      slice, one character) of another one or of a string inside another one;
     * ``plant``: another argument made to contain this argument's value (inserted into
       a list, added as a dict key or set element, inserted into a string);
     * ``equal``: an argument set to a copy of another argument of the same type.
@@ -679,7 +680,8 @@ def _cross(values: list, seeds: list, rng: random.Random) -> tuple[int, Any] | N
         ops.append("index")
     if tj in (list, tuple, set, frozenset, dict) and any(type(a) is ti for a in _atoms_of(vj)):
         ops.append("pick")
-    if ti in (str, bytes) and tj is ti and vj:
+    texts = [a for a in ([vj] + _atoms_of(vj)) if type(a) is ti and a] if ti in (str, bytes) else []
+    if texts:
         ops.append("substring")
     if ti in (list, tuple, set, frozenset, dict, str, bytes) and vi:
         ops.append("plant")
@@ -694,7 +696,7 @@ def _cross(values: list, seeds: list, rng: random.Random) -> tuple[int, Any] | N
     if op == "pick":
         return i, rng.choice([a for a in _atoms_of(vj) if type(a) is ti])
     if op == "substring":
-        sub = _substrings(vj, rng, len(seeds[i]) + MAX_GROWTH)
+        sub = _substrings(rng.choice(texts), rng, len(seeds[i]) + MAX_GROWTH)
         return None if sub is None else (i, sub)
     if op == "equal":
         return i, vj

@@ -300,3 +300,10 @@ def test_cross_share_applies_to_multi_argument_seeds_only(monkeypatch):
 @given(values)
 def test_module_type_paths_agree(v):
     assert module_type_paths(v) == type_paths(v)
+
+
+def test_cross_substring_of_an_element():
+    # startswith/endswith bugs need a prefix (not a suffix) of an element of the list argument
+    pairs = _mutant_values("['condor', 'eyes'], 'q'")
+    prefixes = {t for xs, t in pairs if xs == ["condor", "eyes"] and any(x.startswith(t) for x in xs)}
+    assert any(not any(x.endswith(t) for x in ["condor", "eyes"]) for t in prefixes)
