@@ -46,7 +46,8 @@ from ..transform import derive_seed
 from .search import ANY_EXCEPTION, DEFAULT_STRATEGIES, OUTPUT_CHANGE, Budget, Perturbation, search_limits, \
     search_many
 
-__all__ = ["PerturbConfig", "PerturbSummary", "TargetStats", "perturb_dataset", "perturb_row", "DEFAULT_EXCEPTIONS"]
+__all__ = ["PerturbConfig", "PerturbSummary", "TargetStats", "RowResult", "perturb_dataset", "perturb_row", "search_row",
+           "DEFAULT_EXCEPTIONS", "summary_table"]
 
 #: exception classes searched when none are named
 DEFAULT_EXCEPTIONS = ("IndexError", "KeyError", "ValueError", "ZeroDivisionError", "TypeError", "AttributeError",
@@ -129,7 +130,17 @@ class PerturbSummary:
 
 
 @dataclass
-class _RowResult:
+class RowResult:
+    """What :func:`search_row` did with one source row.
+
+    Attributes:
+        rows: output rows, ready to write (the schema in the module docstring).
+        rejects: why the row could not be searched (at most one :class:`~codemorph.dataset.Reject`).
+        reached: target -> the closest :class:`~codemorph.perturb.Perturbation` found.
+        executions: sandbox executions spent; seconds: wall-clock seconds of the search.
+        searched: whether the search ran (False when the row was rejected).
+    """
+
     rows: list[dict[str, Any]] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     reached: dict[str, Perturbation] = field(default_factory=dict)
@@ -143,11 +154,41 @@ def _row_json(row: SourceRow) -> dict[str, Any]:
             "entry_point": row.entry_point}
 
 
-def perturb_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> _RowResult:
-    """Search one row and build its output rows (see the module docstring)."""
-    res = _RowResult()
+def perturb_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox | None = None) -> list[dict[str, Any]]:
+    """The perturbation rows of one source row, ready to write: the same rows, in the same
+    order, as ``codemorph perturb`` writes for it (schema in the module docstring).  Meant
+    for jobs that process rows one at a time, e.g. ``codemorph generate --perturb-inputs``
+    after a row's transform variants.
 
-    def reject(stage: str, reason: str) -> _RowResult:
+    Args:
+        row: a :class:`~codemorph.dataset.SourceRow` (``id``, ``code``, ``input``,
+            ``entry_point``...).
+        config: a :class:`PerturbConfig`; its ``workers`` is ignored (one row, one search).
+        sandbox: the :class:`~codemorph.sandbox.Sandbox` to run in; it should have
+            :func:`~codemorph.perturb.search_limits` (0.5 s per execution: the search runs
+            up to ``config.budget.executions`` mutants, some of which hang).  Keep one per
+            worker process and pass it to every call; ``None`` starts a temporary one
+            (about 50 ms of start-up per call).
+
+    Returns:
+        A list of row dicts (possibly empty: nothing found, or the row cannot be searched;
+        :func:`search_row` says why).  Deterministic for a given ``config.seed`` and row id
+        when the execution budget ends each search.
+    """
+    if sandbox is None:
+        with Sandbox(search_limits()) as sb:
+            return search_row(row, config, sb).rows
+    return search_row(row, config, sandbox).rows
+
+
+def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowResult:
+    """Search one row and build its output rows, with the bookkeeping of the ``perturb``
+    job: rejects (code that does not parse, no entry point, an input that is not a literal,
+    a seed input that does not run to an end), the closest finding per target, executions
+    and seconds spent.  Arguments as for :func:`perturb_row`; returns a :class:`RowResult`."""
+    res = RowResult()
+
+    def reject(stage: str, reason: str) -> RowResult:
         res.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} (line {row.line}): {reason}",
                                   _row_json(row)))
         return res
@@ -211,16 +252,16 @@ def _init_worker(config: PerturbConfig) -> None:
     atexit.register(_SB.close)
 
 
-def _work(row: SourceRow) -> _RowResult:
+def _work(row: SourceRow) -> RowResult:
     assert _SB is not None and _CFG is not None
-    return perturb_row(row, _CFG, _SB)
+    return search_row(row, _CFG, _SB)
 
 
-def _ordered(config: PerturbConfig, items: list) -> Iterator[tuple[Any, _RowResult]]:
+def _ordered(config: PerturbConfig, items: list) -> Iterator[tuple[Any, RowResult]]:
     if config.workers <= 1:
         with Sandbox(search_limits()) as sb:
             for it in items:
-                yield it, (_RowResult(rejects=[it]) if isinstance(it, Reject) else perturb_row(it, config, sb))
+                yield it, (RowResult(rejects=[it]) if isinstance(it, Reject) else search_row(it, config, sb))
         return
     ctx = multiprocessing.get_context("spawn")
     window = config.workers * 4
@@ -240,7 +281,7 @@ def _ordered(config: PerturbConfig, items: list) -> Iterator[tuple[Any, _RowResu
             if not pending:
                 break
             item, fut = pending.pop(0)
-            yield item, (_RowResult(rejects=[item]) if fut is None else fut.result())
+            yield item, (RowResult(rejects=[item]) if fut is None else fut.result())
 
 
 def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,

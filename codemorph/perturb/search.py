@@ -407,10 +407,14 @@ class _Engine:
         cap = max(_BATCH, int(self.budget.executions * 0.45))
         pool = list(itertools.islice(self.space.neighbours(self.seed_args), 30000))
         self.neighbours_exhausted = len(pool) <= cap
+        # the boundary integers (at most two per integer argument) always run
+        big = [c for c in pool if _has_big_int(c)]
+        if big:
+            pool = big + [c for c in pool if not _has_big_int(c)]
         if len(pool) > cap:
             # keep the structural edits (first in enumeration order), sample the rest
-            head = pool[: cap // 3]
-            rest = self.rng.sample(pool[cap // 3:], cap - len(head))
+            head = pool[: max(cap // 3, len(big))]
+            rest = self.rng.sample(pool[len(head):], max(0, cap - len(head)))
             pool = head + rest
         for k in range(0, len(pool), _BATCH):
             if self.out_of_budget() or self.all_satisfied():
