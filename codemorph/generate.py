@@ -26,7 +26,7 @@ from .recipes import Recipe, Variant, build_pipeline
 from .registry import default_registry
 from .sandbox import ExecRequest, Limits, Sandbox
 from .transform import derive_rng, derive_seed
-from .verification import DEFAULT_INPUTS, check_requests, judge, make_baseline
+from .verification import DEFAULT_INPUTS, check_requests, judge, make_baseline, prove_verdict
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
            "default_transforms"]
@@ -52,6 +52,9 @@ class GenerateConfig:
             the row's own input.
         limits: sandbox limits per execution (seconds, bytes).
         options: per-transform constructor options, ``{name: {option: value}}``.
+        prove: also try to prove each variant's changed region equivalent with Z3
+            (:func:`~codemorph.verification.prove_verdict`); a proved variant's
+            ``verification`` has ``status`` ``"proved"`` and ``proved`` true.
     """
 
     variants: tuple[Variant, ...]
@@ -60,6 +63,7 @@ class GenerateConfig:
     extra_inputs: int = DEFAULT_INPUTS - 1
     limits: Limits = field(default_factory=Limits)
     recipe: tuple[str, str] | None = None
+    prove: bool = False
 
     @classmethod
     def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
@@ -131,16 +135,22 @@ class RowProcessor:
         if not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 
+        # the original on its input (checked against the recorded output in the same run) and
+        # on the mutants, traced: coverage, and the local types transforms may use
         baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
-                                 seed=derive_seed(cfg.seed, row.id, "inputs"))
+                                 seed=derive_seed(cfg.seed, row.id, "inputs"), check_hash_seed=False,
+                                 expected_output=row.output)
         problem = _original_problem(baseline.outcomes[0], row, check_output=False)
         if problem:
             return reject("execute", problem)
         if baseline.nondeterministic:
             return reject("execute", "the program is nondeterministic (two runs on the same input differ); "
                                      "its recorded output is not a reliable ground truth")
+        problem = _original_problem(baseline.outcomes[0], row)
+        if problem:
+            return reject("execute", problem)
 
-        observations = self._observe(program, baseline.inputs) if self.needs_types else None
+        observations = _observations(baseline.outcomes) if self.needs_types else None
         candidates = []  # (variant name, PipelineResult, seconds spent rewriting)
         for name, pipeline in self.pipelines:
             start = time.perf_counter()
@@ -148,25 +158,25 @@ class RowProcessor:
                                  observations=observations)
             candidates.append((name, res, time.perf_counter() - start))
 
-        # one sandbox batch: the original against its recorded output, then, per variant, the
-        # differential check on every baseline input and a run on the row's input
-        requests = [ExecRequest(row.code, row.entry_point, row.input, expected_output=row.output)]
+        # one sandbox batch: per variant, the differential check on every baseline input; the
+        # check on the row's own input also tests the recorded output, so it is the variant's
+        # run on the row's input (a separate run only when that input is not compared)
+        own_compared = baseline.outcomes[0].comparable
+        requests: list[ExecRequest] = []
         slices = []
         for name, res, _ in candidates:
             if not res.changed:
                 slices.append(None)
                 continue
-            checks = check_requests(baseline, res.program, self.sandbox.limits.timeout)
+            checks = check_requests(baseline, res.program, self.sandbox.limits.timeout, expected_output=row.output)
             slices.append((len(requests), checks))
             requests += checks
-            requests.append(ExecRequest(res.program.source, res.program.entry_point, row.input,
-                                        expected_output=row.output))
+            if not own_compared:
+                requests.append(ExecRequest(res.program.source, res.program.entry_point, row.input,
+                                            expected_output=row.output))
         start = time.perf_counter()
         outs = self.sandbox.run_batch(requests)
         share = (time.perf_counter() - start) / max(1, len(requests))
-        problem = _original_problem(outs[0], row)
-        if problem:
-            return reject("execute", problem)
         out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
                                      "output": row.output, "entry_point": row.entry_point, "original_id": row.id,
                                      "transforms": [], "seed": cfg.seed, "kind": "original"}))
@@ -175,26 +185,20 @@ class RowProcessor:
                 out.stats.append(TransformStat(name, "not-applicable", seconds, res.reason))
                 continue
             at, checks = sl
-            verdict = judge(baseline, checks, outs[at:at + len(checks)])
-            run = outs[at + len(checks)]
+            check_outs = outs[at:at + len(checks)]
+            verdict = judge(baseline, checks, check_outs)
+            if cfg.prove:
+                verdict = prove_verdict(verdict, baseline, res.program, check_outs)
+            run = check_outs[0] if own_compared else outs[at + len(checks)]
             status, reason = self._variant(row, name, res, verdict, run, out)
-            out.stats.append(TransformStat(name, status, seconds + share * (len(checks) + 1), reason))
+            n = len(checks) + (0 if own_compared else 1)
+            out.stats.append(TransformStat(name, status, seconds + share * n, reason))
         return out
 
     def _stamp(self, row: dict[str, Any]) -> dict[str, Any]:
         if self.config.recipe is not None:
             row["recipe"] = {"name": self.config.recipe[0], "version": self.config.recipe[1]}
         return row
-
-    def _observe(self, program: Program, inputs: Sequence[str]) -> dict[str, dict[str, list[str]]]:
-        """Union of the local-variable types observed over ``inputs`` (runs in the sandbox)."""
-        reqs = [ExecRequest(program.source, program.entry_point, a, trace=True) for a in inputs]
-        merged: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-        for o in self.sandbox.run_batch(reqs):
-            for fn, names in (o.types or {}).items():
-                for name, types in names.items():
-                    merged[fn][name].update(types)
-        return {fn: {n: sorted(ts) for n, ts in sorted(v.items())} for fn, v in sorted(merged.items())}
 
     def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
         new = res.program
@@ -225,6 +229,17 @@ class RowProcessor:
             "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
         return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
             else None
+
+
+def _observations(outcomes: Sequence[Any]) -> dict[str, dict[str, list[str]]]:
+    """Union of the local-variable types in traced ``outcomes`` (``Outcome.types``):
+    ``{function qualname: {local name: sorted type names}}``, sorted."""
+    merged: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for o in outcomes:
+        for fn, names in (o.types or {}).items():
+            for name, types in names.items():
+                merged[fn][name].update(types)
+    return {fn: {n: sorted(ts) for n, ts in sorted(v.items())} for fn, v in sorted(merged.items())}
 
 
 def _unreached(verdict) -> bool:
@@ -410,4 +425,5 @@ def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) ->
     p = Path(in_path)
     return {"input": str(p.resolve()), "input_bytes": [[str(f), f.stat().st_size] for f in input_files(in_path)],
             "variants": [[v.name, v.spec] for v in config.variants], "seed": config.seed,
-            "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe}
+            "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe,
+            **({"prove": True} if config.prove else {})}

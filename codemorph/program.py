@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -26,8 +25,9 @@ def parse_source(source: str, filename: str = "<program>") -> cst.Module:
     if not isinstance(source, str):
         raise ParseError(f"expected source text (str), got {type(source).__name__}", filename=filename)
     try:
-        compile(source, filename, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-        compile(source, filename, "exec", dont_inherit=True)  # symbol-table errors (nonlocal, global)
+        # a full compile (parse, symbol table, code generation) reports every error an AST-only
+        # parse would, and the symbol-table ones too (nonlocal, global)
+        compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         raise ParseError(exc.msg or "invalid syntax", exc.lineno, exc.offset, filename) from None
     except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, absurd nesting

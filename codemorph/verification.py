@@ -25,6 +25,7 @@ Typical use, one baseline for many rewrites of the same program::
 from __future__ import annotations
 
 import ast
+import dataclasses
 import difflib
 import functools
 import math
@@ -393,7 +394,7 @@ def _same_run(a: Outcome, b: Outcome) -> str | None:
 def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str], *,
                   extra_inputs: int = DEFAULT_INPUTS - 1,
                   seed: int = 0, check_hash_seed: bool = True, mutant_timeout: float | None = 1.0,
-                  trace: bool = True) -> Baseline:
+                  trace: bool = True, expected_output: str | None = None) -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
     Args:
@@ -416,6 +417,10 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             (the tracer shifts memory addresses, so output showing ``id()``s would differ
             between a traced and an untraced run); the outcomes then also carry the
             original's executed lines and local types.
+        expected_output: a recorded result (e.g. a CRUXEval row's ``output``); when given, the
+            runs of the first seed input also evaluate ``value == <expected_output>``
+            (:attr:`~codemorph.sandbox.Outcome.output_matches` of ``outcomes[0]``), which
+            saves a separate execution for checking a row's recorded output.
 
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
@@ -430,6 +435,10 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     requests = (_requests(program, seeds, trace)
                 + [ExecRequest(program.source, program.entry_point, m, timeout=short, trace=trace) for m in mutants]
                 + _requests(program, seeds, trace))
+    if expected_output is not None and seeds:
+        # both runs of the seed (the evaluation may run the value's own __eq__, which could print)
+        for k in (0, len(inputs)):
+            requests[k] = dataclasses.replace(requests[k], expected_output=expected_output)
     outs = sandbox.run_batch(requests)
     first, again = outs[:len(inputs)], outs[len(inputs):]
     reasons = []
@@ -546,7 +555,7 @@ def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs
 
 
 def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = 10.0,
-                   min_timeout: float = 0.5) -> list[ExecRequest]:
+                   min_timeout: float = 0.5, expected_output: str | None = None) -> list[ExecRequest]:
     """The executions :func:`check` makes: ``rewritten`` on every comparable baseline input,
     with a time limit of ``max(min_timeout, slowdown * original duration)`` seconds capped
     by ``cap``.  Lets a caller run the requests of several rewrites in one batch and pass
@@ -554,11 +563,20 @@ def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdo
 
     The executions are traced (``ExecRequest.trace``) exactly when the baseline was
     (:attr:`Baseline.traced`, the default of :func:`make_baseline`): both sides run under
-    the same conditions, and :func:`judge` can measure the coverage of the changed region."""
+    the same conditions, and :func:`judge` can measure the coverage of the changed region.
+
+    ``expected_output`` (a recorded result literal): the execution on the first seed input
+    (``baseline.inputs[0]``, when it is compared) also evaluates ``value ==
+    <expected_output>``, so its outcome doubles as the rewritten program's run on a
+    benchmark row's input (:attr:`~codemorph.sandbox.Outcome.output_matches`)."""
     trace = baseline.traced
-    return [ExecRequest(rewritten.source, rewritten.entry_point, text,
-                        timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace)
-            for text, o in zip(baseline.inputs, baseline.outcomes) if o.comparable]
+    out = []
+    for k, (text, o) in enumerate(zip(baseline.inputs, baseline.outcomes)):
+        if o.comparable:
+            out.append(ExecRequest(rewritten.source, rewritten.entry_point, text,
+                                   expected_output=expected_output if k == 0 else None,
+                                   timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace))
+    return out
 
 
 def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Outcome], *,
