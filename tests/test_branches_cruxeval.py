@@ -6,38 +6,21 @@ observed over the row's input, on a sample of rows."""
 from __future__ import annotations
 
 import ast
-import json
-from pathlib import Path
 
 import pytest
+from conftest import FULL, cruxeval_sample, run_pairs
 
 from codemorph import Program, get_transform
 
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+#: rows where each statement transform applies: on all 800 rows, and on the default sample
+#: (every 8th row from row 7)
+APPLIED = {"if-to-ternary": 33, "ternary-to-if": 11, "elif-to-nested": 15, "nested-to-elif": 0}
+SAMPLE_APPLIED = {"if-to-ternary": 7, "ternary-to-if": 3, "elif-to-nested": 4, "nested-to-elif": 0}
 
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not available")
-    return [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    from codemorph.sandbox import Sandbox
-    with Sandbox() as sb:
-        yield sb
-
-
-def _check(sandbox, pairs) -> None:
-    from codemorph.sandbox import ExecRequest
-    reqs = [ExecRequest(src, "f", row["input"]) for _, row, new in pairs for src in (row["code"], new)]
-    outs = sandbox.run_batch(reqs)
-    done = [i for i in range(len(pairs)) if outs[2 * i].completed and outs[2 * i + 1].completed]
-    assert len(done) >= 0.98 * len(pairs)  # a loaded machine may time out a few runs
-    bad = [(pairs[i][0], pairs[i][1]["id"]) for i in done if outs[2 * i].behaviour() != outs[2 * i + 1].behaviour()]
-    assert bad == []
+    return cruxeval_sample(7)
 
 
 def test_statement_transforms_on_cruxeval(rows, sandbox) -> None:
@@ -70,14 +53,14 @@ def test_statement_transforms_on_cruxeval(rows, sandbox) -> None:
                 assert ast.dump(ast.parse(back.source)) == ast.dump(ast.parse(row["code"])), row["id"]
         applied[name] = n
     # rows with a site (CRUXEval has no `else:` block holding only an `if`)
-    assert applied == {"if-to-ternary": 33, "ternary-to-if": 11, "elif-to-nested": 15, "nested-to-elif": 0}
-    _check(sandbox, pairs)
+    assert applied == (APPLIED if FULL else SAMPLE_APPLIED)
+    run_pairs(sandbox, pairs)
 
 
 def test_typed_transforms_on_a_sample(rows, sandbox) -> None:
     from codemorph.testing import observe_types
     pairs, simplified = [], 0
-    for row in rows[::10]:
+    for row in rows:
         program = Program(row["code"])
         obs = observe_types(program, [row["input"]], sandbox=sandbox)
         for name in ("mirror-comparison", "invert-if"):
@@ -89,4 +72,4 @@ def test_typed_transforms_on_a_sample(rows, sandbox) -> None:
                                       for s in result.sites)
     assert sum(1 for p in pairs if p[0] == "mirror-comparison") >= 5
     assert simplified >= 5
-    _check(sandbox, pairs)
+    run_pairs(sandbox, pairs)

@@ -13,53 +13,21 @@ Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the d
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
 import pytest
+from conftest import (assert_fixtures_covered, assert_matches_expected, assert_same_behaviour, case_id,
+                      fixture_cases, fixture_spec)
 
 from codemorph import Program, get_transform
 from codemorph.testing import observe_types
 
-FIXTURES = Path(__file__).parent / "fixtures"
 TRANSFORMS = ("if-to-ternary", "ternary-to-if", "elif-to-nested", "nested-to-elif", "mirror-comparison")
 
 
-def _cases() -> list[tuple[str, Path]]:
-    out = []
-    for name in TRANSFORMS:
-        out += [(name, p) for p in sorted((FIXTURES / name).glob("*.py")) if not p.name.endswith(".expected.py")]
-    return out
-
-
-def _spec(path: Path) -> dict:
-    side = path.with_suffix(".json")
-    return json.loads(side.read_text()) if side.exists() else {}
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    from codemorph.sandbox import Sandbox
-    with Sandbox() as sb:
-        yield sb
-
-
-def assert_same_behaviour(sandbox, original: str, rewritten: str, inputs, entry: str = "f") -> None:
-    """Run both programs on every input in the sandbox: same result/exception class,
-    argument state and stdout."""
-    from codemorph.sandbox import ExecRequest
-    reqs = [ExecRequest(src, entry, args) for args in inputs for src in (original, rewritten)]
-    outs = sandbox.run_batch(reqs)
-    for i, args in enumerate(inputs):
-        o, r = outs[2 * i], outs[2 * i + 1]
-        assert o.status in ("returned", "raised"), (args, o)
-        assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
-
-
-@pytest.mark.parametrize("name, path", _cases(), ids=lambda v: v if isinstance(v, str) else v.stem)
+@pytest.mark.parametrize("name, path", fixture_cases(*TRANSFORMS), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
-    spec = _spec(path)
+    spec = fixture_spec(path)
     transform = get_transform(name, **spec.get("options", {}))
     source = path.read_text()
     inputs = spec.get("inputs", [])
@@ -72,18 +40,11 @@ def test_fixture(name: str, path: Path, sandbox) -> None:
         assert spec["refused"] in result.reason
         return
     assert result.applied, result.reason
-    expected = path.with_name(path.stem + ".expected.py")
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected.write_text(result.source)
-    assert result.source == expected.read_text()
+    assert_matches_expected(path, result.source)
     assert result.sites
     assert inputs, "a rewritten fixture must be executed"
     assert_same_behaviour(sandbox, source, result.source, inputs)
 
 
 def test_every_fixture_is_covered() -> None:
-    for name in TRANSFORMS:
-        cases = [p for p in (FIXTURES / name).glob("*.py") if not p.name.endswith(".expected.py")]
-        assert cases, name
-        for path in cases:
-            assert "refused" in _spec(path) or path.with_name(path.stem + ".expected.py").exists(), path
+    assert_fixtures_covered(*TRANSFORMS)

@@ -10,30 +10,11 @@ the inputs that break a naive rewrite (NaN, incomparable sets, user classes).
 from __future__ import annotations
 
 import pytest
+from conftest import assert_same_behaviour, run_both
 
 from codemorph import Program, get_transform
 from codemorph.testing import observe_types
 from codemorph.transforms.branches import DOMAINS, prove_identity, proved_identities
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    from codemorph.sandbox import Sandbox
-    with Sandbox() as sb:
-        yield sb
-
-
-def run_both(sandbox, original: str, rewritten: str, inputs, entry: str = "f"):
-    from codemorph.sandbox import ExecRequest
-    reqs = [ExecRequest(src, entry, args) for args in inputs for src in (original, rewritten)]
-    outs = sandbox.run_batch(reqs)
-    return [(args, outs[2 * i], outs[2 * i + 1]) for i, args in enumerate(inputs)]
-
-
-def assert_same_behaviour(sandbox, original: str, rewritten: str, inputs) -> None:
-    for args, o, r in run_both(sandbox, original, rewritten, inputs):
-        assert o.status in ("returned", "raised"), (args, o)
-        assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
 
 
 def invert(sandbox, src: str, inputs, **options):

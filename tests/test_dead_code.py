@@ -13,21 +13,18 @@ Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the d
 from __future__ import annotations
 
 import ast
-import difflib
-import json
-import os
-import symtable
 from pathlib import Path
 
 import pytest
 import z3
+from conftest import (FIXTURES, assert_fixtures_covered, assert_matches_expected, block_after, case_id,
+                      cruxeval_sample, fixture_cases, fixture_spec, function_symbols, inserted_lines, run_both,
+                      run_pairs)
 
 from codemorph import Program, get_transform
 from codemorph.transforms.deadcode import BODY_TEMPLATES, PREDICATES, DeadPredicate
 
 NAME = "dead-code"
-FIXTURES = Path(__file__).parent / "fixtures" / NAME
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
 
 # ---------------------------------------------------------------------------------------
@@ -153,23 +150,6 @@ def test_catalogue_shape() -> None:
 # sandbox helpers
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    sandbox_mod = pytest.importorskip("codemorph.sandbox")
-    with sandbox_mod.Sandbox() as sb:
-        yield sb
-
-
-def inserted_lines(original: str, rewritten: str) -> list[int]:
-    """1-based line numbers of the rewritten program that were inserted."""
-    a, b = original.splitlines(), rewritten.splitlines()
-    out = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag in ("insert", "replace"):
-            out += range(j1 + 1, j2 + 1)
-    return out
-
-
 def dead_lines(original: str, rewritten: str) -> list[int]:
     """Line numbers of the inserted ``if``'s body (the lines that must never run): the
     lines indented deeper than the first inserted ``if`` line, right after it."""
@@ -177,25 +157,13 @@ def dead_lines(original: str, rewritten: str) -> list[int]:
     new = inserted_lines(original, rewritten)
     ifs = [n for n in new if lines[n - 1].lstrip().startswith("if ")]
     assert ifs, (original, rewritten)
-    indent = len(lines[ifs[0] - 1]) - len(lines[ifs[0] - 1].lstrip())
-    body = []
-    for n in range(ifs[0] + 1, len(lines) + 1):
-        text = lines[n - 1]
-        if text.strip() and len(text) - len(text.lstrip()) <= indent:
-            break
-        body.append(n)
-    return body
+    return block_after(lines, ifs[0])
 
 
 def assert_dead_and_equivalent(sandbox, original: str, rewritten: str, inputs, entry: str = "f") -> None:
-    from codemorph.sandbox import ExecRequest
     dead = dead_lines(original, rewritten)
     assert dead
-    reqs = [ExecRequest(src, entry, args, trace=(src is rewritten)) for args in inputs
-            for src in (original, rewritten)]
-    outs = sandbox.run_batch(reqs)
-    for i, args in enumerate(inputs):
-        o, r = outs[2 * i], outs[2 * i + 1]
+    for args, o, r in run_both(sandbox, original, rewritten, inputs, entry, trace=True):
         assert o.status in ("returned", "raised"), (args, o)
         assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
         assert r.lines is not None
@@ -206,37 +174,23 @@ def assert_dead_and_equivalent(sandbox, original: str, rewritten: str, inputs, e
 # fixtures
 
 
-def _fixture_cases() -> list[Path]:
-    return sorted(p for p in FIXTURES.glob("*.py") if not p.name.endswith(".expected.py"))
-
-
-def _spec(path: Path) -> dict:
-    side = path.with_suffix(".json")
-    return json.loads(side.read_text()) if side.exists() else {}
-
-
-@pytest.mark.parametrize("path", _fixture_cases(), ids=lambda p: p.stem)
-def test_fixture(path: Path, sandbox) -> None:
-    spec = _spec(path)
+@pytest.mark.parametrize("name, path", fixture_cases(NAME), ids=case_id)
+def test_fixture(name: str, path: Path, sandbox) -> None:
+    spec = fixture_spec(path)
     source = path.read_text()
-    result = get_transform(NAME).apply(Program(source), spec.get("seed", 0), inputs=spec.get("inputs", ()))
+    result = get_transform(name).apply(Program(source), spec.get("seed", 0), inputs=spec.get("inputs", ()))
     if "refused" in spec:
         assert not result.applied
         assert spec["refused"] in result.reason
         return
     assert result.applied, result.reason
-    expected = path.with_name(path.stem + ".expected.py")
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected.write_text(result.source)
-    assert result.source == expected.read_text()
+    assert_matches_expected(path, result.source)
     assert len(result.sites) == 1
     assert_dead_and_equivalent(sandbox, source, result.source, spec["inputs"])
 
 
 def test_every_fixture_is_covered() -> None:
-    for path in _fixture_cases():
-        spec = _spec(path)
-        assert "refused" in spec or path.with_name(path.stem + ".expected.py").exists(), path
+    assert_fixtures_covered(NAME)
 
 
 # ---------------------------------------------------------------------------------------
@@ -327,29 +281,13 @@ def f(xs, x=1):
 '''
 
 
-def _symbols(source: str) -> list[dict[str, tuple]]:
-    """Per function (in order): {name: flags}, from the compiler's symbol table."""
-    out = []
-
-    def walk(table):
-        if table.get_type() == "function":
-            out.append({s.get_name(): (s.is_parameter(), s.is_global(), s.is_declared_global(), s.is_local(),
-                                        s.is_free(), s.is_nonlocal(), s.is_imported())
-                        for s in table.get_symbols()})
-        for child in table.get_children():
-            walk(child)
-
-    walk(symtable.symtable(source, "<program>", "exec"))
-    return out
-
-
 @pytest.mark.parametrize("program", ["TRICKY", "TRICKY2"])
 @pytest.mark.parametrize("seed", range(10))
 def test_scoping_docstrings_and_classes_unchanged(program: str, seed: int) -> None:
     source = globals()[program]
     result = get_transform(NAME).apply(Program(source), seed, inputs=["1, 2"])
     assert result.applied
-    before, after = _symbols(source), _symbols(result.source)
+    before, after = function_symbols(source), function_symbols(result.source)
     assert len(before) == len(after)
     for old, new in zip(before, after):
         for name, flags in old.items():
@@ -400,7 +338,7 @@ def test_positions_cover_the_program_and_are_deterministic() -> None:
 
 
 def test_unbound_parameters_are_never_the_predicate_variable() -> None:
-    src = (FIXTURES / "unbinding.py").read_text()
+    src = (FIXTURES / NAME / "unbinding.py").read_text()
     for seed in range(12):
         result = get_transform(NAME).apply(Program(src), seed)
         cond = [line for line in result.source.splitlines() if line.strip().startswith("if ")][0]
@@ -455,7 +393,7 @@ def test_reading_a_global_elsewhere_stays_a_global(sandbox) -> None:
         func = ast.parse(result.source).body[1]
         stores = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
         assert "count" not in stores
-        assert _symbols(result.source)[0]["count"][1]  # still global in f
+        assert function_symbols(result.source)[0]["count"][1]  # still global in f
     assert_dead_and_equivalent(sandbox, src, result.source, ["1", "-2"])
 
 
@@ -464,11 +402,10 @@ def test_reading_a_global_elsewhere_stays_a_global(sandbox) -> None:
 
 
 def test_cruxeval_sample(sandbox) -> None:
-    """Every 4th CRUXEval row (a fast check; ``codemorph generate`` on all 800 rows verifies
-    each variant on 21 inputs)."""
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not available")
-    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()][::4]
+    """The default CRUXEval sample (all 800 rows with CODEMORPH_FULL=1): applied on every
+    row, same behaviour on the row's input, and the dead block never runs (line tracing);
+    ``codemorph generate`` verifies every variant on 50 inputs."""
+    rows = cruxeval_sample(3)
     t = get_transform(NAME)
     refused, pairs = [], []
     for row in rows:
@@ -476,20 +413,8 @@ def test_cruxeval_sample(sandbox) -> None:
         if not result.applied:
             refused.append((row["id"], result.reason))
         else:
-            pairs.append((row, result.source))
+            pairs.append((NAME, row, result.source))
     assert refused == []
-    from codemorph.sandbox import ExecRequest
-    reqs = [ExecRequest(src, "f", row["input"], trace=(src is new)) for row, new in pairs for src in (row["code"], new)]
-    outs = sandbox.run_batch(reqs)
-    bad, ran, skipped = [], [], 0
-    for i, (row, new) in enumerate(pairs):
-        o, r = outs[2 * i], outs[2 * i + 1]
-        if not (o.completed and r.completed):  # a loaded machine may time out a few runs
-            skipped += 1
-            continue
-        if o.behaviour() != r.behaviour():
-            bad.append(row["id"])
-        if r.lines and set(dead_lines(row["code"], new)) & set(r.lines):
-            ran.append(row["id"])
-    assert bad == [] and ran == []
-    assert skipped <= 0.02 * len(pairs)
+    done = run_pairs(sandbox, pairs, trace=True)
+    ran = [row["id"] for _, row, new, _, r in done if r.lines and set(dead_lines(row["code"], new)) & set(r.lines)]
+    assert ran == []

@@ -12,15 +12,14 @@ tracing).  Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then r
 from __future__ import annotations
 
 import ast
-import difflib
-import json
-import os
 import re
-import symtable
 from pathlib import Path
 
 import libcst as cst
 import pytest
+from conftest import (FIXTURES, FULL, assert_fixtures_covered, assert_matches_expected, block_after, case_id,
+                      cruxeval_rows, fixture_cases, fixture_spec, function_symbols, inserted_lines, run_both,
+                      run_pairs)
 
 from codemorph import Program, get_transform
 from codemorph.testing import observe_types
@@ -29,16 +28,7 @@ from codemorph.transforms import deadcode
 from codemorph.transforms.deadcode import (PREDICATES, DeadPredicate, bound_at, function_qualnames,
                                            insertion_blocks, prove_predicate, proved_predicates)
 
-FIXTURES = Path(__file__).parent / "fixtures"
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 TRANSFORMS = ("dead-store", "dead-loop", "unused-function")
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    from codemorph.sandbox import Sandbox
-    with Sandbox() as sb:
-        yield sb
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,28 +161,6 @@ def test_observed_int_local_is_the_predicate_variable(sandbox) -> None:
 # fixtures
 
 
-def _cases() -> list[tuple[str, Path]]:
-    out = []
-    for name in TRANSFORMS:
-        out += [(name, p) for p in sorted((FIXTURES / name).glob("*.py")) if not p.name.endswith(".expected.py")]
-    return out
-
-
-def _spec(path: Path) -> dict:
-    side = path.with_suffix(".json")
-    return json.loads(side.read_text()) if side.exists() else {}
-
-
-def inserted_lines(original: str, rewritten: str) -> list[int]:
-    """1-based line numbers of the rewritten program that were inserted."""
-    a, b = original.splitlines(), rewritten.splitlines()
-    out: list[int] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag in ("insert", "replace"):
-            out += range(j1 + 1, j2 + 1)
-    return out
-
-
 def never_run_lines(name: str, original: str, rewritten: str) -> list[int]:
     """Inserted lines that must never execute: the body of the dead loop / helper."""
     if name == "dead-store":
@@ -202,33 +170,22 @@ def never_run_lines(name: str, original: str, rewritten: str) -> list[int]:
     head = "def " if name == "unused-function" else ("for ", "while ")
     heads = [n for n in new if lines[n - 1].lstrip().startswith(head)]
     assert heads, rewritten
-    indent = len(lines[heads[0] - 1]) - len(lines[heads[0] - 1].lstrip())
-    body = []
-    for n in range(heads[0] + 1, len(lines) + 1):
-        text = lines[n - 1]
-        if text.strip() and len(text) - len(text.lstrip()) <= indent:
-            break
-        if text.strip():
-            body.append(n)
+    body = block_after(lines, heads[0], skip_blank=True)
     assert body
     return body
 
 
 def assert_equivalent_and_dead(sandbox, name: str, original: str, rewritten: str, inputs) -> None:
-    from codemorph.sandbox import ExecRequest
     dead = set(never_run_lines(name, original, rewritten))
-    reqs = [ExecRequest(src, "f", args, trace=(src is rewritten)) for args in inputs for src in (original, rewritten)]
-    outs = sandbox.run_batch(reqs)
-    for i, args in enumerate(inputs):
-        o, r = outs[2 * i], outs[2 * i + 1]
+    for args, o, r in run_both(sandbox, original, rewritten, inputs, trace=True):
         assert o.status in ("returned", "raised"), (args, o)
         assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
         assert r.lines is not None and not dead & set(r.lines), f"dead code ran on input {args}"
 
 
-@pytest.mark.parametrize("name, path", _cases(), ids=lambda v: v if isinstance(v, str) else v.stem)
+@pytest.mark.parametrize("name, path", fixture_cases(*TRANSFORMS), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
-    spec = _spec(path)
+    spec = fixture_spec(path)
     source = path.read_text()
     inputs = spec.get("inputs", [])
     obs = observe_types(source, inputs, sandbox=sandbox) if spec.get("observe") else None
@@ -238,21 +195,14 @@ def test_fixture(name: str, path: Path, sandbox) -> None:
         assert spec["refused"] in result.reason
         return
     assert result.applied, result.reason
-    expected = path.with_name(path.stem + ".expected.py")
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected.write_text(result.source)
-    assert result.source == expected.read_text()
+    assert_matches_expected(path, result.source)
     assert len(result.sites) == 1
     assert inputs
     assert_equivalent_and_dead(sandbox, name, source, result.source, inputs)
 
 
 def test_every_fixture_is_covered() -> None:
-    for name in TRANSFORMS:
-        cases = [p for p in (FIXTURES / name).glob("*.py") if not p.name.endswith(".expected.py")]
-        assert cases, name
-        for path in cases:
-            assert "refused" in _spec(path) or path.with_name(path.stem + ".expected.py").exists(), path
+    assert_fixtures_covered(*TRANSFORMS)
 
 
 # ---------------------------------------------------------------------------------------
@@ -261,21 +211,6 @@ def test_every_fixture_is_covered() -> None:
 TRICKY = (FIXTURES / "dead-store" / "tricky.py").read_text()
 TRICKY_INPUTS = ["1, 2", "0, 6", "-3, 0", "'x', 1"]
 TRICKY_NAMES = identifiers_in(cst.parse_module(TRICKY))
-
-
-def _symbols(source: str) -> list[dict[str, tuple]]:
-    out = []
-
-    def walk(table):
-        if table.get_type() == "function":
-            out.append({s.get_name(): (s.is_parameter(), s.is_global(), s.is_declared_global(), s.is_local(),
-                                        s.is_free(), s.is_nonlocal(), s.is_imported())
-                        for s in table.get_symbols()})
-        for child in table.get_children():
-            walk(child)
-
-    walk(symtable.symtable(source, "<program>", "exec"))
-    return out
 
 
 def _allowed_store_value(node: ast.AST) -> bool:
@@ -295,7 +230,7 @@ def _allowed_store_value(node: ast.AST) -> bool:
 @pytest.mark.parametrize("name", TRANSFORMS)
 def test_tricky_program_over_seeds(name: str, sandbox) -> None:
     obs = observe_types(TRICKY, TRICKY_INPUTS, sandbox=sandbox)
-    before = _symbols(TRICKY)
+    before = function_symbols(TRICKY)
     sources = set()
     for seed in range(8):
         result = get_transform(name).apply(Program(TRICKY), seed, inputs=TRICKY_INPUTS, observations=obs)
@@ -303,7 +238,7 @@ def test_tricky_program_over_seeds(name: str, sandbox) -> None:
         again = get_transform(name).apply(Program(TRICKY), seed, inputs=TRICKY_INPUTS, observations=obs)
         assert again.source == result.source and again.sites == result.sites  # deterministic
         sources.add(result.source)
-        after = _symbols(result.source)
+        after = function_symbols(result.source)
         if name == "unused-function":
             assert len(after) > len(before)  # the helper (and its comprehension, if any)
             tree = ast.parse(result.source)
@@ -369,35 +304,24 @@ def test_unused_function_keeps_blank_lines_and_comments() -> None:
 
 
 def test_cruxeval_sample(sandbox) -> None:
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not available")
-    from codemorph.sandbox import ExecRequest
-    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
+    """Each transform on every 12th CRUXEval row (offsets 0, 1, 2: 200 programs in all; all
+    800 rows for each with CODEMORPH_FULL=1): at most 2 refusals, same behaviour on the
+    row's input, and the inserted loop / helper body never runs (line tracing)."""
+    rows = cruxeval_rows()
     pairs, refused = [], []
     for k, name in enumerate(TRANSFORMS):
         t = get_transform(name)
-        for row in rows[k::12]:
+        for row in rows if FULL else rows[k::12]:
             result = t.apply(Program(row["code"]), 0, inputs=[row["input"]])
             if result.applied:
                 pairs.append((name, row, result.source))
             else:
                 refused.append((name, row["id"], result.reason))
     assert len(refused) <= 2, refused
-    reqs = [ExecRequest(src, "f", row["input"], trace=(src is new)) for name, row, new in pairs
-            for src in (row["code"], new)]
-    outs = sandbox.run_batch(reqs)
-    bad, ran, skipped = [], [], 0
-    for i, (name, row, new) in enumerate(pairs):
-        o, r = outs[2 * i], outs[2 * i + 1]
-        if not (o.completed and r.completed):
-            skipped += 1
-            continue
-        if o.behaviour() != r.behaviour():
-            bad.append((name, row["id"]))
-        if r.lines and set(never_run_lines(name, row["code"], new)) & set(r.lines):
-            ran.append((name, row["id"]))
-    assert bad == [] and ran == []
-    assert skipped <= 0.02 * len(pairs)
+    done = run_pairs(sandbox, pairs, trace=True)
+    ran = [(name, row["id"]) for name, row, new, _, r in done
+           if r.lines and set(never_run_lines(name, row["code"], new)) & set(r.lines)]
+    assert ran == []
 
 
 def test_dead_store_never_extends_an_observable_lifetime(sandbox) -> None:

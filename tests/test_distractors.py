@@ -11,52 +11,25 @@ from __future__ import annotations
 
 import ast
 import io
-import json
-import os
 import tokenize
 import types
 from pathlib import Path
 
 import pytest
+from conftest import (FIXTURES, FULL, assert_fixtures_covered, assert_matches_expected, case_id, cruxeval_sample,
+                      fixture_cases, fixture_spec)
 
 from codemorph import NotApplicable, Program, get_transform
 from codemorph.testing import assert_preserves, assert_refuses
 from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring, _comment
 
 FAMILY = ("misleading-comment", "misleading-docstring")
-FIXTURES = Path(__file__).parent / "fixtures"
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
 
-def _cases() -> list[tuple[str, Path]]:
-    out = []
-    for name in FAMILY:
-        out += [(name, p) for p in sorted((FIXTURES / name).glob("*.py")) if not p.name.endswith(".expected.py")]
-    return out
-
-
-def _spec(path: Path) -> dict:
-    side = path.with_suffix(".json")
-    return json.loads(side.read_text()) if side.exists() else {}
-
-
-def _cruxeval() -> list[dict]:
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not available")
-    return [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    from codemorph.sandbox import Sandbox
-    with Sandbox() as sb:
-        yield sb
-
-
-@pytest.mark.parametrize("name,path", _cases(), ids=lambda v: v if isinstance(v, str) else v.stem)
+@pytest.mark.parametrize("name,path", fixture_cases(*FAMILY), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
     from codemorph.verification import verify
-    spec = _spec(path)
+    spec = fixture_spec(path)
     transform = get_transform(name, **spec.get("options", {}))
     source = path.read_text()
     inputs = spec.get("inputs", [])
@@ -66,19 +39,13 @@ def test_fixture(name: str, path: Path, sandbox) -> None:
         assert spec["refused"] in result.reason
         return
     assert result.applied, result.reason
-    expected = path.with_name(path.stem + ".expected.py")
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected.write_text(result.source)
-    assert result.source == expected.read_text()
-    verdict = verify(source, expected.read_text(), inputs=inputs, sandbox=sandbox)
+    expected = assert_matches_expected(path, result.source)
+    verdict = verify(source, expected, inputs=inputs, sandbox=sandbox)
     assert verdict.status == "equivalent", verdict
 
 
 def test_every_fixture_has_an_expectation() -> None:
-    for _, path in _cases():
-        spec = _spec(path)
-        assert "inputs" in spec, path
-        assert "refused" in spec or path.with_name(path.stem + ".expected.py").exists(), path
+    assert_fixtures_covered(*FAMILY, need_inputs=True)
 
 
 # -- misleading-comment ----------------------------------------------------------------
@@ -98,7 +65,8 @@ def test_comments_change_nothing_on_cruxeval() -> None:
     """Independent of the transform's own check: same AST with positions, and the same
     bytecode *and line table* (no line moved), on every CRUXEval program."""
     applied = 0
-    for row in _cruxeval():
+    rows = cruxeval_sample(5)
+    for row in rows:
         res = MisleadingComment(count=None).apply(Program(row["code"]), 0)
         if not res.applied:
             continue
@@ -107,7 +75,7 @@ def test_comments_change_nothing_on_cruxeval() -> None:
             ast.dump(ast.parse(row["code"]), include_attributes=True), row["id"]
         assert _bytecode(res.source) == _bytecode(row["code"]), row["id"]
         assert _comments(res.source) == _comments(row["code"]) + len(res.sites), row["id"]
-    assert applied >= 700
+    assert applied >= (700 if FULL else 0.85 * len(rows))
 
 
 def test_comment_count_and_determinism() -> None:
@@ -199,7 +167,8 @@ def _without_entry_docstring(source: str) -> str:
 
 def test_docstrings_change_only_the_docstring_on_cruxeval() -> None:
     applied = 0
-    for row in _cruxeval():
+    rows = cruxeval_sample(6)
+    for row in rows:
         res = MisleadingDocstring().apply(Program(row["code"]), 0)
         if not res.applied:
             assert "no wrong claim" in res.reason or "__doc__" in res.reason, (row["id"], res.reason)
@@ -209,7 +178,7 @@ def test_docstrings_change_only_the_docstring_on_cruxeval() -> None:
         tree = ast.parse(res.source)
         entry = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f"][-1]
         assert ast.get_docstring(entry), row["id"]
-    assert applied >= 600
+    assert applied >= (600 if FULL else 0.75 * len(rows))
 
 
 def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> None:

@@ -15,14 +15,14 @@ objects and qualified names.
 from __future__ import annotations
 
 import ast
-import json
-import os
 import types
 import warnings
 from pathlib import Path
 
 import libcst as cst
 import pytest
+from conftest import (FULL, assert_fixtures_covered, assert_matches_expected, case_id, cruxeval_sample,
+                      fixture_cases, fixture_spec)
 
 from codemorph import Program, get_transform
 from codemorph.testing import assert_preserves, assert_refuses, observe_types
@@ -31,39 +31,12 @@ from codemorph.transforms.expressions import (ExpandAugAssign, FunctionIndex, Sw
                                               literal_type)
 
 FAMILY = ("swap-operands", "expand-augassign", "unfold-constant")
-FIXTURES = Path(__file__).parent / "fixtures"
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
 
-def _cases() -> list[tuple[str, Path]]:
-    out = []
-    for name in FAMILY:
-        out += [(name, p) for p in sorted((FIXTURES / name).glob("*.py")) if not p.name.endswith(".expected.py")]
-    return out
-
-
-def _spec(path: Path) -> dict:
-    side = path.with_suffix(".json")
-    return json.loads(side.read_text()) if side.exists() else {}
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    from codemorph.sandbox import Sandbox
-    with Sandbox() as sb:
-        yield sb
-
-
-def _cruxeval() -> list[dict]:
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not available")
-    return [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
-
-
-@pytest.mark.parametrize("name,path", _cases(), ids=lambda v: v if isinstance(v, str) else v.stem)
+@pytest.mark.parametrize("name,path", fixture_cases(*FAMILY), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
     from codemorph.verification import verify
-    spec = _spec(path)
+    spec = fixture_spec(path)
     transform = get_transform(name, **spec.get("options", {}))
     source = path.read_text()
     inputs = spec.get("inputs", [])
@@ -74,20 +47,14 @@ def test_fixture(name: str, path: Path, sandbox) -> None:
         assert spec["refused"] in result.reason
         return
     assert result.applied, result.reason
-    expected = path.with_name(path.stem + ".expected.py")
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected.write_text(result.source)
-    assert result.source == expected.read_text()
+    expected = assert_matches_expected(path, result.source)
     assert len(result.sites) >= 1
-    verdict = verify(source, expected.read_text(), inputs=inputs, sandbox=sandbox)
+    verdict = verify(source, expected, inputs=inputs, sandbox=sandbox)
     assert verdict.status == "equivalent", verdict
 
 
 def test_every_fixture_has_an_expectation() -> None:
-    for _, path in _cases():
-        spec = _spec(path)
-        assert "inputs" in spec, path
-        assert "refused" in spec or path.with_name(path.stem + ".expected.py").exists(), path
+    assert_fixtures_covered(*FAMILY, need_inputs=True)
 
 
 # -- swap-operands -------------------------------------------------------------------
@@ -206,7 +173,7 @@ def test_qualnames_match_compiler_on_tricky_program() -> None:
 
 
 def test_qualnames_match_compiler_on_cruxeval() -> None:
-    for row in _cruxeval():
+    for row in cruxeval_sample(3):
         assert _our_qualnames(row["code"]) == _code_qualnames(row["code"]), row["id"]
 
 
@@ -282,7 +249,8 @@ def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
     """CPython folds ``(1 + 2)`` back to ``3``: an unfolded program compiles to exactly the
     original bytecode and constants, a proof of equivalence that needs no execution."""
     applied = 0
-    for row in _cruxeval():
+    rows = cruxeval_sample(4)
+    for row in rows:
         res = UnfoldConstant().apply(Program(row["code"]), 0)
         if not res.applied:
             assert "no int literal" in res.reason, (row["id"], res.reason)
@@ -290,7 +258,7 @@ def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
         applied += 1
         assert _compiled(res.source) == _compiled(row["code"]), row["id"]
         assert res.source.count("\n") == row["code"].count("\n")
-    assert applied >= 500
+    assert applied >= (500 if FULL else 0.6 * len(rows))
 
 
 def test_unfold_leaves_identity_comparisons_alone() -> None:

@@ -10,55 +10,25 @@ Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the d
 from __future__ import annotations
 
 import ast
-import json
-import os
 from pathlib import Path
 
 import libcst as cst
 import pytest
+from conftest import (FIXTURES, FULL, assert_fixtures_covered, assert_matches_expected, assert_same_behaviour,
+                      case_id, cruxeval_sample, fixture_cases, fixture_spec, run_both, run_pairs)
 
 from codemorph import Program, get_transform
 from codemorph.transforms.branches import negate
 
 NAME = "invert-if"
-FIXTURES = Path(__file__).parent / "fixtures" / NAME
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+#: rows of the default CRUXEval sample (every 8th row from row 2) that have an if statement
+SAMPLE_APPLIED = 40
 
 
-def _fixture_cases() -> list[Path]:
-    return sorted(p for p in FIXTURES.glob("*.py") if not p.name.endswith(".expected.py"))
-
-
-def _spec(path: Path) -> dict:
-    side = path.with_suffix(".json")
-    return json.loads(side.read_text()) if side.exists() else {}
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    sandbox_mod = pytest.importorskip("codemorph.sandbox")
-    with sandbox_mod.Sandbox() as sb:
-        yield sb
-
-
-def run_both(sandbox, original: str, rewritten: str, inputs, entry: str = "f"):
-    """Run both programs on every input in the sandbox; return [(args, orig, new)]."""
-    from codemorph.sandbox import ExecRequest
-    reqs = [ExecRequest(src, entry, args) for args in inputs for src in (original, rewritten)]
-    outs = sandbox.run_batch(reqs)
-    return [(args, outs[2 * i], outs[2 * i + 1]) for i, args in enumerate(inputs)]
-
-
-def assert_same_behaviour(sandbox, original: str, rewritten: str, inputs, entry: str = "f") -> None:
-    for args, o, r in run_both(sandbox, original, rewritten, inputs, entry):
-        assert o.status in ("returned", "raised"), (args, o)
-        assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
-
-
-@pytest.mark.parametrize("path", _fixture_cases(), ids=lambda p: p.stem)
-def test_fixture(path: Path, sandbox) -> None:
-    spec = _spec(path)
-    transform = get_transform(NAME, **spec.get("options", {}))
+@pytest.mark.parametrize("name, path", fixture_cases(NAME), ids=case_id)
+def test_fixture(name: str, path: Path, sandbox) -> None:
+    spec = fixture_spec(path)
+    transform = get_transform(name, **spec.get("options", {}))
     source = path.read_text()
     result = transform.apply(Program(source), spec.get("seed", 0), inputs=spec.get("inputs", ()))
     if "refused" in spec:
@@ -66,18 +36,13 @@ def test_fixture(path: Path, sandbox) -> None:
         assert spec["refused"] in result.reason
         return
     assert result.applied, result.reason
-    expected = path.with_name(path.stem + ".expected.py")
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected.write_text(result.source)
-    assert result.source == expected.read_text()
+    assert_matches_expected(path, result.source)
     if spec.get("inputs"):
         assert_same_behaviour(sandbox, source, result.source, spec["inputs"])
 
 
 def test_every_fixture_is_covered() -> None:
-    for path in _fixture_cases():
-        spec = _spec(path)
-        assert "refused" in spec or path.with_name(path.stem + ".expected.py").exists(), path
+    assert_fixtures_covered(NAME)
 
 
 def _neg(text: str) -> str:
@@ -204,7 +169,7 @@ def test_bool_raising_and_non_bool(sandbox) -> None:
 
 
 def test_which_one_is_deterministic_and_covers_every_chain() -> None:
-    src = (FIXTURES / "which_one.py").read_text()
+    src = (FIXTURES / NAME / "which_one.py").read_text()
     t = get_transform(NAME, which="one")
     lines = set()
     for seed in range(10):
@@ -220,21 +185,17 @@ def test_bad_option() -> None:
 
 
 def test_double_inversion_restores_behaviour(sandbox) -> None:
-    src = (FIXTURES / "elif_chain.py").read_text()
+    src = (FIXTURES / NAME / "elif_chain.py").read_text()
     once = get_transform(NAME).apply(Program(src), 0).program
     twice = get_transform(NAME).apply(once, 0)
     assert twice.applied
     assert_same_behaviour(sandbox, src, twice.source, ["-5", "0", "3", "12", "200", "101"])
 
 
-def _cruxeval_rows() -> list[dict]:
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not available")
-    return [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
-
-
 def test_cruxeval_every_row_with_an_if_is_rewritten(sandbox) -> None:
-    rows = _cruxeval_rows()
+    """Every sampled row with an ``if`` (all 800 rows with CODEMORPH_FULL=1) is rewritten
+    and behaves as the original on the row's own input."""
+    rows = cruxeval_sample(2)
     t = get_transform(NAME)
     pairs, refused = [], []
     for row in rows:
@@ -244,14 +205,7 @@ def test_cruxeval_every_row_with_an_if_is_rewritten(sandbox) -> None:
             refused.append((row["id"], result.reason))
         assert result.applied or not has_if
         if result.applied:
-            pairs.append((row, result.source))
+            pairs.append((NAME, row, result.source))
     assert refused == []
-    assert len(pairs) == 378
-    from codemorph.sandbox import ExecRequest
-    pairs = pairs[::2]  # half of them run in the sandbox (generate verifies all of them on 21 inputs)
-    reqs = [ExecRequest(src, "f", row["input"]) for row, new in pairs for src in (row["code"], new)]
-    outs = sandbox.run_batch(reqs)
-    done = [i for i in range(len(pairs)) if outs[2 * i].completed and outs[2 * i + 1].completed]
-    assert len(done) >= 0.98 * len(pairs)  # a loaded machine may time out a few runs
-    bad = [pairs[i][0]["id"] for i in done if outs[2 * i].behaviour() != outs[2 * i + 1].behaviour()]
-    assert bad == []
+    assert len(pairs) == (378 if FULL else SAMPLE_APPLIED)
+    run_pairs(sandbox, pairs)
