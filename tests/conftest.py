@@ -23,7 +23,7 @@ import json
 import os
 import symtable
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import pytest
 
@@ -144,12 +144,13 @@ def cruxeval_rows() -> list[dict]:
     return list(_read_cruxeval())
 
 
-def cruxeval_sample(offset: int = 0) -> list[dict]:
-    """The rows a CRUXEval-wide test runs on: every :data:`SAMPLE_STEP`-th row starting at
-    ``offset`` (0 <= offset < SAMPLE_STEP; files use different offsets to spread coverage),
-    or all rows with ``CODEMORPH_FULL=1``."""
+def cruxeval_sample(offset: int = 0, step: int = SAMPLE_STEP) -> list[dict]:
+    """The rows a CRUXEval-wide test runs on: every ``step``-th row starting at ``offset``
+    (0 <= offset < step; files use different offsets to spread coverage, and a larger step
+    where each row costs several sandbox round trips), or all rows with
+    ``CODEMORPH_FULL=1``."""
     rows = cruxeval_rows()
-    return rows if FULL else rows[offset::SAMPLE_STEP]
+    return rows if FULL else rows[offset::step]
 
 
 def run_pairs(sandbox, pairs: Sequence[tuple], *, trace: bool = False) -> list[tuple]:
@@ -223,7 +224,3 @@ def function_symbols(source: str) -> list[dict[str, tuple]]:
     walk(symtable.symtable(source, "<program>", "exec"))
     return out
 
-
-def ids_of(rows: Iterable[dict]) -> list[str]:
-    """The ``id`` of each row."""
-    return [row["id"] for row in rows]

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import (FIXTURES, FULL, assert_fixtures_covered, assert_matches_expected, block_after, case_id,
-                      cruxeval_rows, fixture_cases, fixture_spec, function_symbols, inserted_lines, run_both,
+from conftest import (FIXTURES, assert_fixtures_covered, assert_matches_expected, block_after, case_id,
+                      cruxeval_sample, fixture_cases, fixture_spec, function_symbols, inserted_lines, run_both,
                       run_pairs)
 
 from codemorph import Program, get_transform
@@ -307,11 +307,10 @@ def test_cruxeval_sample(sandbox) -> None:
     """Each transform on every 12th CRUXEval row (offsets 0, 1, 2: 200 programs in all; all
     800 rows for each with CODEMORPH_FULL=1): at most 2 refusals, same behaviour on the
     row's input, and the inserted loop / helper body never runs (line tracing)."""
-    rows = cruxeval_rows()
     pairs, refused = [], []
     for k, name in enumerate(TRANSFORMS):
         t = get_transform(name)
-        for row in rows if FULL else rows[k::12]:
+        for row in cruxeval_sample(k, step=12):
             result = t.apply(Program(row["code"]), 0, inputs=[row["input"]])
             if result.applied:
                 pairs.append((name, row, result.source))

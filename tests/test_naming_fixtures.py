@@ -13,16 +13,12 @@ after an intended change (then review the diff).
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
 import pytest
+from conftest import FIXTURES, assert_matches_expected, fixture_spec
 
 from codemorph import Program
 from codemorph.transforms.naming import RenameClasses, RenameFunctions, RenameLocals, check_renaming
 
-FIXTURES = Path(__file__).parent / "fixtures"
 DIRS = {
     "rename-functions": RenameFunctions,
     "rename-classes": RenameClasses,
@@ -32,12 +28,8 @@ CASES = [(d, p.stem) for d in DIRS for p in sorted((FIXTURES / d).glob("*.py"))
          if not p.name.endswith(".expected.py")]
 
 
-def _spec(folder: str, case: str) -> dict:
-    return json.loads((FIXTURES / folder / f"{case}.json").read_text())
-
-
 def _apply(folder: str, case: str):
-    spec = _spec(folder, case)
+    spec = fixture_spec(FIXTURES / folder / f"{case}.py")
     source = (FIXTURES / folder / f"{case}.py").read_text()
     transform = DIRS[folder](**spec.get("options", {}))
     return source, spec, transform.apply(Program(source), spec.get("seed", 0), inputs=spec["inputs"])
@@ -52,10 +44,7 @@ def test_every_directory_has_cases() -> None:
 def test_fixture_exact_output(folder: str, case: str) -> None:
     source, spec, result = _apply(folder, case)
     assert result.applied, result.reason
-    expected_path = FIXTURES / folder / f"{case}.expected.py"
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected_path.write_text(result.source)
-    assert result.source == expected_path.read_text()
+    assert_matches_expected(FIXTURES / folder / f"{case}.py", result.source)
     assert result.source != source
     assert result.program.entry_point == spec.get("entry_point", "f")
     # comments survive every rewrite
@@ -74,14 +63,7 @@ def test_fixture_is_deterministic(folder: str, case: str) -> None:
 # behaviour, in the sandbox
 # --------------------------------------------------------------------------------------
 
-sandbox_mod = pytest.importorskip("codemorph.sandbox")
 verification = pytest.importorskip("codemorph.verification")
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    with sandbox_mod.Sandbox(sandbox_mod.Limits(timeout=5.0)) as sb:
-        yield sb
 
 
 @pytest.mark.parametrize("folder, case", CASES, ids=[f"{d}:{c}" for d, c in CASES])

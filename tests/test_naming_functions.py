@@ -4,16 +4,12 @@ program, and a CRUXEval sample checked in the sandbox."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from conftest import cruxeval_sample
 
 from codemorph import Program, get_transform
 from codemorph.recipes import build_pipeline
 from codemorph.transforms.naming import RenameClasses, RenameFunctions
-
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
 HELPER = "def g(x):\n    return x + 1\n\n"
 
@@ -299,27 +295,18 @@ def test_misleading_exchanges_classes_and_mapping_renames_one() -> None:
 # CRUXEval: the entry point renamed, checked in the sandbox
 # --------------------------------------------------------------------------------------
 
-def _cruxeval_rows(step: int):
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not present")
-    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
-    return rows[::step]
-
-
-def test_cruxeval_sample_entry_point_renamed_behaves() -> None:
-    from codemorph.sandbox import Limits, Sandbox
+def test_cruxeval_sample_entry_point_renamed_behaves(sandbox) -> None:
     from codemorph.verification import check, make_baseline
 
-    rows = _cruxeval_rows(40)  # 20 programs; all 800: `codemorph generate` (see the report)
-    with Sandbox(Limits(timeout=5.0)) as sb:
-        for i, row in enumerate(rows):
-            scheme = ("misleading", "natural", "obfuscated", "random")[i % 4]
-            program = Program(row["code"], "f", row["id"])
-            result = RenameFunctions(scheme=scheme, entry_point=True).apply(program, 0, inputs=[row["input"]])
-            if not result.applied:
-                assert "appears in a string" in result.reason, (row["id"], result.reason)
-                continue
-            assert result.program.entry_point != "f"
-            base = make_baseline(sb, program, [row["input"]], extra_inputs=2, check_hash_seed=False)
-            verdict = check(sb, base, result.program)
-            assert verdict.status == "equivalent", (row["id"], verdict.reason)
+    rows = cruxeval_sample(0, step=40)  # 20 programs; all 800 with CODEMORPH_FULL=1
+    for i, row in enumerate(rows):
+        scheme = ("misleading", "natural", "obfuscated", "random")[i % 4]
+        program = Program(row["code"], "f", row["id"])
+        result = RenameFunctions(scheme=scheme, entry_point=True).apply(program, 0, inputs=[row["input"]])
+        if not result.applied:
+            assert "appears in a string" in result.reason, (row["id"], result.reason)
+            continue
+        assert result.program.entry_point != "f"
+        base = make_baseline(sandbox, program, [row["input"]], extra_inputs=2, check_hash_seed=False)
+        verdict = check(sandbox, base, result.program)
+        assert verdict.status == "equivalent", (row["id"], verdict.reason)

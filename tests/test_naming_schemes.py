@@ -4,13 +4,12 @@ user mappings), the shipped vocabulary, the ``params``/``locals`` options of
 
 from __future__ import annotations
 
-import json
 import keyword
 import random
 import re
-from pathlib import Path
 
 import pytest
+from conftest import cruxeval_rows, cruxeval_sample
 
 from codemorph import NotApplicable, Program, RewriteContext
 from codemorph.recipes import load_recipe
@@ -28,8 +27,6 @@ from codemorph.transforms.naming import (
     split_identifier,
     validate_mapping,
 )
-
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
 
 def ctx_for(source: str, seed: int = 0, observations=None) -> RewriteContext:
@@ -86,13 +83,11 @@ def test_vocabulary_is_well_formed() -> None:
 def test_vocabulary_covers_cruxeval_names() -> None:
     """Most variable names of the benchmark have at least one word with a synonym (the
     rest get a role word or a neutral suffix)."""
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not present")
     import ast
     syn = load_vocabulary()["synonyms"]
     names: set[str] = set()
-    for line in CRUXEVAL.read_text().splitlines():
-        tree = ast.parse(json.loads(line)["code"])
+    for row in cruxeval_rows():
+        tree = ast.parse(row["code"])
         names.update(n.arg for n in ast.walk(tree) if isinstance(n, ast.arg))
         names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     known = {n for n in names if any(w in syn for w in split_identifier(n)[1])}
@@ -319,18 +314,14 @@ def test_check_renaming_accepts_renamed_defs_and_classes() -> None:
 # CRUXEval sample: natural and misleading names behave
 # --------------------------------------------------------------------------------------
 
-def test_cruxeval_sample_natural_and_misleading_behave() -> None:
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not present")
-    from codemorph.sandbox import Limits, Sandbox
+def test_cruxeval_sample_natural_and_misleading_behave(sandbox) -> None:
     from codemorph.verification import check, make_baseline
 
-    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()][7::50]  # 16 rows
-    with Sandbox(Limits(timeout=5.0)) as sb:
-        for i, row in enumerate(rows):
-            program = Program(row["code"], "f", row["id"])
-            result = RenameLocals(scheme=("natural", "misleading")[i % 2]).apply(program, 0, inputs=[row["input"]])
-            assert result.applied, (row["id"], result.reason)
-            base = make_baseline(sb, program, [row["input"]], extra_inputs=2, check_hash_seed=False)
-            verdict = check(sb, base, result.program)
-            assert verdict.status == "equivalent", (row["id"], verdict.reason)
+    rows = cruxeval_sample(7, step=50)  # 16 rows; all 800 with CODEMORPH_FULL=1
+    for i, row in enumerate(rows):
+        program = Program(row["code"], "f", row["id"])
+        result = RenameLocals(scheme=("natural", "misleading")[i % 2]).apply(program, 0, inputs=[row["input"]])
+        assert result.applied, (row["id"], result.reason)
+        base = make_baseline(sandbox, program, [row["input"]], extra_inputs=2, check_hash_seed=False)
+        verdict = check(sandbox, base, result.program)
+        assert verdict.status == "equivalent", (row["id"], verdict.reason)

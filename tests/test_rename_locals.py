@@ -14,13 +14,12 @@ Three kinds of test:
 
 from __future__ import annotations
 
-import json
 import keyword
-import os
 import re
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, FULL, assert_matches_expected, cruxeval_sample
 
 from codemorph import Program, get_transform
 from codemorph.transform import BUILTIN_NAMES
@@ -33,8 +32,7 @@ from codemorph.transforms.naming import (
     check_renaming,
 )
 
-FIXTURES = Path(__file__).parent / "fixtures" / "rename-locals"
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+FIXTURES = FIXTURES / "rename-locals"
 CASES = sorted(p.stem for p in FIXTURES.glob("*.py") if not p.name.endswith(".expected.py"))
 
 #: argument lists each fixture's entry point ``f`` is run on in the behaviour tests
@@ -81,12 +79,9 @@ def rename(source: str, seed: int = 0, inputs=(), **options):
 @pytest.mark.parametrize("case", CASES)
 def test_fixture(case: str) -> None:
     source = (FIXTURES / f"{case}.py").read_text()
-    expected_path = FIXTURES / f"{case}.expected.py"
     result = rename(source, scheme="obfuscated")
     assert result.applied, result.reason
-    if os.environ.get("CODEMORPH_UPDATE_FIXTURES"):
-        expected_path.write_text(result.source)
-    assert result.source == expected_path.read_text()
+    assert_matches_expected(FIXTURES / f"{case}.py", result.source)
     assert result.source != source
 
 
@@ -353,14 +348,7 @@ def test_failed_consistency_check_emits_nothing(monkeypatch) -> None:
 # behaviour, in the sandbox
 # --------------------------------------------------------------------------------------
 
-sandbox_mod = pytest.importorskip("codemorph.sandbox")
 verification = pytest.importorskip("codemorph.verification")
-
-
-@pytest.fixture(scope="module")
-def sandbox():
-    with sandbox_mod.Sandbox(sandbox_mod.Limits(timeout=5.0)) as sb:
-        yield sb
 
 
 def verdict(sb, original: str, rewritten: str, inputs: list[str], mutants: int = 8):
@@ -387,15 +375,8 @@ def test_behaviour_is_checked_for_real(sandbox) -> None:
     assert v.status == "differs"
 
 
-def _cruxeval_rows(step: int):
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not present")
-    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
-    return rows[::step]
-
-
 def test_cruxeval_sample_applies_and_behaves(sandbox) -> None:
-    rows = _cruxeval_rows(20)  # 40 programs; all 800: benchmarks/bench_rename_locals.py
+    rows = cruxeval_sample(0, step=20)  # 40 programs; all 800: CODEMORPH_FULL=1
     for row in rows:
         program = Program(row["code"], "f", row["id"])
         result = RenameLocals().apply(program, 0, inputs=[row["input"]])
@@ -404,8 +385,12 @@ def test_cruxeval_sample_applies_and_behaves(sandbox) -> None:
         assert v.status == "equivalent", (row["id"], v.reason)
 
 
-@pytest.mark.parametrize("module", ["textwrap", "colorsys", "heapq", "bisect", "fnmatch", "shlex",
-                                    "json.decoder", "string", "graphlib", "fractions"])
+#: standard-library modules whose source is renamed (the larger ones with CODEMORPH_FULL=1)
+REAL_MODULES = ["textwrap", "colorsys", "bisect", "json.decoder", "string", "graphlib"] \
+    + (["heapq", "fnmatch", "shlex", "fractions"] if FULL else [])
+
+
+@pytest.mark.parametrize("module", REAL_MODULES)
 def test_real_modules_pass_the_consistency_check(module: str) -> None:
     """Larger, idiomatic code (standard-library modules, analysed, never run): the scope
     analysis and the symbol-table/AST safety net must agree, so the rewrite is emitted."""

@@ -62,13 +62,6 @@ class Never(Transform):
         raise NotApplicable("this transform never applies")
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    from codemorph.sandbox import Sandbox
-    with Sandbox() as sb:
-        yield sb
-
-
 def test_observe_types_merges_inputs_and_scopes(sandbox) -> None:
     code = "def f(x):\n    ys = [c * 2 for c in x]\n    n = len(ys)\n    return n\n"
     obs = observe_types(code, ["'ab'", "[1, 2]"], sandbox=sandbox)
