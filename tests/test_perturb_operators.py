@@ -144,3 +144,26 @@ def test_perturb_row_gives_the_rows_the_job_writes(tmp_path):
     assert got == [r for r in written if r["original_id"] == "a"]
     assert {r["target"] for r in got} == {"IndexError", "output-change"}
     assert bad.rows == [] and bad.rejects and bad.rejects[0].stage == "parse" and not bad.searched
+
+
+# -- non-literal arguments ------------------------------------------------------------
+
+def test_non_literal_arguments_are_kept_verbatim(sandbox):
+    # CRUXEval sample_364: the predicate is a lambda; only the list is perturbed
+    code = ("def f(nums, verdict):\n"
+            "    res = [x for x in nums if x != 0]\n"
+            "    result = [[x, verdict(x)] for x in res]\n"
+            "    if result:\n"
+            "        return result\n"
+            "    return 'error - no numbers or all zeros!'\n")
+    found = search(code, "[0, 3, 0, 1], lambda x: x < 2", "output-change", Budget(executions=80, seconds=60),
+                   sandbox=sandbox, max_results=3)
+    assert found and all(p.input.endswith(", (lambda x: x < 2)") for p in found)
+    assert found[0].distance == 1 and not found[0].type_changing
+    assert (found[0].input, found[0].output) == ("[0, 3, 0], (lambda x: x < 2)", "[[3, False]]")
+
+
+def test_an_input_without_any_literal_is_still_rejected(sandbox):
+    from codemorph.errors import InputError
+    with pytest.raises(InputError):
+        search("def f(xs):\n    return list(xs)\n", "range(3)", "output-change", 50, sandbox=sandbox)

@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterable, Sequence
 import libcst as cst
 
 from ..errors import InputError
-from ..inputs import format_args, parse_args
+from ..inputs import format_args, format_value, parse_args
 from ..program import Program
 from ..sandbox import ExceptionInfo, ExecRequest, Limits, Outcome, Sandbox
 from ..transform import derive_seed
@@ -55,7 +55,7 @@ from .shrink import shrink
 
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
            "DEFAULT_STRATEGIES", "ALL_STRATEGIES", "search_limits", "program_constants", "parse_input",
-           "format_input"]
+           "format_input", "Verbatim", "literal_seed"]
 
 ANY_EXCEPTION = "any-exception"
 OUTPUT_CHANGE = "output-change"
@@ -77,15 +77,81 @@ def search_limits() -> Limits:
     return Limits(timeout=0.5, memory=1 << 30, output=1 << 16, recursion_limit=10000, grace=0.5)
 
 
-def parse_input(text: str) -> tuple[list, dict]:
-    """Parse an argument-list literal with :func:`codemorph.inputs.parse_args`
-    (raises :class:`~codemorph.InputError` when it is not a literal)."""
-    return parse_args(text)
+@dataclass(frozen=True)
+class Verbatim:
+    """An argument of a seed input that is not a literal (``lambda x: x < 2``,
+    ``range(100, 120)``): every perturbation keeps it as its source text (it is never
+    mutated, and it counts as unchanged in distances and type checks).
+
+    Attributes:
+        text: the argument's source text, as written in the seed input.
+    """
+
+    text: str
+
+    def __repr__(self) -> str:
+        return f"({self.text})"
+
+
+def parse_input(text: str, verbatim: bool = False) -> tuple[list, dict]:
+    """Parse an argument-list literal with :func:`codemorph.inputs.parse_args`.
+
+    Args:
+        text: the argument list, e.g. ``"'abc', [1, 2]"``.
+        verbatim: when some arguments are not literals, keep them as :class:`Verbatim`
+            values instead of failing, provided at least one argument is a literal.
+
+    Raises:
+        InputError: ``text`` is not an argument list; or an argument is not a literal
+            (``verbatim=False``), or none is (``verbatim=True``).
+    """
+    try:
+        return parse_args(text)
+    except InputError as exc:
+        if not verbatim:
+            raise
+        first = exc
+    src = f"f({text}\n)"
+    try:
+        call = ast.parse(src, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        raise first from None
+    if not isinstance(call, ast.Call):
+        raise first
+
+    def one(node: ast.AST) -> Any:
+        seg = ast.get_source_segment(src, node)
+        if seg is None or isinstance(node, ast.Starred):
+            raise first
+        try:
+            vals, kws = parse_args(seg)
+            if len(vals) == 1 and not kws:
+                return vals[0]
+        except InputError:
+            pass
+        return Verbatim(seg)
+
+    args = [one(n) for n in call.args]
+    kwargs: dict = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise first
+        kwargs[kw.arg] = one(kw.value)
+    values = args + list(kwargs.values())
+    if all(isinstance(v, Verbatim) for v in values):
+        raise first  # nothing to perturb
+    return args, kwargs
 
 
 def format_input(args: tuple[list, dict]) -> str:
-    """Format ``(args, kwargs)`` with :func:`codemorph.inputs.format_args`."""
-    return format_args(args[0], args[1])
+    """Format ``(args, kwargs)`` with :func:`codemorph.inputs.format_args`; a
+    :class:`Verbatim` argument is written as its source text in parentheses."""
+    pos, kw = args
+    if not any(type(v) is Verbatim for v in list(pos) + list(kw.values())):
+        return format_args(pos, kw)
+    parts = [repr(v) if type(v) is Verbatim else format_value(v) for v in pos]
+    parts += [f"{k}={repr(v) if type(v) is Verbatim else format_value(v)}" for k, v in kw.items()]
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -241,7 +307,7 @@ class _Engine:
         self.allow_type_change = allow_type_change
         self.want = want
         self.rng = random.Random(derive_seed(seed, "perturb", program.source, program.entry_point, seed_input))
-        self.seed_args = parse_input(seed_input)
+        self.seed_args = parse_input(seed_input, verbatim=True)
         self.space = MutationSpace(self.seed_args, program_constants(program.module), allow_type_change)
         # the guided strategy moves locally (seed characters and boundary values, no
         # program literals): big jumps are the mutation strategy's job
@@ -600,11 +666,13 @@ def literal_seed(sandbox: Sandbox, program: Program, seed_input: str) -> str:
     CRUXEval has a few inputs that are expressions (``''.join(['A'] * 20)``,
     ``dict(e=1)``, ``'$78'.upper()``).  Such an input is evaluated *in the sandbox*, after
     the program's module body (as the harness would), and replaced by the literal of its
-    values when every value's ``repr`` is a literal that reads back.
+    values when every value's ``repr`` is a literal that reads back.  Otherwise arguments
+    that are not literals (lambdas, ranges) are kept as written (:class:`Verbatim`), and
+    only the literal ones are perturbed.
 
     Raises:
-        InputError: the input does not evaluate, or its values have no literal form
-            (lambdas, ranges, objects).
+        InputError: the input is not an argument list, or none of its arguments is a
+            literal (``range(100, 120)`` alone: nothing to perturb).
     """
     try:
         parse_input(seed_input)
@@ -617,15 +685,24 @@ def literal_seed(sandbox: Sandbox, program: Program, seed_input: str) -> str:
     o = sandbox.run(ExecRequest(script, program.entry_point, None))
     k = o.stdout.rfind(_SEED_MARK) if o.status == "returned" else -1
     if k < 0:
-        raise first
+        return _verbatim_seed(seed_input, first)
     text, _, kw = o.stdout[k + len(_SEED_MARK):].partition("\n")
     if kw.strip() != "[]" or not (text.startswith("[") and text.endswith("]")):
-        raise first
+        return _verbatim_seed(seed_input, first)
     try:
         args = parse_input(text[1:-1])
     except InputError:
-        raise first from None
+        return _verbatim_seed(seed_input, first)
     return format_input(args)
+
+
+def _verbatim_seed(seed_input: str, error: InputError) -> str:
+    """The seed with its non-literal arguments kept verbatim (see :class:`Verbatim`), or
+    ``error`` raised when no argument is a literal."""
+    try:
+        return format_input(parse_input(seed_input, verbatim=True))
+    except InputError:
+        raise error from None
 
 
 def _normalise_targets(targets: Iterable[str]) -> list[str]:
