@@ -286,6 +286,11 @@ def evaluate(
     timeout: float = typer.Option(3.0, help="Seconds per check program (CRUXEval's harness uses 3)."),
     seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
     bootstrap: int = typer.Option(1000, help="Bootstrap resamples."),
+    executor: str = typer.Option("local", help="Where check programs run: local (--workers sandbox processes) "
+                                               "or dask (a Dask distributed cluster; needs codemorph[dask])."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
+                                                       "e.g. tcp://10.0.0.1:8786."),
+    rows_per_task: int = typer.Option(8, help="Rows per Dask task (--executor dask)."),
 ) -> None:
     """Score model predictions on DATASET by execution in the sandbox, as CRUXEval's harness
     does (pass@k, unbiased estimator), with robustness metrics per transform when the data
@@ -299,6 +304,11 @@ def evaluate(
     if missing not in ("skip", "wrong"):
         _fail(f"--missing must be skip or wrong, got {missing!r}")
     ks = _parse_ks(k)
+    from .executors import make_executor
+    try:
+        runner = make_executor(executor, scheduler, rows_per_task)
+    except (ValueError, ImportError) as exc:
+        _fail(str(exc))
     progress = Progress(TextColumn("[bold]evaluate[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
                         TimeElapsedColumn(), console=err_console, transient=True)
     try:
@@ -307,7 +317,7 @@ def evaluate(
             results = evaluate_paths(dataset, predictions, fmt=fmt, model=model, bench=bench, mode=mode, ks=ks,
                                      match=match, strict=strict, missing=missing,
                                      workers=workers or (os.cpu_count() or 1), timeout=timeout, seed=seed,
-                                     n_resamples=bootstrap,
+                                     n_resamples=bootstrap, executor=runner,
                                      progress=lambda d, t: progress.update(task, completed=d, total=t))
         if output is not None:
             write_scores(results, output)
