@@ -50,7 +50,7 @@ def _init():
 def _one(args):
     row, executions, seed = args
     from codemorph.errors import CodemorphError
-    from codemorph.inputs import mutate_args
+    from codemorph.inputs import mutate_args, parse_args
     from codemorph.perturb import Budget, search_many
     from codemorph.perturb.search import literal_seed, program_constants
     from codemorph.program import Program
@@ -59,6 +59,7 @@ def _one(args):
     try:
         program = Program(row["code"])
         seed_input = literal_seed(_SB, program, row["input"])
+        parse_args(seed_input)  # the random mutator needs an all-literal input: compare on those only
     except CodemorphError:
         return None
     t0 = time.perf_counter()
