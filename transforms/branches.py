@@ -19,12 +19,13 @@ z3 models of comparison operators (:data:`DOMAINS`, :func:`prove_identity`,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import libcst as cst
 
 from codemorph import NotApplicable, RewriteContext, Transform
 
+from ._common import SiteChoice
 from .loops import LINE_HAZARDS, hazard_identifiers
 
 __all__ = ["InvertIf", "IfToTernary", "TernaryToIf", "ElifToNested", "NestedToElif", "MirrorComparison", "negate",
@@ -445,7 +446,7 @@ class _IfSites(cst.CSTVisitor):
             self.sites.append(node)
 
 
-class InvertIf(Transform):
+class InvertIf(SiteChoice, Transform):
     """Swap the branches of ``if`` statements under the negated condition.
 
     * ``if c: A else: B`` -> ``if not c: B else: A``;
@@ -493,11 +494,9 @@ class InvertIf(Transform):
     )
 
     def __init__(self, which: str = "all", simplify: bool = True) -> None:
-        if which not in ("all", "one"):
-            raise ValueError(f"invert-if: option which must be 'all' or 'one', got {which!r}")
+        SiteChoice.__init__(self, which)
         if not isinstance(simplify, bool):
             raise ValueError(f"invert-if: option simplify must be true or false, got {simplify!r}")
-        self.which = which
         self.simplify = simplify
 
     @refusing_internal_errors
@@ -509,7 +508,7 @@ class InvertIf(Transform):
         found = hazard_identifiers(module, LINE_HAZARDS)
         if found:
             raise NotApplicable(f"program observes line numbers or source text ({', '.join(found)})")
-        chosen = finder.sites if self.which == "all" else [ctx.rng.choice(finder.sites)]
+        chosen = self.choose(ctx, finder.sites)
         oracle = TypeOracle(ctx) if self.simplify and isinstance(ctx.observations, Mapping) else None
         return module.visit(_InvertRewriter(ctx, chosen, oracle))
 
@@ -592,12 +591,6 @@ def _bare(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-def _check_which(name: str, which: str) -> str:
-    if which not in ("all", "one"):
-        raise ValueError(f"{name}: option which must be 'all' or 'one', got {which!r}")
-    return which
-
-
 def _refuse_line_hazards(module: cst.Module) -> None:
     found = hazard_identifiers(module, LINE_HAZARDS)
     if found:
@@ -664,6 +657,42 @@ def _if_to_ternary_kind(node: cst.If) -> tuple[str, str | None] | None:
     return None
 
 
+class _StatementRewrite(SiteChoice, Transform):
+    """Shared ``rewrite`` of the statement transforms (if-to-ternary, ternary-to-if,
+    elif-to-nested, nested-to-elif): sites are found with :class:`_Collect`, programs
+    that observe line numbers or source text are refused, and each chosen site is
+    replaced by :func:`_make` through :class:`_Replace`.
+
+    A subclass sets ``_keyword`` (text every site needs in the source: a quick exit),
+    ``_nothing`` (the refusal reason when there is no site), ``_make`` (a
+    ``staticmethod(original, updated) -> (replacement, site description)``) and
+    implements :meth:`_sites`.
+    """
+
+    _keyword: ClassVar[str] = "else"
+    _nothing: ClassVar[str] = ""
+
+    def _sites(self, found: _Collect) -> list[cst.CSTNode]:
+        """The nodes of ``found`` this transform can rewrite, in source order."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _make(original: Any, updated: Any) -> tuple[cst.CSTNode, str]:
+        raise NotImplementedError
+
+    @refusing_internal_errors
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if self._keyword not in ctx.program.source:  # quick exit (the common case)
+            raise NotApplicable(self._nothing)
+        found = _Collect()
+        module.visit(found)
+        sites = self._sites(found)
+        if not sites:
+            raise NotApplicable(self._nothing)
+        _refuse_line_hazards(module)
+        return module.visit(_Replace(ctx, self.choose(ctx, sites), self._make))
+
+
 def _make_ternary(original: cst.If, updated: cst.If) -> tuple[cst.SimpleStatementLine, str]:
     kind, name = _if_to_ternary_kind(updated)
     a, b = _single_small(updated.body), _single_small(updated.orelse.body)
@@ -678,7 +707,7 @@ def _make_ternary(original: cst.If, updated: cst.If) -> tuple[cst.SimpleStatemen
     return line, what
 
 
-class IfToTernary(Transform):
+class IfToTernary(_StatementRewrite):
     """Rewrite an ``if``/``else`` whose branches assign one name, or return, as a
     conditional expression.
 
@@ -709,21 +738,12 @@ class IfToTernary(Transform):
         "the program does not observe line numbers or source text",
     )
 
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
+    _keyword = "else"
+    _nothing = "no if/else whose branches assign the same name or both return a value"
+    _make = staticmethod(_make_ternary)
 
-    @refusing_internal_errors
-    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "else" not in ctx.program.source:  # quick exit (the common case)
-            raise NotApplicable("no if/else whose branches assign the same name or both return a value")
-        found = _Collect()
-        module.visit(found)
-        sites = [n for n in found.ifs if n not in found.elifs and _if_to_ternary_kind(n) is not None]
-        if not sites:
-            raise NotApplicable("no if/else whose branches assign the same name or both return a value")
-        _refuse_line_hazards(module)
-        chosen = sites if self.which == "all" else [ctx.rng.choice(sites)]
-        return module.visit(_Replace(ctx, chosen, _make_ternary))
+    def _sites(self, found: _Collect) -> list[cst.CSTNode]:
+        return [n for n in found.ifs if n not in found.elifs and _if_to_ternary_kind(n) is not None]
 
 
 def _ternary_stmt(line: cst.SimpleStatementLine) -> tuple[cst.BaseSmallStatement, cst.IfExp] | None:
@@ -776,7 +796,7 @@ def _make_if(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
     return new, f"{what} ... if ... else ... -> if/else statement"
 
 
-class TernaryToIf(Transform):
+class TernaryToIf(_StatementRewrite):
     """Rewrite a statement-level conditional expression as an ``if``/``else`` statement.
 
     * ``x = a if c else b`` -> ``if c: x = a`` / ``else: x = b`` (one plain ``=`` to a
@@ -806,21 +826,12 @@ class TernaryToIf(Transform):
         "the program does not observe line numbers or source text",
     )
 
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
+    _keyword = "else"
+    _nothing = "no statement `name = a if c else b` or `return a if c else b` alone on its line"
+    _make = staticmethod(_make_if)
 
-    @refusing_internal_errors
-    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "else" not in ctx.program.source:  # quick exit (the common case)
-            raise NotApplicable("no statement `name = a if c else b` or `return a if c else b` alone on its line")
-        found = _Collect()
-        module.visit(found)
-        sites = [ln for ln in found.lines if _ternary_stmt(ln) is not None]
-        if not sites:
-            raise NotApplicable("no statement `name = a if c else b` or `return a if c else b` alone on its line")
-        _refuse_line_hazards(module)
-        chosen = sites if self.which == "all" else [ctx.rng.choice(sites)]
-        return module.visit(_Replace(ctx, chosen, _make_if))
+    def _sites(self, found: _Collect) -> list[cst.CSTNode]:
+        return [ln for ln in found.lines if _ternary_stmt(ln) is not None]
 
 
 # ---------------------------------------------------------------------------------------
@@ -858,7 +869,7 @@ def _make_elif(original: cst.If, updated: cst.If) -> tuple[cst.If, str]:
     return updated.with_changes(orelse=inner.with_changes(leading_lines=lines)), "else: if -> elif"
 
 
-class ElifToNested(Transform):
+class ElifToNested(_StatementRewrite):
     """Rewrite ``elif`` clauses as an ``if`` nested in an ``else`` block:
     ``if a: A elif b: B else: C`` -> ``if a: A else: (if b: B else: C)``.
 
@@ -876,24 +887,15 @@ class ElifToNested(Transform):
     description = "Turn elif clauses into an if nested in an else block."
     preconditions = ("the program does not observe line numbers or source text",)
 
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
+    _keyword = "elif"
+    _nothing = "no elif clause"
+    _make = staticmethod(_make_nested)
 
-    @refusing_internal_errors
-    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "elif" not in ctx.program.source:  # quick exit (the common case)
-            raise NotApplicable("no elif clause")
-        found = _Collect()
-        module.visit(found)
-        sites = [n for n in found.ifs if isinstance(n.orelse, cst.If)]
-        if not sites:
-            raise NotApplicable("no elif clause")
-        _refuse_line_hazards(module)
-        chosen = sites if self.which == "all" else [ctx.rng.choice(sites)]
-        return module.visit(_Replace(ctx, chosen, _make_nested))
+    def _sites(self, found: _Collect) -> list[cst.CSTNode]:
+        return [n for n in found.ifs if isinstance(n.orelse, cst.If)]
 
 
-class NestedToElif(Transform):
+class NestedToElif(_StatementRewrite):
     """Rewrite an ``else`` block that holds only an ``if`` statement as an ``elif``:
     ``if a: A else: (if b: B else: C)`` -> ``if a: A elif b: B else: C``.
 
@@ -914,21 +916,12 @@ class NestedToElif(Transform):
     preconditions = ("the else block holds exactly one statement, an if, and no trailing comment",
                      "the program does not observe line numbers or source text")
 
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
+    _keyword = "else"
+    _nothing = "no else block holding only an if statement"
+    _make = staticmethod(_make_elif)
 
-    @refusing_internal_errors
-    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "else" not in ctx.program.source:  # quick exit (the common case)
-            raise NotApplicable("no else block holding only an if statement")
-        found = _Collect()
-        module.visit(found)
-        sites = [n for n in found.ifs if _nested_inner(n) is not None]
-        if not sites:
-            raise NotApplicable("no else block holding only an if statement")
-        _refuse_line_hazards(module)
-        chosen = sites if self.which == "all" else [ctx.rng.choice(sites)]
-        return module.visit(_Replace(ctx, chosen, _make_elif))
+    def _sites(self, found: _Collect) -> list[cst.CSTNode]:
+        return [n for n in found.ifs if _nested_inner(n) is not None]
 
 
 # ---------------------------------------------------------------------------------------
@@ -943,7 +936,7 @@ class _Comparisons(cst.CSTVisitor):
         self.found.append(node)
 
 
-class MirrorComparison(Transform):
+class MirrorComparison(SiteChoice, Transform):
     """Mirror comparisons: ``a < b`` -> ``b > a`` (``<=``/``>=`` likewise, ``==`` and
     ``!=`` swap their operands).
 
@@ -977,9 +970,6 @@ class MirrorComparison(Transform):
         "no := binding of the names, not in a line shared with another statement, no eval/locals",
     )
 
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
-
     @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if not isinstance(ctx.observations, Mapping):
@@ -1004,7 +994,7 @@ class MirrorComparison(Transform):
         if not sites:
             raise NotApplicable("no comparison between names/literals of one observed builtin type "
                                 "(int/bool, float or str)")
-        chosen = sites if self.which == "all" else [ctx.rng.choice(sites)]
+        chosen = self.choose(ctx, sites)
 
         def make(original: cst.Comparison, updated: cst.Comparison):
             new = _flip_comparison(original, MIRRORED, swap=True)

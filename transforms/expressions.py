@@ -39,6 +39,8 @@ from libcst.metadata import ComprehensionScope, FunctionScope, PositionProvider,
 from codemorph import NotApplicable, RewriteContext, Transform
 from codemorph.transform import DYNAMIC_SCOPE_BUILTINS, identifiers_in
 
+from ._common import SiteChoice
+
 __all__ = [
     "SwapOperands",
     "ExpandAugAssign",
@@ -347,18 +349,6 @@ def _summarise(reasons: Sequence[str], limit: int = 3) -> str:
     return text + (f"; and {more} more" if more > 0 else "")
 
 
-def _choose(ctx: RewriteContext, sites: list, which: str) -> list:
-    if which == "one" and sites:
-        return [sites[ctx.rng.randrange(len(sites))]]
-    return sites
-
-
-def _check_which(which: str) -> str:
-    if which not in ("all", "one"):
-        raise ValueError(f"which must be 'all' or 'one', got {which!r}")
-    return which
-
-
 # -- swap-operands ------------------------------------------------------------------
 
 _ARITH_OPS = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
@@ -477,7 +467,7 @@ class _Replace(cst.CSTTransformer):
         return updated_node
 
 
-class SwapOperands(Transform):
+class SwapOperands(SiteChoice, Transform):
     """Swap the operands of commutative operators: ``a + b`` -> ``b + a``.
 
     Operators: ``+ * & | ^`` (binary operations) and ``== !=`` (single comparisons, not
@@ -526,8 +516,7 @@ class SwapOperands(Transform):
     needs_runtime_types = True
 
     def __init__(self, which: str = "all", floats: bool = False) -> None:
-        super().__init__()
-        self.which = _check_which(which)
+        SiteChoice.__init__(self, which)
         self.floats = bool(floats)
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
@@ -539,7 +528,7 @@ class SwapOperands(Transform):
             raise NotApplicable("no + * & | ^ == != operation to swap")
         if not finder.sites:
             raise NotApplicable("no operation whose operands are provably swappable: " + _summarise(finder.reasons))
-        chosen = _choose(ctx, finder.sites, self.which)
+        chosen = self.choose(ctx, finder.sites)
         for node, desc in chosen:
             ctx.record(node, desc)
 
@@ -618,7 +607,7 @@ class _AugCandidates(cst.CSTVisitor):
                                  f"{op[:-1]} (...)"))
 
 
-class ExpandAugAssign(Transform):
+class ExpandAugAssign(SiteChoice, Transform):
     """Expand an augmented assignment: ``x += e`` -> ``x = x + e``.
 
     Sound when ``x`` only ever holds values of types without in-place operators
@@ -652,10 +641,6 @@ class ExpandAugAssign(Transform):
     preconditions = ("target is a local name", "every observed type of the target is immutable")
     needs_runtime_types = True
 
-    def __init__(self, which: str = "all") -> None:
-        super().__init__()
-        self.which = _check_which(which)
-
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         _require_observations(ctx)
         index = FunctionIndex(ctx)
@@ -665,7 +650,7 @@ class ExpandAugAssign(Transform):
             raise NotApplicable("no augmented assignment")
         if not finder.sites:
             raise NotApplicable("no augmented assignment provably safe to expand: " + _summarise(finder.reasons))
-        chosen = _choose(ctx, finder.sites, self.which)
+        chosen = self.choose(ctx, finder.sites)
         for node, desc in chosen:
             ctx.record(node, desc)
 
@@ -778,7 +763,7 @@ def _unfolded(node: cst.CSTNode, rng) -> tuple[cst.BaseExpression, str]:
     return expr, f"{node.value} -> ({text})"
 
 
-class UnfoldConstant(Transform):
+class UnfoldConstant(SiteChoice, Transform):
     """Replace a literal by a constant expression of equal value: ``3`` -> ``(1 + 2)``,
     ``'ab'`` -> ``('a' + 'b')``, ``b'xy'`` -> ``(b'x' + b'y')``.
 
@@ -802,10 +787,6 @@ class UnfoldConstant(Transform):
     description = "replace a literal by an equal constant expression: 3 -> (1 + 2)"
     preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",)
 
-    def __init__(self, which: str = "all") -> None:
-        super().__init__()
-        self.which = _check_which(which)
-
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         index = FunctionIndex(ctx)
         finder = _UnfoldCandidates(index)
@@ -814,7 +795,7 @@ class UnfoldConstant(Transform):
             why = _summarise(finder.reasons) if finder.reasons else \
                 "no int literal or string literal of 2+ characters outside docstrings, patterns and annotations"
             raise NotApplicable(why)
-        chosen = _choose(ctx, finder.sites, self.which)
+        chosen = self.choose(ctx, finder.sites)
         replacements: dict[int, cst.BaseExpression] = {}
         for node in chosen:
             new, desc = _unfolded(node, ctx.rng)

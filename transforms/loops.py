@@ -41,6 +41,8 @@ import libcst as cst
 from codemorph import NotApplicable, RewriteContext, Transform
 from codemorph.transform import BUILTIN_NAMES, DYNAMIC_SCOPE_BUILTINS, bound_names, identifiers_in
 
+from ._common import SiteChoice, choose_sites
+
 __all__ = [
     "ForToWhile",
     "WhileToFor",
@@ -417,7 +419,7 @@ class _ForToWhileRewriter(cst.CSTTransformer):
         return cst.FlattenSentinel([iterator, sentinel, loop])
 
 
-class ForToWhile(Transform):
+class ForToWhile(SiteChoice, Transform):
     """Rewrite ``for`` loops in function bodies as equivalent ``while`` loops.
 
     Each selected loop ``for TARGET in ITERABLE: BODY else: ELSE`` becomes::
@@ -462,11 +464,6 @@ class ForToWhile(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir()",
     )
 
-    def __init__(self, which: str = "all") -> None:
-        if which not in ("all", "one"):
-            raise ValueError(f"for-to-while: option which must be 'all' or 'one', got {which!r}")
-        self.which = which
-
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = ProgramFacts.of(module)
         if not facts.loops:
@@ -502,7 +499,7 @@ class ForToWhile(Transform):
                 eligible.append(loop)
         if not eligible:
             raise NotApplicable("no eligible for loop (" + "; ".join(reasons) + ")")
-        chosen = eligible if self.which == "all" else [ctx.rng.choice(eligible)]
+        chosen = self.choose(ctx, eligible)
         loop_names = {loop: _LoopNames(ctx.fresh_name("_it"), ctx.fresh_name("_end"), ctx.fresh_name("_item"))
                       for loop in chosen}  # source order: outer loops get the plain names
         return module.visit(_ForToWhileRewriter(ctx, chosen, loop_names))
@@ -511,9 +508,6 @@ class ForToWhile(Transform):
 # ---------------------------------------------------------------------------------------
 # helpers of the loop transforms below (unroll-loop, peel-loop, while-to-for,
 # loop-to-comprehension, comprehension-to-loop)
-
-_WHICH = ("all", "one")
-
 
 def _refuse_on_error(rewrite):
     """Decorator of ``rewrite`` methods: an unexpected exception (a bug, or a construct the
@@ -530,12 +524,6 @@ def _refuse_on_error(rewrite):
             raise NotApplicable(f"internal error in {self.name} ({type(exc).__name__}: {exc}); left unchanged") \
                 from exc
     return wrapper
-
-
-def _check_which(transform: str, which: str) -> str:
-    if which not in _WHICH:
-        raise ValueError(f"{transform}: option which must be 'all' or 'one', got {which!r}")
-    return which
 
 
 class _LoopJumps(cst.CSTVisitor):
@@ -872,10 +860,23 @@ def _for_sites(ctx: RewriteContext, facts: ProgramFacts, what: str,
     return eligible, reasons
 
 
+def _for_loop_facts(module: cst.Module, ctx: RewriteContext) -> ProgramFacts:
+    """:class:`ProgramFacts` of a program that has a ``for`` loop (checked on the source
+    text first, the cheap common refusal); ``NotApplicable("no for loop")`` otherwise."""
+    if "for" not in ctx.program.source:
+        raise NotApplicable("no for loop")
+    facts = ProgramFacts.of(module)
+    if not facts.loops:
+        raise NotApplicable("no for loop")
+    return facts
+
+
 def _choose(which: str, ctx: RewriteContext, eligible: list, reasons: list[str], what: str) -> list:
+    """The sites to rewrite (:func:`choose_sites`); ``NotApplicable`` naming ``what`` and
+    the ``reasons`` sites were refused when none is eligible."""
     if not eligible:
         raise NotApplicable(f"no eligible {what}" + (" (" + "; ".join(reasons) + ")" if reasons else ""))
-    return list(eligible) if which == "all" else [ctx.rng.choice(eligible)]
+    return choose_sites(ctx, eligible, which)
 
 
 # ---------------------------------------------------------------------------------------
@@ -902,7 +903,7 @@ def _range_values(node: cst.BaseExpression, limit: int) -> tuple[list[int] | Non
     return list(r), None
 
 
-class UnrollLoop(Transform):
+class UnrollLoop(SiteChoice, Transform):
     """Unroll ``for i in range(K)`` loops with a small constant trip count.
 
     ``for i in range(3): BODY`` becomes ``i = 0``, ``BODY``, ``i = 1``, ``BODY``, ``i = 2``,
@@ -937,18 +938,14 @@ class UnrollLoop(Transform):
     )
 
     def __init__(self, which: str = "all", max_iterations: int = 4) -> None:
-        self.which = _check_which(self.name, which)
+        SiteChoice.__init__(self, which)
         if not isinstance(max_iterations, int) or not 1 <= max_iterations <= 4:
             raise ValueError(f"{self.name}: option max_iterations must be an int from 1 to 4, got {max_iterations!r}")
         self.max_iterations = max_iterations
 
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "for" not in ctx.program.source:
-            raise NotApplicable("no for loop")
-        facts = ProgramFacts.of(module)
-        if not facts.loops:
-            raise NotApplicable("no for loop")
+        facts = _for_loop_facts(module, ctx)
         found = [_range_values(loop.iter, self.max_iterations) for loop, _ in facts.loops]
         if not any(vals for vals, _ in found):
             whys = "; ".join(dict.fromkeys(why for _, why in found if why))
@@ -1005,7 +1002,7 @@ class UnrollLoop(Transform):
 # peel-loop
 
 
-class PeelLoop(Transform):
+class PeelLoop(SiteChoice, Transform):
     """Peel the first iteration off ``for`` loops.
 
     ``for TARGET in ITERABLE: BODY else: ELSE`` becomes::
@@ -1050,16 +1047,9 @@ class PeelLoop(Transform):
         "loop is a plain `for` in a function that does not use eval/exec/locals/globals/vars/dir()",
     )
 
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
-
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "for" not in ctx.program.source:
-            raise NotApplicable("no for loop")
-        facts = ProgramFacts.of(module)
-        if not facts.loops:
-            raise NotApplicable("no for loop")
+        facts = _for_loop_facts(module, ctx)
         _refuse_program(module, ctx, facts, frozenset(facts.names), emits=("iter", "next", "object"))
 
         def check(loop: cst.For) -> str | None:
@@ -1148,7 +1138,7 @@ def _increment_of(small: cst.BaseSmallStatement) -> tuple[str, int] | None:
     return None
 
 
-class WhileToFor(Transform):
+class WhileToFor(SiteChoice, Transform):
     """Rewrite counting ``while`` loops as ``for`` loops over ``range``.
 
     ``i = A`` ... ``while i < B: BODY; i += k`` (also ``<=``, and ``i > B`` / ``i >= B``
@@ -1197,9 +1187,6 @@ class WhileToFor(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame or line introspection",
     )
     needs_runtime_types = True
-
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
 
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
@@ -1598,7 +1585,7 @@ def _accumulate(suite: cst.BaseSuite, acc: str, kind: str,
     return None
 
 
-class LoopToComprehension(Transform):
+class LoopToComprehension(SiteChoice, Transform):
     """Rewrite accumulation loops as comprehensions.
 
     ``acc = []`` immediately followed by ``for T in XS: [if C: ...] acc.append(E)``
@@ -1645,16 +1632,9 @@ class LoopToComprehension(Transform):
         "set unshadowed; no recursion; no frame/line/lifetime introspection; no eval/exec/locals/...",
     )
 
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
-
     @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "for" not in ctx.program.source:
-            raise NotApplicable("no for loop")
-        facts = ProgramFacts.of(module)
-        if not facts.loops:
-            raise NotApplicable("no for loop")
+        facts = _for_loop_facts(module, ctx)
         _refuse_program(module, ctx, facts, frozenset(facts.names))
         pairs = [(func, ff, prev, stmt) for func, ff in facts.functions.items() for block in ff.blocks
                  for prev, stmt in zip(block.body, block.body[1:])
@@ -1969,7 +1949,7 @@ class _Scanner:
         return False
 
 
-class ComprehensionToLoop(Transform):
+class ComprehensionToLoop(SiteChoice, Transform):
     """Rewrite comprehensions as explicit loops building the value in a fresh name.
 
     In a statement of a function body, a list/set/dict comprehension, or a generator
@@ -2022,9 +2002,6 @@ class ComprehensionToLoop(Transform):
         "generator expressions only as the sole argument of an unshadowed consuming builtin; no StopIteration source",
         "no recursion; no frame/line/lifetime introspection; no eval/exec/locals/globals/vars/dir()",
     )
-
-    def __init__(self, which: str = "all") -> None:
-        self.which = _check_which(self.name, which)
 
     # -- eligibility ------------------------------------------------------------------
     def _consumer(self, call: cst.Call, ctx: RewriteContext) -> str | None:
