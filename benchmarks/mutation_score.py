@@ -26,6 +26,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
 import sys
@@ -396,16 +397,22 @@ def _merge(small: Baseline, extra: Baseline) -> Baseline:
 
 def oracle_check(sb: Sandbox, big: Baseline, mutant: Program, chunk: int = 500) -> Verdict:
     """The oracle's verdict: the differential check on every input of ``big``
-    (coverage does not matter to the oracle), in chunks that stop at the first difference."""
+    (coverage does not matter to the oracle), in chunks (the first ones small: 50, then 200,
+    then ``chunk``) that stop at the first difference or the first inconclusive chunk (a
+    mutant that hangs costs its timeout per input)."""
     reqs = check_requests(big, mutant, sb.limits.timeout)
     comparable = [(t, o) for t, o in zip(big.inputs, big.outcomes) if o.comparable]
     verdict = None
-    for at in range(0, len(reqs), chunk):
-        part = Baseline(big.program, tuple(t for t, _ in comparable[at:at + chunk]),
-                        tuple(o for _, o in comparable[at:at + chunk]), big.nondeterministic, traced=big.traced)
-        verdict = judge(part, reqs[at:at + chunk], sb.run_batch(reqs[at:at + chunk]))
+    at = 0
+    for size in itertools.chain((50, 200), itertools.repeat(chunk)):
+        if at >= len(reqs):
+            break
+        part = Baseline(big.program, tuple(t for t, _ in comparable[at:at + size]),
+                        tuple(o for _, o in comparable[at:at + size]), big.nondeterministic, traced=big.traced)
+        verdict = judge(part, reqs[at:at + size], sb.run_batch(reqs[at:at + size]))
         if verdict.status != "equivalent":
             return verdict
+        at += size
     return verdict or Verdict("inconclusive", 0, reason="no comparable input")
 
 
@@ -503,13 +510,12 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
 
 
 def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, seed: int, prove: bool = True,
-                 log=sys.stderr, save: Callable[[dict], None] | None = None) -> dict:
+                 log=sys.stderr, save: Callable[[dict], None] | None = None, guided: bool = False) -> dict:
     """Run every built-in transform on every program and check each variant with the default
     verifier (in proof mode with ``prove``): a ``differs`` verdict is a false alarm (or a
     transform bug).  Returns per-transform counts of verdict statuses and the rejections."""
     from codemorph.generate import default_transforms  # noqa: F401 - names of the built-ins
     from codemorph.recipes import build_pipeline
-    from codemorph.sandbox import ExecRequest
     from codemorph.transform import derive_rng, derive_seed
     from codemorph.verification import prove_verdict
 
@@ -518,19 +524,23 @@ def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, se
     per: dict[str, Counter] = {n: Counter() for n in transforms}
     rejected: list[dict] = []
     t0 = time.perf_counter()
+    c0 = _cpu()
     with Sandbox(Limits(timeout=2.0), workers=workers) as sb:
         for i, row in enumerate(rows):
             try:
                 prog = Program(row["code"], "f")
             except ParseError:
                 continue
-            base = make_baseline(sb, prog, [row["input"]], seed=derive_seed(seed, row["id"], "inputs"))
+            base = make_baseline(sb, prog, [row["input"]], seed=derive_seed(seed, row["id"], "inputs"),
+                                 check_hash_seed=False)
+            if guided:
+                base, _ = with_coverage_additions(sb, base, seed)
             if base.nondeterministic or base.outcomes[0].status != "returned":
                 continue
             obs = None
-            if needs_types:
+            if needs_types:  # the local types seen by the traced baseline, as generate passes them
                 merged: dict = defaultdict(lambda: defaultdict(set))
-                for o in sb.run_batch([ExecRequest(prog.source, "f", a, trace=True) for a in base.inputs]):
+                for o in base.outcomes:
                     for fn, names in (o.types or {}).items():
                         for nm, ts in names.items():
                             merged[fn][nm].update(ts)
@@ -559,7 +569,7 @@ def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, se
                 if save is not None:
                     save({"per_transform": {k: dict(v) for k, v in per.items()}, "rejected": rejected})
     return {"per_transform": {k: dict(v) for k, v in per.items()}, "rejected": rejected,
-            "seconds": round(time.perf_counter() - t0, 1)}
+            "seconds": round(time.perf_counter() - t0, 1), "cpu seconds": round(_cpu() - c0, 1)}
 
 
 def false_alarm_markdown(result: dict) -> str:
@@ -638,10 +648,10 @@ def main(argv: list[str] | None = None) -> int:
             if a.markdown:
                 a.markdown.write_text(false_alarm_markdown(partial) + "\n")
 
-        result = false_alarms(rows, names, a.workers, a.seed, save=save_fa)
+        result = false_alarms(rows, names, a.workers, a.seed, save=save_fa, guided=a.guided)
         save_fa(result)
         print(false_alarm_markdown(result))
-        print(f"{result['seconds']}s")
+        print(f"{result['seconds']}s wall, {result['cpu seconds']}s CPU")
         for r in result["rejected"][:30]:
             print(f"{r['status']}: {r['id']} {r['transform']}: {r['reason']}")
         return 0

@@ -199,3 +199,31 @@ def test_coverage_additions_cost_nothing_when_everything_ran(sb):
     untraced = make_baseline(sb, prog, ["'ab', 1"], extra_inputs=3, trace=False)
     g = coverage_additions(sb, prog, untraced.inputs, untraced.outcomes, 1)
     assert (g.added, g.executions) == (0, 0)  # no trace: no guidance
+
+
+# ------------------------------------------------------------ cross-argument inputs
+@pytest.mark.parametrize("orig, wrong, seed_input, related, only_related", [
+    # a key argument that is in the dict argument
+    ("def f(d, k):\n    if k in d:\n        return d[k] * 2\n    return 0\n",
+     "def f(d, k):\n    if k in d:\n        return d[k] * 3\n    return 0\n",
+     "{'apple': 1, 'pear': 2}, 'kiwi'", lambda d, k: k in d, True),
+    # a prefix (not a suffix) of an element of the list argument (CRUXEval sample_516)
+    ("def f(strings, substr):\n    return [s for s in strings if s.startswith(substr)]\n",
+     "def f(strings, substr):\n    return [s for s in strings if s.endswith(substr)]\n",
+     "['condor', 'eyes', 'gay', 'isa'], 'd'", lambda xs, t: any(x.startswith(t) != x.endswith(t) for x in xs),
+     False),
+    # an index argument at the last position of the list argument
+    ("def f(xs, i):\n    if i == len(xs) - 1:\n        return xs[i]\n    return None\n",
+     "def f(xs, i):\n    if i == len(xs) - 1:\n        return xs[0]\n    return None\n",
+     "[10, 20, 30, 40, 50, 60, 70], 100", lambda xs, i: i == len(xs) - 1, True),
+])
+def test_related_arguments_expose_the_wrong_rewrite(sb, monkeypatch, orig, wrong, seed_input, related, only_related):
+    import codemorph.inputs as inputs
+
+    verdict = v(sb, orig, wrong, inputs=(seed_input,))
+    assert verdict.status == "differs"
+    args, _ = parse_args(verdict.counterexample.args)
+    assert related(*args)
+    if only_related:  # independent mutation of each argument misses it
+        monkeypatch.setattr(inputs, "CROSS_SHARE", 0.0)
+        assert v(sb, orig, wrong, inputs=(seed_input,)).status != "differs"
