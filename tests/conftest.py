@@ -80,6 +80,38 @@ def assert_matches_expected(path: Path, source: str) -> str:
     return text
 
 
+def apply_fixture(name: str, path: Path, *, sandbox=None, observe: bool = False):
+    """Apply the transform ``name`` to the fixture input ``path`` as its ``NAME.json``
+    says (``options``, ``seed``, ``inputs``) and check the outcome.
+
+    Args:
+        observe: collect runtime observations of the input program over ``inputs`` in
+            ``sandbox`` (:func:`codemorph.testing.observe_types`) and pass them on.
+
+    Returns:
+        ``(spec, source, result)``.  When the spec has ``refused``, asserts that the
+        transform refused with a reason containing it and left the source unchanged, and
+        returns ``result=None``; otherwise asserts that it applied and that the rewrite
+        equals ``NAME.expected.py`` (:func:`assert_matches_expected`).
+    """
+    from codemorph import Program, get_transform
+    from codemorph.testing import observe_types
+    spec = fixture_spec(path)
+    transform = get_transform(name, **spec.get("options", {}))
+    source = path.read_text()
+    inputs = spec.get("inputs", [])
+    observations = observe_types(source, inputs, sandbox=sandbox) if observe else None
+    result = transform.apply(Program(source), spec.get("seed", 0), inputs=inputs, observations=observations)
+    if "refused" in spec:
+        assert not result.applied, result.source
+        assert spec["refused"] in result.reason
+        assert result.source == source
+        return spec, source, None
+    assert result.applied, result.reason
+    assert_matches_expected(path, result.source)
+    return spec, source, result
+
+
 def assert_fixtures_covered(*names: str, need_inputs: bool = False) -> None:
     """Every fixture case of ``names`` (each name has at least one) either expects a
     refusal or has its ``.expected.py``; with ``need_inputs``, every case also lists

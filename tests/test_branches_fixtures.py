@@ -16,32 +16,22 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import (assert_fixtures_covered, assert_matches_expected, assert_same_behaviour, case_id,
-                      fixture_cases, fixture_spec)
+from conftest import (apply_fixture, assert_fixtures_covered, assert_same_behaviour, case_id, fixture_cases,
+                      fixture_spec)
 
-from codemorph import Program, get_transform
-from codemorph.testing import observe_types
+from codemorph import get_transform
 
 TRANSFORMS = ("if-to-ternary", "ternary-to-if", "elif-to-nested", "nested-to-elif", "mirror-comparison")
 
 
 @pytest.mark.parametrize("name, path", fixture_cases(*TRANSFORMS), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
-    spec = fixture_spec(path)
-    transform = get_transform(name, **spec.get("options", {}))
-    source = path.read_text()
-    inputs = spec.get("inputs", [])
-    observations = None
-    if transform.needs_runtime_types and not spec.get("no_observations"):
-        observations = observe_types(source, inputs, sandbox=sandbox)
-    result = transform.apply(Program(source), spec.get("seed", 0), inputs=inputs, observations=observations)
-    if "refused" in spec:
-        assert not result.applied, result.source
-        assert spec["refused"] in result.reason
+    observe = get_transform(name).needs_runtime_types and not fixture_spec(path).get("no_observations")
+    spec, source, result = apply_fixture(name, path, sandbox=sandbox, observe=observe)
+    if result is None:
         return
-    assert result.applied, result.reason
-    assert_matches_expected(path, result.source)
     assert result.sites
+    inputs = spec.get("inputs", [])
     assert inputs, "a rewritten fixture must be executed"
     assert_same_behaviour(sandbox, source, result.source, inputs)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import (FIXTURES, assert_fixtures_covered, assert_matches_expected, block_after, case_id,
+from conftest import (FIXTURES, apply_fixture, assert_fixtures_covered, block_after, case_id,
                       cruxeval_sample, fixture_cases, fixture_spec, function_symbols, inserted_lines, run_both,
                       run_pairs)
 
@@ -185,17 +185,11 @@ def assert_equivalent_and_dead(sandbox, name: str, original: str, rewritten: str
 
 @pytest.mark.parametrize("name, path", fixture_cases(*TRANSFORMS), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
-    spec = fixture_spec(path)
-    source = path.read_text()
-    inputs = spec.get("inputs", [])
-    obs = observe_types(source, inputs, sandbox=sandbox) if spec.get("observe") else None
-    result = get_transform(name).apply(Program(source), spec.get("seed", 0), inputs=inputs, observations=obs)
-    if "refused" in spec:
-        assert not result.applied, result.source
-        assert spec["refused"] in result.reason
+    observe = bool(fixture_spec(path).get("observe"))
+    spec, source, result = apply_fixture(name, path, sandbox=sandbox, observe=observe)
+    if result is None:
         return
-    assert result.applied, result.reason
-    assert_matches_expected(path, result.source)
+    inputs = spec.get("inputs", [])
     assert len(result.sites) == 1
     assert inputs
     assert_equivalent_and_dead(sandbox, name, source, result.source, inputs)

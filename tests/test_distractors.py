@@ -16,10 +16,9 @@ import types
 from pathlib import Path
 
 import pytest
-from conftest import (FIXTURES, FULL, assert_fixtures_covered, assert_matches_expected, case_id, cruxeval_sample,
-                      fixture_cases, fixture_spec)
+from conftest import FIXTURES, FULL, apply_fixture, assert_fixtures_covered, case_id, cruxeval_sample, fixture_cases
 
-from codemorph import NotApplicable, Program, get_transform
+from codemorph import NotApplicable, Program
 from codemorph.testing import assert_preserves, assert_refuses
 from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring, _comment
 
@@ -29,18 +28,10 @@ FAMILY = ("misleading-comment", "misleading-docstring")
 @pytest.mark.parametrize("name,path", fixture_cases(*FAMILY), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
     from codemorph.verification import verify
-    spec = fixture_spec(path)
-    transform = get_transform(name, **spec.get("options", {}))
-    source = path.read_text()
-    inputs = spec.get("inputs", [])
-    result = transform.apply(Program(source), spec.get("seed", 0), inputs=inputs)
-    if "refused" in spec:
-        assert not result.applied, result.source
-        assert spec["refused"] in result.reason
+    spec, source, result = apply_fixture(name, path)
+    if result is None:
         return
-    assert result.applied, result.reason
-    expected = assert_matches_expected(path, result.source)
-    verdict = verify(source, expected, inputs=inputs, sandbox=sandbox)
+    verdict = verify(source, result.source, inputs=spec["inputs"], sandbox=sandbox)
     assert verdict.status == "equivalent", verdict
 
 

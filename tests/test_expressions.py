@@ -21,8 +21,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import (FULL, assert_fixtures_covered, assert_matches_expected, case_id, cruxeval_sample,
-                      fixture_cases, fixture_spec)
+from conftest import FULL, apply_fixture, assert_fixtures_covered, case_id, cruxeval_sample, fixture_cases
 
 from codemorph import Program, get_transform
 from codemorph.testing import assert_preserves, assert_refuses, observe_types
@@ -36,20 +35,12 @@ FAMILY = ("swap-operands", "expand-augassign", "unfold-constant")
 @pytest.mark.parametrize("name,path", fixture_cases(*FAMILY), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
     from codemorph.verification import verify
-    spec = fixture_spec(path)
-    transform = get_transform(name, **spec.get("options", {}))
-    source = path.read_text()
-    inputs = spec.get("inputs", [])
-    obs = observe_types(source, inputs, sandbox=sandbox) if transform.needs_runtime_types else None
-    result = transform.apply(Program(source), spec.get("seed", 0), inputs=inputs, observations=obs)
-    if "refused" in spec:
-        assert not result.applied, result.source
-        assert spec["refused"] in result.reason
+    observe = get_transform(name).needs_runtime_types
+    spec, source, result = apply_fixture(name, path, sandbox=sandbox, observe=observe)
+    if result is None:
         return
-    assert result.applied, result.reason
-    expected = assert_matches_expected(path, result.source)
     assert len(result.sites) >= 1
-    verdict = verify(source, expected, inputs=inputs, sandbox=sandbox)
+    verdict = verify(source, result.source, inputs=spec["inputs"], sandbox=sandbox)
     assert verdict.status == "equivalent", verdict
 
 

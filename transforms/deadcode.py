@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import symtable
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import libcst as cst
 

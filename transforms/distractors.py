@@ -25,7 +25,6 @@ import re
 from typing import Iterable
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from codemorph import NotApplicable, RewriteContext, Transform
 from codemorph.transform import identifiers_in

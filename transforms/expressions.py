@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, PositionProvider, ScopeProvider
 
 from codemorph import NotApplicable, RewriteContext, Transform
-from codemorph.transform import DYNAMIC_SCOPE_BUILTINS, identifiers_in
+from codemorph.transform import DYNAMIC_SCOPE_BUILTINS
 
 from ._common import SiteChoice
 
