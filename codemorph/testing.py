@@ -27,7 +27,7 @@ from .program import Program
 from .sandbox import ExecRequest, Limits, Outcome, Sandbox
 from .transform import Transform, TransformResult
 
-__all__ = ["observe_types", "assert_preserves", "assert_refuses", "describe_outcome"]
+__all__ = ["observe_types", "merge_observations", "assert_preserves", "assert_refuses", "describe_outcome"]
 
 
 @contextlib.contextmanager
@@ -42,7 +42,11 @@ def _sandbox(sandbox: Sandbox | None, limits: Limits | None) -> Iterator[Sandbox
         sb.close()
 
 
-def _merge_types(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
+def merge_observations(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
+    """Union of the local-variable types seen in traced executions (``Outcome.types`` of
+    ``ExecRequest(trace=True)`` runs), in the shape transforms receive as
+    ``RewriteContext.observations``: ``{function qualname: {local name: sorted type
+    names}}``, keys sorted.  Outcomes without types (untraced, crashed early) add nothing."""
     merged: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for o in outcomes:
         for fn, names in (o.types or {}).items():
@@ -78,7 +82,7 @@ def observe_types(code: str | Program, inputs: Sequence[str], entry: str = "f", 
         code, entry = code.source, code.entry_point
     reqs = [ExecRequest(code, entry, a, trace=True) for a in inputs]
     with _sandbox(sandbox, limits) as sb:
-        return _merge_types(sb.run_batch(reqs))
+        return merge_observations(sb.run_batch(reqs))
 
 
 def describe_outcome(o: Outcome) -> str:
