@@ -10,7 +10,14 @@ Each mutant is checked twice in the same run:
 * the **reference oracle**: the same inputs plus ``--factor`` times as many more (from
   another seed), on the same sandbox.  Its inputs contain the default verifier's inputs,
   so every mutant the default rejects is rejected by the oracle too; the oracle is run on
-  the other mutants only.
+  the other mutants only.  The oracle runs untraced (coverage does not matter to it, and
+  tracing costs several times the CPU): the default's inputs are re-run untraced for it,
+  so both sides of each oracle comparison run under the same conditions.
+
+With ``--guided`` the default baseline also gets the coverage-guided additions of
+:func:`codemorph.inputs.coverage_additions` (mutants that execute nothing new are replaced
+by inputs that execute statements no other input executed; the input count stays 50); the
+stats count the extra executions this costs.
 
 A mutant counts only when the oracle rejects it (status ``differs``): mutants the oracle
 accepts are probably equivalent and are left out of the denominator.  Per kind the script
@@ -20,7 +27,12 @@ accept (``differs`` or ``inconclusive``: neither is written by ``generate``).
 
 Usage::
 
-    python benchmarks/mutation_score.py [--rows 800] [--factor 100] [--workers 2] [--markdown out.md]
+    python benchmarks/mutation_score.py [--rows 800] [--sample] [--factor 100] [--workers 2] [--guided]
+                                        [--markdown out.md] [--json out.json]
+    python benchmarks/mutation_score.py --false-alarms [--rows 800] [--guided] [--transforms a,b]
+
+The stats include wall seconds and CPU seconds (user + system of this process and its
+sandbox workers).
 """
 
 from __future__ import annotations
