@@ -59,6 +59,8 @@ import warnings  # noqa: E402
 PROGRAM_FILE = "<program>"
 _SIGALRM = int(signal.SIGALRM)
 _ITIMER_REAL = int(signal.ITIMER_REAL)
+_SIGPROF = int(signal.SIGPROF)
+_ITIMER_PROF = int(signal.ITIMER_PROF)
 _MISSING = object()
 _PACK = "__codemorph_pack_arguments__"
 
@@ -430,6 +432,17 @@ def _disarm():
     _signal.setitimer(_ITIMER_REAL, 0)
 
 
+def _arm_cpu(seconds):
+    """A CPU-time limit (user + system seconds of this process, ``ITIMER_PROF``) on top of
+    the wall-clock one: an endless loop stops after ``seconds`` of CPU whatever the load."""
+    _signal.signal(_SIGPROF, _on_alarm)
+    _signal.setitimer(_ITIMER_PROF, max(seconds, 0.001))
+
+
+def _disarm_cpu():
+    _signal.setitimer(_ITIMER_PROF, 0)
+
+
 class _Capture(io.TextIOBase):
     """``sys.stdout``/``sys.stderr`` of a program: writes go straight to fd 1 (a memory
     file shared with fd 2), so text and ``os.write(1, ...)`` bytes keep their order; the
@@ -520,6 +533,11 @@ def _exc_info(exc):
 def _timeout_of(req, limits):
     t = req.get("timeout")
     return float(t) if t else limits["timeout"]
+
+
+def _cpu_timeout_of(req):
+    t = req.get("cpu_timeout")
+    return float(t) if t else None
 
 
 class _Tracer:
@@ -727,9 +745,12 @@ class _Child:
         value = None
         call_args = None
         phase = "compile"
+        cpu_timeout = _cpu_timeout_of(req)
         t0 = _perf()
         try:
             _arm(timeout)
+            if cpu_timeout is not None:
+                _arm_cpu(cpu_timeout)
             try:
                 codeobj = self.compile(code)
                 phase = "module"
@@ -758,6 +779,8 @@ class _Child:
             finally:
                 sys.settrace(None)
                 _disarm()
+                if cpu_timeout is not None:
+                    _disarm_cpu()
         except BaseException as exc:  # noqa: B902 - the program may raise anything
             out["duration"] = _perf() - t0
             if _state.timed_out:

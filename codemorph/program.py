@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
 from .errors import ParseError
+
+if TYPE_CHECKING:
+    from libcst.metadata import MetadataWrapper
 
 __all__ = ["Program", "parse_source"]
 
@@ -71,6 +75,16 @@ class Program:
     def module(self) -> cst.Module:
         """The parsed libcst module (immutable)."""
         return self._module  # type: ignore[attr-defined]
+
+    @cached_property
+    def metadata_wrapper(self) -> "MetadataWrapper":
+        """A :class:`~libcst.metadata.MetadataWrapper` over :attr:`module` that keeps node
+        identity (``unsafe_skip_copy``), created on first use and kept: metadata resolved
+        once (``ScopeProvider``, ``PositionProvider``...) serves every transform applied to
+        this program.  The tree is immutable, so the metadata never goes stale."""
+        from libcst.metadata import MetadataWrapper
+
+        return MetadataWrapper(self.module, unsafe_skip_copy=True)
 
     @cached_property
     def functions(self) -> tuple[str, ...]:

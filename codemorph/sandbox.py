@@ -114,6 +114,9 @@ class ExecRequest:
         trace: collect executed lines and arcs of the module and the types of locals.
         timeout: wall-clock seconds for this execution, overriding ``Limits.timeout``
             (``None``: the sandbox's limit).
+        cpu_timeout: CPU seconds (user + system, ``ITIMER_PROF``) the program may use before
+            it is stopped with status ``"timeout"``, on top of the wall-clock limit; unlike
+            wall-clock time it does not grow with the machine's load (``None``: no CPU limit).
     """
 
     code: str
@@ -122,6 +125,7 @@ class ExecRequest:
     expected_output: str | None = None
     trace: bool = False
     timeout: float | None = None
+    cpu_timeout: float | None = None
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
@@ -130,6 +134,10 @@ class ExecRequest:
             if not self.timeout > 0:
                 raise ValueError(f"timeout must be > 0 seconds, got {self.timeout!r}")
             d["timeout"] = float(self.timeout)
+        if self.cpu_timeout is not None:
+            if not self.cpu_timeout > 0:
+                raise ValueError(f"cpu_timeout must be > 0 seconds, got {self.cpu_timeout!r}")
+            d["cpu_timeout"] = float(self.cpu_timeout)
         return d
 
 

@@ -9,6 +9,7 @@ this API; a plugin author has nothing more and nothing less.
 from __future__ import annotations
 
 import builtins
+import collections
 import hashlib
 import keyword
 import random
@@ -57,6 +58,37 @@ def derive_rng(seed: int, *parts: object) -> random.Random:
     return random.Random(derive_seed(seed, *parts))
 
 
+def _cache_visitor_methods() -> None:
+    """Make libcst's ``BatchableCSTVisitor.get_visitors`` cheap: it runs
+    ``inspect.getmembers`` on every metadata provider instance (~5 ms each, several per
+    program); the names of a class's visitor methods are found once per class and bound
+    per instance.  An instance with its own ``visit_*``/``leave_*`` attributes is served by
+    libcst's original method.  Performance only: the returned mapping is the same."""
+    cls = cst.BatchableCSTVisitor
+    original = cls.get_visitors
+    if getattr(original, "_codemorph_cached", False):
+        return
+    names_of: dict[type, tuple[str, ...]] = {}
+
+    def get_visitors(self: Any) -> Mapping[str, Any]:
+        own = getattr(self, "__dict__", None)
+        if own and any(k.startswith(("visit_", "leave_")) for k in own):
+            return original(self)
+        names = names_of.get(type(self))
+        if names is None:
+            methods = original(self)
+            names_of[type(self)] = tuple(methods)
+            return methods
+        return {n: getattr(self, n) for n in names}
+
+    get_visitors._codemorph_cached = True  # type: ignore[attr-defined]
+    get_visitors.__doc__ = original.__doc__
+    cls.get_visitors = get_visitors  # type: ignore[method-assign]
+
+
+_cache_visitor_methods()
+
+
 class _Names(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: set[str] = set()
@@ -65,12 +97,38 @@ class _Names(cst.CSTVisitor):
         self.names.add(node.value)
 
 
-def identifiers_in(module: cst.CSTNode) -> frozenset[str]:
-    """Every identifier spelled anywhere in ``module``: variables, attributes, keywords
-    arguments, parameters, imports.  A name outside this set cannot clash with the code."""
+# libcst trees are immutable: a result computed for a node object holds as long as the node
+# lives.  The few most recent nodes are remembered (with a reference, so ids are not reused);
+# the transforms of one ``generate`` row all start from the same module.
+_MEMO_SIZE = 16
+_identifiers_memo: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]" = collections.OrderedDict()
+_bound_memo: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]" = collections.OrderedDict()
+
+
+def _memoized(table: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]", node: cst.CSTNode, fn: Any) -> Any:
+    hit = table.get(id(node))
+    if hit is not None and hit[0] is node:
+        table.move_to_end(id(node))
+        return hit[1]
+    value = fn(node)
+    table[id(node)] = (node, value)
+    while len(table) > _MEMO_SIZE:
+        table.popitem(last=False)
+    return value
+
+
+def _identifiers(module: cst.CSTNode) -> frozenset[str]:
     v = _Names()
     module.visit(v)
     return frozenset(v.names)
+
+
+def identifiers_in(module: cst.CSTNode) -> frozenset[str]:
+    """Every identifier spelled anywhere in ``module``: variables, attributes, keywords
+    arguments, parameters, imports.  A name outside this set cannot clash with the code.
+
+    Memoized per node object (libcst nodes are immutable): the 16 most recent nodes."""
+    return _memoized(_identifiers_memo, module, _identifiers)
 
 
 class _Bindings(cst.CSTVisitor):
@@ -157,7 +215,13 @@ def bound_names(node: cst.CSTNode) -> tuple[frozenset[str], bool]:
     Used to decide, conservatively, whether a builtin such as ``iter`` or ``type`` may
     have been shadowed: a transform that emits a call to ``iter`` must refuse when
     ``"iter"`` is in the returned set or a star import is present.
+
+    Memoized per node object, like :func:`identifiers_in`.
     """
+    return _memoized(_bound_memo, node, _bindings)
+
+
+def _bindings(node: cst.CSTNode) -> tuple[frozenset[str], bool]:
     v = _Bindings()
     node.visit(v)
     return frozenset(v.names), v.star_import
@@ -227,7 +291,6 @@ class RewriteContext:
         #: a transform that renames the entry point sets the new name here
         self.new_entry_point: str | None = None
         self.sites: list[Site] = []
-        self._wrapper: MetadataWrapper | None = None
         self._taken: set[str] = set(identifiers_in(program.module)) | set(BUILTIN_NAMES) | set(keyword.kwlist) \
             | set(getattr(keyword, "softkwlist", []))
         self._bound: tuple[frozenset[str], bool] | None = None
@@ -237,10 +300,10 @@ class RewriteContext:
     def wrapper(self) -> MetadataWrapper:
         """A :class:`~libcst.metadata.MetadataWrapper` over ``program.module`` that keeps
         node identity (``unsafe_skip_copy``), so metadata can be looked up for the very
-        nodes a transformer visits."""
-        if self._wrapper is None:
-            self._wrapper = MetadataWrapper(self.program.module, unsafe_skip_copy=True)
-        return self._wrapper
+        nodes a transformer visits.  It is the program's own
+        (:attr:`~codemorph.program.Program.metadata_wrapper`): every transform applied to
+        the same program shares the providers already resolved (scopes, positions)."""
+        return self.program.metadata_wrapper
 
     def metadata(self, provider: type) -> Mapping[cst.CSTNode, Any]:
         """Resolve a libcst metadata provider (e.g. ``ScopeProvider``) over the module."""
