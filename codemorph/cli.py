@@ -14,12 +14,14 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from .errors import CodemorphError, InputError, ParseError, UnknownTransformError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+# rich_markup_mode=None: help texts are plain, so extras such as codemorph[dask] print as written
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Rewrite Python programs with verified, semantics-preserving transforms.")
 # a pipe or file gets 120 columns (rich's default of 80 would squeeze the summary table)
 out_console = Console(width=None if sys.stdout.isatty() else 120)
@@ -29,7 +31,7 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 
 
 def _fail(message: str, code: int = EXIT_INPUT) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -43,6 +45,20 @@ def _read_text(path: Path, what: str) -> str:
     except UnicodeDecodeError as exc:
         _fail(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})")
     raise AssertionError
+
+
+def _check_output_path(output: Path, in_path: Path) -> None:
+    """Refuse an output path that is a directory or one of the input files (exit 2)."""
+    if output.is_dir():
+        _fail(f"{output}: is a directory; expected an output file path (-o OUT.jsonl)")
+    from .dataset import input_files
+
+    try:
+        inputs = [Path(p).resolve() for p in input_files(in_path)]
+    except (InputError, OSError):
+        return  # the job reports a bad input path itself
+    if output.resolve() in inputs:
+        _fail(f"{output}: is one of the input files; writing it would destroy the input (choose another -o)")
 
 
 @app.command("list")
@@ -129,16 +145,32 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
     from .sandbox import Limits
     from .verification import verify as run_verify
 
+    from .inputs import parse_args
+
+    if extra_inputs < 0:
+        _fail(f"--extra-inputs must be >= 0, got {extra_inputs}")
     try:
         a = Program(_read_text(original, "original"), entry, filename=str(original))
         b = Program(_read_text(rewritten, "rewritten"), entry, filename=str(rewritten))
+        for path, prog in ((original, a), (rewritten, b)):
+            if not prog.has_entry_point():
+                _fail(f"{path}: defines no top-level function {entry!r} (the entry point, --entry)")
+        for i, text in enumerate(input, 1):
+            try:
+                parse_args(text)
+            except InputError as exc:
+                _fail(f"--input #{i}: {exc}; expected an argument-list literal such as \"'abc', [1, 2]\"")
         verdict = run_verify(a, b, entry, input, extra_inputs=extra_inputs, seed=seed, limits=Limits(timeout=timeout),
                              prove=prove, backend=backend, exception_policy=exception_policy)
     except (ParseError, InputError, ValueError) as exc:
         _fail(str(exc))
-    out_console.print(f"[bold]{verdict.status}[/] on {verdict.inputs_checked} inputs", highlight=False)
+    if verdict.status == "differs":
+        out_console.print(f"[bold]differs[/] (counterexample found after {verdict.inputs_checked} agreeing inputs)",
+                          highlight=False)
+    else:
+        out_console.print(f"[bold]{verdict.status}[/] on {verdict.inputs_checked} inputs", highlight=False)
     if verdict.reason:
-        out_console.print(f"reason: {verdict.reason}", highlight=False)
+        out_console.print(f"reason: {escape(verdict.reason)}", highlight=False)
     cex = verdict.counterexample
     if cex is not None:
         def show(o):
@@ -147,9 +179,9 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
             if o.exception is not None:
                 return f"{o.status} {o.exception.type}: {o.exception.message}"
             return o.status
-        out_console.print(f"counterexample: f({cex.args})", highlight=False)
-        out_console.print(f"  original:  {show(cex.original)}", highlight=False)
-        out_console.print(f"  rewritten: {show(cex.rewritten)}", highlight=False)
+        out_console.print(escape(f"counterexample: {entry}({cex.args})"), highlight=False)
+        out_console.print(escape(f"  original:  {show(cex.original)}"), highlight=False)
+        out_console.print(escape(f"  rewritten: {show(cex.rewritten)}"), highlight=False)
     raise typer.Exit({"equivalent": 0, "proved": 0, "differs": 3}.get(verdict.status, 4))
 
 
@@ -189,6 +221,9 @@ def generate(
     in_path = input_path or default_dataset_path()
     if not timeout > 0 or memory < 64 or output_limit < 1:
         _fail("--timeout must be > 0 seconds, --memory at least 64 MiB, --output-limit at least 1 KiB")
+    if workers < 0 or extra_inputs < 0:
+        _fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
+    _check_output_path(output, in_path)
     common = dict(seed=seed, workers=workers or (os.cpu_count() or 1), extra_inputs=extra_inputs,
                   limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024))
     from .executors import make_executor
