@@ -14,7 +14,7 @@ from typing import Any, Sequence, Union
 from .program import Program
 from .transform import Transform, TransformResult, derive_rng
 
-__all__ = ["Pipeline", "Sequence_", "OneOf", "SomeOf", "Repeat", "PipelineResult", "as_step"]
+__all__ = ["Pipeline", "Sequence_", "OneOf", "SomeOf", "Repeat", "PipelineResult", "as_step", "renames_bindings"]
 
 Step = Union[Transform, "Pipeline"]
 
@@ -92,6 +92,27 @@ def _run_step(step: Step, program: Program, rng: random.Random, inputs, observat
     return step.run(program, rng, inputs, observations)
 
 
+def renames_bindings(transform: Transform) -> bool:
+    """Whether ``transform`` may give existing bindings other names: its ``renames``
+    attribute when it sets one, else ``family == "naming"``."""
+    flag = getattr(transform, "renames", None)
+    return bool(flag) if flag is not None else transform.family == "naming"
+
+
+def _observations_after(observations: Any, results: list[TransformResult], renaming: frozenset[str]) -> Any:
+    """Runtime observations are keyed by the names in the program they were observed on.
+    After a step that renamed bindings (the ``misleading`` scheme even swaps names between
+    variables) they describe other variables, so later steps get none: a transform that
+    needs runtime types then refuses, one that only uses them stays conservative."""
+    if observations is not None and any(r.applied and r.transform in renaming for r in results):
+        return None
+    return observations
+
+
+def _renaming(pipeline: "Pipeline") -> frozenset[str]:
+    return frozenset(t.name for t in pipeline.transforms() if renames_bindings(t))
+
+
 def _last_program(program: Program, results: list[TransformResult]) -> Program:
     for r in reversed(results):
         if r.applied:
@@ -113,8 +134,10 @@ class Sequence_(Pipeline):
 
     def run(self, program, rng, inputs, observations):
         out: list[TransformResult] = []
+        renaming = _renaming(self)
         for step in self.steps:
-            out += _run_step(step, _last_program(program, out), rng, inputs, observations)
+            out += _run_step(step, _last_program(program, out), rng, inputs,
+                             _observations_after(observations, out, renaming))
         return out
 
     def transforms(self):
@@ -163,8 +186,10 @@ class SomeOf(Pipeline):
     def run(self, program, rng, inputs, observations):
         chosen = rng.sample(range(len(self.steps)), self.k)
         out: list[TransformResult] = []
+        renaming = _renaming(self)
         for i in chosen:
-            out += _run_step(self.steps[i], _last_program(program, out), rng, inputs, observations)
+            out += _run_step(self.steps[i], _last_program(program, out), rng, inputs,
+                             _observations_after(observations, out, renaming))
         return out
 
     def transforms(self):
@@ -185,8 +210,10 @@ class Repeat(Pipeline):
 
     def run(self, program, rng, inputs, observations):
         out: list[TransformResult] = []
+        renaming = _renaming(self)
         for _ in range(self.times):
-            out += _run_step(self.step, _last_program(program, out), rng, inputs, observations)
+            out += _run_step(self.step, _last_program(program, out), rng, inputs,
+                             _observations_after(observations, out, renaming))
         return out
 
     def transforms(self):
