@@ -6,12 +6,16 @@ Two measurements in the same run, on the same rows and transforms:
   (default: all 800) with ``--workers`` processes, each owning a reused sandbox worker
   that forks one child per batch of executions;
 * ``fresh``: the same per-row work (:class:`codemorph.generate.RowProcessor`: baseline,
-  transforms, differential verification, output runs) with every execution in a newly
-  started sandbox process, on a sample of ``--fresh-rows`` rows (a full run would take
-  an hour), extrapolated as programs per second.
+  transforms, differential verification) with every execution in a newly started sandbox
+  process, on a sample of ``--fresh-rows`` rows (a full run would take an hour),
+  extrapolated to ``--rows`` rows from its programs per second.
 
-Prints programs per second for both, side by side, and the ratio.  The issue's target:
-the whole CRUXEval run with the four transforms in under 60 seconds on a 2-core machine.
+For both it prints wall seconds, CPU seconds (user + system of the process and of every
+child process it waited for: pool workers, sandbox workers and their forked children) and
+programs (input rows) per second, then the ratio.  The machine's load average is printed
+before and after: on a shared machine, wall time grows with the load and CPU time is the
+fairer measure.  The issue's target: the whole CRUXEval run with the four transforms in under
+60 seconds on an otherwise idle 2-core machine.
 
 Usage::
 
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -62,44 +67,66 @@ class FreshProcessSandbox:
         pass
 
 
+def cpu_seconds() -> float:
+    """User + system CPU seconds of this process and of its waited-for descendants."""
+    s = resource.getrusage(resource.RUSAGE_SELF)
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--rows", type=int, default=800)
     ap.add_argument("--fresh-rows", type=int, default=20)
-    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
 
+    print(f"load average before: {load()} ({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "in.jsonl"
         with open(args.data, encoding="utf-8") as fh:
             src.write_text("".join(itertools.islice(fh, args.rows)), encoding="utf-8")
         config = GenerateConfig.from_transforms(FOUR, workers=args.workers)
-        start = time.perf_counter()
+        cpu0, start = cpu_seconds(), time.perf_counter()
         summary = generate(src, Path(tmp) / "out.jsonl", config)
-        pooled = time.perf_counter() - start
+        pooled, pooled_cpu = time.perf_counter() - start, cpu_seconds() - cpu0
+    print(f"load average after generate: {load()}")
 
     rows = [r for r in itertools.islice(read_rows(args.data), args.fresh_rows) if not hasattr(r, "stage")]
     proc = RowProcessor(GenerateConfig.from_transforms(FOUR, workers=1))
     proc.sandbox.close()
     fresh_sb = FreshProcessSandbox(proc.config.limits)
     proc.sandbox = fresh_sb
-    start = time.perf_counter()
+    cpu0, start = cpu_seconds(), time.perf_counter()
     for r in rows:
         proc.process(r)
-    fresh = time.perf_counter() - start
+    fresh, fresh_cpu = time.perf_counter() - start, cpu_seconds() - cpu0
+    print(f"load average after the fresh-process sample: {load()}")
 
-    p_rate = summary.rows_read / pooled
+    n = summary.rows_read
+    p_rate = n / pooled
     f_rate = len(rows) / fresh
-    print(f"{'':34}{'generate (reused workers)':>28}{'fresh process per execution':>30}")
-    print(f"{'rows':34}{summary.rows_read:>28}{len(rows):>30}")
-    print(f"{'wall seconds':34}{pooled:>28.1f}{fresh:>30.1f}")
-    print(f"{'programs per second':34}{p_rate:>28.2f}{f_rate:>30.2f}")
-    print(f"{'executions (fresh sample)':34}{'':>28}{fresh_sb.executions:>30}")
-    print(f"ratio: generate is {p_rate / f_rate:.1f}x faster per program "
-          f"({args.workers} workers vs 1 process at a time)")
-    est = 800 / p_rate
-    print(f"estimated whole CRUXEval run (800 rows, four transforms): {est:.0f} s (target: under 60 s)")
+    scale = n / max(1, len(rows))
+    print(f"{'':38}{'generate (reused workers)':>27}{'fresh process per execution':>30}")
+    print(f"{'rows measured':38}{n:>27}{len(rows):>30}")
+    print(f"{'wall seconds (measured)':38}{pooled:>27.1f}{fresh:>30.1f}")
+    print(f"{'CPU seconds (measured)':38}{pooled_cpu:>27.1f}{fresh_cpu:>30.1f}")
+    print(f"{'programs per second (wall)':38}{p_rate:>27.2f}{f_rate:>30.2f}")
+    print(f"{'programs per CPU second':38}{n / pooled_cpu:>27.2f}{len(rows) / fresh_cpu:>30.2f}")
+    print(f"{f'wall seconds for {n} rows':38}{pooled:>27.1f}{fresh * scale:>24.0f} (extr.)")
+    print(f"{f'CPU seconds for {n} rows':38}{pooled_cpu:>27.1f}{fresh_cpu * scale:>24.0f} (extr.)")
+    print(f"{'sandbox executions (fresh sample)':38}{'':>27}{fresh_sb.executions:>30}")
+    print(f"ratio: generate is {p_rate / f_rate:.1f}x faster per program in wall time "
+          f"({args.workers} workers vs 1 process at a time) and {(n / pooled_cpu) / (len(rows) / fresh_cpu):.1f}x "
+          f"in CPU time; the fresh-process column is a {len(rows)}-row sample extrapolated to {n} rows")
+    print(f"whole CRUXEval run (800 rows, four transforms): {800 / p_rate:.0f} s wall at this load, "
+          f"{pooled_cpu * 800 / n:.0f} CPU seconds (target: under 60 s wall on an idle 2-core machine, "
+          f"i.e. about 110 CPU seconds)")
     print(f"variants written: {summary.variants_written}; rows rejected: {summary.rows_rejected}")
 
 

@@ -95,3 +95,38 @@ def test_cli_verify_reports_counterexample(tmp_path):
     assert "differs" in res.stdout and "counterexample: f(" in res.stdout
     same = subprocess.run([str(BIN), "verify", str(a), str(a), "--input", "[0, 1]"], capture_output=True, text=True)
     assert same.returncode == 0 and "equivalent" in same.stdout
+
+
+def test_prove_records_proved_variants_and_changes_nothing_else(tmp_path):
+    src = _small_input(tmp_path, n=8)
+    plain, proved = tmp_path / "plain.jsonl", tmp_path / "proved.jsonl"
+    generate(src, plain, GenerateConfig.from_transforms(("invert-if", "dead-code"), workers=1))
+    s = generate(src, proved, GenerateConfig.from_transforms(("invert-if", "dead-code"), workers=1, prove=True))
+    a, b = _rows(plain), _rows(proved)
+    assert [(r["id"], r["code"], r["output"]) for r in a] == [(r["id"], r["code"], r["output"]) for r in b]
+    variants = [r for r in b if r["kind"] == "code-transform"]
+    assert variants and s.variants_written == len(variants)
+    for r, before in zip(variants, [r for r in a if r["kind"] == "code-transform"]):
+        ver = r["verification"]
+        assert set(ver) == {"status", "inputs", "proved", "coverage"}
+        assert ver["proved"] is (ver["status"] == "proved")
+        assert before["verification"]["proved"] is False and before["verification"]["status"] == "equivalent"
+        assert ver["inputs"] == before["verification"]["inputs"] and ver["coverage"] == before["verification"]["coverage"]
+        hit, total = ver["coverage"]["lines"]
+        assert 0 < hit <= total
+    assert any(r["verification"]["proved"] for r in variants)
+
+
+def test_output_row_comes_from_the_variants_own_run(tmp_path):
+    # the written output is what the rewritten program returned on the row's input (its check
+    # on that input also evaluates the recorded output), never a copy of the input row's field
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "r", "code": "def f(xs):\n    out = []\n    for x in xs:\n"
+                                                  "        out.append(x * 2.0)\n    return out\n",
+                               "input": "[1, 2]", "output": "[2, 4]"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    s = generate(src, out, GenerateConfig.from_transforms(("for-to-while",), workers=1, extra_inputs=5))
+    rows = _rows(out)
+    assert [r["kind"] for r in rows] == ["original", "code-transform"] and s.variants_written == 1
+    assert rows[1]["output"] == "[2.0, 4.0]" and rows[0]["output"] == "[2, 4]"
+    assert "while" in rows[1]["code"] and rows[1]["verification"]["inputs"] == 6

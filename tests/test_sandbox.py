@@ -433,3 +433,71 @@ def test_fingerprint_too_large_is_not_comparable():
     assert Outcome(status="returned", fingerprint=fp).comparable is False
     assert Outcome(status="returned", fingerprint=["int", "1"]).comparable is True
     assert Outcome(status="returned", fingerprint=["int", "1"], incomplete=True).comparable is False
+
+
+def test_trace_generators_nested_functions_and_comprehensions(sb):
+    code = ("def gen(n):\n"                     # 1
+            "    for i in range(n):\n"          # 2
+            "        yield i * 1.5\n"           # 3
+            "def f(n):\n"                       # 4
+            "    def inner(v):\n"               # 5
+            "        return str(v)\n"           # 6
+            "    ys = [inner(x) for x in gen(n)]\n"  # 7
+            "    return ys\n")                  # 8
+    o = run(sb, code, "2", trace=True)
+    assert o.value_repr == "['0.0', '1.5']"
+    assert o.lines == (1, 2, 3, 4, 5, 6, 7, 8)
+    # a generator resumed after a yield, or a function called again, starts without a
+    # previous line: arcs only join consecutive lines of one activation
+    assert o.arcs == ((1, 4), (2, 3), (5, 7), (7, 7), (7, 8))
+    assert o.types == {"f": {"inner": ["builtins.function"], "n": ["int"], "ys": ["list"]},
+                       "f.<locals>.<listcomp>": {".0": ["builtins.generator"], "inner": ["builtins.function"],
+                                                 "x": ["float"]},
+                       "f.<locals>.inner": {"v": ["float"]},
+                       "gen": {"i": ["int"], "n": ["int"]}}
+
+
+def test_trace_types_of_program_classes_and_rebinding(sb):
+    code = ("class Box:\n"
+            "    pass\n"
+            "def f(x):\n"
+            "    y = x\n"
+            "    y = Box()\n"
+            "    y = [y]\n"
+            "    return len(y)\n")
+    o = run(sb, code, "'a'", trace=True)
+    assert o.types == {"Box": {"__module__": ["str"], "__qualname__": ["str"]},
+                       "f": {"x": ["str"], "y": ["builtins.Box", "list", "str"]}}
+
+
+def test_cpu_time_limit_stops_busy_loop_but_not_sleep(sb):
+    busy = "def f():\n    while True:\n        pass\n"
+    sleepy = "import time\ndef f():\n    time.sleep(0.3)\n    return 'slept'\n"
+    outs = sb.run_batch([R(busy, timeout=30, cpu_timeout=0.2), R(sleepy, cpu_timeout=0.05),
+                         R("def f():\n    return 'next'\n")])
+    assert outs[0].status == "timeout" and outs[0].duration < 30
+    assert outs[0].note is None  # stopped by its own timer, not killed
+    assert outs[1].status == "returned" and outs[1].value_repr == "'slept'"
+    assert outs[2].value_repr == "'next'"
+    with pytest.raises(ValueError):
+        R(busy, cpu_timeout=0).to_wire()
+
+
+def test_large_batch_outcomes_arrive_complete_and_in_order(sb):
+    # many outcomes wait in the pipe between two looks of the zygote; each must come back once
+    reqs = [R("def f(i):\n    print(i)\n    return [i] * 50\n", args=str(i)) for i in range(400)]
+    outs = sb.run_batch(reqs)
+    assert [o.value_repr for o in outs] == [repr([i] * 50) for i in range(400)]
+    assert [o.stdout for o in outs] == [f"{i}\n" for i in range(400)]
+
+
+def test_outcomes_before_a_hang_in_post_processing_are_kept():
+    # the repr hangs in C code (ignores the timer): the zygote kills the child after the
+    # budget; the outcomes written before are relayed, the rest of the batch runs afresh
+    hang = ("import signal\nclass H:\n    def __repr__(self):\n        signal.signal(signal.SIGALRM, lambda *a: None)\n"
+            "        while True:\n            pass\ndef f():\n    return H()\n")
+    with Sandbox(Limits(timeout=0.5, grace=0.3)) as box:
+        outs = box.run_batch([R("def f():\n    return 1\n"), R(hang), R("def f():\n    return 3\n")])
+    assert [o.status for o in outs] == ["returned", "timeout", "returned"]
+    assert outs[0].value_repr == "1" and outs[2].value_repr == "3"
+    assert "while post-processing the result; process killed" in outs[1].note

@@ -203,3 +203,43 @@ def test_cruxeval_programs_are_equivalent_to_themselves(sb):
         assert base.outcomes[0].value_repr == row["output"]
         verdict = check(sb, base, Program("# reformatted\n" + row["code"] + "\n"))
         assert verdict.status == "equivalent", (row["id"], verdict)
+
+
+def test_baseline_checks_the_recorded_output_in_both_seed_runs(sb):
+    # the value's own __eq__ prints: evaluating `value == expected` must happen in both runs
+    # of the seed, or the second run's stdout would differ and look nondeterministic
+    code = ("class V:\n    def __repr__(self):\n        return '7'\n"
+            "    def __eq__(self, other):\n        print('eq')\n        return other == 7\n"
+            "def f(x):\n    return [V()][0] if x == 7 else x\n")
+    base = make_baseline(sb, Program(code), ["7"], extra_inputs=3, expected_output="7")
+    assert not base.nondeterministic
+    assert base.outcomes[0].output_matches is True and base.outcomes[0].stdout == "eq\n"
+    assert all(o.output_matches is None for o in base.outcomes[1:])
+    wrong = make_baseline(sb, Program("def f(x):\n    return x + 1\n"), ["3"], extra_inputs=2, expected_output="5")
+    assert wrong.outcomes[0].output_matches is False and wrong.outcomes[0].value_repr == "4"
+
+
+def test_check_requests_test_the_recorded_output_on_the_seed_input_only(sb):
+    orig = Program("def f(x):\n    return x * 2\n")
+    base = make_baseline(sb, orig, ["3"], extra_inputs=4, expected_output="6")
+    new = Program("def f(x):\n    return x + x\n")
+    reqs = check_requests(base, new, 5.0, expected_output="6")
+    assert [r.expected_output for r in reqs] == ["6", None, None, None, None]
+    assert [r.args for r in reqs] == list(base.inputs)
+    outs = sb.run_batch(reqs)
+    assert outs[0].output_matches is True and outs[0].value_repr == "6"
+    assert judge(base, reqs, outs).status == "equivalent"
+    assert all(r.expected_output is None for r in check_requests(base, new, 5.0))
+
+
+def test_mutants_run_under_a_cpu_time_limit(sb):
+    # every mutant other than 0 loops forever: with a 30 s wall-clock limit, each still stops
+    # after 0.25 CPU seconds (its own timer, no kill)
+    code = "def f(x):\n    while x != 0:\n        pass\n    return x\n"
+    with Sandbox(Limits(timeout=60.0, grace=0.3)) as box:
+        base = make_baseline(box, Program(code), ["0"], extra_inputs=3, mutant_timeout=30.0)
+    loops = [o for t, o in zip(base.inputs, base.outcomes) if t != "0"]
+    assert len(loops) == 3 and all(o.status == "timeout" and o.note is None and o.duration < 30 for o in loops)
+    assert base.outcomes[0].status == "returned" and not base.nondeterministic
+    none = make_baseline(sb, Program(code), ["0"], extra_inputs=2, mutant_cpu_timeout=None, mutant_timeout=0.3)
+    assert all(o.status == "timeout" for t, o in zip(none.inputs, none.outcomes) if t != "0")
