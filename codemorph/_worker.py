@@ -5,27 +5,38 @@ environment (``PYTHONHASHSEED`` set) and a fresh temporary directory as working 
 It never imports codemorph or libcst, so it starts in a few tens of milliseconds.
 
 Protocol (host <-> zygote, over the zygote's stdin/stdout): every message is a 4-byte
-big-endian length followed by that many bytes of UTF-8 JSON.
+big-endian length followed by that many bytes: UTF-8 JSON, or (an outcome relayed from a
+child) ``b"R"``, the 4-byte batch id, the 4-byte request index and the outcome's JSON.
 
 * host -> zygote: ``{"op": "batch", "b": <batch id>, "limits": {...}, "requests": [...]}``
-  where each request is ``{"code", "entry_point", "args", "expected_output", "trace"}``.
+  where each request is ``{"code", "entry_point", "args", "expected_output", "trace"}`` (plus
+  optional ``"timeout"`` and ``"cpu_timeout"``); a request whose source text already appeared
+  in the batch has ``"code_ref": <index of that request>`` instead of ``"code"``.
 * zygote -> host: ``{"t": "ready", "pid": ...}`` once at start; then for each batch one
-  ``{"t": "result", "b": id, "i": index, "o": outcome}`` per request, as soon as it is known,
-  and ``{"t": "done", "b": id}``.
+  outcome per request (relayed ``R`` messages, or ``{"t": "result", "b": id, "i": index,
+  "o": outcome}`` for outcomes the zygote makes itself: timeouts, crashes), in request
+  order, and ``{"t": "done", "b": id}``.
 
 For each batch the zygote ``fork()``\\ s one child that runs the requests one by one and
-sends each outcome over a dedicated pipe.  The child sets ``RLIMIT_AS``, ``RLIMIT_CORE=0``,
-``RLIMIT_FSIZE``, a per-execution ``setitimer`` timeout and redirects fds 0/1/2, so that
-the program cannot touch the protocol pipes.  The zygote watches the child: when it goes
-silent past ``timeout + grace`` seconds it is SIGKILLed (with its whole process group) and a
-new child is forked for the rest of the batch; when it dies, the request it was running is
-reported as crashed (or memory) and the rest go to a new child.
+writes each outcome to a pipe (a length-prefixed frame, :func:`_frame`) without waiting
+for anybody.  The child sets ``RLIMIT_AS``, ``RLIMIT_CORE=0``, ``RLIMIT_FSIZE``, a
+per-execution ``setitimer`` timeout (wall clock, and optionally CPU time) and redirects fds
+0/1/2, so that the program cannot touch the protocol pipes.  The zygote is not woken per
+request: it sleeps until the child exits (pidfd) or ``_POLL`` seconds pass, forwards every
+outcome waiting in the pipe in one write, and checks the child's progress counter (shared
+memory) when a deadline passes: a child that made no progress for ``timeout + grace``
+seconds (running a program, or post-processing its result) is SIGKILLed (with its whole
+process group) and a new child is forked for the rest of the batch; when it dies, the
+request it was running is reported as crashed (or memory) and the rest go to a new child.
+Outcomes written before a child dies stay in the pipe and are relayed; before a program
+may signal the zygote, the child waits until the zygote has relayed them all (a sync
+message), so no completed outcome is lost.
 
 The sandbox isolates *faults* (hangs, crashes, exits, memory blow-ups, monkeypatching)
 between executions.  The child also refuses, through an audit hook (:func:`_install_guard`)
 and ``RLIMIT_NPROC=0``, processes, threads, sockets, ctypes, file changes outside its
 directory and signals to other processes; a child whose program changed loaded modules or
-left threads running is replaced before the next request (message ``{"k": "restart"}``).
+left threads running is replaced before the next request (an ``X`` frame).
 This is not a boundary against code written to defeat this file in particular.
 """
 
@@ -1180,6 +1191,10 @@ class Zygote:
     def batch(self, msg):
         bid = msg["b"]
         reqs = msg["requests"]
+        for r in reqs:  # a source text repeated in the batch is sent once (see sandbox._wire_requests)
+            k = r.pop("code_ref", None)
+            if k is not None:
+                r["code"] = reqs[k].get("code", "") if isinstance(k, int) and 0 <= k < len(reqs) else ""
         limits = msg["limits"]
         # a fresh working directory per batch: files one program writes are not seen by
         # another batch

@@ -270,6 +270,22 @@ class Outcome:
         )
 
 
+def _wire_requests(requests: Sequence[ExecRequest]) -> list[dict]:
+    """The requests of a batch as sent to the zygote.  A batch usually runs one or two
+    programs on many inputs: each distinct source text is sent once, the later requests
+    that run it carry ``{"code_ref": index of the first}`` instead of ``"code"``."""
+    first: dict[str, int] = {}
+    out = []
+    for i, r in enumerate(requests):
+        d = r.to_wire()
+        k = first.setdefault(r.code, i)
+        if k != i:
+            del d["code"]
+            d["code_ref"] = k
+        out.append(d)
+    return out
+
+
 def _too_large(fp: Any) -> bool:
     return isinstance(fp, list) and len(fp) == 2 and fp[0] == "too-large"
 
@@ -361,7 +377,7 @@ class _Worker:
         silence = 7 * (longest + limits.grace) + 10.0
         try:
             self.send({"op": "batch", "b": bid, "limits": limits.to_wire(),
-                       "requests": [r.to_wire() for r in requests]})
+                       "requests": _wire_requests(requests)})
             while True:
                 msg = self.recv(silence)
                 if not isinstance(msg, dict) or msg.get("b") != bid:
