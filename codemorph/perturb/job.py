@@ -11,7 +11,9 @@ field              meaning
 ``id``             ``<original id>:perturb:<target>:<n>`` (``n`` counts from 0)
 ``original_id``    the source row's id
 ``code``           the program, unchanged
-``input``          the new argument-list literal; ``seed_input`` keeps the row's own
+``input``          the new argument list (literals; an argument of the seed that is not a
+                   literal, such as a lambda, is kept as written); ``seed_input`` keeps
+                   the row's own
 ``entry_point``    the function called
 ``output``         ``repr`` of the returned value, or ``null`` when it raises
 ``exception``      ``{"type", "message", "line"}`` when it raises, else ``null``

@@ -26,7 +26,10 @@ inferred from the seed input and runs CrossHair's path-cover search *inside the 
 (so the untrusted program still runs only there), under the sandbox's wall-clock timeout
 and CrossHair's own per-path timeout; the inputs it prints are then re-run like any other
 candidate.  It needs ``pip install codemorph[crosshair]``; without it the strategy finds
-nothing.
+nothing.  Under the sandbox's guard it finds nothing either: Z3 is a native library that
+CrossHair reaches through ``ctypes``, and the guard refuses ``ctypes.dlopen`` (loading it)
+and ``ctypes.call_function`` (every call into it); :func:`crosshair_problem` says so.
+Running it needs an opt-in in the sandbox for this trusted driver only (see the README).
 """
 
 from __future__ import annotations
