@@ -409,6 +409,8 @@ def analyze(
     to the success of each model; write tables, plots and an HTML report to OUT_DIR."""
     from .analyze import analyze as run_analyze, write_report
 
+    if out_dir.exists() and not out_dir.is_dir():
+        _fail(f"{out_dir}: exists and is not a folder; expected a report folder (-o REPORT_DIR)")
     try:
         report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or (os.cpu_count() or 1),
                              timeout=timeout, seed=seed)

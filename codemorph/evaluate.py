@@ -758,8 +758,12 @@ def read_scores(path: str | os.PathLike[str]) -> dict[str, list[RowScore]]:
             try:
                 d = json.loads(line)
                 s = RowScore.from_json(d)
-            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise InputError(f"{p}:{lineno}: not a scored row ({exc})") from None
+            except KeyError as exc:
+                raise InputError(f"{p}:{lineno}: not a scored row: missing field {exc} (expected the -o output "
+                                 f"of `codemorph evaluate`)") from None
+            except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+                raise InputError(f"{p}:{lineno}: not a scored row ({exc}; expected the -o output of "
+                                 f"`codemorph evaluate`)") from None
             runs[(s.model or p.stem, str(d.get("mode") or ""), str(d.get("match") or ""))].append(s)
     if not runs:
         raise InputError(f"{p}: no scored rows")

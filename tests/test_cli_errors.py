@@ -71,3 +71,14 @@ def test_help_keeps_extra_names_in_brackets(work):
     res = run("generate", "--help", cwd=work)
     assert res.returncode == 0
     assert "codemorph[dask]" in " ".join(res.stdout.split())
+
+
+def test_analyze_refuses_a_file_as_report_folder_and_explains_unscored_rows(work):
+    (work / "one.jsonl").write_text("{}\n")
+    res = run("analyze", "x.jsonl", "--results", "one.jsonl", "-o", "one.jsonl", cwd=work)
+    assert res.returncode == 2 and "one.jsonl: exists and is not a folder" in res.stderr
+    (work / "preds.jsonl").write_text('{"id": "demo_0_running_total", "prediction": "1"}\n')
+    res = run("analyze", "x.jsonl", "--results", "preds.jsonl", "-o", "rep", "--no-dynamic", "--no-plots", cwd=work)
+    assert res.returncode == 2
+    assert "preds.jsonl:1: not a scored row: missing field 'correct'" in res.stderr
+    assert "expected the -o output of `codemorph evaluate`" in " ".join(res.stderr.split())
