@@ -55,7 +55,7 @@ from .shrink import shrink
 
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
            "DEFAULT_STRATEGIES", "ALL_STRATEGIES", "search_limits", "program_constants", "parse_input",
-           "format_input", "Verbatim", "literal_seed"]
+           "format_input", "Verbatim", "literal_seed", "SEARCH_CPU_TIMEOUT"]
 
 ANY_EXCEPTION = "any-exception"
 OUTPUT_CHANGE = "output-change"
@@ -64,17 +64,25 @@ DEFAULT_STRATEGIES = ("mutation", "guided", "z3")
 ALL_STRATEGIES = ("mutation", "guided", "z3", "crosshair")
 
 _BATCH = 64
-#: a confirmed finding must run faster than this many seconds (the checker allows 5)
-_MAX_CONFIRMED_DURATION = 1.0
+#: a confirmed finding must run faster than this many wall-clock seconds (the checker
+#: allows 5; its CPU time is below SEARCH_CPU_TIMEOUT already)
+_MAX_CONFIRMED_DURATION = 2.0
 #: the search of a program ends after this many executions timed out (each costs the
 #: whole per-execution timeout; such a program hangs on most inputs near the seed)
 _MAX_TIMEOUTS = 6
 
 
+#: CPU seconds per search execution (``ExecRequest.cpu_timeout``): a mutant that computes
+#: longer is no natural benchmark input.  CPU time, unlike wall-clock time, does not grow
+#: with the machine's load, so what times out does not depend on it.
+SEARCH_CPU_TIMEOUT = 0.25
+
+
 def search_limits() -> Limits:
-    """Sandbox limits used while searching: 0.5 s per execution (a mutant that runs longer
-    is no natural benchmark input), 1 GiB of address space, recursion limit 10,000."""
-    return Limits(timeout=0.5, memory=1 << 30, output=1 << 16, recursion_limit=10000, grace=0.5)
+    """Sandbox limits used while searching: 2 s wall-clock per execution as a backstop (the
+    search's requests also carry a CPU limit of :data:`SEARCH_CPU_TIMEOUT` seconds), 1 GiB
+    of address space, recursion limit 10,000."""
+    return Limits(timeout=2.0, memory=1 << 30, output=1 << 16, recursion_limit=10000, grace=0.5)
 
 
 @dataclass(frozen=True)
@@ -351,8 +359,9 @@ class _Engine:
 
     def request(self, literal: str, trace: bool = False) -> ExecRequest:
         if self.inst is not None:
-            return ExecRequest(self.inst.code, self.inst.entry_point, literal, trace=trace)
-        return ExecRequest(self.program.source, self.program.entry_point, literal)
+            return ExecRequest(self.inst.code, self.inst.entry_point, literal, trace=trace,
+                               cpu_timeout=SEARCH_CPU_TIMEOUT * (2 if trace else 1))
+        return ExecRequest(self.program.source, self.program.entry_point, literal, cpu_timeout=SEARCH_CPU_TIMEOUT)
 
     def run(self, cands: Iterable[tuple[tuple, str]], limit: int | None = None) -> list[_Run]:
         """Run new candidates (skipping ones seen before), classify and record them."""
@@ -621,7 +630,8 @@ class _Engine:
                  recursion_sandbox: Callable[[], Sandbox]) -> list[Perturbation]:
         if not runs:
             return []
-        reqs = [ExecRequest(self.program.source, self.program.entry_point, r.literal) for r in runs]
+        reqs = [ExecRequest(self.program.source, self.program.entry_point, r.literal, cpu_timeout=SEARCH_CPU_TIMEOUT)
+                for r in runs]
         outs = self.sb.run_batch(reqs)
         self.executions += len(reqs)
         deep = [i for i, o in enumerate(outs) if o.status == "raised" and o.exception
