@@ -33,3 +33,11 @@ def test_misleading_exchange_still_happens_between_helpers():
     assert res.source == ("def other(x):\n    return x * 2\ndef helper(y):\n    return y - 1\n"
                           "def sum_digits(a):\n    return helper(other(a))\n")
     assert res.program.entry_point == "sum_digits"
+
+
+def test_rename_locals_refuses_when_an_unbound_local_message_is_returned():
+    code = ("def f(x):\n    if x > 0:\n        val = x\n    try:\n        return val\n"
+            "    except UnboundLocalError as e:\n        return str(e)\n")
+    res = default_registry().create("rename-locals").apply(Program(code), 0, inputs=["-1"])
+    assert not res.applied
+    assert "inspects caught exceptions (except UnboundLocalError as e)" in res.reason

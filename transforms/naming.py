@@ -747,7 +747,9 @@ EXCEPTION_INTROSPECTION_NAMES: frozenset[str] = frozenset({
 _SAFE_EXCEPTIONS: frozenset[str] = frozenset(
     n for n in dir(builtins)
     if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)
-    and not any(issubclass(k, getattr(builtins, n)) for k in (NameError, TypeError))
+    # NameError, TypeError, their bases and their subclasses (UnboundLocalError) may quote names
+    and not any(issubclass(k, getattr(builtins, n)) or issubclass(getattr(builtins, n), k)
+                for k in (NameError, TypeError))
 )
 
 
