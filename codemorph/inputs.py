@@ -860,7 +860,9 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
     When the traced ``outcomes`` of the original ``program`` on ``inputs`` leave some
     statement of its functions unexecuted, candidates are made from the inputs that reached
     the nearest executed enclosing statement (the ``if``, loop or ``try`` around the missed
-    code): random 1-3 step mutants from the perturbation engine
+    code): first (up to half of a round) those inputs with one constant of the guarding
+    conditions put in place of an argument or element of its type (``if c in ['p', 'C']``
+    needs a ``c`` equal to ``'p'``), then random 1-3 step mutants from the perturbation engine
     (:class:`codemorph.perturb.mutation.MutationSpace`, the program's constants as values),
     systematic one-step neighbours from the same engine (boundary lengths, the program's
     literals...), and cross-argument mutants (:func:`mutate_args`), a third each.  They run traced in one sandbox batch;
@@ -897,6 +899,7 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
 
     inputs, outcomes = list(inputs), list(outcomes)
     lines, parents = _function_lines(program.source)
+    guards = _guard_constants(program.source)
     if not any(o.lines for o in outcomes):
         return GuidedResult(tuple(inputs), tuple(outcomes), 0, 0, ())
     covered: set[int] = set()
@@ -926,6 +929,12 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
             near.update(p for p in parents.get(ln, [])[:1] if p in covered)
         pool = [(t, o) for t, o in parents_pool if o.lines and near.intersection(o.lines)] or parents_pool
         cands: list[str] = []
+        # first, the constants of the conditions guarding the missed lines put into the
+        # arguments of the parents (``if c in ['p', 'C']`` needs an argument equal to 'p')
+        for c in _planted(pool, sorted(guards.get(ln, ()) for ln in missed), seeds, rng, executions // 2):
+            if c not in taken:
+                taken.add(c)
+                cands.append(c)
         tries = 0
         while len(cands) < executions and tries < executions * 20:
             tries += 1
@@ -1003,6 +1012,85 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
     new_inputs = [inputs[k] for k in keep] + [c for c, _ in added]
     new_outcomes = [outcomes[k] for k in keep] + [o for _, o in added]
     return GuidedResult(tuple(new_inputs), tuple(new_outcomes), len(added), spent, tuple(sorted(missed)))
+
+
+def _guard_constants(source: str) -> dict[int, set]:
+    """For each statement line inside a function, the constants (numbers, strings, bytes)
+    in the tests of the ``if``/``while`` statements and the iterables of the ``for``
+    statements enclosing it (analysis with :mod:`ast` only)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    out: dict[int, set] = {}
+
+    def consts(node: ast.AST) -> set:
+        found = set()
+        for n in ast.walk(node):
+            if isinstance(n, ast.Constant) and type(n.value) in (int, float, str, bytes) \
+                    and not (isinstance(n.value, (str, bytes)) and len(n.value) > 40):
+                found.add(n.value)
+        return found
+
+    def visit(body: list, inherited: set) -> None:
+        for stmt in body:
+            out.setdefault(stmt.lineno, set()).update(inherited)
+            own = set(inherited)
+            if isinstance(stmt, (ast.If, ast.While)):
+                own |= consts(stmt.test)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+                own |= consts(stmt.iter)
+            for field_name in ("body", "orelse", "finalbody"):
+                sub = getattr(stmt, field_name, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    visit(sub, own)
+            for h in getattr(stmt, "handlers", ()) or ():
+                visit(h.body, own)
+
+    visit(tree.body, set())
+    return out
+
+
+def _planted(pool: list, guard_sets: list, seeds: list, rng: random.Random, limit: int) -> list[str]:
+    """Argument lists made from the inputs of ``pool`` by putting one guard constant in
+    place of an argument of its exact type, of an element of a list/tuple/set argument of
+    its type, or (a string) at either end of a string argument; type-preserving only."""
+    constants = sorted({(type(c).__name__, repr(c)): c for g in guard_sets for c in g}.items())
+    if not constants or limit <= 0:
+        return []
+    out: list[str] = []
+    parents = [t for t, _ in pool[:3]]
+    for text in parents:
+        try:
+            args, kwargs = parse_args(text)
+        except InputError:
+            continue
+        values = list(args) + [kwargs[k] for k in kwargs]
+        for _, c in constants:
+            for i, v in enumerate(values):
+                options = []
+                if type(v) is type(c):
+                    options.append(c)
+                    if isinstance(v, (str, bytes)):
+                        options += [c + v, v + c]
+                elif type(v) in (list, tuple) and any(type(e) is type(c) for e in v):
+                    k = [j for j, e in enumerate(v) if type(e) is type(c)][0]
+                    options.append(type(v)(list(v[:k]) + [c] + list(v[k + 1:])))
+                elif type(v) in (set, frozenset) and any(type(e) is type(c) for e in v):
+                    options.append(type(v)(list(v) + [c]))
+                for o in options:
+                    new = values[:i] + [o] + values[i + 1:]
+                    n_args, n_kwargs = new[:len(args)], dict(zip(kwargs, new[len(args):]))
+                    if not _fits_any(n_args, n_kwargs, seeds):
+                        continue
+                    try:
+                        out.append(format_args(n_args, n_kwargs))
+                    except InputError:
+                        continue
+    out = list(dict.fromkeys(out))
+    if len(out) > limit:
+        out = rng.sample(out, limit)
+    return out
 
 
 def _fits_any(args: list, kwargs: dict, seeds: list[tuple[list, dict]]) -> bool:

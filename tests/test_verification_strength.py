@@ -227,3 +227,20 @@ def test_related_arguments_expose_the_wrong_rewrite(sb, monkeypatch, orig, wrong
     if only_related:  # independent mutation of each argument misses it
         monkeypatch.setattr(inputs, "CROSS_SHARE", 0.0)
         assert v(sb, orig, wrong, inputs=(seed_input,)).status != "differs"
+
+
+def test_coverage_additions_plant_the_guard_constants(sb):
+    from codemorph.inputs import coverage_additions
+
+    # CRUXEval sample_5: 'count += 1' runs only when an argument is 'p' or 'C'
+    code = ("def f(text, lower, upper):\n    count = 0\n    new_text = list()\n    for char in text:\n"
+            "        char = lower if char.isdecimal() else upper\n        if char in ['p', 'C']:\n"
+            "            count += 1\n        new_text.append(char)\n    return count, ''.join(new_text)\n")
+    prog = Program(code, "f")
+    inputs = ["'DSUWeqExTQdCMGpqur', 'a', 'x'", "'DSU', 'a', 'x'", "'12', 'b', 'y'"]
+    outs = sb.run_batch([ExecRequest(code, "f", t, trace=True) for t in inputs])
+    g = coverage_additions(sb, prog, inputs, outs, 1)
+    assert g.added == 1 and g.missed == ()
+    (text, lower, upper), _ = parse_args(g.inputs[-1])
+    assert any(c in v for v in (lower, upper) for c in "pC")
+    assert g.inputs[:2] == tuple(inputs[:2])  # the seed and the mutant that adds lines stay
