@@ -7,8 +7,8 @@ Each mutant is checked twice in the same run:
 
 * the **default verifier**: :func:`codemorph.verification.make_baseline` with its default
   input budget (the row's input plus mutants, 50 in all) and :func:`~codemorph.verification.check`;
-* the **reference oracle**: the same inputs plus ``--factor`` times as many more (from
-  another seed), on the same sandbox.  Its inputs contain the default verifier's inputs,
+* the **reference oracle**: the same inputs plus ``--factor`` times as many more (in parts of
+  10 times the budget, each from another seed), on the same sandbox.  Its inputs contain the default verifier's inputs,
   so every mutant the default rejects is rejected by the oracle too; the oracle is run on
   the other mutants only.  The oracle runs untraced (coverage does not matter to it, and
   tracing costs several times the CPU): the default's inputs are re-run untraced for it,
@@ -492,10 +492,18 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
                 plain = sb.run_batch([ExecRequest(prog.source, "f", t, timeout=None if k < base.seed_count else 1.0)
                                       for k, t in enumerate(base.inputs)])
                 small = Baseline(prog, base.inputs, tuple(plain), base.nondeterministic, base.seed_count)
-                extra = make_baseline(sb, prog, [row["input"]], extra_inputs=factor * DEFAULT_INPUTS - 1,
-                                      seed=seed + 1, check_hash_seed=False, mutant_timeout=oracle_timeout,
-                                      trace=False)
-                big = _merge(small, extra)
+                big = small
+                for part in range(factor // 10 or 1):
+                    # the oracle's inputs in parts of 10x the default budget (another seed each); a
+                    # program that hangs on most inputs near its seed (each costs the timeout)
+                    # gets no more parts once one part has timed out on half of its inputs
+                    n = min(10, factor) * DEFAULT_INPUTS - 1
+                    extra = make_baseline(sb, prog, [row["input"]], extra_inputs=n, seed=seed + 1 + part,
+                                          check_hash_seed=False, mutant_timeout=oracle_timeout, trace=False)
+                    big = _merge(big, extra)
+                    if sum(o.status == "timeout" for o in extra.outcomes) > len(extra.outcomes) // 2:
+                        stats["oracle parts cut (hangs)"] += 1
+                        break
                 stats["oracle inputs"] += len(big.inputs)
                 stats["oracle programs"] += 1
                 for kind, src, mp, v in survivors:
