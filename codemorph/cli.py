@@ -258,14 +258,15 @@ def generate(
 def _print_summary(summary, in_path) -> None:
     table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
     table.add_column("variant", no_wrap=True)
-    for col in ("applied", "of which unreached", "not applicable", "rejected (verification)", "inconclusive",
-                "errors", "time (s)"):
+    for col in ("applied", "unreached", "not applicable", "differs", "inconclusive", "errors", "time (s)"):
         table.add_column(col, justify="right")
     for name, c in summary.per_transform.items():
         table.add_row(name, str(c["written"] + c["written-unreached"]), str(c["written-unreached"]),
                       str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
                       f"{summary.time_per_transform[name]:.1f}")
     out_console.print(table)
+    out_console.print("applied: variants written (unreached: of those, verified on inputs that never ran the "
+                      "changed code); differs: rejected by verification (in the rejects file)", highlight=False)
     out_console.print(
         f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "
         f"variants written to {summary.out_path}; {summary.rows_rejected} rows rejected "
