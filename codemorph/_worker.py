@@ -52,6 +52,7 @@ import builtins  # noqa: E402
 import collections  # noqa: E402
 import hashlib  # noqa: E402
 import io  # noqa: E402
+import itertools  # noqa: E402
 import fcntl  # noqa: E402
 import gc  # noqa: E402
 import json  # noqa: E402
@@ -423,9 +424,22 @@ class _OutputLimit(BaseException):
 class _State:
     timed_out = False
     output_over = False
+    out_of_lines = False
 
 
 _state = _State()
+
+
+_NO_LIMIT = 1 << 62
+
+
+def _out_of_lines():
+    """The request's line budget is spent: stop the program like a timeout (the trace
+    function's exception also turns tracing off, so a program that swallows it runs on
+    untraced until its timers stop it; its status is ``timeout`` either way)."""
+    _state.timed_out = True
+    _state.out_of_lines = True
+    raise _Timeout()
 
 
 def _on_alarm(signum, frame):
@@ -558,17 +572,24 @@ class _Tracer:
     previous line), so a line event costs one tuple and two C-level set updates: the arc
     ``(previous line, line)`` and the ``(local name, type)`` pairs of ``frame.f_locals``.
     Lines are the arcs' targets; type names are computed once per distinct type at the end
-    (:meth:`result`), not per event."""
+    (:meth:`result`), not per event.
 
-    def __init__(self):
+    ``max_lines``: a budget of line events (``None``: unlimited); the event past it stops
+    the program as a timeout would (:func:`_out_of_lines`).  Unlike a time limit it does
+    not depend on the machine or its load."""
+
+    def __init__(self, max_lines=None):
         self.arcs = set()
         self.pairs = {}  # code object -> set of (local name, type)
+        self.tick = itertools.count(1)
+        self.max_lines = max_lines if max_lines else _NO_LIMIT
 
     def glob(self, frame, event, arg):
         code = frame.f_code
         if code.co_filename != PROGRAM_FILE:
             return None
         arcs_add = self.arcs.add
+        tick, max_lines = self.tick, self.max_lines
         if code.co_name == "<module>":
             prev = None
 
@@ -578,6 +599,8 @@ class _Tracer:
                     ln = frame.f_lineno
                     arcs_add((prev, ln))
                     prev = ln
+                    if next(tick) > max_lines:
+                        _out_of_lines()
                 return local
             return local
         pairs = self.pairs.get(code)
@@ -594,6 +617,8 @@ class _Tracer:
                 prev = ln
                 fl = frame.f_locals
                 pairs_update(zip(fl, map(type, fl.values())))
+                if next(tick) > max_lines:
+                    _out_of_lines()
             elif event == "return":
                 fl = frame.f_locals
                 pairs_update(zip(fl, map(type, fl.values())))
@@ -691,6 +716,7 @@ class _Child:
         os.lseek(self.cap_fd, 0, os.SEEK_SET)
         _state.output_over = False
         _state.timed_out = False
+        _state.out_of_lines = False
         return cap
 
     def reseed_random(self, code):
@@ -747,7 +773,7 @@ class _Child:
         entry = req.get("entry_point") or "f"
         args = req.get("args", "")
         expected = req.get("expected_output")
-        tracer = _Tracer() if req.get("trace") else None
+        tracer = _Tracer(req.get("max_lines")) if req.get("trace") else None
         script = args is None
         self.progress(0)
         self.reset()
@@ -825,6 +851,8 @@ class _Child:
                 out["status"] = "output-limit"
             else:
                 out["status"] = "returned"
+        if _state.out_of_lines and out["status"] == "timeout":
+            out["note"] = f"stopped after {req.get('max_lines')} traced lines (the request's line budget)"
         # builtins and output are the program's no longer
         self.reset_builtins_only()
         self.progress(1)

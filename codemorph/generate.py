@@ -13,7 +13,7 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -25,6 +25,7 @@ from .program import Program
 from .recipes import Recipe, Variant, build_pipeline
 from .registry import default_registry
 from .sandbox import ExecRequest, Limits, Sandbox
+from .testing import merge_observations
 from .transform import derive_rng, derive_seed
 from .verification import DEFAULT_INPUTS, check_requests, judge, make_baseline, prove_verdict
 
@@ -150,7 +151,7 @@ class RowProcessor:
         if problem:
             return reject("execute", problem)
 
-        observations = _observations(baseline.outcomes) if self.needs_types else None
+        observations = merge_observations(baseline.outcomes) if self.needs_types else None
         candidates = []  # (variant name, PipelineResult, seconds spent rewriting)
         for name, pipeline in self.pipelines:
             start = time.perf_counter()
@@ -229,17 +230,6 @@ class RowProcessor:
             "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
         return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
             else None
-
-
-def _observations(outcomes: Sequence[Any]) -> dict[str, dict[str, list[str]]]:
-    """Union of the local-variable types in traced ``outcomes`` (``Outcome.types``):
-    ``{function qualname: {local name: sorted type names}}``, sorted."""
-    merged: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for o in outcomes:
-        for fn, names in (o.types or {}).items():
-            for name, types in names.items():
-                merged[fn][name].update(types)
-    return {fn: {n: sorted(ts) for n, ts in sorted(v.items())} for fn, v in sorted(merged.items())}
 
 
 def _unreached(verdict) -> bool:

@@ -117,6 +117,10 @@ class ExecRequest:
         cpu_timeout: CPU seconds (user + system, ``ITIMER_PROF``) the program may use before
             it is stopped with status ``"timeout"``, on top of the wall-clock limit; unlike
             wall-clock time it does not grow with the machine's load (``None``: no CPU limit).
+        max_lines: with ``trace``, a budget of executed lines (line events of the program's
+            own code); the program is stopped with status ``"timeout"`` (and a note) at the
+            next line past it.  A deterministic limit: the same program and input stop at
+            the same point on any machine and at any load (``None``: no budget).
     """
 
     code: str
@@ -126,6 +130,7 @@ class ExecRequest:
     trace: bool = False
     timeout: float | None = None
     cpu_timeout: float | None = None
+    max_lines: int | None = None
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
@@ -138,6 +143,10 @@ class ExecRequest:
             if not self.cpu_timeout > 0:
                 raise ValueError(f"cpu_timeout must be > 0 seconds, got {self.cpu_timeout!r}")
             d["cpu_timeout"] = float(self.cpu_timeout)
+        if self.max_lines is not None:
+            if not (isinstance(self.max_lines, int) and self.max_lines > 0):
+                raise ValueError(f"max_lines must be a positive int, got {self.max_lines!r}")
+            d["max_lines"] = self.max_lines
         return d
 
 

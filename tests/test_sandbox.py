@@ -483,6 +483,23 @@ def test_cpu_time_limit_stops_busy_loop_but_not_sleep(sb):
         R(busy, cpu_timeout=0).to_wire()
 
 
+def test_line_budget_is_a_deterministic_timeout(sb):
+    loop = "def f(n):\n    i = 0\n    while i < n:\n        i += 1\n    return i\n"
+    outs = sb.run_batch([R(loop, args="10**9", trace=True, max_lines=1000),
+                         R(loop, args="10", trace=True, max_lines=1000),
+                         R(loop, args="10**4", max_lines=1000)])  # untraced: no budget
+    assert outs[0].status == "timeout"
+    assert outs[0].note == "stopped after 1000 traced lines (the request's line budget)"
+    assert outs[0].lines == (1, 2, 3, 4)  # what ran before the stop is reported
+    assert outs[1].value_repr == "10" and outs[2].value_repr == "10000"
+    swallow = ("def f():\n    try:\n        while True:\n            x = 1\n    except BaseException:\n"
+               "        return 'caught'\n")
+    o = sb.run(R(swallow, trace=True, max_lines=500))
+    assert o.status == "timeout" and o.value_repr is None
+    with pytest.raises(ValueError):
+        R(loop, max_lines=0).to_wire()
+
+
 def test_large_batch_outcomes_arrive_complete_and_in_order(sb):
     # many outcomes wait in the pipe between two looks of the zygote; each must come back once
     reqs = [R("def f(i):\n    print(i)\n    return [i] * 50\n", args=str(i)) for i in range(400)]

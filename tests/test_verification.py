@@ -232,14 +232,18 @@ def test_check_requests_test_the_recorded_output_on_the_seed_input_only(sb):
     assert all(r.expected_output is None for r in check_requests(base, new, 5.0))
 
 
-def test_mutants_run_under_a_cpu_time_limit(sb):
+def test_looping_mutants_stop_at_the_line_budget(sb):
     # every mutant other than 0 loops forever: with a 30 s wall-clock limit, each still stops
-    # after 0.25 CPU seconds (its own timer, no kill)
+    # at the budget of 200,000 traced lines (its own tracer, no kill)
     code = "def f(x):\n    while x != 0:\n        pass\n    return x\n"
     with Sandbox(Limits(timeout=60.0, grace=0.3)) as box:
         base = make_baseline(box, Program(code), ["0"], extra_inputs=3, mutant_timeout=30.0)
+        untraced = make_baseline(box, Program(code), ["0"], extra_inputs=2, mutant_timeout=30.0, trace=False,
+                                 mutant_cpu_timeout=0.2)
     loops = [o for t, o in zip(base.inputs, base.outcomes) if t != "0"]
-    assert len(loops) == 3 and all(o.status == "timeout" and o.note is None and o.duration < 30 for o in loops)
+    assert len(loops) == 3 and all(o.status == "timeout" and o.duration < 30 for o in loops)
+    assert {o.note for o in loops} == {"stopped after 200000 traced lines (the request's line budget)"}
     assert base.outcomes[0].status == "returned" and not base.nondeterministic
-    none = make_baseline(sb, Program(code), ["0"], extra_inputs=2, mutant_cpu_timeout=None, mutant_timeout=0.3)
-    assert all(o.status == "timeout" for t, o in zip(none.inputs, none.outcomes) if t != "0")
+    # untraced, the budget does not apply; the CPU-time limit stops the loops instead
+    assert all(o.status == "timeout" and o.note is None and o.duration < 30
+               for t, o in zip(untraced.inputs, untraced.outcomes) if t != "0")
