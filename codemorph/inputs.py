@@ -931,7 +931,7 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
         cands: list[str] = []
         # first, the constants of the conditions guarding the missed lines put into the
         # arguments of the parents (``if c in ['p', 'C']`` needs an argument equal to 'p')
-        for c in _planted(pool, sorted(guards.get(ln, ()) for ln in missed), seeds, rng, executions // 2):
+        for c in _planted(pool, [guards.get(ln, set()) for ln in sorted(missed)], seeds, rng, executions // 2):
             if c not in taken:
                 taken.add(c)
                 cands.append(c)
