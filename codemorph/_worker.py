@@ -1390,8 +1390,8 @@ class Zygote:
             before = st["i"]
             exited = pidfd is not None and bool(ready)
             if exited:
+                self.kill(pid)  # leftovers the program may have forked (before reaping: the pid stays ours)
                 status = self.reap(pid)
-                self.kill(pid)  # leftovers the program may have forked
                 drain(2.0)
             else:
                 drain()
