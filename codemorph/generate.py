@@ -120,7 +120,13 @@ class RowProcessor:
         self.sandbox.close()
 
     def process(self, row: SourceRow) -> RowOutcome:
-        """Re-execute the source row, then build, verify and execute one variant per transform."""
+        """Re-execute the source row, then build, verify and execute one variant per transform.
+
+        Two sandbox batches per row: the traced baseline (the row's input twice, checked
+        against the recorded output, and the mutants), then every variant's differential
+        check, whose execution on the row's input also provides the variant's output.
+        With :attr:`GenerateConfig.prove`, each verdict then goes through
+        :func:`~codemorph.verification.prove_verdict` (host-side Z3, no execution)."""
         out = RowOutcome()
         cfg = self.config
 
