@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 from .errors import InputError
 
@@ -165,6 +165,60 @@ def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS
             yield item
     if count == 0:
         raise InputError(_empty_message(path))
+
+
+def row_json(row: SourceRow) -> dict[str, Any]:
+    """``row`` as a JSON object again (its extra fields, then the standard ones)."""
+    return {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
+            "entry_point": row.entry_point}
+
+
+def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[str],
+                      prefixes: Iterable[str] = ("perturb",)) -> Iterator[SourceRow | Reject]:
+    """Reject rows whose id would collide with an id a job derives from another row.
+
+    ``generate`` writes the variant of row ``x`` made by variant ``v`` as ``x:v`` (and
+    ``perturb`` writes ``x:perturb:<target>:<n>``), so an input holding both ``x`` and
+    ``x:v`` would give one output id two ground truths.  Of two such rows, the one read
+    second becomes a :class:`Reject` (stage ``read``) naming the other; everything else
+    passes through unchanged and in order.
+
+    Args:
+        items: rows as :func:`read_rows` yields them.
+        suffixes: the variant names of the run (derived ids ``<id>:<suffix>``).
+        prefixes: derived-id families ``<id>:<prefix>:...`` (default: ``perturb``).
+
+    Memory: one set entry per row id read (about 100 bytes each).
+    """
+    suffixes = tuple(dict.fromkeys(suffixes))
+    prefixes = tuple(prefixes)
+    seen: set[str] = set()
+    for item in items:
+        if isinstance(item, SourceRow):
+            rid = item.id
+            clash = None
+            head, sep, tail = rid.rpartition(":")
+            if sep and tail in suffixes and head in seen:
+                clash = f"id {rid!r} is the id of variant {tail!r} of row {head!r}"
+            if clash is None:
+                for pre in prefixes:
+                    mark = f":{pre}:"
+                    k = rid.find(mark)
+                    while k != -1 and clash is None:
+                        if rid[:k] in seen:
+                            clash = f"id {rid!r} has the form of a {pre} row derived from row {rid[:k]!r}"
+                        k = rid.find(mark, k + 1)
+            if clash is None:
+                for v in suffixes:
+                    if f"{rid}:{v}" in seen:
+                        clash = f"its variant {v!r} would get the id {rid}:{v}, which an earlier row already has"
+                        break
+            if clash is not None:
+                item = Reject(rid, item.line, "read", f"row {rid!r} (line {item.line}): {clash}; output ids must "
+                              f"be unique (rename one of the two rows)", row_json(item))
+            else:
+                seen.add(rid)
+        yield item
 
 
 def count_rows(path: str | os.PathLike[str]) -> int:
