@@ -52,7 +52,7 @@ def _one(args):
     from codemorph.errors import CodemorphError
     from codemorph.inputs import mutate_args, parse_args
     from codemorph.perturb import Budget, search_many
-    from codemorph.perturb.search import literal_seed, program_constants
+    from codemorph.perturb.search import SEARCH_CPU_TIMEOUT, literal_seed, program_constants
     from codemorph.program import Program
     from codemorph.sandbox import ExecRequest
 
@@ -71,9 +71,11 @@ def _one(args):
     t0 = time.perf_counter()
     mutants = mutate_args(seed_input, n, random.Random(seed), program_constants(program.module))
     rand: set[str] = set()
-    seed_o = _SB.run(ExecRequest(row["code"], "f", seed_input))
+    # the same per-execution CPU limit as the full search's executions
+    seed_o = _SB.run(ExecRequest(row["code"], "f", seed_input, cpu_timeout=SEARCH_CPU_TIMEOUT))
     for k in range(0, len(mutants), 64):
-        for o in _SB.run_batch([ExecRequest(row["code"], "f", m) for m in mutants[k:k + 64]]):
+        for o in _SB.run_batch([ExecRequest(row["code"], "f", m, cpu_timeout=SEARCH_CPU_TIMEOUT)
+                                for m in mutants[k:k + 64]]):
             if o.status == "raised" and o.exception is not None:
                 rand.add(o.exception.type)
                 rand.add("any-exception")
