@@ -7,7 +7,6 @@ Programs run only in the sandbox.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

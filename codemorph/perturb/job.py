@@ -38,7 +38,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterator
 
 from ..dataset import Reject, RowWriter, SourceRow, read_rows, rejects_path
 from ..errors import InputError, ParseError

@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 __all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "BIG_INTS", "is_type_changing", "type_signature", "Args"]
 

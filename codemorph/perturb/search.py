@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import ast
 import itertools
-import math
 import random
 import time
 from dataclasses import dataclass, field, replace
