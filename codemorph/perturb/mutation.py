@@ -139,6 +139,7 @@ class MutationSpace:
     seed: Args
     literals: Iterable[Any] = ()
     allow_type_change: bool = False
+    tokens: Iterable[str] = ()
     _ints: list = field(init=False, repr=False)
     _floats: list = field(init=False, repr=False)
     _strs: list = field(init=False, repr=False)
@@ -147,9 +148,11 @@ class MutationSpace:
     _fill: list = field(init=False, repr=False)
     _lengths: list = field(init=False, repr=False)
     _limits: dict = field(init=False, repr=False)
+    _tokens: list = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         lits = list(self.literals)
+        self._tokens = [t for t in dict.fromkeys(self.tokens) if isinstance(t, str) and t]
         seed_atoms: list = []
         lengths: set[int] = set()
 
@@ -276,6 +279,8 @@ class MutationSpace:
         limit = self._max_len(ref_len if ref_len is not None else len(s))
         ops = ["replace", "insert", "delete", "delete", "literal", "case", "empty", "single", "strip",
                "truncate", "space", "insert-literal", "delete-all", "resize"]
+        if self._tokens:
+            ops.append("token")
         for _ in range(8):
             op = rng.choice(ops)
             if op == "replace" and s:
@@ -296,6 +301,9 @@ class MutationSpace:
                     out = s[:i] + lit + s[i:]
                 else:
                     continue
+            elif op == "token":
+                i = rng.randrange(len(s) + 1)
+                out = s[:i] + rng.choice(self._tokens) + s[i:]
             elif op == "case" and s:
                 out = rng.choice((s.upper(), s.lower(), s.swapcase(), s.capitalize(), s.title()))
             elif op == "empty":
@@ -480,6 +488,68 @@ class MutationSpace:
             for nv in self._value_neighbours(kw[k], seed_kw.get(k, kw[k]), 0):
                 yield (pos, {**kw, k: nv})
 
+    def priority_neighbours(self, args: Args) -> Iterator[Args]:
+        """A short list of one-step mutants worth running before any sampling of
+        :meth:`neighbours` (deterministic order, at most a few dozen per argument):
+
+        * *template tokens* (the ``tokens`` given to the space): each inserted at the start
+          and at the end of every string argument and of every string element of a
+          list/tuple argument (a string the program uses as a ``str.format`` or ``%``
+          template: ``'{a}'`` raises ``KeyError``, ``'{'`` ``ValueError``, ``'{9}'``
+          ``IndexError``);
+        * *cross-argument values*: one argument takes a value derived from another
+          argument of the same call, the coordinated edits that single-node mutation
+          reaches only by chance: a string argument becomes another string argument, or
+          one of the string keys or elements of a dict, list or tuple argument (a key that
+          is present, an element that is found); a string argument loses every occurrence
+          of another string argument or gets it appended; a list or tuple argument loses
+          every element equal to an atomic argument (what ``xs.index(x)``,
+          ``xs.remove(x)`` need to fail); a dict argument loses the key equal to an
+          atomic argument, or an atomic argument of a key type the dict has becomes one
+          of its keys with another value; an integer argument becomes the length of a
+          string or container argument minus one, or its negation minus one (the first
+          indices past either end).
+
+        Every mutant keeps each argument's type and the element types seen in the seed.
+        """
+        pos, kw = args
+        slots = [("p", i) for i in range(len(pos))] + [("k", k) for k in sorted(kw)]
+        vals = [pos[i] if t == "p" else kw[i] for t, i in slots]
+        out: list[Args] = []
+        seen: set[str] = set()
+
+        def put(n: int, v: Any) -> None:
+            if type(v) is not type(vals[n]) or v == vals[n]:
+                return
+            key = f"{n}:{v!r}"
+            if key in seen:
+                return
+            seen.add(key)
+            p2, k2 = list(pos), dict(kw)
+            t, i = slots[n]
+            if t == "p":
+                p2[i] = v
+            else:
+                k2[i] = v
+            out.append((p2, k2))
+
+        for n, v in enumerate(vals):
+            if isinstance(v, str):
+                for tok in self._tokens:
+                    put(n, tok + v)
+                    put(n, v + tok)
+            elif isinstance(v, (list, tuple)) and self._tokens:
+                for j, e in enumerate(v[:8]):
+                    if isinstance(e, str):
+                        for tok in self._tokens:
+                            put(n, _rebuild(v, list(v[:j]) + [e + tok] + list(v[j + 1:])))
+        for n, v in enumerate(vals):
+            for m, w in enumerate(vals):
+                if m != n:
+                    for x in _cross_values(v, w):
+                        put(n, x)
+        yield from out
+
     def _value_neighbours(self, v: Any, sv: Any, depth: int) -> Iterator[Any]:
         if self.allow_type_change and depth == 0:
             for o in _OTHER_TYPE_VALUES:
@@ -652,6 +722,47 @@ class MutationSpace:
                     out = dict(d)
                     out[nk] = d[k]
                     yield out
+
+
+def _atom(v: Any) -> bool:
+    return isinstance(v, (int, float, str, bytes)) and not isinstance(v, bool)
+
+
+def _cross_values(v: Any, w: Any, limit: int = 8) -> list:
+    """Values for argument ``v`` derived from another argument ``w`` (see
+    :meth:`MutationSpace.priority_neighbours`); each has ``v``'s type, and containers keep
+    their element types."""
+    out: list = []
+    if isinstance(v, str):
+        if isinstance(w, str):
+            out.append(w)
+            if w and w in v:
+                out.append(v.replace(w, ""))
+            elif w and len(w) <= MAX_GROWTH:
+                out.append(v + w)
+        elif isinstance(w, dict):
+            out.extend([k for k in w if type(k) is str][:limit])
+        elif isinstance(w, (list, tuple)):
+            els = [e for e in w if type(e) is str]
+            out.extend(list(dict.fromkeys(els))[:limit])
+            out.extend(v.replace(e, "") for e in list(dict.fromkeys(els))[:limit] if e and e in v)
+    elif isinstance(v, int) and not isinstance(v, bool):
+        if isinstance(w, (str, bytes, list, tuple, dict, set, frozenset)):
+            out.extend((len(w) - 1, -len(w) - 1))
+    elif isinstance(v, (list, tuple)):
+        if _atom(w) and any(type(e) is type(w) and e == w for e in v):
+            out.append(_rebuild(v, [e for e in v if not (type(e) is type(w) and e == w)]))
+    elif isinstance(v, dict):
+        if _atom(w) and _hashable(w):
+            if w in v and any(type(k) is type(w) for k in v):
+                out.append({k: x for k, x in v.items() if not (type(k) is type(w) and k == w)})
+            elif v and any(type(k) is type(w) for k in v):
+                vals = list(v.values())
+                for x in (vals[-1], vals[0]):
+                    d = dict(v)
+                    d[w] = x
+                    out.append(d)
+    return out
 
 
 #: marks a node with no counterpart in the seed (an inserted or renamed element)

@@ -54,7 +54,8 @@ from .shrink import shrink
 
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
            "DEFAULT_STRATEGIES", "ALL_STRATEGIES", "search_limits", "program_constants", "parse_input",
-           "format_input", "Verbatim", "literal_seed", "SEARCH_CPU_TIMEOUT"]
+           "format_input", "Verbatim", "literal_seed", "SEARCH_CPU_TIMEOUT", "program_tokens",
+           "FORMAT_TOKENS", "PERCENT_TOKENS"]
 
 ANY_EXCEPTION = "any-exception"
 OUTPUT_CHANGE = "output-change"
@@ -287,6 +288,42 @@ def program_constants(module: cst.Module) -> list:
     return out
 
 
+#: strings inserted into string arguments of a program that formats a non-literal template
+#: (``text.format(...)``, ``text.format_map(...)``): an unmatched brace raises
+#: ``ValueError``, a named field ``KeyError``, a positional index past the arguments
+#: ``IndexError``
+FORMAT_TOKENS = ("{", "{a}", "{9}")
+#: the same for ``text % values`` with a non-literal template: an incomplete or unknown
+#: conversion raises ``ValueError``, a mapping key ``KeyError`` (or ``TypeError``)
+PERCENT_TOKENS = ("%", "%(a)s")
+
+
+def program_tokens(module: cst.Module) -> list[str]:
+    """Template tokens worth inserting into the string arguments of a program
+    (:data:`FORMAT_TOKENS` when it calls ``.format``/``.format_map`` on something other
+    than a string literal, :data:`PERCENT_TOKENS` when it applies ``%`` to a name, attribute,
+    subscript or call with a right operand that is not a number literal); ``[]`` for most
+    programs.  Used by :meth:`~codemorph.perturb.mutation.MutationSpace.priority_neighbours`."""
+    found: dict[str, None] = {}
+    literal = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+
+    class V(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if isinstance(f, cst.Attribute) and f.attr.value in ("format", "format_map") \
+                    and not isinstance(f.value, literal):
+                found.update(dict.fromkeys(FORMAT_TOKENS))
+
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, cst.Modulo) \
+                    and isinstance(node.left, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)) \
+                    and not isinstance(node.right, (cst.Integer, cst.Float, cst.UnaryOperation)):
+                found.update(dict.fromkeys(PERCENT_TOKENS))
+
+    module.visit(V())
+    return list(found)
+
+
 def _has_big_int(args: tuple) -> bool:
     """Whether a whole integer argument is one of :data:`~.mutation.BIG_INTS`-sized."""
     return any(type(v) is int and abs(v) >= 2**63 for v in list(args[0]) + list(args[1].values()))
@@ -315,10 +352,14 @@ class _Engine:
         self.want = want
         self.rng = random.Random(derive_seed(seed, "perturb", program.source, program.entry_point, seed_input))
         self.seed_args = parse_input(seed_input, verbatim=True)
-        self.space = MutationSpace(self.seed_args, program_constants(program.module), allow_type_change)
+        self.space = MutationSpace(self.seed_args, program_constants(program.module), allow_type_change,
+                                   tokens=program_tokens(program.module))
         # the guided strategy moves locally (seed characters and boundary values, no
         # program literals): big jumps are the mutation strategy's job
         self.local_space = MutationSpace(self.seed_args, (), allow_type_change)
+        #: template-token and cross-argument mutants of the seed (run first among the
+        #: neighbours, and parents of some random mutants: coordinated two-step edits)
+        self.priority = list(itertools.islice(self.space.priority_neighbours(self.seed_args), 2 * _BATCH))
         self.inst: Instrumented | None = None
         if "guided" in self.strategies:
             self.inst = instrument(program.module, program.entry_point)
@@ -480,11 +521,14 @@ class _Engine:
     def phase_neighbours(self) -> None:
         cap = max(_BATCH, int(self.budget.executions * 0.45))
         pool = list(itertools.islice(self.space.neighbours(self.seed_args), 30000))
-        self.neighbours_exhausted = len(pool) <= cap
-        # the boundary integers (at most two per integer argument) always run
+        # the boundary integers (at most two per integer argument) and the priority
+        # neighbours (template tokens, cross-argument values) always run
+        # (a repeat of an input is skipped by ``run`` without an execution)
         big = [c for c in pool if _has_big_int(c)]
+        big += self.priority
         if big:
             pool = big + [c for c in pool if not _has_big_int(c)]
+        self.neighbours_exhausted = len(pool) <= cap
         if len(pool) > cap:
             # keep the structural edits (first in enumeration order), sample the rest
             head = pool[: max(cap // 3, len(big))]
@@ -536,7 +580,10 @@ class _Engine:
                     steps = min(4, 1 + int(self.rng.expovariate(0.9)))
                     if self.neighbours_exhausted and steps == 1:
                         steps = 2
-                    c, how = self.space.mutate(self.seed_args, self.rng, steps), "mutation"
+                    base = self.seed_args
+                    if self.priority and self.rng.random() < 0.15:
+                        base, steps = self.rng.choice(self.priority), steps - 1 if steps > 1 else 1
+                    c, how = self.space.mutate(base, self.rng, steps), "mutation"
                 else:
                     continue
                 try:
