@@ -209,6 +209,16 @@ def generate(
                                                "(a Dask distributed cluster; needs codemorph[dask])."),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
                                                        "e.g. tcp://10.0.0.1:8786."),
+    prove: bool = typer.Option(False, "--prove", help="Also try to prove each variant's changed region "
+                                                      "equivalent with Z3 (status 'proved'); falls back to testing."),
+    perturb_inputs: bool = typer.Option(False, "--perturb-inputs",
+                                        help="Also write, after each row's variants, the input perturbations "
+                                             "`codemorph perturb` finds for it (kind input-perturbation)."),
+    perturb_exception: Optional[List[str]] = typer.Option(
+        None, "--perturb-exception", help="With --perturb-inputs: exception class to search (repeatable), or "
+                                          "'any-exception'. Default: the same classes as `codemorph perturb`."),
+    perturb_output_changes: int = typer.Option(1, help="With --perturb-inputs: output-changing inputs per row."),
+    perturb_budget: int = typer.Option(1500, help="With --perturb-inputs: executions per row's search."),
 ) -> None:
     """Write, for every input row and transform, one verified variant row (plus the re-executed
     original rows).  Rows that cannot be processed go to OUT.rejects.jsonl with the reason."""
@@ -225,7 +235,17 @@ def generate(
         _fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
     _check_output_path(output, in_path)
     common = dict(seed=seed, workers=workers or (os.cpu_count() or 1), extra_inputs=extra_inputs,
-                  limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024))
+                  limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove)
+    if perturb_inputs:
+        from .perturb import DEFAULT_EXCEPTIONS, Budget, PerturbConfig
+
+        if perturb_budget < 1 or perturb_output_changes < 0:
+            _fail("--perturb-budget must be >= 1 execution and --perturb-output-changes >= 0")
+        common["perturb"] = PerturbConfig(
+            exceptions=tuple(perturb_exception) if perturb_exception else DEFAULT_EXCEPTIONS,
+            output_changes=perturb_output_changes, budget=Budget(executions=perturb_budget), seed=seed)
+    elif perturb_exception:
+        _fail("--perturb-exception needs --perturb-inputs")
     from .executors import make_executor
     try:
         runner = make_executor(executor, scheduler)
@@ -255,6 +275,11 @@ def generate(
     _print_summary(summary, in_path)
 
 
+def _perturbations_words(summary) -> str:
+    n = getattr(summary, "perturbations_written", 0)
+    return f" and {n} input perturbations" if n else ""
+
+
 def _print_summary(summary, in_path) -> None:
     table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
     table.add_column("variant", no_wrap=True)
@@ -269,7 +294,7 @@ def _print_summary(summary, in_path) -> None:
                       "changed code); differs: rejected by verification (in the rejects file)", highlight=False)
     out_console.print(
         f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "
-        f"variants written to {summary.out_path}; {summary.rows_rejected} rows rejected "
+        f"variants{_perturbations_words(summary)} written to {summary.out_path}; {summary.rows_rejected} rows rejected "
         f"(see {summary.rejects_path}); {summary.seconds:.1f} s", highlight=False)
     if getattr(summary, "rows_resumed", 0):
         out_console.print(f"resumed: the first {summary.rows_resumed} input rows were already done "

@@ -373,9 +373,9 @@ def _forget_states(token: str) -> None:
 
 # -- adapters for the jobs -----------------------------------------------------------------------
 def _perturb_one(config: "PerturbConfig", sandbox: Any, row: SourceRow) -> Any:
-    from .perturb.job import perturb_row
+    from .perturb.job import search_row
 
-    return perturb_row(row, config, sandbox)
+    return search_row(row, config, sandbox)
 
 
 def _perturb_sandbox() -> Any:
@@ -395,8 +395,8 @@ def perturb_ordered(config: "PerturbConfig", items: Iterable[SourceRow | Reject]
     searches are seeded per row and bounded by executions, so the results do not depend
     on the executor.
     """
-    from .perturb.job import _RowResult
+    from .perturb.job import RowResult
 
     for item, res in map_rows(partial(_perturb_one, config), items, executor, setup=_perturb_sandbox,
                               workers=max(1, config.workers)):
-        yield item, (_RowResult(rejects=[item]) if res is None else res)
+        yield item, (RowResult(rejects=[item]) if res is None else res)

@@ -10,6 +10,7 @@ in input order, each row group as soon as it and all rows before it are done.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import itertools
 import multiprocessing
 import os
 import time
@@ -18,7 +19,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from .dataset import Checkpoint, Reject, RowWriter, SourceRow, input_files, progress_path, read_rows, rejects_path
+from .dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
+                      progress_path, read_rows, rejects_path)
 from .errors import CodemorphError, ParseError
 from .pipeline import Pipeline
 from .program import Program
@@ -53,6 +55,9 @@ class GenerateConfig:
             the row's own input.
         limits: sandbox limits per execution (seconds, bytes).
         options: per-transform constructor options, ``{name: {option: value}}``.
+        perturb: a :class:`~codemorph.perturb.PerturbConfig` to also write, after each
+            source row's variants, the input perturbations ``codemorph perturb`` would
+            write for it (``generate --perturb-inputs``); ``None`` for none.
         prove: also try to prove each variant's changed region equivalent with Z3
             (:func:`~codemorph.verification.prove_verdict`); a proved variant's
             ``verification`` has ``status`` ``"proved"`` and ``proved`` true.
@@ -64,6 +69,7 @@ class GenerateConfig:
     extra_inputs: int = DEFAULT_INPUTS - 1
     limits: Limits = field(default_factory=Limits)
     recipe: tuple[str, str] | None = None
+    perturb: Any = None
     prove: bool = False
 
     @classmethod
@@ -115,9 +121,19 @@ class RowProcessor:
         self.needs_types = any(t.needs_runtime_types or t.uses_runtime_types
                                for _, p in self.pipelines for t in p.transforms())
         self.sandbox = Sandbox(config.limits, workers=1)
+        self._perturb_sandbox: Sandbox | None = None
 
     def close(self) -> None:
         self.sandbox.close()
+        if self._perturb_sandbox is not None:
+            self._perturb_sandbox.close()
+
+    def _perturbations(self, row: SourceRow) -> list[dict[str, Any]]:
+        from .perturb import perturb_row, search_limits
+
+        if self._perturb_sandbox is None:
+            self._perturb_sandbox = Sandbox(search_limits(), workers=1)
+        return [self._stamp(r) for r in perturb_row(row, self.config.perturb, self._perturb_sandbox)]
 
     def process(self, row: SourceRow) -> RowOutcome:
         """Re-execute the source row, then build, verify and execute one variant per transform.
@@ -145,7 +161,7 @@ class RowProcessor:
         # the original on its input (checked against the recorded output in the same run) and
         # on the mutants, traced: coverage, and the local types transforms may use
         baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
-                                 seed=derive_seed(cfg.seed, row.id, "inputs"), check_hash_seed=False,
+                                 seed=derive_seed(cfg.seed, row.id, "inputs"), check_hash_seed=True,
                                  expected_output=row.output)
         problem = _original_problem(baseline.outcomes[0], row, check_output=False)
         if problem:
@@ -153,6 +169,10 @@ class RowProcessor:
         if baseline.nondeterministic:
             return reject("execute", "the program is nondeterministic (two runs on the same input differ); "
                                      "its recorded output is not a reliable ground truth")
+        if baseline.hash_sensitive:
+            return reject("execute", "the result depends on PYTHONHASHSEED (set or dict order of strings): "
+                                     f"{baseline.reason}; a harness running under another hash seed would see "
+                                     "another output")
         problem = _original_problem(baseline.outcomes[0], row)
         if problem:
             return reject("execute", problem)
@@ -200,6 +220,8 @@ class RowProcessor:
             status, reason = self._variant(row, name, res, verdict, run, out)
             n = len(checks) + (0 if own_compared else 1)
             out.stats.append(TransformStat(name, status, seconds + share * n, reason))
+        if cfg.perturb is not None:
+            out.rows += self._perturbations(row)
         return out
 
     def _stamp(self, row: dict[str, Any]) -> dict[str, Any]:
@@ -221,14 +243,17 @@ class RowProcessor:
                                         "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
                                         "counterexample": _cex_json(verdict.counterexample)})
             return ("rejected" if verdict.status == "differs" else "inconclusive"), verdict.reason
-        if run.status != "returned" or not run.literal_ok or run.output_matches is not True:
-            why = f"variant on the row's input: status {run.status}, literal_ok {run.literal_ok}, " \
-                  f"matches recorded output {run.output_matches}"
+        if run.status != "returned" or run.output_matches is not True:
+            why = (f"the variant, run on the row's input, {_run_words(run)}, while the original returned the "
+                   f"recorded output {row.output[:80]!r}")
             out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "execute",
                                         "reason": why, "code": new.source})
             return "error", why
         out.rows.append(self._stamp({
-            "id": vid, "code": new.source, "input": row.input, "output": run.value_repr,
+            # a result whose repr is no literal (inf, a class instance) keeps the row's recorded
+            # output text, which the variant's result was just checked to equal
+            "id": vid, "code": new.source, "input": row.input,
+            "output": run.value_repr if run.literal_ok else row.output,
             "entry_point": new.entry_point, "original_id": row.id, "transforms": res.applied,
             "seed": self.config.seed, "verification": {
                 "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
@@ -236,6 +261,14 @@ class RowProcessor:
             "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
         return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
             else None
+
+
+def _run_words(run) -> str:
+    if run.status == "returned":
+        return f"returned {str(run.value_repr)[:80]}, which does not equal it"
+    if run.exception is not None:
+        return f"{run.status} ({run.exception.type}: {str(run.exception.message)[:80]})"
+    return f"ended with status {run.status}"
 
 
 def _unreached(verdict) -> bool:
@@ -276,6 +309,10 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
     if o.status != "returned":
         return f"the program did not finish on its input: {o.status}"
     if check_output and o.output_matches is not True:
+        if not o.literal_ok:
+            return (f"recorded output {row.output[:80]!r} cannot be checked: execution returned "
+                    f"{str(o.value_repr)[:80]}, whose repr is not a Python literal, and the recorded output does "
+                    f"not evaluate to an equal value")
         return f"recorded output {row.output[:80]!r} does not match execution, which returned {str(o.value_repr)[:80]}"
     return None
 
@@ -338,6 +375,7 @@ class GenerateSummary:
     originals_written: int = 0
     rows_rejected: int = 0
     variants_written: int = 0
+    perturbations_written: int = 0
     seconds: float = 0.0
     per_transform: dict[str, Counter] = field(default_factory=dict)
     time_per_transform: dict[str, float] = field(default_factory=dict)
@@ -377,8 +415,8 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     """
     for v in config.variants:
         build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
-    items = list(read_rows(in_path))
-    total = len(items)
+    total = count_rows(in_path)  # raises file-level input errors before any output file is opened
+    derived = [v.name for v in config.variants]
     summary = GenerateSummary(Path(out_path), rejects_path(out_path))
     summary.per_transform = {v.name: Counter() for v in config.variants}
     summary.time_per_transform = {v.name: 0.0 for v in config.variants}
@@ -391,12 +429,16 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     skip = summary.rows_resumed
     with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
         ordered = _ordered if executor is None else executor.ordered
-        for done, (item, res) in enumerate(ordered(config, items[skip:]), skip + 1):
+        # rows are read as a stream; skipped (resumed) rows still pass the id guard
+        items = itertools.islice(guard_derived_ids(read_rows(in_path), derived), skip, None)
+        for done, (item, res) in enumerate(ordered(config, items), skip + 1):
             summary.rows_read += 1
             for r in res.rows:
                 writer.write(r)
                 if r["kind"] == "original":
                     summary.originals_written += 1
+                elif r["kind"] == "input-perturbation":
+                    summary.perturbations_written += 1
                 else:
                     summary.variants_written += 1
             for rej in res.rejects:
@@ -422,4 +464,5 @@ def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) ->
     return {"input": str(p.resolve()), "input_bytes": [[str(f), f.stat().st_size] for f in input_files(in_path)],
             "variants": [[v.name, v.spec] for v in config.variants], "seed": config.seed,
             "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe,
-            **({"prove": True} if config.prove else {})}
+            **({"prove": True} if config.prove else {}),
+            **({"perturb": repr(config.perturb)} if config.perturb is not None else {})}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -31,7 +33,11 @@ def parse_source(source: str, filename: str = "<program>") -> cst.Module:
     try:
         # a full compile (parse, symbol table, code generation) reports every error an AST-only
         # parse would, and the symbol-table ones too (nonlocal, global)
-        compile(source, filename, "exec", dont_inherit=True)
+        # warnings about the user's program (e.g. `"is" with a literal`) are not codemorph's
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:
         raise ParseError(exc.msg or "invalid syntax", exc.lineno, exc.offset, filename) from None
     except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, absurd nesting

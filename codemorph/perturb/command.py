@@ -43,10 +43,16 @@ def perturb_command(
     strategy: Optional[List[str]] = typer.Option(None, "--strategy",
                                                  help="mutation, guided, z3, crosshair (repeatable). "
                                                       "Default: mutation, guided, z3."),
+    executor: str = typer.Option("local", help="Where rows are searched: local (--workers processes) or dask "
+                                               "(a Dask distributed cluster; needs codemorph[dask])."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
+                                                       "e.g. tcp://10.0.0.1:8786."),
+    rows_per_task: int = typer.Option(8, help="Rows per Dask task (--executor dask)."),
 ) -> None:
     """Search inputs near each row's input that raise the chosen exception classes or
     change the output; write one row per finding (kind input-perturbation)."""
-    from ..cli import _fail, err_console, out_console
+    from ..cli import _check_output_path, _fail, err_console, out_console
+    from ..executors import make_executor
     from ..dataset import default_dataset_path
     from ..errors import InputError
     from .job import DEFAULT_EXCEPTIONS, PerturbConfig, perturb_dataset
@@ -62,6 +68,13 @@ def perturb_command(
                            workers=workers or (os.cpu_count() or 1), allow_type_change=allow_type_change,
                            strategies=strategies)
     in_path = input_path or default_dataset_path()
+    if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
+        _fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")
+    _check_output_path(output, in_path)
+    try:
+        runner = make_executor(executor, scheduler, rows_per_task)
+    except (ValueError, ImportError) as exc:
+        _fail(str(exc))
     progress = Progress(TextColumn("[bold]perturb[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
                         TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, transient=False)
     try:
@@ -71,7 +84,8 @@ def perturb_command(
             def tick(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            summary = perturb_dataset(in_path, output, config, progress=tick)
+            summary = perturb_dataset(in_path, output, config, progress=tick,
+                                      executor=None if executor == "local" else runner)
     except (InputError, ValueError) as exc:
         _fail(str(exc))
     print_summary(summary, out_console)

@@ -38,9 +38,9 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
-from ..dataset import Reject, RowWriter, SourceRow, read_rows, rejects_path
+from ..dataset import Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path
 from ..errors import InputError, ParseError
 from ..program import Program
 from ..sandbox import Sandbox
@@ -259,7 +259,7 @@ def _work(row: SourceRow) -> RowResult:
     return search_row(row, _CFG, _SB)
 
 
-def _ordered(config: PerturbConfig, items: list) -> Iterator[tuple[Any, RowResult]]:
+def _ordered(config: PerturbConfig, items: Iterable[Any]) -> Iterator[tuple[Any, RowResult]]:
     if config.workers <= 1:
         with Sandbox(search_limits()) as sb:
             for it in items:
@@ -287,7 +287,7 @@ def _ordered(config: PerturbConfig, items: list) -> Iterator[tuple[Any, RowResul
 
 
 def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,
-                    progress: Callable[[int, int], None] | None = None) -> PerturbSummary:
+                    progress: Callable[[int, int], None] | None = None, executor: Any = None) -> PerturbSummary:
     """Run the perturbation job over a JSON Lines data set.
 
     Args:
@@ -297,6 +297,8 @@ def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike
             input rows go to :func:`codemorph.dataset.rejects_path` ``(out_path)``.
         config: a :class:`PerturbConfig`.
         progress: called as ``progress(rows_done, rows_total)`` after each input row.
+        executor: ``None`` (``config.workers`` local processes) or an executor of
+            :func:`codemorph.executors.make_executor` (e.g. Dask); the rows are the same.
 
     Returns:
         A :class:`PerturbSummary` (per-target programs reached, median distance, median
@@ -310,13 +312,19 @@ def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike
     for t in config.targets():
         if t not in (ANY_EXCEPTION, OUTPUT_CHANGE) and not t.isidentifier():
             raise ValueError(f"{t!r} is not an exception class name")
-    items = list(read_rows(in_path))
-    total = len(items)
+    total = count_rows(in_path)  # raises file-level input errors before any output file is opened
+    items = guard_derived_ids(read_rows(in_path), ())  # a stream; ids colliding with derived ids are rejected
     summary = PerturbSummary(Path(out_path), rejects_path(out_path))
     summary.per_target = {t: TargetStats() for t in config.targets()}
     start = time.perf_counter()
     with RowWriter(out_path) as writer, RowWriter(summary.rejects_path) as rejects:
-        for done, (item, res) in enumerate(_ordered(config, items), 1):
+        if executor is None:
+            ordered = _ordered(config, items)
+        else:
+            from ..executors import perturb_ordered
+
+            ordered = perturb_ordered(config, items, executor)
+        for done, (item, res) in enumerate(ordered, 1):
             summary.rows_read += 1
             for r in res.rows:
                 writer.write(r)

@@ -1,0 +1,80 @@
+"""Ground-truth guards of the generate job, each observed by running `generate` (the
+programs run in the sandbox): hash-seed-dependent results are rejected, results without a
+literal repr keep the recorded output text in their variants, colliding ids are rejected,
+and `--perturb-inputs` / `prove` rows carry what they claim."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from codemorph.generate import GenerateConfig, generate
+from codemorph.perturb import Budget, PerturbConfig
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def _read(path: Path) -> list[dict]:
+    return [json.loads(l) for l in path.read_text().splitlines()] if path.exists() else []
+
+
+def _run(tmp_path: Path, rows: list[dict], *transforms: str, **kw):
+    src = _write(tmp_path / "in.jsonl", rows)
+    out = tmp_path / "out.jsonl"
+    cfg = GenerateConfig.from_transforms(transforms or ("rename-locals",), extra_inputs=9, **kw)
+    summary = generate(src, out, cfg)
+    return summary, _read(out), _read(tmp_path / "out.rejects.jsonl")
+
+
+def test_hash_seed_dependent_results_are_rejected(tmp_path):
+    rows = [{"id": "hash_str", "code": "def f(s):\n    h = hash(s) % 1000003\n    return h\n", "input": "'abc'",
+             "output": "0"},
+            {"id": "plain", "code": "def f(s):\n    t = s * 2\n    return t\n", "input": "'abc'", "output": "'abcabc'"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert [r["id"] for r in out] == ["plain", "plain:rename-locals"]
+    (rej,) = [r for r in rejects if r["id"] == "hash_str"]
+    assert rej["stage"] == "execute" and "depends on PYTHONHASHSEED" in rej["reason"]
+
+
+def test_results_without_a_literal_repr_keep_the_recorded_text(tmp_path):
+    rows = [{"id": "inf", "code": "def f(a):\n    b = a * 1e308 * 10\n    return b\n", "input": "1",
+             "output": "float('inf')"},
+            {"id": "keys", "code": "def f(d):\n    k = d.keys()\n    return k\n", "input": "{'a': 1}",
+             "output": "dict_keys(['a'])"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert [(r["id"], r["output"]) for r in out] == [("inf", "float('inf')"), ("inf:rename-locals", "float('inf')")]
+    assert "b" not in out[1]["code"].split("return")[1]  # renamed
+    (rej,) = rejects
+    assert rej["id"] == "keys"
+    assert "whose repr is not a Python literal" in rej["reason"]
+
+
+def test_ids_that_collide_with_variant_ids_are_rejected(tmp_path):
+    rows = [{"id": "x", "code": "def f(a):\n    b = a + 1\n    return b\n", "input": "1", "output": "2"},
+            {"id": "x:rename-locals", "code": "def f(a):\n    return a\n", "input": "1", "output": "1"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    ids = [r["id"] for r in out]
+    assert ids == ["x", "x:rename-locals"] and len(set(ids)) == 2
+    assert out[1]["kind"] == "code-transform" and out[1]["output"] == "2"
+    (rej,) = rejects
+    assert rej["id"] == "x:rename-locals" and rej["line"] == 2 and "is the id of variant" in rej["reason"]
+    assert summary.rows_read == 2
+
+
+def test_perturb_inputs_and_prove(tmp_path):
+    rows = [{"id": "idx", "code": "def f(xs, i):\n    if i > 100:\n        return -1\n    return xs[i]\n",
+             "input": "[1, 2, 3], 1", "output": "2"}]
+    pert = PerturbConfig(exceptions=("IndexError",), output_changes=1, budget=Budget(executions=300), seed=0)
+    summary, out, rejects = _run(tmp_path, rows, "dead-code", "invert-if", perturb=pert, prove=True)
+    kinds = [r["kind"] for r in out]
+    assert kinds[:3] == ["original", "code-transform", "code-transform"]
+    assert set(kinds[3:]) == {"input-perturbation"} and summary.perturbations_written == len(kinds) - 3
+    by_id = {r["id"]: r for r in out}
+    assert by_id["idx:dead-code"]["verification"]["status"] == "proved"
+    assert by_id["idx:dead-code"]["verification"]["proved"] is True
+    ie = by_id["idx:perturb:IndexError:0"]
+    assert ie["output"] is None and ie["exception"]["type"] == "IndexError" and ie["original_id"] == "idx"
+    assert by_id["idx:perturb:output-change:0"]["output"] != "2"
