@@ -149,6 +149,13 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
 
     if extra_inputs < 0:
         _fail(f"--extra-inputs must be >= 0, got {extra_inputs}")
+    if backend not in ("sandbox", "crosshair"):
+        _fail(f"--backend must be sandbox or crosshair, got {backend!r}")
+    if backend == "crosshair":
+        import importlib.util
+
+        if importlib.util.find_spec("crosshair") is None:
+            _fail("--backend crosshair needs CrossHair: pip install 'codemorph[crosshair]'")
     try:
         a = Program(_read_text(original, "original"), entry, filename=str(original))
         b = Program(_read_text(rewritten, "rewritten"), entry, filename=str(rewritten))
