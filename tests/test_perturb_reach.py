@@ -103,3 +103,25 @@ def test_cross_argument_value_reaches_a_guarded_division(sandbox, monkeypatch):
     monkeypatch.setattr(MutationSpace, "priority_neighbours", lambda self, args: iter(()))
     old = search(CROSS_CODE, seed, "ZeroDivisionError", budget, sandbox=sandbox, max_results=1)
     assert old == [] or (old[0].distance > 1 and old[0].executions > 100)
+
+
+# -- dict singleton -----------------------------------------------------------------------
+
+SINGLE_CODE = ("def f(stock, item):\n"
+               "    del stock[item]\n"
+               "    return min(stock)\n")
+
+
+def test_dict_singleton_reaches_an_empty_min(sandbox):
+    # ``min`` of the dict left after the deletion raises only when ``item`` was the only
+    # key: three deletions away from the seed, one singleton step
+    seed = "{'b': 1, 'a': 2, 'c': 3, 'd': 4}, 'a'"
+    args = parse_args(seed)
+    singles = [n for n in MutationSpace(args, ()).neighbours(args) if len(n[0][0]) == 1]
+    assert [n[0][0] for n in singles] == [{"b": 1}, {"a": 2}, {"c": 3}, {"d": 4}]
+    found = search(SINGLE_CODE, seed, "ValueError", Budget(executions=120, seconds=60), sandbox=sandbox,
+                   max_results=1)
+    assert found
+    p = found[0]
+    assert (p.input, p.exception.type, p.exception.message, p.exception.line, p.distance) == \
+        ("{'a': 2}, 'a'", "ValueError", "min() arg is an empty sequence", 3, 3)

@@ -22,7 +22,7 @@ returns.  A *mutation step* changes one node of that structure with one operator
   of an element type seen in the seed), replace (a mutated element), swap two elements,
   empty, singleton, reverse, delete every occurrence of one element, resize as for strings;
 * ``dict``: delete a key (the missing-key case), add a key (a mutated copy of a key, with
-  a copy of a value), mutate a value, rename a key, empty;
+  a copy of a value), mutate a value, rename a key, empty, keep a single key;
 * ``set`` / ``frozenset``: remove, add (a mutated copy of an element), empty.
 
 Every step keeps each argument's type; a container keeps the element types seen in the
@@ -398,7 +398,7 @@ class MutationSpace:
         ref = seed_value if isinstance(seed_value, dict) else d
         limit = self._max_len(len(ref))
         for _ in range(8):
-            op = rng.choice(("value", "value", "delete", "delete", "add", "rename", "empty"))
+            op = rng.choice(("value", "value", "delete", "delete", "add", "rename", "empty", "single"))
             if op == "value" and keys:
                 k = rng.choice(keys)
                 out = dict(d)
@@ -425,6 +425,9 @@ class MutationSpace:
                 out = {(nk if kk == k else kk): vv for kk, vv in d.items()}
             elif op == "empty" and keys:
                 out = {}
+            elif op == "single" and len(keys) > 1:
+                k = rng.choice(keys)
+                out = {k: d[k]}
             else:
                 continue
             if out != d:
@@ -709,6 +712,9 @@ class MutationSpace:
             yield {}
         for k in keys:
             yield {kk: vv for kk, vv in d.items() if kk != k}
+        if len(keys) > 2:  # one key kept (what ``del d[k]; min(d)`` needs); two keys: a deletion above
+            for k in keys[:8]:
+                yield {k: d[k]}
         for k in keys:
             ref = sv.get(k, _UNKNOWN) if isinstance(sv, dict) else _UNKNOWN
             for nv in self._value_neighbours(d[k], ref, depth + 1):

@@ -12,8 +12,11 @@ Phases, in order, until each target has enough findings or the budget is spent:
    (:mod:`codemorph.perturb.symbolic`);
 3. ``mutation``: every systematic one-step neighbour of the seed
    (:meth:`MutationSpace.neighbours`), sampled down to part of the budget when there are
-   more;
-4. ``mutation`` and ``guided`` interleaved: random multi-step mutants of the seed, and
+   more; the boundary integers and the priority neighbours (template tokens for programs
+   that format a non-literal template, cross-argument values:
+   :meth:`MutationSpace.priority_neighbours`) always run first;
+4. ``mutation`` and ``guided`` interleaved: random multi-step mutants of the seed (some
+   of them starting from a priority neighbour: coordinated two-step edits), and
    mutants of the inputs that covered new arcs or came closest to raising each class
    (:mod:`codemorph.perturb.guided`);
 5. ``crosshair`` when asked for and installed (:mod:`codemorph.perturb.symbolic`);
