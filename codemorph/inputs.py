@@ -27,7 +27,7 @@ containers keep the element types seen in the seed (an empty seed container stay
   duplicated; two neighbours swapped; reversed; case changed (upper, lower, swapcase,
   capitalize); whitespace inserted or put at either end, or a character replaced by a
   space; a single character; the program's string literals inserted, or replacing the
-  whole value, or put at its start or end; resized to a length ``c-1``, ``c`` or ``c+1`` for a program integer literal
+  whole value; resized to a length ``c-1``, ``c`` or ``c+1`` for a program integer literal
   ``c`` (reaches branches such as ``len(s) > 3``).  Characters come from the seed's strings, the program's literals and a few
   letters, digits and punctuation.
 * ``list`` (and ``tuple`` whose elements all have one type): an element changed, deleted,
@@ -52,9 +52,7 @@ a substring of another, or of a string inside another (a prefix of a list elemen
 argument (so the needle is in the haystack); two arguments of one type are made equal.
 The same type and size rules hold (:func:`type_paths` of the result within the seed's).
 
-A share :data:`COMPOUND_SHARE` of the mutants get a second edit of the same argument (two
-insertions, an insertion and a case change...).  Sizes stay small: a mutant container or
-string is never longer than its seed plus 4.
+Sizes stay small: a mutant container or string is never longer than its seed plus 4.
 A mutant never equals the seed (compared by its canonical text, which is type-exact), and
 mutants are distinct.  Mutation is deterministic for a given state of ``rng`` and does not
 depend on ``PYTHONHASHSEED`` (sets are visited in a canonical order).
@@ -72,15 +70,12 @@ from typing import Any, Iterable, Sequence
 from .errors import InputError
 
 __all__ = ["parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
-           "COMPOUND_SHARE",
            "coverage_additions", "GuidedResult", "GUIDED_MAX", "GUIDED_EXECUTIONS"]
 
 #: A mutant container or string is at most this much longer than its seed.
 MAX_GROWTH = 4
 #: Share of the mutants of a multi-argument seed made by a cross-argument operator.
 CROSS_SHARE = 0.35
-#: Share of the other mutants whose changed argument gets a second edit.
-COMPOUND_SHARE = 0.25
 _MAX_DEPTH = 3
 _DEFAULT_CHARS = "aZ0 _-.,!x9"
 _SPECIAL_FLOATS = {"nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity", "+nan", "-nan"}
@@ -365,7 +360,7 @@ def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, 
         ops += ["swap", "reverse"]
     fitting = [s for s in literals if len(s) <= limit]
     if fitting:
-        ops += ["lit_insert", "lit_whole", "lit_end"]
+        ops += ["lit_insert", "lit_whole"]
     lengths = [k for k in lengths if k <= limit]
     if lengths:
         ops.append("resize")
@@ -416,10 +411,6 @@ def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, 
         return grown
     if op == "lit_whole":
         return rng.choice(fitting)
-    if op == "lit_end":  # a literal as prefix or suffix (startswith/endswith checks)
-        lit = rng.choice(fitting)
-        keep = v[:limit - len(lit)]
-        return lit + keep if rng.random() < 0.5 else keep + lit
     if op == "lit_insert":
         lit = rng.choice(fitting)
         room = limit - len(lit)
@@ -805,18 +796,11 @@ def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] =
                 continue
         else:
             k = 2 if len(slots) > 1 and rng.random() < 0.3 else 1
-            twice = rng.random() < COMPOUND_SHARE
             for kind, key in rng.sample(slots, k):
                 if kind == "pos":
                     new_args[key] = _mutate(new_args[key], rng, pool, 0)
-                    if twice:  # a second edit of the same argument, within the seed's size rule
-                        again = _mutate(new_args[key], rng, pool, 0)
-                        new_args[key] = again if _fits(again, args[key]) else new_args[key]
                 else:
                     new_kwargs[key] = _mutate(new_kwargs[key], rng, pool, 0)
-                    if twice:
-                        again = _mutate(new_kwargs[key], rng, pool, 0)
-                        new_kwargs[key] = again if _fits(again, kwargs[key]) else new_kwargs[key]
         try:
             mutant = format_args(new_args, new_kwargs)
         except InputError:
