@@ -345,6 +345,8 @@ def _mut_int(v: int, rng: random.Random, pool: _Pool) -> int:
 
 def _mut_float(v: float, rng: random.Random, pool: _Pool) -> float:
     ops = [0.0, 1.0, -1.0, v + 0.5, v - 0.5, v + 1.0, v - 1.0, -v, v * 2.0, v / 2.0]
+    # IEEE-754 specials: a rewrite of a comparison (`a < b` -> `not a >= b`) is wrong only on NaN
+    ops += [math.nan, math.inf, -math.inf, -0.0]
     ops += pool.floats
     return float(rng.choice(ops))
 

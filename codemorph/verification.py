@@ -35,7 +35,7 @@ from typing import Any, Sequence
 import libcst as cst
 
 from .errors import InputError, ParseError
-from .inputs import mutate_args
+from .inputs import coverage_additions, mutate_args
 from .program import Program
 from .sandbox import ExecRequest, Limits, Outcome, Sandbox
 from .transform import derive_rng
@@ -395,7 +395,8 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                   extra_inputs: int = DEFAULT_INPUTS - 1,
                   seed: int = 0, check_hash_seed: bool = True, mutant_timeout: float | None = 1.0,
                   trace: bool = True, expected_output: str | None = None,
-                  mutant_cpu_timeout: float | None = None, mutant_max_lines: int | None = 200_000) -> Baseline:
+                  mutant_cpu_timeout: float | None = None, mutant_max_lines: int | None = 200_000,
+                  guided: bool = True) -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
     Args:
@@ -432,6 +433,11 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             (:attr:`~codemorph.sandbox.Outcome.output_matches` of ``outcomes[0]``), which
             saves a separate execution for checking a row's recorded output.
 
+        guided: with ``trace``, replace mutants by coverage-guided additions
+            (:func:`~codemorph.inputs.coverage_additions`) when some statement of the
+            program ran on none of the inputs: 0 executions when every statement ran, else
+            at most 48 more; the number of inputs stays the same.
+
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
         the mutants); a difference makes it ``nondeterministic``.
@@ -453,6 +459,10 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             requests[k] = dataclasses.replace(requests[k], expected_output=expected_output)
     outs = sandbox.run_batch(requests)
     first, again = outs[:len(inputs)], outs[len(inputs):]
+    if guided and trace and mutants:
+        g = coverage_additions(sandbox, program, inputs, first, len(seeds), seed=seed,
+                               literals=program_literals(program), timeout=short)
+        inputs, first = list(g.inputs), list(g.outcomes)
     reasons = []
     for text, a, b in zip(seeds, first, again):
         why = _same_run(a, b)
