@@ -59,6 +59,24 @@ def _check_output_path(output: Path, in_path: Path) -> None:
         return  # the job reports a bad input path itself
     if output.resolve() in inputs:
         _fail(f"{output}: is one of the input files; writing it would destroy the input (choose another -o)")
+    # the job writes OUT, OUT.rejects.jsonl and OUT.progress.jsonl; none of them may be
+    # something the input directory or pattern would read (the run would read its own output)
+    from .dataset import progress_path, rejects_path
+
+    written = [output.resolve(), rejects_path(output).resolve(), progress_path(output).resolve()]
+    src = Path(in_path)
+    if src.is_dir():
+        clash = [w for w in written if w.parent == src.resolve()]
+    elif not src.exists():
+        import fnmatch
+
+        pattern = os.path.abspath(str(src))
+        clash = [w for w in written if fnmatch.fnmatch(str(w), pattern)]
+    else:
+        clash = []
+    if clash:
+        _fail(f"{output}: the output files ({', '.join(w.name for w in clash)}) would be read as input by "
+              f"{in_path}; write them outside the input directory or pattern")
 
 
 @app.command("list")

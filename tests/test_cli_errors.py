@@ -82,3 +82,13 @@ def test_analyze_refuses_a_file_as_report_folder_and_explains_unscored_rows(work
     assert res.returncode == 2
     assert "preds.jsonl:1: not a scored row: missing field 'correct'" in res.stderr
     assert "expected the -o output of `codemorph evaluate`" in " ".join(res.stderr.split())
+
+
+def test_outputs_inside_the_input_directory_or_pattern_are_refused(work):
+    (work / "g").mkdir()
+    shutil.copy(DEFAULT, work / "g" / "a.jsonl")
+    for cmd, inp in (("generate", "g"), ("generate", "g/*.jsonl"), ("perturb", "g")):
+        res = run(cmd, inp, "-o", "g/out.jsonl", cwd=work)
+        assert res.returncode == 2, (cmd, inp, res.stderr)
+        assert "would be read as input" in res.stderr
+    assert sorted(p.name for p in (work / "g").iterdir()) == ["a.jsonl"]
