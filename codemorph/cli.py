@@ -297,6 +297,10 @@ def generate(
             summary = run_generate(in_path, output, config, progress=tick, resume=resume, executor=runner)
     except (InputError, UnknownTransformError) as exc:
         _fail(str(exc))
+    except (OSError, TimeoutError, ValueError) as exc:
+        if executor != "dask":
+            raise
+        _fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
     _print_summary(summary, in_path)
 
 

@@ -193,6 +193,7 @@ def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[st
     suffixes = tuple(dict.fromkeys(suffixes))
     prefixes = tuple(prefixes)
     seen: set[str] = set()
+    derived_parents: set[str] = set()  # P for every id read of the form P:<prefix>:...
     for item in items:
         if isinstance(item, SourceRow):
             rid = item.id
@@ -208,6 +209,8 @@ def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[st
                         if rid[:k] in seen:
                             clash = f"id {rid!r} has the form of a {pre} row derived from row {rid[:k]!r}"
                         k = rid.find(mark, k + 1)
+            if clash is None and rid in derived_parents:
+                clash = "an earlier row's id has the form of a row derived from this one (<id>:<family>:...)"
             if clash is None:
                 for v in suffixes:
                     if f"{rid}:{v}" in seen:
@@ -218,6 +221,12 @@ def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[st
                               f"be unique (rename one of the two rows)", row_json(item))
             else:
                 seen.add(rid)
+                for pre in prefixes:
+                    mark = f":{pre}:"
+                    k = rid.find(mark)
+                    while k != -1:
+                        derived_parents.add(rid[:k])
+                        k = rid.find(mark, k + 1)
         yield item
 
 

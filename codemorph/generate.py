@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import itertools
-import re
 import multiprocessing
 import os
 import time
@@ -30,7 +29,8 @@ from .registry import default_registry
 from .sandbox import ExecRequest, Limits, Sandbox
 from .testing import merge_observations
 from .transform import derive_rng, derive_seed
-from .verification import DEFAULT_INPUTS, check_requests, judge, make_baseline, prove_verdict
+from .verification import (DEFAULT_INPUTS, HASH_SEEDS, check_requests, judge, make_baseline,
+                           may_depend_on_hash, prove_verdict)
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
            "default_transforms"]
@@ -265,18 +265,8 @@ class RowProcessor:
             else None
 
 
-#: other ``PYTHONHASHSEED`` values a row runs under when its code or input could iterate a
-#: set of strings (a two-element set keeps its order under one other seed half the time:
-#: five seeds leave 1/32); every other row runs under one extra seed
-HASH_SEEDS = 5
-_HASHY = re.compile(r"\b(set|frozenset|hash|__hash__|id|vars|dir|globals|locals)\b|\{")
-
-
 def _may_depend_on_hash(row: SourceRow) -> bool:
-    """Whether a row's result could depend on string hashing: its code mentions sets,
-    ``hash``, introspection or a brace display (set literals and comprehensions), or its
-    input holds a brace display."""
-    return bool(_HASHY.search(row.code)) or "{" in row.input
+    return may_depend_on_hash(row.code, row.input)
 
 
 def _run_words(run) -> str:

@@ -25,6 +25,7 @@ Typical use, one baseline for many rewrites of the same program::
 from __future__ import annotations
 
 import ast
+import re
 import dataclasses
 import difflib
 import functools
@@ -389,6 +390,41 @@ def _same_run(a: Outcome, b: Outcome) -> str | None:
     if a.value_repr != b.value_repr:
         return f"repr of the result differs between runs ({_short(a.value_repr)} vs {_short(b.value_repr)})"
     return None
+
+
+#: other ``PYTHONHASHSEED`` values a result is checked under when the program or its input
+#: could iterate a set of strings (a two-element set keeps seed 0's order under one other
+#: seed half the time; five seeds leave 1/32)
+HASH_SEEDS = 5
+_HASHY = re.compile(r"\b(set|frozenset|hash|__hash__|id|vars|dir|globals|locals)\b|\{")
+
+
+def may_depend_on_hash(code: str, *inputs: str) -> bool:
+    """Whether a result could depend on string hashing: the code mentions sets, ``hash``,
+    introspection or a brace display (set literals and comprehensions), or an input holds
+    a brace display.  A cheap textual over-approximation deciding how many hash seeds to try."""
+    return bool(_HASHY.search(code)) or any("{" in i for i in inputs)
+
+
+def hash_stable(sandbox: Sandbox, code: str, entry: str, inputs: Sequence[str], outcomes: Sequence[Outcome],
+                seeds: int = HASH_SEEDS) -> list[bool]:
+    """For each input, whether the program's outcome under ``PYTHONHASHSEED`` 1..``seeds``
+    (relative to the sandbox's) equals ``outcomes[i]`` (status, exception class, result repr
+    and stdout).  One sandbox batch per seed.  Returns a list of bools, one per input."""
+    ok = [True] * len(inputs)
+    for extra in range(1, seeds + 1):
+        idx = [i for i in range(len(inputs)) if ok[i]]
+        if not idx:
+            break
+        outs = sandbox.run_batch([ExecRequest(code, entry, inputs[i]) for i in idx],
+                                 hash_seed=sandbox.hash_seed + extra)
+        for i, b in zip(idx, outs):
+            a = outcomes[i]
+            ea = a.exception.type if a.exception is not None else None
+            eb = b.exception.type if b.exception is not None else None
+            if a.status != b.status or ea != eb or a.value_repr != b.value_repr or a.stdout != b.stdout:
+                ok[i] = False
+    return ok
 
 
 def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str], *,

@@ -43,3 +43,9 @@ def test_rejects_from_reading_pass_through():
     bad = Reject(None, 1, "read", "line 1: not JSON", "{")
     out = list(guard_derived_ids([bad, _row("x", 2)], ["v"]))
     assert out[0] is bad and _ids(out[1:]) == [("x", False)]
+
+
+def test_row_after_a_row_holding_one_of_its_perturbation_ids_is_rejected():
+    out = list(guard_derived_ids([_row("dk:perturb:KeyError:0", 1), _row("dk", 2)], ["rename-locals"]))
+    assert _ids(out) == [("dk:perturb:KeyError:0", False), ("dk", True)]
+    assert "has the form of a row derived from this one" in out[1].reason

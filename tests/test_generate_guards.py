@@ -91,3 +91,25 @@ def test_two_element_string_sets_are_caught_under_several_hash_seeds(tmp_path):
     assert out == []
     assert sorted(r["id"] for r in rejects) == ["hs_ab", "hs_dict"]
     assert all("depends on PYTHONHASHSEED" in r["reason"] for r in rejects)
+
+
+def test_perturbations_that_depend_on_the_hash_seed_or_kill_harnesses_are_dropped(tmp_path):
+    from codemorph.perturb import perturb_row
+    from codemorph.dataset import SourceRow
+
+    pert = PerturbConfig(exceptions=("any-exception",), output_changes=3, budget=Budget(executions=300), seed=0)
+    setjoin = SourceRow("setjoin", "def f(s):\n    return ''.join(set(s))\n", "'aaa'", "'a'", "f", 1)
+    rows = perturb_row(setjoin, pert)
+    # a finding such as ' aa' -> ' a' or 'a ' (by hash seed) is dropped: what is written
+    # joins a set of at most one character
+    assert all(len(r["output"].strip("'")) <= 1 for r in rows if r["output"] is not None), rows
+    counting = SourceRow("count", "def f(s):\n    return len(set(s))\n", "'aaa'", "1", "f", 1)
+    rows = perturb_row(counting, pert)
+    assert [r["target"] for r in rows if r["output"] is not None] == ["output-change"] * 3  # stable: kept
+    killer = SourceRow("exit", "def f(x):\n    if x > 5:\n        raise SystemExit(3)\n    return x\n", "1", "1",
+                       "f", 1)
+    rows = perturb_row(killer, pert)
+    assert not [r for r in rows if r["exception"] is not None and r["exception"]["type"] == "SystemExit"]
+    pert_exit = PerturbConfig(exceptions=("SystemExit",), output_changes=0, budget=Budget(executions=300), seed=0)
+    (row,) = perturb_row(killer, pert_exit)
+    assert row["exception"]["type"] == "SystemExit" and row["target"] == "SystemExit"

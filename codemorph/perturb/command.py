@@ -62,6 +62,22 @@ def perturb_command(
     bad = [s for s in strategies if s not in ALL_STRATEGIES]
     if bad:
         _fail(f"unknown strategy {bad[0]!r}; choose from {', '.join(ALL_STRATEGIES)}")
+    if "crosshair" in strategies:
+        import importlib.util
+
+        if importlib.util.find_spec("crosshair") is None:
+            _fail("--strategy crosshair needs CrossHair: pip install 'codemorph[crosshair]'")
+    import builtins
+
+    for name in exception or ():
+        known = isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), BaseException)
+        if name != "any-exception" and not known:
+            err_console.print(f"warning: {name!r} is not a builtin exception class; only programs that define and "
+                              f"raise a class of exactly that name can reach it", highlight=False)
+        elif known and name != "any-exception" and getattr(builtins, name).__subclasses__():
+            err_console.print(f"note: targets match the exact class name: {name} does not match its subclasses "
+                              f"({', '.join(sorted(c.__name__ for c in getattr(builtins, name).__subclasses__())[:4])}"
+                              f"...)", highlight=False)
     config = PerturbConfig(exceptions=tuple(exception) if exception else DEFAULT_EXCEPTIONS,
                            output_changes=output_changes, per_exception=per_exception,
                            budget=Budget(executions=budget, seconds=seconds), seed=seed,
@@ -87,7 +103,12 @@ def perturb_command(
             summary = perturb_dataset(in_path, output, config, progress=tick,
                                       executor=None if executor == "local" else runner)
     except (InputError, ValueError) as exc:
-        _fail(str(exc))
+        _fail(str(exc) if executor != "dask" or isinstance(exc, InputError)
+              else f"cannot use the Dask scheduler {scheduler}: {exc}")
+    except (OSError, TimeoutError) as exc:
+        if executor != "dask":
+            raise
+        _fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
     print_summary(summary, out_console)
 
 

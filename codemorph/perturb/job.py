@@ -43,7 +43,8 @@ from typing import Any, Callable, Iterable, Iterator
 from ..dataset import Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path
 from ..errors import InputError, ParseError
 from ..program import Program
-from ..sandbox import Sandbox
+from ..sandbox import ExecRequest, Sandbox
+from ..verification import hash_stable, may_depend_on_hash
 from ..transform import derive_seed
 from .search import ANY_EXCEPTION, DEFAULT_STRATEGIES, OUTPUT_CHANGE, Budget, Perturbation, search_limits, \
     search_many
@@ -217,8 +218,16 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
         return reject("execute", report.skipped)
     res.searched = True
     written: set[str] = set()
+    found_by = {t: [p for p in report.found.get(t, []) if _keepable(t, p)] for t in targets}
+    if may_depend_on_hash(row.code, row.input, *(p.input for f in found_by.values() for p in f)):
+        # a finding whose outcome changes under another PYTHONHASHSEED (a set of strings
+        # iterated) would be a ground truth for one hash seed only: dropped
+        cands = list(dict.fromkeys(p.input for t in targets for p in found_by[t][: want[t]]))
+        firsts = sandbox.run_batch([ExecRequest(row.code, row.entry_point, i) for i in cands])
+        stable = dict(zip(cands, hash_stable(sandbox, row.code, row.entry_point, cands, firsts)))
+        found_by = {t: [p for p in f if stable.get(p.input, True)] for t, f in found_by.items()}
     for t in targets:
-        found = report.found.get(t, [])
+        found = found_by[t]
         if found:
             res.reached[t] = found[0]
         n = 0
@@ -244,6 +253,16 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
 
 _SB: Sandbox | None = None
 _CFG: PerturbConfig | None = None
+
+
+#: exceptions that end a harness rather than fail one prediction (not Exception subclasses)
+_HARNESS_KILLERS = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
+
+
+def _keepable(target: str, p: Perturbation) -> bool:
+    """``any-exception`` means an ``Exception``: a finding raising SystemExit,
+    KeyboardInterrupt or GeneratorExit is kept only when that class is the target."""
+    return p.exception is None or p.exception.type not in _HARNESS_KILLERS or p.exception.type == target
 
 
 def _init_worker(config: PerturbConfig) -> None:
