@@ -377,6 +377,12 @@ def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates
             opt.add(v >= 0, v <= sv + 8)
             cost.append(z3.If(v >= sv, v - sv, sv - v))
         opt.minimize(z3.Sum(cost) if cost else z3.IntVal(0))
+        # ties on the distance are broken lexicographically (smallest values, in name order),
+        # so the optimum is unique and the result does not depend on Z3's internal state
+        for name in sorted(tr.ints):
+            opt.minimize(tr.ints[name])
+        for name in sorted(tr.lens):
+            opt.minimize(tr.lens[name])
         for _ in range(2):  # the nearest solution, then one other
             try:
                 if opt.check() != z3.sat:
