@@ -173,6 +173,16 @@ def row_json(row: SourceRow) -> dict[str, Any]:
             "entry_point": row.entry_point}
 
 
+def _derived_from(rid: str, prefixes: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """``(prefix, P)`` for every way ``rid`` reads as ``P:<prefix>:...``."""
+    for pre in prefixes:
+        mark = f":{pre}:"
+        k = rid.find(mark)
+        while k != -1:
+            yield pre, rid[:k]
+            k = rid.find(mark, k + 1)
+
+
 def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[str],
                       prefixes: Iterable[str] = ("perturb",)) -> Iterator[SourceRow | Reject]:
     """Reject rows whose id would collide with an id a job derives from another row.
@@ -202,13 +212,10 @@ def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[st
             if sep and tail in suffixes and head in seen:
                 clash = f"id {rid!r} is the id of variant {tail!r} of row {head!r}"
             if clash is None:
-                for pre in prefixes:
-                    mark = f":{pre}:"
-                    k = rid.find(mark)
-                    while k != -1 and clash is None:
-                        if rid[:k] in seen:
-                            clash = f"id {rid!r} has the form of a {pre} row derived from row {rid[:k]!r}"
-                        k = rid.find(mark, k + 1)
+                for pre, parent in _derived_from(rid, prefixes):
+                    if parent in seen:
+                        clash = f"id {rid!r} has the form of a {pre} row derived from row {parent!r}"
+                        break
             if clash is None and rid in derived_parents:
                 clash = "an earlier row's id has the form of a row derived from this one (<id>:<family>:...)"
             if clash is None:
@@ -221,12 +228,7 @@ def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[st
                               f"be unique (rename one of the two rows)", row_json(item))
             else:
                 seen.add(rid)
-                for pre in prefixes:
-                    mark = f":{pre}:"
-                    k = rid.find(mark)
-                    while k != -1:
-                        derived_parents.add(rid[:k])
-                        k = rid.find(mark, k + 1)
+                derived_parents.update(parent for _, parent in _derived_from(rid, prefixes))
         yield item
 
 

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from .dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
+                      row_json,
                       progress_path, read_rows, rejects_path)
-from .errors import CodemorphError, ParseError
+from .errors import ParseError
 from .pipeline import Pipeline
 from .program import Program
 from .recipes import Recipe, Variant, build_pipeline
@@ -149,7 +150,7 @@ class RowProcessor:
 
         def reject(stage: str, reason: str) -> RowOutcome:
             out.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} (line {row.line}): {reason}",
-                                      _row_json(row)))
+                                      row_json(row)))
             return out
 
         try:
@@ -163,7 +164,7 @@ class RowProcessor:
         # on the mutants, traced: coverage, and the local types transforms may use
         baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
                                  seed=derive_seed(cfg.seed, row.id, "inputs"),
-                                 check_hash_seed=HASH_SEEDS if _may_depend_on_hash(row) else 1,
+                                 check_hash_seed=HASH_SEEDS if may_depend_on_hash(row.code, row.input) else 1,
                                  expected_output=row.output)
         problem = _original_problem(baseline.outcomes[0], row, check_output=False)
         if problem:
@@ -265,10 +266,6 @@ class RowProcessor:
             else None
 
 
-def _may_depend_on_hash(row: SourceRow) -> bool:
-    return may_depend_on_hash(row.code, row.input)
-
-
 def _run_words(run) -> str:
     if run.status == "returned":
         return f"returned {str(run.value_repr)[:80]}, which does not equal it"
@@ -283,11 +280,6 @@ def _unreached(verdict) -> bool:
     cov = getattr(verdict, "coverage", None)
     return (verdict.status == "inconclusive" and verdict.counterexample is None and verdict.inputs_checked > 0
             and cov is not None and cov.lines_hit == 0 and (verdict.reason or "").startswith("no input executed"))
-
-
-def _row_json(row: SourceRow) -> dict[str, Any]:
-    return {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
-            "entry_point": row.entry_point}
 
 
 def _cex_json(cex) -> dict[str, Any] | None:

@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
-from ..dataset import Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path
+from ..dataset import (Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path,
+                       row_json)
 from ..errors import InputError, ParseError
 from ..program import Program
 from ..sandbox import ExecRequest, Sandbox
@@ -152,11 +153,6 @@ class RowResult:
     searched: bool = False
 
 
-def _row_json(row: SourceRow) -> dict[str, Any]:
-    return {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
-            "entry_point": row.entry_point}
-
-
 def perturb_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox | None = None) -> list[dict[str, Any]]:
     """The perturbation rows of one source row, ready to write: the same rows, in the same
     order, as ``codemorph perturb`` writes for it (schema in the module docstring).  Meant
@@ -193,7 +189,7 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
 
     def reject(stage: str, reason: str) -> RowResult:
         res.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} (line {row.line}): {reason}",
-                                  _row_json(row)))
+                                  row_json(row)))
         return res
 
     try:
