@@ -296,6 +296,8 @@ class _Pool:
         for x in literals:
             if type(x) in (int, float, str, bytes, bool):
                 lits.append(x)
+        # in order of appearance (edge cases use the first few), deduplicated by exact type
+        self.ordered = list({_canon_key(x): x for x in lits}.values())
         lits = sorted({_canon_key(x): x for x in lits}.items())
         self.ints = [x for _, x in lits if type(x) is int]
         self.floats = [x for _, x in lits if type(x) is float and math.isfinite(x)] + [float(i) for i in self.ints]
@@ -743,6 +745,262 @@ def _fits(new: Any, seed: Any) -> bool:
     return not isinstance(seed, _SIZED) or len(new) <= len(seed) + MAX_GROWTH
 
 
+
+# ------------------------------------------------------------------ systematic edge cases
+#: Share of the mutants of :func:`mutate_args` taken from :func:`edge_cases` (the rest are
+#: random), for requests of at least :data:`EDGE_MIN_REQUEST` mutants.
+EDGE_SHARE = 0.4
+#: Smallest request of :func:`mutate_args` that gets edge cases (coverage-guided rounds ask
+#: for one mutant at a time: random ones).
+EDGE_MIN_REQUEST = 5
+_EDGE_LITERALS = 6  # program string literals used per string value
+_EDGE_CHARS = 3  # distinct characters of a string doubled ('gg')
+
+
+def _text_edges(v: Any, pool: _Pool, limit: int) -> list[tuple[str, Any]]:
+    """``(category, value)`` edge cases of one ``str``/``bytes`` value ``v``, at most
+    ``limit`` long (see :func:`edge_cases`)."""
+    is_str = type(v) is str
+    sp = " " if is_str else b" "
+    empty = "" if is_str else b""
+    lits = [x for x in pool.ordered if type(x) is type(v) and x][:_EDGE_LITERALS]
+    n = len(v)
+    out: list[tuple[str, Any]] = [("empty", empty)]
+    if n:
+        out += [("empty", v[:1]), ("empty", v[-1:])]
+    out += [("case", v.upper()), ("case", v.lower()), ("case", v.swapcase()), ("case", v.title()),
+            ("case", v.capitalize())]
+    chars = list(dict.fromkeys(v[i:i + 1] for i in range(n)))[:_EDGE_CHARS]
+    one_char_lits = [x for x in lits if len(x) == 1]
+    for c in chars + [sp] + one_char_lits:
+        out.append(("repeat", c * 2))
+    if n:
+        # the most frequent character alone and doubled at the start (what count/replace/split see)
+        top = max(chars, key=lambda c: (v.count(c), -v.index(c)))
+        out.append(("repeat", top * 3))
+    out += [("space", v + sp), ("space", sp + v), ("space", sp), ("space", sp + v + sp)]
+    digits = "0123456789" if is_str else b"0123456789"
+    if n:
+        out += [("class", (digits * (n // 10 + 1))[:n]), ("class", sp * n)]
+    out.append(("class", digits[9:10]))
+    for lit in lits:
+        room = limit - len(lit)
+        if room < 0:
+            continue
+        keep = v[:room]
+        half = len(keep) // 2
+        out += [("literal", lit), ("literal", lit + keep), ("literal", keep + lit),
+                ("literal", keep[:half] + lit + keep[half:])]
+        if room >= len(lit):
+            out.append(("literal", lit * 2))
+            both = v[:room - len(lit)]
+            out.append(("literal", lit + both + lit))
+    return [(c, x) for c, x in out if len(x) <= limit]
+
+
+def _value_edges(v: Any, pool: _Pool, limit_extra: int = MAX_GROWTH, depth: int = 0) -> list[tuple[str, Any]]:
+    """``(category, value)`` edge cases of one argument value (see :func:`edge_cases`)."""
+    t = type(v)
+    if t is bool:
+        return [("bool", not v)]
+    if t is int:
+        out = [("int", x) for x in (0, 1, -1, v - 1, v + 1)]
+        for c in [x for x in pool.ordered if type(x) is int][:8]:
+            out += [("literal", c - 1), ("literal", c), ("literal", c + 1)]
+        return out
+    if t is float:
+        return [("float", x) for x in (0.0, 1.0, -1.0, v - 1.0, v + 1.0, -v, math.nan, math.inf)]
+    if t in (str, bytes):
+        return _text_edges(v, pool, len(v) + limit_extra)
+    if depth >= 1:
+        return []
+    if t in (list, tuple):
+        n = len(v)
+        if not n:
+            return []
+        items = list(v)
+        homogeneous = len({type(e) for e in items}) == 1
+        out = []
+        if homogeneous:
+            out += [("empty", []), ("empty", items[:1]), ("empty", items[-1:]), ("list", items[:2]),
+                    ("list", items[::-1]), ("list", items + items[-1:]), ("list", items[:1] + items)]
+            try:
+                out.append(("list", sorted(items)))
+            except TypeError:
+                pass
+            if type(items[0]) is int:
+                out.append(("list", [items[0], items[0] + 1]))
+                out.append(("list", [items[0], items[0] + 1] + items[1:]))
+        # the edge cases of the first, the last and the longest element (in place)
+        longest = max(range(n), key=lambda k: (len(items[k]) if type(items[k]) in _SIZED else 0, -k))
+        for k in dict.fromkeys((0, n - 1, longest)):
+            for cat, x in _value_edges(items[k], pool, limit_extra, depth + 1):
+                out.append((cat, items[:k] + [x] + items[k + 1:]))
+        return [(c, t(x)) for c, x in out]
+    if t is dict:
+        items = list(v.items())
+        if not items:
+            return []
+        out = [("empty", {}), ("empty", dict(items[:1])), ("empty", dict(items[-1:]))]
+        k0, x0 = items[0]
+        for cat, x in _value_edges(x0, pool, limit_extra, depth + 1):
+            out.append((cat, {**v, k0: x}))
+        return out
+    if t in (set, frozenset):
+        elems = sorted(v, key=_canon_key)
+        if not elems:
+            return []
+        return [("empty", t()), ("empty", t(elems[:1])), ("empty", t(elems[-1:]))]
+    return []
+
+
+def _cross_edges(vi: Any, vj: Any, seed_i: Any) -> list[Any]:
+    """Values for an argument ``vi`` related to another argument ``vj``: prefixes, suffixes,
+    the most frequent character and the whole of a string ``vj`` (or of a string inside
+    it); boundary indices for an ``int`` and a sized ``vj``; an element of ``vj``; ``vj``
+    planted at either end of a container or string ``vi``."""
+    ti, tj = type(vi), type(vj)
+    out: list[Any] = []
+    if ti in (str, bytes):
+        texts = [a for a in [vj] + _atoms_of(vj) if type(a) is ti and a][:4]
+        limit = len(seed_i) + MAX_GROWTH
+        for s in texts:
+            n = len(s)
+            out.append(s)
+            for k in (1, 2, 3, max(1, len(vi))):
+                if k < n:
+                    out += [s[:k], s[n - k:]]
+            chars = list(dict.fromkeys(s[i:i + 1] for i in range(n)))
+            top = max(chars, key=lambda c: (s.count(c), -s.index(c)))
+            out.append(top)
+        if tj is ti and vj and vi:
+            part = vj[:max(1, limit - len(vi))]
+            out += [part + vi, vi + part]
+        out = [x for x in out if len(x) <= limit]
+    elif ti is int and tj in _SIZED:
+        m = len(vj)
+        out += [m - 1, m, m + 1, -m, -m - 1, -1, 0, m // 2]
+    if tj in (list, tuple, set, frozenset, dict):
+        atoms = [a for a in _atoms_of(vj) if type(a) is ti]
+        out += atoms[:1] + atoms[-1:]
+    if ti in (list, tuple) and vi and any(type(e) is tj for e in vi):
+        out += [ti([vj] + list(vi)), ti(list(vi) + [vj]), ti([vj] + list(vi[1:]))]
+    if ti is tj and vi != vj:
+        out.append(vj)
+    return out
+
+
+def _small(v: Any) -> list[Any]:
+    """The few values of ``v``'s type combined across two arguments by :func:`edge_cases`."""
+    t = type(v)
+    if t in (str, bytes):
+        sp = " " if t is str else b" "
+        return [v[:0], v[:1], v + sp] if v else [sp]
+    if t in (list, tuple):
+        if v and type(v[0]) is int and all(type(e) is int for e in v):
+            return [v[:0], v[:1], t([v[0], v[0] + 1])]
+        return [v[:0], v[:1]] if v else []
+    if t is int:
+        return [0, 1, 2, 3]
+    if t is bool:
+        return [not v]
+    return []
+
+
+def edge_cases(text: str, literals: Iterable[Any] = ()) -> dict[str, list[str]]:
+    """Systematic edge cases of an argument list, by category (deterministic, no randomness).
+
+    Random one-step mutation (:func:`mutate_args`) reaches some inputs that expose common
+    bugs only with small probability: an all-capitals text (``upper()`` is one of about 60
+    string edits), a two-character string of one repeated letter (``'gg'``), a program
+    literal at both ends of the text (what tells ``find`` from ``rfind``), an empty argument
+    together with a trailing space in another one.  The categories:
+
+    * ``empty``: an empty string or container, its first or last element alone;
+    * ``case``: ``upper()``, ``lower()``, ``swapcase()``, ``title()``, ``capitalize()``;
+    * ``repeat``: a character of the value (its first three distinct ones, a space, a
+      one-character program literal) twice, the most frequent character three times;
+    * ``space``: a space appended, prepended, at both ends, alone;
+    * ``class``: only digits or only spaces (same length), ``'9'``;
+    * ``literal``: a program string literal alone, prepended, appended, in the middle, at
+      both ends, doubled; a program integer literal ``c`` as ``c-1``, ``c``, ``c+1``;
+    * ``int``/``float``/``bool``: 0, 1, -1, ``v±1`` (floats also ``-v``, NaN, infinity),
+      negation;
+    * ``list``: the first two elements, reversed, sorted, first or last element doubled,
+      two consecutive integers; for containers, the edge cases of the first and last
+      element (of the first value of a dict) in place;
+    * ``cross``: one argument related to another (:func:`_cross_edges`);
+    * ``pairs``: two arguments changed at once, each to an empty or one-element value or a
+      value with a trailing space (``text.rstrip(chars or ' ')`` needs both).
+
+    Every value keeps its argument's type, the element types seen in the seed and the size
+    limit (at most :data:`MAX_GROWTH` longer); the seed itself and duplicates are dropped
+    (a value is listed under its first category).
+
+    Args:
+        text: the seed argument list, e.g. ``"'abc', [1, 2]"``.
+        literals: the program's constants (see :func:`mutate_args`).
+
+    Returns:
+        ``{category: [argument-list text, ...]}``, categories in the order above (empty
+        categories are left out).
+
+    Raises:
+        InputError: when ``text`` is not an argument-list literal.
+    """
+    args, kwargs = parse_args(text)
+    return _edge_cases(args, kwargs, _Pool(literals, list(args) + list(kwargs.values())))
+
+
+def _edge_cases(args: list, kwargs: dict, pool: _Pool) -> dict[str, list[str]]:
+    keys = list(kwargs)
+    seeds = list(args) + [kwargs[k] for k in keys]
+    seen = {format_args(args, kwargs)}
+    out: dict[str, list[str]] = {}
+
+    def put(cat: str, values: list) -> None:
+        if not all(_fits(x, s) for x, s in zip(values, seeds)):
+            return
+        try:
+            t = format_args(values[:len(args)], dict(zip(keys, values[len(args):])))
+        except InputError:
+            return
+        if t not in seen:
+            seen.add(t)
+            out.setdefault(cat, []).append(t)
+
+    for i, v in enumerate(seeds):
+        for cat, x in _value_edges(v, pool):
+            put(cat, seeds[:i] + [x] + seeds[i + 1:])
+    for i, vi in enumerate(seeds):
+        for j, vj in enumerate(seeds):
+            if i != j:
+                for x in _cross_edges(vi, vj, vi):
+                    put("cross", seeds[:i] + [x] + seeds[i + 1:])
+    for i, j in itertools.combinations(range(len(seeds)), 2):
+        for a in _small(seeds[i]):
+            for b in _small(seeds[j]):
+                vals = list(seeds)
+                vals[i], vals[j] = a, b
+                put("pairs", vals)
+    order = ["empty", "case", "repeat", "space", "class", "literal", "int", "float", "bool", "list", "cross", "pairs"]
+    return {c: out[c] for c in order if c in out}
+
+
+def _pick_edges(edges: dict[str, list[str]], k: int, rng: random.Random) -> list[str]:
+    """``k`` edge cases drawn round-robin over the categories (each category shuffled)."""
+    queues = [list(v) for v in edges.values()]
+    for q in queues:
+        rng.shuffle(q)
+    rng.shuffle(queues)
+    picked: list[str] = []
+    while len(picked) < k and any(queues):
+        for q in queues:
+            if q and len(picked) < k:
+                picked.append(q.pop())
+    return picked
+
+
 def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] = ()) -> list[str]:
     """Up to ``n`` distinct type-preserving mutants of an argument list.
 
@@ -771,6 +1029,12 @@ def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] =
         return []
     seen = {format_args(args, kwargs)}
     out: list[str] = []
+    if n >= EDGE_MIN_REQUEST:
+        # a share of systematic edge cases first, then random mutants
+        picked = _pick_edges(_edge_cases(args, kwargs, pool), round(n * EDGE_SHARE),
+                             random.Random(rng.getrandbits(64)))
+        seen.update(picked)
+        out += picked
     attempts = 0
     while len(out) < n and attempts < 30 * n + 50:
         attempts += 1
