@@ -52,6 +52,13 @@ a substring of another, or of a string inside another (a prefix of a list elemen
 argument (so the needle is in the haystack); two arguments of one type are made equal.
 The same type and size rules hold (:func:`type_paths` of the result within the seed's).
 
+Systematic edge cases (:func:`edge_cases`): a share :data:`EDGE_SHARE` of the mutants
+of a request for at least :data:`EDGE_MIN_REQUEST` is drawn, round-robin over categories, from a
+deterministic list of inputs that random edits reach only by chance: case variants, a
+character repeated, a space at either end, digits or spaces only, a program literal alone,
+at either end, at both ends or in the middle, prefixes and suffixes of another argument,
+two arguments changed at once (an empty ``chars`` with a trailing space in ``text``).
+
 Sizes stay small: a mutant container or string is never longer than its seed plus 4.
 A mutant never equals the seed (compared by its canonical text, which is type-exact), and
 mutants are distinct.  Mutation is deterministic for a given state of ``rng`` and does not
@@ -70,7 +77,8 @@ from typing import Any, Iterable, Sequence
 from .errors import InputError
 
 __all__ = ["parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
-           "coverage_additions", "GuidedResult", "GUIDED_MAX", "GUIDED_EXECUTIONS"]
+           "coverage_additions", "GuidedResult", "GUIDED_MAX", "GUIDED_EXECUTIONS", "edge_cases", "EDGE_SHARE",
+           "EDGE_MIN_REQUEST"]
 
 #: A mutant container or string is at most this much longer than its seed.
 MAX_GROWTH = 4
@@ -1015,7 +1023,10 @@ def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] =
 
     Returns:
         Argument-list texts (formatted by :func:`format_args`), none equal to the seed.
-        The operators are listed in this module's docstring.
+        The operators are listed in this module's docstring.  When ``n`` is at least
+        :data:`EDGE_MIN_REQUEST`, the first ``round(n * EDGE_SHARE)`` are edge cases of
+        :func:`edge_cases` (fewer when there are fewer), picked with ``rng`` round-robin
+        over their categories; the rest are random mutants.
 
     Raises:
         InputError: when ``text`` is not an argument-list literal.
