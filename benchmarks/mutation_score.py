@@ -14,10 +14,12 @@ Each mutant is checked twice in the same run:
   tracing costs several times the CPU): the default's inputs are re-run untraced for it,
   so both sides of each oracle comparison run under the same conditions.
 
-With ``--guided`` the default baseline also gets the coverage-guided additions of
-:func:`codemorph.inputs.coverage_additions` (mutants that execute nothing new are replaced
-by inputs that execute statements no other input executed; the input count stays 50); the
-stats count the extra executions this costs.
+The default baseline is :func:`~codemorph.verification.make_baseline` with its defaults,
+which include the coverage-guided additions of :func:`codemorph.inputs.coverage_additions`
+(mutants that execute nothing new are replaced by inputs that execute statements no other
+input executed; the input count stays 50).  ``--guided`` applies them a second time (a
+stronger baseline than ``generate`` uses: leave it out to measure the default verifier);
+the stats count the extra executions this costs.
 
 A mutant counts only when the oracle rejects it (status ``differs``): mutants the oracle
 accepts are probably equivalent and are left out of the denominator.  Per kind the script
@@ -641,8 +643,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--oracle-timeout", type=float, default=0.25,
                     help="seconds per oracle input of the original (mutant inputs often loop forever)")
-    ap.add_argument("--guided", action="store_true", help="apply codemorph.inputs.coverage_additions to the "
-                    "default baseline (coverage-guided replacement of mutants)")
+    ap.add_argument("--guided", action="store_true", help="apply codemorph.inputs.coverage_additions a second "
+                    "time (make_baseline already applies them once by default)")
     ap.add_argument("--markdown", type=Path, help="write the per-kind table here")
     ap.add_argument("--json", type=Path, help="write counts and the missed mutants here")
     ap.add_argument("--data", type=Path, default=DATA)
