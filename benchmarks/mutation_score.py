@@ -40,6 +40,7 @@ sandbox workers).
 from __future__ import annotations
 
 import argparse
+import inspect
 import itertools
 import json
 import random
@@ -541,6 +542,7 @@ def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, se
     from codemorph.transform import derive_rng, derive_seed
     from codemorph.verification import prove_verdict
 
+    types_kw = {"types": True} if prove and "types" in inspect.signature(check_requests).parameters else {}
     pipes = [(n, build_pipeline(n)) for n in transforms]
     needs_types = any(t.needs_runtime_types for _, p in pipes for t in p.transforms())
     per: dict[str, Counter] = {n: Counter() for n in transforms}
@@ -571,7 +573,9 @@ def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, se
                 res = pipe.apply(prog, derive_rng(seed, row["id"], name), inputs=[row["input"]], observations=obs)
                 if not res.changed:
                     continue
-                reqs = check_requests(base, res.program, sb.limits.timeout)
+                # proof mode needs the local types of the rewritten runs (check_requests records
+                # them only when asked, in trees where it takes ``types``)
+                reqs = check_requests(base, res.program, sb.limits.timeout, **types_kw)
                 outs = sb.run_batch(reqs)
                 v = judge(base, reqs, outs)
                 if prove:
