@@ -757,7 +757,7 @@ def _fits(new: Any, seed: Any) -> bool:
 # ------------------------------------------------------------------ systematic edge cases
 #: Share of the mutants of :func:`mutate_args` taken from :func:`edge_cases` (the rest are
 #: random), for requests of at least :data:`EDGE_MIN_REQUEST` mutants.
-EDGE_SHARE = 0.4
+EDGE_SHARE = 0.5
 #: Smallest request of :func:`mutate_args` that gets edge cases (coverage-guided rounds ask
 #: for one mutant at a time: random ones).
 EDGE_MIN_REQUEST = 5
@@ -875,7 +875,7 @@ def _cross_edges(vi: Any, vj: Any, seed_i: Any) -> list[Any]:
         for s in texts:
             n = len(s)
             out.append(s)
-            for k in (1, 2, 3, max(1, len(vi))):
+            for k in (1, 2, 3, max(1, len(vi)), limit):  # limit: the longest prefix that fits
                 if k < n:
                     out += [s[:k], s[n - k:]]
             chars = list(dict.fromkeys(s[i:i + 1] for i in range(n)))
