@@ -109,6 +109,14 @@ def test_mutate_args_puts_a_share_of_edge_cases_first():
 # ------------------------------------------------------------------ effect on verification
 # (name, original, wrong rewrite, seed input, counterexample the default verifier now reports)
 CASES = [
+    ("title case",
+     "def f(s, k):\n    return s[:k] if s.istitle() else s\n",
+     "def f(s, k):\n    return s[:k + 1] if s.istitle() else s\n",
+     "'hello world', 5", "'Hello World', 5"),
+    ("capitals",
+     "def f(s, k):\n    return s[:k] if s.isupper() and len(s) > 5 else s\n",
+     "def f(s, k):\n    return s[:k + 1] if s.isupper() and len(s) > 5 else s\n",
+     "'hello world', 5", "'HELLO WORLD', 5"),
     ("repeated character",
      "def f(s):\n    return len(set(s)) == 1\n",
      "def f(s):\n    return len(set(s)) == 1 and len(s) < 2\n",
@@ -121,11 +129,23 @@ CASES = [
      "def f(s):\n    return s.isdigit()\n",
      "def f(s):\n    return s.isdigit() and len(s) < 3\n",
      "'not numbers'", "'01234567890'"),
+    # two-argument edge cases are sampled (three of the nine pairs of two strings are picked on
+    # average): with this seed the pair is picked, with others it may not be
     ("empty argument and a trailing space",
      "def f(text, chars):\n    if chars:\n        text = text.rstrip(chars)\n    else:\n"
      "        text = text.rstrip(' ')\n    return text\n",
      "def f(text, chars):\n    if chars:\n        text = text.rstrip(chars)\n    return text\n",
      "'abc', 'x'", "'abc ', ''"),
+    ("consecutive integers and an emptied argument",
+     "def f(xs, ys):\n    for y in ys:\n        xs.remove(y)\n    return sum(1 for x in xs if x + 1 in xs)\n",
+     "def f(xs, ys):\n    for y in ys:\n        xs.remove(y)\n    return sum(1 for x in xs if x + 1 in xs and len(xs) > 2)\n",
+     "[375, 564, 857, 90, 728, 92], [728]", "[375, 376], []"),
+    ("program literal in front of the longest element",
+     "def f(strings):\n    out = []\n    for s in strings:\n        if s.startswith('p'):\n"
+     "            out.append(s[:2])\n    return out\n",
+     "def f(strings):\n    out = []\n    for s in strings:\n        if s.startswith('p'):\n"
+     "            out.append(s[:3])\n    return out\n",
+     "['a', 'b', 'car', 'd']", "['a', 'b', 'pcar', 'd']"),
 ]
 
 
