@@ -30,7 +30,8 @@ seed; dicts keep their key and value types.  An empty container in the seed show
 element type: an argument that is an empty container in the seed may receive elements of
 the types of the program's own literals (``int``
 and ``str`` values: the program's, then ``0``, ``1``, ``'a'``, and ``'aa'``... as long as
-the program's small integer literals), and such a mutant still
+the program's small integer literals), or an empty list or dict
+(:data:`NESTED_FILL`: ``[[]]``, ``{'a': []}``), and such a mutant still
 counts as type-preserving (the argument's type is unchanged, and no element type seen in
 the seed is contradicted).
 Containers and strings grow by at most :data:`MAX_GROWTH` elements beyond the seed's size
@@ -47,7 +48,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-__all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "BIG_INTS", "is_type_changing", "type_signature", "Args"]
+__all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL", "is_type_changing",
+           "type_signature", "Args"]
 
 #: a parsed argument list: (positional arguments, keyword arguments)
 Args = tuple  # tuple[list, dict]
@@ -552,6 +554,104 @@ class MutationSpace:
                     for x in _cross_values(v, w):
                         put(n, x)
         yield from out
+        yield from self._coordinated(pos, kw, slots, vals)
+
+    def paired_neighbours(self, args: Args, firsts: Iterable[Args], heads: int = 6) -> Iterator[Args]:
+        """Two-edit mutants: each mutant of ``firsts`` (one-step neighbours of ``args``,
+        typically :meth:`priority_neighbours`) combined with one of the first ``heads``
+        systematic neighbours (:meth:`neighbours` order: empty, case changes, strip, first
+        and last item...) of an argument the first edit left unchanged.  Round ``h`` pairs
+        every first mutant with the ``h``-th neighbour of each other argument, so the
+        simplest second edits come first.  Deterministic order, no repeats.
+
+        This is the coordinated edit a guard over two arguments needs (``text.endswith(suffix
+        + str(num))`` holds for ``suffix = ''`` together with ``text + str(num)``), which
+        random multi-step mutation reaches only by chance."""
+        pos, kw = args
+        slots = [("p", i) for i in range(len(pos))] + [("k", k) for k in sorted(kw)]
+        vals = [pos[i] if t == "p" else kw[i] for t, i in slots]
+        seed_pos, seed_kw = self.seed
+        seed_vals = [(seed_pos[i] if i < len(seed_pos) else pos[i]) if t == "p" else seed_kw.get(i, kw[i])
+                     for t, i in slots]
+        head: list[list] = []
+        for n, v in enumerate(vals):
+            h: list = []
+            for nv in self._value_neighbours(v, seed_vals[n], 0):
+                if type(nv) is type(v):
+                    h.append(nv)
+                if len(h) >= heads:
+                    break
+            head.append(h)
+        firsts = list(firsts)
+        changed: list[list[int]] = []
+        for f in firsts:
+            fv = [f[0][i] if t == "p" else f[1][i] for t, i in slots]
+            changed.append([n for n in range(len(vals)) if not (type(fv[n]) is type(vals[n]) and fv[n] == vals[n])])
+        seen: set[str] = set()
+        for r in range(heads):
+            for f, ch in zip(firsts, changed):
+                if len(ch) != 1:
+                    continue
+                for m in range(len(vals)):
+                    if m in ch or r >= len(head[m]):
+                        continue
+                    p2, k2 = list(f[0]), dict(f[1])
+                    t, i = slots[m]
+                    if t == "p":
+                        p2[i] = head[m][r]
+                    else:
+                        k2[i] = head[m][r]
+                    key = repr((p2, sorted(k2.items())))
+                    if key not in seen:
+                        seen.add(key)
+                        yield (p2, k2)
+
+    def _coordinated(self, pos: list, kw: dict, slots: list, vals: list) -> Iterator[Args]:
+        """Coordinated resizes of same-typed string, list or tuple arguments (see
+        :meth:`priority_neighbours`)."""
+        sized = [n for n, v in enumerate(vals) if isinstance(v, (str, list, tuple)) and v]
+        if len(sized) < 2:
+            return
+        seen: set[str] = set()
+
+        def make(changes: dict[int, Any]) -> Args | None:
+            key = repr(sorted(changes.items()))
+            if key in seen:
+                return None
+            seen.add(key)
+            p2, k2 = list(pos), dict(kw)
+            for n, v in changes.items():
+                t, i = slots[n]
+                if t == "p":
+                    p2[i] = v
+                else:
+                    k2[i] = v
+            return (p2, k2)
+
+        for k in self._lengths:
+            for m in sized:
+                w = vals[m]
+                if k == len(w) or k > self._max_resize(len(w)):
+                    continue
+                w2 = _resize(w, k)
+                peers = [n for n in sized if n != m and type(vals[n]) is type(w)
+                         and _sig_within(type_signature(w2), type_signature(vals[n]))]
+                if not peers:
+                    continue
+                # every same-typed argument resized to k (each repeating its own items)
+                both = {m: w2}
+                for n in peers:
+                    if k <= self._max_resize(len(vals[n])):
+                        both[n] = _resize(vals[n], k)
+                if len(both) > 1:
+                    c = make(both)
+                    if c is not None:
+                        yield c
+                # the others a copy of the resized argument (element-wise comparisons pass)
+                copy = {m: w2, **{n: w2 for n in peers}}
+                c = make(copy)
+                if c is not None:
+                    yield c
 
     def _value_neighbours(self, v: Any, sv: Any, depth: int) -> Iterator[Any]:
         if self.allow_type_change and depth == 0:
@@ -681,6 +781,8 @@ class MutationSpace:
         if not items and depth == 0 and _empty_seed(sv, (list, tuple)):
             for e in self._fill:
                 yield _rebuild(seq, [e])
+            for e in NESTED_FILL:
+                yield _rebuild(seq, [_copy(e)])
             for e in self._fill[:3]:
                 for e2 in self._fill[:3]:
                     if type(e) is type(e2):
@@ -708,6 +810,9 @@ class MutationSpace:
             for k in self._fill:
                 for v in self._fill:
                     yield {k: v}
+            for k in self._fill[:3]:
+                for v in NESTED_FILL:
+                    yield {k: _copy(v)}
         if keys:
             yield {}
         for k in keys:
@@ -728,6 +833,13 @@ class MutationSpace:
                     out = dict(d)
                     out[nk] = d[k]
                     yield out
+
+
+def _resize(v: Any, k: int) -> Any:
+    """``v`` (a non-empty str, list or tuple) truncated or extended to ``k`` items by
+    repeating itself."""
+    out = v[:k] if k <= len(v) else (v * (k // len(v) + 1))[:k]
+    return out
 
 
 def _atom(v: Any) -> bool:
@@ -752,12 +864,16 @@ def _cross_values(v: Any, w: Any, limit: int = 8) -> list:
             els = [e for e in w if type(e) is str]
             out.extend(list(dict.fromkeys(els))[:limit])
             out.extend(v.replace(e, "") for e in list(dict.fromkeys(els))[:limit] if e and e in v)
+        elif isinstance(w, int) and not isinstance(w, bool) and abs(w) < 10**6:
+            out.append(v + str(w))
     elif isinstance(v, int) and not isinstance(v, bool):
         if isinstance(w, (str, bytes, list, tuple, dict, set, frozenset)):
             out.extend((len(w) - 1, -len(w) - 1))
     elif isinstance(v, (list, tuple)):
         if _atom(w) and any(type(e) is type(w) and e == w for e in v):
             out.append(_rebuild(v, [e for e in v if not (type(e) is type(w) and e == w)]))
+        if type(w) is type(v) and w and _sig_within(type_signature(w), type_signature(v)):
+            out.append(w)
     elif isinstance(v, dict):
         if _atom(w) and _hashable(w):
             if w in v and any(type(k) is type(w) for k in v):
@@ -773,6 +889,17 @@ def _cross_values(v: Any, w: Any, limit: int = 8) -> list:
 
 #: marks a node with no counterpart in the seed (an inserted or renamed element)
 _UNKNOWN = object()
+
+#: container elements (and dict values) given to a list, tuple or dict argument that is
+#: empty in the seed, besides the scalar fill values: ``[[]]`` is what
+#: ``for vec in vectors: vec.sort()`` needs to return something else than ``[]``
+NESTED_FILL = ([], {})
+
+
+def _copy(v: Any) -> Any:
+    """A fresh copy of an (empty) container from :data:`NESTED_FILL` (mutants never share
+    mutable parts)."""
+    return type(v)(v) if isinstance(v, (list, dict)) else v
 
 
 def _empty_seed(seed_value: Any, kinds: tuple) -> bool:

@@ -15,19 +15,22 @@ Phases, in order, until each target has enough findings or the budget is spent:
    more; the boundary integers and the priority neighbours (template tokens for programs
    that format a non-literal template, cross-argument values:
    :meth:`MutationSpace.priority_neighbours`) always run first;
-4. ``mutation`` and ``guided`` interleaved: random multi-step mutants of the seed (some
+4. ``mutation``: two-edit mutants, each priority neighbour combined with one of the
+   simplest one-step neighbours of another argument
+   (:meth:`MutationSpace.paired_neighbours`; at most :data:`PAIR_SHARE` of the budget);
+5. ``mutation`` and ``guided`` interleaved: random multi-step mutants of the seed (some
    of them starting from a priority neighbour: coordinated two-step edits), and
    mutants of the inputs that covered new arcs or came closest to raising each class
    (:mod:`codemorph.perturb.guided`);
-5. ``crosshair`` when asked for and installed (:mod:`codemorph.perturb.symbolic`);
-6. shrinking of the best findings toward the seed (:mod:`codemorph.perturb.shrink`);
-7. confirmation: each kept input is re-run on the *original* program in a fresh process
+6. ``crosshair`` when asked for and installed (:mod:`codemorph.perturb.symbolic`);
+7. shrinking of the best findings toward the seed (:mod:`codemorph.perturb.shrink`);
+8. confirmation: each kept input is re-run on the *original* program in a fresh process
    and must show the same class (``RecursionError`` also at recursion limit 20,000, so that
    it does not depend on the exact stack depth) or the same output, which must round-trip
    through ``repr``.
 
 Timeouts, memory exhaustion, crashes and output floods are never findings.  A search
-ends early when every target has its findings at distance 1, when phase 4 has brought
+ends early when every target has its findings at distance 1, when phase 5 has brought
 nothing new for :attr:`Budget.patience` executions, or after six timeouts (a program that
 hangs near its seed).  Everything random derives from ``seed`` and the program and input
 text, so the same call gives the same result when the execution budget (not the seconds
@@ -58,7 +61,7 @@ from .shrink import shrink
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
            "DEFAULT_STRATEGIES", "ALL_STRATEGIES", "search_limits", "program_constants", "parse_input",
            "format_input", "Verbatim", "literal_seed", "SEARCH_CPU_TIMEOUT", "program_tokens",
-           "FORMAT_TOKENS", "PERCENT_TOKENS"]
+           "FORMAT_TOKENS", "PERCENT_TOKENS", "CODEC_TOKENS"]
 
 ANY_EXCEPTION = "any-exception"
 OUTPUT_CHANGE = "output-change"
@@ -70,6 +73,8 @@ _BATCH = 64
 #: a confirmed finding must run faster than this many wall-clock seconds (the checker
 #: allows 5; its CPU time is below SEARCH_CPU_TIMEOUT already)
 _MAX_CONFIRMED_DURATION = 2.0
+#: share of the execution budget at most spent on two-edit mutants (phase 4)
+PAIR_SHARE = 0.1
 #: the search of a program ends after this many executions timed out (each costs the
 #: whole per-execution timeout; such a program hangs on most inputs near the seed)
 _MAX_TIMEOUTS = 6
@@ -299,14 +304,23 @@ FORMAT_TOKENS = ("{", "{a}", "{9}")
 #: the same for ``text % values`` with a non-literal template: an incomplete or unknown
 #: conversion raises ``ValueError``, a mapping key ``KeyError`` (or ``TypeError``)
 PERCENT_TOKENS = ("%", "%(a)s")
+#: the same for a codec name the program passes on (``text.encode(encoding)``,
+#: ``data.decode(codec)``): CPython looks codec names up as C strings and rejects an
+#: embedded null character with ``ValueError`` (an unknown name raises ``LookupError``,
+#: which programs tend to catch)
+CODEC_TOKENS = ("\x00",)
+#: methods whose first argument (or ``encoding=``/``errors=``) is a codec or error-handler name
+_CODEC_METHODS = ("encode", "decode")
 
 
 def program_tokens(module: cst.Module) -> list[str]:
     """Template tokens worth inserting into the string arguments of a program
     (:data:`FORMAT_TOKENS` when it calls ``.format``/``.format_map`` on something other
     than a string literal, :data:`PERCENT_TOKENS` when it applies ``%`` to a name, attribute,
-    subscript or call with a right operand that is not a number literal); ``[]`` for most
-    programs.  Used by :meth:`~codemorph.perturb.mutation.MutationSpace.priority_neighbours`."""
+    subscript or call with a right operand that is not a number literal,
+    :data:`CODEC_TOKENS` when it calls ``.encode``/``.decode`` with a codec or error-handler
+    name that is not a literal); ``[]`` for most programs.  Used by
+    :meth:`~codemorph.perturb.mutation.MutationSpace.priority_neighbours`."""
     found: dict[str, None] = {}
     literal = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
@@ -316,6 +330,10 @@ def program_tokens(module: cst.Module) -> list[str]:
             if isinstance(f, cst.Attribute) and f.attr.value in ("format", "format_map") \
                     and not isinstance(f.value, literal):
                 found.update(dict.fromkeys(FORMAT_TOKENS))
+            if isinstance(f, cst.Attribute) and f.attr.value in _CODEC_METHODS \
+                    and any(not isinstance(a.value, literal) for a in node.args
+                            if a.keyword is None or a.keyword.value in ("encoding", "errors")):
+                found.update(dict.fromkeys(CODEC_TOKENS))
 
         def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
             if isinstance(node.operator, cst.Modulo) \
@@ -542,6 +560,19 @@ class _Engine:
                 break
             self.run([(c, "mutation") for c in pool[k:k + _BATCH]])
         self.neighbours_done = True
+
+    def phase_pairs(self) -> None:
+        """Two-edit mutants (:meth:`MutationSpace.paired_neighbours`): every priority
+        neighbour combined with the simplest neighbours of another argument, at most
+        :data:`PAIR_SHARE` of the execution budget."""
+        if not self.priority or self.all_satisfied():
+            return
+        cap = int(self.budget.executions * PAIR_SHARE)
+        pool = list(itertools.islice(self.space.paired_neighbours(self.seed_args, self.priority), cap))
+        for k in range(0, len(pool), _BATCH):
+            if self.out_of_budget() or self.all_satisfied():
+                break
+            self.run([(c, "mutation") for c in pool[k:k + _BATCH]])
 
     def _guided_parent(self) -> tuple | None:
         unmet = [t for t in self.targets if not self.satisfied(t) and t in self.best_gap]
@@ -837,6 +868,7 @@ def search_many(program: Program | str, seed_input: str, targets: Iterable[str],
                 eng.phase_z3()
             if "mutation" in strategies:
                 eng.phase_neighbours()
+                eng.phase_pairs()
             eng.phase_random()
             if "crosshair" in strategies:
                 eng.phase_crosshair()
