@@ -10,7 +10,8 @@ child) ``b"R"``, the 4-byte batch id, the 4-byte request index and the outcome's
 
 * host -> zygote: ``{"op": "batch", "b": <batch id>, "limits": {...}, "requests": [...]}``
   where each request is ``{"code", "entry_point", "args", "expected_output", "trace"}`` (plus
-  optional ``"timeout"`` and ``"cpu_timeout"``); a request whose source text already appeared
+  optional ``"timeout"``, ``"cpu_timeout"``, ``"max_lines"`` and ``"types": false`` for a trace
+  of lines and arcs only); a request whose source text already appeared
   in the batch has ``"code_ref": <index of that request>`` instead of ``"code"``.
 * zygote -> host: ``{"t": "ready", "pid": ...}`` once at start; then for each batch one
   outcome per request (relayed ``R`` messages, or ``{"t": "result", "b": id, "i": index,
@@ -576,9 +577,13 @@ class _Tracer:
 
     ``max_lines``: a budget of line events (``None``: unlimited); the event past it stops
     the program as a timeout would (:func:`_out_of_lines`).  Unlike a time limit it does
-    not depend on the machine or its load."""
+    not depend on the machine or its load.
 
-    def __init__(self, max_lines=None):
+    ``types``: collect the ``(local, type)`` pairs (``False``: lines and arcs only, every
+    frame gets the cheaper module-level local trace function)."""
+
+    def __init__(self, max_lines=None, types=True):
+        self.types = types
         self.arcs = set()
         self.pairs = {}  # code object -> set of (local name, type)
         self.tick = itertools.count(1)
@@ -590,7 +595,7 @@ class _Tracer:
             return None
         arcs_add = self.arcs.add
         tick, max_lines = self.tick, self.max_lines
-        if code.co_name == "<module>":
+        if code.co_name == "<module>" or not self.types:
             prev = None
 
             def local(frame, event, arg):
@@ -773,7 +778,7 @@ class _Child:
         entry = req.get("entry_point") or "f"
         args = req.get("args", "")
         expected = req.get("expected_output")
-        tracer = _Tracer(req.get("max_lines")) if req.get("trace") else None
+        tracer = _Tracer(req.get("max_lines"), req.get("types", True)) if req.get("trace") else None
         script = args is None
         self.progress(0)
         self.reset()

@@ -142,7 +142,10 @@ class RowProcessor:
 
         Two sandbox batches per row: the traced baseline (the row's input twice, checked
         against the recorded output, and the mutants), then every variant's differential
-        check, whose execution on the row's input also provides the variant's output.
+        check, whose execution on the row's input also provides the variant's output;
+        where :func:`~codemorph.verification.may_depend_on_hash` finds a way to a set or to
+        hash order, the row's input also runs under five other ``PYTHONHASHSEED`` values
+        (one batch each) and a row whose result changes is rejected.
         With :attr:`GenerateConfig.prove`, each verdict then goes through
         :func:`~codemorph.verification.prove_verdict` (host-side Z3, no execution)."""
         out = RowOutcome()
@@ -164,8 +167,10 @@ class RowProcessor:
         # on the mutants, traced: coverage, and the local types transforms may use
         baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
                                  seed=derive_seed(cfg.seed, row.id, "inputs"),
-                                 check_hash_seed=HASH_SEEDS if may_depend_on_hash(row.code, row.input) else 1,
-                                 expected_output=row.output)
+                                 # five other hash seeds where the syntax tree shows a way to
+                                 # a set or to hash order; none where it shows none
+                                 check_hash_seed=HASH_SEEDS if may_depend_on_hash(row.code, row.input) else False,
+                                 expected_output=row.output, types=self.needs_types)
         problem = _original_problem(baseline.outcomes[0], row, check_output=False)
         if problem:
             return reject("execute", problem)
@@ -198,7 +203,8 @@ class RowProcessor:
             if not res.changed:
                 slices.append(None)
                 continue
-            checks = check_requests(baseline, res.program, self.sandbox.limits.timeout, expected_output=row.output)
+            checks = check_requests(baseline, res.program, self.sandbox.limits.timeout, expected_output=row.output,
+                                    types=cfg.prove)
             slices.append((len(requests), checks))
             requests += checks
             if not own_compared:

@@ -111,7 +111,11 @@ class ExecRequest:
         expected_output: when given (call mode), the sandbox evaluates
             ``value == eval(expected_output)`` in the module's globals (CRUXEval's
             assertion) and reports :attr:`Outcome.output_matches`.
-        trace: collect executed lines and arcs of the module and the types of locals.
+        trace: collect executed lines and arcs of the module and (with ``types``) the types
+            of locals.
+        types: with ``trace``, also collect the types of locals (a set update per line
+            event: over half of the cost of a traced run on CRUXEval); ``False`` collects
+            lines and arcs only (:attr:`Outcome.types` is then empty).
         timeout: wall-clock seconds for this execution, overriding ``Limits.timeout``
             (``None``: the sandbox's limit).
         cpu_timeout: CPU seconds (user + system, ``ITIMER_PROF``) the program may use before
@@ -131,10 +135,13 @@ class ExecRequest:
     timeout: float | None = None
     cpu_timeout: float | None = None
     max_lines: int | None = None
+    types: bool = True
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
              "expected_output": self.expected_output, "trace": self.trace}
+        if self.trace and not self.types:
+            d["types"] = False
         if self.timeout is not None:
             if not self.timeout > 0:
                 raise ValueError(f"timeout must be > 0 seconds, got {self.timeout!r}")

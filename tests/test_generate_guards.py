@@ -8,8 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from codemorph.generate import GenerateConfig, generate
 from codemorph.perturb import Budget, PerturbConfig
+from codemorph.verification import may_depend_on_hash
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -113,3 +116,27 @@ def test_perturbations_that_depend_on_the_hash_seed_or_kill_harnesses_are_droppe
     pert_exit = PerturbConfig(exceptions=("SystemExit",), output_changes=0, budget=Budget(executions=300), seed=0)
     (row,) = perturb_row(killer, pert_exit)
     assert row["exception"]["type"] == "SystemExit" and row["target"] == "SystemExit"
+
+
+@pytest.mark.parametrize("code, inputs, expected", [
+    # dict displays and format strings do not expose hash order: one extra seed suffices
+    ("def f(d):\n    return {k: v for k, v in d.items()}\n", ["{'a': 1}"], False),
+    ("def f(s):\n    return '{}-{}'.format(s, s)\n", ["'x'"], False),
+    ("import math\ndef f(x):\n    return math.floor(x)\n", ["1.5"], False),
+    ("def f(xs):\n    return xs - 1\n", ["3"], False),
+    # sets, however they are made, and everything that could reach them
+    ("def f(s):\n    return ''.join({c for c in s})\n", ["'ab'"], True),
+    ("def f(s):\n    return list({s, 'b'})\n", ["'a'"], True),
+    ("def f(s):\n    return sorted(set(s))\n", ["'ab'"], True),
+    ("def f(d, e):\n    return list(d.keys() & e.keys())\n", ["{'a': 1}, {'a': 2}"], True),
+    ("def f(d, e):\n    return list(d.keys().__and__(e))\n", ["{'a': 1}, ['a']"], True),
+    ("def f(s):\n    return getattr(s, 'upper')()\n", ["'a'"], True),
+    ("def f(s):\n    return eval('s')\n", ["'a'"], True),
+    ("import json\ndef f(s):\n    return json.dumps(s)\n", ["'a'"], True),
+    ("class K:\n    def __hash__(self):\n        return 1\ndef f():\n    return 1\n", [""], True),
+    ("def f(xs):\n    return list(xs)\n", ["{'a', 'b'}"], True),
+    ("def f(xs):\n    return list(xs)\n", ["frozenset('ab')"], True),
+    ("def f(:\n", [""], True),
+])
+def test_may_depend_on_hash_reads_the_syntax_tree(code, inputs, expected):
+    assert may_depend_on_hash(code, *inputs) is expected

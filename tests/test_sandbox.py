@@ -344,6 +344,11 @@ def test_trace_lines_arcs_and_types(sb):
     assert run(sb, code, "[1, 2]").lines is None
     o = run(sb, code, "[]", trace=True)
     assert 4 not in o.lines and 5 not in o.lines
+    # a trace of lines and arcs only: the same coverage, no types
+    full = run(sb, code, "[1, 2]", trace=True)
+    cheap = run(sb, code, "[1, 2]", trace=True, types=False)
+    assert (cheap.lines, cheap.arcs) == (full.lines, full.arcs)
+    assert cheap.value_repr == "'2'" and not cheap.types
 
 
 # ------------------------------------------------------------------- pool behaviour

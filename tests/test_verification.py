@@ -234,7 +234,7 @@ def test_check_requests_test_the_recorded_output_on_the_seed_input_only(sb):
 
 def test_looping_mutants_stop_at_the_line_budget(sb):
     # every mutant other than 0 loops forever: with a 30 s wall-clock limit, each still stops
-    # at the budget of 200,000 traced lines (its own tracer, no kill)
+    # at the budget of 50,000 traced lines (its own tracer, no kill)
     code = "def f(x):\n    while x != 0:\n        pass\n    return x\n"
     with Sandbox(Limits(timeout=60.0, grace=0.3)) as box:
         base = make_baseline(box, Program(code), ["0"], extra_inputs=3, mutant_timeout=30.0)
@@ -242,7 +242,7 @@ def test_looping_mutants_stop_at_the_line_budget(sb):
                                  mutant_cpu_timeout=0.2)
     loops = [o for t, o in zip(base.inputs, base.outcomes) if t != "0"]
     assert len(loops) == 3 and all(o.status == "timeout" and o.duration < 30 for o in loops)
-    assert {o.note for o in loops} == {"stopped after 200000 traced lines (the request's line budget)"}
+    assert {o.note for o in loops} == {"stopped after 50000 traced lines (the request's line budget)"}
     assert base.outcomes[0].status == "returned" and not base.nondeterministic
     # untraced, the budget does not apply; the CPU-time limit stops the loops instead
     assert all(o.status == "timeout" and o.note is None and o.duration < 30
