@@ -133,6 +133,12 @@ class MutationSpace:
         literals: constants of the program (ints, floats, strings, bytes...), used as
             replacement and insertion values of their own type.
         allow_type_change: also replace nodes by values of other types.
+        tokens: strings inserted at the ends of string arguments among the
+            :meth:`priority_neighbours` (template tokens such as ``'{a}'``).
+        elements: extra values (str or int) given as elements, keys and values to the
+            containers that are empty in the seed, after the program's literals (``'%'``
+            for a program that applies ``%`` to a name: an element of unknown type may
+            be a string, and ``key % 2`` then formats it).
 
     All randomness comes from the ``random.Random`` passed to each method, so mutants are
     deterministic for a given generator state.
@@ -142,6 +148,7 @@ class MutationSpace:
     literals: Iterable[Any] = ()
     allow_type_change: bool = False
     tokens: Iterable[str] = ()
+    elements: Iterable[Any] = ()
     _ints: list = field(init=False, repr=False)
     _floats: list = field(init=False, repr=False)
     _strs: list = field(init=False, repr=False)
@@ -205,8 +212,9 @@ class MutationSpace:
         # elements for containers that are empty in the seed
         fill: list = [v for v in lits if (isinstance(v, int) and not isinstance(v, bool) and abs(v) < 1000)
                       or (isinstance(v, str) and 0 < len(v) <= 10)][:8]
-        for v in (0, 1, "a"):
-            if not any(type(v) is type(x) and v == x for x in fill):
+        for v in (0, 1, "a", *self.elements):
+            if isinstance(v, (int, str)) and not isinstance(v, bool) \
+                    and not any(type(v) is type(x) and v == x for x in fill):
                 fill.append(v)
         # strings as long as the program's small integer literals say (``len(key) == 3``)
         for n in sorted({c for c in lits if isinstance(c, int) and not isinstance(c, bool) and 2 <= c <= 8})[:2]:
@@ -588,6 +596,32 @@ class MutationSpace:
             fv = [f[0][i] if t == "p" else f[1][i] for t, i in slots]
             changed.append([n for n in range(len(vals)) if not (type(fv[n]) is type(vals[n]) and fv[n] == vals[n])])
         seen: set[str] = set()
+        # a template's named fields supplied by a mapping argument (``out.format_map(mapping)``
+        # with ``'{a[9]}'`` in ``out`` needs ``mapping['a']``)
+        for f, ch in zip(firsts, changed):
+            if len(ch) != 1 or not isinstance(vals[ch[0]], str):
+                continue
+            names = _field_names((f[0][slots[ch[0]][1]] if slots[ch[0]][0] == "p" else f[1][slots[ch[0]][1]]))
+            for m, w in enumerate(vals):
+                if m == ch[0] or not isinstance(w, dict):
+                    continue
+                for name in names:
+                    if name in w:
+                        continue
+                    for x in [*(e for e in self._fill if isinstance(e, str)), *NESTED_FILL[:1]]:
+                        d = {**w, name: _copy(x)}
+                        if not _sig_within(type_signature(d), type_signature(seed_vals[m])):
+                            continue
+                        p2, k2 = list(f[0]), dict(f[1])
+                        t, i = slots[m]
+                        if t == "p":
+                            p2[i] = d
+                        else:
+                            k2[i] = d
+                        key = repr((p2, sorted(k2.items())))
+                        if key not in seen:
+                            seen.add(key)
+                            yield (p2, k2)
         for r in range(heads):
             for f, ch in zip(firsts, changed):
                 if len(ch) != 1:
@@ -833,6 +867,23 @@ class MutationSpace:
                     out = dict(d)
                     out[nk] = d[k]
                     yield out
+
+
+def _field_names(template: str) -> list[str]:
+    """The named fields of a ``str.format`` template (``'{a[9]} {b}'`` -> ``['a', 'b']``),
+    read with :class:`string.Formatter` (parsing only); ``[]`` when it does not parse."""
+    import string
+
+    out: list[str] = []
+    try:
+        for _, field_name, _, _ in string.Formatter().parse(template):
+            if field_name:
+                name = field_name.split(".")[0].split("[")[0]
+                if name.isidentifier() and name not in out:
+                    out.append(name)
+    except (ValueError, TypeError):
+        return out
+    return out
 
 
 def _resize(v: Any, k: int) -> Any:

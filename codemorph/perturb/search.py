@@ -61,7 +61,8 @@ from .shrink import shrink
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
            "DEFAULT_STRATEGIES", "ALL_STRATEGIES", "search_limits", "program_constants", "parse_input",
            "format_input", "Verbatim", "literal_seed", "SEARCH_CPU_TIMEOUT", "program_tokens",
-           "FORMAT_TOKENS", "PERCENT_TOKENS", "CODEC_TOKENS"]
+           "FORMAT_TOKENS", "PERCENT_TOKENS", "CODEC_TOKENS",
+           "program_elements"]
 
 ANY_EXCEPTION = "any-exception"
 OUTPUT_CHANGE = "output-change"
@@ -299,8 +300,9 @@ def program_constants(module: cst.Module) -> list:
 #: strings inserted into string arguments of a program that formats a non-literal template
 #: (``text.format(...)``, ``text.format_map(...)``): an unmatched brace raises
 #: ``ValueError``, a named field ``KeyError``, a positional index past the arguments
-#: ``IndexError``
-FORMAT_TOKENS = ("{", "{a}", "{9}")
+#: ``IndexError``, and so does an item index past the end of a supplied value (``'{a[9]}'``
+#: with ``a`` a short string or list; the two-edit phase supplies ``a`` to a mapping argument)
+FORMAT_TOKENS = ("{", "{a}", "{9}", "{a[9]}")
 #: the same for ``text % values`` with a non-literal template: an incomplete or unknown
 #: conversion raises ``ValueError``, a mapping key ``KeyError`` (or ``TypeError``)
 PERCENT_TOKENS = ("%", "%(a)s")
@@ -345,6 +347,24 @@ def program_tokens(module: cst.Module) -> list[str]:
     return list(found)
 
 
+def program_elements(module: cst.Module) -> list[str]:
+    """Values worth giving, as elements or keys, to the containers that are empty in the
+    seed (whose element type the seed does not show): :data:`PERCENT_TOKENS` when the
+    program applies ``%`` to a name, attribute or subscript, whatever the right operand
+    (``key % 2`` formats a string key: ``'%'`` raises ``ValueError``); ``[]`` otherwise.
+    Used as :class:`~codemorph.perturb.mutation.MutationSpace` ``elements``."""
+    found: dict[str, None] = {}
+
+    class V(cst.CSTVisitor):
+        def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+            if isinstance(node.operator, cst.Modulo) and isinstance(node.left, (cst.Name, cst.Attribute,
+                                                                                 cst.Subscript)):
+                found.update(dict.fromkeys(PERCENT_TOKENS[:1]))
+
+    module.visit(V())
+    return list(found)
+
+
 def _has_big_int(args: tuple) -> bool:
     """Whether a whole integer argument is one of :data:`~.mutation.BIG_INTS`-sized."""
     return any(type(v) is int and abs(v) >= 2**63 for v in list(args[0]) + list(args[1].values()))
@@ -374,7 +394,7 @@ class _Engine:
         self.rng = random.Random(derive_seed(seed, "perturb", program.source, program.entry_point, seed_input))
         self.seed_args = parse_input(seed_input, verbatim=True)
         self.space = MutationSpace(self.seed_args, program_constants(program.module), allow_type_change,
-                                   tokens=program_tokens(program.module))
+                                   tokens=program_tokens(program.module), elements=program_elements(program.module))
         # the guided strategy moves locally (seed characters and boundary values, no
         # program literals): big jumps are the mutation strategy's job
         self.local_space = MutationSpace(self.seed_args, (), allow_type_change)
