@@ -640,6 +640,8 @@ def markdown(result: dict, factor: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", type=int, default=800, help="CRUXEval programs to use")
+    ap.add_argument("--skip", type=int, default=0, help="leave out the first SKIP of those programs (to split a "
+                    "run over several processes; the counts of the parts add up)")
     ap.add_argument("--sample", action="store_true", help="a seeded random sample of --rows programs "
                     "instead of the first ones")
     ap.add_argument("--factor", type=int, default=100, help="oracle input budget, times the default's")
@@ -663,6 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rows = [json.loads(x) for x in a.data.read_text().splitlines() if x.strip()]
     rows = random.Random(a.seed).sample(rows, min(a.rows, len(rows))) if a.sample else rows[:a.rows]
+    rows = rows[a.skip:]
 
     if a.false_alarms:
         from codemorph.generate import default_transforms
