@@ -570,10 +570,11 @@ class _Tracer:
     """Collects executed lines, arcs and observed local types of ``<program>`` frames.
 
     Each traced frame gets its own local trace function (a closure holding the frame's
-    previous line), so a line event costs one tuple and two C-level set updates: the arc
-    ``(previous line, line)`` and the ``(local name, type)`` pairs of ``frame.f_locals``.
-    Lines are the arcs' targets; type names are computed once per distinct type at the end
-    (:meth:`result`), not per event.
+    previous line), so a line event costs two tuples and two C-level set additions: the arc
+    ``(previous line, line)`` and a snapshot ``(names..., types...)`` of ``frame.f_locals``
+    (a loop revisits the same few snapshots).  Lines are the arcs' targets; snapshots are
+    split into ``(local name, type)`` pairs and type names computed once per distinct type
+    at the end (:meth:`result`), not per event.
 
     ``max_lines``: a budget of line events (``None``: unlimited); the event past it stops
     the program as a timeout would (:func:`_out_of_lines`).  Unlike a time limit it does
@@ -585,7 +586,7 @@ class _Tracer:
     def __init__(self, max_lines=None, types=True):
         self.types = types
         self.arcs = set()
-        self.pairs = {}  # code object -> set of (local name, type)
+        self.pairs = {}  # code object -> set of snapshots (names..., types...) of its locals
         self.tick = itertools.count(1)
         self.max_lines = max_lines if max_lines else _NO_LIMIT
 
@@ -608,12 +609,14 @@ class _Tracer:
                         _out_of_lines()
                 return local
             return local
-        pairs = self.pairs.get(code)
-        if pairs is None:
-            pairs = self.pairs[code] = set()
-        pairs_update = pairs.update
+        snaps = self.pairs.get(code)
+        if snaps is None:
+            snaps = self.pairs[code] = set()
+        snaps_add = snaps.add
         prev = None
 
+        # one flat tuple per distinct (names..., types...) snapshot of the locals: a loop
+        # revisits the same few snapshots, which cost one tuple and one set lookup each
         def local(frame, event, arg):
             nonlocal prev
             if event == "line":
@@ -621,12 +624,12 @@ class _Tracer:
                 arcs_add((prev, ln))
                 prev = ln
                 fl = frame.f_locals
-                pairs_update(zip(fl, map(type, fl.values())))
+                snaps_add((*fl, *map(type, fl.values())))
                 if next(tick) > max_lines:
                     _out_of_lines()
             elif event == "return":
                 fl = frame.f_locals
-                pairs_update(zip(fl, map(type, fl.values())))
+                snaps_add((*fl, *map(type, fl.values())))
             return local
         return local
 
@@ -638,9 +641,13 @@ class _Tracer:
         types = {}
         if with_types:
             names = {}
-            for code, pairs in self.pairs.items():
+            for code, snaps in self.pairs.items():
                 qn = getattr(code, "co_qualname", code.co_name)
                 table = types.setdefault(qn, {})
+                pairs = set()
+                for snap in snaps:
+                    half = len(snap) // 2
+                    pairs.update(zip(snap[:half], snap[half:]))
                 for name, t in pairs:
                     tn = names.get(t)
                     if tn is None:

@@ -221,7 +221,8 @@ def generate(
     recipe: Optional[str] = typer.Option(None, "--recipe", "-r",
                                          help="Recipe: a TOML file or a built-in recipe name (see `codemorph recipes`)."),
     seed: int = typer.Option(0, help="Master seed; the same seed gives byte-identical output."),
-    workers: int = typer.Option(0, help="Parallel worker processes (0 = number of CPUs)."),
+    workers: int = typer.Option(0, help="Parallel worker processes (0 = one more than the CPUs this process may "
+                                        "use: each worker alternates between rewriting and waiting for its sandbox)."),
     extra_inputs: int = typer.Option(49, help="Mutated inputs per row used to verify each variant "
                                               "(50 inputs with the row's own)."),
     timeout: float = typer.Option(5.0, help="Seconds per execution in the sandbox."),
@@ -259,7 +260,9 @@ def generate(
     if workers < 0 or extra_inputs < 0:
         _fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
     _check_output_path(output, in_path)
-    common = dict(seed=seed, workers=workers or (os.cpu_count() or 1), extra_inputs=extra_inputs,
+    from .generate import default_workers
+
+    common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs,
                   limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove)
     if perturb_inputs:
         from .perturb import DEFAULT_EXCEPTIONS, Budget, PerturbConfig

@@ -338,10 +338,10 @@ def _requests(program: Program, inputs: Sequence[str], trace: bool = False, type
     return [ExecRequest(program.source, program.entry_point, args, trace=trace, types=types) for args in inputs]
 
 
-def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int) -> list[str]:
+def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, literals: list | None = None) -> list[str]:
     if extra <= 0 or not seeds:
         return []
-    literals = program_literals(program)
+    literals = program_literals(program) if literals is None else literals
     per_seed: list[list[str]] = []
     for text in seeds:
         try:
@@ -540,7 +540,8 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     if isinstance(seed_inputs, str):
         raise TypeError("seed_inputs must be a sequence of argument literals, not one string")
     seeds = list(dict.fromkeys(seed_inputs))
-    mutants = _mutants(program, seeds, extra_inputs, seed)
+    literals = program_literals(program)
+    mutants = _mutants(program, seeds, extra_inputs, seed, literals)
     inputs = seeds + mutants
     short = None if mutant_timeout is None else min(mutant_timeout, sandbox.limits.timeout)
     requests = (_requests(program, seeds, trace, types)
@@ -557,7 +558,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     first, again = outs[:len(inputs)], outs[len(inputs):]
     if guided and trace and mutants:
         g = coverage_additions(sandbox, program, inputs, first, len(seeds), seed=seed,
-                               literals=program_literals(program), timeout=short)
+                               literals=literals, timeout=short)
         inputs, first = list(g.inputs), list(g.outcomes)
     reasons = []
     for text, a, b in zip(seeds, first, again):
