@@ -19,7 +19,7 @@ fairer measure.  The issue's target: the whole CRUXEval run with the four transf
 
 Usage::
 
-    python benchmarks/bench_generate.py [--rows 800] [--fresh-rows 20] [--workers 2]
+    python benchmarks/bench_generate.py [--rows 800] [--fresh-rows 20] [--workers N]
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from codemorph.dataset import read_rows
-from codemorph.generate import GenerateConfig, RowProcessor, generate
+from codemorph.generate import GenerateConfig, RowProcessor, default_workers, generate
 from codemorph.sandbox import Limits, Sandbox
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
@@ -83,8 +83,10 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--rows", type=int, default=800)
     ap.add_argument("--fresh-rows", type=int, default=20)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=0, help="worker processes (0: as `codemorph generate`, "
+                                                           "one more than the CPUs)")
     args = ap.parse_args()
+    args.workers = args.workers or default_workers()
 
     print(f"load average before: {load()} ({os.cpu_count()} CPUs)")
     with tempfile.TemporaryDirectory() as tmp:
