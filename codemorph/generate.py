@@ -329,6 +329,9 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
     if o.status != "returned":
         return f"the program did not finish on its input: {o.status}"
     if check_output and o.output_matches is not True:
+        if o.value_repr is None and o.repr_error:
+            return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned a value whose "
+                    f"repr failed ({o.repr_error[:120]})")
         if not o.literal_ok:
             return (f"recorded output {row.output[:80]!r} cannot be checked: execution returned "
                     f"{str(o.value_repr)[:80]}, whose repr is not a Python literal, and the recorded output does "

@@ -140,3 +140,13 @@ def test_perturbations_that_depend_on_the_hash_seed_or_kill_harnesses_are_droppe
 ])
 def test_may_depend_on_hash_reads_the_syntax_tree(code, inputs, expected):
     assert may_depend_on_hash(code, *inputs) is expected
+
+
+def test_a_result_without_a_repr_is_rejected_with_the_reason(tmp_path):
+    # Python refuses to print ints of more than 4,300 digits: the reject says so rather
+    # than "returned None"
+    rows = [{"id": "big", "code": "def f(n):\n    return 10 ** n\n", "input": "5000", "output": "1"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and summary.rows_rejected == 1
+    assert rejects[0]["id"] == "big" and rejects[0]["stage"] == "execute"
+    assert "repr failed" in rejects[0]["reason"] and "4300" in rejects[0]["reason"]
