@@ -521,7 +521,14 @@ class MutationSpace:
           atomic argument, or an atomic argument of a key type the dict has becomes one
           of its keys with another value; an integer argument becomes the length of a
           string or container argument minus one, or its negation minus one (the first
-          indices past either end).
+          indices past either end); a string argument gets the decimal text of an integer
+          argument appended (``str(num)`` compared with text); a list or tuple argument
+          becomes another one of the same type and element types;
+        * *coordinated resizes*: a string, list or tuple argument resized to a length the
+          program names (``c - 1``, ``c``, ``c + 1`` for its small integer literals ``c``)
+          together with every other argument of its type, each resized to the same length
+          or made a copy of the resized one (what ``len(a) >= 10 and len(b) >= 10`` followed
+          by ``a[i] == b[i]`` needs).
 
         Every mutant keeps each argument's type and the element types seen in the seed.
         """
