@@ -395,32 +395,41 @@ def _same_run(a: Outcome, b: Outcome) -> str | None:
 #: could iterate a set of strings (a two-element set keeps seed 0's order under one other
 #: seed half the time; five seeds leave 1/32)
 HASH_SEEDS = 5
-#: names whose use may expose hash order (sets, ``hash``, introspection, dynamic code)
+#: names whose use may expose hash order (sets, set-like views, ``hash``, introspection, dynamic code)
 _HASH_NAMES = frozenset({"set", "frozenset", "hash", "__hash__", "id", "vars", "dir", "globals", "locals", "eval",
-                         "exec", "getattr", "__import__", "compile", "__builtins__", "builtins", "__dict__"})
-#: standard-library modules that create no set of their own and iterate none in hash order
-_HASH_FREE_MODULES = frozenset({"math", "re", "string", "itertools", "collections", "functools", "operator", "copy",
-                                "textwrap", "bisect", "heapq", "datetime", "fractions", "decimal", "statistics",
-                                "numbers", "unicodedata", "typing", "random", "time", "calendar", "array"})
+                         "exec", "getattr", "__import__", "compile", "__builtins__", "builtins", "__dict__",
+                         "KeysView", "ItemsView", "ValuesView", "Set", "MutableSet", "AbstractSet", "abc"})
+#: standard-library modules (exact names) that create no set or set-like view of their own
+#: and iterate none in hash order; importing anything else (``operator``, whose ``sub``/
+#: ``or_``/``xor`` combine dict views into sets, ``collections.abc``, ...) counts as a way
+_HASH_FREE_MODULES = frozenset({"math", "re", "string", "itertools", "collections", "functools", "bisect",
+                                "heapq", "textwrap", "fractions", "decimal", "numbers", "unicodedata", "calendar"})
 
 
 def may_depend_on_hash(code: str, *inputs: str) -> bool:
-    """Whether a result could depend on string hashing, deciding how many hash seeds to try.
+    """Whether a result could depend on string hashing, deciding whether the hash-seed runs happen.
 
     An over-approximation on the syntax tree: ``True`` when the code has a set display or
     comprehension; uses a name or attribute from :data:`_HASH_NAMES` (``set``, ``frozenset``,
-    ``hash``, introspection, ``eval``/``getattr``) or any dunder attribute, or defines
-    ``__hash__``; combines ``.keys()``/``.items()`` views with ``& | ^ -`` (set operations on
-    dict views return sets); imports a module outside :data:`_HASH_FREE_MODULES`; does not
-    parse; or when an input (argument-list literal) holds a set display, a call or a name.
-    Dict displays and format strings (``'{}'``) do not count: dicts keep insertion order.
+    ``hash``, ``id``, introspection, ``eval``/``getattr``, the set-like view and ABC names of
+    ``collections.abc``) or any dunder attribute, or defines a function so named; combines
+    ``.keys()``/``.items()`` views with any ``& | ^ -`` operator (set operations on dict views
+    return sets); imports a module, or a name from a module, not listed in
+    :data:`_HASH_FREE_MODULES` (exact module names: ``collections.abc`` is not
+    ``collections``); does not parse; or when an input (argument-list literal) holds a set
+    display, a call or a name.
+
+    Every other route to hash order needs one of these: in Python only sets and frozensets
+    (and the set-like results of dict-view operations) iterate in hash order, and dicts keep
+    insertion order.  Dict displays and format strings (``'{}'``) therefore do not count.
 
     Args:
         code: the module's source text.
         inputs: argument-list literals such as ``"'abc', [1, 2]"``.
 
     Returns:
-        bool; ``False`` means one extra hash seed is enough (a cheap check that still runs)."""
+        bool; ``False`` means no ``PYTHONHASHSEED`` can change the program's result, and
+        ``generate`` and ``perturb`` run no other hash seed for it."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -431,7 +440,7 @@ def may_depend_on_hash(code: str, *inputs: str) -> bool:
             return True
         if isinstance(node, ast.Name) and node.id in _HASH_NAMES:
             return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in _HASH_NAMES:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in _HASH_NAMES:
             return True
         if isinstance(node, ast.Attribute):
             if node.attr in _HASH_NAMES or node.attr.startswith("__"):
@@ -440,10 +449,11 @@ def may_depend_on_hash(code: str, *inputs: str) -> bool:
         elif isinstance(node, (ast.BinOp, ast.AugAssign)):
             set_ops = set_ops or isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Sub))
         elif isinstance(node, ast.Import):
-            if any(a.name.split(".")[0] not in _HASH_FREE_MODULES for a in node.names):
+            if any(a.name not in _HASH_FREE_MODULES for a in node.names):
                 return True
         elif isinstance(node, ast.ImportFrom):
-            if node.level or (node.module or "").split(".")[0] not in _HASH_FREE_MODULES:
+            if node.level or node.module not in _HASH_FREE_MODULES \
+                    or any(a.name == "*" or a.name in _HASH_NAMES for a in node.names):
                 return True
     if views and set_ops:
         return True

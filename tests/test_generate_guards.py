@@ -123,6 +123,7 @@ def test_perturbations_that_depend_on_the_hash_seed_or_kill_harnesses_are_droppe
     ("def f(d):\n    return {k: v for k, v in d.items()}\n", ["{'a': 1}"], False),
     ("def f(s):\n    return '{}-{}'.format(s, s)\n", ["'x'"], False),
     ("import math\ndef f(x):\n    return math.floor(x)\n", ["1.5"], False),
+    ("from collections import Counter\ndef f(s):\n    return list(Counter(s) - Counter('a'))\n", ["'ab'"], False),
     ("def f(xs):\n    return xs - 1\n", ["3"], False),
     # sets, however they are made, and everything that could reach them
     ("def f(s):\n    return ''.join({c for c in s})\n", ["'ab'"], True),
@@ -134,6 +135,16 @@ def test_perturbations_that_depend_on_the_hash_seed_or_kill_harnesses_are_droppe
     ("def f(s):\n    return eval('s')\n", ["'a'"], True),
     ("import json\ndef f(s):\n    return json.dumps(s)\n", ["'a'"], True),
     ("class K:\n    def __hash__(self):\n        return 1\ndef f():\n    return 1\n", [""], True),
+    # dict views combined into sets without an operator symbol
+    ("import operator\ndef f(d, e):\n    return list(operator.sub(d.keys(), e.keys()))\n", ["{'a': 1}, {}"], True),
+    ("from operator import xor\ndef f(d, e):\n    return list(xor(d.keys(), e.keys()))\n", ["{'a': 1}, {}"], True),
+    ("import functools, operator\ndef f(ws):\n    return list(functools.reduce(operator.or_, "
+     "[dict.fromkeys(w).keys() for w in ws]))\n", ["['ab', 'c']"], True),
+    ("from collections.abc import KeysView\ndef f(a, b):\n    return list(KeysView(dict.fromkeys(a)) - "
+     "KeysView(dict.fromkeys(b)))\n", ["'abc', 'b'"], True),
+    ("import collections.abc\ndef f(a):\n    return list(a)\n", ["'ab'"], True),
+    ("from collections import abc\ndef f(a):\n    return list(a)\n", ["'ab'"], True),
+    ("import collections\ndef f(a):\n    return list(collections.abc.KeysView(a))\n", ["{'a': 1}"], True),
     ("def f(xs):\n    return list(xs)\n", ["{'a', 'b'}"], True),
     ("def f(xs):\n    return list(xs)\n", ["frozenset('ab')"], True),
     ("def f(:\n", [""], True),
