@@ -229,6 +229,7 @@ class RowProcessor:
         start = time.perf_counter()
         outs = self.sandbox.run_batch(requests)
         share = (time.perf_counter() - start) / max(1, len(requests))
+        unstable = self._unstable_row_input(row, candidates, slices, outs, own_compared)
         out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
                                      "output": row.output, "entry_point": row.entry_point, "original_id": row.id,
                                      "transforms": [], "seed": cfg.seed, "kind": "original"}))
@@ -245,9 +246,34 @@ class RowProcessor:
             status, reason = self._variant(row, name, res, verdict, run, out)
             n = len(checks) + (0 if own_compared else 1)
             out.stats.append(TransformStat(name, status, seconds + share * n, reason))
+        if unstable:
+            # the row's own input gave another result in a variant's run: a nondeterministic
+            # program (or a transform bug) -- neither the original nor any variant is written
+            # (the variants' own rejects stay, for diagnosis)
+            out.rows = []
+            out.stats = [TransformStat(st.transform, "error", st.seconds, f"withheld: {unstable}")
+                         if st.status.startswith("written") else st for st in out.stats]
+            return reject("execute", unstable)
         if cfg.perturb is not None:
             out.rows += self._perturbations(row)
         return out
+
+    @staticmethod
+    def _unstable_row_input(row: SourceRow, candidates, slices, outs, own_compared: bool) -> str | None:
+        """Why the row's recorded output is not a reliable ground truth, judging by the
+        variants' runs on the row's own input: one ran to an end (returned or raised) with
+        another result than the recorded one.  ``None`` when every such run agreed (runs that
+        timed out or crashed say nothing about the output: only their variant is rejected)."""
+        for (name, _res, _seconds), sl in zip(candidates, slices):
+            if sl is None:
+                continue
+            at, checks = sl
+            run = outs[at] if own_compared else outs[at + len(checks)]
+            if run.status in ("returned", "raised") and run.output_matches is False:
+                return (f"the {name} variant, run on the row's own input, {_run_words(run)}, while the original "
+                        f"returned the recorded output {row.output[:80]!r} twice: the program may be "
+                        f"nondeterministic (or the transform wrong), so no row of it is written")
+        return None
 
     def _stamp(self, row: dict[str, Any]) -> dict[str, Any]:
         if self.config.recipe is not None:

@@ -161,3 +161,34 @@ def test_a_result_without_a_repr_is_rejected_with_the_reason(tmp_path):
     assert out == [] and summary.rows_rejected == 1
     assert rejects[0]["id"] == "big" and rejects[0]["stage"] == "execute"
     assert "repr failed" in rejects[0]["reason"] and "4300" in rejects[0]["reason"]
+
+
+def test_a_variant_disagreeing_on_the_row_input_withholds_the_whole_row(tmp_path, monkeypatch):
+    # a transform that is wrong on the row's own input: the recorded output is not trusted
+    # either (the same disagreement is what a nondeterministic program shows), so neither
+    # the original nor any variant of the row is written
+    import libcst as cst
+
+    from codemorph import Transform
+    from codemorph.registry import default_registry
+
+    class OffByOne(Transform):
+        name = "test-off-by-one"
+        family = "test"
+        description = "returns n + 1 instead of n (deliberately wrong)"
+
+        def rewrite(self, module, ctx):
+            ctx.record(None, "n -> n + 1")
+            return cst.parse_module(module.code.replace("return n\n", "return n + 1\n"))
+
+    reg = default_registry()
+    monkeypatch.setitem(reg._classes, OffByOne.name, OffByOne)
+    monkeypatch.setitem(reg._origin, OffByOne.name, "tests")
+    rows = [{"id": "r", "code": "def f(n):\n    return n\n", "input": "3", "output": "3"},
+            {"id": "s", "code": "def f(n):\n    return n * 2\n", "input": "3", "output": "6"}]
+    summary, out, rejects = _run(tmp_path, rows, "test-off-by-one", "rename-locals")
+    assert [r["id"] for r in out] == ["s", "s:rename-locals"]  # the transform did not change s
+    by_id = {r["id"]: r for r in rejects}
+    assert by_id["r"]["stage"] == "execute"
+    assert "test-off-by-one variant, run on the row's own input, returned 4" in by_id["r"]["reason"]
+    assert "r:test-off-by-one" in by_id and summary.originals_written == 1
