@@ -426,6 +426,10 @@ class _State:
     timed_out = False
     output_over = False
     out_of_lines = False
+    #: refusals of the guard (:func:`_install_guard`) during the current request, and what
+    #: the first one refused ("network access (socket.__new__)")
+    refused = 0
+    refused_what = None
 
 
 _state = _State()
@@ -660,6 +664,29 @@ class _Tracer:
         }
 
 
+def _refused_outcome(out):
+    """Turn ``out`` into a ``"refused"`` outcome: the guard refused something the program
+    asked for, so what it did next (caught the ``PermissionError`` and returned, raised it,
+    raised something else) is an artifact of the sandbox, not of Python, and must never be
+    compared or recorded as a program's behaviour.  The result and exception are dropped;
+    the note names the first refusal (and what the program did afterwards)."""
+    status = out["status"]
+    exc = out.get("exception")
+    if status == "returned":
+        then = "returned normally"
+    elif exc and status in ("raised", "bad-code", "bad-input"):
+        then = f"raised {exc.get('type')}"
+    else:
+        then = f"ended with status {status}"
+    more = f"; {_state.refused - 1} more refusal(s)" if _state.refused > 1 else ""
+    detail = f"the sandbox refused {_state.refused_what}{more}; the program then {then}"
+    out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
+    out["status"] = "refused"
+    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error"):
+        out[k] = None
+    out["literal_ok"] = False
+
+
 class _Child:
     """State of the forked child that runs one batch."""
 
@@ -729,6 +756,8 @@ class _Child:
         _state.output_over = False
         _state.timed_out = False
         _state.out_of_lines = False
+        _state.refused = 0
+        _state.refused_what = None
         return cap
 
     def reseed_random(self, code):
@@ -867,8 +896,12 @@ class _Child:
             out["note"] = f"stopped after {req.get('max_lines')} traced lines (the request's line budget)"
         # builtins and output are the program's no longer
         self.reset_builtins_only()
+        if _state.refused:
+            _refused_outcome(out)
         self.progress(1)
         self.post(i, out, value, call_args, expected, g, script, timeout)
+        if _state.refused and out["status"] != "refused":  # e.g. the result's __repr__ opened a socket
+            _refused_outcome(out)
         text, truncated = self.read_output()
         out["stdout"] = text
         if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
@@ -992,6 +1025,28 @@ _PATH_EVENTS = {
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
+def _refused_what(event):
+    """What a refused event of :data:`_REFUSED_EVENTS` asked for, in a few words."""
+    if event == "_thread.start_new_thread":
+        return "starting a thread"
+    if event.startswith(("os.", "subprocess.", "pty.")) and event not in ("os.killpg", "os.setuid", "os.setgid"):
+        return "starting a process"
+    if event in ("os.killpg", "signal.pthread_kill"):
+        return "signalling another process"
+    if event.startswith("resource."):
+        return "changing resource limits"
+    if event.startswith("ctypes."):
+        return "loading or calling native code with ctypes"
+    if event in ("os.setuid", "os.setgid"):
+        return "changing the user or group"
+    if event == "sys.remote_exec":
+        return "running code in another process"
+    return "network access"
+
+
+_REFUSED_WHAT = {e: _refused_what(e) for e in _REFUSED_EVENTS}
+
+
 def _install_guard(workdir, before_zygote_signal=None):
     """Refuse, with ``PermissionError``, what a benchmark program has no business doing:
     starting processes or threads, signalling processes other than itself and its zygote, raising its resource limits,
@@ -999,6 +1054,10 @@ def _install_guard(workdir, before_zygote_signal=None):
     writing, creating, deleting or renaming files outside ``workdir`` (the batch's temporary
     directory).  Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
     in the forked child only (a hook cannot be removed, so it ends with the child).
+
+    Every refusal is counted in ``_state`` (reset before each request): the request's
+    outcome becomes ``"refused"`` (:func:`_refused_outcome`), never a ``PermissionError``
+    raised by the program, since a plain interpreter would have let the call through.
 
     ``before_zygote_signal()`` is called before a signal to the zygote is allowed (the
     child uses it to make sure every outcome it sent has reached the host first)."""
@@ -1008,6 +1067,7 @@ def _install_guard(workdir, before_zygote_signal=None):
     prefix = root + os.sep
     refused, refused_prefixes, path_events, write_flags = (_REFUSED_EVENTS, _REFUSED_PREFIXES, _PATH_EVENTS,
                                                            _WRITE_FLAGS)
+    refused_what = _REFUSED_WHAT
 
     def inside(p):
         if isinstance(p, int):  # an fd the process already holds
@@ -1023,13 +1083,19 @@ def _install_guard(workdir, before_zygote_signal=None):
             return False
         return full == root or full.startswith(prefix)
 
+    state = _state
+
     def deny(event, what):
+        # counted per request: the outcome of a request with a refusal is "refused", whatever
+        # the program did with the PermissionError (see _refused_outcome)
+        state.refused += 1
+        if state.refused_what is None:
+            state.refused_what = f"{what} ({event})"
         raise PermissionError(f"codemorph sandbox: {what} is not allowed ({event})")
 
     def hook(event, args):
         if event in refused:
-            deny(event, "starting processes or threads, signals to other processes, resource limits, "
-                        "ctypes and network clients")
+            deny(event, refused_what[event])
         if event == "open":
             flags = args[2] if len(args) > 2 else 0
             mode = args[1] if len(args) > 1 else None

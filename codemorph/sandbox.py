@@ -22,7 +22,10 @@ Containment of hostile code (tests/test_hostile.py): the forked child also sets
 ``PermissionError``, starting processes (``os.system``, ``subprocess``, ``fork``, ``exec``),
 threads, any socket (connections and DNS lookups), ``ctypes`` calls, raising resource
 limits, signals to processes other than itself and its zygote, and writing, creating,
-deleting or renaming files outside the batch's temporary directory.  A program that
+deleting or renaming files outside the batch's temporary directory.  An execution in which
+the guard refused anything has status ``"refused"`` (never ``raised PermissionError``, nor
+what the program did after catching it): a plain interpreter would not have refused, so the
+outcome is no ground truth and is never compared.  A program that
 replaces entries of ``sys.modules``, rebinds names in modules loaded before it, or leaves
 threads running gets a fresh child for the next request; modules it imported are dropped.
 This contains ordinary hostile or buggy programs; it is not a boundary against code written
@@ -55,7 +58,8 @@ __all__ = ["Limits", "ExecRequest", "ExceptionInfo", "Outcome", "Sandbox", "STAT
            "COMPLETED_STATUSES", "WORKER_PATH"]
 
 #: Every value :attr:`Outcome.status` can take.
-STATUSES = ("returned", "raised", "timeout", "memory", "crashed", "bad-input", "bad-code", "output-limit")
+STATUSES = ("returned", "raised", "timeout", "memory", "crashed", "bad-input", "bad-code", "output-limit",
+            "refused")
 #: Statuses where the program ran to a deterministic end (its behaviour can be compared).
 COMPLETED_STATUSES = frozenset({"returned", "raised", "bad-input", "bad-code"})
 
@@ -184,7 +188,15 @@ class Outcome:
             ``crashed`` (the process died: ``os._exit``, a segfault, a dead worker);
             ``bad-input`` (the argument literal does not evaluate); ``bad-code`` (the
             module does not compile, its body raised, or it lacks the entry point);
-            ``output-limit`` (more than ``Limits.output`` bytes written).
+            ``output-limit`` (more than ``Limits.output`` bytes written); ``refused``
+            (the sandbox's guard refused something the program asked for -- a socket, a
+            process, a thread, ctypes, a file change outside its temporary directory, ... --
+            so whatever it did next, e.g. catch the ``PermissionError`` and return, is an
+            artifact of the sandbox: ``note`` names the first refusal, e.g. ``"the sandbox
+            refused network access (socket.__new__); the program then raised
+            PermissionError"``, and result and exception are not kept).  Only ``returned``,
+            ``raised``, ``bad-input`` and ``bad-code`` are :data:`COMPLETED_STATUSES`: the
+            others are never compared nor written as a ground truth.
         value_repr: ``repr(result)`` when returned; ``None`` when repr raised, timed out
             or was too long (``repr_error`` says which).
         fingerprint: canonical JSON-able encoding of the result: type-exact, NaN equal to
@@ -242,7 +254,7 @@ class Outcome:
 
     @property
     def completed(self) -> bool:
-        """Whether the program ran to a deterministic end (not timeout/memory/crash/output-limit)."""
+        """Whether the program ran to a deterministic end (not timeout/memory/crash/output-limit/refused)."""
         return self.status in COMPLETED_STATUSES
 
     @property

@@ -1,0 +1,79 @@
+"""An execution in which the sandbox's guard refused something has status ``"refused"``.
+
+A plain interpreter would have let the socket / process / file write through, so neither
+the ``PermissionError`` the guard raised nor what the program did after catching it is a
+behaviour of the program: such an outcome is never completed, compared or written as a
+ground truth.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from codemorph.sandbox import COMPLETED_STATUSES, STATUSES, ExecRequest, Limits, Sandbox
+
+SOCKET = "def f(n):\n    if n > 5:\n        import socket\n        s = socket.socket()\n        s.close()\n    return n\n"
+CATCHES = ("def f(n):\n    try:\n        import socket\n        socket.socket()\n    except PermissionError:\n"
+           "        return -n\n    return n\n")
+RAISES_OTHER = ("def f(n):\n    try:\n        open('/etc/codemorph-test', 'w')\n    except OSError:\n"
+                "        raise ValueError('no')\n    return n\n")
+FORK_TWICE = ("import os\n\ndef f():\n    for _ in range(2):\n        try:\n            os.fork()\n"
+              "        except PermissionError:\n            pass\n    return 1\n")
+REPR_SOCKET = ("class R:\n    def __repr__(self):\n        import socket\n        try:\n            socket.socket()\n"
+               "        except OSError:\n            pass\n        return 'R()'\n\ndef f():\n    return R()\n")
+NETWORK = "the sandbox refused network access (socket.__new__)"
+
+
+@pytest.fixture(scope="module")
+def box():
+    with Sandbox(Limits(timeout=5.0, memory=512 * 1024**2)) as sb:
+        yield sb
+
+
+def test_refused_is_a_status_that_never_completes():
+    assert "refused" in STATUSES and "refused" not in COMPLETED_STATUSES
+
+
+def test_socket_refused_on_one_input_only(box):
+    six, three = box.run_batch([ExecRequest(SOCKET, "f", "6"), ExecRequest(SOCKET, "f", "3")])
+    assert six.status == "refused" and not six.completed and not six.comparable
+    assert six.note == f"{NETWORK}; the program then raised PermissionError"
+    assert (six.exception, six.value_repr, six.fingerprint, six.args_fingerprint) == (None, None, None, None)
+    assert (three.status, three.value_repr, three.note) == ("returned", "3", None)
+
+
+def test_a_program_that_catches_the_refusal_and_returns_is_still_refused(box):
+    o = box.run(ExecRequest(CATCHES, "f", "4", expected_output="-4"))
+    assert o.status == "refused" and o.value_repr is None and not o.output_matches
+    assert o.note == f"{NETWORK}; the program then returned normally"
+
+
+def test_a_program_that_raises_something_else_afterwards_is_refused(box):
+    o = box.run(ExecRequest(RAISES_OTHER, "f", "1"))
+    assert o.status == "refused" and o.exception is None
+    assert o.note == ("the sandbox refused writing '/etc/codemorph-test' outside the sandbox's temporary "
+                      "directory (open); the program then raised ValueError")
+
+
+def test_several_refusals_name_the_first_and_count_the_rest(box):
+    o = box.run(ExecRequest(FORK_TWICE, "f", ""))
+    assert o.note == ("the sandbox refused starting a process (os.fork); 1 more refusal(s); "
+                      "the program then returned normally")
+
+
+def test_a_refusal_while_the_result_is_represented_is_refused(box):
+    o = box.run(ExecRequest(REPR_SOCKET, "f", ""))
+    assert o.status == "refused" and o.value_repr is None
+    assert o.note == f"{NETWORK}; the program then returned normally"
+
+
+def test_the_count_is_per_request(box):
+    # the same child runs all four: a refusal does not carry over to the next request
+    outs = box.run_batch([ExecRequest(SOCKET, "f", a) for a in ("6", "1", "7", "2")])
+    assert [(o.status, o.value_repr) for o in outs] == [("refused", None), ("returned", "1"),
+                                                        ("refused", None), ("returned", "2")]
+
+
+def test_script_mode_refusal(box):
+    o = box.run(ExecRequest("import socket\ntry:\n    socket.socket()\nexcept OSError:\n    pass\n", "f", None))
+    assert o.status == "refused" and o.note == f"{NETWORK}; the program then returned normally"
