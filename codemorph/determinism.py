@@ -1,0 +1,317 @@
+"""Static test for program outcomes that a second run in the same process cannot reveal.
+
+A benchmark row is ground truth: its ``output`` must be what the program returns on its
+``input`` on any machine, at any time.  codemorph runs a program several times before
+trusting an outcome (twice at different heap states, under other ``PYTHONHASHSEED``
+values), which reveals memory addresses (``repr(object())``, identity-ordered sets of
+plain instances, ``hash`` of such objects) and string-hash order.  It cannot reveal what a
+run a millisecond later, in the same forked sandbox child, still sees the same: the clock
+(the minute changes later), unseeded random numbers (the child inherits one generator
+state, and a 50/50 draw agrees with itself half the time), the process id, the
+environment, the file system, the interpreter version.  :func:`nondeterminism_source`
+flags these on the syntax tree, so such rows are rejected before anything is written.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import libcst as cst
+from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrapper, ParentNodeProvider,
+                             ScopeProvider)
+
+__all__ = ["nondeterminism_source", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS"]
+
+#: modules whose import alone is flagged (top-level package name -> what it reads)
+FLAGGED_MODULES: dict[str, str] = {
+    "time": "reads the clock",
+    "random": "uses random numbers",
+    "secrets": "uses random numbers",
+    "uuid": "uses random numbers or the host's address",
+    "threading": "runs threads (scheduling order)",
+    "_thread": "runs threads (scheduling order)",
+    "multiprocessing": "runs processes (scheduling order)",
+    "concurrent": "runs threads or processes (scheduling order)",
+    "asyncio": "runs an event loop (clock, scheduling order)",
+    "subprocess": "runs processes",
+    "sched": "reads the clock",
+    "gc": "reads the garbage collector's state",
+    "tracemalloc": "reads the memory allocator's state",
+    "tempfile": "uses random temporary file names",
+    "socket": "uses the network",
+    "ssl": "uses the network",
+    "select": "waits on the process's file descriptors",
+    "selectors": "waits on the process's file descriptors",
+    "platform": "reads the platform",
+    "resource": "reads the process's resource usage",
+    "signal": "uses signals",
+    "locale": "reads the locale",
+    "getpass": "reads the user",
+    "pwd": "reads the user database",
+    "grp": "reads the group database",
+    "ctypes": "reads raw memory",
+    "shutil": "reads or changes the file system",
+    "glob": "reads the file system",
+    "pathlib": "reads the file system",
+    "io": "reads or writes files",
+    "fileinput": "reads files",
+    "inspect": "reads the interpreter's frames and source files",
+}
+
+#: modules flagged unless every use is a member in :data:`PURE_MEMBERS` (dotted prefixes)
+PARTLY_FLAGGED: dict[str, str] = {
+    "os": "reads the process or its environment",
+    "sys": "reads the interpreter or its environment",
+    "datetime": "reads the clock or the local time zone",
+    "importlib": "imports or reloads modules",
+}
+
+#: members of :data:`PARTLY_FLAGGED` modules that give the same result on every run and machine
+PURE_MEMBERS: frozenset[str] = frozenset({
+    "os.path.join", "os.path.split", "os.path.splitext", "os.path.basename", "os.path.dirname",
+    "os.path.normpath", "os.path.normcase", "os.path.commonprefix", "os.path.commonpath", "os.path.isabs",
+    "os.path.splitdrive", "os.path.sep", "os.sep", "os.linesep", "os.pathsep", "os.curdir", "os.pardir",
+    "os.extsep", "os.altsep", "os.name", "os.fspath",
+    "sys.maxsize", "sys.maxunicode", "sys.byteorder", "sys.float_info", "sys.int_info", "sys.hash_info",
+    "sys.float_repr_style", "sys.getrecursionlimit", "sys.setrecursionlimit", "sys.get_int_max_str_digits",
+    "sys.set_int_max_str_digits", "sys.stdout", "sys.stderr", "sys.exit", "sys.intern",
+    "sys.getdefaultencoding",
+    "datetime.datetime", "datetime.date", "datetime.time", "datetime.timedelta", "datetime.timezone",
+    "datetime.tzinfo", "datetime.MINYEAR", "datetime.MAXYEAR",
+    "importlib.import_module",  # its argument is checked as an import
+})
+
+#: members of ``datetime`` classes that read the clock or the local time zone
+_DATETIME_CLOCK = frozenset({"now", "today", "utcnow", "fromtimestamp", "astimezone", "timestamp", "ctime"})
+
+#: builtins flagged when a name resolves to them (name -> reason)
+FLAGGED_BUILTINS: dict[str, str] = {
+    "id": "reads memory addresses",
+    "open": "reads or writes files",
+    "input": "reads standard input",
+}
+
+#: builtins that run code or import modules named by their first argument
+_DYNAMIC = frozenset({"__import__", "eval", "exec", "compile"})
+
+
+def nondeterminism_source(code: str) -> str | None:
+    """Why a program's outcome may differ between runs, machines or minutes, or ``None``.
+
+    A conservative (over-approximating) test on the libcst syntax tree, with libcst's
+    ``ScopeProvider`` to resolve names: a program flagged may still be deterministic (it may
+    import ``time`` and never call it), a program not flagged is one whose remaining
+    nondeterminism a second run reveals (see below).  Flagged:
+
+    * importing a module of :data:`FLAGGED_MODULES`: the clock (``time``, ``sched``,
+      ``asyncio``), randomness (``random``, ``secrets``, ``uuid``, ``tempfile``; ``random``
+      is flagged even when the code seeds it with a constant, since a seed at module level
+      is shared between calls in a harness that imports the module once), threads and
+      processes, the garbage collector, the network, the platform, the locale, the user,
+      the file system, raw memory (``ctypes``), frames (``inspect``);
+    * using a member of ``os``, ``sys``, ``datetime`` or ``importlib`` outside :data:`PURE_MEMBERS`
+      (``os.getpid``, ``os.environ``, ``os.listdir``, ``sys.argv``, ``sys.getrefcount``,
+      ``sys.version_info``, ``datetime.datetime.now``...), using the module itself as a
+      value, or ``from os import *``; for ``datetime``, any attribute named ``now``,
+      ``today``, ``utcnow``, ``fromtimestamp``, ``astimezone``, ``timestamp`` or ``ctime``
+      anywhere in a module that imports it;
+    * the builtins ``id`` (an address), ``open`` and ``input`` when a name resolves to the
+      builtin (a local variable called ``id`` does not count);
+    * ``__import__``, ``importlib.import_module``, ``eval``, ``exec`` and ``compile``
+      with a string-literal argument are checked as that import or code; with any other
+      argument they are flagged (the code run is not known).
+
+    Not flagged, because codemorph's other runs reveal them: ``hash`` (of strings and
+    bytes it varies with ``PYTHONHASHSEED``, caught by the hash-seed re-runs; of ints and
+    tuples of them it is fixed; of plain objects it follows the address, caught by the
+    second run at another heap state), ``repr``/``str`` of objects and functions
+    (addresses), sets of plain instances (identity order).
+
+    Args:
+        code: a module's source text.
+
+    Returns:
+        A human reason naming the first source found in source order, e.g.
+        ``"reads the clock (time.time)"`` or ``"uses random numbers (import random)"``;
+        ``None`` when none is found or when the code does not parse (rows whose code does
+        not parse are rejected at the parse stage).
+    """
+    try:
+        module = cst.parse_module(code)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    return _Finder(module).first()
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    """``a.b.c`` of a Name/Attribute chain, else ``None``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+def _alias_module(alias: cst.ImportAlias) -> str:
+    name = _dotted(alias.name)
+    assert name is not None
+    return name
+
+
+def _string_arg(call: cst.Call) -> str | None:
+    """The first positional argument of ``call`` when it is a plain string literal."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    val = call.args[0].value
+    if isinstance(val, (cst.SimpleString, cst.ConcatenatedString)):
+        s = val.evaluated_value
+        return s if isinstance(s, str) else None
+    return None
+
+
+class _Finder:
+    """Collects (position, reason) pairs over a module and its literal eval/exec strings."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        self.scopes = {s for s in self.wrapper.resolve(ScopeProvider).values() if s is not None}
+        self.parents = self.wrapper.resolve(ParentNodeProvider)
+        self.order = {id(n): i for i, n in enumerate(_walk(module))}
+
+    def first(self) -> str | None:
+        found = sorted(self._sources(), key=lambda t: t[0])
+        return found[0][1] if found else None
+
+    def _pos(self, node: cst.CSTNode) -> int:
+        return self.order.get(id(node), 0)
+
+    def _chain_top(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The outermost Attribute of which ``node`` is the base (``os`` -> ``os.path.join``)."""
+        while True:
+            parent = self.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                node = parent
+            else:
+                return node
+
+    def _sources(self) -> Iterable[tuple[int, str]]:
+        for node in _walk(self.module):
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    mod = _alias_module(alias)
+                    top = mod.split(".")[0]
+                    if top in FLAGGED_MODULES:
+                        yield self._pos(node), f"{FLAGGED_MODULES[top]} (import {mod})"
+            elif isinstance(node, cst.ImportFrom):
+                if node.relative:
+                    yield self._pos(node), "imports a module relative to the program's package"
+                    continue
+                mod = _dotted(node.module) if node.module is not None else ""
+                top = (mod or "").split(".")[0]
+                if top in FLAGGED_MODULES:
+                    yield self._pos(node), f"{FLAGGED_MODULES[top]} (from {mod} import ...)"
+                elif top in PARTLY_FLAGGED:
+                    if isinstance(node.names, cst.ImportStar):
+                        yield self._pos(node), f"{PARTLY_FLAGGED[top]} (from {mod} import *)"
+                    else:
+                        for alias in node.names:
+                            full = f"{mod}.{_alias_module(alias)}"
+                            if not _pure(full):
+                                yield self._pos(node), f"{PARTLY_FLAGGED[top]} ({full})"
+            elif isinstance(node, cst.Attribute) and node.attr.value in _DATETIME_CLOCK and self._imports_datetime():
+                yield self._pos(node), f"{PARTLY_FLAGGED['datetime']} ({_dotted(node) or node.attr.value})"
+            elif isinstance(node, cst.Call):
+                yield from self._dynamic(node)
+        # uses of partly flagged modules bound by `import os` / `import os.path as p`
+        for scope in self.scopes:
+            for assignment in scope.assignments:
+                if not isinstance(assignment, ImportAssignment) or not isinstance(assignment.node, cst.Import):
+                    continue
+                for alias in assignment.node.names:
+                    mod = _alias_module(alias)
+                    bound = alias.asname.name.value if alias.asname is not None and isinstance(
+                        alias.asname.name, cst.Name) else mod
+                    if mod.split(".")[0] not in PARTLY_FLAGGED or bound != assignment.name:
+                        continue
+                    for access in assignment.references:
+                        yield from self._module_use(mod if alias.asname is not None else bound, access.node)
+            for access in scope.accesses:
+                for ref in access.referents:
+                    if isinstance(ref, BuiltinAssignment) and ref.name in FLAGGED_BUILTINS:
+                        yield self._pos(access.node), f"{FLAGGED_BUILTINS[ref.name]} ({ref.name})"
+
+    def _imports_datetime(self) -> bool:
+        if not hasattr(self, "_dt"):
+            self._dt = any(isinstance(n, cst.Import) and any(_alias_module(a).split(".")[0] == "datetime"
+                                                             for a in n.names)
+                           or isinstance(n, cst.ImportFrom) and n.module is not None
+                           and (_dotted(n.module) or "").split(".")[0] == "datetime"
+                           for n in _walk(self.module))
+        return self._dt
+
+    def _module_use(self, mod: str, node: cst.CSTNode) -> Iterable[tuple[int, str]]:
+        top_node = self._chain_top(node)
+        base = _dotted(node)  # type: ignore[arg-type]
+        full = _dotted(top_node)  # type: ignore[arg-type]
+        if base is None or full is None:
+            return
+        full = mod + full[len(base):]
+        reason = PARTLY_FLAGGED[mod.split(".")[0]]
+        if not _pure(full):
+            yield self._pos(top_node), f"{reason} ({full})"
+
+    def _dynamic(self, call: cst.Call) -> Iterable[tuple[int, str]]:
+        name = _dotted(call.func)
+        if name not in _DYNAMIC and name != "importlib.import_module":
+            return
+        if name in _DYNAMIC and not self._is_builtin(call.func):
+            return
+        text = _string_arg(call)
+        if text is None:
+            yield self._pos(call), f"runs code or imports a module chosen at run time ({name})"
+            return
+        if name in ("__import__", "importlib.import_module"):
+            top = text.split(".")[0]
+            if top in FLAGGED_MODULES:
+                yield self._pos(call), f"{FLAGGED_MODULES[top]} ({name}({text!r}))"
+            elif top in PARTLY_FLAGGED:
+                yield self._pos(call), f"{PARTLY_FLAGGED[top]} ({name}({text!r}))"
+            return
+        inner = nondeterminism_source(text)
+        if inner is None:
+            try:
+                cst.parse_module(text)
+            except Exception:
+                try:
+                    cst.parse_expression(text)
+                except Exception:
+                    yield self._pos(call), f"runs code that codemorph cannot parse ({name})"
+            return
+        yield self._pos(call), f"{inner}, in {name}"
+
+    def _is_builtin(self, func: cst.BaseExpression) -> bool:
+        for scope in self.scopes:
+            for access in scope.accesses:
+                if access.node is func:
+                    return any(isinstance(r, BuiltinAssignment) for r in access.referents) or not access.referents
+        return True
+
+
+def _pure(full: str) -> bool:
+    """Whether the dotted name ``full`` is, or is a member of, a :data:`PURE_MEMBERS` entry
+    (with the ``datetime`` clock members excluded)."""
+    parts = full.split(".")
+    if parts[0] == "datetime" and any(p in _DATETIME_CLOCK for p in parts[1:]):
+        return False
+    return any(".".join(parts[:i]) in PURE_MEMBERS for i in range(1, len(parts) + 1))
+
+
+def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """Nodes in source order (pre-order), iteratively (deep expressions do not recurse)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
