@@ -44,8 +44,9 @@ from ..dataset import (Reject, RowWriter, SourceRow, count_rows, guard_derived_i
                        row_json)
 from ..errors import InputError, ParseError
 from ..program import Program
-from ..sandbox import ExecRequest, Sandbox
-from ..verification import hash_stable, may_depend_on_hash
+from ..determinism import nondeterminism_source
+from ..sandbox import ExecRequest, Outcome, Sandbox
+from ..verification import HASH_SEEDS, hash_stable, may_depend_on_hash
 from ..transform import derive_seed
 from .search import ANY_EXCEPTION, DEFAULT_STRATEGIES, OUTPUT_CHANGE, Budget, Perturbation, search_limits, \
     search_many
@@ -198,6 +199,11 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
         return reject("parse", f"code does not parse: line {exc.line}, column {exc.column}: {exc.message}")
     if not program.has_entry_point():
         return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
+    source = nondeterminism_source(row.code)
+    if source is not None:
+        # an outcome that a second run a moment later cannot contradict (the clock, unseeded
+        # random numbers, the process): no found input of it can be a ground truth
+        return reject("execute", f"the program is nondeterministic: it {source}, so no row of it is written")
     targets = config.targets()
     want = {t: config.per_exception for t in targets}
     if OUTPUT_CHANGE in want:
@@ -214,14 +220,10 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
         return reject("execute", report.skipped)
     res.searched = True
     written: set[str] = set()
-    found_by = {t: [p for p in report.found.get(t, []) if _keepable(t, p)] for t in targets}
-    if may_depend_on_hash(row.code, row.input, *(p.input for f in found_by.values() for p in f)):
-        # a finding whose outcome changes under another PYTHONHASHSEED (a set of strings
-        # iterated) would be a ground truth for one hash seed only: dropped
-        cands = list(dict.fromkeys(p.input for t in targets for p in found_by[t][: want[t]]))
-        firsts = sandbox.run_batch([ExecRequest(row.code, row.entry_point, i) for i in cands])
-        stable = dict(zip(cands, hash_stable(sandbox, row.code, row.entry_point, cands, firsts)))
-        found_by = {t: [p for p in f if stable.get(p.input, True)] for t, f in found_by.items()}
+    found_by = {t: [p for p in report.found.get(t, []) if _keepable(t, p)][: want[t]] for t in targets}
+    cands = list(dict.fromkeys(p.input for t in targets for p in found_by[t]))
+    if cands:
+        found_by, res.executions = _recheck(sandbox, row, found_by, cands, res.executions)
     for t in targets:
         found = found_by[t]
         if found:
@@ -243,6 +245,90 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
             })
             n += 1
     return res
+
+
+def _same(a: Outcome, b: Outcome) -> bool:
+    """Whether two executions of one input agree on what a row records: status, exception
+    class, message and line, result repr, and stdout."""
+    ea = None if a.exception is None else (a.exception.type, a.exception.message, a.exception.line)
+    eb = None if b.exception is None else (b.exception.type, b.exception.message, b.exception.line)
+    return (a.status, ea, a.value_repr, a.stdout) == (b.status, eb, b.value_repr, b.stdout)
+
+
+def _matches(p: Perturbation, o: Outcome) -> bool:
+    """Whether an execution agrees with what the search recorded for ``p``."""
+    if o.status != p.status:
+        return False
+    if p.status == "returned":
+        return o.value_repr == p.output
+    e = o.exception
+    return e is not None and p.exception is not None and \
+        (e.type, e.message, e.line) == (p.exception.type, p.exception.message, p.exception.line)
+
+
+class _Counting:
+    """A sandbox stand-in for :func:`~codemorph.verification.hash_stable` that counts executions."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self.hash_seed = sandbox.hash_seed
+        self.executions = 0
+
+    def run_batch(self, requests: list[ExecRequest], **kw: Any) -> list[Outcome]:
+        self.executions += len(requests)
+        return self.sandbox.run_batch(requests, **kw)
+
+
+def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturbation]], cands: list[str],
+             executions: int) -> tuple[dict[str, list[Perturbation]], int]:
+    """Drop the findings whose outcome is not reproducible.
+
+    Every candidate input (and the seed input, which the output-change target is measured
+    against) runs twice in one sandbox batch, in the order ``[s, c1..cn, s, c1..cn]``, so
+    each second run happens at another heap state, after other executions: memory
+    addresses (``repr(object())``, identity-ordered sets of plain instances) then differ,
+    where re-running in a fresh forked child would repeat the first run's addresses.  A
+    finding is kept when both runs agree with each other and with the search's record
+    (:func:`_same`, :func:`_matches`); output-change findings also need the seed input's
+    two runs to agree.  The survivors then run once more under another ``PYTHONHASHSEED``
+    (:func:`~codemorph.verification.hash_stable`), which the sandbox serves from another
+    interpreter process: addresses that two runs in one forked child share (a nested
+    function freed and re-created in the same slot) differ there.  When the code may depend
+    on string hashing (:func:`~codemorph.verification.may_depend_on_hash`), under
+    :data:`~codemorph.verification.HASH_SEEDS` other seeds.  A finding whose outcome
+    changes is dropped.  Cost per row with findings: one batch of ``2 (n + 1)``
+    executions and one or more batches of at most ``n`` in another worker.
+
+    Returns ``(found_by without the dropped findings, executions + executions spent)``.
+    """
+    inputs = [row.input] + cands
+    reqs = [ExecRequest(row.code, row.entry_point, i) for i in inputs]
+    outs = sandbox.run_batch(reqs + reqs)
+    executions += len(outs)
+    n = len(inputs)
+    firsts = dict(zip(inputs, outs[:n]))
+    seconds = dict(zip(inputs, outs[n:]))
+    # the seed input may equal a candidate (never for a finding, but keep it simple): the
+    # dict keeps its last (candidate) position, whose runs are compared the same way
+    seed_stable = _same(outs[0], outs[n])
+    stable = {i: _same(firsts[i], seconds[i]) for i in cands}
+    kept = {t: [p for p in f if stable[p.input] and _matches(p, firsts[p.input])
+                and (t != OUTPUT_CHANGE or seed_stable)] for t, f in found_by.items()}
+    left = list(dict.fromkeys(p.input for f in kept.values() for p in f))
+    if left:
+        # a third run in another interpreter process (another PYTHONHASHSEED, hence another
+        # sandbox worker, with its own address-space layout): a function's or object's
+        # address that the two runs in one forked child repeat differs there.  When the
+        # code may depend on string hashing, more seeds: a finding whose outcome changes
+        # under another hash seed (a set of strings iterated) is a ground truth for one
+        # hash seed only.  Either way: dropped.
+        seeds = HASH_SEEDS if may_depend_on_hash(row.code, row.input, *left) else 1
+        counting = _Counting(sandbox)
+        ok = dict(zip(left, hash_stable(counting, row.code, row.entry_point, left,  # type: ignore[arg-type]
+                                        [firsts[i] for i in left], seeds=seeds)))
+        executions += counting.executions
+        kept = {t: [p for p in f if ok[p.input]] for t, f in kept.items()}
+    return kept, executions
 
 
 # -- the parallel driver ------------------------------------------------------------
