@@ -49,6 +49,9 @@ class SourceRow:
         entry_point: function to call (``"f"`` unless the row has ``entry_point``).
         line: 1-based line number in the input file (Parquet: 1-based row number).
         extra: every other field of the row, kept as is.
+        file: the input file the row came from (``None`` when not read from a file).
+        where: ``"line 4"``, or ``"line 4 of shards/a.jsonl"`` when the input has several
+            files (``"row 4 ..."`` for Parquet): how messages name the row's place.
     """
 
     id: str
@@ -58,6 +61,13 @@ class SourceRow:
     entry_point: str
     line: int
     extra: dict[str, Any] = field(default_factory=dict)
+    file: str | None = field(default=None, compare=False)  # rows compare by content
+    where: str = field(default="", compare=False)
+
+    @property
+    def place(self) -> str:
+        """:attr:`where`, or ``"line N"`` when it is not set."""
+        return self.where or f"line {self.line}"
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,7 @@ class Reject:
         stage: where it failed: ``read``, ``parse``, ``input``, ``execute``, ``verify``...
         reason: what was wrong and what was expected.
         row: the row as read (a dict), or the raw text when it was not JSON, so nothing is lost.
+        file: the input file of the row (``None`` when unknown); written as ``file``.
     """
 
     id: str | None
@@ -77,9 +88,13 @@ class Reject:
     stage: str
     reason: str
     row: Any = None
+    file: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "line": self.line, "stage": self.stage, "reason": self.reason, "row": self.row}
+        d = {"id": self.id, "line": self.line, "stage": self.stage, "reason": self.reason, "row": self.row}
+        if self.file is not None:
+            d["file"] = self.file
+        return d
 
 
 def default_dataset_path() -> Path:
@@ -224,8 +239,8 @@ def guard_derived_ids(items: Iterable[SourceRow | Reject], suffixes: Iterable[st
                         clash = f"its variant {v!r} would get the id {rid}:{v}, which an earlier row already has"
                         break
             if clash is not None:
-                item = Reject(rid, item.line, "read", f"row {rid!r} (line {item.line}): {clash}; output ids must "
-                              f"be unique (rename one of the two rows)", row_json(item))
+                item = Reject(rid, item.line, "read", f"row {rid!r} ({item.place}): {clash}; output ids must "
+                              f"be unique (rename one of the two rows)", row_json(item), file=item.file)
             else:
                 seen.add(rid)
                 derived_parents.update(parent for _, parent in _derived_from(rid, prefixes))
@@ -294,13 +309,15 @@ def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> SourceRow | Reject:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         return Reject(None, lineno, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
-                      raw.decode("utf-8", "replace"))
+                      raw.decode("utf-8", "replace"), file=str(ctx.path))
     try:
         row = json.loads(text.rstrip("\r\n"))  # an error at the end points into the line, not past it
     except json.JSONDecodeError as exc:
-        return Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})", text.rstrip("\n"))
+        return Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
+                      text.rstrip("\n"), file=str(ctx.path))
     if not isinstance(row, dict):
-        return Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row)
+        return Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row,
+                      file=str(ctx.path))
     return _check_row(ctx, lineno, row, where, "row", "field")
 
 
@@ -330,13 +347,15 @@ def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word:
                 problems.append(f"{field_word} {name!r} has {len(row[name]):,} characters, over the limit of "
                                 f"{ctx.max_code_chars:,}")
     if problems:
-        return Reject(rid if isinstance(rid, str) else None, lineno, "read", f"{label}: " + "; ".join(problems), row)
+        return Reject(rid if isinstance(rid, str) else None, lineno, "read", f"{label}: " + "; ".join(problems), row,
+                      file=str(ctx.path))
     if rid in ctx.seen:
         return Reject(rid, lineno, "read", f"{label}: duplicate id (first seen on {ctx.first_seen(ctx.seen[rid])})",
-                      row)
+                      row, file=str(ctx.path))
     ctx.seen[rid] = (ctx.index << 32) + lineno
     extra = {k: v for k, v in row.items() if k not in REQUIRED_FIELDS and k != "entry_point"}
-    return SourceRow(rid, row["code"], row["input"], row["output"], entry, lineno, extra)
+    return SourceRow(rid, row["code"], row["input"], row["output"], entry, lineno, extra, file=str(ctx.path),
+                     where=ctx.first_seen((ctx.index << 32) + lineno))
 
 
 # -- Parquet --------------------------------------------------------------------------------

@@ -168,8 +168,8 @@ class RowProcessor:
         cfg = self.config
 
         def reject(stage: str, reason: str) -> RowOutcome:
-            out.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} (line {row.line}): {reason}",
-                                      row_json(row)))
+            out.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} ({row.place}): {reason}",
+                                      row_json(row), file=row.file))
             return out
 
         try:

@@ -192,3 +192,20 @@ def test_a_variant_disagreeing_on_the_row_input_withholds_the_whole_row(tmp_path
     assert by_id["r"]["stage"] == "execute"
     assert "test-off-by-one variant, run on the row's own input, returned 4" in by_id["r"]["reason"]
     assert "r:test-off-by-one" in by_id and summary.originals_written == 1
+
+
+def test_rejects_of_a_sharded_input_name_the_file(tmp_path):
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    bad = {"code": "def f(x):\n    return x\n", "input": "1", "output": "5"}
+    _write(shards / "a.jsonl", [{"id": "a1", **bad, "output": "1"}, {"id": "a2", **bad}])
+    _write(shards / "b.jsonl", [{"id": "b1", **bad}])
+    (shards / "b.jsonl").write_text((shards / "b.jsonl").read_text() + "{oops\n")
+    out = tmp_path / "out.jsonl"
+    generate(shards, out, GenerateConfig.from_transforms(("rename-locals",), extra_inputs=3))
+    rejects = {(r["id"], r["line"]): r for r in _read(tmp_path / "out.rejects.jsonl")}
+    a2, b1, b2 = rejects[("a2", 2)], rejects[("b1", 1)], rejects[(None, 2)]
+    assert a2["file"] == str(shards / "a.jsonl") and a2["stage"] == "execute"
+    assert a2["reason"].startswith(f"row 'a2' (line 2 of {shards / 'a.jsonl'}): recorded output '5'")
+    assert b1["file"] == str(shards / "b.jsonl") and b1["reason"].startswith(f"row 'b1' (line 1 of {shards / 'b.jsonl'})")
+    assert b2["file"] == str(shards / "b.jsonl") and b2["stage"] == "read" and "not valid JSON" in b2["reason"]
