@@ -209,3 +209,19 @@ def test_rejects_of_a_sharded_input_name_the_file(tmp_path):
     assert a2["reason"].startswith(f"row 'a2' (line 2 of {shards / 'a.jsonl'}): recorded output '5'")
     assert b1["file"] == str(shards / "b.jsonl") and b1["reason"].startswith(f"row 'b1' (line 1 of {shards / 'b.jsonl'})")
     assert b2["file"] == str(shards / "b.jsonl") and b2["stage"] == "read" and "not valid JSON" in b2["reason"]
+
+
+def test_cgroup_cpu_quota_caps_the_default_workers(tmp_path):
+    from codemorph.generate import _cgroup_cpu_quota
+
+    (tmp_path / "cpu.max").write_text("150000 100000\n")
+    assert _cgroup_cpu_quota(str(tmp_path)) == 2
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert _cgroup_cpu_quota(str(tmp_path)) is None
+    (tmp_path / "cpu.max").unlink()
+    (tmp_path / "cpu").mkdir()
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("400000\n")
+    (tmp_path / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert _cgroup_cpu_quota(str(tmp_path)) == 4
+    (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
+    assert _cgroup_cpu_quota(str(tmp_path)) is None
