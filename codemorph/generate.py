@@ -225,9 +225,9 @@ class RowProcessor:
             return reject("execute", "the program is nondeterministic (two runs on the same input differ); "
                                      "its recorded output is not a reliable ground truth")
         if baseline.hash_sensitive:
-            return reject("execute", "the result depends on PYTHONHASHSEED (set or dict order of strings): "
-                                     f"{baseline.reason}; a harness running under another hash seed would see "
-                                     "another output")
+            return reject("execute", "the result changed in a fresh process under another PYTHONHASHSEED (set "
+                                     "order of strings, or something else of the process such as its id): "
+                                     f"{baseline.reason}; a harness running elsewhere would see another output")
         problem = _original_problem(baseline.outcomes[0], row)
         if problem:
             return reject("execute", problem)
