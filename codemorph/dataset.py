@@ -333,6 +333,8 @@ def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word:
         value = rid if name == "id" else row.get(name)
         if name not in row:
             problems.append(f"missing {field_word} {name!r}")
+        elif name == "id" and value == "":
+            problems.append(f"{field_word} 'id' must not be empty (variant ids are '<id>:<variant>')")
         elif not isinstance(value, str):
             got = "null" if row[name] is None else type(row[name]).__name__
             problems.append(f"{field_word} {name!r} must be a string, got {got}")

@@ -225,3 +225,9 @@ def test_cgroup_cpu_quota_caps_the_default_workers(tmp_path):
     assert _cgroup_cpu_quota(str(tmp_path)) == 4
     (tmp_path / "cpu" / "cpu.cfs_quota_us").write_text("-1\n")
     assert _cgroup_cpu_quota(str(tmp_path)) is None
+
+
+def test_an_empty_id_is_rejected_when_read(tmp_path):
+    rows = [{"id": "", "code": "def f(x):\n    return x\n", "input": "1", "output": "1"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and rejects[0]["stage"] == "read" and "'id' must not be empty" in rejects[0]["reason"]
