@@ -26,7 +26,14 @@ field              meaning
 
 A row for ``any-exception`` is written only when its input is not already written for its
 own class.  Rows that cannot be searched (code does not parse, no entry point, input not
-a literal, seed input does not finish) go to :func:`codemorph.dataset.rejects_path`.
+a literal, seed input does not finish) go to :func:`codemorph.dataset.rejects_path`; so do
+programs with a source of nondeterminism that re-running cannot reveal (the clock, random
+numbers, the process or its environment: :func:`codemorph.determinism.nondeterminism_source`),
+at stage ``execute``.  Every finding that would be written is re-run before it is: twice in
+one sandbox batch (at another heap state the second time, which changes memory addresses and
+identity order) and once in another interpreter process; a finding whose runs differ from
+each other or from the search's record is dropped, so each row's ``output``/``exception``
+is what any later run gives.
 """
 
 from __future__ import annotations
@@ -183,9 +190,12 @@ def perturb_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox | None =
 
 def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowResult:
     """Search one row and build its output rows, with the bookkeeping of the ``perturb``
-    job: rejects (code that does not parse, no entry point, an input that is not a literal,
-    a seed input that does not run to an end), the closest finding per target, executions
-    and seconds spent.  Arguments as for :func:`perturb_row`; returns a :class:`RowResult`."""
+    job: rejects (code that does not parse, no entry point, a nondeterminism source found by
+    :func:`~codemorph.determinism.nondeterminism_source`, an input that is not a literal, a
+    seed input that does not run to an end), the closest reproducible finding per target,
+    executions (search and re-check) and seconds spent.  Findings are re-checked by
+    :func:`_recheck` before they become rows.  Arguments as for :func:`perturb_row`; returns
+    a :class:`RowResult`."""
     res = RowResult()
 
     def reject(stage: str, reason: str) -> RowResult:
