@@ -87,6 +87,7 @@ _DATETIME_CLOCK = frozenset({"now", "today", "utcnow", "fromtimestamp", "astimez
 #: builtins flagged when a name resolves to them (name -> reason)
 FLAGGED_BUILTINS: dict[str, str] = {
     "id": "reads memory addresses",
+    "hash": "hashes values (an object's hash follows its address, a string's varies per process)",
     "open": "reads or writes files",
     "input": "reads standard input",
 }
@@ -115,17 +116,22 @@ def nondeterminism_source(code: str) -> str | None:
       value, or ``from os import *``; for ``datetime``, any attribute named ``now``,
       ``today``, ``utcnow``, ``fromtimestamp``, ``astimezone``, ``timestamp`` or ``ctime``
       anywhere in a module that imports it;
-    * the builtins ``id`` (an address), ``open`` and ``input`` when a name resolves to the
-      builtin (a local variable called ``id`` does not count);
+    * the builtins ``id`` (an address), ``hash``, ``open`` and ``input`` when a name
+      resolves to the builtin (a local variable called ``id`` does not count), and reading
+      an attribute ``__hash__`` (defining a ``__hash__`` method does not count).  ``hash``
+      is flagged although the other runs catch most of it (a string's hash varies with
+      ``PYTHONHASHSEED``, an object's with its address): a result that keeps one bit of
+      it (``hash(object()) % 2``) agrees by chance in all of codemorph's runs one time in
+      four or more, and a benchmark program has little reason to print hashes;
     * ``__import__``, ``importlib.import_module``, ``eval``, ``exec`` and ``compile``
       with a string-literal argument are checked as that import or code; with any other
       argument they are flagged (the code run is not known).
 
-    Not flagged, because codemorph's other runs reveal them: ``hash`` (of strings and
-    bytes it varies with ``PYTHONHASHSEED``, caught by the hash-seed re-runs; of ints and
-    tuples of them it is fixed; of plain objects it follows the address, caught by the
-    second run at another heap state), ``repr``/``str`` of objects and functions
-    (addresses), sets of plain instances (identity order).
+    Not flagged, because codemorph's other runs reveal them (a second run at another heap
+    state, a run in another interpreter process, runs under other ``PYTHONHASHSEED``
+    values): ``repr``/``str`` of objects and functions (addresses), sets and dict keys of
+    plain instances (identity order), sets of strings (hash order).  A result that keeps
+    only a few bits of an address can still agree in every run by chance.
 
     Args:
         code: a module's source text.
@@ -222,6 +228,8 @@ class _Finder:
                                 yield self._pos(node), f"{PARTLY_FLAGGED[top]} ({full})"
             elif isinstance(node, cst.Attribute) and node.attr.value in _DATETIME_CLOCK and self._imports_datetime():
                 yield self._pos(node), f"{PARTLY_FLAGGED['datetime']} ({_dotted(node) or node.attr.value})"
+            elif isinstance(node, cst.Attribute) and node.attr.value == "__hash__":
+                yield self._pos(node), f"{FLAGGED_BUILTINS['hash']} (.__hash__)"
             elif isinstance(node, cst.Call):
                 yield from self._dynamic(node)
         # uses of partly flagged modules bound by `import os` / `import os.path as p`

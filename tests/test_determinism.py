@@ -51,6 +51,10 @@ FLAGGED = [
     ("import datetime as dt\ndef f(x):\n    return dt.datetime.utcnow()\n",
      "reads the clock or the local time zone (dt.datetime.utcnow)"),
     ("def f(x):\n    return id(x) % 7\n", "reads memory addresses (id)"),
+    ("def f(x):\n    return hash(x) % 2\n",
+     "hashes values (an object's hash follows its address, a string's varies per process) (hash)"),
+    ("def f(xs):\n    return sorted(xs, key=lambda o: o.__hash__())\n",
+     "hashes values (an object's hash follows its address, a string's varies per process) (.__hash__)"),
     ("def f(name):\n    with open(name) as fh:\n        return fh.read()\n", "reads or writes files (open)"),
     ("def f(x):\n    return __import__('time').time()\n", "reads the clock (__import__('time'))"),
     ("def f(m):\n    return __import__(m)\n", "runs code or imports a module chosen at run time (__import__)"),
@@ -71,8 +75,8 @@ DETERMINISTIC = [
     # addresses and identity order: a second run at another heap state reveals them
     "def f(s):\n    if len(s) >= 3:\n        return 'ok'\n    return str(object())[-4:-1]\n",
     "class A:\n    pass\ndef f(n):\n    objs = [A() for _ in range(n)]\n    return [objs.index(o) for o in {*objs}]\n",
-    # hash: string hashes are covered by the hash-seed re-runs
-    "def f(x):\n    return hash(x)\n",
+    # defining __hash__ is not reading one
+    "class K:\n    def __hash__(self):\n        return 1\ndef f(x):\n    return len({K(), K()}) + x\n",
     "import math\ndef f(x):\n    return math.sqrt(x)\n",
     "import os\ndef f(a, b):\n    return os.path.join(a, b) + os.sep\n",
     "import os.path as p\ndef f(x):\n    return p.splitext(x)[1]\n",

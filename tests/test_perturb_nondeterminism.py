@@ -33,8 +33,7 @@ ADDRESSES = [
      "        return 0\n    objs = [A(i) for i in range(8)]\n    return [a.v for a in {*objs}]\n",
      "input": "3", "output": "0"},
     {"id": "pinst2", "code": "class A:\n    def __init__(self, v):\n        self.v = v\ndef f(n):\n    if n >= 3:\n"
-     "        return 0\n    d = dict.fromkeys(A(i) for i in range(8))\n"
-     "    return sorted(range(8), key=lambda i: list(d)[i].__hash__())\n", "input": "3", "output": "0"},
+     "        return 0\n    return [a.v for a in frozenset(A(i) for i in range(8))]\n", "input": "3", "output": "0"},
     # a nested function's address: two runs in one forked child repeat it
     {"id": "funcrepr", "code": "def f(x):\n    def g():\n        return x\n    return str(g)\n",
      "input": "3", "output": "'<function f.<locals>.g at 0x7ff684cfc400>'"},
