@@ -14,6 +14,8 @@ flags these on the syntax tree, so such rows are rejected before anything is wri
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Iterable
 
 import libcst as cst
@@ -133,6 +135,12 @@ def nondeterminism_source(code: str) -> str | None:
     plain instances (identity order), sets of strings (hash order).  A result that keeps
     only a few bits of an address can still agree in every run by chance.
 
+    Identifiers are compared after NFKC normalization, as Python reads them (``ｉｄ`` is
+    ``id``).  Cost: a regular-expression scan when the code contains none of the words
+    ``import``, ``id``, ``hash``, ``open``, ``input``, ``eval``, ``exec``, ``compile``
+    (most benchmark programs); otherwise a libcst parse and scope analysis, about 7 ms of
+    CPU for a CRUXEval-sized program.
+
     Args:
         code: a module's source text.
 
@@ -142,6 +150,22 @@ def nondeterminism_source(code: str) -> str | None:
         ``None`` when none is found or when the code does not parse (rows whose code does
         not parse are rejected at the parse stage).
     """
+    # identifiers are NFKC-normalized by Python (a fullwidth ``ｉｄ`` is ``id``): the
+    # normalized text is checked too, when it differs and still parses
+    normal = code if code.isascii() else unicodedata.normalize("NFKC", code)
+    if not _WORDS.search(normal):
+        return None  # every flagged construct needs one of these words (fast path)
+    found = _check(code)
+    if found is None and normal != code:
+        found = _check(normal)
+    return found
+
+
+#: words one of which every flagged construct contains (import, a flagged builtin, __hash__)
+_WORDS = re.compile(r"\b(?:import|__import__|id|hash|__hash__|open|input|eval|exec|compile)\b")
+
+
+def _check(code: str) -> str | None:
     try:
         module = cst.parse_module(code)
     except (cst.ParserSyntaxError, RecursionError, ValueError):

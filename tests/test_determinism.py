@@ -65,6 +65,8 @@ FLAGGED = [
     ("def f(x):\n    return eval(\"__import__('random').random()\")\n",
      "uses random numbers (__import__('random')), in eval"),
     ("def f(s):\n    return eval(s)\n", "runs code or imports a module chosen at run time (eval)"),
+    # Python reads a fullwidth identifier as its NFKC form: this calls the builtin id
+    ("def f(x):\n    return \uff49\uff44(x) % 7\n", "reads memory addresses (id)"),
     # the first source in source order is named
     ("import sys\nimport time\ndef f(x):\n    return time.time() + sys.getrefcount(x)\n",
      "reads the clock (import time)"),
