@@ -58,6 +58,7 @@ FLAGGED_MODULES: dict[str, str] = {
     "io": "reads or writes files",
     "fileinput": "reads files",
     "inspect": "reads the interpreter's frames and source files",
+    "builtins": "reaches the builtins by name (id, hash, open...)",
 }
 
 #: modules flagged unless every use is a member in :data:`PURE_MEMBERS` (dotted prefixes)
@@ -80,7 +81,6 @@ PURE_MEMBERS: frozenset[str] = frozenset({
     "sys.getdefaultencoding",
     "datetime.datetime", "datetime.date", "datetime.time", "datetime.timedelta", "datetime.timezone",
     "datetime.tzinfo", "datetime.MINYEAR", "datetime.MAXYEAR",
-    "importlib.import_module",  # its argument is checked as an import
 })
 
 #: members of ``datetime`` classes that read the clock or the local time zone
@@ -125,9 +125,11 @@ def nondeterminism_source(code: str) -> str | None:
       ``PYTHONHASHSEED``, an object's with its address): a result that keeps one bit of
       it (``hash(object()) % 2``) agrees by chance in all of codemorph's runs one time in
       four or more, and a benchmark program has little reason to print hashes;
-    * ``__import__``, ``importlib.import_module``, ``eval``, ``exec`` and ``compile``
-      with a string-literal argument are checked as that import or code; with any other
-      argument they are flagged (the code run is not known).
+    * ``__import__``, ``importlib.import_module`` (through an ``import importlib``, with
+      or without ``as``), ``eval``, ``exec`` and ``compile`` with a string-literal
+      argument are checked as that import or code; with any other argument they are
+      flagged (the code run is not known), as are ``from importlib import import_module``,
+      ``import builtins`` and the name ``__builtins__`` (``builtins.id``).
 
     Not flagged, because codemorph's other runs reveal them (a second run at another heap
     state, a run in another interpreter process, runs under other ``PYTHONHASHSEED``
@@ -254,6 +256,8 @@ class _Finder:
                 yield self._pos(node), f"{PARTLY_FLAGGED['datetime']} ({_dotted(node) or node.attr.value})"
             elif isinstance(node, cst.Attribute) and node.attr.value == "__hash__":
                 yield self._pos(node), f"{FLAGGED_BUILTINS['hash']} (.__hash__)"
+            elif isinstance(node, cst.Name) and node.value == "__builtins__":
+                yield self._pos(node), f"{FLAGGED_MODULES['builtins']} (__builtins__)"
             elif isinstance(node, cst.Call):
                 yield from self._dynamic(node)
         # uses of partly flagged modules bound by `import os` / `import os.path as p`
@@ -291,25 +295,34 @@ class _Finder:
             return
         full = mod + full[len(base):]
         reason = PARTLY_FLAGGED[mod.split(".")[0]]
+        if full == "importlib.import_module":
+            # ``importlib.import_module('math')`` is that import: checked as one
+            call = self.parents.get(top_node)
+            text = _string_arg(call) if isinstance(call, cst.Call) and call.func is top_node else None
+            if text is not None:
+                yield from self._imported(top_node, text, full)
+                return
         if not _pure(full):
             yield self._pos(top_node), f"{reason} ({full})"
 
+    def _imported(self, node: cst.CSTNode, text: str, how: str) -> Iterable[tuple[int, str]]:
+        """A module imported by name (``__import__('time')``): flagged as its import."""
+        top = text.split(".")[0]
+        if top in FLAGGED_MODULES:
+            yield self._pos(node), f"{FLAGGED_MODULES[top]} ({how}({text!r}))"
+        elif top in PARTLY_FLAGGED:
+            yield self._pos(node), f"{PARTLY_FLAGGED[top]} ({how}({text!r}))"
+
     def _dynamic(self, call: cst.Call) -> Iterable[tuple[int, str]]:
         name = _dotted(call.func)
-        if name not in _DYNAMIC and name != "importlib.import_module":
-            return
-        if name in _DYNAMIC and not self._is_builtin(call.func):
+        if name not in _DYNAMIC or not self._is_builtin(call.func):
             return
         text = _string_arg(call)
         if text is None:
             yield self._pos(call), f"runs code or imports a module chosen at run time ({name})"
             return
-        if name in ("__import__", "importlib.import_module"):
-            top = text.split(".")[0]
-            if top in FLAGGED_MODULES:
-                yield self._pos(call), f"{FLAGGED_MODULES[top]} ({name}({text!r}))"
-            elif top in PARTLY_FLAGGED:
-                yield self._pos(call), f"{PARTLY_FLAGGED[top]} ({name}({text!r}))"
+        if name == "__import__":
+            yield from self._imported(call, text, name)
             return
         inner = nondeterminism_source(text)
         if inner is None:
