@@ -78,13 +78,13 @@ def f():
     decimal.getcontext().prec = 3
     return r
 '''
-WARNINGS_ONCE = '''import warnings
+# a warning is printed (to the captured output) unless an earlier program's filter hides it
+WARNS = '''import warnings
 
 def f():
-    with warnings.catch_warnings(record=True) as got:
-        warnings.warn("once per process", UserWarning)
-    warnings.defaultaction = "ignore"
-    return len(got)
+    warnings.warn("careful")
+    warnings.simplefilter("ignore")
+    return 1
 '''
 # no module at all: files only (the builtin open)
 FILES = '''def f(n):
@@ -135,8 +135,9 @@ def test_decimal_context_does_not_leak(box):
     assert three_runs(box, DECIMAL) == ["0.3333333333333333333333333333"] * 3
 
 
-def test_warnings_default_action_and_once_registry_do_not_leak(box):
-    assert three_runs(box, WARNINGS_ONCE) == [1, 1, 1]
+def test_a_warnings_filter_does_not_hide_the_next_runs_warning(box):
+    outs = box.run_batch([ExecRequest(WARNS, "f", "")] * 3)
+    assert [o.stdout for o in outs] == ["<program>:4: UserWarning: careful\n"] * 3
 
 
 def test_files_written_by_one_execution_are_gone_for_the_next(box):
