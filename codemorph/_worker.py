@@ -36,8 +36,12 @@ message), so no completed outcome is lost.
 The sandbox isolates *faults* (hangs, crashes, exits, memory blow-ups, monkeypatching)
 between executions.  The child also refuses, through an audit hook (:func:`_install_guard`)
 and ``RLIMIT_NPROC=0``, processes, threads, sockets, ctypes, file changes outside its
-directory and signals to other processes; a child whose program changed loaded modules or
-left threads running is replaced before the next request (an ``X`` frame).
+directory and signals to other processes; an execution in which it refused anything has
+status ``"refused"`` (:func:`_refused_outcome`).  Between the requests of a batch the child
+restores the process state a program may change (builtins, ``sys`` hooks, files in the work
+directory, ``os.environ``, umask, gc, warnings, ...: :meth:`_Child.restore_process_state`);
+a child whose program changed loaded modules, left threads running or changed state it
+cannot restore is replaced before the next request (an ``X`` frame).
 This is not a boundary against code written to defeat this file in particular.
 """
 
@@ -767,7 +771,10 @@ class _Child:
         self.sys_vars = dict(vars(sys))
         self.sys_lists = [(lst, list(lst)) for lst in (sys.meta_path, sys.path_hooks)]
         self.registries = [(d, len(d)) for d in _registries()]
-        self.clean_workdir()  # files an earlier child of this batch left
+        try:
+            self.clean_workdir()  # files an earlier child of this batch left
+        except OSError:
+            pass
 
     def progress(self, phase):
         """Tell the zygote's watchdog that the child moved on (a new request, or the next

@@ -11,7 +11,11 @@ or ignores its timer is killed by the zygote and replaced for the rest of the ba
 zygote that dies is replaced by the host.  So a hang, crash, ``sys.exit``, ``os._exit``,
 infinite recursion or memory blow-up in one program never stops a run, and a program that
 monkeypatches builtins never affects another batch (builtins are also restored between
-the requests of a batch).
+the requests of a batch, and so is the process state a program may change: files in the
+working directory, ``os.environ``, umask, the garbage collector's settings, ``warnings``
+filters, the int-to-str digit limit, ``sys`` attributes and hooks; a program that changes
+state the child cannot restore, such as a registered codec search function or a signal
+handler, gets a fresh child for the next request).
 
 Note: ``python -I`` would make the interpreter ignore ``PYTHONHASHSEED``; the worker is
 therefore started with ``-s`` and an environment scrubbed of every other ``PYTHON*``
