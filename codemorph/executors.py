@@ -24,6 +24,8 @@ from __future__ import annotations
 import atexit
 import concurrent.futures as cf
 import multiprocessing
+import os
+import sys
 import threading
 import uuid
 from collections import deque
@@ -324,13 +326,34 @@ def _map_inline(fn, rows, setup, passthrough, close) -> Iterator[tuple[Any, Any]
             state.close()
 
 
+def die_with_parent() -> None:
+    """Make this process end when the process that started it ends, even by ``SIGKILL``
+    (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing).  The initializer of
+    codemorph's worker pools: a ``kill -9`` of ``codemorph generate`` must not leave its
+    workers (and, through them, their sandbox processes, which end when their host's pipe
+    closes) running.  Exits at once when the parent is already gone."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except Exception:  # noqa: BLE001 - best effort: no libc, no prctl
+        return
+    if os.getppid() != parent or parent == 1:
+        os._exit(1)
+
+
 def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window
                ) -> Iterator[tuple[Any, Any]]:
     token = uuid.uuid4().hex
     if local == "threads":
         pool: cf.Executor = cf.ThreadPoolExecutor(workers, thread_name_prefix="codemorph-map")
     else:
-        pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                      initializer=die_with_parent)
     try:
         yield from _ordered_futures(rows, rows_per_task, passthrough, window or 4 * workers,
                                     lambda todo: pool.submit(_run_task, token, setup, fn, todo),

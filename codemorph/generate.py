@@ -222,8 +222,8 @@ class RowProcessor:
         if problem:
             return reject("execute", problem)
         if baseline.nondeterministic:
-            return reject("execute", "the program is nondeterministic (two runs on the same input differ); "
-                                     "its recorded output is not a reliable ground truth")
+            return reject("execute", f"the program is nondeterministic ({baseline.reason}); its recorded output "
+                                     "is not a reliable ground truth")
         if baseline.hash_sensitive:
             return reject("execute", "the result changed in a fresh process under another PYTHONHASHSEED (set "
                                      "order of strings, or something else of the process such as its id): "
@@ -404,6 +404,9 @@ _PROC: RowProcessor | None = None
 
 def _init_worker(config: GenerateConfig) -> None:
     global _PROC
+    from .executors import die_with_parent
+
+    die_with_parent()
     _PROC = RowProcessor(config)
     import atexit
     atexit.register(_PROC.close)

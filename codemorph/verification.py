@@ -34,6 +34,7 @@ from typing import Any, Sequence
 
 import libcst as cst
 
+from .determinism import nondeterminism_source
 from .errors import InputError, ParseError
 from .inputs import coverage_additions, mutate_args
 from .program import Program
@@ -545,7 +546,9 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
 
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
-        the mutants); a difference makes it ``nondeterministic``.
+        the mutants); a difference makes it ``nondeterministic``, and so does a source of
+        nondeterminism in the code that two runs a moment apart cannot reveal (the clock,
+        randomness, the process: :func:`codemorph.determinism.nondeterminism_source`).
     """
     if isinstance(seed_inputs, str):
         raise TypeError("seed_inputs must be a sequence of argument literals, not one string")
@@ -571,6 +574,10 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                                literals=literals, timeout=short)
         inputs, first = list(g.inputs), list(g.outcomes)
     reasons = []
+    static = nondeterminism_source(program.source)
+    if static is not None:
+        # what a second run a moment later cannot show: the clock, randomness, the process
+        reasons.append(f"it {static}")
     for text, a, b in zip(seeds, first, again):
         why = _same_run(a, b)
         if why is not None:

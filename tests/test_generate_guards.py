@@ -39,7 +39,9 @@ def test_hash_seed_dependent_results_are_rejected(tmp_path):
     summary, out, rejects = _run(tmp_path, rows)
     assert [r["id"] for r in out] == ["plain", "plain:rename-locals"]
     (rej,) = [r for r in rejects if r["id"] == "hash_str"]
-    assert rej["stage"] == "execute" and "depends on PYTHONHASHSEED" in rej["reason"]
+    # hash() is flagged before any run (a string's hash varies per process, an object's
+    # follows its address)
+    assert rej["stage"] == "execute" and "nondeterministic (it hashes values" in rej["reason"]
 
 
 def test_results_without_a_literal_repr_keep_the_recorded_text(tmp_path):
@@ -231,3 +233,15 @@ def test_an_empty_id_is_rejected_when_read(tmp_path):
     rows = [{"id": "", "code": "def f(x):\n    return x\n", "input": "1", "output": "1"}]
     summary, out, rejects = _run(tmp_path, rows)
     assert out == [] and rejects[0]["stage"] == "read" and "'id' must not be empty" in rejects[0]["reason"]
+
+
+def test_clock_and_random_programs_are_rejected_before_they_become_ground_truth(tmp_path):
+    rows = [{"id": "clock", "code": "import time\ndef f(x):\n    return x + int(time.time()) // 60 % 1000\n",
+             "input": "1", "output": "1"},
+            {"id": "coin", "code": "import random\ndef f(x):\n    if x == 3:\n        return random.randint(0, 1)\n"
+                                   "    return x\n", "input": "3", "output": "0"}]
+    summary, out, rejects = _run(tmp_path, rows, "rename-locals", "dead-code")
+    assert out == [] and sorted(r["id"] for r in rejects) == ["clock", "coin"]
+    by_id = {r["id"]: r["reason"] for r in rejects}
+    assert "the program is nondeterministic (it reads the clock (import time))" in by_id["clock"]
+    assert "the program is nondeterministic (it " in by_id["coin"] and "random" in by_id["coin"]
