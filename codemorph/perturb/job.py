@@ -199,8 +199,8 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
     res = RowResult()
 
     def reject(stage: str, reason: str) -> RowResult:
-        res.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} (line {row.line}): {reason}",
-                                  row_json(row)))
+        res.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} ({row.place}): {reason}",
+                                  row_json(row), file=row.file))
         return res
 
     try:
