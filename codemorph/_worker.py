@@ -1279,6 +1279,17 @@ def _install_guard(workdir, before_zygote_signal=None):
 
     sys.addaudithook(hook)
 
+    # CPython 3.11 raises no audit event when a thread starts: the entry points are replaced
+    # (``threading`` keeps its own reference, bound when it was imported)
+    def no_threads(*args, **kwargs):
+        deny("_thread.start_new_thread", "starting a thread")
+
+    for mod, attr in ((_thread, "start_new_thread"), (_thread, "start_new"), (_thread, "start_joinable_thread"),
+                      (sys.modules.get("threading"), "_start_new_thread"),
+                      (sys.modules.get("threading"), "_start_joinable_thread")):
+        if mod is not None and hasattr(mod, attr):
+            setattr(mod, attr, no_threads)
+
 
 def _modules_snapshot():
     """``sys.modules`` and every loaded module's namespace, for :func:`_modules_changed`."""

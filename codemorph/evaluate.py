@@ -104,7 +104,7 @@ class RowScore:
         model: model name.
         correct: one bool per generation, in order.
         status: one short word per generation: ``pass``, ``fail:<ExceptionClass>``,
-            ``timeout``, ``memory``, ``crashed``, ``output-limit``, ``skip:no-call``,
+            ``timeout``, ``memory``, ``crashed``, ``output-limit``, ``refused``, ``skip:no-call``,
             ``skip:call-in-output``, ``not-expression``, ``exact``, ``no-match``,
             ``names-exception``, ``missing`` (no prediction, ``missing="wrong"``).
     """

@@ -383,6 +383,8 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
     if o.status == "raised":
         e = o.exception
         return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
+    if o.status == "refused":
+        return f"the program did not finish on its input: refused ({o.note or 'the sandbox refused something'})"
     if o.status != "returned":
         return f"the program did not finish on its input: {o.status}"
     if check_output and o.output_matches is not True:

@@ -51,7 +51,7 @@ DEFAULT_INPUTS = 50
 EXCEPTION_POLICIES = ("same-class", "same-class-and-message")
 
 #: Statuses of a rewritten run that say nothing about equivalence (resource limits, crashes).
-_INCONCLUSIVE_STATUSES = ("timeout", "memory", "crashed")
+_INCONCLUSIVE_STATUSES = ("timeout", "memory", "crashed", "refused")
 _MAX_LITERALS = 64
 _MAX_LITERAL_LEN = 40
 

@@ -88,7 +88,7 @@ SIMPLE = [
     ("sys_exit", "raised", "SystemExit"),
     ("os_exit", "crashed", None),
     ("signal_handlers", "timeout", None),
-    ("threads_left_running", "raised", "RuntimeError"),  # RLIMIT_NPROC: "can't start new thread"
+    ("threads_left_running", "refused", "starting a thread (_thread.start_new_thread)"),
     ("monkeypatch_builtins", "returned", None),
     ("monkeypatch_modules", "returned", None),
     ("huge_output", "output-limit", None),

@@ -77,3 +77,18 @@ def test_the_count_is_per_request(box):
 def test_script_mode_refusal(box):
     o = box.run(ExecRequest("import socket\ntry:\n    socket.socket()\nexcept OSError:\n    pass\n", "f", None))
     assert o.status == "refused" and o.note == f"{NETWORK}; the program then returned normally"
+
+
+def test_starting_a_thread_is_refused():
+    # Python 3.11 raises no audit event for a new thread: the child replaces the entry points
+    code = ("import threading\ndef f(n):\n    r = []\n    if n > 5:\n"
+            "        t = threading.Thread(target=r.append, args=(1,))\n        t.start()\n        t.join()\n"
+            "    return n + len(r)\n")
+    raw = "import _thread\ndef f(n):\n    _thread.start_new_thread(print, ())\n    return n\n"
+    with Sandbox(Limits(timeout=5.0)) as box:
+        six, three, low = box.run_batch([ExecRequest(code, "f", "6"), ExecRequest(code, "f", "3"),
+                                         ExecRequest(raw, "f", "1")])
+    assert (six.status, six.value_repr) == ("refused", None)
+    assert six.note.startswith("the sandbox refused starting a thread (_thread.start_new_thread)")
+    assert (three.status, three.value_repr) == ("returned", "3")
+    assert low.status == "refused"

@@ -514,6 +514,8 @@ def crosshair_problem(sandbox: Any) -> str | None:
     if o.status == "returned":
         return None
     e = o.exception
+    if o.status == "refused" and o.note:
+        return f"crosshair cannot run in the sandbox: {o.note}"
     return f"crosshair cannot run in the sandbox: {e.type}: {e.message}" if e else f"sandbox status {o.status}"
 
 
