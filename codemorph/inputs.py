@@ -960,6 +960,14 @@ def edge_cases(text: str, literals: Iterable[Any] = ()) -> dict[str, list[str]]:
     return _edge_cases(args, kwargs, _Pool(literals, list(args) + list(kwargs.values())))
 
 
+#: edge cases relating two arguments (``cross``, ``pairs``) are made among the first this
+#: many arguments, edge cases of one argument among the first :data:`EDGE_MAX_ARGS`: each
+#: candidate formats every argument, so a 250-argument row would otherwise cost minutes of
+#: host time (random mutants still reach every argument)
+EDGE_MAX_RELATED = 8
+EDGE_MAX_ARGS = 32
+
+
 def _edge_cases(args: list, kwargs: dict, pool: _Pool) -> dict[str, list[str]]:
     keys = list(kwargs)
     seeds = list(args) + [kwargs[k] for k in keys]
@@ -977,15 +985,18 @@ def _edge_cases(args: list, kwargs: dict, pool: _Pool) -> dict[str, list[str]]:
             seen.add(t)
             out.setdefault(cat, []).append(t)
 
-    for i, v in enumerate(seeds):
+    for i, v in enumerate(seeds[:EDGE_MAX_ARGS]):
         for cat, x in _value_edges(v, pool):
             put(cat, seeds[:i] + [x] + seeds[i + 1:])
-    for i, vi in enumerate(seeds):
-        for j, vj in enumerate(seeds):
+    # relations between arguments: the first EDGE_MAX_RELATED arguments only (the pairs grow
+    # with the square of the argument count, each formatting every argument)
+    related = range(min(len(seeds), EDGE_MAX_RELATED))
+    for i in related:
+        for j in related:
             if i != j:
-                for x in _cross_edges(vi, vj, vi):
+                for x in _cross_edges(seeds[i], seeds[j], seeds[i]):
                     put("cross", seeds[:i] + [x] + seeds[i + 1:])
-    for i, j in itertools.combinations(range(len(seeds)), 2):
+    for i, j in itertools.combinations(related, 2):
         for a in _small(seeds[i]):
             for b in _small(seeds[j]):
                 vals = list(seeds)

@@ -307,3 +307,24 @@ def test_cross_substring_of_an_element():
     pairs = _mutant_values("['condor', 'eyes'], 'q'")
     prefixes = {t for xs, t in pairs if xs == ["condor", "eyes"] and any(x.startswith(t) for x in xs)}
     assert any(not any(x.endswith(t) for x in ["condor", "eyes"]) for t in prefixes)
+
+
+def test_edge_cases_of_a_row_with_many_arguments_stay_bounded():
+    # edge cases relate the first 8 arguments only and vary the first 32: a 250-argument row
+    # gets the same cross/pairs candidates as an 8-argument one (without the bound, their
+    # number grew with the square of the argument count and generate spent minutes here)
+    import random
+
+    from codemorph.inputs import _edge_cases, _Pool, mutate_args, parse_args
+
+    def cands(n):
+        text = ", ".join(f"'a{i}'" if i % 2 else str(i) for i in range(n))
+        a, k = parse_args(text)
+        return text, {c: len(v) for c, v in _edge_cases(a, k, _Pool(["x", 3], list(a))).items()}
+
+    _, eight = cands(8)
+    text, many = cands(250)
+    assert many["cross"] == eight["cross"] and many["pairs"] == eight["pairs"]
+    assert sum(many.values()) == 812
+    out = mutate_args(text, 49, random.Random(0), ["x", 3])
+    assert len(out) == 49 and len(set(out)) == 49 and text not in out
