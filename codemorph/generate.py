@@ -385,8 +385,13 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
         return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
     if o.status == "refused":
         return f"the program did not finish on its input: refused ({o.note or 'the sandbox refused something'})"
+    if o.status == "output-limit":
+        return "the program wrote more than the output limit (--output-limit) on its input and was stopped"
+    if o.status == "timeout":
+        return (f"the program did not finish on its input within the time limit (--timeout, traced run)"
+                + (f": {o.note}" if o.note else ""))
     if o.status != "returned":
-        return f"the program did not finish on its input: {o.status}"
+        return f"the program did not finish on its input: {o.status}" + (f" ({o.note})" if o.note else "")
     if check_output and o.output_matches is not True:
         if o.value_repr is None and o.repr_error:
             return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned a value whose "
