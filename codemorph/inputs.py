@@ -757,7 +757,7 @@ def _fits(new: Any, seed: Any) -> bool:
 # ------------------------------------------------------------------ systematic edge cases
 #: Share of the mutants of :func:`mutate_args` taken from :func:`edge_cases` (the rest are
 #: random), for requests of at least :data:`EDGE_MIN_REQUEST` mutants.
-EDGE_SHARE = 0.5
+EDGE_SHARE = 0.7
 #: Smallest request of :func:`mutate_args` that gets edge cases (coverage-guided rounds ask
 #: for one mutant at a time: random ones).
 EDGE_MIN_REQUEST = 5

@@ -81,7 +81,8 @@ def test_nondeterministic_original_is_inconclusive(sb, body):
     rewritten = code.replace("return", "result = (", 1).rstrip("\n") + ")\n    return result\n"
     verdict = v(sb, code, rewritten, inputs=("1",), extra_inputs=2)
     assert verdict.status == "inconclusive"
-    assert verdict.reason.startswith("nondeterministic on input 1")
+    # the reason may name the nondeterminism source first ("it reads the clock (import time); ...")
+    assert "nondeterministic on input 1" in verdict.reason
 
 
 # ------------------------------------------------------------------------------ observables
@@ -220,20 +221,21 @@ def test_related_arguments_expose_the_wrong_rewrite(sb, monkeypatch, orig, wrong
     assert verdict.status == "differs"
     args, _ = parse_args(verdict.counterexample.args)
     assert related(*args)
-    if only_related:  # independent mutation of each argument misses it
+    if only_related:  # independent random mutation of each argument misses it
         monkeypatch.setattr(inputs, "CROSS_SHARE", 0.0)
+        monkeypatch.setattr(inputs, "EDGE_SHARE", 0.0)  # edge cases relate arguments too
         assert v(sb, orig, wrong, inputs=(seed_input,)).status != "differs"
 
 
 def test_index_at_the_last_position_is_found_under_most_seeds(sb):
     # an index argument at the last position of the list argument: ``len(xs) - 1`` is one of
     # the sampled cross-argument edge cases (and of the random cross-argument mutants), so
-    # the default budget finds it under some mutation seeds only: 5 of seeds 0-9
+    # the default budget finds it under most mutation seeds: 8 of seeds 0-9
     orig = "def f(xs, i):\n    if i == len(xs) - 1:\n        return xs[i]\n    return None\n"
     wrong = "def f(xs, i):\n    if i == len(xs) - 1:\n        return xs[0]\n    return None\n"
     verdicts = [v(sb, orig, wrong, inputs=("[10, 20, 30, 40, 50, 60, 70], 100",), seed=s) for s in range(10)]
     found = [parse_args(x.counterexample.args)[0] for x in verdicts if x.status == "differs"]
-    assert len(found) == 5 and all(i == len(xs) - 1 for xs, i in found)
+    assert len(found) == 8 and all(i == len(xs) - 1 for xs, i in found)
 
 
 def test_coverage_additions_plant_the_guard_constants(sb):
