@@ -365,6 +365,11 @@ def test_fixture_behaviour(sandbox, case: str, scheme: str) -> None:
     result = rename(source, seed=11, scheme=scheme)
     assert result.applied, result.reason
     v = verdict(sandbox, source, result.source, INPUTS[case])
+    if case == "async_functions":
+        # an event loop is a source of nondeterminism the verifier does not vouch for
+        # (codemorph.determinism): never "equivalent", whatever the rename
+        assert v.status == "inconclusive" and v.reason.startswith("it runs an event loop"), v.reason
+        return
     assert v.status == "equivalent", v.reason
     assert v.inputs_checked >= len(INPUTS[case])
 

@@ -92,3 +92,16 @@ def test_starting_a_thread_is_refused():
     assert six.note.startswith("the sandbox refused starting a thread (_thread.start_new_thread)")
     assert (three.status, three.value_repr) == ("returned", "3")
     assert low.status == "refused"
+
+
+def test_a_local_socket_pair_is_allowed_but_connecting_is_not():
+    # asyncio's event loop makes an AF_UNIX socket pair for itself: no network access
+    aio = ("import asyncio\nasync def g(n):\n    await asyncio.sleep(0)\n    return n * 2\n"
+           "def f(n):\n    return asyncio.run(g(n))\n")
+    unix = "import socket\ndef f(n):\n    s = socket.socket(socket.AF_UNIX)\n    s.connect('/var/run/x.sock')\n    return n\n"
+    inet = "import socket\ndef f(n):\n    socket.socket()\n    return n\n"
+    with Sandbox(Limits(timeout=5.0)) as box:
+        a, u, i = box.run_batch([ExecRequest(aio, "f", "3"), ExecRequest(unix, "f", "1"), ExecRequest(inet, "f", "1")])
+    assert (a.status, a.value_repr) == ("returned", "6")
+    assert u.status == "refused" and u.note.startswith("the sandbox refused network access (socket.connect)")
+    assert i.status == "refused" and i.note.startswith("the sandbox refused network access (socket.__new__)")
