@@ -867,7 +867,7 @@ class _Child:
         tainted = not self.clean_workdir()
         if not reach:
             return tainted
-        if any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in _TAINT_WORDS):
+        if _mentions(req, _TAINT_WORDS):
             return True
         env = self.environ
         if env._data != self.environ_data:
@@ -1315,6 +1315,11 @@ _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr",
                 "locals", "breakpoint", "help", "sys")
 _REACH_FIELDS = ("code", "args", "expected_output")
 
+
+def _mentions(req, words):
+    """Whether the request's code, arguments or expected output spell any of ``words``."""
+    return any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in words)
+
 def _thread_count():
     """Threads other than the main one (``RLIMIT_NPROC`` stops them unless the user is exempt)."""
     try:
@@ -1403,7 +1408,7 @@ def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
         tainted = False
         for i in range(start, len(reqs)):
             req = reqs[i]
-            reach = any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in _REACH_WORDS)
+            reach = _mentions(req, _REACH_WORDS)
             if reach and spaces is None:
                 spaces = _module_spaces()
             try:

@@ -260,11 +260,13 @@ class RowProcessor:
         start = time.perf_counter()
         outs = self.sandbox.run_batch(requests)
         share = (time.perf_counter() - start) / max(1, len(requests))
-        unstable = self._unstable_row_input(row, candidates, slices, outs, own_compared)
+        # each changed variant's run on the row's own input (the first check, or the extra run)
+        row_runs = [None if sl is None else outs[sl[0] if own_compared else sl[0] + len(sl[1])] for sl in slices]
+        unstable = self._unstable_row_input(row, candidates, row_runs)
         out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
                                      "output": row.output, "entry_point": row.entry_point, "original_id": row.id,
                                      "transforms": [], "seed": cfg.seed, "kind": "original"}))
-        for (name, res, seconds), sl in zip(candidates, slices):
+        for (name, res, seconds), sl, run in zip(candidates, slices, row_runs):
             if sl is None:
                 out.stats.append(TransformStat(name, "not-applicable", seconds, res.reason))
                 continue
@@ -273,7 +275,6 @@ class RowProcessor:
             verdict = judge(baseline, checks, check_outs)
             if cfg.prove:
                 verdict = prove_verdict(verdict, baseline, res.program, check_outs)
-            run = check_outs[0] if own_compared else outs[at + len(checks)]
             status, reason = self._variant(row, name, res, verdict, run, out)
             n = len(checks) + (0 if own_compared else 1)
             out.stats.append(TransformStat(name, status, seconds + share * n, reason))
@@ -290,16 +291,14 @@ class RowProcessor:
         return out
 
     @staticmethod
-    def _unstable_row_input(row: SourceRow, candidates, slices, outs, own_compared: bool) -> str | None:
+    def _unstable_row_input(row: SourceRow, candidates, row_runs) -> str | None:
         """Why the row's recorded output is not a reliable ground truth, judging by the
         variants' runs on the row's own input: one ran to an end (returned or raised) with
         another result than the recorded one.  ``None`` when every such run agreed (runs that
         timed out or crashed say nothing about the output: only their variant is rejected)."""
-        for (name, _res, _seconds), sl in zip(candidates, slices):
-            if sl is None:
+        for (name, _res, _seconds), run in zip(candidates, row_runs):
+            if run is None:
                 continue
-            at, checks = sl
-            run = outs[at] if own_compared else outs[at + len(checks)]
             if run.status in ("returned", "raised") and run.output_matches is False:
                 return (f"the {name} variant, run on the row's own input, {_run_words(run)}, while the original "
                         f"returned the recorded output {row.output[:80]!r} twice: the program may be "
