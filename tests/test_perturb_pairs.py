@@ -169,3 +169,39 @@ def test_mapping_supplies_the_template_field(sandbox, monkeypatch):
                                              False)]
     monkeypatch.setattr(mutation_mod, "_field_names", lambda template: [])
     assert _found(sandbox, FIELD_CODE, "'x', {}", "IndexError") == []
+
+
+# -- coordinated fills of arguments that are all empty in the seed ------------------------
+
+FILL_CODE = ("def f(names, order):\n"
+             "    out = []\n"
+             "    for n in order:\n"
+             "        partner = order[names.index(n)]\n"
+             "        if partner != n:\n"
+             "            out.append(partner)\n"
+             "    return out\n")
+
+
+def test_coordinated_fills_of_empty_seed_lists():
+    args = parse_args("[], []")
+    fills = [tuple(c[0]) for c in MutationSpace(args, ()).priority_neighbours(args)]
+    # fill values 0, 1, 'a' (one str: its successor 'b' is the second value)
+    assert fills == [
+        ([0], [0]), ([0, 1], [0, 1]), ([1, 0], [0, 1]), ([0, 1], [1, 0]), ([0], [1]), ([1], [0]),
+        (["a"], ["a"]), (["a", "b"], ["a", "b"]), (["b", "a"], ["a", "b"]), (["a", "b"], ["b", "a"]),
+        (["a"], ["b"]), (["b"], ["a"])]
+    assert not any(is_type_changing(args, (list(c), {})) for c in fills)
+    # one empty list (or a non-empty one) has no partner to be filled with
+    one = parse_args("[], [1]")
+    assert list(MutationSpace(one, ()).priority_neighbours(one)) == [([[1], [1]], {})]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_coordinated_fills_reach_a_permutation(sandbox, monkeypatch, seed):
+    # every element of ``order`` must be in ``names`` (else ValueError) and sit at another
+    # position there (else ``partner == n``): both lists filled, one permuted
+    budget = Budget(executions=300, seconds=60)
+    found = search(FILL_CODE, "[], []", "output-change", budget, seed, sandbox=sandbox, max_results=1)
+    assert [_summary(p) for p in found] == [("[0, 1], [1, 0]", "[0, 1]", 4, False)]
+    monkeypatch.setattr(MutationSpace, "_coordinated_fills", lambda self, *a: iter(()))
+    assert search(FILL_CODE, "[], []", "output-change", budget, seed, sandbox=sandbox, max_results=1) == []

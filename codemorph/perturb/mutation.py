@@ -528,7 +528,11 @@ class MutationSpace:
           program names (``c - 1``, ``c``, ``c + 1`` for its small integer literals ``c``)
           together with every other argument of its type, each resized to the same length
           or made a copy of the resized one (what ``len(a) >= 10 and len(b) >= 10`` followed
-          by ``a[i] == b[i]`` needs).
+          by ``a[i] == b[i]`` needs);
+        * *coordinated fills* (:meth:`_coordinated_fills`): two or more list (or tuple)
+          arguments that are all empty in the seed filled together with the same fill
+          values, in the same order and permuted (``[x, y]`` with ``[y, x]``): what
+          ``arr[array.index(s)]`` for ``s in arr`` needs to pick another element than ``s``.
 
         Every mutant keeps each argument's type and the element types seen in the seed.
         """
@@ -570,6 +574,7 @@ class MutationSpace:
                         put(n, x)
         yield from out
         yield from self._coordinated(pos, kw, slots, vals)
+        yield from self._coordinated_fills(pos, kw, slots, vals)
 
     def paired_neighbours(self, args: Args, firsts: Iterable[Args], heads: int = 6) -> Iterator[Args]:
         """Two-edit mutants: each mutant of ``firsts`` (one-step neighbours of ``args``,
@@ -693,6 +698,53 @@ class MutationSpace:
                 c = make(copy)
                 if c is not None:
                     yield c
+
+    def _coordinated_fills(self, pos: list, kw: dict, slots: list, vals: list) -> Iterator[Args]:
+        """Coordinated fills of list or tuple arguments that are empty in the seed (see
+        :meth:`priority_neighbours`).
+
+        For every group of at least two arguments of one kind (list, tuple) that are all
+        empty in the seed, and for each of ``int`` and ``str`` (the first two fill values of
+        that type ``x, y``; when the fill has one value of the type, ``y`` is its
+        successor: ``x + 1``, or ``'a'`` -> ``'b'``), in this order: every
+        argument of the group ``[x]``; every one ``[x, y]``; one argument ``[y, x]`` and
+        the others ``[x, y]`` (for each argument in turn); one ``[x]`` and the others
+        ``[y]``.  A group of k arguments gives at most ``2 + 2k`` mutants per type.  Only
+        whole arguments empty in the seed are filled (the documented rule for element
+        types the seed does not show), so every mutant is type-preserving.
+        """
+        seed_pos, seed_kw = self.seed
+        groups: dict[type, list[int]] = {}
+        for n, (t, i) in enumerate(slots):
+            sv = (seed_pos[i] if i < len(seed_pos) else None) if t == "p" else seed_kw.get(i)
+            v = vals[n]
+            if type(v) in (list, tuple) and not v and _empty_seed(sv, (list, tuple)) and type(sv) is type(v):
+                groups.setdefault(type(v), []).append(n)
+        pairs: list[tuple] = []
+        for kind in (int, str):
+            same = [e for e in self._fill if type(e) is kind]
+            if not same:
+                continue
+            x = same[0]
+            y = same[1] if len(same) > 1 else _successor(x)
+            if y is not None and y != x:
+                pairs.append((x, y))
+        for kind, members in groups.items():
+            if len(members) < 2:
+                continue
+            for x, y in pairs:
+                fills = [{n: [x] for n in members}, {n: [x, y] for n in members}]
+                fills += [{n: ([y, x] if n == m else [x, y]) for n in members} for m in members]
+                fills += [{n: ([x] if n == m else [y]) for n in members} for m in members]
+                for f in fills:
+                    p2, k2 = list(pos), dict(kw)
+                    for n, items in f.items():
+                        t, i = slots[n]
+                        if t == "p":
+                            p2[i] = kind(items)
+                        else:
+                            k2[i] = kind(items)
+                    yield (p2, k2)
 
     def _value_neighbours(self, v: Any, sv: Any, depth: int) -> Iterator[Any]:
         if self.allow_type_change and depth == 0:
@@ -891,6 +943,16 @@ def _field_names(template: str) -> list[str]:
     except (ValueError, TypeError):
         return out
     return out
+
+
+def _successor(v: Any) -> Any:
+    """The next value after ``v`` of its type: ``v + 1`` for an int, the last character
+    advanced by one code point for a non-empty str (``'a'`` -> ``'b'``); ``None`` otherwise."""
+    if type(v) is int:
+        return v + 1
+    if type(v) is str and v and ord(v[-1]) < 0x10FFFF:
+        return v[:-1] + chr(ord(v[-1]) + 1)
+    return None
 
 
 def _resize(v: Any, k: int) -> Any:
