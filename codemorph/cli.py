@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .errors import CodemorphError, InputError, ParseError, UnknownTransformError
+from .executors import DEFAULT_WORKERS_HELP
 
 # rich_markup_mode=None: help texts are plain, so extras such as codemorph[dask] print as written
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
@@ -221,8 +222,9 @@ def generate(
     recipe: Optional[str] = typer.Option(None, "--recipe", "-r",
                                          help="Recipe: a TOML file or a built-in recipe name (see `codemorph recipes`)."),
     seed: int = typer.Option(0, help="Master seed; the same seed gives byte-identical output."),
-    workers: int = typer.Option(0, help="Parallel worker processes (0 = one more than the CPUs this process may "
-                                        "use: each worker alternates between rewriting and waiting for its sandbox)."),
+    workers: int = typer.Option(0, help="Parallel worker processes, each with one sandbox worker "
+                                        f"({DEFAULT_WORKERS_HELP}; each worker alternates between rewriting and "
+                                        "waiting for its sandbox)."),
     extra_inputs: int = typer.Option(49, help="Mutated inputs per row used to verify each variant "
                                               "(50 inputs with the row's own)."),
     timeout: float = typer.Option(5.0, help="Seconds per execution in the sandbox."),
@@ -260,7 +262,7 @@ def generate(
     if workers < 0 or extra_inputs < 0:
         _fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
     _check_output_path(output, in_path)
-    from .generate import default_workers
+    from .executors import default_workers
 
     common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs,
                   limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove)
@@ -375,7 +377,7 @@ def evaluate(
     missing: str = typer.Option("skip", help="Rows without a prediction: skip, or wrong (score 0)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),
     summary: Optional[Path] = typer.Option(None, help="Write the summary and robustness metrics as JSON."),
-    workers: int = typer.Option(0, help="Sandbox worker processes (0 = number of CPUs)."),
+    workers: int = typer.Option(0, help=f"Sandbox worker processes ({DEFAULT_WORKERS_HELP})."),
     timeout: float = typer.Option(3.0, help="Seconds per check program (CRUXEval's harness uses 3)."),
     seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
     bootstrap: int = typer.Option(1000, help="Bootstrap resamples."),
@@ -389,6 +391,7 @@ def evaluate(
     does (pass@k, unbiased estimator), with robustness metrics per transform when the data
     set was made by `codemorph generate`."""
     from .evaluate import evaluate_paths, write_scores, write_summary
+    from .executors import default_workers
 
     if mode not in ("output", "input"):
         _fail(f"--mode must be output or input, got {mode!r}")
@@ -409,7 +412,7 @@ def evaluate(
             task = progress.add_task("rows", total=None)
             results = evaluate_paths(dataset, predictions, fmt=fmt, model=model, bench=bench, mode=mode, ks=ks,
                                      match=match, strict=strict, missing=missing,
-                                     workers=workers or (os.cpu_count() or 1), timeout=timeout, seed=seed,
+                                     workers=workers or default_workers(), timeout=timeout, seed=seed,
                                      n_resamples=bootstrap, executor=runner,
                                      progress=lambda d, t: progress.update(task, completed=d, total=t))
         if output is not None:
@@ -459,18 +462,19 @@ def analyze(
     out_dir: Path = typer.Option(..., "--output", "-o", help="Report folder (CSV, JSON, PNG, report.html)."),
     dynamic: bool = typer.Option(True, help="Also measure each program by running it under a tracer in the sandbox."),
     plots: bool = typer.Option(True, help="Draw PNG plots (needs matplotlib: codemorph[analysis])."),
-    workers: int = typer.Option(0, help="Sandbox worker processes (0 = number of CPUs)."),
+    workers: int = typer.Option(0, help=f"Sandbox worker processes ({DEFAULT_WORKERS_HELP})."),
     timeout: float = typer.Option(10.0, help="Seconds per traced execution."),
     seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
 ) -> None:
     """Relate code properties (constructs, nesting, complexity, loop length, output type...)
     to the success of each model; write tables, plots and an HTML report to OUT_DIR."""
     from .analyze import analyze as run_analyze, write_report
+    from .executors import default_workers
 
     if out_dir.exists() and not out_dir.is_dir():
         _fail(f"{out_dir}: exists and is not a folder; expected a report folder (-o REPORT_DIR)")
     try:
-        report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or (os.cpu_count() or 1),
+        report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or default_workers(),
                              timeout=timeout, seed=seed)
         files = write_report(report, out_dir, plots=plots)
     except CodemorphError as exc:

@@ -19,6 +19,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
+# default_workers, usable_cpus and _cgroup_cpu_quota live in codemorph.executors (every
+# command's default); re-exported here, where they were first public
+from .executors import _cgroup_cpu_quota, default_workers, usable_cpus  # noqa: F401
 from .dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
                       row_json,
                       progress_path, read_rows, rejects_path)
@@ -35,53 +38,6 @@ from .verification import (DEFAULT_INPUTS, HASH_SEEDS, check_requests, judge, ma
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
            "default_transforms", "default_workers"]
-
-
-def default_workers() -> int:
-    """Worker processes ``generate`` uses by default: one more than the CPUs this process
-    may run on (:func:`usable_cpus`: affinity and cgroup CPU quota).
-
-    A worker alternates between host work (rewriting, judging) and waiting for its sandbox
-    batch (fork, IPC, the zygote's wake-ups), so with one worker per CPU a CPU sits idle
-    part of the time.  Measured on CRUXEval (800 rows, four transforms, a 2-CPU machine
-    otherwise kept idle): 65.0 s wall with 2 workers, 56.0 s with 3, at the same CPU time
-    (about 97 CPU seconds)."""
-    return usable_cpus() + 1
-
-
-def usable_cpus() -> int:
-    """CPUs this process may use: its CPU affinity (``os.sched_getaffinity``, else
-    ``os.cpu_count()``), capped by a Linux cgroup CPU quota (``cpu.max`` of cgroup v2, or
-    ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us`` of v1, rounded up), as containers such as
-    ``docker --cpus=2`` set it.  At least 1."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    quota = _cgroup_cpu_quota()
-    if quota is not None:
-        cpus = min(cpus, quota)
-    return max(1, cpus)
-
-
-def _cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> int | None:
-    """The cgroup CPU quota in whole CPUs (rounded up), or ``None`` when there is none."""
-    import math
-
-    try:
-        text = Path(root, "cpu.max").read_text().split()
-        if len(text) == 2 and text[0] != "max":
-            return max(1, math.ceil(int(text[0]) / int(text[1])))
-    except (OSError, ValueError):
-        pass
-    try:
-        q = int(Path(root, "cpu", "cpu.cfs_quota_us").read_text())
-        period = int(Path(root, "cpu", "cpu.cfs_period_us").read_text())
-        if q > 0 and period > 0:
-            return max(1, math.ceil(q / period))
-    except (OSError, ValueError):
-        pass
-    return None
 
 
 def default_transforms() -> tuple[str, ...]:

@@ -9,12 +9,12 @@ bad invocation or bad input (missing/empty file, malformed target name).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 from rich.console import Console
+from ..executors import DEFAULT_WORKERS_HELP
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 __all__ = ["perturb_command", "print_summary"]
@@ -36,7 +36,8 @@ def perturb_command(
     seconds: float = typer.Option(20.0, "--seconds", help="Wall-clock cap in seconds per program (search phases); "
                                   "the execution budget normally ends the search first, which keeps output reproducible."),
     seed: int = typer.Option(0, "--seed", help="Master seed."),
-    workers: int = typer.Option(0, "--workers", help="Parallel worker processes (0 = number of CPUs)."),
+    workers: int = typer.Option(0, "--workers", help="Parallel worker processes, each with one sandbox worker "
+                                                     f"({DEFAULT_WORKERS_HELP})."),
     allow_type_change: bool = typer.Option(False, "--allow-type-change",
                                            help="Also search inputs whose arguments change type "
                                                 "(labelled type_changing in every row)."),
@@ -52,7 +53,7 @@ def perturb_command(
     """Search inputs near each row's input that raise the chosen exception classes or
     change the output; write one row per finding (kind input-perturbation)."""
     from ..cli import _check_output_path, _fail, err_console, out_console
-    from ..executors import make_executor
+    from ..executors import default_workers, make_executor
     from ..dataset import default_dataset_path
     from ..errors import InputError
     from .job import DEFAULT_EXCEPTIONS, PerturbConfig, perturb_dataset
@@ -81,7 +82,7 @@ def perturb_command(
     config = PerturbConfig(exceptions=tuple(exception) if exception else DEFAULT_EXCEPTIONS,
                            output_changes=output_changes, per_exception=per_exception,
                            budget=Budget(executions=budget, seconds=seconds), seed=seed,
-                           workers=workers or (os.cpu_count() or 1), allow_type_change=allow_type_change,
+                           workers=workers or default_workers(), allow_type_change=allow_type_change,
                            strategies=strategies)
     in_path = input_path or default_dataset_path()
     if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
