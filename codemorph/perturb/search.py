@@ -13,7 +13,8 @@ Phases, in order, until each target has enough findings or the budget is spent:
 3. ``mutation``: every systematic one-step neighbour of the seed
    (:meth:`MutationSpace.neighbours`), sampled down to part of the budget when there are
    more; the boundary integers and the priority neighbours (template tokens for programs
-   that format a non-literal template, cross-argument values:
+   that format a non-literal template, cross-argument values, coordinated resizes of
+   same-typed arguments and coordinated fills of arguments that are all empty in the seed:
    :meth:`MutationSpace.priority_neighbours`) always run first;
 4. ``mutation``: two-edit mutants, each priority neighbour combined with one of the
    simplest one-step neighbours of another argument
