@@ -15,8 +15,10 @@ when the map ends.  Results come back in input order whatever order tasks finish
 most a bounded number of tasks is in flight, so the caller's memory does not grow with the
 corpus: a Dask run writes the same bytes as a local one (tests/test_scale_map.py).
 
-The main entry point is :func:`map_rows`; :meth:`DaskExecutor.ordered` (``generate``) and
-:func:`perturb_ordered` (``perturb``) are thin adapters over it.
+The main entry point is :func:`map_rows`; :func:`generate_ordered` (``generate``, also
+behind :meth:`LocalExecutor.ordered` and :meth:`DaskExecutor.ordered`) and
+:func:`perturb_ordered` (``perturb``) are thin adapters over it: the jobs have no pool
+code of their own.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .generate import GenerateConfig, RowOutcome
     from .perturb.job import PerturbConfig
 
-__all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "perturb_ordered", "close_states",
+__all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "generate_ordered", "perturb_ordered", "close_states",
            "is_reject", "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP"]
 
 T = TypeVar("T")
@@ -183,10 +185,8 @@ class LocalExecutor:
     def ordered(self, config: "GenerateConfig", items: Iterable[SourceRow | Reject]
                 ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
         """``generate``: yield ``(item, outcome)`` for every item, in input order, on
-        ``config.workers`` local processes."""
-        from .generate import _ordered
-
-        return _ordered(config, items)
+        ``config.workers`` local processes (:func:`generate_ordered`)."""
+        return generate_ordered(config, items, self)
 
     def __repr__(self) -> str:
         return f"LocalExecutor(rows_per_task={self.rows_per_task})"
@@ -232,18 +232,12 @@ class DaskExecutor:
     def ordered(self, config: "GenerateConfig", items: Iterable[SourceRow | Reject]
                 ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
         """``generate``: yield ``(item, outcome)`` for every item, in input order; each
-        worker thread keeps one :class:`~codemorph.generate.RowProcessor` for the run."""
-        from .generate import RowOutcome, RowProcessor
-
-        for item, out in map_rows(_process_row, items, self, setup=partial(RowProcessor, config)):
-            yield item, (RowOutcome(rejects=[item]) if out is None else out)
+        worker thread keeps one :class:`~codemorph.generate.RowProcessor` for the run
+        (:func:`generate_ordered`)."""
+        return generate_ordered(config, items, self)
 
     def __repr__(self) -> str:
         return f"DaskExecutor({self.scheduler!r}, rows_per_task={self.rows_per_task})"
-
-
-def _process_row(processor: Any, row: SourceRow) -> Any:
-    return processor.process(row)
 
 
 def make_executor(name: str, scheduler: str | None = None, rows_per_task: int | None = None
@@ -454,6 +448,35 @@ def _forget_states(token: str) -> None:
 
 
 # -- adapters for the jobs -----------------------------------------------------------------------
+def _process_row(processor: Any, row: SourceRow) -> Any:
+    return processor.process(row)
+
+
+def generate_ordered(config: "GenerateConfig", items: Iterable[SourceRow | Reject],
+                     executor: LocalExecutor | DaskExecutor | None = None
+                     ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
+    """``generate``: yield ``(item, outcome)`` for every item read, in input order.
+
+    Each row is processed by a :class:`~codemorph.generate.RowProcessor` (its transforms and
+    one sandbox), one per worker: ``config.workers`` local ``spawn`` processes (that die
+    with this one, :func:`die_with_parent`), the calling process when ``config.workers`` is
+    1, or every thread of a Dask cluster.  Locally up to ``32 * config.workers`` rows are
+    in flight ahead of the one being yielded (rows take from milliseconds to seconds; the
+    look-ahead keeps every worker busy past a slow one).  A
+    :class:`~codemorph.dataset.Reject` item gets an outcome holding just itself.  An
+    exception a row raised is re-raised when that row's turn comes.  Every row's
+    randomness derives from ``(config.seed, row id)``, so the outcomes do not depend on the
+    executor or the number of workers.
+    """
+    from .generate import RowOutcome, RowProcessor
+
+    workers = max(1, config.workers)
+    window = None if isinstance(executor, DaskExecutor) else 32 * workers
+    for item, out in map_rows(_process_row, items, executor, setup=partial(RowProcessor, config), workers=workers,
+                              window=window):
+        yield item, (RowOutcome(rejects=[item]) if out is None else out)
+
+
 def _perturb_one(config: "PerturbConfig", sandbox: Any, row: SourceRow) -> Any:
     from .perturb.job import search_row
 
@@ -471,14 +494,18 @@ def perturb_ordered(config: "PerturbConfig", items: Iterable[SourceRow | Reject]
                     executor: LocalExecutor | DaskExecutor | None = None) -> Iterator[tuple[Any, Any]]:
     """``perturb``: yield ``(item, row result)`` for every item read, in input order.
 
-    Each row is searched by :func:`codemorph.perturb.job.perturb_row` with one sandbox per
-    worker (``config.workers`` local processes, or every thread of a Dask cluster); a
-    :class:`~codemorph.dataset.Reject` item gets a result holding just itself.  The
-    searches are seeded per row and bounded by executions, so the results do not depend
-    on the executor.
+    Each row is searched by :func:`codemorph.perturb.job.search_row` with one sandbox per
+    worker (``config.workers`` local ``spawn`` processes that die with this one, the calling
+    process when ``config.workers`` is 1, or every thread of a Dask cluster); locally up to
+    ``4 * config.workers`` rows are in flight ahead of the one being yielded.  A
+    :class:`~codemorph.dataset.Reject` item gets a result holding just itself; an exception
+    a row raised is re-raised when that row's turn comes.  The searches are seeded per row
+    and bounded by executions, so the results do not depend on the executor.
     """
     from .perturb.job import RowResult
 
+    workers = max(1, config.workers)
+    window = None if isinstance(executor, DaskExecutor) else 4 * workers
     for item, res in map_rows(partial(_perturb_one, config), items, executor, setup=_perturb_sandbox,
-                              workers=max(1, config.workers)):
+                              workers=workers, window=window):
         yield item, (RowResult(rejects=[item]) if res is None else res)

@@ -9,19 +9,18 @@ in input order, each row group as soon as it and all rows before it are done.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import itertools
-import multiprocessing
 import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Sequence
 
 # default_workers, usable_cpus and _cgroup_cpu_quota live in codemorph.executors (every
 # command's default); re-exported here, where they were first public
 from .executors import _cgroup_cpu_quota, default_workers, usable_cpus  # noqa: F401
+from .executors import generate_ordered
 from .dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
                       row_json,
                       progress_path, read_rows, rejects_path)
@@ -359,57 +358,6 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
     return None
 
 
-# -- the parallel driver ------------------------------------------------------------
-
-_PROC: RowProcessor | None = None
-
-
-def _init_worker(config: GenerateConfig) -> None:
-    global _PROC
-    from .executors import die_with_parent
-
-    die_with_parent()
-    _PROC = RowProcessor(config)
-    import atexit
-    atexit.register(_PROC.close)
-
-
-def _work(row: SourceRow) -> RowOutcome:
-    assert _PROC is not None
-    return _PROC.process(row)
-
-
-def _ordered(config: GenerateConfig, items: Iterable[SourceRow | Reject]) -> Iterator[tuple[SourceRow | Reject, RowOutcome]]:
-    """Process rows, yielding results in input order (bounded look-ahead)."""
-    if config.workers <= 1:
-        proc = RowProcessor(config)
-        try:
-            for it in items:
-                yield it, (RowOutcome(rejects=[it]) if isinstance(it, Reject) else proc.process(it))
-        finally:
-            proc.close()
-        return
-    ctx = multiprocessing.get_context("spawn")
-    window = config.workers * 32
-    with cf.ProcessPoolExecutor(config.workers, mp_context=ctx, initializer=_init_worker,
-                                initargs=(config,)) as pool:
-        pending: list[tuple[SourceRow | Reject, cf.Future | None]] = []
-        it = iter(items)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < window:
-                try:
-                    nxt = next(it)
-                except StopIteration:
-                    exhausted = True
-                    break
-                pending.append((nxt, None if isinstance(nxt, Reject) else pool.submit(_work, nxt)))
-            if not pending:
-                break
-            item, fut = pending.pop(0)
-            yield item, (RowOutcome(rejects=[item]) if fut is None else fut.result())
-
-
 @dataclass
 class GenerateSummary:
     """Counts of a finished run (per transform and overall) and where files went."""
@@ -473,10 +421,10 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
         checkpoint.start()
     skip = summary.rows_resumed
     with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
-        ordered = _ordered if executor is None else executor.ordered
         # rows are read as a stream; skipped (resumed) rows still pass the id guard
         items = itertools.islice(guard_derived_ids(read_rows(in_path), derived), skip, None)
-        for done, (item, res) in enumerate(ordered(config, items), skip + 1):
+        outcomes = generate_ordered(config, items) if executor is None else executor.ordered(config, items)
+        for done, (item, res) in enumerate(outcomes, skip + 1):
             summary.rows_read += 1
             for r in res.rows:
                 writer.write(r)

@@ -38,18 +38,17 @@ is what any later run gives.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
 import os
 import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable
 
 from ..dataset import (Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path,
                        row_json)
 from ..errors import InputError, ParseError
+from ..executors import perturb_ordered
 from ..program import Program
 from ..determinism import nondeterminism_source
 from ..sandbox import ExecRequest, Outcome, Sandbox
@@ -341,12 +340,6 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
     return kept, executions
 
 
-# -- the parallel driver ------------------------------------------------------------
-
-_SB: Sandbox | None = None
-_CFG: PerturbConfig | None = None
-
-
 #: exceptions that end a harness rather than fail one prediction (not Exception subclasses)
 _HARNESS_KILLERS = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
 
@@ -355,46 +348,6 @@ def _keepable(target: str, p: Perturbation) -> bool:
     """``any-exception`` means an ``Exception``: a finding raising SystemExit,
     KeyboardInterrupt or GeneratorExit is kept only when that class is the target."""
     return p.exception is None or p.exception.type not in _HARNESS_KILLERS or p.exception.type == target
-
-
-def _init_worker(config: PerturbConfig) -> None:
-    global _SB, _CFG
-    _CFG = config
-    _SB = Sandbox(search_limits())
-    import atexit
-    atexit.register(_SB.close)
-
-
-def _work(row: SourceRow) -> RowResult:
-    assert _SB is not None and _CFG is not None
-    return search_row(row, _CFG, _SB)
-
-
-def _ordered(config: PerturbConfig, items: Iterable[Any]) -> Iterator[tuple[Any, RowResult]]:
-    if config.workers <= 1:
-        with Sandbox(search_limits()) as sb:
-            for it in items:
-                yield it, (RowResult(rejects=[it]) if isinstance(it, Reject) else search_row(it, config, sb))
-        return
-    ctx = multiprocessing.get_context("spawn")
-    window = config.workers * 4
-    with cf.ProcessPoolExecutor(config.workers, mp_context=ctx, initializer=_init_worker,
-                                initargs=(config,)) as pool:
-        pending: list[tuple[Any, cf.Future | None]] = []
-        it = iter(items)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < window:
-                try:
-                    nxt = next(it)
-                except StopIteration:
-                    exhausted = True
-                    break
-                pending.append((nxt, None if isinstance(nxt, Reject) else pool.submit(_work, nxt)))
-            if not pending:
-                break
-            item, fut = pending.pop(0)
-            yield item, (RowResult(rejects=[item]) if fut is None else fut.result())
 
 
 def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,
@@ -429,13 +382,7 @@ def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike
     summary.per_target = {t: TargetStats() for t in config.targets()}
     start = time.perf_counter()
     with RowWriter(out_path) as writer, RowWriter(summary.rejects_path) as rejects:
-        if executor is None:
-            ordered = _ordered(config, items)
-        else:
-            from ..executors import perturb_ordered
-
-            ordered = perturb_ordered(config, items, executor)
-        for done, (item, res) in enumerate(ordered, 1):
+        for done, (item, res) in enumerate(perturb_ordered(config, items, executor), 1):
             summary.rows_read += 1
             for r in res.rows:
                 writer.write(r)
