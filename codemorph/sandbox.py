@@ -8,7 +8,9 @@ runs the batch's requests one after another, each in fresh globals, under a wall
 timer (``setitimer``), an address-space limit (``RLIMIT_AS``), no core dumps, a bounded
 output capture and fds 0/1/2 redirected away from the protocol pipes.  A child that dies
 or ignores its timer is killed by the zygote and replaced for the rest of the batch; a
-zygote that dies is replaced by the host.  So a hang, crash, ``sys.exit``, ``os._exit``,
+zygote that dies is replaced by the host, which removes the zygote's directory (as it does
+on :meth:`Sandbox.close` and at exit; a host killed by ``SIGKILL`` cannot, and the next
+sandbox started on the machine removes what it left: :func:`remove_stale_dirs`).  So a hang, crash, ``sys.exit``, ``os._exit``,
 infinite recursion or memory blow-up in one program never stops a run, and a program that
 monkeypatches builtins never affects another batch (builtins are also restored between
 the requests of a batch, and so is the process state a program may change: files in the
@@ -40,6 +42,7 @@ untrusted corpora in a container or VM without network access as well.
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import json
 import os
@@ -59,7 +62,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
 __all__ = ["Limits", "ExecRequest", "ExceptionInfo", "Outcome", "Sandbox", "STATUSES",
-           "COMPLETED_STATUSES", "WORKER_PATH"]
+           "COMPLETED_STATUSES", "WORKER_PATH", "DIR_PREFIX", "remove_stale_dirs"]
 
 #: Every value :attr:`Outcome.status` can take.
 STATUSES = ("returned", "raised", "timeout", "memory", "crashed", "bad-input", "bad-code", "output-limit",
@@ -69,6 +72,11 @@ COMPLETED_STATUSES = frozenset({"returned", "raised", "bad-input", "bad-code"})
 
 #: Path of the worker script run by each worker process.
 WORKER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker.py")
+
+#: Name prefix of each worker's working directory (made in :func:`tempfile.gettempdir`).
+DIR_PREFIX = "codemorph-sandbox-"
+#: Seconds since its last change before :func:`remove_stale_dirs` looks at a directory.
+STALE_AFTER = 60.0
 
 _HDR = struct.Struct(">I")
 _IDX2 = struct.Struct(">II")
@@ -330,6 +338,121 @@ class _WorkerDied(Exception):
     pass
 
 
+# -- the workers' directories ------------------------------------------------------------
+def _hold_dir(path: str) -> int:
+    """Open the directory ``path`` and take an exclusive ``flock`` on it, the sign that a
+    live host uses it; returns the descriptor (close-on-exec: the zygote does not inherit
+    it).  The lock ends when the descriptor is closed, also by the kernel when the host is
+    killed."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _cwds_in_use() -> list[str] | None:
+    """Working directories of the processes visible in ``/proc`` (``None`` without ``/proc``)."""
+    try:
+        pids = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return None
+    out = []
+    for pid in pids:
+        try:
+            out.append(os.readlink(f"/proc/{pid}/cwd"))
+        except OSError:  # gone, or another user's process
+            continue
+    return out
+
+
+def remove_stale_dirs(tempdir: str | None = None, min_age: float = STALE_AFTER) -> list[str]:
+    """Remove the working directories that sandbox workers of dead hosts left behind.
+
+    A host (the process holding a :class:`Sandbox`) holds an exclusive ``flock`` on each of
+    its workers' directories as long as it lives, and removes a directory itself when it
+    stops the worker (:meth:`Sandbox.close`, a worker that died or was replaced, interpreter
+    exit).  A host killed by ``SIGKILL`` (``kill -9``, the OOM killer, a pool worker ending
+    with its parent) cannot: its zygote ends when its pipe closes, and the directory stays.
+    Such a directory is removed here when all of these hold:
+
+    * its name starts with :data:`DIR_PREFIX`; it is a directory (not a symlink) owned by
+      this user, in ``tempdir``;
+    * it last changed ``min_age`` seconds ago or earlier (a host takes its lock just after
+      creating the directory);
+    * nobody holds its lock;
+    * no process visible in ``/proc`` has its working directory in it (the zygote of a host
+      that took no lock: a codemorph before this check, or a host that is gone while its
+      zygote still finishes a batch).  Without ``/proc`` nothing is removed.
+
+    Every :class:`Sandbox` calls it (at most once a minute per process) before it starts a
+    worker, so a killed run's directories go with the next run on the machine.
+
+    Args:
+        tempdir: the directory to look in (default: :func:`tempfile.gettempdir`).
+        min_age: seconds, see above.
+
+    Returns:
+        The paths removed.
+    """
+    root = tempdir or tempfile.gettempdir()
+    now = time.time()
+    held: list[tuple[str, int]] = []
+    try:
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            return []
+        for e in entries:
+            if not e.name.startswith(DIR_PREFIX):
+                continue
+            try:
+                st = e.stat(follow_symlinks=False)
+                if not e.is_dir(follow_symlinks=False) or st.st_uid != os.getuid() or now - st.st_mtime < min_age:
+                    continue
+                held.append((e.path, _hold_dir(e.path)))
+            except OSError:  # locked by a live host, gone, or not ours
+                continue
+        if not held:
+            return []
+        cwds = _cwds_in_use()
+        if cwds is None:
+            return []
+        removed = []
+        for path, _fd in held:
+            if any(c == path or c.startswith(path + os.sep) for c in cwds):
+                continue
+            shutil.rmtree(path, ignore_errors=True)
+            if not os.path.lexists(path):
+                removed.append(path)
+        return removed
+    finally:
+        for _path, fd in held:
+            os.close(fd)
+
+
+_sweep_lock = threading.Lock()
+_last_sweep = [float("-inf")]  # time.monotonic() of this process's last remove_stale_dirs
+
+
+def _sweep_now_and_then() -> None:
+    """:func:`remove_stale_dirs`, at most once per :data:`STALE_AFTER` seconds per process;
+    never raises (a failed sweep must not stop a run)."""
+    if not _sweep_lock.acquire(blocking=False):
+        return  # another thread of this process is sweeping
+    try:
+        if time.monotonic() - _last_sweep[0] < STALE_AFTER:
+            return
+        _last_sweep[0] = time.monotonic()
+        remove_stale_dirs()
+    except Exception:  # noqa: BLE001 - best effort
+        pass
+    finally:
+        _sweep_lock.release()
+
+
 class _Worker:
     """One zygote process and its pipes (host side)."""
 
@@ -337,16 +460,25 @@ class _Worker:
 
     def __init__(self, hash_seed: int, python: str) -> None:
         self.hash_seed = hash_seed
-        self.tmp = tempfile.mkdtemp(prefix="codemorph-sandbox-")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
-        env["PYTHONHASHSEED"] = str(hash_seed)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        env.setdefault("LC_ALL", "C.UTF-8")
-        env["PYTHONIOENCODING"] = "utf-8"
-        self.proc = subprocess.Popen(
-            [python, "-s", WORKER_PATH], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, cwd=self.tmp, env=env, start_new_session=True, bufsize=0,
-            close_fds=True)
+        _sweep_now_and_then()
+        # the zygote's working directory: removed by kill(); held (flock) while this process
+        # lives, so that remove_stale_dirs() can tell it from one a killed host left behind
+        self.tmp = tempfile.mkdtemp(prefix=DIR_PREFIX)
+        self.dir_fd: int | None = None
+        try:
+            self.dir_fd = _hold_dir(self.tmp)
+            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+            env["PYTHONHASHSEED"] = str(hash_seed)
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            env.setdefault("LC_ALL", "C.UTF-8")
+            env["PYTHONIOENCODING"] = "utf-8"
+            self.proc = subprocess.Popen(
+                [python, "-s", WORKER_PATH], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, cwd=self.tmp, env=env, start_new_session=True, bufsize=0,
+                close_fds=True)
+        except BaseException:  # e.g. no such interpreter: the directory must not stay behind
+            self._remove_dir()
+            raise
         self.rfd = self.proc.stdout.fileno()
         self.wfd = self.proc.stdin.fileno()
         self.buf = bytearray()
@@ -459,7 +591,17 @@ class _Worker:
                 f.close()
             except OSError:
                 pass
+        self._remove_dir()
+
+    def _remove_dir(self) -> None:
+        """Remove the working directory, then let go of its lock."""
         shutil.rmtree(self.tmp, ignore_errors=True)
+        fd, self.dir_fd = self.dir_fd, None
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def alive(self) -> bool:
         return self.proc.poll() is None
