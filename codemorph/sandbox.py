@@ -1,23 +1,23 @@
 """Execution sandbox: runs untrusted benchmark programs in reusable worker processes.
 
-Programs never run in the host process.  A :class:`Sandbox` keeps ``workers`` long-lived
+Programs never run in the host process. A :class:`Sandbox` keeps ``workers`` long-lived
 worker ("zygote") processes, each started once as ``python -s codemorph/_worker.py``
 (standard library only, so it starts fast) with ``PYTHONHASHSEED`` fixed and a fresh
-temporary directory as working directory.  For every batch the zygote forks one child that
+temporary directory as working directory. For every batch the zygote forks one child that
 runs the batch's requests one after another, each in fresh globals, under a wall-clock
 timer (``setitimer``), an address-space limit (``RLIMIT_AS``), no core dumps, a bounded
-output capture and fds 0/1/2 redirected away from the protocol pipes.  A child that dies
-or ignores its timer is killed by the zygote and replaced for the rest of the batch; a
-zygote that dies is replaced by the host, which removes the zygote's directory (as it does
-on :meth:`Sandbox.close` and at exit; a host killed by ``SIGKILL`` cannot, and the next
-sandbox started on the machine removes what it left: :func:`remove_stale_dirs`).  So a
-hang, crash, ``sys.exit``, ``os._exit``, infinite recursion or memory blow-up in one
-program never stops a run, and a program that monkeypatches builtins never affects another
-batch (builtins are also restored between the requests of a batch, and so is the process
-state a program may change: files in the working directory, ``os.environ``, umask, the garbage collector's settings, ``warnings``
-filters, the int-to-str digit limit, ``sys`` attributes and hooks; a program that changes
-state the child cannot restore, such as a registered codec search function or a signal
-handler, gets a fresh child for the next request).
+output capture and fds 0/1/2 redirected away from the protocol pipes. A child that dies or
+ignores its timer is killed by the zygote and replaced for the rest of the batch; a zygote
+that dies is replaced by the host, which removes the zygote's directory (as it does on
+:meth:`Sandbox.close` and at exit; a host killed by ``SIGKILL`` cannot, and the next
+sandbox started on the machine removes what it left: :func:`remove_stale_dirs`). So a hang,
+crash, ``sys.exit``, ``os._exit``, infinite recursion or memory blow-up in one program
+never stops a run, and a program that monkeypatches builtins never affects another batch
+(builtins are also restored between the requests of a batch, and so is the process state a
+program may change: files in the working directory, ``os.environ``, umask, the garbage
+collector's settings, ``warnings`` filters, the int-to-str digit limit, ``sys`` attributes
+and hooks; a program that changes state the child cannot restore, such as a registered
+codec search function or a signal handler, gets a fresh child for the next request).
 
 Note: ``python -I`` would make the interpreter ignore ``PYTHONHASHSEED``; the worker is
 therefore started with ``-s`` and an environment scrubbed of every other ``PYTHON*``
