@@ -201,7 +201,7 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
     if cex is not None:
         def show(o):
             if o.status == "returned":
-                return f"returned {o.value_repr}" + (f", stdout {o.stdout!r}" if o.stdout else "")
+                return f"returned {o.value_words(None)}" + (f", stdout {o.stdout!r}" if o.stdout else "")
             if o.exception is not None:
                 return f"{o.status} {o.exception.type}: {o.exception.message}"
             return o.status

@@ -301,7 +301,7 @@ class RowProcessor:
 
 def _run_words(run) -> str:
     if run.status == "returned":
-        return f"returned {str(run.value_repr)[:80]}, which does not equal it"
+        return f"returned {run.value_words()}, which does not equal it"
     if run.exception is not None:
         return f"{run.status} ({run.exception.type}: {str(run.exception.message)[:80]})"
     return f"ended with status {run.status}"
@@ -342,19 +342,20 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
     if o.status == "output-limit":
         return "the program wrote more than the output limit (--output-limit) on its input and was stopped"
     if o.status == "timeout":
-        return (f"the program did not finish on its input within the time limit (--timeout, traced run)"
+        return ("the program did not finish on its input within the time limit (--timeout, traced run)"
                 + (f": {o.note}" if o.note else ""))
     if o.status != "returned":
         return f"the program did not finish on its input: {o.status}" + (f" ({o.note})" if o.note else "")
     if check_output and o.output_matches is not True:
-        if o.value_repr is None and o.repr_error:
-            return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned a value whose "
-                    f"repr failed ({o.repr_error[:120]})")
+        if o.value_repr is None:
+            # the result's repr raised (an int over 4,300 digits), timed out or was too long
+            return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned "
+                    f"{o.value_words(120)}")
         if not o.literal_ok:
             return (f"recorded output {row.output[:80]!r} cannot be checked: execution returned "
-                    f"{str(o.value_repr)[:80]}, whose repr is not a Python literal, and the recorded output does "
-                    f"not evaluate to an equal value")
-        return f"recorded output {row.output[:80]!r} does not match execution, which returned {str(o.value_repr)[:80]}"
+                    f"{o.value_words()}, whose repr is not a Python literal, and the recorded output does "
+                    "not evaluate to an equal value")
+        return f"recorded output {row.output[:80]!r} does not match execution, which returned {o.value_words()}"
     return None
 
 

@@ -264,6 +264,30 @@ class Outcome:
             what = None
         return (self.status, what, self.args_fingerprint, self.stdout)
 
+    def value_words(self, limit: int | None = 80) -> str:
+        """The returned value, for a message: its ``repr`` cut to ``limit`` characters
+        (``None``: not cut), or,
+        when no repr was kept (:attr:`repr_error`), what happened to it: ``"a value whose repr
+        raised ValueError (Exceeds the limit (4300 digits) ...)"`` (an int over 4,300 digits),
+        ``"a value whose repr timed out"``, ``"a value whose repr is 2000000 characters, over
+        the limit"``.  Meant after ``"returned "``; ``""`` unless :attr:`status` is
+        ``"returned"``."""
+        if self.status != "returned":
+            return ""
+        def cut(text: str) -> str:
+            return text if limit is None or len(text) <= limit else text[:max(0, limit - 3)] + "..."
+
+        if self.value_repr is not None:
+            return cut(self.value_repr)
+        err = self.repr_error or ""
+        if err.startswith("repr "):  # "repr timed out", "repr is N characters, over the limit"
+            return f"a value whose {err}"
+        cls, _, message = err.partition(":")
+        if cls.isidentifier():  # "ValueError: message" or "ValueError": the repr raised
+            message = message.strip()
+            return f"a value whose repr raised {cls}" + (f" ({cut(message)})" if message else "")
+        return "a value whose repr is unavailable" + (f" ({cut(err)})" if err else "")
+
     @property
     def completed(self) -> bool:
         """Whether the program ran to a deterministic end (not timeout/memory/crash/output-limit/refused)."""
