@@ -149,7 +149,16 @@ class RowProcessor:
         hash order, the row's input also runs under five other ``PYTHONHASHSEED`` values
         (one batch each) and a row whose result changes is rejected.
         With :attr:`GenerateConfig.prove`, each verdict then goes through
-        :func:`~codemorph.verification.prove_verdict` (host-side Z3, no execution)."""
+        :func:`~codemorph.verification.prove_verdict` (host-side Z3, no execution).
+
+        Rows written (:attr:`RowOutcome.rows`, in this order): the original (``kind``
+        ``"original"``), one per written variant (``"code-transform"``), then with
+        :attr:`GenerateConfig.perturb` the input perturbations (``"input-perturbation"``).
+        Every one of them carries the input row's extra columns (:attr:`SourceRow.extra
+        <codemorph.dataset.SourceRow.extra>`: those codemorph does not read, such as
+        ``difficulty`` or ``source``), first and unchanged, so a harness can group derived rows
+        by them; a column named like one of codemorph's own fields of that row (``id``,
+        ``code``, ``output``, ``kind``, ``verification``...) holds codemorph's value."""
         out = RowOutcome()
         cfg = self.config
 
@@ -286,6 +295,7 @@ class RowProcessor:
                                         "reason": why, "code": new.source})
             return "error", why
         out.rows.append(self._stamp({
+            **row.extra,  # the input row's own columns (difficulty, source...), as on the original row
             # a result whose repr is no literal (inf, a class instance) keeps the row's recorded
             # output text, which the variant's result was just checked to equal
             "id": vid, "code": new.source, "input": row.input,

@@ -24,6 +24,11 @@ field              meaning
 ``seed``           the run's master seed
 =================  ==================================================================
 
+Each row also carries the source row's extra columns (those codemorph does not read, such
+as ``difficulty`` or ``source``: :attr:`codemorph.dataset.SourceRow.extra`), first and
+unchanged, as the rows ``codemorph generate`` writes do, so a harness can group rows by
+them; a column named like a field above holds codemorph's value.
+
 A row for ``any-exception`` is written only when its input is not already written for its
 own class.  Rows that cannot be searched (code does not parse, no entry point, input not
 a literal, seed input does not finish) go to :func:`codemorph.dataset.rejects_path`; so do
@@ -177,8 +182,9 @@ def perturb_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox | None =
             (about 50 ms of start-up per call).
 
     Returns:
-        A list of row dicts (possibly empty: nothing found, or the row cannot be searched;
-        :func:`search_row` says why).  Deterministic for a given ``config.seed`` and row id
+        A list of row dicts (the schema in the module docstring, with the row's extra
+        columns), possibly empty: nothing found, or the row cannot be searched
+        (:func:`search_row` says why).  Deterministic for a given ``config.seed`` and row id
         when the execution budget ends each search.
     """
     if sandbox is None:
@@ -244,6 +250,7 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
             written.add(p.input)
             label = t
             res.rows.append({
+                **row.extra,  # the input row's own columns (difficulty, source...), unchanged
                 "id": f"{row.id}:perturb:{label}:{n}", "kind": "input-perturbation", "original_id": row.id,
                 "code": row.code, "input": p.input, "entry_point": row.entry_point,
                 "output": p.output if p.status == "returned" else None,
