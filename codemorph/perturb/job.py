@@ -283,16 +283,20 @@ def _matches(p: Perturbation, o: Outcome) -> bool:
 
 
 class _Counting:
-    """A sandbox stand-in for :func:`~codemorph.verification.hash_stable` that counts executions."""
+    """A sandbox stand-in for :func:`~codemorph.verification.hash_stable` that counts
+    executions and keeps every ``(input, outcome)`` pair it ran."""
 
     def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
         self.hash_seed = sandbox.hash_seed
         self.executions = 0
+        self.runs: list[tuple[str | None, Outcome]] = []
 
     def run_batch(self, requests: list[ExecRequest], **kw: Any) -> list[Outcome]:
         self.executions += len(requests)
-        return self.sandbox.run_batch(requests, **kw)
+        outs = self.sandbox.run_batch(requests, **kw)
+        self.runs += [(r.args, o) for r, o in zip(requests, outs)]
+        return outs
 
 
 def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturbation]], cands: list[str],
@@ -342,6 +346,11 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
         counting = _Counting(sandbox)
         ok = dict(zip(left, hash_stable(counting, row.code, row.entry_point, left,  # type: ignore[arg-type]
                                         [firsts[i] for i in left], seeds=seeds)))
+        # hash_stable compares the exception's class only; a row records its message and
+        # line too (a message showing a set of strings changes with the hash seed)
+        for text, o in counting.runs:
+            if text in ok and not _same(firsts[text], o):
+                ok[text] = False
         executions += counting.executions
         kept = {t: [p for p in f if ok[p.input]] for t, f in kept.items()}
     return kept, executions
