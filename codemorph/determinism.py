@@ -22,7 +22,8 @@ import libcst as cst
 from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrapper, ParentNodeProvider,
                              ScopeProvider)
 
-__all__ = ["nondeterminism_source", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS"]
+__all__ = ["nondeterminism_source", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
+           "HARNESS_ATTRIBUTES"]
 
 #: modules whose import alone is flagged (top-level package name -> what it reads)
 FLAGGED_MODULES: dict[str, str] = {
@@ -59,6 +60,9 @@ FLAGGED_MODULES: dict[str, str] = {
     "fileinput": "reads files",
     "inspect": "reads the interpreter's frames and source files",
     "builtins": "reaches the builtins by name (id, hash, open...)",
+    "traceback": "reads the harness's frames and file names",
+    "linecache": "reads source files by the harness's file names",
+    "__main__": "reads the harness's main module",
 }
 
 #: modules flagged unless every use is a member in :data:`PURE_MEMBERS` (dotted prefixes)
@@ -93,6 +97,35 @@ FLAGGED_BUILTINS: dict[str, str] = {
     "open": "reads or writes files",
     "input": "reads standard input",
 }
+
+#: module-level names a harness sets: flagged when the program reads them as globals (a
+#: module-level assignment of its own does not count); ``x.__name__`` is an attribute, not these
+HARNESS_GLOBALS: dict[str, str] = {
+    "__name__": "reads its module's name, which the harness chooses",
+    "__file__": "reads its file name, which the harness chooses",
+    "__spec__": "reads its module's import spec, which the harness chooses",
+    "__loader__": "reads its module's loader, which the harness chooses",
+    "__package__": "reads its module's package, which the harness chooses",
+    "__cached__": "reads its module's cache file, which the harness chooses",
+    "__doc__": "reads its module's docstring global, which the harness may leave unset",
+    "__annotations__": "reads its module's annotations global, which the harness may leave unset",
+    "__main__": "reads the harness's main module",
+    "globals": "reads its module's globals, which the harness sets (__name__, __file__, __builtins__...)",
+}
+
+#: attributes that show the harness's module name, file name or frames (``attribute -> what``)
+HARNESS_ATTRIBUTES: dict[str, str] = {
+    **{a: "reads a module name, which the harness chooses" for a in ("__module__",)},
+    **{a: "reads a code object (its file name is the harness's)" for a in
+       ("__code__", "co_filename", "gi_code", "cr_code", "ag_code")},
+    "__globals__": "reads a function's globals, which the harness sets (__name__, __file__, __builtins__...)",
+    **{a: "reads the interpreter's frames (file names, line numbers and callers of the harness)" for a in
+       ("f_code", "f_lineno", "f_back", "f_globals", "f_locals", "f_builtins", "f_trace", "tb_frame",
+        "tb_lineno", "tb_next", "gi_frame", "cr_frame", "ag_frame", "_getframe")},
+}
+
+#: builtins that, called with no argument at module level, list the module's globals
+_GLOBALS_LISTERS = frozenset({"dir", "vars"})
 
 #: builtins that run code or import modules named by their first argument
 _DYNAMIC = frozenset({"__import__", "eval", "exec", "compile"})
@@ -163,8 +196,11 @@ def nondeterminism_source(code: str) -> str | None:
     return found
 
 
-#: words one of which every flagged construct contains (import, a flagged builtin, __hash__)
-_WORDS = re.compile(r"\b(?:import|__import__|id|hash|__hash__|open|input|eval|exec|compile)\b")
+#: words one of which every flagged construct contains (import, a flagged builtin, __hash__, a
+#: harness global not right after a dot, a harness attribute)
+_WORDS = re.compile(r"\b(?:import|__import__|id|hash|__hash__|open|input|eval|exec|compile|globals|dir|vars)\b"
+                    r"|(?<!\.)\b(?:" + "|".join(n for n in HARNESS_GLOBALS if n.startswith("__")) + r")\b"
+                    r"|\b(?:" + "|".join(HARNESS_ATTRIBUTES) + r")\b")
 
 
 def _check(code: str) -> str | None:
@@ -256,10 +292,13 @@ class _Finder:
                 yield self._pos(node), f"{PARTLY_FLAGGED['datetime']} ({_dotted(node) or node.attr.value})"
             elif isinstance(node, cst.Attribute) and node.attr.value == "__hash__":
                 yield self._pos(node), f"{FLAGGED_BUILTINS['hash']} (.__hash__)"
+            elif isinstance(node, cst.Attribute) and node.attr.value in HARNESS_ATTRIBUTES:
+                yield self._pos(node), f"{HARNESS_ATTRIBUTES[node.attr.value]} (.{node.attr.value})"
             elif isinstance(node, cst.Name) and node.value == "__builtins__":
                 yield self._pos(node), f"{FLAGGED_MODULES['builtins']} (__builtins__)"
             elif isinstance(node, cst.Call):
                 yield from self._dynamic(node)
+                yield from self._globals_listed(node)
         # uses of partly flagged modules bound by `import os` / `import os.path as p`
         for scope in self.scopes:
             for assignment in scope.assignments:
@@ -277,6 +316,48 @@ class _Finder:
                 for ref in access.referents:
                     if isinstance(ref, BuiltinAssignment) and ref.name in FLAGGED_BUILTINS:
                         yield self._pos(access.node), f"{FLAGGED_BUILTINS[ref.name]} ({ref.name})"
+                name = getattr(access.node, "value", None)
+                if name in HARNESS_GLOBALS and all(isinstance(r, BuiltinAssignment) for r in access.referents) \
+                        and not self._main_guard(access.node):
+                    # a global the harness sets (or a builtin of that name): not one the program bound
+                    yield self._pos(access.node), f"{HARNESS_GLOBALS[name]} ({name})"
+
+    def _main_guard(self, name: cst.CSTNode) -> bool:
+        """Whether ``name`` is the ``__name__`` of a module-level ``if __name__ == "__main__":``
+        whose body only evaluates expressions, asserts or passes: the block does not run in
+        codemorph's sandbox nor in the independent checker, and running it in a harness that
+        names the module ``__main__`` binds nothing the entry point could read (a call in
+        it may still change a global object: not checked)."""
+        comp = self.parents.get(name)
+        if not (isinstance(comp, cst.Comparison) and len(comp.comparisons) == 1
+                and isinstance(comp.comparisons[0].operator, cst.Equal)):
+            return False
+        other = comp.comparisons[0].comparator if comp.left is name else comp.left
+        if not (isinstance(other, cst.SimpleString) and other.evaluated_value == "__main__"):
+            return False
+        guard = self.parents.get(comp)
+        if not (isinstance(guard, cst.If) and guard.test is comp and self.parents.get(guard) is self.module):
+            return False
+        body = guard.body.body if isinstance(guard.body, cst.IndentedBlock) else [guard.body]
+        for stmt in body:
+            small = stmt.body if isinstance(stmt, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
+            if small is None or not all(isinstance(x, (cst.Expr, cst.Assert, cst.Pass)) for x in small):
+                return False
+        return guard.orelse is None
+
+    def _globals_listed(self, call: cst.Call) -> Iterable[tuple[int, str]]:
+        """``dir()`` / ``vars()`` without arguments outside any function: the module's globals,
+        which the harness sets (``__name__``, ``__file__``...)."""
+        if call.args or not isinstance(call.func, cst.Name) or call.func.value not in _GLOBALS_LISTERS \
+                or not self._is_builtin(call.func):
+            return
+        node: cst.CSTNode | None = call
+        while node is not None:
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                return
+            node = self.parents.get(node)
+        yield self._pos(call), (f"lists its module's globals, which the harness sets (__name__, __file__...) "
+                                f"({call.func.value}())")
 
     def _imports_datetime(self) -> bool:
         if not hasattr(self, "_dt"):

@@ -1,0 +1,84 @@
+"""Programs whose outcome depends on the harness that runs them (its module name, file name,
+frames): flagged statically by :func:`codemorph.determinism.nondeterminism_source`, so no row
+of them is written (the tester's F1: ``co_filename``, ``traceback``, ``__module__``,
+``__name__``).  Only parses code; nothing runs here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from codemorph.determinism import nondeterminism_source
+
+CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+
+FLAGGED = [
+    ("def f(x):\n    return f.__code__.co_filename\n",
+     "reads a code object (its file name is the harness's) (.co_filename)"),
+    ("import traceback\ndef f(x):\n    try:\n        1 / x\n    except ZeroDivisionError:\n"
+     "        return traceback.format_exc().splitlines()[1]\n",
+     "reads the harness's frames and file names (import traceback)"),
+    ("def f(x):\n    class C:\n        pass\n    return C.__module__\n",
+     "reads a module name, which the harness chooses (.__module__)"),
+    ("def f(x):\n    return repr(f.__module__)\n", "reads a module name, which the harness chooses (.__module__)"),
+    ("def f(x):\n    return __name__\n", "reads its module's name, which the harness chooses (__name__)"),
+    ("def f(x):\n    return __file__\n", "reads its file name, which the harness chooses (__file__)"),
+    ("def f(x):\n    return __spec__ is None\n",
+     "reads its module's import spec, which the harness chooses (__spec__)"),
+    ("def f(x):\n    return __doc__\n",
+     "reads its module's docstring global, which the harness may leave unset (__doc__)"),
+    ("def f(x):\n    return len(globals())\n",
+     "reads its module's globals, which the harness sets (__name__, __file__, __builtins__...) (globals)"),
+    ("def f(x):\n    return f.__globals__['__name__']\n",
+     "reads a function's globals, which the harness sets (__name__, __file__, __builtins__...) (.__globals__)"),
+    ("NAMES = dir()\ndef f(x):\n    return NAMES\n",
+     "lists its module's globals, which the harness sets (__name__, __file__...) (dir())"),
+    ("import sys\ndef f(x):\n    return sys._getframe().f_back is None\n",
+     "reads the interpreter's frames (file names, line numbers and callers of the harness) (.f_back)"),
+    ("def f(x):\n    try:\n        1 / x\n    except ZeroDivisionError as e:\n        return e.__traceback__.tb_lineno\n",
+     "reads the interpreter's frames (file names, line numbers and callers of the harness) (.tb_lineno)"),
+    ("def f(x):\n    g = (i for i in x)\n    return g.gi_frame.f_lineno\n",
+     "reads the interpreter's frames (file names, line numbers and callers of the harness) (.f_lineno)"),
+    ("import linecache\ndef f(x):\n    return x\n",
+     "reads source files by the harness's file names (import linecache)"),
+    ("import __main__\ndef f(x):\n    return x\n", "reads the harness's main module (import __main__)"),
+    ("from inspect import currentframe\ndef f(x):\n    return x\n",
+     "reads the interpreter's frames and source files (from inspect import ...)"),
+    # a main block that binds a global: it runs under a harness that names the module __main__
+    ("def f(x):\n    return x + Y\nif __name__ == '__main__':\n    Y = 1\n",
+     "reads its module's name, which the harness chooses (__name__)"),
+]
+
+NOT_FLAGGED = [
+    "def f(x):\n    return type(x).__name__\n",
+    "def f(x):\n    return f.__name__ + x.__class__.__name__\n",
+    "def f(x):\n    class C:\n        pass\n    return C.__qualname__\n",
+    # the main-block idiom that only prints: not run in the sandbox nor in the checker
+    "def f(x):\n    return x\n\nif __name__ == '__main__':\n    print(f(3))\n",
+    "def f(x):\n    return dir(x)[:3]\n",
+    "def f(x):\n    return sorted(vars())\n",  # a function's locals
+    "def f(__name__):\n    return __name__\n",  # a parameter, not the global
+    "__doc__ = 'mine'\ndef f(x):\n    return __doc__\n",  # bound by the program itself
+]
+
+
+@pytest.mark.parametrize("code,reason", FLAGGED)
+def test_harness_identity_flagged(code: str, reason: str) -> None:
+    assert nondeterminism_source(code) == reason
+
+
+@pytest.mark.parametrize("code", NOT_FLAGGED)
+def test_common_dunder_uses_not_flagged(code: str) -> None:
+    assert nondeterminism_source(code) is None
+
+
+def test_cruxeval_none_flagged() -> None:
+    """No CRUXEval program reads the harness's identity (the full-catalogue generate keeps
+    its 0 rejects)."""
+    if not CRUXEVAL.exists():
+        pytest.skip("CRUXEval data not present")
+    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
+    assert len(rows) == 800
+    assert [r["id"] for r in rows if nondeterminism_source(r["code"]) is not None] == []
