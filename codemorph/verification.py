@@ -41,7 +41,7 @@ from .program import Program
 from .sandbox import ExecRequest, Limits, Outcome, Sandbox
 from .transform import derive_rng
 
-__all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "make_baseline", "check", "check_requests",
+__all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "program_calls", "make_baseline", "check", "check_requests",
            "judge", "verify", "describe_difference", "Region", "Coverage", "changed_region", "region_coverage",
            "prove_verdict", "DEFAULT_INPUTS", "EXCEPTION_POLICIES"]
 
@@ -334,6 +334,28 @@ def program_literals(program: Program) -> list:
     return out[:_MAX_LITERALS]
 
 
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Call(self, node: cst.Call) -> None:
+        f = node.func
+        if isinstance(f, cst.Attribute):
+            self.names.add(f.attr.value)
+        elif isinstance(f, cst.Name):
+            self.names.add(f.value)
+
+
+def program_calls(program: Program) -> frozenset[str]:
+    """Names of the functions and methods the program's code calls (``text.isdecimal()``
+    gives ``'isdecimal'``, ``len(x)`` gives ``'len'``): hints for input mutation
+    (:func:`codemorph.inputs.mutate_args`), which then puts characters of the classes
+    those calls test into string inputs."""
+    v = _Calls()
+    program.module.visit(v)
+    return frozenset(v.names)
+
+
 # ----------------------------------------------------------------------------- baseline
 def _requests(program: Program, inputs: Sequence[str], trace: bool = False, types: bool = True) -> list[ExecRequest]:
     return [ExecRequest(program.source, program.entry_point, args, trace=trace, types=types) for args in inputs]
@@ -343,10 +365,11 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, lite
     if extra <= 0 or not seeds:
         return []
     literals = program_literals(program) if literals is None else literals
+    hints = program_calls(program)
     per_seed: list[list[str]] = []
     for text in seeds:
         try:
-            per_seed.append(mutate_args(text, extra, derive_rng(seed, "mutate-inputs", text), literals))
+            per_seed.append(mutate_args(text, extra, derive_rng(seed, "mutate-inputs", text), literals, hints))
         except InputError:  # not a literal (e.g. "''.join(['A'] * 20)"): run as is, no mutants
             per_seed.append([])
     out: list[str] = []
@@ -357,16 +380,17 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, lite
                 taken.add(ms[round_])
                 out.append(ms[round_])
     # seeds with few neighbours (a small int, a short string): mutants of the mutants, breadth
-    # first, until the budget is met or two generations add nothing
+    # first (at least 4 asked of each), until the budget is met, a generation adds nothing, or
+    # after 8 more generations (an int seed such as 12345 needs 6)
     frontier = list(out)
-    for generation in range(2, 6):
+    for generation in range(2, 10):
         if len(out) >= extra or not frontier:
             break
         nxt: list[str] = []
-        per = max(2, -(-(extra - len(out)) // len(frontier)))
+        per = max(4, -(-(extra - len(out)) // len(frontier)))
         for text in frontier:
             try:
-                ms = mutate_args(text, per, derive_rng(seed, f"mutate-inputs-{generation}", text), literals)
+                ms = mutate_args(text, per, derive_rng(seed, f"mutate-inputs-{generation}", text), literals, hints)
             except InputError:
                 continue
             for m in ms:
@@ -504,7 +528,9 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         extra_inputs: how many mutants to add (fewer when the seeds have few neighbours,
             e.g. ``"None"``, or are not literals); drawn round-robin over the seeds with
             :func:`~codemorph.inputs.mutate_args`, seeded from ``seed`` and each input's text,
-            then topped up with mutants of the mutants (up to four more generations).
+            then topped up with mutants of the mutants (up to eight more generations).  The
+            mutation gets the program's literals (:func:`program_literals`) and the names it
+            calls (:func:`program_calls`, for program-directed edge cases).
         seed: seed of the mutation.
         check_hash_seed: also run the seed inputs under other ``PYTHONHASHSEED`` values to
             fill :attr:`Baseline.hash_sensitive`: ``True`` one more seed (one small batch),

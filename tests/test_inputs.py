@@ -324,7 +324,7 @@ def test_edge_cases_of_a_row_with_many_arguments_stay_bounded():
 
     _, eight = cands(8)
     text, many = cands(250)
-    assert many["cross"] == eight["cross"] and many["pairs"] == eight["pairs"]
-    assert sum(many.values()) == 812
+    assert all(many[c] == eight[c] for c in ("cross", "index", "relate", "pairs"))
+    assert sum(many.values()) == 873
     out = mutate_args(text, 49, random.Random(0), ["x", 3])
     assert len(out) == 49 and len(set(out)) == 49 and text not in out

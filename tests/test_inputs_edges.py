@@ -25,12 +25,12 @@ def test_edge_cases_of_a_string_and_an_int():
     assert edge_cases("'ab', 2", ["x", 5]) == {
         "empty": ["'', 2", "'a', 2", "'b', 2"],
         "case": ["'AB', 2", "'Ab', 2"],
-        "repeat": ["'aa', 2", "'bb', 2", "'  ', 2", "'xx', 2", "'aaa', 2"],
+        "repeat": ["'aa', 2", "'bb', 2", "'  ', 2", "'xx', 2", "'aaa', 2", "'aab', 2", "'abb', 2"],
         "space": ["'ab ', 2", "' ab', 2", "' ', 2", "' ab ', 2"],
         "class": ["'01', 2", "'9', 2"],
         "literal": ["'x', 2", "'xab', 2", "'abx', 2", "'axb', 2", "'xabx', 2", "'ab', 4", "'ab', 5", "'ab', 6"],
         "int": ["'ab', 0", "'ab', 1", "'ab', -1", "'ab', 3"],
-        "cross": ["'ab', -2", "'ab', -3"],
+        "index": ["'ab', -2", "'ab', -3"],
         "pairs": ["'', 0", "'', 1", "'', 3", "'a', 0", "'a', 1", "'a', 3", "'ab ', 0", "'ab ', 1", "'ab ', 3"],
     }
 
@@ -39,9 +39,11 @@ def test_edge_cases_of_two_strings_relate_them():
     edges = edge_cases("'xqc', 'mRcwR'")
     cross = edges["cross"]
     # prefixes and suffixes of the other string, its most frequent character, one planted in the other
-    assert {"'m', 'mRcwR'", "'mR', 'mRcwR'", "'R', 'mRcwR'", "'wR', 'mRcwR'", "'mRcwR', 'mRcwR'"} <= set(cross)
+    assert {"'m', 'mRcwR'", "'mR', 'mRcwR'", "'R', 'mRcwR'", "'wR', 'mRcwR'"} <= set(cross)
     assert {"'mRcwxqc', 'mRcwR'", "'xqcmRcw', 'mRcwR'", "'xqc', 'xqcmRcwR'", "'xqc', 'mRcwRxqc'"} <= set(cross)
-    assert "'xqc', 'xqc'" in cross and "'xqc', 'x'" in cross
+    assert "'xqc', 'x'" in cross
+    # equal to the other one, or one character longer or shorter: their own category
+    assert {"'mRcwR', 'mRcwR'", "'mRcw', 'mRcwR'", "'xqc', 'xqc'", "'xqc', 'xqcc'"} <= set(edges["relate"])
     # both at once: empty, one character, a trailing space
     assert {"'', ''", "'xqc ', ''", "'', 'mRcwR '", "'x', 'm'"} <= set(edges["pairs"])
 
@@ -99,9 +101,9 @@ def test_mutate_args_puts_a_share_of_edge_cases_first():
     assert set(out[:k]) <= set(category)
     # round robin over the categories: one from each of the nine, then a second round
     assert len(edges) == 9 and len({category[t] for t in out[:9]}) == 9
-    assert out[:k] == ["'Hello', 3", "'01234', 3", "'', 1", "'lohello', 3", "'hello ', 3", "'lll', 3", "'', 3",
-                       "'hello', -5", "'hello', 1", "'HELLO', 3", "'     ', 3", "'hello ', 2", "'lo', 3",
-                       "' hello ', 3"]
+    assert out[:k] == ["'lll', 3", "'Hello', 3", "'lohello', 3", "'hello', 5", "'h', 1", "'', 3", "'9', 3",
+                       "'hello', 1", "'hello ', 3", "'hhello', 3", "'HELLO', 3", "'lo', 3", "'hello', 6",
+                       "'hello ', 0"]
     # deterministic for the rng state; small requests (coverage-guided rounds) get random mutants only
     assert mutate_args(text, 20, random.Random(0), ["lo"]) == out
     assert not set(mutate_args(text, 4, random.Random(0), ["lo"])) <= set(category)

@@ -228,14 +228,15 @@ def test_related_arguments_expose_the_wrong_rewrite(sb, monkeypatch, orig, wrong
 
 
 def test_index_at_the_last_position_is_found_under_most_seeds(sb):
-    # an index argument at the last position of the list argument: ``len(xs) - 1`` is one of
-    # the sampled cross-argument edge cases (and of the random cross-argument mutants), so
-    # the default budget finds it under most mutation seeds: 8 of seeds 0-9
+    # an index argument at the last position of the list argument: ``len(xs) - 1`` is the
+    # first of the ranked 'index' edge cases (and one of the random cross-argument mutants),
+    # so the default budget finds it under every mutation seed 0-9 (8 of 10 when the index
+    # edge cases were sampled in a random order)
     orig = "def f(xs, i):\n    if i == len(xs) - 1:\n        return xs[i]\n    return None\n"
     wrong = "def f(xs, i):\n    if i == len(xs) - 1:\n        return xs[0]\n    return None\n"
     verdicts = [v(sb, orig, wrong, inputs=("[10, 20, 30, 40, 50, 60, 70], 100",), seed=s) for s in range(10)]
     found = [parse_args(x.counterexample.args)[0] for x in verdicts if x.status == "differs"]
-    assert len(found) == 8 and all(i == len(xs) - 1 for xs, i in found)
+    assert len(found) == 10 and all(i == len(xs) - 1 for xs, i in found)
 
 
 def test_coverage_additions_plant_the_guard_constants(sb):
