@@ -53,6 +53,7 @@ import os
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
 
+import ast  # noqa: E402
 import builtins  # noqa: E402
 import collections  # noqa: E402
 import hashlib  # noqa: E402
@@ -74,6 +75,11 @@ import types as _types  # noqa: E402
 import warnings  # noqa: E402
 
 PROGRAM_FILE = "<program>"
+#: ``__name__`` of the program's module: no harness uses it, so a result, output or message
+#: that shows it (``<class '__codemorph_program__.C'>``) shows the sandbox, not the program
+MODULE_NAME = "__codemorph_program__"
+#: what a result, output or exception message must not show (``_environment_shown``)
+_ENVIRONMENT_MARKS = ((MODULE_NAME, "the sandbox's module name"), (PROGRAM_FILE, "the sandbox's file name"))
 _SIGALRM = int(signal.SIGALRM)
 _ITIMER_REAL = int(signal.ITIMER_REAL)
 _SIGPROF = int(signal.SIGPROF)
@@ -174,6 +180,8 @@ def type_name(t):
         qn = type.__getattribute__(t, "__qualname__")
     except Exception:
         qn = getattr(t, "__name__", "?")
+    if mod == MODULE_NAME:
+        mod = "builtins"  # the program's module (named so since it has a __name__; stable names)
     if mod == "builtins" and _ORIGINAL_BUILTINS.get(qn) is t:
         return qn  # e.g. "ValueError"; a program's own class ValueError is "builtins.ValueError"
     return f"{mod}.{qn}"
@@ -434,9 +442,138 @@ class _State:
     #: the first one refused ("network access (socket.__new__)")
     refused = 0
     refused_what = None
+    #: a MemoryError was raised in a frame of the program during the current request
+    #: (seen by a trace function's "exception" event), whether or not the program caught it
+    memory_raised = False
 
 
 _state = _State()
+
+
+def _exc_glob(frame, event, arg):
+    """Global trace function of an untraced run whose program can catch a MemoryError
+    (:func:`_may_catch_memory`): only the program's frames get :func:`_exc_local`, with
+    line events off (``f_trace_lines``), so a frame costs one call event and its
+    exception events, not one event per line."""
+    if frame.f_code.co_filename != PROGRAM_FILE:
+        return None
+    frame.f_trace_lines = False
+    return _exc_local
+
+
+def _exc_local(frame, event, arg):
+    if event == "exception" and issubclass(arg[0], MemoryError):
+        _state.memory_raised = True
+    return _exc_local
+
+
+#: exception classes that a handler naming them catches without catching MemoryError
+_NOT_MEMORY = frozenset(
+    n for n, v in vars(builtins).items()
+    if isinstance(v, type) and issubclass(v, BaseException) and not issubclass(MemoryError, v))
+
+
+def _may_catch_memory(code):
+    """Whether the module ``code`` may catch a MemoryError raised in it: an ``except``
+    clause that is bare or names anything but builtin exception classes unrelated to
+    MemoryError (``except Exception``, ``except (ValueError, BaseException)``, ``except E``
+    with ``E`` a name of its own), a ``finally`` that returns, breaks or continues, an
+    ``__exit__``/``__aexit__`` method (a context manager may swallow it) or the name
+    ``suppress`` (``contextlib.suppress``).  Conservative; ``False`` when the code does not
+    parse (it then fails to compile anyway)."""
+    if "except" not in code and "finally" not in code and "__exit__" not in code and "__aexit__" not in code \
+            and "suppress" not in code:
+        return False
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler):
+            t = node.type
+            if t is None:
+                return True
+            names = t.elts if isinstance(t, ast.Tuple) else [t]
+            if not all(isinstance(x, ast.Name) and x.id in _NOT_MEMORY for x in names):
+                return True
+        elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and node.finalbody:
+            stack = list(node.finalbody)
+            while stack:
+                n = stack.pop()
+                if isinstance(n, (ast.Return, ast.Break, ast.Continue)):
+                    return True
+                if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                    stack.extend(ast.iter_child_nodes(n))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__exit__", "__aexit__"):
+            return True
+        elif isinstance(node, ast.Name) and node.id == "suppress" or \
+                isinstance(node, ast.Attribute) and node.attr == "suppress":
+            return True
+    return False
+
+
+def _environment_shown(out):
+    """What part of a completed outcome shows the sandbox itself (its module name or file
+    name), as ``"its output shows the sandbox's file name ('<program>')"``, or ``None``.  Such
+    an outcome (a warning or traceback printed with the program's file name, an exception
+    message naming ``<class '__codemorph_program__.C'>``) differs under every other harness.
+    The result's repr is handled apart (:func:`_environment_repr`)."""
+    exc = out.get("exception") or {}
+    for what, text in (("its output", out.get("stdout")),
+                       ("its exception message", exc.get("message") if isinstance(exc, dict) else None)):
+        if text:
+            for mark, name in _ENVIRONMENT_MARKS:
+                if mark in text:
+                    return f"{what} shows {name} ({mark!r})"
+    return None
+
+
+def _environment_repr(out):
+    """A result whose repr shows the sandbox's module or file name (``str(C)`` of a class the
+    program defined, ``repr(f.__code__)``) loses its repr: ``value_repr`` becomes ``None``
+    with a ``repr_error`` saying why and ``literal_ok`` is false, so it is never written as
+    an output; the status stays ``returned`` and the fingerprint is kept, so an original and
+    a rewrite that return such a value are still compared (they share the sandbox)."""
+    text = out.get("value_repr")
+    if not text:
+        return
+    for mark, name in _ENVIRONMENT_MARKS:
+        if mark in text:
+            out["value_repr"] = None
+            out["literal_ok"] = False
+            out["repr_error"] = (f"repr shows {name} ({mark!r}), which depends on the harness that runs the "
+                                 f"program, so it is not a ground truth")
+            return
+
+
+def _environment_outcome(out, shown):
+    """Turn ``out`` into an ``"environment"`` outcome: what the program returned, printed or
+    raised shows codemorph's sandbox (``shown``), so under a harness that runs the module as
+    ``__main__`` from a file it differs: never compared nor written.  The result and
+    exception are dropped, as for a refusal."""
+    then = "returned" if out["status"] == "returned" else f"raised {(out.get('exception') or {}).get('type')}"
+    detail = (f"{shown}: the outcome depends on the harness that runs the program (the program {then}), "
+              f"so it is not a ground truth")
+    out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
+    out["status"] = "environment"
+    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error"):
+        out[k] = None
+    out["literal_ok"] = False
+
+
+def _memory_outcome(out):
+    """Turn ``out`` into a ``"memory"`` outcome: a MemoryError was raised during the run
+    and the program caught it (or ended otherwise): at the sandbox's address-space limit,
+    not in a plain interpreter, so the outcome is memory exhaustion, like a swallowed
+    timeout is a timeout."""
+    then = "returned" if out["status"] == "returned" else f"ended with status {out['status']}"
+    detail = f"a MemoryError was raised during the run (the sandbox's memory limit) and the program then {then}"
+    out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
+    out["status"] = "memory"
+    for k in ("value_repr", "fingerprint", "args_fingerprint", "output_matches", "repr_error"):
+        out[k] = None
+    out["exception"] = {"type": "MemoryError", "message": "", "line": None}
+    out["literal_ok"] = False
 
 
 _NO_LIMIT = 1 << 62
@@ -599,6 +736,13 @@ class _Tracer:
         self.max_lines = max_lines if max_lines else _NO_LIMIT
 
     def glob(self, frame, event, arg):
+        try:
+            return self._glob(frame)
+        except MemoryError:  # the tracer's own allocation failed (tracing stops)
+            _state.memory_raised = True
+            raise
+
+    def _glob(self, frame):
         code = frame.f_code
         if code.co_filename != PROGRAM_FILE:
             return None
@@ -609,12 +753,18 @@ class _Tracer:
 
             def local(frame, event, arg):
                 nonlocal prev
-                if event == "line":
-                    ln = frame.f_lineno
-                    arcs_add((prev, ln))
-                    prev = ln
-                    if next(tick) > max_lines:
-                        _out_of_lines()
+                try:
+                    if event == "line":
+                        ln = frame.f_lineno
+                        arcs_add((prev, ln))
+                        prev = ln
+                        if next(tick) > max_lines:
+                            _out_of_lines()
+                    elif event == "exception" and issubclass(arg[0], MemoryError):
+                        _state.memory_raised = True
+                except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                    _state.memory_raised = True
+                    raise
                 return local
             return local
         snaps = self.pairs.get(code)
@@ -627,17 +777,23 @@ class _Tracer:
         # revisits the same few snapshots, which cost one tuple and one set lookup each
         def local(frame, event, arg):
             nonlocal prev
-            if event == "line":
-                ln = frame.f_lineno
-                arcs_add((prev, ln))
-                prev = ln
-                fl = frame.f_locals
-                snaps_add((*fl, *map(type, fl.values())))
-                if next(tick) > max_lines:
-                    _out_of_lines()
-            elif event == "return":
-                fl = frame.f_locals
-                snaps_add((*fl, *map(type, fl.values())))
+            try:
+                if event == "line":
+                    ln = frame.f_lineno
+                    arcs_add((prev, ln))
+                    prev = ln
+                    fl = frame.f_locals
+                    snaps_add((*fl, *map(type, fl.values())))
+                    if next(tick) > max_lines:
+                        _out_of_lines()
+                elif event == "return":
+                    fl = frame.f_locals
+                    snaps_add((*fl, *map(type, fl.values())))
+                elif event == "exception" and issubclass(arg[0], MemoryError):
+                    _state.memory_raised = True
+            except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                _state.memory_raised = True
+                raise
             return local
         return local
 
@@ -745,6 +901,7 @@ class _Child:
         self.sys_snapshot["argv"] = list(sys.argv)
         self.path_snapshot = list(sys.path)
         self.codes = {}
+        self.catchers = {}  # code -> _may_catch_memory(code)
         self.unraisable = []
         self.arg_codes = {}
         self.eval_codes = {}
@@ -825,6 +982,7 @@ class _Child:
         _state.out_of_lines = False
         _state.refused = 0
         _state.refused_what = None
+        _state.memory_raised = False
         return cap
 
     def clean_workdir(self):
@@ -980,7 +1138,25 @@ class _Child:
         self.progress(0)
         self.reset()
         self.reseed_random(code)
-        g = {}
+        recursion_limit = req.get("recursion_limit")
+        if recursion_limit:
+            # as many frames as a plain ``python program.py`` run has at this limit: the
+            # worker's own frames below the module's come on top (measured: the deepest
+            # ``f(n - 1)`` recursion that returns is the same, n = 998 at 1000)
+            depth, frame = 0, sys._getframe()
+            while frame is not None:
+                depth, frame = depth + 1, frame.f_back
+            sys.setrecursionlimit(int(recursion_limit) + depth - 1)
+        # untraced runs of a program that can catch a MemoryError: an exception-only tracer
+        catcher = None
+        if tracer is None:
+            catcher = self.catchers.get(code)
+            if catcher is None:
+                catcher = _may_catch_memory(code)
+                if len(self.catchers) < 256:
+                    self.catchers[code] = catcher
+        watcher = tracer.glob if tracer is not None else _exc_glob if catcher else None
+        g = {"__name__": MODULE_NAME}
         value = None
         call_args = None
         phase = "compile"
@@ -993,8 +1169,8 @@ class _Child:
             try:
                 codeobj = self.compile(code)
                 phase = "module"
-                if tracer is not None:
-                    sys.settrace(tracer.glob)
+                if watcher is not None:
+                    sys.settrace(watcher)
                 exec(codeobj, g)
                 if not script:
                     phase = "args"
@@ -1053,6 +1229,8 @@ class _Child:
                 out["status"] = "output-limit"
             else:
                 out["status"] = "returned"
+        if _state.memory_raised and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
+            _memory_outcome(out)  # a MemoryError the program caught: memory exhaustion
         if _state.out_of_lines and out["status"] == "timeout":
             out["note"] = f"stopped after {req.get('max_lines')} traced lines (the request's line budget)"
         # builtins and output are the program's no longer
@@ -1069,6 +1247,12 @@ class _Child:
             # e.g. os.write(1, ...) past the limit: the file-size limit made it fail
             out["status"] = "output-limit"
         out["output_truncated"] = truncated or out["status"] == "output-limit"
+        if out["status"] in ("returned", "raised"):
+            shown = _environment_shown(out)
+            if shown is not None:
+                _environment_outcome(out, shown)
+            elif out["status"] == "returned":
+                _environment_repr(out)
         if self.unraisable:
             names = ", ".join(sorted(set(self.unraisable)))
             extra = (f"{len(self.unraisable)} exception(s) ignored in finalizers ({names}); "

@@ -66,7 +66,7 @@ __all__ = ["Limits", "ExecRequest", "ExceptionInfo", "Outcome", "Sandbox", "STAT
 
 #: Every value :attr:`Outcome.status` can take.
 STATUSES = ("returned", "raised", "timeout", "memory", "crashed", "bad-input", "bad-code", "output-limit",
-            "refused")
+            "refused", "environment")
 #: Statuses where the program ran to a deterministic end (its behaviour can be compared).
 COMPLETED_STATUSES = frozenset({"returned", "raised", "bad-input", "bad-code"})
 
@@ -141,6 +141,11 @@ class ExecRequest:
             own code); the program is stopped with status ``"timeout"`` (and a note) at the
             next line past it.  A deterministic limit: the same program and input stop at
             the same point on any machine and at any load (``None``: no budget).
+        recursion_limit: frames, overriding ``Limits.recursion_limit`` for this execution,
+            counted as in a plain ``python program.py`` run (the module's frame is the first;
+            the worker's own frames below it are added), so ``1000`` gives the program the
+            stack of CPython's default limit (``None``: the sandbox's limit, which counts the
+            worker's frames too).
     """
 
     code: str
@@ -152,6 +157,7 @@ class ExecRequest:
     cpu_timeout: float | None = None
     max_lines: int | None = None
     types: bool = True
+    recursion_limit: int | None = None
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
@@ -170,6 +176,10 @@ class ExecRequest:
             if not (isinstance(self.max_lines, int) and self.max_lines > 0):
                 raise ValueError(f"max_lines must be a positive int, got {self.max_lines!r}")
             d["max_lines"] = self.max_lines
+        if self.recursion_limit is not None:
+            if not (isinstance(self.recursion_limit, int) and self.recursion_limit >= 50):
+                raise ValueError(f"recursion_limit must be an int >= 50, got {self.recursion_limit!r}")
+            d["recursion_limit"] = self.recursion_limit
         return d
 
 
@@ -206,7 +216,18 @@ class Outcome:
             so whatever it did next, e.g. catch the ``PermissionError`` and return, is an
             artifact of the sandbox: ``note`` names the first refusal, e.g. ``"the sandbox
             refused network access (socket.__new__); the program then raised
-            PermissionError"``, and result and exception are not kept).  Only ``returned``,
+            PermissionError"``, and result and exception are not kept); ``environment``
+            (the output or the exception message shows the sandbox's own module name
+            ``__codemorph_program__`` or file name ``<program>``, e.g. a warning printed
+            with its file name, or ``can't pickle <class '__codemorph_program__.C'>``:
+            another harness shows its own, so the outcome is no ground truth; ``note`` says
+            which, result and exception are not kept; a returned value whose repr shows
+            them, such as ``str(C)`` of a class the program defined, keeps status
+            ``returned`` and its fingerprint but loses its repr: ``repr_error`` says why).  A MemoryError raised during the run makes
+            the status ``memory`` even when the program caught it (seen by a trace function:
+            the coverage tracer of traced runs, and for untraced runs of a program with a
+            handler that could catch it an exception-only tracer), as the limit is the
+            sandbox's.  Only ``returned``,
             ``raised``, ``bad-input`` and ``bad-code`` are :data:`COMPLETED_STATUSES`: the
             others are never compared nor written as a ground truth.
         value_repr: ``repr(result)`` when returned; ``None`` when repr raised, timed out

@@ -114,7 +114,8 @@ def test_recheck_keeps_reproducible_findings_and_drops_the_rest(sandbox: Sandbox
     wrong = Perturbation("[1, 2, 3, 4], 2", OUTPUT_CHANGE, "returned", None, "5", 1, "mutation")  # really 3
     kept, executions = _recheck(sandbox, det, {OUTPUT_CHANGE: [ok, wrong]}, [ok.input, wrong.input], 10)
     assert kept == {OUTPUT_CHANGE: [ok]}
-    assert executions == 10 + 2 * 3 + 1  # [seed, c1, c2] twice, then c1 under one other hash seed
+    # [seed, c1, c2] twice, then c1 under one other hash seed, then c1 with the default stack
+    assert executions == 10 + 2 * 3 + 1 + 1
     # a finding recorded from the search's own run of a nested function's address
     fr = _row(ADDRESSES[-1])
     first = sandbox.run_batch([ExecRequest(fr.code, "f", "2")])[0]

@@ -38,7 +38,11 @@ at stage ``execute``.  Every finding that would be written is re-run before it i
 one sandbox batch (at another heap state the second time, which changes memory addresses and
 identity order) and once in another interpreter process; a finding whose runs differ from
 each other or from the search's record is dropped, so each row's ``output``/``exception``
-is what any later run gives.
+is what any later run gives.  It is also re-run with the stack of CPython's default
+recursion limit (:data:`HARNESS_RECURSION_LIMIT`): the search runs at a limit of 10,000,
+where an input that recurses 5,000 deep returns, but CRUXEval's harness runs at the default
+1,000 and raises ``RecursionError`` there; a finding whose outcome differs between the two
+limits holds only under some harnesses and is dropped.
 """
 
 from __future__ import annotations
@@ -63,7 +67,14 @@ from .search import ANY_EXCEPTION, DEFAULT_STRATEGIES, OUTPUT_CHANGE, Budget, Pe
     search_many
 
 __all__ = ["PerturbConfig", "PerturbSummary", "TargetStats", "RowResult", "perturb_dataset", "perturb_row", "search_row",
-           "DEFAULT_EXCEPTIONS", "summary_table"]
+           "DEFAULT_EXCEPTIONS", "summary_table", "HARNESS_RECURSION_LIMIT"]
+
+#: frames of the stack a finding is re-checked with, counted as in a plain ``python
+#: program.py`` run (:attr:`~codemorph.sandbox.ExecRequest.recursion_limit`): CPython's
+#: default limit, 1,000, less 50 frames for a harness's own (a function calling ``exec``
+#: in a subprocess).  A finding must give the same outcome here and at the search's limit
+#: (10,000), so it holds under any harness with a limit between the two.
+HARNESS_RECURSION_LIMIT = 950
 
 #: exception classes searched when none are named
 DEFAULT_EXCEPTIONS = ("IndexError", "KeyError", "ValueError", "ZeroDivisionError", "TypeError", "AttributeError",
@@ -315,9 +326,12 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
     interpreter process: addresses that two runs in one forked child share (a nested
     function freed and re-created in the same slot) differ there.  When the code may depend
     on string hashing (:func:`~codemorph.verification.may_depend_on_hash`), under
-    :data:`~codemorph.verification.HASH_SEEDS` other seeds.  A finding whose outcome
-    changes is dropped.  Cost per row with findings: one batch of ``2 (n + 1)``
-    executions and one or more batches of at most ``n`` in another worker.
+    :data:`~codemorph.verification.HASH_SEEDS` other seeds.  The survivors run once more
+    with the stack of CPython's default recursion limit (:data:`HARNESS_RECURSION_LIMIT`),
+    since the search's limit is 10,000 and CRUXEval's harness keeps the default.  A finding
+    whose outcome changes is dropped.  Cost per row with findings: one batch of ``2 (n + 1)``
+    executions, one or more batches of at most ``n`` in another worker, and one batch of at
+    most ``n``.
 
     Returns ``(found_by without the dropped findings, executions + executions spent)``.
     """
@@ -353,6 +367,16 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
                 ok[text] = False
         executions += counting.executions
         kept = {t: [p for p in f if ok[p.input]] for t, f in kept.items()}
+        left = list(dict.fromkeys(p.input for f in kept.values() for p in f))
+    if left:
+        # the stack of CPython's default recursion limit (CRUXEval's harness) instead of the
+        # search's 10,000: an input that recursed deeper, or whose RecursionError comes at
+        # another line or with another message, gives another outcome there: dropped
+        shallow = sandbox.run_batch([ExecRequest(row.code, row.entry_point, i,
+                                                 recursion_limit=HARNESS_RECURSION_LIMIT) for i in left])
+        executions += len(shallow)
+        same = {i: _same(firsts[i], o) for i, o in zip(left, shallow)}
+        kept = {t: [p for p in f if same[p.input]] for t, f in kept.items()}
     return kept, executions
 
 
