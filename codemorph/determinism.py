@@ -15,6 +15,7 @@ flags these on the syntax tree, so such rows are rejected before anything is wri
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from typing import Iterable
 
@@ -23,7 +24,7 @@ from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrappe
                              ScopeProvider)
 
 __all__ = ["nondeterminism_source", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
-           "HARNESS_ATTRIBUTES"]
+           "HARNESS_ATTRIBUTES", "NON_STDLIB"]
 
 #: modules whose import alone is flagged (top-level package name -> what it reads)
 FLAGGED_MODULES: dict[str, str] = {
@@ -63,7 +64,24 @@ FLAGGED_MODULES: dict[str, str] = {
     "traceback": "reads the harness's frames and file names",
     "linecache": "reads source files by the harness's file names",
     "__main__": "reads the harness's main module",
+    "dis": "reads code objects (their file name is the harness's)",
+    "sysconfig": "reads the interpreter's installation paths",
+    "site": "reads the interpreter's installation and user site paths",
+    "pkgutil": "lists the installed modules",
+    "timeit": "reads the clock",
+    "logging": "writes log records (the clock, process and thread ids, the harness's file names)",
+    "zoneinfo": "reads the machine's time zone database",
+    "mimetypes": "reads the machine's MIME type files",
+    "pdb": "reads the interpreter's frames",
+    "bdb": "reads the interpreter's frames",
+    "trace": "reads the interpreter's frames and file names",
+    "cProfile": "reads the clock",
+    "profile": "reads the clock",
+    "faulthandler": "reads the interpreter's frames",
 }
+
+#: why importing a module outside the standard library is flagged
+NON_STDLIB = "imports a module outside the standard library, which another harness may lack or have in another version"
 
 #: modules flagged unless every use is a member in :data:`PURE_MEMBERS` (dotted prefixes)
 PARTLY_FLAGGED: dict[str, str] = {
@@ -144,7 +162,21 @@ def nondeterminism_source(code: str) -> str | None:
       is flagged even when the code seeds it with a constant, since a seed at module level
       is shared between calls in a harness that imports the module once), threads and
       processes, the garbage collector, the network, the platform, the locale, the user,
-      the file system, raw memory (``ctypes``), frames (``inspect``);
+      the file system, raw memory (``ctypes``), frames (``inspect``, ``traceback``), the
+      installation (``sysconfig``, ``site``), log records (``logging``); importing a module
+      outside the standard library (``sys.stdlib_module_names``: ``libcst`` imports inside
+      codemorph's sandbox because it runs in codemorph's environment, a harness may lack it);
+    * reading what the harness that runs the program chooses (:data:`HARNESS_GLOBALS`,
+      :data:`HARNESS_ATTRIBUTES`): the global names ``__name__``, ``__file__``,
+      ``__spec__``, ``__loader__``, ``__package__``, ``__doc__``, ``__main__``, ``globals()``,
+      ``dir()``/``vars()`` without arguments outside a function, the attributes
+      ``__module__``, ``__code__``/``co_filename``, ``__globals__`` and frame and traceback
+      attributes (``f_back``, ``f_lineno``, ``tb_frame``, ``sys._getframe``...).  CRUXEval's
+      harness runs a program as ``__main__`` from a file, the independent checker as
+      ``__check__`` from ``<row>``, codemorph's sandbox as ``__codemorph_program__`` from
+      ``<program>``.  ``x.__name__`` and ``type(x).__name__`` are not flagged, nor is a
+      module-level ``if __name__ == "__main__":`` whose body only evaluates expressions
+      (it runs in none of the sandbox and the checker);
     * using a member of ``os``, ``sys``, ``datetime`` or ``importlib`` outside :data:`PURE_MEMBERS`
       (``os.getpid``, ``os.environ``, ``os.listdir``, ``sys.argv``, ``sys.getrefcount``,
       ``sys.version_info``, ``datetime.datetime.now``...), using the module itself as a
@@ -272,6 +304,8 @@ class _Finder:
                     top = mod.split(".")[0]
                     if top in FLAGGED_MODULES:
                         yield self._pos(node), f"{FLAGGED_MODULES[top]} (import {mod})"
+                    elif top not in sys.stdlib_module_names:
+                        yield self._pos(node), f"{NON_STDLIB} (import {mod})"
             elif isinstance(node, cst.ImportFrom):
                 if node.relative:
                     yield self._pos(node), "imports a module relative to the program's package"
@@ -280,6 +314,8 @@ class _Finder:
                 top = (mod or "").split(".")[0]
                 if top in FLAGGED_MODULES:
                     yield self._pos(node), f"{FLAGGED_MODULES[top]} (from {mod} import ...)"
+                elif top not in sys.stdlib_module_names:
+                    yield self._pos(node), f"{NON_STDLIB} (from {mod} import ...)"
                 elif top in PARTLY_FLAGGED:
                     if isinstance(node.names, cst.ImportStar):
                         yield self._pos(node), f"{PARTLY_FLAGGED[top]} (from {mod} import *)"
@@ -393,6 +429,8 @@ class _Finder:
             yield self._pos(node), f"{FLAGGED_MODULES[top]} ({how}({text!r}))"
         elif top in PARTLY_FLAGGED:
             yield self._pos(node), f"{PARTLY_FLAGGED[top]} ({how}({text!r}))"
+        elif top not in sys.stdlib_module_names:
+            yield self._pos(node), f"{NON_STDLIB} ({how}({text!r}))"
 
     def _dynamic(self, call: cst.Call) -> Iterable[tuple[int, str]]:
         name = _dotted(call.func)

@@ -46,6 +46,22 @@ FLAGGED = [
     ("import __main__\ndef f(x):\n    return x\n", "reads the harness's main module (import __main__)"),
     ("from inspect import currentframe\ndef f(x):\n    return x\n",
      "reads the interpreter's frames and source files (from inspect import ...)"),
+    ("import sysconfig\ndef f(x):\n    return sysconfig.get_paths()['purelib'][-40:]\n",
+     "reads the interpreter's installation paths (import sysconfig)"),
+    ("import site\ndef f(x):\n    return site.ENABLE_USER_SITE\n",
+     "reads the interpreter's installation and user site paths (import site)"),
+    ("def f(x):\n    try:\n        import libcst\n        return 'libcst available'\n    except ImportError:\n"
+     "        return 'no libcst'\n",
+     "imports a module outside the standard library, which another harness may lack or have in another version "
+     "(import libcst)"),
+    ("from numpy import array\ndef f(x):\n    return list(array(x))\n",
+     "imports a module outside the standard library, which another harness may lack or have in another version "
+     "(from numpy import ...)"),
+    ("def f(x):\n    return __import__('yaml') is None\n",
+     "imports a module outside the standard library, which another harness may lack or have in another version "
+     "(__import__('yaml'))"),
+    ("import logging\ndef f(x):\n    logging.warning(x)\n    return x\n",
+     "writes log records (the clock, process and thread ids, the harness's file names) (import logging)"),
     # a main block that binds a global: it runs under a harness that names the module __main__
     ("def f(x):\n    return x + Y\nif __name__ == '__main__':\n    Y = 1\n",
      "reads its module's name, which the harness chooses (__name__)"),
@@ -61,6 +77,8 @@ NOT_FLAGGED = [
     "def f(x):\n    return sorted(vars())\n",  # a function's locals
     "def f(__name__):\n    return __name__\n",  # a parameter, not the global
     "__doc__ = 'mine'\ndef f(x):\n    return __doc__\n",  # bound by the program itself
+    "from __future__ import annotations\nimport collections, heapq\nfrom typing import List\n"
+    "def f(x: List[int]):\n    return heapq.nsmallest(1, collections.Counter(x))\n",
 ]
 
 
