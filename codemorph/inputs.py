@@ -55,9 +55,13 @@ The same type and size rules hold (:func:`type_paths` of the result within the s
 Systematic edge cases (:func:`edge_cases`): a share :data:`EDGE_SHARE` of the mutants
 of a request for at least :data:`EDGE_MIN_REQUEST` is drawn, round-robin over categories, from a
 deterministic list of inputs that random edits reach only by chance: case variants, a
-character repeated, a space at either end, digits or spaces only, a program literal alone,
-at either end, at both ends or in the middle, prefixes and suffixes of another argument,
-two arguments changed at once (an empty ``chars`` with a trailing space in ``text``).
+character repeated, a space at either end, digits or spaces only, a character of a class the
+program's calls test (``hints``: a digit for ``isdecimal``, a letter of the other case for
+``lower``) at the start, middle or end, a program literal alone, at either end, at both ends
+or in the middle, prefixes and suffixes of another argument, boundary indices of another
+argument and arguments equal to another or one character away from it (taken in ranked
+order, :data:`RANKED`), two arguments changed at once (an empty ``chars`` with a trailing
+space in ``text``); a short seed (``'ru'``) also gets edge cases of its edge cases.
 
 Sizes stay small: a mutant container or string is never longer than its seed plus 4.
 A mutant never equals the seed (compared by its canonical text, which is type-exact), and

@@ -6,7 +6,10 @@ default verifier rejects with it and accepts without it (programs run only in th
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -69,6 +72,27 @@ def test_second_generation_tops_up_short_seeds_only():
     big = mutate_args("'a'", 200, random.Random(0))
     assert set(edges["second"]) <= set(big)
     assert len(set(big) & set(edge_cases("'a'", (), (), 140)["second"])) == len(edges["second"])
+
+
+def test_inputs_with_hints_do_not_depend_on_hash_seed():
+    # the verifier's inputs (program literals and call names as hints; a short seed, so the
+    # second generation too) are the same under every PYTHONHASHSEED; the program is parsed,
+    # never run, in the subprocess
+    code = ("from codemorph.program import Program; from codemorph.verification import _mutants; "
+            "p = Program('def f(a, b):\\n    return a.lower().split() + [b.isdecimal(), b.strip()]\\n', 'f'); "
+            "print(_mutants(p, [\"'ru', 'x'\"], 49, 0))")
+    outs = set()
+    for hs in ("1", "2", "3"):
+        env = dict(os.environ, PYTHONHASHSEED=hs)
+        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                check=True).stdout)
+    assert len(outs) == 1 and len(eval_list(outs.pop())) == 49
+
+
+def eval_list(text: str) -> list:
+    import ast
+
+    return ast.literal_eval(text)
 
 
 # ------------------------------------------------------------------ effect on verification
