@@ -1278,6 +1278,11 @@ class _Child:
             d.update(self.builtins_snapshot)
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
         sys.setrecursionlimit(self.limits["recursion_limit"])
+        if sys.get_int_max_str_digits() != self.int_digits:
+            # the result's repr and the literal check run at the interpreter's default
+            # int-to-str digit limit: a program that lifted it returns a 5,000-digit int
+            # whose literal a harness cannot even compile (``assert f(x) == <output>``)
+            sys.set_int_max_str_digits(self.int_digits)
 
     def post(self, i, out, value, call_args, expected, g, script, timeout):
         """repr (under its own timer), then fingerprints, literal check and expected-output

@@ -113,3 +113,15 @@ def test_request_recursion_limit_counts_frames_as_a_plain_run(box):
 def test_request_recursion_limit_is_checked(bad):
     with pytest.raises(ValueError, match="recursion_limit must be an int >= 50"):
         ExecRequest(DEPTH, "f", "1", recursion_limit=bad).to_wire()
+
+
+def test_result_repr_uses_the_default_int_digit_limit(box):
+    """Tester's F5: a program that lifts the int-to-str digit limit returned a 5,001-digit
+    output; ``<code>\\nassert f(5000) == <output>`` fails to compile in a harness (the literal
+    is parsed at the default limit, before ``f`` runs), so the repr is not kept."""
+    code = "import sys\ndef f(n):\n    sys.set_int_max_str_digits(0)\n    return 10 ** n\n"
+    big, small = box.run_batch([ExecRequest(code, "f", "5000"), ExecRequest(code, "f", "3")])
+    assert big.status == "returned" and big.value_repr is None and big.literal_ok is False
+    assert big.repr_error.startswith("ValueError: Exceeds the limit (4300 digits) for integer string conversion")
+    assert big.fingerprint is not None and big.comparable
+    assert small.value_repr == "1000" and small.literal_ok
