@@ -13,7 +13,13 @@ The search runs the (untrusted) programs, never in the host process: CrossHair n
 subprocess in its own session, in a fresh temporary directory (its working directory and
 the only place it is told about), with an address-space limit, a CPU-time limit and a hard
 wall-clock limit (``seconds``; the whole process group is killed when it expires).
-CrossHair's own budget is 70% of that limit.
+CrossHair's own budget is 70% of that limit.  Once CrossHair and Z3 are loaded, the search
+process installs the sandbox's audit-hook refusals (:mod:`codemorph._worker`: processes,
+sockets, signals to other processes, resource limits, writes and file changes outside its
+temporary directory) except ctypes, which Z3 calls on every operation; a search in which a
+program tried a refused operation reports an error and its result is not used.  Programs
+that :func:`codemorph.determinism.nondeterminism_source` flags (the clock, randomness, the
+process, the file system, ctypes, ...) are not handed to CrossHair at all.
 Every counterexample it reports is re-run on both programs in the sandbox with the ordinary
 differential check, and only a confirmed difference is reported.
 """
@@ -29,6 +35,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from typing import Sequence
 
+from .determinism import nondeterminism_source
 from .errors import InputError
 from .inputs import format_args, parse_args
 from .perturb.symbolic import crosshair_available, infer_annotation
@@ -52,6 +59,48 @@ try:
 except Exception as e:
     out.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
     raise SystemExit(0)
+import os
+from codemorph._worker import _PATH_EVENTS, _REFUSED_EVENTS, _REFUSED_PREFIXES, _WRITE_FLAGS
+ROOT = os.path.realpath(os.getcwd())
+refusals = []
+def _inside(p):
+    if isinstance(p, int):
+        return True
+    try:
+        p = os.fspath(p)
+        if isinstance(p, bytes):
+            p = p.decode("utf-8", "surrogateescape")
+        if p == "/dev/null":
+            return True
+        full = os.path.realpath(os.path.join(os.getcwd(), p))
+    except BaseException:
+        return False
+    return full == ROOT or full.startswith(ROOT + os.sep)
+def _deny(event, what):
+    refusals.append("%%s (%%s)" %% (what, event))
+    raise PermissionError("codemorph: %%s is not allowed in the CrossHair search (%%s)" %% (what, event))
+def _hook(event, args):
+    # the sandbox's refusals (codemorph._worker), except ctypes, which Z3 calls on every
+    # operation (libz3 and CrossHair are loaded before this hook is installed)
+    if event in _REFUSED_EVENTS and not event.startswith("ctypes."):
+        _deny(event, "this operation")
+    if event == "open":
+        flags = args[2] if len(args) > 2 else 0
+        mode = args[1] if len(args) > 1 else None
+        writes = (isinstance(flags, int) and flags & _WRITE_FLAGS) or \
+            (isinstance(mode, str) and any(c in mode for c in "wax+"))
+        if writes and not _inside(args[0]):
+            _deny(event, "writing %%r outside the search's temporary directory" %% (args[0],))
+    elif event in _PATH_EVENTS:
+        for pos in _PATH_EVENTS[event]:
+            if pos < len(args) and not _inside(args[pos]):
+                _deny(event, "changing %%r outside the search's temporary directory" %% (args[pos],))
+    elif event == "os.kill":
+        if args and args[0] not in (0, os.getpid()):
+            _deny(event, "signalling another process")
+    elif event.startswith(_REFUSED_PREFIXES):
+        _deny(event, "network access")
+sys.addaudithook(_hook)
 fns = []
 for i, src in enumerate((%(original)r, %(rewritten)r)):
     g = {"__name__": "__crosshair_%%d__" %% i}
@@ -68,6 +117,10 @@ try:
                           ExceptionEquivalenceType.%(policy)s)
 except BaseException as e:
     out.write(MARK + json.dumps({"error": "%%s: %%s" %% (type(e).__name__, e)}) + "\n")
+    raise SystemExit(0)
+if refusals:
+    out.write(MARK + json.dumps({"error": "the programs tried %%s, which the search process refuses; "
+                                          "the search's result is not used" %% refusals[0]}) + "\n")
     raise SystemExit(0)
 if isinstance(diffs, str):
     out.write(MARK + json.dumps({"error": diffs}) + "\n")
@@ -100,6 +153,11 @@ class CrosshairResult:
     paths: int = 0
     exhausted: bool = False
     reason: str = ""
+
+
+def _that(why: str) -> str:
+    """``nondeterminism_source``'s reason (``"it reads the clock (import time)"``) as a clause."""
+    return why[3:] if why.startswith("it ") else why
 
 
 def _annotations(program: Program, seed_input: str) -> dict[str, str] | None:
@@ -173,6 +231,11 @@ def crosshair_diff(sandbox: Sandbox, original: Program, rewritten: Program, seed
     Returns:
         A :class:`CrosshairResult`.
     """
+    for program in (original, rewritten):
+        why = nondeterminism_source(program.source)
+        if why is not None:
+            return CrosshairResult("unavailable", reason=f"CrossHair is not run on a program that {_that(why)}: "
+                                                         "its search process has fewer guards than the sandbox")
     if not crosshair_available():
         return CrosshairResult("unavailable", reason="CrossHair is not installed (pip install codemorph[crosshair])")
     anns = _annotations(original, seed_input)

@@ -1,0 +1,51 @@
+"""The CrossHair search process runs untrusted programs outside the sandbox: it refuses
+what the sandbox refuses (but ctypes), and flagged programs are never handed to it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codemorph.crosshair_backend import crosshair_diff
+from codemorph.program import Program
+from codemorph.sandbox import Sandbox
+
+
+@pytest.fixture(scope="module")
+def sb():
+    with Sandbox() as s:
+        yield s
+
+
+def test_a_flagged_program_is_not_handed_to_crosshair(sb, tmp_path):
+    target = tmp_path / "written.txt"
+    src = f"import os\ndef f(x):\n    if x == 7:\n        os.system('echo hi > {target}')\n    return x + 1\n"
+    r = crosshair_diff(sb, Program(src), Program(src.replace("x + 1", "1 + x")), "1", seconds=10)
+    assert r.status == "unavailable"
+    assert r.reason == ("CrossHair is not run on a program that reads the process or its environment "
+                        "(os.system): its search process has fewer guards than the sandbox")
+    assert not target.exists()
+
+
+def test_the_search_process_refuses_writes_outside_its_directory(sb, tmp_path):
+    pytest.importorskip("crosshair")
+    target = tmp_path / "written.txt"
+    # codecs is not flagged: only the search process's audit hook stands between the
+    # symbolic search (which picks x == 7) and the user's files
+    src = (f"import codecs\ndef f(x: int) -> int:\n    if x == 7:\n"
+           f"        codecs.open({str(target)!r}, 'w').write('outside')\n    return x + 1\n")
+    r = crosshair_diff(sb, Program(src), Program(src.replace("x + 1", "1 + x")), "1", seconds=20)
+    assert not target.exists()
+    assert r.status == "error"
+    assert r.reason == (f"CrossHair: the programs tried writing {str(target)!r} outside the search's temporary "
+                        "directory (open), which the search process refuses; the search's result is not used")
+
+
+def test_the_guarded_search_still_finds_a_difference(sb):
+    pytest.importorskip("crosshair")
+    a = "def f(x):\n    if x == 12345:\n        return 0\n    return x + 1\n"
+    b = "def f(x):\n    return x + 1\n"
+    r = crosshair_diff(sb, Program(a), Program(b), "1", seconds=20)
+    assert r.status == "differs"
+    assert r.candidates == ("12345",)
