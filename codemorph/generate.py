@@ -152,7 +152,11 @@ class RowProcessor:
         :func:`~codemorph.verification.prove_verdict` (host-side Z3, no execution).
 
         Rows written (:attr:`RowOutcome.rows`, in this order): the original (``kind``
-        ``"original"``), one per written variant (``"code-transform"``), then with
+        ``"original"``; its ``output`` is the ``repr`` of the re-executed result when that is a
+        literal reading back to an equal value of the same type, as for the variants, so a
+        recorded ``1`` for ``True``, ``2.0`` for ``2`` or a dict in another key order becomes
+        the result's own text; otherwise the recorded text, which the result was checked to
+        equal), one per written variant (``"code-transform"``), then with
         :attr:`GenerateConfig.perturb` the input perturbations (``"input-perturbation"``).
         Every one of them carries the input row's extra columns (:attr:`SourceRow.extra
         <codemorph.dataset.SourceRow.extra>`: those codemorph does not read, such as
@@ -227,8 +231,13 @@ class RowProcessor:
         # each changed variant's run on the row's own input (the first check, or the extra run)
         row_runs = [None if sl is None else outs[sl[0] if own_compared else sl[0] + len(sl[1])] for sl in slices]
         unstable = self._unstable_row_input(row, candidates, row_runs)
+        # the original's output is the repr of its re-executed result, as for the variants: the
+        # recorded text only has to compare equal (``1`` for ``True``, ``2.0`` for ``2``, a
+        # dict in another order, even an expression), and a harness compares the row's text
+        own = baseline.outcomes[0]
         out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
-                                     "output": row.output, "entry_point": row.entry_point, "original_id": row.id,
+                                     "output": own.value_repr if own.literal_ok and own.value_repr is not None
+                                     else row.output, "entry_point": row.entry_point, "original_id": row.id,
                                      "transforms": [], "seed": cfg.seed, "kind": "original"}))
         for (name, res, seconds), sl, run in zip(candidates, slices, row_runs):
             if sl is None:
