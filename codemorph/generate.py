@@ -358,6 +358,8 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
         return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
     if o.status == "refused":
         return f"the program did not finish on its input: refused ({o.note or 'the sandbox refused something'})"
+    if o.status == "environment":
+        return f"the program's outcome on its input shows codemorph's sandbox, not the program: {o.note}"
     if o.status == "output-limit":
         return "the program wrote more than the output limit (--output-limit) on its input and was stopped"
     if o.status == "timeout":

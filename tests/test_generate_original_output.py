@@ -35,3 +35,18 @@ def test_original_output_is_the_results_repr(tmp_path):
     assert originals == {i: want for i, _, _, _, want in ROWS}
     variants = [r for r in rows if r["kind"] == "code-transform"]
     assert variants and all(r["output"] == originals[r["original_id"]] for r in variants)
+
+
+def test_original_whose_output_shows_the_sandbox_is_rejected(tmp_path):
+    """A program that prints a warning (with the sandbox's file name) on its own input."""
+    code = "import warnings\ndef f(x):\n    warnings.warn('careful')\n    return x\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "w", "code": code, "input": "1", "output": "1"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    summary = generate(src, out, GenerateConfig.from_transforms(["rename-locals"], seed=0, workers=1))
+    assert out.read_text() == "" and summary.rows_rejected == 1
+    reject = json.loads((tmp_path / "out.rejects.jsonl").read_text().splitlines()[0])
+    assert reject["reason"] == (
+        "row 'w' (line 1): the program's outcome on its input shows codemorph's sandbox, not the program: its output "
+        "shows the sandbox's file name ('<program>'): the outcome depends on the harness that runs the program "
+        "(the program returned), so it is not a ground truth")
