@@ -24,7 +24,7 @@ from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrappe
                              ScopeProvider)
 
 __all__ = ["nondeterminism_source", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
-           "HARNESS_ATTRIBUTES", "NON_STDLIB"]
+           "HARNESS_ATTRIBUTES", "NON_STDLIB", "PURE_MODULES", "UNKNOWN_MODULE"]
 
 #: modules whose import alone is flagged (top-level package name -> what it reads)
 FLAGGED_MODULES: dict[str, str] = {
@@ -79,6 +79,23 @@ FLAGGED_MODULES: dict[str, str] = {
     "profile": "reads the clock",
     "faulthandler": "reads the interpreter's frames",
 }
+
+#: standard-library modules (dotted prefixes) known to give the same result on every run,
+#: machine and minute: an import of any other module is flagged (an allow-list, since the
+#: standard library has many modules that read the clock, files or the machine for their
+#: caller: ``logging`` records, ``email.utils.formatdate``, ``http.cookiejar``,
+#: ``gzip.compress`` headers, ``codecs.open``, ``filecmp``...).  ``os``, ``sys``,
+#: ``datetime`` and ``importlib`` are checked member by member (:data:`PARTLY_FLAGGED`).
+PURE_MODULES: frozenset[str] = frozenset({
+    "__future__", "abc", "array", "ast", "base64", "binascii", "bisect", "cmath", "collections", "colorsys",
+    "contextlib", "copy", "csv", "dataclasses", "decimal", "difflib", "enum", "errno", "fnmatch", "fractions",
+    "functools", "graphlib", "hashlib", "heapq", "hmac", "html", "ipaddress", "itertools", "json", "keyword",
+    "math", "numbers", "operator", "pprint", "queue", "re", "reprlib", "shlex", "statistics", "string",
+    "stringprep", "struct", "textwrap", "types", "typing", "unicodedata", "urllib.parse", "zlib",
+})
+
+#: why importing a standard-library module outside :data:`PURE_MODULES` is flagged
+UNKNOWN_MODULE = "imports a module that may read the clock, files, the process or the machine"
 
 #: why importing a module outside the standard library is flagged
 NON_STDLIB = "imports a module outside the standard library, which another harness may lack or have in another version"
@@ -166,6 +183,9 @@ def nondeterminism_source(code: str) -> str | None:
       installation (``sysconfig``, ``site``), log records (``logging``); importing a module
       outside the standard library (``sys.stdlib_module_names``: ``libcst`` imports inside
       codemorph's sandbox because it runs in codemorph's environment, a harness may lack it);
+      importing any other standard-library module that is not in :data:`PURE_MODULES` (an
+      allow-list: ``email.utils.formatdate``, ``http.cookiejar.time2isoz``, ``codecs.open``,
+      ``gzip.compress`` read the clock or files for their caller);
     * reading what the harness that runs the program chooses (:data:`HARNESS_GLOBALS`,
       :data:`HARNESS_ATTRIBUTES`): the global names ``__name__``, ``__file__``,
       ``__spec__``, ``__loader__``, ``__package__``, ``__doc__``, ``__main__``, ``globals()``,
@@ -302,21 +322,16 @@ class _Finder:
                 for alias in node.names:
                     mod = _alias_module(alias)
                     top = mod.split(".")[0]
-                    if top in FLAGGED_MODULES:
-                        yield self._pos(node), f"{FLAGGED_MODULES[top]} (import {mod})"
-                    elif top not in sys.stdlib_module_names:
-                        yield self._pos(node), f"{NON_STDLIB} (import {mod})"
+                    why = _module_reason(mod)
+                    if why is not None:
+                        yield self._pos(node), f"{why} (import {mod})"
             elif isinstance(node, cst.ImportFrom):
                 if node.relative:
                     yield self._pos(node), "imports a module relative to the program's package"
                     continue
                 mod = _dotted(node.module) if node.module is not None else ""
                 top = (mod or "").split(".")[0]
-                if top in FLAGGED_MODULES:
-                    yield self._pos(node), f"{FLAGGED_MODULES[top]} (from {mod} import ...)"
-                elif top not in sys.stdlib_module_names:
-                    yield self._pos(node), f"{NON_STDLIB} (from {mod} import ...)"
-                elif top in PARTLY_FLAGGED:
+                if top in PARTLY_FLAGGED:
                     if isinstance(node.names, cst.ImportStar):
                         yield self._pos(node), f"{PARTLY_FLAGGED[top]} (from {mod} import *)"
                     else:
@@ -324,6 +339,14 @@ class _Finder:
                             full = f"{mod}.{_alias_module(alias)}"
                             if not _pure(full):
                                 yield self._pos(node), f"{PARTLY_FLAGGED[top]} ({full})"
+                else:
+                    why = _module_reason(mod or "")
+                    if why is not None:
+                        # ``from xml.etree import ElementTree``: the module or a submodule
+                        if not isinstance(node.names, cst.ImportStar) and all(
+                                _module_reason(f"{mod}.{_alias_module(a)}") is None for a in node.names):
+                            continue
+                        yield self._pos(node), f"{why} (from {mod} import ...)"
             elif isinstance(node, cst.Attribute) and node.attr.value in _DATETIME_CLOCK and self._imports_datetime():
                 yield self._pos(node), f"{PARTLY_FLAGGED['datetime']} ({_dotted(node) or node.attr.value})"
             elif isinstance(node, cst.Attribute) and node.attr.value == "__hash__":
@@ -425,12 +448,12 @@ class _Finder:
     def _imported(self, node: cst.CSTNode, text: str, how: str) -> Iterable[tuple[int, str]]:
         """A module imported by name (``__import__('time')``): flagged as its import."""
         top = text.split(".")[0]
-        if top in FLAGGED_MODULES:
-            yield self._pos(node), f"{FLAGGED_MODULES[top]} ({how}({text!r}))"
-        elif top in PARTLY_FLAGGED:
+        if top in PARTLY_FLAGGED:
             yield self._pos(node), f"{PARTLY_FLAGGED[top]} ({how}({text!r}))"
-        elif top not in sys.stdlib_module_names:
-            yield self._pos(node), f"{NON_STDLIB} ({how}({text!r}))"
+            return
+        why = _module_reason(text)
+        if why is not None:
+            yield self._pos(node), f"{why} ({how}({text!r}))"
 
     def _dynamic(self, call: cst.Call) -> Iterable[tuple[int, str]]:
         name = _dotted(call.func)
@@ -461,6 +484,22 @@ class _Finder:
                 if access.node is func:
                     return any(isinstance(r, BuiltinAssignment) for r in access.referents) or not access.referents
         return True
+
+
+def _module_reason(mod: str) -> str | None:
+    """Why importing the module ``mod`` (dotted) is flagged, or ``None`` (:data:`PURE_MODULES`;
+    :data:`PARTLY_FLAGGED` modules are checked by their uses instead)."""
+    parts = mod.split(".")
+    top = parts[0]
+    if top in FLAGGED_MODULES:
+        return FLAGGED_MODULES[top]
+    if top in PARTLY_FLAGGED:
+        return None
+    if any(".".join(parts[:i]) in PURE_MODULES for i in range(1, len(parts) + 1)):
+        return None
+    if top not in sys.stdlib_module_names:
+        return NON_STDLIB
+    return UNKNOWN_MODULE
 
 
 def _pure(full: str) -> bool:

@@ -100,3 +100,34 @@ def test_cruxeval_none_flagged() -> None:
     rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
     assert len(rows) == 800
     assert [r["id"] for r in rows if nondeterminism_source(r["code"]) is not None] == []
+
+
+UNKNOWN = "imports a module that may read the clock, files, the process or the machine"
+
+
+@pytest.mark.parametrize("code,reason", [
+    # tester's F11: the clock read through a module that reads it for its caller
+    ("import email.utils\ndef f(x):\n    return email.utils.formatdate()[17:22]\n", f"{UNKNOWN} (import email.utils)"),
+    ("from http.cookiejar import time2isoz\ndef f(x):\n    return time2isoz()\n",
+     f"{UNKNOWN} (from http.cookiejar import ...)"),
+    ("import gzip\ndef f(x):\n    return gzip.compress(x.encode())[4:8]\n", f"{UNKNOWN} (import gzip)"),
+    ("import codecs\ndef f(p):\n    return codecs.open(p).read()\n", f"{UNKNOWN} (import codecs)"),
+    ("import filecmp\ndef f(a, b):\n    return filecmp.cmp(a, b)\n", f"{UNKNOWN} (import filecmp)"),
+    ("import urllib.request\ndef f(x):\n    return x\n", f"{UNKNOWN} (import urllib.request)"),
+    ("def f(x):\n    return __import__('wsgiref.handlers') is None\n", f"{UNKNOWN} (__import__('wsgiref.handlers'))"),
+    ("import timeit\ndef f(x):\n    return int(timeit.default_timer()) % 2\n", "reads the clock (import timeit)"),
+    ("import logging\ndef f(x):\n    return x + int(logging.makeLogRecord({}).created) // 60 % 1000\n",
+     "writes log records (the clock, process and thread ids, the harness's file names) (import logging)"),
+])
+def test_modules_outside_the_allow_list_are_flagged(code: str, reason: str) -> None:
+    assert nondeterminism_source(code) == reason
+
+
+@pytest.mark.parametrize("code", [
+    "import math, re, string, itertools, functools, operator, heapq, bisect\ndef f(x):\n    return x\n",
+    "from collections.abc import Iterable\nfrom typing import List\ndef f(x):\n    return x\n",
+    "from urllib import parse\nimport urllib.parse\ndef f(x):\n    return parse.quote(x)\n",
+    "import json, statistics, fractions, decimal\ndef f(x):\n    return json.dumps(x)\n",
+])
+def test_allow_listed_modules_are_not_flagged(code: str) -> None:
+    assert nondeterminism_source(code) is None
