@@ -296,9 +296,24 @@ class _Ctx:
         return f"{unit} {line}" if len(self.files) == 1 else f"{unit} {line} of {self.files[index]}"
 
 
+def _lone_surrogate(text: Any) -> int | None:
+    """Index of the first lone surrogate (U+D800..U+DFFF) in ``text``, or ``None``.  JSON
+    can hold one (``"\\ud800"``); Python source cannot (``compile`` raises
+    ``UnicodeEncodeError``), nor can a UTF-8 file."""
+    if not isinstance(text, str):
+        return None
+    try:
+        text.encode("utf-8")
+        return None
+    except UnicodeEncodeError as exc:
+        return exc.start
+
+
 def _jsonl_rows(ctx: _Ctx) -> Iterator[SourceRow | Reject]:
     with open(ctx.path, "rb") as fh:
         for lineno, raw in enumerate(fh, 1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows tools)
+                raw = raw[3:]
             if raw.strip():
                 yield _parse_line(ctx, lineno, raw)
 
@@ -344,6 +359,12 @@ def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word:
     if not isinstance(entry, str) or not entry.isidentifier():
         problems.append(f"{field_word} 'entry_point' must be an identifier, got {entry!r}")
     if not problems:
+        for name in ("id", "code", "input", "output", "entry_point"):
+            k = _lone_surrogate(rid if name == "id" else row.get(name))
+            if k is not None:
+                text = rid if name == "id" else row[name]
+                problems.append(f"{field_word} {name!r} holds a lone surrogate (U+{ord(text[k]):04X} at character "
+                                f"{k + 1}), which Python source cannot contain and UTF-8 cannot encode")
         for name in ("code", "input"):
             if len(row[name]) > ctx.max_code_chars:
                 problems.append(f"{field_word} {name!r} has {len(row[name]):,} characters, over the limit of "
@@ -453,7 +474,13 @@ class RowWriter:
         self.count = 0
 
     def write(self, row: dict[str, Any]) -> None:
-        self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        """Write one row.  Non-ASCII text is written as UTF-8; a row holding a lone surrogate
+        (which UTF-8 cannot encode: e.g. the id or code of a rejected row) is written with
+        ``\\uXXXX`` escapes instead (``json.loads`` reads it back unchanged)."""
+        try:
+            self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        except UnicodeEncodeError:  # the text layer encodes the whole line first: nothing was written
+            self._fh.write(json.dumps(row, ensure_ascii=True) + "\n")
         self.count += 1
 
     def flush(self) -> None:

@@ -174,7 +174,8 @@ class RowProcessor:
         try:
             program = Program(row.code, row.entry_point, filename=row.id)
         except ParseError as exc:
-            return reject("parse", f"code does not parse: line {exc.line}, column {exc.column}: {exc.message}")
+            at = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
+            return reject("parse", f"code does not parse: {at}{exc.message}")
         if not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 
