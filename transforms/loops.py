@@ -1412,8 +1412,14 @@ def recursion_hazard(module: cst.Module, facts: ProgramFacts | None = None) -> s
     Comprehensions run in a frame of their own (Python 3.11; inlined from 3.12 on, PEP
     709), so turning a loop into a comprehension or back changes the call depth at which
     a recursive program hits ``RecursionError``.  A function ``g`` is taken to call ``h``
-    when ``h``'s name is spelled anywhere in ``g`` (as a variable, attribute or keyword):
-    a cycle in that graph (networkx) is a possible recursion."""
+    when ``h``'s name is spelled anywhere in ``g`` (as a variable, attribute or keyword),
+    and to call every dunder method the program defines that Python may call implicitly
+    from ``g``'s code: ``__init__``-like ones (:data:`_CONSTRUCTION`) when ``g`` spells a
+    class of the program, ``type``, ``super``, ``__class__`` or ``copy``; the others
+    (``__len__``, ``__eq__``, ``__iter__``, ``__repr__``...) when ``g`` has any operator,
+    call, subscript, loop, truth test or display (:func:`_may_run_code`).  A cycle in that
+    graph (networkx) is a possible recursion: ``__len__`` returning ``sum([len(k) for k
+    in self.kids])`` recurses through ``len`` without spelling its own name."""
     import networkx as nx
 
     facts = facts or ProgramFacts.of(module)
@@ -1421,15 +1427,64 @@ def recursion_hazard(module: cst.Module, facts: ProgramFacts | None = None) -> s
     by_name: dict[str, list[cst.FunctionDef]] = {}
     for fn in facts.functions:
         by_name.setdefault(fn.name.value, []).append(fn)
+    # methods Python calls implicitly (``len(x)`` -> ``__len__``, ``a == b`` -> ``__eq__``,
+    # ``C(...)`` -> ``__init__``): their names are never spelled by their callers
+    dunders = {name for name in by_name if len(name) > 4 and name.startswith("__") and name.endswith("__")}
+    hooks = bool(dunders & _ATTRIBUTE_HOOKS)
+    classes = {n.name.value for n in _walk_nodes(module) if isinstance(n, cst.ClassDef)}
     for fn in facts.functions:
-        for other in set(by_name) & identifiers_in(fn.body):
+        spelled = identifiers_in(fn.body)
+        for other in set(by_name) & spelled:
             graph.add_edge(fn.name.value, other)
+        if not dunders:
+            continue
+        constructs = bool(spelled & (classes | _CONSTRUCTORS))
+        runs = _may_run_code(fn.body, hooks)
+        for d in dunders:
+            if constructs if d in _CONSTRUCTION else runs:
+                graph.add_edge(fn.name.value, d)
     try:
         cycle = nx.find_cycle(graph)
     except nx.NetworkXNoCycle:
         return None
     names = sorted({a for a, _ in cycle})
     return f"program may recurse ({' -> '.join(names)}); comprehension frames change the recursion depth"
+
+
+#: dunder methods run when an instance is made (``C(...)``, ``type(self)(...)``, a copy)
+_CONSTRUCTION = frozenset({"__init__", "__new__", "__post_init__", "__init_subclass__", "__set_name__",
+                           "__class_getitem__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__",
+                           "__getstate__", "__setstate__", "__getnewargs__", "__getnewargs_ex__"})
+#: names through which a function may make an instance of a class it does not spell
+_CONSTRUCTORS = frozenset({"type", "__class__", "super", "copy", "deepcopy", "__new__", "__init__"})
+#: dunder methods that make plain attribute access run code
+_ATTRIBUTE_HOOKS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__get__", "__set__",
+                              "__delete__"})
+#: syntax that may call a dunder method implicitly (operators, calls, subscripts, iteration,
+#: truth tests, hashing in displays, formatting, context managers...)
+_RUNS_CODE = (cst.Call, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
+              cst.Subscript, cst.For, cst.While, cst.If, cst.IfExp, cst.ListComp, cst.SetComp, cst.DictComp,
+              cst.GeneratorExp, cst.With, cst.FormattedString, cst.Await, cst.Yield, cst.AugAssign, cst.Del,
+              cst.Raise, cst.Assert, cst.Tuple, cst.List, cst.Set, cst.Dict, cst.StarredElement, cst.Try,
+              cst.Match, cst.Import, cst.ImportFrom, cst.Decorator)
+
+
+def _walk_nodes(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
+
+
+def _may_run_code(body: cst.CSTNode, attribute_hooks: bool) -> bool:
+    """Whether ``body`` may call a dunder method implicitly (conservative: any operator,
+    call, subscript, loop, truth test, display...; attribute access too when the program
+    defines ``__getattr__``, ``__setattr__``, a descriptor...)."""
+    for n in _walk_nodes(body):
+        if isinstance(n, _RUNS_CODE) or attribute_hooks and isinstance(n, cst.Attribute):
+            return True
+    return False
 
 
 def _needs_parens_in_comp(e: cst.BaseExpression) -> bool:
