@@ -125,3 +125,17 @@ def test_result_repr_uses_the_default_int_digit_limit(box):
     assert big.repr_error.startswith("ValueError: Exceeds the limit (4300 digits) for integer string conversion")
     assert big.fingerprint is not None and big.comparable
     assert small.value_repr == "1000" and small.literal_ok
+
+
+DEL_ORDER = ("log = []\nclass A:\n    def __init__(self, n):\n        self.n = n\n    def __del__(self):\n"
+             "        log.append(self.n)\ndef f(x):\n    a = A(1)\n    b = A(2)\n    a = None; b = None; return list(log)\n")
+
+
+@pytest.mark.parametrize("types", [True, False])
+def test_traced_run_does_not_keep_dropped_objects_alive(box, types):
+    """Tester's F14: the types-of-locals tracer read ``f_locals``, whose dict kept ``a`` and
+    ``b`` alive until the next line event, so the traced run returned ``[]`` where a plain
+    interpreter returns ``[1, 2]``.  A program with ``__del__`` gets no types."""
+    o = box.run(ExecRequest(DEL_ORDER, "f", "1", trace=True, types=types))
+    assert (o.status, o.value_repr, o.types) == ("returned", "[1, 2]", {})
+    assert _worker._observes_lifetimes(DEL_ORDER) and not _worker._observes_lifetimes("def f(x):\n    return x\n")
