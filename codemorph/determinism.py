@@ -78,6 +78,7 @@ FLAGGED_MODULES: dict[str, str] = {
     "cProfile": "reads the clock",
     "profile": "reads the clock",
     "faulthandler": "reads the interpreter's frames",
+    "weakref": "observes when objects die (the garbage collector's timing)",
 }
 
 #: standard-library modules (dotted prefixes) known to give the same result on every run,

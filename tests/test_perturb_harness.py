@@ -63,3 +63,15 @@ def test_programs_reading_the_harness_are_rejected(tmp_path):
     reason = json.loads((tmp_path / "out.rejects.jsonl").read_text())["reason"]
     assert reason == ("row 'c' (line 1): the program is nondeterministic: it reads a code object (its file name "
                       "is the harness's) (.co_filename), so no row of it is written")
+
+
+def test_program_exception_named_like_a_builtin_is_not_a_finding(tmp_path):
+    """Tester's F7: ``class IndexError(Exception)`` raised by the program was written (and
+    counted) as the built-in IndexError; a real IndexError of the same program still is."""
+    fake = "class IndexError(Exception):\n    pass\ndef f(x):\n    if x > 3:\n        raise IndexError('fake')\n    return x\n"
+    real = "def f(x):\n    if x > 3:\n        raise IndexError('real')\n    return x\n"
+    config = PerturbConfig(exceptions=("IndexError",), output_changes=0, budget=Budget(executions=60), seed=0)
+    summary, rows = _run(tmp_path, [{"id": "fake", "code": fake, "input": "1", "output": "1"},
+                                    {"id": "real", "code": real, "input": "1", "output": "1"}], config)
+    assert [(r["id"], r["exception"]["message"]) for r in rows] == [("real:perturb:IndexError:0", "real")]
+    assert summary.per_target["IndexError"].programs == 1

@@ -30,7 +30,9 @@ unchanged, as the rows ``codemorph generate`` writes do, so a harness can group 
 them; a column named like a field above holds codemorph's value.
 
 A row for ``any-exception`` is written only when its input is not already written for its
-own class.  Rows that cannot be searched (code does not parse, no entry point, input not
+own class.  A finding that raises a class the program defines under the name of a built-in
+exception (``class IndexError(Exception)``) is not written: the row's bare class name would
+read as the built-in one.  Rows that cannot be searched (code does not parse, no entry point, input not
 a literal, seed input does not finish) go to :func:`codemorph.dataset.rejects_path`; so do
 programs with a source of nondeterminism that re-running cannot reveal (the clock, random
 numbers, the process or its environment: :func:`codemorph.determinism.nondeterminism_source`),
@@ -53,6 +55,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+import libcst as cst
 
 from ..dataset import (Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path,
                        row_json)
@@ -246,7 +250,9 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
         return reject("execute", report.skipped)
     res.searched = True
     written: set[str] = set()
-    found_by = {t: [p for p in report.found.get(t, []) if _keepable(t, p)][: want[t]] for t in targets}
+    lookalikes = _builtin_lookalikes(program)
+    found_by = {t: [p for p in report.found.get(t, []) if _keepable(t, p)
+                    and (p.exception is None or p.exception.type not in lookalikes)][: want[t]] for t in targets}
     cands = list(dict.fromkeys(p.input for t in targets for p in found_by[t]))
     if cands:
         found_by, res.executions = _recheck(sandbox, row, found_by, cands, res.executions)
@@ -382,6 +388,26 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
 
 #: exceptions that end a harness rather than fail one prediction (not Exception subclasses)
 _HARNESS_KILLERS = frozenset({"SystemExit", "KeyboardInterrupt", "GeneratorExit"})
+
+
+def _builtin_lookalikes(program: Program) -> frozenset[str]:
+    """Names of built-in exception classes that the program defines a class of its own for
+    (``class IndexError(Exception)``): a row's ``exception.type`` is a bare class name, so a
+    finding raising the program's class would read, and count, as the built-in one
+    (tester's F7).  Such findings are not written."""
+    import builtins
+
+    names = {n.name.value for n in _walk(program.module) if isinstance(n, cst.ClassDef)}
+    return frozenset(n for n in names if isinstance(getattr(builtins, n, None), type)
+                     and issubclass(getattr(builtins, n), BaseException))
+
+
+def _walk(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(n.children)
 
 
 def _keepable(target: str, p: Perturbation) -> bool:
