@@ -48,7 +48,8 @@ LINE_HAZARDS: frozenset[str] = frozenset({
 })
 
 #: identifiers of code that can read docstrings
-DOC_HAZARDS: frozenset[str] = frozenset({"__doc__", "help", "pydoc", "getdoc", "inspect", "doctest"})
+DOC_HAZARDS: frozenset[str] = frozenset({"__doc__", "help", "pydoc", "getdoc", "inspect", "doctest", "vars",
+                                         "__dict__", "attrgetter", "__getattribute__"})
 
 # PEP 263: a comment matching this on line 1 or 2 declares the source encoding
 _CODING = re.compile(r"coding[:=]")
@@ -469,6 +470,21 @@ def _comment(text: str) -> cst.Comment:
     return cst.Comment("# " + text)
 
 
+def _dynamic_getattr(module: cst.Module) -> bool:
+    """Whether the module calls ``getattr`` with an attribute name that is not a plain string
+    literal (or with fewer than two positional arguments: ``getattr(*a)``)."""
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.children)
+        if isinstance(n, cst.Call) and isinstance(n.func, cst.Name) and n.func.value == "getattr":
+            args = n.args
+            if len(args) < 2 or args[1].keyword is not None or args[1].star or \
+                    not isinstance(args[1].value, cst.SimpleString):
+                return True
+    return False
+
+
 def _check_hazards(module: cst.Module, hazards: Iterable[str], what: str) -> None:
     found = sorted(identifiers_in(module) & set(hazards))
     if found:
@@ -661,6 +677,9 @@ class MisleadingDocstring(Transform):
             raise NotApplicable("the program mentions __doc__")
         _check_hazards(module, DOC_HAZARDS, "read docstrings")
         _check_hazards(module, LINE_HAZARDS, "observe line numbers")
+        if _dynamic_getattr(module):
+            # getattr(f, '__d' + 'oc__') reads the docstring without spelling __doc__
+            raise NotApplicable("the program may read docstrings (getattr with a computed attribute name)")
         entry = None
         for stmt in module.body:
             if isinstance(stmt, cst.FunctionDef) and stmt.name.value == ctx.entry_point:
