@@ -423,14 +423,14 @@ class MutationSpace:
             elif op == "add" and keys and len(keys) < limit:
                 k = rng.choice(keys)
                 nk = self.step(k, rng, k, depth + 1)
-                if nk in d or not _hashable(nk):
+                if not _hashable(nk) or nk in d:  # a type-changing step may give a list
                     continue
                 out = dict(d)
                 out[nk] = d[rng.choice(keys)]
             elif op == "rename" and keys:
                 k = rng.choice(keys)
                 nk = self.step(k, rng, k, depth + 1)
-                if nk in d or not _hashable(nk):
+                if not _hashable(nk) or nk in d:  # a type-changing step may give a list
                     continue
                 out = {(nk if kk == k else kk): vv for kk, vv in d.items()}
             elif op == "empty" and keys:
