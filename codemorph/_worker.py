@@ -1173,7 +1173,12 @@ class _Child:
                 if len(self.catchers) < 256:
                     self.catchers[code] = catcher
         watcher = tracer.glob if tracer is not None else _exc_glob if catcher else None
-        g = {"__name__": MODULE_NAME}
+        # the program's module, registered as a plain ``python program.py`` run registers
+        # ``__main__`` (dataclasses, typing and pickle look classes up through sys.modules);
+        # dropped with the other modules the request added (_child_main)
+        module = _types.ModuleType(MODULE_NAME)
+        sys.modules[MODULE_NAME] = module
+        g = module.__dict__
         value = None
         call_args = None
         phase = "compile"

@@ -13,7 +13,8 @@ from codemorph.sandbox import COMPLETED_STATUSES, STATUSES, ExecRequest, Limits,
 
 CLASS_REPR = "def f(x):\n    class C:\n        pass\n    return str(C) if x > 3 else 'small'\n"
 WARNS = "import warnings\ndef f(x):\n    if x > 3:\n        warnings.warn('big')\n    return x\n"
-PICKLES = ("import pickle\nclass C:\n    pass\ndef f(x):\n    return len(pickle.dumps(C()))\n")
+RAISES_CLASS = "class C:\n    pass\ndef f(x):\n    raise ValueError(C)\n"
+PICKLES = "import pickle\nclass C:\n    pass\ndef f(x):\n    return pickle.dumps(C())\n"
 MAIN_BLOCK = "def f(x):\n    return x + 1\n\nif __name__ == '__main__':\n    raise SystemExit('ran')\n"
 MEMCATCH = ("def f(n):\n    try:\n        b = bytearray(max(n, 1) * 2 ** 27)\n    except {handler}:\n"
             "        return 'no memory'\n    return 'ok'\n")
@@ -53,11 +54,19 @@ def test_warning_printed_with_the_sandbox_file_name_is_environment(box):
 
 
 def test_exception_message_with_the_sandbox_module_name_is_environment(box):
-    o = box.run(ExecRequest(PICKLES, "f", "1"))
-    # a plain interpreter pickles __main__.C; the sandbox's module cannot be imported
+    o = box.run(ExecRequest(RAISES_CLASS, "f", "1"))
+    # a plain interpreter says "<class '__main__.C'>", the checker "<class '__check__.C'>"
     assert o.status == "environment" and o.exception is None
-    assert o.note.startswith("its exception message shows the sandbox's module name ('__codemorph_program__'): "
-                             "the outcome depends on the harness that runs the program (the program raised ")
+    assert o.note == ("its exception message shows the sandbox's module name ('__codemorph_program__'): "
+                      "the outcome depends on the harness that runs the program (the program raised ValueError), "
+                      "so it is not a ground truth")
+
+
+def test_pickle_of_a_program_class_works_but_is_not_kept(box):
+    # the module is registered (as __main__ is in a plain run), so pickling works; the
+    # bytes name the module, so the repr is not kept
+    o = box.run(ExecRequest(PICKLES, "f", "1"))
+    assert o.status == "returned" and o.value_repr is None and "sandbox's module name" in o.repr_error
 
 
 def test_main_block_does_not_run(box):
@@ -139,3 +148,13 @@ def test_traced_run_does_not_keep_dropped_objects_alive(box, types):
     o = box.run(ExecRequest(DEL_ORDER, "f", "1", trace=True, types=types))
     assert (o.status, o.value_repr, o.types) == ("returned", "[1, 2]", {})
     assert _worker._observes_lifetimes(DEL_ORDER) and not _worker._observes_lifetimes("def f(x):\n    return x\n")
+
+
+def test_dataclasses_with_string_annotations_run(box):
+    """dataclasses look a class's module up in sys.modules for string annotations: the
+    program's module is registered there, as ``__main__`` is in a plain run."""
+    code = ("from __future__ import annotations\nfrom dataclasses import dataclass\nfrom typing import ClassVar\n"
+            "@dataclass\nclass P:\n    x: int\n    y: ClassVar[int] = 3\n"
+            "def f(a):\n    return (P(a).x, P.y, repr(P(a)))\n")
+    o = box.run(ExecRequest(code, "f", "1"))
+    assert (o.status, o.value_repr) == ("returned", "(1, 3, 'P(x=1)')")
