@@ -1561,6 +1561,73 @@ def _modules_changed(snapshot):
     return False
 
 
+_patch_cache = {}
+
+
+def _patches_loaded_objects(code):
+    """Whether the program may set or delete an attribute of something it imported
+    (``collections.Counter.most_common = ...``, ``json.JSONEncoder.item_separator = ';'``,
+    ``setattr``/``delattr``): a class of a module loaded before the request keeps the change,
+    which :func:`_modules_changed` (module namespaces only) does not see, so the next
+    request gets a fresh child (tester's F6: a later run of the same program saw the patch).
+    Conservative; cached per source text."""
+    if "import" not in code:
+        return False
+    found = _patch_cache.get(code)
+    if found is None:
+        found = _find_patch(code)
+        if len(_patch_cache) < 256:
+            _patch_cache[code] = found
+    return found
+
+
+def _find_patch(code):
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    # ``import m``: the module's own names are compared by _modules_changed, so only an
+    # attribute of one of its members counts (m.C.attr); ``from m import C``: C.attr counts
+    modules, members = set(), set()
+    nodes = list(ast.walk(tree))
+    for n in nodes:
+        if isinstance(n, ast.Import):
+            modules.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, ast.ImportFrom):
+            members.update(a.asname or a.name for a in n.names)
+    if not modules and not members:
+        return False
+
+    def patched(t):
+        depth, base = 0, t
+        while isinstance(base, (ast.Attribute, ast.Subscript)):
+            depth += isinstance(base, ast.Attribute)
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return False
+        return base.id in members and depth >= 1 or base.id in modules and depth >= 2
+
+    for n in nodes:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr") \
+                and n.args and patched(ast.Attribute(value=n.args[0], attr="_", ctx=ast.Store())):
+            return True
+        if isinstance(n, (ast.Assign, ast.Delete)):
+            targets = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        else:
+            continue
+        while targets:
+            t = targets.pop()
+            if isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+            elif isinstance(t, ast.Starred):
+                targets.append(t.value)
+            elif isinstance(t, (ast.Attribute, ast.Subscript)) and patched(t):
+                return True
+    return False
+
+
 def _set_pdeathsig():
     """Ask Linux to SIGKILL the child when the zygote dies (prctl PR_SET_PDEATHSIG)."""
     if _libc is None:
@@ -1631,7 +1698,8 @@ def _child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             # a changed module loaded before means a fresh child for the next request
             for name in [n for n in sys.modules if n not in modules]:
                 del sys.modules[name]
-            tainted = (reach and _modules_changed((modules, spaces))) or _thread_count() > 0  # threads left running
+            tainted = (reach and (_modules_changed((modules, spaces)) or _patches_loaded_objects(req.get("code") or ""))) \
+                or _thread_count() > 0  # threads left running
             try:
                 payload = encode_outcome(out)
             except BaseException as exc:  # e.g. a fingerprint JSON cannot encode

@@ -158,3 +158,29 @@ def test_dataclasses_with_string_annotations_run(box):
             "def f(a):\n    return (P(a).x, P.y, repr(P(a)))\n")
     o = box.run(ExecRequest(code, "f", "1"))
     assert (o.status, o.value_repr) == ("returned", "(1, 3, 'P(x=1)')")
+
+
+@pytest.mark.parametrize("code,expected", [
+    ("import collections\ndef f(x):\n    if x == 7:\n        collections.Counter.most_common = lambda self, n=None: 'p'\n"
+     "    return collections.Counter('abca').most_common(1)\n", "[('a', 2)]"),
+    ("import json\ndef f(x):\n    if x == 7:\n        json.JSONEncoder.item_separator = ';'\n    return json.dumps([1, x])\n",
+     "'[1, 1]'"),
+    ("from json import JSONEncoder, dumps\ndef f(x):\n    if x == 7:\n        setattr(JSONEncoder, 'item_separator', ';')\n"
+     "    return dumps([1, x])\n", "'[1, 1]'"),
+])
+def test_patched_class_of_a_loaded_module_does_not_leak(box, code, expected):
+    """Tester's F6: input 7 patches a class of an already-loaded module; the next request
+    of the batch (input 1) saw the patch, so a deterministic row was rejected."""
+    seven, one = box.run_batch([ExecRequest(code, "f", "7"), ExecRequest(code, "f", "1")])
+    assert seven.status == "returned" and (one.status, one.value_repr) == ("returned", expected)
+
+
+def test_patch_detection():
+    assert _worker._patches_loaded_objects("import json\ndef f(x):\n    json.JSONEncoder.sep = 1\n")
+    assert not _worker._patches_loaded_objects("import json\ndef f(x):\n    y = json.loads(x)\n    y.a = 1\n")
+    assert not _worker._patches_loaded_objects("def f(x):\n    x.a = 1\n")
+    # a module's own names and os.environ are restored in the child: no fresh child needed
+    assert not _worker._patches_loaded_objects("import sys, os\ndef f(x):\n    sys.x = 1\n    os.environ['A'] = x\n")
+    assert _worker._patches_loaded_objects("from collections import Counter\ndef f(x):\n    Counter.y = 1\n")
+    assert not _worker._patches_loaded_objects("import sys\ndef f(x):\n    setattr(sys, 'x', 1)\n")
+    assert _worker._patches_loaded_objects("import json\ndef f(x):\n    setattr(json.JSONEncoder, 'x', 1)\n")
