@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+
 from codemorph.inputs import parse_args
 from codemorph.perturb import Budget, search_many
 from codemorph.perturb.mutation import MutationSpace, is_type_changing
@@ -63,3 +64,88 @@ def test_type_changing_search_on_a_dict_input(sandbox):
     for p in found:
         o = sandbox.run(ExecRequest(SAMPLE_6, "f", p.input))
         assert o.status == "raised" and o.exception.type == p.exception.type
+
+
+# -- long inputs: neighbour generation and ranking --------------------------------------
+
+def _reference_levenshtein(a, b, sub=lambda x, y: 1):
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            same = type(x) is type(y) and x == y
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (0 if same else sub(x, y))))
+        prev = cur
+    return prev[-1]
+
+
+def test_banded_levenshtein_is_exact_on_short_pairs():
+    from codemorph.perturb.distance import levenshtein, value_distance
+    rng = random.Random(3)
+    for _ in range(300):
+        a = [rng.choice("abc") for _ in range(rng.randint(0, 70))]
+        b = list(a)
+        for _ in range(rng.choice((0, 1, 2, 5, 12, 30))):
+            p = rng.randint(0, len(b))
+            r = rng.random()
+            if r < 0.3 and b:
+                del b[min(p, len(b) - 1)]
+            elif r < 0.6:
+                b.insert(p, rng.choice("abcd"))
+            elif b:
+                b[min(p, len(b) - 1)] = rng.choice("abcd")
+        if rng.random() < 0.2:
+            b.reverse()
+        assert levenshtein("".join(a), "".join(b)) == _reference_levenshtein(a, b)
+        la = [[x] if i % 3 == 0 else x for i, x in enumerate(a)]
+        lb = [[x] if i % 4 == 0 else x for i, x in enumerate(b)]
+        assert value_distance(la, lb) == _reference_levenshtein(la, lb, lambda x, y: min(2, value_distance(x, y)))
+
+
+def test_two_edits_in_a_long_list_are_distance_two():
+    from codemorph.perturb.distance import value_distance
+    xs = list(range(2000))
+    ys = list(xs)
+    ys[100], ys[1900] = -1, -2
+    # before: the 1,800-element middle exceeded the alignment's cell limit and counted 1,801
+    assert value_distance(xs, ys) == 2
+    assert value_distance("a" * 5000, "a" * 2000 + "b" + "a" * 2999) == 1
+    assert value_distance(xs, xs[::-1]) == 2000  # far pairs: an upper bound, cheaply
+
+
+def test_eq_key_agrees_with_equality():
+    from codemorph.perturb.mutation import _eq_key
+    values = [1, True, 1.0, 0, False, "1", (1,), [1], [True], (True,), [1, [2]], [1, (2,)], {1: "a"}, {True: "a"},
+              {1: ["a"]}, {1: ("a",)}, {1, 2}, frozenset({1, 2}), [], (), {}, set(), None, b"1", float("nan")]
+    for a in values:
+        for b in values:
+            assert (_eq_key(a) == _eq_key(b)) == (a == b), (a, b)
+
+
+def test_neighbours_of_a_long_list_are_capped_and_distinct():
+    from codemorph.perturb.distance import args_distance
+    from codemorph.perturb.mutation import LONG_NEIGHBOURS
+    seed = ([list(range(2000))], {})
+    space = MutationSpace(seed, (0, 1))
+    t0 = time.process_time()
+    nbs = list(space.neighbours(seed))
+    assert len(nbs) == LONG_NEIGHBOURS
+    assert len({repr(n) for n in nbs}) == len(nbs)
+    # deletions at the first 16, the last 16 and 16 evenly spaced positions
+    deleted = [next(i for i, (a, b) in enumerate(zip(seed[0][0], n[0][0] + [None])) if a != b)
+               for n in nbs if len(n[0][0]) == 1999 and args_distance(seed, n) == 1]
+    deleted = sorted(deleted)
+    assert deleted[:16] == list(range(16)) and deleted[-16:] == list(range(1984, 2000)) and len(deleted) == 48
+    assert time.process_time() - t0 < 30  # was minutes (a linear scan per neighbour)
+    # a short list still gets every position
+    short = ([list(range(10))], {})
+    assert sum(1 for n in MutationSpace(short).neighbours(short) if len(n[0][0]) == 9) == 10
+
+
+def test_search_on_a_2000_element_list_finishes(sandbox):
+    code = "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n"
+    seed = repr(list(range(2000)))
+    report = search_many(code, seed, ["output-change"], Budget(executions=120, seconds=300), sandbox=sandbox)
+    found = report.found["output-change"]
+    assert found and found[0].distance == 1
+    assert report.executions <= 120

@@ -32,6 +32,11 @@ __all__ = ["value_distance", "args_distance", "levenshtein", "tie_break", "size"
 
 #: alignments longer than this many cells fall back to a cheaper bound (keeps ranking fast)
 _MAX_CELLS = 250_000
+#: first band half-width of the banded alignment (see :func:`levenshtein`)
+_BAND = 8
+#: band half-width for pairs over :data:`_MAX_CELLS` cells (long inputs): distances up to
+#: this are exact, larger ones an upper bound
+_LONG_BAND = 16
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -54,8 +59,14 @@ def levenshtein(a: Sequence[Any], b: Sequence[Any], sub_cost=None) -> int:
             they differ); default 1.
 
     Returns:
-        The minimum total cost (int).  When ``len(a) * len(b)`` exceeds 250,000 cells the
-        result is the cheaper bound ``max(len(a), len(b))`` minus the common prefix/suffix.
+        The minimum total cost (int), exact when ``len(a) * len(b)`` (after removing the
+        common prefix and suffix) is at most 250,000 cells.  It is computed in a diagonal
+        band of half-width ``k`` (Ukkonen 1985, "Algorithms for approximate string
+        matching"): every alignment of cost ``<= k`` stays within the band, so a banded
+        result ``<= k`` is exact; otherwise ``k`` doubles.  Near pairs, which the search
+        ranks most, cost ``O(k * n)`` instead of ``O(n * m)``.  Longer pairs get one band
+        of half-width :data:`_LONG_BAND`: the exact distance when it is at most that,
+        else an upper bound (the cheaper of the banded cost and ``max(len(a), len(b))``).
     """
     # strip the common prefix and suffix: cheap and exact
     i = 0
@@ -70,18 +81,51 @@ def levenshtein(a: Sequence[Any], b: Sequence[Any], sub_cost=None) -> int:
         return len(b)
     if not b:
         return len(a)
-    if len(a) * len(b) > _MAX_CELLS:
-        return max(len(a), len(b))
-    prev = list(range(len(b) + 1))
-    for x_i, x in enumerate(a, 1):
-        cur = [x_i] + [0] * len(b)
-        for y_j, y in enumerate(b, 1):
-            rep = prev[y_j - 1]
+    n, m = len(a), len(b)
+    if n * m > _MAX_CELLS:
+        k = _LONG_BAND
+        if abs(n - m) > k:
+            return max(n, m)
+        return min(_banded(a, b, k, sub_cost), max(n, m))
+    k = max(_BAND, abs(n - m))
+    while True:
+        if 4 * k >= min(n, m):  # the band is most of the table: compute all of it
+            return _banded(a, b, max(n, m), sub_cost)
+        d = _banded(a, b, k, sub_cost)
+        if d <= k:
+            return d
+        k *= 2
+
+
+def _banded(a: Sequence[Any], b: Sequence[Any], k: int, sub_cost) -> int:
+    """The cheapest alignment of ``a`` with ``b`` among those whose cells ``(i, j)`` all
+    have ``|i - j| <= k`` (Levenshtein's recurrence restricted to that band); with
+    ``k >= max(len(a), len(b))`` the exact edit distance."""
+    n, m = len(a), len(b)
+    inf = 3 * (n + m) + 3  # more than any alignment's cost (callers cap a replace at 2)
+    prev = [j if j <= k else inf for j in range(m + 1)]
+    cur = [inf] * (m + 1)
+    for i in range(1, n + 1):
+        lo = max(1, i - k)
+        hi = min(m, i + k)
+        cur[lo - 1] = i if lo == 1 and i <= k else inf
+        x = a[i - 1]
+        for jj in range(lo, hi + 1):
+            y = b[jj - 1]
+            rep = prev[jj - 1]
             if not _same(x, y):
                 rep += 1 if sub_cost is None else sub_cost(x, y)
-            cur[y_j] = min(prev[y_j] + 1, cur[y_j - 1] + 1, rep)
-        prev = cur
-    return prev[-1]
+            c = prev[jj] + 1
+            left = cur[jj - 1] + 1
+            if left < c:
+                c = left
+            if rep < c:
+                c = rep
+            cur[jj] = c
+        if hi + 1 <= m:
+            cur[hi + 1] = inf  # read as the row above by the next row
+        prev, cur = cur, prev
+    return prev[m]
 
 
 def _element_cost(x: Any, y: Any) -> int:

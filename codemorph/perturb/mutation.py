@@ -43,13 +43,14 @@ those mutants are labelled as type-changing by :func:`is_type_changing`.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 __all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL", "is_type_changing",
-           "type_signature", "Args"]
+           "type_signature", "Args", "LONG_SEQUENCE", "LONG_POSITIONS", "LONG_NEIGHBOURS"]
 
 #: a parsed argument list: (positional arguments, keyword arguments)
 Args = tuple  # tuple[list, dict]
@@ -65,6 +66,20 @@ BIG_INTS = (2**63, -2**63 - 1)
 #: how far a resize to a length the program names (``c - 1``, ``c``, ``c + 1`` for its
 #: integer literals ``c``) may grow a string or container beyond the seed's size
 MAX_RESIZE_GROWTH = 12
+#: a string, bytes, list, tuple, dict, set or frozenset with more than this many
+#: characters/elements is *long*: its systematic neighbours (:meth:`MutationSpace.neighbours`)
+#: apply the position-wise operators (delete, insert, replace or swap at index ``i``, edit
+#: of element or key ``i``) at :data:`LONG_POSITIONS` positions only, and stop after
+#: :data:`LONG_NEIGHBOURS` mutants of that argument.  Without this, a 2,000-element list
+#: gives some 70,000 neighbours of 2,000 elements each (gigabytes of copies before the
+#: first execution).  The random steps of :meth:`MutationSpace.mutate` still reach every
+#: position.  No CRUXEval input is long (its longest string or container has 54 items).
+LONG_SEQUENCE = 64
+#: positions used by the position-wise operators on a long value: the first 16, the
+#: last 16, and 16 evenly spaced between them
+LONG_POSITIONS = 48
+#: most systematic neighbours of one long argument (or one long element of an argument)
+LONG_NEIGHBOURS = 2000
 
 _SPECIAL_CHARS = (" ", "a", "A", "0", "1", "-", ".", ",", "\t", "\n", "é", "ß", "İ", "²", "\u00a0")
 _OTHER_TYPE_VALUES = (None, 0, "", [], {}, 1.5, (), "0")
@@ -747,6 +762,14 @@ class MutationSpace:
                     yield (p2, k2)
 
     def _value_neighbours(self, v: Any, sv: Any, depth: int) -> Iterator[Any]:
+        """One-step neighbours of the node ``v`` (``sv``: the seed's node at this place);
+        at most :data:`LONG_NEIGHBOURS` of them when ``v`` is long (:data:`LONG_SEQUENCE`)."""
+        gen = self._all_value_neighbours(v, sv, depth)
+        if _size_hint(v) > LONG_SEQUENCE:
+            return itertools.islice(gen, LONG_NEIGHBOURS)
+        return gen
+
+    def _all_value_neighbours(self, v: Any, sv: Any, depth: int) -> Iterator[Any]:
         if self.allow_type_change and depth == 0:
             for o in _OTHER_TYPE_VALUES:
                 if type(o) is not type(v):
@@ -778,7 +801,8 @@ class MutationSpace:
         elif isinstance(v, (set, frozenset)):
             items = _safe_sorted_keys(v)
             kind = type(v)
-            for x in items:
+            for i in _positions(len(items)):
+                x = items[i]
                 yield kind(y for y in items if y != x)
             if items:
                 yield kind()
@@ -803,11 +827,11 @@ class MutationSpace:
         for x in cands:
             if new(x):
                 yield x
-        for i in range(len(s)):
+        for i in _positions(len(s)):
             x = s[:i] + s[i + 1:]
             if new(x):
                 yield x
-        for c in dict.fromkeys(s):
+        for c in itertools.islice(dict.fromkeys(s), LONG_POSITIONS if len(s) > LONG_SEQUENCE else None):
             x = s.replace(c, "")
             if new(x):
                 yield x
@@ -822,18 +846,18 @@ class MutationSpace:
                 yield x
         chars = self._chars
         if len(s) < self._max_len(ref_len):
-            for i in range(len(s) + 1):
+            for i in _positions(len(s) + 1):
                 for c in chars:
                     x = s[:i] + c + s[i:]
                     if new(x):
                         yield x
-        for i in range(len(s)):
+        for i in _positions(len(s)):
             for c in chars:
                 x = s[:i] + c + s[i + 1:]
                 if new(x):
                     yield x
         for lit in self._strs:
-            for i in range(len(s) + 1):
+            for i in _positions(len(s) + 1):
                 x = s[:i] + lit + s[i:]
                 if new(x):
                     yield x
@@ -841,12 +865,26 @@ class MutationSpace:
     def _seq_neighbours(self, seq: Any, sv: Any, depth: int) -> Iterator[Any]:
         items = list(seq)
         ref = sv if isinstance(sv, (list, tuple)) else seq
+        # neighbours already given, by equality key (``_eq_key``: equal keys exactly for
+        # ``==``-equal values, so a set replaces the former linear scan of a list); values
+        # without a key (unhashable parts) are compared with ``==`` one by one
+        keys_seen: set = set()
         out_seen: list = []
 
         def fresh(x: Any) -> bool:
-            if x == seq or x in out_seen:
+            if x == seq:
                 return False
-            out_seen.append(x)
+            try:
+                key = _eq_key(x)
+                hash(key)
+            except TypeError:
+                if x in out_seen:
+                    return False
+                out_seen.append(x)
+                return True
+            if key in keys_seen:
+                return False
+            keys_seen.add(key)
             return True
 
         simple = [[]] + ([items[:1], items[-1:], items[1:], items[:-1], items[::-1]] if items else [])
@@ -854,11 +892,12 @@ class MutationSpace:
             r = _rebuild(seq, x)
             if fresh(r):
                 yield r
-        for i in range(len(items)):
+        for i in _positions(len(items)):
             r = _rebuild(seq, items[:i] + items[i + 1:])
             if fresh(r):
                 yield r
-        for x in items:
+        for i in _positions(len(items)):
+            x = items[i]
             r = _rebuild(seq, [y for y in items if not (type(y) is type(x) and y == x)])
             if fresh(r):
                 yield r
@@ -882,16 +921,16 @@ class MutationSpace:
                         yield _rebuild(seq, [e, e2])
         if items and len(items) < self._max_len(len(ref)):
             pool = list(dict.fromkeys(_hashable_only(items))) + self._element_pool(items)
-            for i in range(len(items) + 1):
+            for i in _positions(len(items) + 1):
                 for e in pool[:12]:
                     r = _rebuild(seq, items[:i] + [e] + items[i:])
                     if fresh(r):
                         yield r
-        for i in range(len(items)):
+        for i in _positions(len(items)):
             sub_ref = ref[i] if ref is sv and i < len(ref) else _UNKNOWN
             for nv in self._value_neighbours(items[i], sub_ref, depth + 1):
                 yield _rebuild(seq, items[:i] + [nv] + items[i + 1:])
-        for i in range(len(items) - 1):
+        for i in _positions(len(items) - 1):
             if items[i] != items[i + 1]:
                 x = list(items)
                 x[i], x[i + 1] = x[i + 1], x[i]
@@ -908,18 +947,19 @@ class MutationSpace:
                     yield {k: _copy(v)}
         if keys:
             yield {}
-        for k in keys:
+        some = [keys[i] for i in _positions(len(keys))]  # every key unless the dict is long
+        for k in some:
             yield {kk: vv for kk, vv in d.items() if kk != k}
         if len(keys) > 2:  # one key kept (what ``del d[k]; min(d)`` needs); two keys: a deletion above
             for k in keys[:8]:
                 yield {k: d[k]}
-        for k in keys:
+        for k in some:
             ref = sv.get(k, _UNKNOWN) if isinstance(sv, dict) else _UNKNOWN
             for nv in self._value_neighbours(d[k], ref, depth + 1):
                 out = dict(d)
                 out[k] = nv
                 yield out
-        for k in keys:
+        for k in some:
             for nk in self._value_neighbours(k, k, depth + 1):
                 if _hashable(nk) and nk not in d:
                     yield {(nk if kk == k else kk): vv for kk, vv in d.items()}
@@ -1028,6 +1068,34 @@ def _empty_seed(seed_value: Any, kinds: tuple) -> bool:
     arguments: inside a container, positions no longer line up with the seed's after an
     insertion or deletion."""
     return isinstance(seed_value, kinds) and len(seed_value) == 0
+
+
+def _positions(n: int) -> range | list[int]:
+    """The indices ``0 .. n - 1`` at which the systematic neighbours apply a position-wise
+    operator: all of them when ``n <= LONG_SEQUENCE``, else :data:`LONG_POSITIONS` of them
+    (the first and last third of that many, and evenly spaced ones between), in order."""
+    if n <= LONG_SEQUENCE:
+        return range(max(n, 0))
+    k = LONG_POSITIONS // 3
+    mid = {k + (n - 2 * k) * j // (k + 1) for j in range(1, k + 1)}
+    return sorted(set(range(k)) | mid | set(range(n - k, n)))
+
+
+def _eq_key(v: Any) -> Any:
+    """A key for ``v`` such that two literal values have equal keys exactly when they are
+    ``==``-equal (lists and tuples are told apart, as ``==`` does; ``1``, ``1.0`` and
+    ``True`` are not, as ``==`` does not).  Raises ``TypeError`` when some part of ``v``
+    is unhashable and not a list, tuple, dict, set or frozenset."""
+    if type(v) is list:
+        return (list, tuple(_eq_key(x) for x in v))
+    if type(v) is tuple:
+        return (tuple, tuple(_eq_key(x) for x in v))
+    if type(v) is dict:
+        return (dict, frozenset((k, _eq_key(x)) for k, x in v.items()))
+    if type(v) in (set, frozenset):
+        return (set, frozenset(v))
+    hash(v)
+    return v
 
 
 def _hashable(v: Any) -> bool:
