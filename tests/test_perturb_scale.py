@@ -149,3 +149,31 @@ def test_search_on_a_2000_element_list_finishes(sandbox):
     found = report.found["output-change"]
     assert found and found[0].distance == 1
     assert report.executions <= 120
+
+
+# -- Z3: a deterministic budget ----------------------------------------------------------
+
+LOOP_BOUND = "def f(nums, n):\n    total = 0\n    for i in range(n):\n        total += nums[i]\n    return total\n"
+
+
+def test_z3_budget_is_work_not_time():
+    from codemorph.perturb.symbolic import z3_candidates
+    from codemorph.program import Program
+    seed = ([[1, 2, 3], 2], {})
+    cands = z3_candidates(Program(LOOP_BOUND), seed)
+    # the list shrunk below the loop bound, nearest first (the tests' loop runs past its end)
+    assert cands == [([[1], 2], {}), ([[1, 2], 3], {})]
+    # the resource limit bounds the solver (a wall-clock limit would make this load-dependent)
+    assert z3_candidates(Program(LOOP_BOUND), seed, rlimit=1) == []
+    assert z3_candidates(Program(LOOP_BOUND), seed, rlimit_total=1) == []
+    assert z3_candidates(Program(LOOP_BOUND), seed, rlimit=10**9, timeout_ms=10**7) == cands
+
+
+def test_z3_costliest_cruxeval_program_is_within_the_limit():
+    from codemorph.perturb.symbolic import Z3_RLIMIT, z3_candidates
+    from codemorph.program import Program
+    sample_691 = ("def f(text, suffix):\n    if suffix and suffix[-1] in text:\n"
+                  "        return f(text.rstrip(suffix[-1]), suffix[:-1])\n    else:\n        return text")
+    seed = parse_args("'rpyttc', 'cyt'")
+    cands = z3_candidates(Program(sample_691), seed)
+    assert cands and cands == z3_candidates(Program(sample_691), seed, rlimit=20 * Z3_RLIMIT, timeout_ms=10**7)

@@ -20,6 +20,16 @@ optimizer picks the one nearest the seed (least total absolute change of the int
 parameters and lengths).  A sequence parameter whose length changes is truncated, or
 extended by repeating its own elements.
 
+Z3's effort is bounded by its deterministic *resource limit* (the ``rlimit`` parameter,
+counted in Z3's internal work units, not in time), so the candidates, and hence the
+search's rows, are the same on an idle and on a loaded machine: :data:`Z3_RLIMIT` per
+``check`` and :data:`Z3_RLIMIT_TOTAL` per :func:`z3_candidates` call.  On the 800
+CRUXEval programs the costliest check uses 1.6 million units (0.08 CPU seconds), a
+third of :data:`Z3_RLIMIT`, so every check there ends with an answer.  A wall-clock
+timeout (:data:`Z3_SAFETY_TIMEOUT_MS`) remains only as a safety net against a solver
+that would stall between resource checks; it is far above what the resource limits
+allow on a working machine (a loaded one included), so it does not decide results.
+
 **CrossHair** (Schanely, crosshair-tool, which drives Z3 through symbolic proxies of Python
 values).  :func:`crosshair_candidates` writes the program with parameter annotations
 inferred from the seed input and runs CrossHair's path-cover search *inside the sandbox*
@@ -41,7 +51,18 @@ import libcst as cst
 
 from ..program import Program
 
-__all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "crosshair_problem", "infer_annotation"]
+__all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "crosshair_problem", "infer_annotation",
+           "Z3_RLIMIT", "Z3_RLIMIT_TOTAL", "Z3_SAFETY_TIMEOUT_MS"]
+
+#: Z3 resource limit per ``Optimize.check`` (Z3's deterministic work units; roughly 20
+#: million per CPU second on a 2020s x86 core): three times the costliest check on the
+#: CRUXEval programs
+Z3_RLIMIT = 5_000_000
+#: Z3 resource limit over one :func:`z3_candidates` call (all its constraints); once
+#: spent, no further constraint is solved
+Z3_RLIMIT_TOTAL = 60_000_000
+#: wall-clock safety net per ``check``, in milliseconds (see the module docstring)
+Z3_SAFETY_TIMEOUT_MS = 20_000
 
 _MAX_CHR = 0x10FFFF
 
@@ -312,6 +333,15 @@ class _Sites(cst.CSTVisitor):
             self._try(lambda: self.tr.cond(node.test), "raise")
 
 
+def _rlimit_count(opt: Any) -> int:
+    """Resource units a Z3 solver or optimizer has counted so far (its ``rlimit count``
+    statistic; 0 before the first check)."""
+    try:
+        return int(opt.statistics().get_key_value("rlimit count"))
+    except Exception:  # no such statistic yet
+        return 0
+
+
 def _resize(value: Any, n: int) -> Any:
     if n <= len(value):
         return value[:n]
@@ -324,7 +354,8 @@ def _resize(value: Any, n: int) -> Any:
 
 
 def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates: int = 24,
-                  timeout_ms: int = 200) -> list[tuple[list, dict]]:
+                  rlimit: int = Z3_RLIMIT, rlimit_total: int = Z3_RLIMIT_TOTAL,
+                  timeout_ms: int = Z3_SAFETY_TIMEOUT_MS) -> list[tuple[list, dict]]:
     """Candidate argument lists solved from the entry function's raising conditions
     (see the module docstring).
 
@@ -332,10 +363,16 @@ def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates
         program: the program (its entry function is analysed; nothing is executed).
         seed_args: the parsed seed input ``(args, kwargs)``.
         max_candidates: most candidates returned.
-        timeout_ms: Z3 time limit per constraint, in milliseconds.
+        rlimit: Z3 resource limit per solver check (deterministic work units; see
+            :data:`Z3_RLIMIT`).  A check that exhausts it answers "unknown" and its
+            constraint gives no candidate.
+        rlimit_total: resource limit over the whole call (:data:`Z3_RLIMIT_TOTAL`).
+        timeout_ms: wall-clock safety net per check, in milliseconds; not meant to decide
+            results (:data:`Z3_SAFETY_TIMEOUT_MS`).
 
     Returns:
         Type-preserving argument lists (possibly none), nearest the seed first per site.
+        The same program and seed give the same list whatever the machine's load.
     """
     import z3
 
@@ -359,8 +396,9 @@ def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates
     fn.body.visit(sites)
     out: list[tuple[list, dict]] = []
     seen: set[str] = set()
+    spent = 0  # resource units used by this call's checks
     for constraint, _what in sites.found:
-        if len(out) >= max_candidates:
+        if len(out) >= max_candidates or spent >= rlimit_total:
             break
         opt = z3.Optimize()
         opt.set("timeout", timeout_ms)
@@ -384,10 +422,19 @@ def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates
         for name in sorted(tr.lens):
             opt.minimize(tr.lens[name])
         for _ in range(2):  # the nearest solution, then one other
+            # ``rlimit`` is relative to the units already counted when the check starts
+            budget = min(rlimit, rlimit_total - spent)
+            if budget <= 0:
+                break
+            opt.set("rlimit", budget)
+            before = _rlimit_count(opt)
             try:
-                if opt.check() != z3.sat:
-                    break
+                answer = opt.check()
             except z3.Z3Exception:
+                break
+            finally:
+                spent += max(0, _rlimit_count(opt) - before)
+            if answer != z3.sat:
                 break
             m = opt.model()
             values = dict(seed_values)
