@@ -51,7 +51,7 @@ DEFAULT_INPUTS = 50
 EXCEPTION_POLICIES = ("same-class", "same-class-and-message")
 
 #: Statuses of a rewritten run that say nothing about equivalence (resource limits, crashes).
-_INCONCLUSIVE_STATUSES = ("timeout", "memory", "crashed", "refused")
+_INCONCLUSIVE_STATUSES = ("timeout", "memory", "crashed", "refused", "environment")
 _MAX_LITERALS = 64
 _MAX_LITERAL_LEN = 40
 
@@ -679,10 +679,10 @@ def describe_difference(original: Outcome, rewritten: Outcome,
         def show(o: Outcome) -> str:
             if o.exception is not None:
                 return f"{o.status} {o.exception.type}"
-            return f"{o.status} {_short(o.value_repr)}" if o.status == "returned" else o.status
+            return f"{o.status} {o.value_words()}" if o.status == "returned" else o.status
         return f"status: {a} {show(original)}, {b} {show(rewritten)}"
     if original.status == "returned" and original.fingerprint != rewritten.fingerprint:
-        return f"return value: {a} {_short(original.value_repr)}, {b} {_short(rewritten.value_repr)}"
+        return f"return value: {a} {original.value_words()}, {b} {rewritten.value_words()}"
     if original.status != "returned" and original.behaviour()[1] != rewritten.behaviour()[1]:
         return (f"exception: {a} {original.exception.type if original.exception else None}, "
                 f"{b} {rewritten.exception.type if rewritten.exception else None}")
