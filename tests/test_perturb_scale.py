@@ -151,6 +151,26 @@ def test_search_on_a_2000_element_list_finishes(sandbox):
     assert report.executions <= 120
 
 
+def test_shrinking_a_far_mutant_of_a_long_list_is_bounded():
+    from codemorph.perturb.distance import args_distance
+    from codemorph.perturb.shrink import LONG_EDITS, toward
+    seed = ([list(range(2000))], {})
+    found = ([list(range(2000))[::-1]], {})  # 2,000 replacements from the seed
+    cands = toward(seed, found)
+    # undo half of the edits (2), one edit at LONG_EDITS spread positions, each moved toward
+    # the seed (int candidates): not one per element (was 2,000 x 4 candidates of 2,000 items)
+    assert 0 < len(cands) <= 2 + 4 * LONG_EDITS
+    d = args_distance(seed, found)
+    assert all(args_distance(seed, c) <= d for c in cands)
+    # a short list still undoes every edit
+    from codemorph.perturb.shrink import alignment
+    xs = list(range(60))
+    edits = sum(op[0] != "keep" for op in alignment(xs, xs[::-1], nested=True))
+    assert edits > LONG_EDITS
+    undone = [c for c in toward(([xs], {}), ([xs[::-1]], {})) if args_distance(([xs], {}), c) == 59]
+    assert len(undone) >= edits
+
+
 # -- Z3: a deterministic budget ----------------------------------------------------------
 
 LOOP_BOUND = "def f(nums, n):\n    total = 0\n    for i in range(n):\n        total += nums[i]\n    return total\n"

@@ -34,9 +34,6 @@ __all__ = ["value_distance", "args_distance", "levenshtein", "tie_break", "size"
 _MAX_CELLS = 250_000
 #: first band half-width of the banded alignment (see :func:`levenshtein`)
 _BAND = 8
-#: band half-width for pairs over :data:`_MAX_CELLS` cells (long inputs): distances up to
-#: this are exact, larger ones an upper bound
-_LONG_BAND = 16
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -64,9 +61,10 @@ def levenshtein(a: Sequence[Any], b: Sequence[Any], sub_cost=None) -> int:
         band of half-width ``k`` (Ukkonen 1985, "Algorithms for approximate string
         matching"): every alignment of cost ``<= k`` stays within the band, so a banded
         result ``<= k`` is exact; otherwise ``k`` doubles.  Near pairs, which the search
-        ranks most, cost ``O(k * n)`` instead of ``O(n * m)``.  Longer pairs get one band
-        of half-width :data:`_LONG_BAND`: the exact distance when it is at most that,
-        else an upper bound (the cheaper of the banded cost and ``max(len(a), len(b))``).
+        ranks most, cost ``O(k * n)`` instead of ``O(n * m)``.  Longer pairs (long inputs)
+        get an upper bound in ``O(n)``: for equal lengths the cost of replacing position by
+        position (exact when the differences are replacements only), else
+        ``max(len(a), len(b))``.
     """
     # strip the common prefix and suffix: cheap and exact
     i = 0
@@ -83,10 +81,13 @@ def levenshtein(a: Sequence[Any], b: Sequence[Any], sub_cost=None) -> int:
         return len(a)
     n, m = len(a), len(b)
     if n * m > _MAX_CELLS:
-        k = _LONG_BAND
-        if abs(n - m) > k:
+        if n != m:
             return max(n, m)
-        return min(_banded(a, b, k, sub_cost), max(n, m))
+        total = 0
+        for x, y in zip(a, b):
+            if not _same(x, y):
+                total += 1 if sub_cost is None else sub_cost(x, y)
+        return min(total, n)
     k = max(_BAND, abs(n - m))
     while True:
         if 4 * k >= min(n, m):  # the band is most of the table: compute all of it
