@@ -1397,6 +1397,15 @@ _PATH_EVENTS = {
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
+def _opens_for_writing(args):
+    """Whether the arguments ``(path, mode, flags)`` of an ``open`` audit event write, create,
+    truncate or append (used by the sandbox's guard and by the CrossHair search process's)."""
+    flags = args[2] if len(args) > 2 else 0
+    mode = args[1] if len(args) > 1 else None
+    return bool((isinstance(flags, int) and flags & _WRITE_FLAGS)
+                or (isinstance(mode, str) and any(c in mode for c in "wax+")))
+
+
 def _refused_what(event):
     """What a refused event of :data:`_REFUSED_EVENTS` asked for, in a few words."""
     if event == "_thread.start_new_thread":
@@ -1440,9 +1449,8 @@ def _install_guard(workdir, before_zygote_signal=None):
     zygote = os.getppid()
     root = realpath(workdir)
     prefix = root + os.sep
-    refused, refused_prefixes, path_events, write_flags = (_REFUSED_EVENTS, _REFUSED_PREFIXES, _PATH_EVENTS,
-                                                           _WRITE_FLAGS)
-    refused_what = _REFUSED_WHAT
+    refused, refused_prefixes, path_events = _REFUSED_EVENTS, _REFUSED_PREFIXES, _PATH_EVENTS
+    refused_what, opens_for_writing = _REFUSED_WHAT, _opens_for_writing
 
     def inside(p):
         if isinstance(p, int):  # an fd the process already holds
@@ -1472,11 +1480,7 @@ def _install_guard(workdir, before_zygote_signal=None):
         if event in refused:
             deny(event, refused_what[event])
         if event == "open":
-            flags = args[2] if len(args) > 2 else 0
-            mode = args[1] if len(args) > 1 else None
-            writes = (isinstance(flags, int) and flags & write_flags) or \
-                (isinstance(mode, str) and any(c in mode for c in "wax+"))
-            if writes and not inside(args[0]):
+            if opens_for_writing(args) and not inside(args[0]):
                 deny(event, f"writing {args[0]!r} outside the sandbox's temporary directory")
         elif event in path_events:
             for pos in path_events[event]:

@@ -60,7 +60,7 @@ except Exception as e:
     out.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
     raise SystemExit(0)
 import os
-from codemorph._worker import _PATH_EVENTS, _REFUSED_EVENTS, _REFUSED_PREFIXES, _WRITE_FLAGS
+from codemorph._worker import _PATH_EVENTS, _REFUSED_EVENTS, _REFUSED_PREFIXES, _opens_for_writing
 ROOT = os.path.realpath(os.getcwd())
 refusals = []
 def _inside(p):
@@ -85,11 +85,7 @@ def _hook(event, args):
     if event in _REFUSED_EVENTS and not event.startswith("ctypes."):
         _deny(event, "this operation")
     if event == "open":
-        flags = args[2] if len(args) > 2 else 0
-        mode = args[1] if len(args) > 1 else None
-        writes = (isinstance(flags, int) and flags & _WRITE_FLAGS) or \
-            (isinstance(mode, str) and any(c in mode for c in "wax+"))
-        if writes and not _inside(args[0]):
+        if _opens_for_writing(args) and not _inside(args[0]):
             _deny(event, "writing %%r outside the search's temporary directory" %% (args[0],))
     elif event in _PATH_EVENTS:
         for pos in _PATH_EVENTS[event]:

@@ -3,7 +3,7 @@ what the sandbox refuses (but ctypes), and flagged programs are never handed to 
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
 
 import pytest
 
@@ -28,18 +28,25 @@ def test_a_flagged_program_is_not_handed_to_crosshair(sb, tmp_path):
     assert not target.exists()
 
 
-def test_the_search_process_refuses_writes_outside_its_directory(sb, tmp_path):
+def test_the_search_process_refuses_writes_outside_its_directory(tmp_path):
     pytest.importorskip("crosshair")
+    from codemorph import crosshair_backend as cb
     target = tmp_path / "written.txt"
-    # codecs is not flagged: only the search process's audit hook stands between the
-    # symbolic search (which picks x == 7) and the user's files
+    # the search process itself, on a program the static test would flag (crosshair_diff never
+    # hands it over): its audit hook stands between the symbolic search (which picks x == 7)
+    # and the user's files
     src = (f"import codecs\ndef f(x: int) -> int:\n    if x == 7:\n"
            f"        codecs.open({str(target)!r}, 'w').write('outside')\n    return x + 1\n")
-    r = crosshair_diff(sb, Program(src), Program(src.replace("x + 1", "1 + x")), "1", seconds=20)
+    driver = cb._DRIVER % {"mark": cb._MARK, "original": src, "rewritten": src.replace("x + 1", "1 + x"),
+                           "entry": "f", "anns": {"x": "int"}, "budget": 10.0, "iterations": 50,
+                           "policy": "SAME_TYPE"}
+    out, status = cb._run_subprocess(driver, 20.0, 4 << 30)
     assert not target.exists()
-    assert r.status == "error"
-    assert r.reason == (f"CrossHair: the programs tried writing {str(target)!r} outside the search's temporary "
-                        "directory (open), which the search process refuses; the search's result is not used")
+    assert status == "finished"
+    marked = [line.split(cb._MARK, 1)[1] for line in out.split("\n") if cb._MARK in line]
+    assert marked == [json.dumps({"error": f"the programs tried writing {str(target)!r} outside the search's "
+                                          "temporary directory (open), which the search process refuses; "
+                                          "the search's result is not used"})]
 
 
 def test_the_guarded_search_still_finds_a_difference(sb):
