@@ -301,19 +301,16 @@ def _matches(p: Perturbation, o: Outcome) -> bool:
 
 class _Counting:
     """A sandbox stand-in for :func:`~codemorph.verification.hash_stable` that counts
-    executions and keeps every ``(input, outcome)`` pair it ran."""
+    executions."""
 
     def __init__(self, sandbox: Sandbox) -> None:
         self.sandbox = sandbox
         self.hash_seed = sandbox.hash_seed
         self.executions = 0
-        self.runs: list[tuple[str | None, Outcome]] = []
 
     def run_batch(self, requests: list[ExecRequest], **kw: Any) -> list[Outcome]:
         self.executions += len(requests)
-        outs = self.sandbox.run_batch(requests, **kw)
-        self.runs += [(r.args, o) for r, o in zip(requests, outs)]
-        return outs
+        return self.sandbox.run_batch(requests, **kw)
 
 
 def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturbation]], cands: list[str],
@@ -364,13 +361,10 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
         # hash seed only.  Either way: dropped.
         seeds = HASH_SEEDS if may_depend_on_hash(row.code, row.input, *left) else 1
         counting = _Counting(sandbox)
+        # compared by _same: a row records the exception's message and line too (a message
+        # showing a set of strings changes with the hash seed)
         ok = dict(zip(left, hash_stable(counting, row.code, row.entry_point, left,  # type: ignore[arg-type]
-                                        [firsts[i] for i in left], seeds=seeds)))
-        # hash_stable compares the exception's class only; a row records its message and
-        # line too (a message showing a set of strings changes with the hash seed)
-        for text, o in counting.runs:
-            if text in ok and not _same(firsts[text], o):
-                ok[text] = False
+                                        [firsts[i] for i in left], seeds=seeds, same=_same)))
         executions += counting.executions
         kept = {t: [p for p in f if ok[p.input]] for t, f in kept.items()}
         left = list(dict.fromkeys(p.input for f in kept.values() for p in f))
