@@ -32,9 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from codemorph.dataset import read_rows
-from codemorph.generate import GenerateConfig, RowProcessor, default_workers, generate
-from codemorph.sandbox import Limits, Sandbox
+from codemorph.rows.dataset import read_rows
+from codemorph.jobs.generate import GenerateConfig, RowProcessor, default_workers, generate
+from codemorph.sandbox.pool import Limits, Sandbox
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 FOUR = ("rename-locals", "dead-code", "for-to-while", "invert-if")

@@ -43,18 +43,18 @@ _SB = None
 def _init():
     global _SB
     from codemorph.perturb.search import search_limits
-    from codemorph.sandbox import Sandbox
+    from codemorph.sandbox.pool import Sandbox
     _SB = Sandbox(search_limits())
 
 
 def _one(args):
     row, executions, seed = args
     from codemorph.errors import CodemorphError
-    from codemorph.inputs import mutate_args, parse_args
+    from codemorph.inputs.core import mutate_args, parse_args
     from codemorph.perturb import Budget, search_many
     from codemorph.perturb.search import SEARCH_CPU_TIMEOUT, literal_seed, program_constants
-    from codemorph.program import Program
-    from codemorph.sandbox import ExecRequest
+    from codemorph.engine.program import Program
+    from codemorph.sandbox.pool import ExecRequest
 
     try:
         program = Program(row["code"])

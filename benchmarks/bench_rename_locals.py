@@ -30,9 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codemorph import Program
-from codemorph.sandbox import Limits, Sandbox
+from codemorph.sandbox.pool import Limits, Sandbox
 from codemorph.transforms.naming import RenameLocals
-from codemorph.verification import check, make_baseline
+from codemorph.verification.differential import check, make_baseline
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 

@@ -29,8 +29,8 @@ import time
 from pathlib import Path
 
 from codemorph.errors import InputError
-from codemorph.inputs import mutate_args
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
+from codemorph.inputs.core import mutate_args
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 

@@ -48,8 +48,8 @@ FOUR = ("rename-locals", "dead-code", "for-to-while", "invert-if")
 
 def run_one(config_name: str, in_path: str, out_path: str) -> dict:
     """Run one configuration in this process; returns its measurements."""
-    from codemorph.generate import GenerateConfig, generate
-    from codemorph.sandbox import Limits
+    from codemorph.jobs.generate import GenerateConfig, generate
+    from codemorph.sandbox.pool import Limits
 
     workers = 2 if config_name.endswith("2") else 1
     config = GenerateConfig.from_transforms(FOUR, workers=1 if config_name.startswith("dask") else workers,
@@ -58,7 +58,7 @@ def run_one(config_name: str, in_path: str, out_path: str) -> dict:
     if config_name.startswith("dask"):
         import distributed
 
-        from codemorph.executors import DaskExecutor
+        from codemorph.jobs.executors import DaskExecutor
 
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                            dashboard_address=None)
@@ -83,8 +83,8 @@ def parse_row(state, row) -> dict:
 
 def memory_one(mode: str, in_path: str, out_path: str) -> dict:
     """One ``--memory`` measurement in this (fresh) process."""
-    from codemorph.dataset import RowWriter, read_rows
-    from codemorph.executors import LocalExecutor, map_rows
+    from codemorph.rows.dataset import RowWriter, read_rows
+    from codemorph.jobs.executors import LocalExecutor, map_rows
 
     start, cpu0 = time.perf_counter(), time.process_time()
     n = 0

@@ -55,10 +55,10 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
 
 from codemorph.errors import ParseError
-from codemorph.inputs import GuidedResult, coverage_additions
-from codemorph.program import Program
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
-from codemorph.verification import (DEFAULT_INPUTS, Baseline, Verdict, check, check_requests, judge, make_baseline,
+from codemorph.inputs.core import GuidedResult, coverage_additions
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
+from codemorph.verification.differential import (DEFAULT_INPUTS, Baseline, Verdict, check, check_requests, judge, make_baseline,
                                     program_literals)
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
@@ -537,10 +537,10 @@ def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, se
     """Run every built-in transform on every program and check each variant with the default
     verifier (in proof mode with ``prove``): a ``differs`` verdict is a false alarm (or a
     transform bug).  Returns per-transform counts of verdict statuses and the rejections."""
-    from codemorph.generate import default_transforms  # noqa: F401 - names of the built-ins
-    from codemorph.recipes import build_pipeline
-    from codemorph.transform import derive_rng, derive_seed
-    from codemorph.verification import prove_verdict
+    from codemorph.jobs.generate import default_transforms  # noqa: F401 - names of the built-ins
+    from codemorph.engine.recipes import build_pipeline
+    from codemorph.engine.transform import derive_rng, derive_seed
+    from codemorph.verification.differential import prove_verdict
 
     types_kw = {"types": True} if prove and "types" in inspect.signature(check_requests).parameters else {}
     pipes = [(n, build_pipeline(n)) for n in transforms]
@@ -668,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = rows[a.skip:]
 
     if a.false_alarms:
-        from codemorph.generate import default_transforms
+        from codemorph.jobs.generate import default_transforms
         names = tuple(x for x in a.transforms.split(",") if x) or default_transforms()
 
         def save_fa(partial: dict) -> None:

@@ -23,9 +23,9 @@ import contextlib
 from collections import defaultdict
 from typing import Any, Iterator, Mapping, Sequence
 
-from .program import Program
-from .sandbox import ExecRequest, Limits, Outcome, Sandbox
-from .transform import Transform, TransformResult
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
+from codemorph.engine.transform import Transform, TransformResult
 
 __all__ = ["observe_types", "merge_observations", "assert_preserves", "assert_refuses", "describe_outcome"]
 
@@ -148,7 +148,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
             outcomes.
         ParseError: ``code`` is not valid Python.
     """
-    from .verification import check, make_baseline
+    from codemorph.verification.differential import check, make_baseline
 
     if not inputs:
         raise ValueError("assert_preserves needs at least one input")

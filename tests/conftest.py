@@ -144,7 +144,7 @@ def run_both(sandbox, original: str, rewritten: str, inputs: Sequence[str], entr
     """Run ``entry(<args>)`` of both programs on every argument literal in ``inputs``, in
     one sandbox batch; returns ``[(args, original outcome, rewritten outcome)]``.  With
     ``trace``, the rewritten program runs traced (its ``Outcome.lines`` are recorded)."""
-    from codemorph.sandbox import ExecRequest
+    from codemorph.sandbox.pool import ExecRequest
     reqs = [ExecRequest(src, entry, args, trace=trace and k == 1)
             for args in inputs for k, src in enumerate((original, rewritten))]
     outs = sandbox.run_batch(reqs)
@@ -198,7 +198,7 @@ def run_pairs(sandbox, pairs: Sequence[tuple], *, trace: bool = False) -> list[t
         whose two executions completed; asserts that at least 98% did (a loaded machine
         may time out a few runs) and that every completed pair behaves the same.
     """
-    from codemorph.sandbox import ExecRequest
+    from codemorph.sandbox.pool import ExecRequest
     reqs = [ExecRequest(src, "f", row["input"], trace=trace and k == 1)
             for _, row, new in pairs for k, src in enumerate((row["code"], new))]
     outs = sandbox.run_batch(reqs)

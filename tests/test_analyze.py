@@ -16,13 +16,13 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from codemorph.analyze import (CONSTRUCTS, analyze, control_flow_graphs, cyclomatic_complexity, dynamic_properties,
+from codemorph.scoring.analyze import (CONSTRUCTS, analyze, control_flow_graphs, cyclomatic_complexity, dynamic_properties,
                                output_type, program_properties, write_report)
 from codemorph.errors import CodemorphError, ParseError
-from codemorph.evaluate import evaluate_dataset, evaluate_many, write_scores
-from codemorph.predictions import EvalRow, load_predictions, load_rows
-from codemorph.program import parse_source
-from codemorph.sandbox import Limits, Sandbox
+from codemorph.scoring.evaluate import evaluate_dataset, evaluate_many, write_scores
+from codemorph.scoring.predictions import EvalRow, load_predictions, load_rows
+from codemorph.engine.program import parse_source
+from codemorph.sandbox.pool import Limits, Sandbox
 
 FIX = Path(__file__).parent / "fixtures" / "evaluate"
 SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
@@ -250,7 +250,7 @@ def test_report_without_matplotlib_says_how_to_install(monkeypatch, tmp_path):
 def test_cli_analyze(tmp_path):
     from typer.testing import CliRunner
 
-    from codemorph.cli import app
+    from codemorph.cli.main import app
 
     scores = tmp_path / "s.jsonl"
     r = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p",

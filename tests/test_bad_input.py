@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from codemorph.cli import EXIT_INPUT, app
+from codemorph.cli.main import EXIT_INPUT, app
 
 runner = CliRunner()
 
@@ -119,7 +119,7 @@ def test_resume_with_other_settings_is_refused(tmp_path):
 
 
 def test_sharded_input_directory_and_glob(tmp_path):
-    from codemorph.dataset import SourceRow, read_rows
+    from codemorph.rows.dataset import SourceRow, read_rows
 
     shards = tmp_path / "shards"
     shards.mkdir()

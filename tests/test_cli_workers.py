@@ -1,4 +1,4 @@
-"""``--workers 0`` (the default of every command) means :func:`codemorph.executors.default_workers`:
+"""``--workers 0`` (the default of every command) means :func:`codemorph.jobs.executors.default_workers`:
 one more than the CPUs this process may use (affinity, capped by a cgroup CPU quota).
 
 The jobs themselves are replaced by stand-ins that record the worker count they were given
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-import codemorph.executors as executors
-from codemorph.cli import app
+import codemorph.jobs.executors as executors
+from codemorph.cli.main import app
 from codemorph.errors import InputError
 
 ROW = '{"id": "r0", "code": "def f(x):\\n    return x\\n", "input": "1", "output": "1"}\n'
@@ -25,13 +25,6 @@ def test_usable_cpus_is_the_affinity_capped_by_the_cgroup_quota(monkeypatch):
     assert executors.usable_cpus() == 2 and executors.default_workers() == 3
 
 
-def test_generate_keeps_exporting_default_workers():
-    import codemorph.generate as generate
-
-    assert generate.default_workers is executors.default_workers
-    assert generate.usable_cpus is executors.usable_cpus
-
-
 @pytest.fixture
 def seen(monkeypatch):
     """Worker counts the jobs were called with (default_workers() made to return 5)."""
@@ -42,16 +35,16 @@ def seen(monkeypatch):
         got[name] = workers
         raise InputError("stopped by the test")
 
-    import codemorph.analyze
-    import codemorph.evaluate
-    import codemorph.generate
-    import codemorph.perturb.job
+    import codemorph.jobs.generate
+    import codemorph.jobs.perturb
+    import codemorph.scoring.analyze
+    import codemorph.scoring.evaluate
 
-    monkeypatch.setattr(codemorph.generate, "generate", lambda i, o, config, **kw: stop("generate", config.workers))
-    monkeypatch.setattr(codemorph.perturb.job, "perturb_dataset",
+    monkeypatch.setattr(codemorph.jobs.generate, "generate", lambda i, o, config, **kw: stop("generate", config.workers))
+    monkeypatch.setattr(codemorph.jobs.perturb, "perturb_dataset",
                         lambda i, o, config, **kw: stop("perturb", config.workers))
-    monkeypatch.setattr(codemorph.evaluate, "evaluate_paths", lambda *a, **kw: stop("evaluate", kw["workers"]))
-    monkeypatch.setattr(codemorph.analyze, "analyze", lambda *a, **kw: stop("analyze", kw["workers"]))
+    monkeypatch.setattr(codemorph.scoring.evaluate, "evaluate_paths", lambda *a, **kw: stop("evaluate", kw["workers"]))
+    monkeypatch.setattr(codemorph.scoring.analyze, "analyze", lambda *a, **kw: stop("analyze", kw["workers"]))
     return got
 
 

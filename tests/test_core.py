@@ -8,7 +8,7 @@ import pytest
 from codemorph import (NotApplicable, OneOf, ParseError, Pipeline, Program, Registry, Repeat, SomeOf, Transform,
                        UnknownTransformError, default_registry, get_transform)
 from codemorph.errors import CodemorphError
-from codemorph.transform import derive_seed
+from codemorph.engine.transform import derive_seed
 
 
 class AppendComment(Transform):

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from codemorph.crosshair_backend import crosshair_diff
-from codemorph.program import Program
-from codemorph.sandbox import Sandbox
+from codemorph.verification.crosshair import crosshair_diff
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import Sandbox
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def test_a_flagged_program_is_not_handed_to_crosshair(sb, tmp_path):
 
 def test_the_search_process_refuses_writes_outside_its_directory(tmp_path):
     pytest.importorskip("crosshair")
-    from codemorph import crosshair_backend as cb
+    from codemorph.verification import crosshair as cb
     target = tmp_path / "written.txt"
     # the search process itself, on a program the static test would flag (crosshair_diff never
     # hands it over): its audit hook stands between the symbolic search (which picks x == 7)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from codemorph import InputError
-from codemorph.dataset import Reject, SourceRow, default_dataset_path, read_rows, rejects_path
+from codemorph.rows.dataset import Reject, SourceRow, default_dataset_path, read_rows, rejects_path
 
 
 def write(tmp_path, lines, name="in.jsonl"):

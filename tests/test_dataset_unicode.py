@@ -6,8 +6,8 @@ import json
 
 from typer.testing import CliRunner
 
-from codemorph.cli import app
-from codemorph.dataset import Reject, RowWriter, SourceRow, read_rows
+from codemorph.cli.main import app
+from codemorph.rows.dataset import Reject, RowWriter, SourceRow, read_rows
 
 runner = CliRunner()
 

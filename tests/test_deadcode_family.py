@@ -23,7 +23,7 @@ from conftest import (FIXTURES, apply_fixture, assert_fixtures_covered, block_af
 
 from codemorph import Program, get_transform
 from codemorph.testing import observe_types
-from codemorph.transform import identifiers_in
+from codemorph.engine.transform import identifiers_in
 from codemorph.transforms import deadcode
 from codemorph.transforms.deadcode import (PREDICATES, DeadPredicate, bound_at, function_qualnames,
                                            insertion_blocks, prove_predicate, proved_predicates)
@@ -323,7 +323,7 @@ def test_dead_store_never_extends_an_observable_lifetime(sandbox) -> None:
     src = ('class Noisy:\n    def __del__(self):\n        print("gone")\n\n\n'
            'def f(n):\n    obj = Noisy()\n    obj = None\n    print("after")\n    return n\n')
     naive = src.replace("    obj = None\n", "    saved = obj\n    obj = None\n")
-    from codemorph.sandbox import ExecRequest
+    from codemorph.sandbox.pool import ExecRequest
     o, r = sandbox.run_batch([ExecRequest(src, "f", "1"), ExecRequest(naive, "f", "1")])
     assert o.stdout == "gone\nafter\n" and r.stdout == "after\ngone\n"  # the hazard is real
     for seed in range(20):

@@ -3,7 +3,7 @@ rejected with a reason naming both rows; every other row passes through in order
 
 from __future__ import annotations
 
-from codemorph.dataset import Reject, SourceRow, guard_derived_ids
+from codemorph.rows.dataset import Reject, SourceRow, guard_derived_ids
 
 
 def _row(rid: str, line: int) -> SourceRow:

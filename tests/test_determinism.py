@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.determinism import nondeterminism_source
+from codemorph.sandbox.determinism import nondeterminism_source
 
 CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 

@@ -27,7 +27,7 @@ FAMILY = ("misleading-comment", "misleading-docstring")
 
 @pytest.mark.parametrize("name,path", fixture_cases(*FAMILY), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
-    from codemorph.verification import verify
+    from codemorph.verification.differential import verify
     spec, source, result = apply_fixture(name, path)
     if result is None:
         return
@@ -98,7 +98,7 @@ def test_comment_keeps_existing_comments_and_lines(sandbox) -> None:
 
 def test_exception_lines_are_unchanged(sandbox) -> None:
     """Comments go at line ends, so the line an exception reports is unchanged."""
-    from codemorph.sandbox import ExecRequest
+    from codemorph.sandbox.pool import ExecRequest
     code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += 10 // x\n    return total\n"
     res = MisleadingComment(count=None).apply(Program(code), 0)
     assert res.applied and len(res.sites) == 3

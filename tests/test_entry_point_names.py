@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from codemorph import Program
-from codemorph.registry import default_registry
+from codemorph.engine.registry import default_registry
 
 CODE = "def helper(x):\n    return x * 2\ndef f(a):\n    b = helper(a)\n    return b + 1\n"
 THREE = ("def helper(x):\n    return x * 2\ndef other(y):\n    return y - 1\n"

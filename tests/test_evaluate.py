@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 from codemorph.errors import InputError
-from codemorph.evaluate import (check_program, evaluate_dataset, evaluate_many, evaluate_paths, names_exception,
+from codemorph.scoring.evaluate import (check_program, evaluate_dataset, evaluate_many, evaluate_paths, names_exception,
                                 normalize_exact, read_scores, robustness, write_scores, write_summary)
-from codemorph.metrics import wilson_interval
-from codemorph.predictions import (EvalRow, call_arguments, load_predictions, load_rows, read_codemind_dataset,
+from codemorph.scoring.metrics import wilson_interval
+from codemorph.scoring.predictions import (EvalRow, call_arguments, load_predictions, load_rows, read_codemind_dataset,
                                    read_jsonl_predictions)
-from codemorph.sandbox import Limits, Sandbox
+from codemorph.sandbox.pool import Limits, Sandbox
 
 FIX = Path(__file__).parent / "fixtures" / "evaluate"
 SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
@@ -232,7 +232,7 @@ def test_robustness_execution_agrees_with_exact_on_fixture(sandbox):
 
 
 def test_robustness_with_several_generations_uses_expectations():
-    from codemorph.evaluate import RowScore
+    from codemorph.scoring.evaluate import RowScore
 
     scores = [RowScore("a", "a", "original", "original", (), None, "m", [True, False], ["", ""]),
               RowScore("a:t", "a", "code-transform", "t", ("t",), None, "m", [True, False, False, False], [""] * 4)]
@@ -261,7 +261,7 @@ def test_scores_round_trip(tmp_path):
 def test_cli_evaluate_writes_scores(tmp_path):
     from typer.testing import CliRunner
 
-    from codemorph.cli import app
+    from codemorph.cli.main import app
 
     out = tmp_path / "scores.jsonl"
     r = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p",

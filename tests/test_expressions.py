@@ -25,7 +25,7 @@ from conftest import FULL, apply_fixture, assert_fixtures_covered, case_id, crux
 
 from codemorph import Program, get_transform
 from codemorph.testing import assert_preserves, assert_refuses, observe_types
-from codemorph.transform import RewriteContext
+from codemorph.engine.transform import RewriteContext
 from codemorph.transforms.expressions import (ExpandAugAssign, FunctionIndex, SwapOperands, UnfoldConstant,
                                               literal_type)
 
@@ -34,7 +34,7 @@ FAMILY = ("swap-operands", "expand-augassign", "unfold-constant")
 
 @pytest.mark.parametrize("name,path", fixture_cases(*FAMILY), ids=case_id)
 def test_fixture(name: str, path: Path, sandbox) -> None:
-    from codemorph.verification import verify
+    from codemorph.verification.differential import verify
     observe = get_transform(name).needs_runtime_types
     spec, source, result = apply_fixture(name, path, sandbox=sandbox, observe=observe)
     if result is None:
@@ -60,7 +60,7 @@ def test_swap_sites_are_recorded_with_positions(sandbox) -> None:
 
 def test_naive_string_swap_would_differ(sandbox) -> None:
     """Why str + str is refused: the swapped program returns another value."""
-    from codemorph.verification import verify
+    from codemorph.verification.differential import verify
     code = "def f(s, t):\n    return s + t\n"
     verdict = verify(code, "def f(s, t):\n    return t + s\n", inputs=["'ab', 'cd'"], sandbox=sandbox)
     assert verdict.status == "differs"
@@ -71,7 +71,7 @@ def test_naive_string_swap_would_differ(sandbox) -> None:
 def test_nan_sign_depends_on_operand_order(sandbox) -> None:
     """Why floats are excluded by default: with two NaNs the sign of the sum comes from
     one operand (observable with math.copysign)."""
-    from codemorph.verification import verify
+    from codemorph.verification.differential import verify
     code = ("import math\n\ndef f(k):\n    a = -float('nan')\n    b = float('nan') * k\n"
             "    return math.copysign(1.0, a + b)\n")
     swapped = code.replace("a + b", "b + a")
@@ -172,7 +172,7 @@ def test_qualnames_match_compiler_on_cruxeval() -> None:
 
 def test_naive_list_expansion_would_differ(sandbox) -> None:
     """Why ``ys += [1]`` is refused on lists: it mutates the list that ``xs`` also names."""
-    from codemorph.verification import verify
+    from codemorph.verification.differential import verify
     code = "def f(xs):\n    ys = xs\n    ys += [1]\n    return xs\n"
     verdict = verify(code, code.replace("ys += [1]", "ys = ys + [1]"), inputs=["[0]"], sandbox=sandbox)
     assert verdict.status == "differs"

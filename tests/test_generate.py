@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from codemorph.dataset import default_dataset_path
-from codemorph.generate import GenerateConfig, generate
+from codemorph.rows.dataset import default_dataset_path
+from codemorph.jobs.generate import GenerateConfig, generate
 
 BIN = Path(sys.executable).parent / "codemorph"
 FOUR = ("rename-locals", "dead-code", "for-to-while", "invert-if")

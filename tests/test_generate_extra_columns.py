@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from codemorph.generate import GenerateConfig, generate
-from codemorph.perturb import Budget, PerturbConfig, perturb_dataset
+from codemorph.jobs.generate import GenerateConfig, generate
+from codemorph.jobs import PerturbConfig, perturb_dataset
+from codemorph.perturb import Budget
 
 CODE = "def f(xs):\n    first = xs[0]\n    return first + 1\n"
 EXTRA = {"difficulty": "easy", "source": {"set": "unit", "tags": ["index", 3]}}

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.generate import GenerateConfig, generate
-from codemorph.perturb import Budget, PerturbConfig
-from codemorph.verification import may_depend_on_hash
+from codemorph.jobs.generate import GenerateConfig, generate
+from codemorph.jobs import PerturbConfig
+from codemorph.perturb import Budget
+from codemorph.verification.differential import may_depend_on_hash
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -99,8 +100,8 @@ def test_two_element_string_sets_are_caught_under_several_hash_seeds(tmp_path):
 
 
 def test_perturbations_that_depend_on_the_hash_seed_or_kill_harnesses_are_dropped(tmp_path):
-    from codemorph.perturb import perturb_row
-    from codemorph.dataset import SourceRow
+    from codemorph.jobs import perturb_row
+    from codemorph.rows.dataset import SourceRow
 
     pert = PerturbConfig(exceptions=("any-exception",), output_changes=3, budget=Budget(executions=300), seed=0)
     setjoin = SourceRow("setjoin", "def f(s):\n    return ''.join(set(s))\n", "'aaa'", "'a'", "f", 1)
@@ -175,7 +176,7 @@ def test_a_variant_disagreeing_on_the_row_input_withholds_the_whole_row(tmp_path
     import libcst as cst
 
     from codemorph import Transform
-    from codemorph.registry import default_registry
+    from codemorph.engine.registry import default_registry
 
     class OffByOne(Transform):
         name = "test-off-by-one"
@@ -217,7 +218,7 @@ def test_rejects_of_a_sharded_input_name_the_file(tmp_path):
 
 
 def test_cgroup_cpu_quota_caps_the_default_workers(tmp_path):
-    from codemorph.generate import _cgroup_cpu_quota
+    from codemorph.jobs.generate import _cgroup_cpu_quota
 
     (tmp_path / "cpu.max").write_text("150000 100000\n")
     assert _cgroup_cpu_quota(str(tmp_path)) == 2

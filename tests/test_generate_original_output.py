@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from codemorph.generate import GenerateConfig, generate
+from codemorph.jobs.generate import GenerateConfig, generate
 
 ROWS = [
     # (id, code, input, recorded output, output written)

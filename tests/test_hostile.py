@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 
 HOSTILE = Path(__file__).parent / "hostile"
 LIMITS = Limits(timeout=1.0, memory=256 * 1024**2, output=1 << 20, grace=0.5)
@@ -210,7 +210,7 @@ def test_worker_memory_stays_bounded(box):
 def test_generate_rejects_every_hostile_row_and_keeps_going(tmp_path, bait):
     """End to end: one row per hostile program between good rows; good rows are written,
     each hostile row is rejected with a reason, and nothing is lost."""
-    from codemorph.generate import GenerateConfig, generate
+    from codemorph.jobs.generate import GenerateConfig, generate
 
     f, _ = bait
     rows = []

@@ -13,11 +13,11 @@ import sys
 
 import pytest
 
-import codemorph.inputs as inputs_module
-from codemorph.inputs import EDGE_FILL, edge_cases, mutate_args
-from codemorph.program import Program
-from codemorph.sandbox import Limits, Sandbox
-from codemorph.verification import program_calls, verify
+import codemorph.inputs.core as inputs_module
+from codemorph.inputs.core import EDGE_FILL, edge_cases, mutate_args
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import Limits, Sandbox
+from codemorph.verification.differential import program_calls, verify
 
 LIM = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2)
 
@@ -78,7 +78,7 @@ def test_inputs_with_hints_do_not_depend_on_hash_seed():
     # the verifier's inputs (program literals and call names as hints; a short seed, so the
     # second generation too) are the same under every PYTHONHASHSEED; the program is parsed,
     # never run, in the subprocess
-    code = ("from codemorph.program import Program; from codemorph.verification import _mutants; "
+    code = ("from codemorph.engine.program import Program; from codemorph.verification.differential import _mutants; "
             "p = Program('def f(a, b):\\n    return a.lower().split() + [b.isdecimal(), b.strip()]\\n', 'f'); "
             "print(_mutants(p, [\"'ru', 'x'\"], 49, 0))")
     outs = set()

@@ -178,7 +178,7 @@ NAIVE = [
 
 @pytest.mark.parametrize("original, naive, inputs", NAIVE, ids=range(len(NAIVE)))
 def test_verification_catches_naive_rewrites(original: str, naive: str, inputs: list[str], sandbox) -> None:
-    from codemorph.verification import check, make_baseline
+    from codemorph.verification.differential import check, make_baseline
     base = make_baseline(sandbox, Program(original), inputs, extra_inputs=0)
     assert check(sandbox, base, Program(naive)).status == "differs"
 
@@ -241,7 +241,7 @@ SAMPLE_APPLIED = {"while-to-for": 1, "comprehension-to-loop": 7, "loop-to-compre
 
 def test_cruxeval_applicability_and_behaviour(sandbox) -> None:
     rows = cruxeval_sample(4)  # the sample holds a row for each of while-to-for and unroll-loop
-    from codemorph.sandbox import ExecRequest
+    from codemorph.sandbox.pool import ExecRequest
     # runtime types of the rows with a while loop, observed in one sandbox batch (as
     # observe_types does row by row)
     with_while = [row for row in rows if any(isinstance(x, ast.While) for x in ast.walk(ast.parse(row["code"])))]

@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 
 from codemorph import Program
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.transforms.loops import ComprehensionToLoop, LoopToComprehension, recursion_hazard
 
 RD_LEN = ("class Node:\n    def __init__(self, kids):\n        self.kids = kids\n    def __len__(self):\n"

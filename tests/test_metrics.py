@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from codemorph.metrics import (bootstrap_ci, mean_pass_at_k, pass_at_k, rankdata, spearman, student_t_sf,
+from codemorph.scoring.metrics import (bootstrap_ci, mean_pass_at_k, pass_at_k, rankdata, spearman, student_t_sf,
                                wilson_interval)
 
 
@@ -114,7 +114,7 @@ def test_bootstrap_resamples_clusters_as_units():
 
 
 def test_mcnemar_exact():
-    from codemorph.metrics import mcnemar_exact
+    from codemorph.scoring.metrics import mcnemar_exact
 
     # b=1, c=9: 2 * P(X <= 1), X ~ Bin(10, 1/2) = 2 * 11 / 1024
     assert mcnemar_exact(1, 9) == pytest.approx(22 / 1024)

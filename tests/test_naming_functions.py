@@ -8,7 +8,7 @@ import pytest
 from conftest import cruxeval_sample
 
 from codemorph import Program, get_transform
-from codemorph.recipes import build_pipeline
+from codemorph.engine.recipes import build_pipeline
 from codemorph.transforms.naming import RenameClasses, RenameFunctions
 
 HELPER = "def g(x):\n    return x + 1\n\n"
@@ -296,7 +296,7 @@ def test_misleading_exchanges_classes_and_mapping_renames_one() -> None:
 # --------------------------------------------------------------------------------------
 
 def test_cruxeval_sample_entry_point_renamed_behaves(sandbox) -> None:
-    from codemorph.verification import check, make_baseline
+    from codemorph.verification.differential import check, make_baseline
 
     rows = cruxeval_sample(0, step=40)  # 20 programs; all 800 with CODEMORPH_FULL=1
     for i, row in enumerate(rows):

@@ -12,8 +12,8 @@ import pytest
 from conftest import cruxeval_rows, cruxeval_sample
 
 from codemorph import NotApplicable, Program, RewriteContext
-from codemorph.recipes import load_recipe
-from codemorph.transform import BUILTIN_NAMES
+from codemorph.engine.recipes import load_recipe
+from codemorph.engine.transform import BUILTIN_NAMES
 from codemorph.transforms.naming import (
     SCHEMES,
     MappingScheme,
@@ -315,7 +315,7 @@ def test_check_renaming_accepts_renamed_defs_and_classes() -> None:
 # --------------------------------------------------------------------------------------
 
 def test_cruxeval_sample_natural_and_misleading_behave(sandbox) -> None:
-    from codemorph.verification import check, make_baseline
+    from codemorph.verification.differential import check, make_baseline
 
     rows = cruxeval_sample(7, step=50)  # 16 rows; all 800 with CODEMORPH_FULL=1
     for i, row in enumerate(rows):

@@ -15,16 +15,16 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from codemorph.inputs import format_args, parse_args
+from codemorph.inputs.core import format_args, parse_args
 from codemorph.perturb import Budget, search, search_many
 from codemorph.perturb.distance import args_distance, levenshtein, value_distance
 from codemorph.perturb.guided import instrument, read_probes
-from codemorph.perturb.mutation import MutationSpace, is_type_changing
+from codemorph.inputs.mutation import MutationSpace, is_type_changing
 from codemorph.perturb.search import literal_seed, program_constants, search_limits
 from codemorph.perturb.shrink import shrink, toward
 from codemorph.perturb.symbolic import infer_annotation, z3_candidates
-from codemorph.program import Program
-from codemorph.sandbox import ExecRequest, Sandbox
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import ExecRequest, Sandbox
 
 SHARED = Path(__file__).parents[1] / ".." / "shared"
 
@@ -277,7 +277,7 @@ def test_non_literal_seed_is_evaluated_in_the_sandbox(sandbox):
 # -- dataset job ----------------------------------------------------------------------
 
 def test_perturb_dataset_rows(tmp_path):
-    from codemorph.perturb.job import PerturbConfig, perturb_dataset
+    from codemorph.jobs.perturb import PerturbConfig, perturb_dataset
     src = tmp_path / "in.jsonl"
     rows = [
         {"id": "a", "code": "def f(xs):\n    return xs[2] * 2\n", "input": "[1, 2, 3]", "output": "6"},
@@ -324,7 +324,7 @@ def test_perturb_command(tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from codemorph.perturb.command import perturb_command
+    from codemorph.cli.perturb import perturb_command
 
     app = typer.Typer()
     app.command("perturb")(perturb_command)
@@ -365,7 +365,7 @@ def test_crosshair_finds_what_the_others_cannot(sandbox):
 
 
 def test_type_changing_rows_are_labelled(tmp_path):
-    from codemorph.perturb.job import PerturbConfig, perturb_dataset
+    from codemorph.jobs.perturb import PerturbConfig, perturb_dataset
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps({"id": "t", "code": "def f(x):\n    return x + 1\n", "input": "5", "output": "6"}) + "\n")
     out = tmp_path / "out.jsonl"

@@ -10,8 +10,9 @@ import json
 
 import pytest
 
-from codemorph.perturb import Budget, PerturbConfig, perturb_dataset
-from codemorph.perturb.job import HARNESS_RECURSION_LIMIT
+from codemorph.jobs import PerturbConfig, perturb_dataset
+from codemorph.perturb import Budget
+from codemorph.jobs.perturb import HARNESS_RECURSION_LIMIT
 
 # recursion as deep as the string is long
 DEPTH = "def f(s):\n    if not s:\n        return 0\n    return 1 + f(s[1:])\n"

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from codemorph.perturb import Budget, PerturbConfig, perturb_dataset
+from codemorph.jobs import PerturbConfig, perturb_dataset
+from codemorph.perturb import Budget
 
 SET_MESSAGE = ("def f(x):\n    if x > 5:\n        raise ValueError(str({'apple', 'banana', 'cherry'}))\n"
                "    return x\n")

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.dataset import SourceRow
+from codemorph.rows.dataset import SourceRow
 from codemorph.perturb import Budget, search_many
-from codemorph.perturb.job import PerturbConfig, _recheck, perturb_dataset, search_row
+from codemorph.jobs.perturb import PerturbConfig, _recheck, perturb_dataset, search_row
 from codemorph.perturb.search import OUTPUT_CHANGE, Perturbation, search_limits
-from codemorph.sandbox import ExecRequest, Sandbox
+from codemorph.sandbox.pool import ExecRequest, Sandbox
 
 BUDGET = Budget(executions=150, seconds=60)
 CONFIG = PerturbConfig(output_changes=2, budget=BUDGET, workers=1)
@@ -142,7 +142,7 @@ def test_deterministic_rows_are_the_search_findings(sandbox: Sandbox) -> None:
 
 
 def _derive(config: PerturbConfig, row: SourceRow) -> int:
-    from codemorph.transform import derive_seed
+    from codemorph.engine.transform import derive_seed
     return derive_seed(config.seed, row.id)
 
 

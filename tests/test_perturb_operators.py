@@ -10,17 +10,17 @@ import json
 
 import pytest
 
-from codemorph.dataset import SourceRow
+from codemorph.rows.dataset import SourceRow
 from codemorph.perturb import Budget, search
 from codemorph.perturb.guided import PREFIX, instrument, read_probes
-from codemorph.perturb.job import PerturbConfig, perturb_dataset, perturb_row, search_row
-from codemorph.perturb.mutation import BIG_INTS, MAX_GROWTH, MutationSpace, is_type_changing
+from codemorph.jobs.perturb import PerturbConfig, perturb_dataset, perturb_row, search_row
+from codemorph.inputs.mutation import BIG_INTS, MAX_GROWTH, MutationSpace, is_type_changing
 from codemorph.perturb.search import search_limits
-from codemorph.program import Program
-from codemorph.sandbox import ExecRequest, Sandbox
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import ExecRequest, Sandbox
 
 # the words that make the sandbox child check every loaded module after each request
-# (``_REACH_WORDS`` in codemorph/_worker.py); the instrumentation must add none of them
+# (``_REACH_WORDS`` in codemorph/sandbox/_worker.py); the instrumentation must add none of them
 REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals",
                "locals", "breakpoint", "help", "sys")
 
@@ -32,7 +32,7 @@ def sandbox():
 
 
 def _neighbours(seed: str, literals=()) -> list:
-    from codemorph.inputs import parse_args
+    from codemorph.inputs.core import parse_args
     args = parse_args(seed)
     space = MutationSpace(args, list(literals))
     return list(space.neighbours(args))

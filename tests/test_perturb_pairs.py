@@ -14,13 +14,13 @@ import importlib
 
 import pytest
 
-from codemorph.inputs import parse_args
+from codemorph.inputs.core import parse_args
 from codemorph.perturb import Budget, search
-from codemorph.perturb import mutation as mutation_mod
-from codemorph.perturb.mutation import MutationSpace, is_type_changing
+from codemorph.inputs import mutation as mutation_mod
+from codemorph.inputs.mutation import MutationSpace, is_type_changing
 from codemorph.perturb.search import CODEC_TOKENS, program_elements, program_tokens, search_limits
-from codemorph.program import Program
-from codemorph.sandbox import Sandbox
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import Sandbox
 
 search_mod = importlib.import_module("codemorph.perturb.search")
 

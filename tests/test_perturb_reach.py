@@ -12,12 +12,12 @@ import importlib
 
 import pytest
 
-from codemorph.inputs import parse_args
+from codemorph.inputs.core import parse_args
 from codemorph.perturb import Budget, search
-from codemorph.perturb.mutation import MutationSpace, is_type_changing
+from codemorph.inputs.mutation import MutationSpace, is_type_changing
 from codemorph.perturb.search import FORMAT_TOKENS, PERCENT_TOKENS, program_tokens, search_limits
-from codemorph.program import Program
-from codemorph.sandbox import Sandbox
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import Sandbox
 
 # the module (``codemorph.perturb.search`` the attribute is the function)
 search_mod = importlib.import_module("codemorph.perturb.search")

@@ -14,11 +14,11 @@ import time
 import pytest
 
 
-from codemorph.inputs import parse_args
+from codemorph.inputs.core import parse_args
 from codemorph.perturb import Budget, search_many
-from codemorph.perturb.mutation import MutationSpace, is_type_changing
+from codemorph.inputs.mutation import MutationSpace, is_type_changing
 from codemorph.perturb.search import search_limits
-from codemorph.sandbox import ExecRequest, Sandbox
+from codemorph.sandbox.pool import ExecRequest, Sandbox
 
 #: CRUXEval sample_6: a dict argument whose keys a type-changing step may turn into a list
 SAMPLE_6 = ("def f(dic):\n"
@@ -114,7 +114,7 @@ def test_two_edits_in_a_long_list_are_distance_two():
 
 
 def test_eq_key_agrees_with_equality():
-    from codemorph.perturb.mutation import _eq_key
+    from codemorph.inputs.mutation import _eq_key
     values = [1, True, 1.0, 0, False, "1", (1,), [1], [True], (True,), [1, [2]], [1, (2,)], {1: "a"}, {True: "a"},
               {1: ["a"]}, {1: ("a",)}, {1, 2}, frozenset({1, 2}), [], (), {}, set(), None, b"1", float("nan")]
     for a in values:
@@ -124,7 +124,7 @@ def test_eq_key_agrees_with_equality():
 
 def test_neighbours_of_a_long_list_are_capped_and_distinct():
     from codemorph.perturb.distance import args_distance
-    from codemorph.perturb.mutation import LONG_NEIGHBOURS
+    from codemorph.inputs.mutation import LONG_NEIGHBOURS
     seed = ([list(range(2000))], {})
     space = MutationSpace(seed, (0, 1))
     t0 = time.process_time()
@@ -178,7 +178,7 @@ LOOP_BOUND = "def f(nums, n):\n    total = 0\n    for i in range(n):\n        to
 
 def test_z3_budget_is_work_not_time():
     from codemorph.perturb.symbolic import z3_candidates
-    from codemorph.program import Program
+    from codemorph.engine.program import Program
     seed = ([[1, 2, 3], 2], {})
     cands = z3_candidates(Program(LOOP_BOUND), seed)
     # the list shrunk below the loop bound, nearest first (the tests' loop runs past its end)
@@ -191,7 +191,7 @@ def test_z3_budget_is_work_not_time():
 
 def test_z3_costliest_cruxeval_program_is_within_the_limit():
     from codemorph.perturb.symbolic import Z3_RLIMIT, z3_candidates
-    from codemorph.program import Program
+    from codemorph.engine.program import Program
     sample_691 = ("def f(text, suffix):\n    if suffix and suffix[-1] in text:\n"
                   "        return f(text.rstrip(suffix[-1]), suffix[:-1])\n    else:\n        return text")
     seed = parse_args("'rpyttc', 'cyt'")

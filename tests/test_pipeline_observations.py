@@ -5,8 +5,8 @@ name, and the `misleading` scheme swaps names between variables)."""
 from __future__ import annotations
 
 from codemorph import Pipeline, Program, Repeat, SomeOf
-from codemorph.pipeline import renames_bindings
-from codemorph.registry import default_registry
+from codemorph.engine.pipeline import renames_bindings
+from codemorph.engine.registry import default_registry
 
 CODE = """def f(text, word):
     n = len(text)

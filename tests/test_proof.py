@@ -6,9 +6,9 @@ import libcst as cst
 import pytest
 
 from codemorph import Program
-from codemorph.proof import ProofResult, prove_equal, prove_rewrite
-from codemorph.sandbox import Limits, Sandbox
-from codemorph.verification import verify
+from codemorph.verification.proof import ProofResult, prove_equal, prove_rewrite
+from codemorph.sandbox.pool import Limits, Sandbox
+from codemorph.verification.differential import verify
 
 LIM = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2)
 INT_X = {"x": {"int"}}

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from codemorph import InputError, Program
-from codemorph.pipeline import OneOf, Repeat, Sequence_, SomeOf
-from codemorph.recipes import build_pipeline, builtin_recipe_names, load_recipe, parse_recipe
+from codemorph.engine.pipeline import OneOf, Repeat, Sequence_, SomeOf
+from codemorph.engine.recipes import build_pipeline, builtin_recipe_names, load_recipe, parse_recipe
 
 PROG = Program("def f(xs):\n    out = []\n    for x in xs:\n        if x > 1:\n            out.append(x)\n    return out\n")
 
@@ -67,7 +67,7 @@ def test_unknown_recipe_name_lists_builtins():
 
 
 def test_generate_with_recipe_stamps_name_and_version(tmp_path):
-    from codemorph.generate import GenerateConfig, generate
+    from codemorph.jobs.generate import GenerateConfig, generate
 
     recipe = tmp_path / "r.toml"
     recipe.write_text("[recipe]\nname = 'mine'\nversion = '7'\n[[variant]]\nname = 'both'\n"

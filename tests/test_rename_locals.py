@@ -22,7 +22,7 @@ import pytest
 from conftest import FIXTURES, FULL, assert_matches_expected, cruxeval_sample
 
 from codemorph import Program, get_transform
-from codemorph.transform import BUILTIN_NAMES
+from codemorph.engine.transform import BUILTIN_NAMES
 from codemorph.transforms.naming import (
     SCHEMES,
     ObfuscatedScheme,

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.dataset import Checkpoint, RowWriter, progress_path
+from codemorph.rows.dataset import Checkpoint, RowWriter, progress_path
 from codemorph.errors import InputError
-from codemorph.generate import GenerateConfig, generate
-from codemorph.sandbox import Limits
+from codemorph.jobs.generate import GenerateConfig, generate
+from codemorph.sandbox.pool import Limits
 
 DATA = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 TRANSFORMS = ("rename-locals",)
@@ -138,7 +138,7 @@ def test_resume_without_checkpoint_starts_afresh(tmp_path):
 
 def test_dask_executor_writes_the_same_files(tmp_path, reference):
     distributed = pytest.importorskip("distributed")
-    from codemorph.executors import DaskExecutor
+    from codemorph.jobs.executors import DaskExecutor
 
     inp, ref = reference
     out = tmp_path / "out.jsonl"
@@ -151,7 +151,7 @@ def test_dask_executor_writes_the_same_files(tmp_path, reference):
 
 
 def test_executor_names():
-    from codemorph.executors import LocalExecutor, make_executor
+    from codemorph.jobs.executors import LocalExecutor, make_executor
 
     assert isinstance(make_executor("local"), LocalExecutor)
     with pytest.raises(ValueError, match="needs --scheduler"):

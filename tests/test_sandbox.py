@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.sandbox import ExecRequest, Limits, Outcome, Sandbox
+from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 
 R = ExecRequest
 # generous limits (the machine may be loaded); requests meant to hang get SHORT seconds
@@ -408,7 +408,7 @@ def test_cruxeval_ground_truth_reproduces(sb):
 def test_fingerprint_function_on_containers_and_objects():
     import collections
 
-    from codemorph._worker import fingerprint
+    from codemorph.sandbox._worker import fingerprint
 
     assert fingerprint(collections.OrderedDict(a=1)) == ["collections.OrderedDict", [[["str", "a"], ["int", "1"]]]]
     assert fingerprint(collections.defaultdict(list)) == ["collections.defaultdict", [], ["type", "list"]]
@@ -431,7 +431,7 @@ def test_fingerprint_function_on_containers_and_objects():
 
 
 def test_fingerprint_too_large_is_not_comparable():
-    from codemorph._worker import fingerprint
+    from codemorph.sandbox._worker import fingerprint
 
     x = []
     for _ in range(40):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.sandbox import DIR_PREFIX, ExecRequest, Sandbox, remove_stale_dirs
+from codemorph.sandbox.pool import DIR_PREFIX, ExecRequest, Sandbox, remove_stale_dirs
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from codemorph import _worker
-from codemorph.sandbox import COMPLETED_STATUSES, STATUSES, ExecRequest, Limits, Sandbox
+from codemorph.sandbox import _worker
+from codemorph.sandbox.pool import COMPLETED_STATUSES, STATUSES, ExecRequest, Limits, Sandbox
 
 CLASS_REPR = "def f(x):\n    class C:\n        pass\n    return str(C) if x > 3 else 'small'\n"
 WARNS = "import warnings\ndef f(x):\n    if x > 3:\n        warnings.warn('big')\n    return x\n"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from codemorph.sandbox import COMPLETED_STATUSES, STATUSES, ExecRequest, Limits, Sandbox
+from codemorph.sandbox.pool import COMPLETED_STATUSES, STATUSES, ExecRequest, Limits, Sandbox
 
 SOCKET = "def f(n):\n    if n > 5:\n        import socket\n        s = socket.socket()\n        s.close()\n    return n\n"
 CATCHES = ("def f(n):\n    try:\n        import socket\n        socket.socket()\n    except PermissionError:\n"

@@ -10,7 +10,7 @@ import ast
 
 import pytest
 
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 
 # Reads the state, then changes all of it.  No module attribute is rebound and nothing is
 # registered, so the child is not replaced: the child itself must undo the changes (the

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from codemorph.cli import app
-from codemorph.generate import _run_words
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
+from codemorph.cli.main import app
+from codemorph.jobs.generate import _run_words
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 
 BIG = "def f(n):\n    return 10 ** n\n"
 BAD_REPR = "class A:\n    def __repr__(self):\n        raise KeyError('no repr')\n\ndef f():\n    return A()\n"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.dataset import Reject, SourceRow, read_rows
-from codemorph.executors import LocalExecutor, close_states, map_rows, perturb_ordered
+from codemorph.rows.dataset import Reject, SourceRow, read_rows
+from codemorph.jobs.executors import LocalExecutor, close_states, map_rows, perturb_ordered
 
 DATA = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 FIX = Path(__file__).parent / "fixtures" / "evaluate"
@@ -122,7 +122,7 @@ def client():
 
 
 def test_dask_map_matches_local(client):
-    from codemorph.executors import DaskExecutor
+    from codemorph.jobs.executors import DaskExecutor
 
     rows = list(range(30)) + [Reject("r", 31, "read", "bad", None)]
     local = [(x, None if r is None else r[0])
@@ -139,7 +139,7 @@ def no_state(state, x: int) -> tuple[bool, int]:
 
 
 def test_dask_map_without_setup_and_executor_names(client):
-    from codemorph.executors import DaskExecutor, make_executor
+    from codemorph.jobs.executors import DaskExecutor, make_executor
 
     assert list(map_rows(no_state, [1, 2, 3], DaskExecutor(client, rows_per_task=2))) == \
         [(1, (True, -1)), (2, (True, -2)), (3, (True, -3))]
@@ -157,9 +157,9 @@ def cruxeval_rows(n: int) -> list[dict]:
 
 
 def test_evaluate_local_and_dask_write_the_same_scores(client, tmp_path):
-    from codemorph.evaluate import evaluate_many, write_scores, write_summary
-    from codemorph.executors import DaskExecutor
-    from codemorph.predictions import PredictionSet, load_predictions, load_rows
+    from codemorph.scoring.evaluate import evaluate_many, write_scores, write_summary
+    from codemorph.jobs.executors import DaskExecutor
+    from codemorph.scoring.predictions import PredictionSet, load_predictions, load_rows
 
     rows = cruxeval_rows(24)
     data = tmp_path / "rows.jsonl"
@@ -193,10 +193,10 @@ def test_evaluate_local_and_dask_write_the_same_scores(client, tmp_path):
 
 
 def test_evaluate_refuses_a_sandbox_with_dask(client):
-    from codemorph.evaluate import evaluate_dataset
-    from codemorph.executors import DaskExecutor
-    from codemorph.predictions import EvalRow, PredictionSet
-    from codemorph.sandbox import Sandbox
+    from codemorph.scoring.evaluate import evaluate_dataset
+    from codemorph.jobs.executors import DaskExecutor
+    from codemorph.scoring.predictions import EvalRow, PredictionSet
+    from codemorph.sandbox.pool import Sandbox
 
     with Sandbox() as sb, pytest.raises(ValueError, match="not both"):
         evaluate_dataset([EvalRow("a", "def f():\n    return 1", "", "1")], PredictionSet("m", {"a": ["1"]}),
@@ -204,8 +204,8 @@ def test_evaluate_refuses_a_sandbox_with_dask(client):
 
 
 def test_perturb_local_and_dask_give_the_same_rows(client):
-    from codemorph.executors import DaskExecutor
-    from codemorph.perturb.job import PerturbConfig
+    from codemorph.jobs.executors import DaskExecutor
+    from codemorph.jobs.perturb import PerturbConfig
     from codemorph.perturb.search import Budget
 
     rows = cruxeval_rows(6)
@@ -235,8 +235,8 @@ def test_generate_reads_parquet_on_dask(client, tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
-    from codemorph.executors import DaskExecutor
-    from codemorph.generate import GenerateConfig, generate
+    from codemorph.jobs.executors import DaskExecutor
+    from codemorph.jobs.generate import GenerateConfig, generate
 
     rows = cruxeval_rows(6)
     (tmp_path / "jsonl").mkdir()

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from codemorph import InputError
-from codemorph import dataset
-from codemorph.dataset import Reject, SourceRow, count_rows, read_rows
+from codemorph.rows import dataset
+from codemorph.rows.dataset import Reject, SourceRow, count_rows, read_rows
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")

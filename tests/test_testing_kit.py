@@ -132,7 +132,7 @@ def test_assert_refuses(sandbox) -> None:
 
 
 def test_describe_outcome(sandbox) -> None:
-    from codemorph.sandbox import ExecRequest
+    from codemorph.sandbox.pool import ExecRequest
     ok, bad = sandbox.run_batch([ExecRequest("def f(x):\n    print('hi')\n    return x\n", "f", "1"),
                                  ExecRequest("def f(x):\n    return [][x]\n", "f", "1")])
     assert describe_outcome(ok) == "returned 1; stdout 'hi\\n'"

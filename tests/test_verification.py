@@ -9,8 +9,8 @@ import pytest
 
 import codemorph
 from codemorph import Program
-from codemorph.sandbox import Limits, Sandbox
-from codemorph.verification import (Baseline, Verdict, check, check_requests, judge, make_baseline,
+from codemorph.sandbox.pool import Limits, Sandbox
+from codemorph.verification.differential import (Baseline, Verdict, check, check_requests, judge, make_baseline,
                                     program_literals, verify)
 
 LIM = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2)

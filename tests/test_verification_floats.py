@@ -4,7 +4,7 @@ wrong only on NaN is caught (both programs run in the sandbox)."""
 from __future__ import annotations
 
 from codemorph import Program
-from codemorph.verification import verify
+from codemorph.verification.differential import verify
 
 LT = "def f(a, b):\n    if a < b:\n        return 1\n    return 0\n"
 NGE = "def f(a, b):\n    if not (a >= b):\n        return 1\n    return 0\n"

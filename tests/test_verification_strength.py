@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from codemorph import Program
-from codemorph.inputs import parse_args
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
-from codemorph.verification import (DEFAULT_INPUTS, Coverage, Region, changed_region, check, make_baseline,
+from codemorph.inputs.core import parse_args
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
+from codemorph.verification.differential import (DEFAULT_INPUTS, Coverage, Region, changed_region, check, make_baseline,
                                     verify)
 
 LIM = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2)
@@ -164,8 +164,8 @@ GUARDED = "def f(s, k):\n    if len(s) > 3:\n        return s[k:]\n    return s\
 def test_coverage_additions_reach_missed_code_and_keep_the_budget(sb):
     from dataclasses import replace
 
-    from codemorph.inputs import coverage_additions
-    from codemorph.verification import program_literals
+    from codemorph.inputs.core import coverage_additions
+    from codemorph.verification.differential import program_literals
 
     prog = Program(GUARDED, "f")
     inputs = ["'abc', 1", "'b', 1", "'ab', 0", "'', 1", "'a', 2"]
@@ -190,7 +190,7 @@ def test_coverage_additions_reach_missed_code_and_keep_the_budget(sb):
 
 
 def test_coverage_additions_cost_nothing_when_everything_ran(sb):
-    from codemorph.inputs import coverage_additions
+    from codemorph.inputs.core import coverage_additions
 
     prog = Program(GUARDED, "f")
     base = make_baseline(sb, prog, ["'abcdefgh', 2", "'ab', 1"], extra_inputs=3)
@@ -215,7 +215,7 @@ def test_coverage_additions_cost_nothing_when_everything_ran(sb):
      False),
 ])
 def test_related_arguments_expose_the_wrong_rewrite(sb, monkeypatch, orig, wrong, seed_input, related, only_related):
-    import codemorph.inputs as inputs
+    import codemorph.inputs.core as inputs
 
     verdict = v(sb, orig, wrong, inputs=(seed_input,))
     assert verdict.status == "differs"
@@ -240,7 +240,7 @@ def test_index_at_the_last_position_is_found_under_most_seeds(sb):
 
 
 def test_coverage_additions_plant_the_guard_constants(sb):
-    from codemorph.inputs import coverage_additions
+    from codemorph.inputs.core import coverage_additions
 
     # CRUXEval sample_5: 'count += 1' runs only when an argument is 'p' or 'C'
     code = ("def f(text, lower, upper):\n    count = 0\n    new_text = list()\n    for char in text:\n"

@@ -51,7 +51,7 @@ PREFIX = "_cmq_"
 
 # The helpers avoid every word that sends the sandbox child down its slow path (it checks
 # loaded modules after each request of a program that names ``import``, ``sys``, dunders,
-# ``getattr``...; see ``_REACH_WORDS`` in codemorph/_worker.py): with them the instrumented
+# ``getattr``...; see ``_REACH_WORDS`` in codemorph/sandbox/_worker.py): with them the instrumented
 # copy costs about twice the original per execution, without them about the same.  So no
 # json (the gaps are written with ``repr`` and read back with ``ast.literal_eval``), no
 # ``sys.stdout`` (``print``), one helper per probed method (no ``getattr``).

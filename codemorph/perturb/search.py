@@ -49,15 +49,15 @@ from typing import Any, Callable, Iterable, Sequence
 
 import libcst as cst
 
-from ..errors import InputError
-from ..inputs import format_args, format_value, parse_args
-from ..program import Program
-from ..sandbox import ExceptionInfo, ExecRequest, Limits, Outcome, Sandbox
-from ..transform import derive_seed
-from .distance import args_distance, tie_break
-from .guided import PREFIX, CoverageMap, Instrumented, instrument, read_probes
-from .mutation import MutationSpace, is_type_changing
-from .shrink import shrink
+from codemorph.errors import InputError
+from codemorph.inputs.core import format_args, format_value, parse_args
+from codemorph.engine.program import Program
+from codemorph.sandbox.pool import ExceptionInfo, ExecRequest, Limits, Outcome, Sandbox
+from codemorph.engine.transform import derive_seed
+from codemorph.perturb.distance import args_distance, tie_break
+from codemorph.perturb.guided import PREFIX, CoverageMap, Instrumented, instrument, read_probes
+from codemorph.inputs.mutation import MutationSpace, is_type_changing
+from codemorph.perturb.shrink import shrink
 
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
            "DEFAULT_STRATEGIES", "ALL_STRATEGIES", "search_limits", "program_constants", "parse_input",
@@ -550,7 +550,7 @@ class _Engine:
         return o
 
     def phase_z3(self) -> None:
-        from .symbolic import z3_candidates
+        from codemorph.perturb.symbolic import z3_candidates
         try:
             cands = z3_candidates(self.program, self.seed_args, max_candidates=24)
         except Exception:  # the solver is a heuristic helper: never fail the search for it
@@ -655,7 +655,7 @@ class _Engine:
                 return
 
     def phase_crosshair(self) -> None:
-        from .symbolic import crosshair_candidates
+        from codemorph.perturb.symbolic import crosshair_candidates
         unmet = [t for t in self.targets if not self.satisfied(t)]
         if not unmet:
             return

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence
 
-from .distance import _same, args_distance, value_distance
+from codemorph.perturb.distance import _same, args_distance, value_distance
 
 __all__ = ["toward", "shrink", "alignment"]
 

@@ -49,7 +49,7 @@ from typing import Any, Iterator
 
 import libcst as cst
 
-from ..program import Program
+from codemorph.engine.program import Program
 
 __all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "crosshair_problem", "infer_annotation",
            "Z3_RLIMIT", "Z3_RLIMIT_TOTAL", "Z3_SAFETY_TIMEOUT_MS"]
@@ -553,7 +553,7 @@ def crosshair_problem(sandbox: Any) -> str | None:
     """Why CrossHair cannot run inside ``sandbox`` (``None`` when it can): it is not
     installed, or the sandbox refuses what it needs (Z3 is a native library loaded with
     ``ctypes``, which the sandbox's guard may refuse)."""
-    from ..sandbox import ExecRequest
+    from codemorph.sandbox.pool import ExecRequest
 
     if not crosshair_available():
         return "crosshair is not installed (pip install codemorph[crosshair])"
@@ -574,9 +574,9 @@ def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, 
     not installed or no annotation fits the seed.  The caller re-runs every candidate."""
     from dataclasses import replace as _replace
 
-    from ..inputs import parse_args
+    from codemorph.inputs.core import parse_args
 
-    from ..sandbox import ExecRequest, Sandbox
+    from codemorph.sandbox.pool import ExecRequest, Sandbox
 
     if not crosshair_available():
         return []

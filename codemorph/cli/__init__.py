@@ -1,0 +1,6 @@
+"""The ``codemorph`` command line (typer + rich): one module per command family, shared
+helpers in :mod:`codemorph.cli.main`."""
+
+from codemorph.cli.main import app, main
+
+__all__ = ["app", "main"]

@@ -1,0 +1,123 @@
+"""The ``codemorph perturb`` command (typer + rich), ready to be registered on the main app:
+
+    from .perturb.command import perturb_command
+    app.command("perturb")(perturb_command)
+
+Exit codes follow the main CLI: 0 success (unprocessable rows are in the rejects file), 2
+bad invocation or bad input (missing/empty file, malformed target name).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from codemorph.jobs.executors import DEFAULT_WORKERS_HELP
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+__all__ = ["perturb_command", "print_summary"]
+
+
+def perturb_command(
+    input_path: Optional[Path] = typer.Argument(None, metavar="[IN.jsonl]",
+                                                help="CRUXEval-format JSON Lines (id, code, input, output). "
+                                                     "Default: the small data set bundled with codemorph."),
+    output: Path = typer.Option(Path("codemorph-perturb.jsonl"), "--output", "-o", help="Output JSON Lines file."),
+    exception: Optional[List[str]] = typer.Option(
+        None, "--exception", "-e",
+        help="Exception class to drive programs into (repeatable), or 'any-exception'. "
+             "Default: IndexError, KeyError, ValueError, ZeroDivisionError, TypeError, AttributeError, "
+             "RecursionError, StopIteration, UnboundLocalError, AssertionError and any-exception."),
+    output_changes: int = typer.Option(1, "--output-changes", help="Output-changing inputs wanted per program."),
+    per_exception: int = typer.Option(1, "--per-exception", help="Rows wanted per program and exception class."),
+    budget: int = typer.Option(1500, "--budget", help="Executions per program (search phases)."),
+    seconds: float = typer.Option(20.0, "--seconds", help="Wall-clock cap in seconds per program (search phases); "
+                                  "the execution budget normally ends the search first, which keeps output reproducible."),
+    seed: int = typer.Option(0, "--seed", help="Master seed."),
+    workers: int = typer.Option(0, "--workers", help="Parallel worker processes, each with one sandbox worker "
+                                                     f"({DEFAULT_WORKERS_HELP})."),
+    allow_type_change: bool = typer.Option(False, "--allow-type-change",
+                                           help="Also search inputs whose arguments change type "
+                                                "(labelled type_changing in every row)."),
+    strategy: Optional[List[str]] = typer.Option(None, "--strategy",
+                                                 help="mutation, guided, z3, crosshair (repeatable). "
+                                                      "Default: mutation, guided, z3."),
+    executor: str = typer.Option("local", help="Where rows are searched: local (--workers processes) or dask "
+                                               "(a Dask distributed cluster; needs codemorph[dask])."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
+                                                       "e.g. tcp://10.0.0.1:8786."),
+    rows_per_task: int = typer.Option(8, help="Rows per Dask task (--executor dask)."),
+) -> None:
+    """Search inputs near each row's input that raise the chosen exception classes or
+    change the output; write one row per finding (kind input-perturbation)."""
+    from codemorph.cli.main import _check_output_path, _fail, err_console, out_console
+    from codemorph.jobs.executors import default_workers, make_executor
+    from codemorph.rows.dataset import default_dataset_path
+    from codemorph.errors import InputError
+    from codemorph.jobs.perturb import DEFAULT_EXCEPTIONS, PerturbConfig, perturb_dataset
+    from codemorph.perturb.search import ALL_STRATEGIES, DEFAULT_STRATEGIES, Budget
+
+    strategies = tuple(strategy) if strategy else DEFAULT_STRATEGIES
+    bad = [s for s in strategies if s not in ALL_STRATEGIES]
+    if bad:
+        _fail(f"unknown strategy {bad[0]!r}; choose from {', '.join(ALL_STRATEGIES)}")
+    if "crosshair" in strategies:
+        import importlib.util
+
+        if importlib.util.find_spec("crosshair") is None:
+            _fail("--strategy crosshair needs CrossHair: pip install 'codemorph[crosshair]'")
+    import builtins
+
+    for name in exception or ():
+        known = isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), BaseException)
+        if name != "any-exception" and not known:
+            err_console.print(f"warning: {name!r} is not a builtin exception class; only programs that define and "
+                              f"raise a class of exactly that name can reach it", highlight=False)
+        elif known and name != "any-exception" and getattr(builtins, name).__subclasses__():
+            err_console.print(f"note: targets match the exact class name: {name} does not match its subclasses "
+                              f"({', '.join(sorted(c.__name__ for c in getattr(builtins, name).__subclasses__())[:4])}"
+                              f"...)", highlight=False)
+    config = PerturbConfig(exceptions=tuple(exception) if exception else DEFAULT_EXCEPTIONS,
+                           output_changes=output_changes, per_exception=per_exception,
+                           budget=Budget(executions=budget, seconds=seconds), seed=seed,
+                           workers=workers or default_workers(), allow_type_change=allow_type_change,
+                           strategies=strategies)
+    in_path = input_path or default_dataset_path()
+    if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
+        _fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")
+    _check_output_path(output, in_path)
+    try:
+        runner = make_executor(executor, scheduler, rows_per_task)
+    except (ValueError, ImportError) as exc:
+        _fail(str(exc))
+    progress = Progress(TextColumn("[bold]perturb[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
+                        TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, transient=False)
+    try:
+        with progress:
+            task = progress.add_task("rows", total=None)
+
+            def tick(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            summary = perturb_dataset(in_path, output, config, progress=tick,
+                                      executor=None if executor == "local" else runner)
+    except (InputError, ValueError) as exc:
+        _fail(str(exc) if executor != "dask" or isinstance(exc, InputError)
+              else f"cannot use the Dask scheduler {scheduler}: {exc}")
+    except (OSError, TimeoutError) as exc:
+        if executor != "dask":
+            raise
+        _fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
+    print_summary(summary, out_console)
+
+
+def print_summary(summary, console: Console) -> None:
+    """Print the per-target table and a one-line account of a run."""
+    from codemorph.jobs.perturb import summary_table
+
+    console.print(summary_table(summary))
+    console.print(f"{summary.rows_read} rows read, {summary.programs_searched} searched, {summary.rows_written} rows "
+                  f"written to {summary.out_path}; {summary.rows_rejected} rejected (see {summary.rejects_path}); "
+                  f"{summary.executions} executions; {summary.seconds:.1f} s", highlight=False)

@@ -1,0 +1,106 @@
+"""The program model: source text plus the name of its entry point."""
+
+from __future__ import annotations
+
+import warnings
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from codemorph.errors import ParseError
+
+if TYPE_CHECKING:
+    from libcst.metadata import MetadataWrapper
+
+__all__ = ["Program", "parse_source"]
+
+
+def parse_source(source: str, filename: str = "<program>") -> cst.Module:
+    """Parse ``source`` into a libcst :class:`~libcst.Module`.
+
+    The text is first compiled by the running interpreter (so that every error the
+    interpreter would raise at import time, such as ``return`` outside a function or
+    Python 2 ``print`` statements, is caught), then parsed by libcst.
+
+    Raises:
+        ParseError: with the 1-based line and column of the first error.
+    """
+    if not isinstance(source, str):
+        raise ParseError(f"expected source text (str), got {type(source).__name__}", filename=filename)
+    try:
+        # a full compile (parse, symbol table, code generation) reports every error an AST-only
+        # parse would, and the symbol-table ones too (nonlocal, global)
+        # warnings about the user's program (e.g. `"is" with a literal`) are not codemorph's
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise ParseError(exc.msg or "invalid syntax", exc.lineno, exc.offset, filename) from None
+    except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, absurd nesting
+        raise ParseError(str(exc) or type(exc).__name__, filename=filename) from None
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        raise ParseError(exc.message, exc.raw_line, exc.raw_column + 1, filename) from None
+    except RecursionError:
+        raise ParseError("program nests too deeply to parse", filename=filename) from None
+    except Exception as exc:  # e.g. libcst's CSTValidationError on `return(a if a else 1)`
+        raise ParseError(f"libcst cannot represent this program: {type(exc).__name__}: {exc}",
+                         filename=filename) from None
+
+
+@dataclass(frozen=True)
+class Program:
+    """A Python program under study.
+
+    Args:
+        source: the module's full source text (str).
+        entry_point: name of the function a harness calls, ``"f"`` for CRUXEval.
+        filename: used in error messages only (a path or a row id).
+
+    Raises:
+        ParseError: when ``source`` is not valid Python; carries line and column.
+
+    The libcst tree is parsed once, on construction, and is immutable; transforms
+    return new :class:`Program` objects rather than changing this one.
+    """
+
+    source: str
+    entry_point: str = "f"
+    filename: str = field(default="<program>", compare=False)
+
+    def __post_init__(self) -> None:
+        # parse eagerly so that a bad program fails where it is created
+        object.__setattr__(self, "_module", parse_source(self.source, self.filename))
+
+    @property
+    def module(self) -> cst.Module:
+        """The parsed libcst module (immutable)."""
+        return self._module  # type: ignore[attr-defined]
+
+    @cached_property
+    def metadata_wrapper(self) -> "MetadataWrapper":
+        """A :class:`~libcst.metadata.MetadataWrapper` over :attr:`module` that keeps node
+        identity (``unsafe_skip_copy``), created on first use and kept: metadata resolved
+        once (``ScopeProvider``, ``PositionProvider``...) serves every transform applied to
+        this program.  The tree is immutable, so the metadata never goes stale."""
+        from libcst.metadata import MetadataWrapper
+
+        return MetadataWrapper(self.module, unsafe_skip_copy=True)
+
+    @cached_property
+    def functions(self) -> tuple[str, ...]:
+        """Names of the top-level ``def`` statements, in source order."""
+        return tuple(s.name.value for s in self.module.body if isinstance(s, cst.FunctionDef))
+
+    def has_entry_point(self) -> bool:
+        """Whether a top-level function named :attr:`entry_point` is defined."""
+        return self.entry_point in self.functions
+
+    def with_source(self, source: str, entry_point: str | None = None) -> "Program":
+        """A new program with other source text (and optionally another entry point)."""
+        return Program(source, entry_point or self.entry_point, self.filename)

@@ -1,0 +1,141 @@
+"""Transform registry: built-ins and plugins, both found through the entry-point group
+``codemorph.transforms`` (the built-ins are declared in codemorph's own
+``pyproject.toml``, exactly as a plugin declares its own)."""
+
+from __future__ import annotations
+
+import difflib
+from importlib.metadata import entry_points
+from typing import Any, Iterable
+
+from codemorph.errors import CodemorphError, UnknownTransformError
+from codemorph.engine.transform import Transform
+
+__all__ = ["ENTRY_POINT_GROUP", "Registry", "default_registry", "get_transform", "list_transforms"]
+
+#: the entry-point group where built-in and third-party transforms register
+ENTRY_POINT_GROUP = "codemorph.transforms"
+
+
+class Registry:
+    """A name -> :class:`Transform` subclass mapping.
+
+    ``Registry.from_entry_points()`` loads every class registered in the
+    ``codemorph.transforms`` group; ``register`` adds one by hand (useful in tests).
+    Iteration is in sorted name order, so listings are deterministic.
+    """
+
+    def __init__(self, classes: Iterable[type[Transform]] = ()) -> None:
+        self._classes: dict[str, type[Transform]] = {}
+        self._origin: dict[str, str] = {}
+        #: entry points that failed to load: name -> what went wrong (shown by ``codemorph list``)
+        self.broken: dict[str, str] = {}
+        for cls in classes:
+            self.register(cls)
+
+    @classmethod
+    def from_entry_points(cls, group: str = ENTRY_POINT_GROUP) -> "Registry":
+        """Load every transform class registered under ``group``.
+
+        An entry point that does not load, is not a ``Transform`` subclass, or whose name
+        differs from the class's ``name`` is recorded in :attr:`broken` (with the reason)
+        instead of hiding every other transform; asking for it by name raises
+        :class:`CodemorphError` with that reason.
+        """
+        reg = cls()
+        for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+            dist = getattr(ep, "dist", None)
+            origin = getattr(dist, "name", None) or ""
+            try:
+                obj = ep.load()
+            except Exception as exc:  # a broken plugin must say which one, and not hide the others
+                reg.broken[ep.name] = f"transform plugin {ep.name!r} ({ep.value}, from {origin or '?'}) " \
+                                      f"failed to load: {type(exc).__name__}: {exc}"
+                continue
+            if not (isinstance(obj, type) and issubclass(obj, Transform)):
+                reg.broken[ep.name] = f"entry point {ep.name!r} ({ep.value}) is not a codemorph Transform subclass"
+                continue
+            if obj.name != ep.name:
+                reg.broken[ep.name] = (f"entry point {ep.name!r} ({ep.value}) loads a transform named "
+                                       f"{obj.name!r}; the names must match")
+                continue
+            reg.register(obj, origin=origin)
+        return reg
+
+    def register(self, cls: type[Transform], origin: str = "") -> type[Transform]:
+        """Add ``cls`` under ``cls.name``; usable as a class decorator.
+
+        Raises:
+            CodemorphError: when the name is empty or already registered to another class.
+        """
+        if not cls.name:
+            raise CodemorphError(f"{cls.__qualname__} has no 'name'")
+        old = self._classes.get(cls.name)
+        if old is not None and old is not cls:
+            raise CodemorphError(f"two transforms are named {cls.name!r}: {old.__module__}.{old.__qualname__} "
+                                 f"and {cls.__module__}.{cls.__qualname__}")
+        self._classes[cls.name] = cls
+        self._origin[cls.name] = origin
+        return cls
+
+    def names(self) -> list[str]:
+        """All registered names, sorted."""
+        return sorted(self._classes)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._classes
+
+    def __iter__(self):
+        return iter(self.names())
+
+    def cls(self, name: str) -> type[Transform]:
+        """The class registered as ``name``.
+
+        Raises:
+            UnknownTransformError: with the closest registered names as suggestions.
+            CodemorphError: when ``name`` is an installed plugin that failed to load.
+        """
+        if name in self.broken and name not in self._classes:
+            raise CodemorphError(self.broken[name])
+        try:
+            return self._classes[name]
+        except KeyError:
+            close = difflib.get_close_matches(name, self.names(), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise UnknownTransformError(
+                f"unknown transform {name!r}{hint} (known: {', '.join(self.names())}; "
+                f"plugins register in the entry-point group {ENTRY_POINT_GROUP!r})") from None
+
+    def origin(self, name: str) -> str:
+        """The distribution that registered ``name`` (``"codemorph"`` for built-ins)."""
+        return self._origin.get(name, "")
+
+    def create(self, name: str, **options: Any) -> Transform:
+        """An instance of the transform ``name`` with ``options``."""
+        return self.cls(name)(**options)
+
+
+_DEFAULT: Registry | None = None
+
+
+def default_registry(refresh: bool = False) -> Registry:
+    """The registry of every installed transform (loaded once per process)."""
+    global _DEFAULT
+    if _DEFAULT is None or refresh:
+        _DEFAULT = Registry.from_entry_points()
+    return _DEFAULT
+
+
+def get_transform(name: str, **options: Any) -> Transform:
+    """Instantiate the installed transform ``name`` (built-in or plugin).
+
+    Raises:
+        UnknownTransformError: when no installed transform has that name.
+    """
+    return default_registry().create(name, **options)
+
+
+def list_transforms() -> list[type[Transform]]:
+    """Every installed transform class, sorted by name."""
+    reg = default_registry()
+    return [reg.cls(n) for n in reg.names()]

@@ -1,0 +1,435 @@
+"""The :class:`Transform` base class, its result type and the helpers transforms share.
+
+A transform is a small, focused rewriter in the style of LibCST's codemods: it receives
+an immutable libcst tree and a :class:`RewriteContext`, and returns a new tree (or raises
+:class:`~codemorph.errors.NotApplicable` with a reason).  Built-in transforms use exactly
+this API; a plugin author has nothing more and nothing less.
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import hashlib
+import keyword
+import random
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable, Mapping, Sequence
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from codemorph.errors import NotApplicable, ParseError
+from codemorph.engine.program import Program
+
+__all__ = [
+    "Site",
+    "TransformResult",
+    "RewriteContext",
+    "Transform",
+    "derive_rng",
+    "derive_seed",
+    "identifiers_in",
+    "bound_names",
+    "BUILTIN_NAMES",
+    "DYNAMIC_SCOPE_BUILTINS",
+]
+
+#: Names of the builtins module (shadowing one of them changes a program's meaning).
+BUILTIN_NAMES: frozenset[str] = frozenset(dir(builtins))
+
+#: Builtins whose result depends on local variable names; a function that calls one of
+#: them cannot have its locals renamed or new locals added without changing behaviour.
+DYNAMIC_SCOPE_BUILTINS: frozenset[str] = frozenset({"eval", "exec", "locals", "globals", "vars", "dir"})
+
+
+def derive_seed(seed: int, *parts: object) -> int:
+    """A 64-bit seed derived from ``seed`` and ``parts`` by SHA-256.
+
+    Independent of ``PYTHONHASHSEED``, process and machine, so that the same program,
+    pipeline and seed always give byte-identical output.
+    """
+    text = "\x1f".join([str(seed), *map(str, parts)])
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def derive_rng(seed: int, *parts: object) -> random.Random:
+    """A :class:`random.Random` seeded with :func:`derive_seed` ``(seed, *parts)``."""
+    return random.Random(derive_seed(seed, *parts))
+
+
+def _cache_visitor_methods() -> None:
+    """Make libcst's ``BatchableCSTVisitor.get_visitors`` cheap: it runs
+    ``inspect.getmembers`` on every metadata provider instance (~5 ms each, several per
+    program); the names of a class's visitor methods are found once per class and bound
+    per instance.  An instance with its own ``visit_*``/``leave_*`` attributes is served by
+    libcst's original method.  Performance only: the returned mapping is the same."""
+    cls = cst.BatchableCSTVisitor
+    original = cls.get_visitors
+    if getattr(original, "_codemorph_cached", False):
+        return
+    names_of: dict[type, tuple[str, ...]] = {}
+
+    def get_visitors(self: Any) -> Mapping[str, Any]:
+        own = getattr(self, "__dict__", None)
+        if own and any(k.startswith(("visit_", "leave_")) for k in own):
+            return original(self)
+        names = names_of.get(type(self))
+        if names is None:
+            methods = original(self)
+            names_of[type(self)] = tuple(methods)
+            return methods
+        return {n: getattr(self, n) for n in names}
+
+    get_visitors._codemorph_cached = True  # type: ignore[attr-defined]
+    get_visitors.__doc__ = original.__doc__
+    cls.get_visitors = get_visitors  # type: ignore[method-assign]
+
+
+_cache_visitor_methods()
+
+
+class _Names(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+
+# libcst trees are immutable: a result computed for a node object holds as long as the node
+# lives.  The few most recent nodes are remembered (with a reference, so ids are not reused);
+# the transforms of one ``generate`` row all start from the same module.
+_MEMO_SIZE = 16
+_identifiers_memo: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]" = collections.OrderedDict()
+_bound_memo: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]" = collections.OrderedDict()
+
+
+def _memoized(table: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]", node: cst.CSTNode, fn: Any) -> Any:
+    hit = table.get(id(node))
+    if hit is not None and hit[0] is node:
+        table.move_to_end(id(node))
+        return hit[1]
+    value = fn(node)
+    table[id(node)] = (node, value)
+    while len(table) > _MEMO_SIZE:
+        table.popitem(last=False)
+    return value
+
+
+def _identifiers(module: cst.CSTNode) -> frozenset[str]:
+    v = _Names()
+    module.visit(v)
+    return frozenset(v.names)
+
+
+def identifiers_in(module: cst.CSTNode) -> frozenset[str]:
+    """Every identifier spelled anywhere in ``module``: variables, attributes, keywords
+    arguments, parameters, imports.  A name outside this set cannot clash with the code.
+
+    Memoized per node object (libcst nodes are immutable): the 16 most recent nodes."""
+    return _memoized(_identifiers_memo, module, _identifiers)
+
+
+class _Bindings(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.star_import = False
+
+    def _target(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for el in node.elements:
+                self._target(el.value)
+        elif isinstance(node, cst.StarredElement):
+            self._target(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._target(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._target(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._target(node.target)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._target(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._target(node.name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.names.add(node.name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._target(node.target)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            name = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                self.names.add(name.value)
+
+    def visit_ImportStar(self, node: cst.ImportStar) -> None:
+        self.star_import = True
+
+    def visit_MatchAs(self, node: cst.MatchAs) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchStar(self, node: cst.MatchStar) -> None:
+        if node.name is not None:
+            self.names.add(node.name.value)
+
+    def visit_MatchMapping(self, node: cst.MatchMapping) -> None:
+        if node.rest is not None:
+            self.names.add(node.rest.value)
+
+
+def bound_names(node: cst.CSTNode) -> tuple[frozenset[str], bool]:
+    """Names that ``node`` binds anywhere inside it (any scope), and whether it contains
+    ``from ... import *`` (which may bind anything).
+
+    Used to decide, conservatively, whether a builtin such as ``iter`` or ``type`` may
+    have been shadowed: a transform that emits a call to ``iter`` must refuse when
+    ``"iter"`` is in the returned set or a star import is present.
+
+    Memoized per node object, like :func:`identifiers_in`.
+    """
+    return _memoized(_bound_memo, node, _bindings)
+
+
+def _bindings(node: cst.CSTNode) -> tuple[frozenset[str], bool]:
+    v = _Bindings()
+    node.visit(v)
+    return frozenset(v.names), v.star_import
+
+
+@dataclass(frozen=True)
+class Site:
+    """One place a transform changed: 1-based ``line`` and ``column`` in the *input*
+    program, and a short human-readable ``description`` (e.g. ``"x -> v0"``)."""
+
+    line: int
+    column: int
+    description: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "description": self.description}
+
+
+@dataclass(frozen=True)
+class TransformResult:
+    """What :meth:`Transform.apply` returns.
+
+    Attributes:
+        transform: the transform's registered name.
+        program: the rewritten :class:`Program` (the input program when not applied).
+        applied: whether anything was changed.
+        sites: the places changed (empty when not applied).
+        reason: why nothing was applied (``None`` when applied).
+    """
+
+    transform: str
+    program: Program
+    applied: bool
+    sites: tuple[Site, ...] = ()
+    reason: str | None = None
+
+    @property
+    def source(self) -> str:
+        """The new source text (the original text when not applied)."""
+        return self.program.source
+
+
+class RewriteContext:
+    """Everything a transform may consult while rewriting one program.
+
+    Args:
+        program: the program being rewritten (its ``module`` is the tree passed to
+            :meth:`Transform.rewrite`).
+        rng: the only source of randomness a transform may use.
+        inputs: argument literals the entry point will be called with (e.g.
+            ``["'abc', 3"]``); lets a transform know, for instance, which parameters a
+            harness passes by keyword.
+        observations: runtime facts observed in the sandbox (types of variables per
+            function), or ``None`` when not collected; see ``codemorph.observe``.
+
+    Helpers: :meth:`fresh_name`, :meth:`metadata`, :meth:`position`, :meth:`record`,
+    :meth:`shadowed`.
+    """
+
+    def __init__(self, program: Program, rng: random.Random, inputs: Sequence[str] = (),
+                 observations: Any = None) -> None:
+        self.program = program
+        self.rng = rng
+        self.inputs = tuple(inputs)
+        self.observations = observations
+        self.entry_point = program.entry_point
+        #: a transform that renames the entry point sets the new name here
+        self.new_entry_point: str | None = None
+        self.sites: list[Site] = []
+        self._taken: set[str] = set(identifiers_in(program.module)) | set(BUILTIN_NAMES) | set(keyword.kwlist) \
+            | set(getattr(keyword, "softkwlist", []))
+        self._bound: tuple[frozenset[str], bool] | None = None
+
+    # -- metadata -----------------------------------------------------------------
+    @property
+    def wrapper(self) -> MetadataWrapper:
+        """A :class:`~libcst.metadata.MetadataWrapper` over ``program.module`` that keeps
+        node identity (``unsafe_skip_copy``), so metadata can be looked up for the very
+        nodes a transformer visits.  It is the program's own
+        (:attr:`~codemorph.program.Program.metadata_wrapper`): every transform applied to
+        the same program shares the providers already resolved (scopes, positions)."""
+        return self.program.metadata_wrapper
+
+    def metadata(self, provider: type) -> Mapping[cst.CSTNode, Any]:
+        """Resolve a libcst metadata provider (e.g. ``ScopeProvider``) over the module."""
+        return self.wrapper.resolve(provider)
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        """1-based (line, column) where ``node`` starts in the input program."""
+        pos = self.metadata(PositionProvider).get(node)
+        if pos is None:
+            return (0, 0)
+        return (pos.start.line, pos.start.column + 1)
+
+    def record(self, node: cst.CSTNode | None, description: str) -> None:
+        """Record one changed site at ``node`` (a node of the input tree)."""
+        line, col = self.position(node) if node is not None else (0, 0)
+        self.sites.append(Site(line, col, description))
+
+    # -- names --------------------------------------------------------------------
+    def fresh_name(self, hint: str = "v") -> str:
+        """A new identifier, spelled nowhere in the program, not a builtin or keyword,
+        and never returned before for this context: ``hint``, ``hint_1``, ``hint_2``..."""
+        base = hint if hint.isidentifier() else "v"
+        candidate, i = base, 0
+        while candidate in self._taken:
+            i += 1
+            candidate = f"{base}_{i}"
+        self._taken.add(candidate)
+        return candidate
+
+    def reserve(self, name: str) -> bool:
+        """Claim ``name`` for new code; ``False`` (and nothing reserved) when it is taken."""
+        if name in self._taken or not name.isidentifier() or keyword.iskeyword(name):
+            return False
+        self._taken.add(name)
+        return True
+
+    def is_free(self, name: str) -> bool:
+        """Whether ``name`` is unused by the program, not builtin/keyword, not reserved."""
+        return name.isidentifier() and name not in self._taken
+
+    def shadowed(self, *names: str) -> list[str]:
+        """Which of the builtin ``names`` the program might rebind anywhere (all of them
+        when it has a star import).  Emit a call to a builtin only when it is not listed."""
+        if self._bound is None:
+            self._bound = bound_names(self.program.module)
+        bound, star = self._bound
+        return [n for n in names if star or n in bound]
+
+
+class Transform:
+    """Base class of every transform, built-in or third-party.
+
+    A subclass sets the class attributes :attr:`name`, :attr:`family` and
+    :attr:`description`, and implements :meth:`rewrite`.  Options are keyword arguments
+    of the constructor (documented by each subclass).
+
+    Soundness contract: :meth:`rewrite` must either return a tree whose behaviour equals
+    the input's for every input (return value, exception class, argument mutation,
+    stdout), or raise :class:`~codemorph.errors.NotApplicable` with the reason.  Comments
+    and formatting outside the changed sites must be kept (edit the libcst tree; never
+    regenerate code from ``ast``).
+    """
+
+    #: registered name, e.g. ``"rename-locals"``
+    name: ClassVar[str] = ""
+    #: family, e.g. ``"naming"``, ``"dead-code"``, ``"loops"``, ``"branches"``
+    family: ClassVar[str] = ""
+    #: one line shown by ``codemorph list``
+    description: ClassVar[str] = ""
+    #: preconditions the transform establishes before rewriting (documentation)
+    preconditions: ClassVar[tuple[str, ...]] = ()
+    #: whether :attr:`RewriteContext.observations` must be present
+    needs_runtime_types: ClassVar[bool] = False
+    #: whether the transform does more when observations are given (``generate`` then
+    #: collects them even though they are optional)
+    uses_runtime_types: ClassVar[bool] = False
+
+    def __init__(self, **options: Any) -> None:
+        if options:
+            raise TypeError(f"{type(self).__name__} takes no option {sorted(options)}")
+
+    def __repr__(self) -> str:
+        return f"<transform {self.name}>"
+
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        """Return the rewritten tree, or raise ``NotApplicable(reason)``.
+
+        Args:
+            module: the program's immutable libcst tree (``ctx.program.module``).
+            ctx: helpers and facts; call ``ctx.record(node, text)`` for every change.
+        """
+        raise NotImplementedError
+
+    def apply(self, program: Program, rng: random.Random | int | None = None, *,
+              inputs: Sequence[str] = (), observations: Any = None) -> TransformResult:
+        """Rewrite ``program``.
+
+        Args:
+            program: the program to rewrite.
+            rng: a :class:`random.Random`, or an int seed (``None`` means seed 0).
+            inputs: argument literals the entry point will be called with.
+            observations: runtime observations (required when
+                :attr:`needs_runtime_types`; otherwise optional).
+
+        Returns:
+            A :class:`TransformResult`; ``applied=False`` with a ``reason`` when a
+            precondition does not hold, nothing matched, or the rewrite would not compile.
+            Never raises for a valid program.
+        """
+        if not isinstance(rng, random.Random):
+            rng = derive_rng(0 if rng is None else int(rng), self.name)
+        if self.needs_runtime_types and observations is None:
+            return TransformResult(self.name, program, False,
+                                   reason="needs runtime type observations, none given")
+        ctx = RewriteContext(program, rng, inputs, observations)
+        try:
+            new_module = self.rewrite(program.module, ctx)
+        except NotApplicable as exc:
+            return TransformResult(self.name, program, False, reason=exc.reason)
+        if new_module is None or (new_module.deep_equals(program.module) and not ctx.new_entry_point):
+            return TransformResult(self.name, program, False, reason="no site to rewrite")
+        code = new_module.code
+        try:
+            new_program = Program(code, ctx.new_entry_point or program.entry_point, program.filename)
+        except ParseError as exc:  # a transform bug must never reach the output
+            return TransformResult(self.name, program, False,
+                                   reason=f"rewrite did not compile ({exc}); left unchanged")
+        sites = tuple(sorted(ctx.sites, key=lambda s: (s.line, s.column, s.description)))
+        return TransformResult(self.name, new_program, True, sites)

@@ -1,0 +1,485 @@
+"""The ``generate`` job: read rows -> parse -> transform -> verify -> write rows.
+
+Each input row is processed by :class:`RowProcessor` (a plain object holding the
+transform instances and one :class:`~codemorph.sandbox.Sandbox`), independently of every
+other row, with randomness derived from ``(seed, row id, transform name)``: the output
+does not depend on the number of workers or the order rows finish in.  Rows are written
+in input order, each row group as soon as it and all rows before it are done.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+# default_workers, usable_cpus and _cgroup_cpu_quota live in codemorph.executors (every
+# command's default); re-exported here, where they were first public
+from codemorph.jobs.executors import _cgroup_cpu_quota, default_workers, usable_cpus  # noqa: F401
+from codemorph.jobs.executors import generate_ordered
+from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
+                      row_json,
+                      progress_path, read_rows, rejects_path)
+from codemorph.errors import ParseError
+from codemorph.engine.pipeline import Pipeline
+from codemorph.engine.program import Program
+from codemorph.engine.recipes import Recipe, Variant, build_pipeline
+from codemorph.engine.registry import default_registry
+from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
+from codemorph.testing import merge_observations
+from codemorph.engine.transform import derive_rng, derive_seed
+from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, check_requests, judge, make_baseline,
+                           may_depend_on_hash, prove_verdict)
+
+__all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
+           "default_transforms", "default_workers"]
+
+
+def default_transforms() -> tuple[str, ...]:
+    """Names of every built-in transform (those registered by the codemorph distribution)."""
+    reg = default_registry()
+    return tuple(n for n in reg.names() if reg.origin(n) in ("codemorph", ""))
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """Settings of a ``generate`` run.
+
+    Attributes:
+        variants: what to make of every row: one output row per (row, variant); a variant
+            is a name and a pipeline spec (see :mod:`codemorph.recipes`).  Use
+            :meth:`from_transforms` for "each transform on its own".
+        seed: master seed (int); every random choice derives from it.
+        workers: host processes working on rows in parallel (each with one sandbox worker).
+        extra_inputs: mutated inputs per row used for differential verification, besides
+            the row's own input.
+        limits: sandbox limits per execution (seconds, bytes).
+        options: per-transform constructor options, ``{name: {option: value}}``.
+        perturb: a :class:`~codemorph.perturb.PerturbConfig` to also write, after each
+            source row's variants, the input perturbations ``codemorph perturb`` would
+            write for it (``generate --perturb-inputs``); ``None`` for none.
+        prove: also try to prove each variant's changed region equivalent with Z3
+            (:func:`~codemorph.verification.prove_verdict`); a proved variant's
+            ``verification`` has ``status`` ``"proved"`` and ``proved`` true.
+    """
+
+    variants: tuple[Variant, ...]
+    seed: int = 0
+    workers: int = 1
+    extra_inputs: int = DEFAULT_INPUTS - 1
+    limits: Limits = field(default_factory=Limits)
+    recipe: tuple[str, str] | None = None
+    perturb: Any = None
+    prove: bool = False
+
+    @classmethod
+    def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
+        """One variant per transform name, named after it (rows ``<id>:<transform>``)."""
+        return cls(variants=tuple(Variant(n, n) for n in names), **kw)
+
+    @classmethod
+    def from_recipe(cls, recipe: Recipe, **kw: Any) -> "GenerateConfig":
+        """The variants of ``recipe``; its name and version are written to every row."""
+        return cls(variants=recipe.variants, recipe=(recipe.name, recipe.version), **kw)
+
+
+@dataclass(frozen=True)
+class TransformStat:
+    """What happened to one (row, variant) pair (``transform`` is the variant's name).
+
+    ``status`` is ``written``, ``not-applicable``, ``rejected`` (verification found a
+    difference), ``inconclusive`` (verification could not decide; not written) or
+    ``error`` (the variant did not run on the row's input); ``seconds`` is wall time.
+    """
+
+    transform: str
+    status: str
+    seconds: float
+    reason: str | None = None
+
+
+@dataclass
+class RowOutcome:
+    """Result of processing one input row: rows to write, rejects, and per-transform stats."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    rejects: list[Reject] = field(default_factory=list)
+    variant_rejects: list[dict[str, Any]] = field(default_factory=list)
+    stats: list[TransformStat] = field(default_factory=list)
+
+
+class RowProcessor:
+    """Processes rows one at a time; owns a :class:`Sandbox` (close it when done).
+
+    Args:
+        config: the run's :class:`GenerateConfig`.
+    """
+
+    def __init__(self, config: GenerateConfig) -> None:
+        self.config = config
+        self.pipelines: list[tuple[str, Pipeline]] = [(v.name, build_pipeline(v.spec)) for v in config.variants]
+        self.needs_types = any(t.needs_runtime_types or t.uses_runtime_types
+                               for _, p in self.pipelines for t in p.transforms())
+        self.sandbox = Sandbox(config.limits, workers=1)
+        self._perturb_sandbox: Sandbox | None = None
+
+    def close(self) -> None:
+        self.sandbox.close()
+        if self._perturb_sandbox is not None:
+            self._perturb_sandbox.close()
+
+    def _perturbations(self, row: SourceRow) -> list[dict[str, Any]]:
+        from codemorph.jobs.perturb import perturb_row
+        from codemorph.perturb import search_limits
+
+        if self._perturb_sandbox is None:
+            self._perturb_sandbox = Sandbox(search_limits(), workers=1)
+        return [self._stamp(r) for r in perturb_row(row, self.config.perturb, self._perturb_sandbox)]
+
+    def process(self, row: SourceRow) -> RowOutcome:
+        """Re-execute the source row, then build, verify and execute one variant per transform.
+
+        Two sandbox batches per row: the traced baseline (the row's input twice, checked
+        against the recorded output, and the mutants), then every variant's differential
+        check, whose execution on the row's input also provides the variant's output;
+        where :func:`~codemorph.verification.may_depend_on_hash` finds a way to a set or to
+        hash order, the row's input also runs under five other ``PYTHONHASHSEED`` values
+        (one batch each) and a row whose result changes is rejected.
+        With :attr:`GenerateConfig.prove`, each verdict then goes through
+        :func:`~codemorph.verification.prove_verdict` (host-side Z3, no execution).
+
+        Rows written (:attr:`RowOutcome.rows`, in this order): the original (``kind``
+        ``"original"``; its ``output`` is the ``repr`` of the re-executed result when that is a
+        literal reading back to an equal value of the same type, as for the variants, so a
+        recorded ``1`` for ``True``, ``2.0`` for ``2`` or a dict in another key order becomes
+        the result's own text; otherwise the recorded text, which the result was checked to
+        equal), one per written variant (``"code-transform"``), then with
+        :attr:`GenerateConfig.perturb` the input perturbations (``"input-perturbation"``).
+        Every one of them carries the input row's extra columns (:attr:`SourceRow.extra
+        <codemorph.dataset.SourceRow.extra>`: those codemorph does not read, such as
+        ``difficulty`` or ``source``), first and unchanged, so a harness can group derived rows
+        by them; a column named like one of codemorph's own fields of that row (``id``,
+        ``code``, ``output``, ``kind``, ``verification``...) holds codemorph's value."""
+        out = RowOutcome()
+        cfg = self.config
+
+        def reject(stage: str, reason: str) -> RowOutcome:
+            out.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} ({row.place}): {reason}",
+                                      row_json(row), file=row.file))
+            return out
+
+        try:
+            program = Program(row.code, row.entry_point, filename=row.id)
+        except ParseError as exc:
+            at = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
+            return reject("parse", f"code does not parse: {at}{exc.message}")
+        if not program.has_entry_point():
+            return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
+
+        # the original on its input (checked against the recorded output in the same run) and
+        # on the mutants, traced: coverage, and the local types transforms may use
+        baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
+                                 seed=derive_seed(cfg.seed, row.id, "inputs"),
+                                 # five other hash seeds where the syntax tree shows a way to
+                                 # a set or to hash order; none where it shows none
+                                 check_hash_seed=HASH_SEEDS if may_depend_on_hash(row.code, row.input) else False,
+                                 expected_output=row.output, types=self.needs_types)
+        problem = _original_problem(baseline.outcomes[0], row, check_output=False)
+        if problem:
+            return reject("execute", problem)
+        if baseline.nondeterministic:
+            return reject("execute", f"the program is nondeterministic ({baseline.reason}); its recorded output "
+                                     "is not a reliable ground truth")
+        if baseline.hash_sensitive:
+            return reject("execute", "the result changed in a fresh process under another PYTHONHASHSEED (set "
+                                     "order of strings, or something else of the process such as its id): "
+                                     f"{baseline.reason}; a harness running elsewhere would see another output")
+        problem = _original_problem(baseline.outcomes[0], row)
+        if problem:
+            return reject("execute", problem)
+
+        observations = merge_observations(baseline.outcomes) if self.needs_types else None
+        candidates = []  # (variant name, PipelineResult, seconds spent rewriting)
+        for name, pipeline in self.pipelines:
+            start = time.perf_counter()
+            res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=[row.input],
+                                 observations=observations)
+            candidates.append((name, res, time.perf_counter() - start))
+
+        # one sandbox batch: per variant, the differential check on every baseline input; the
+        # check on the row's own input also tests the recorded output, so it is the variant's
+        # run on the row's input (a separate run only when that input is not compared)
+        own_compared = baseline.outcomes[0].comparable
+        requests: list[ExecRequest] = []
+        slices = []
+        for name, res, _ in candidates:
+            if not res.changed:
+                slices.append(None)
+                continue
+            checks = check_requests(baseline, res.program, self.sandbox.limits.timeout, expected_output=row.output,
+                                    types=cfg.prove)
+            slices.append((len(requests), checks))
+            requests += checks
+            if not own_compared:
+                requests.append(ExecRequest(res.program.source, res.program.entry_point, row.input,
+                                            expected_output=row.output))
+        start = time.perf_counter()
+        outs = self.sandbox.run_batch(requests)
+        share = (time.perf_counter() - start) / max(1, len(requests))
+        # each changed variant's run on the row's own input (the first check, or the extra run)
+        row_runs = [None if sl is None else outs[sl[0] if own_compared else sl[0] + len(sl[1])] for sl in slices]
+        unstable = self._unstable_row_input(row, candidates, row_runs)
+        # the original's output is the repr of its re-executed result, as for the variants: the
+        # recorded text only has to compare equal (``1`` for ``True``, ``2.0`` for ``2``, a
+        # dict in another order, even an expression), and a harness compares the row's text
+        own = baseline.outcomes[0]
+        out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
+                                     "output": own.value_repr if own.literal_ok and own.value_repr is not None
+                                     else row.output, "entry_point": row.entry_point, "original_id": row.id,
+                                     "transforms": [], "seed": cfg.seed, "kind": "original"}))
+        for (name, res, seconds), sl, run in zip(candidates, slices, row_runs):
+            if sl is None:
+                out.stats.append(TransformStat(name, "not-applicable", seconds, res.reason))
+                continue
+            at, checks = sl
+            check_outs = outs[at:at + len(checks)]
+            verdict = judge(baseline, checks, check_outs)
+            if cfg.prove:
+                verdict = prove_verdict(verdict, baseline, res.program, check_outs)
+            status, reason = self._variant(row, name, res, verdict, run, out)
+            n = len(checks) + (0 if own_compared else 1)
+            out.stats.append(TransformStat(name, status, seconds + share * n, reason))
+        if unstable:
+            # the row's own input gave another result in a variant's run: a nondeterministic
+            # program (or a transform bug) -- neither the original nor any variant is written
+            # (the variants' own rejects stay, for diagnosis)
+            out.rows = []
+            out.stats = [TransformStat(st.transform, "error", st.seconds, f"withheld: {unstable}")
+                         if st.status.startswith("written") else st for st in out.stats]
+            return reject("execute", unstable)
+        if cfg.perturb is not None:
+            out.rows += self._perturbations(row)
+        return out
+
+    @staticmethod
+    def _unstable_row_input(row: SourceRow, candidates, row_runs) -> str | None:
+        """Why the row's recorded output is not a reliable ground truth, judging by the
+        variants' runs on the row's own input: one ran to an end (returned or raised) with
+        another result than the recorded one.  ``None`` when every such run agreed (runs that
+        timed out or crashed say nothing about the output: only their variant is rejected)."""
+        for (name, _res, _seconds), run in zip(candidates, row_runs):
+            if run is None:
+                continue
+            if run.status in ("returned", "raised") and run.output_matches is False:
+                return (f"the {name} variant, run on the row's own input, {_run_words(run)}, while the original "
+                        f"returned the recorded output {row.output[:80]!r} twice: the program may be "
+                        f"nondeterministic (or the transform wrong), so no row of it is written")
+        return None
+
+    def _stamp(self, row: dict[str, Any]) -> dict[str, Any]:
+        if self.config.recipe is not None:
+            row["recipe"] = {"name": self.config.recipe[0], "version": self.config.recipe[1]}
+        return row
+
+    def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
+        new = res.program
+        vid = f"{row.id}:{name}"
+        status = verdict.status
+        if _unreached(verdict):
+            # no difference on any input, but none of them ran the changed code: the row's
+            # output is still exact (the new code ran on the row's input), so the variant is
+            # written, labelled honestly rather than "equivalent"
+            status = "unreached"
+        elif not verdict.ok:  # "equivalent" or "proved"
+            out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "verify",
+                                        "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
+                                        "counterexample": _cex_json(verdict.counterexample)})
+            return ("rejected" if verdict.status == "differs" else "inconclusive"), verdict.reason
+        if run.status != "returned" or run.output_matches is not True:
+            why = (f"the variant, run on the row's input, {_run_words(run)}, while the original returned the "
+                   f"recorded output {row.output[:80]!r}")
+            out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "execute",
+                                        "reason": why, "code": new.source})
+            return "error", why
+        out.rows.append(self._stamp({
+            **row.extra,  # the input row's own columns (difficulty, source...), as on the original row
+            # a result whose repr is no literal (inf, a class instance) keeps the row's recorded
+            # output text, which the variant's result was just checked to equal
+            "id": vid, "code": new.source, "input": row.input,
+            "output": run.value_repr if run.literal_ok else row.output,
+            "entry_point": new.entry_point, "original_id": row.id, "transforms": res.applied,
+            "seed": self.config.seed, "verification": {
+                "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
+                "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
+            "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
+        return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
+            else None
+
+
+def _run_words(run) -> str:
+    if run.status == "returned":
+        return f"returned {run.value_words()}, which does not equal it"
+    if run.exception is not None:
+        return f"{run.status} ({run.exception.type}: {str(run.exception.message)[:80]})"
+    return f"ended with status {run.status}"
+
+
+def _unreached(verdict) -> bool:
+    """An inconclusive verdict whose only defect is that no input executed the changed code
+    (every input compared, no difference)."""
+    cov = getattr(verdict, "coverage", None)
+    return (verdict.status == "inconclusive" and verdict.counterexample is None and verdict.inputs_checked > 0
+            and cov is not None and cov.lines_hit == 0 and (verdict.reason or "").startswith("no input executed"))
+
+
+def _cex_json(cex) -> dict[str, Any] | None:
+    if cex is None:
+        return None
+
+    def o(x):
+        return {"status": x.status, "value": x.value_repr, "stdout": x.stdout[:500],
+                "exception": None if x.exception is None else x.exception.type}
+
+    return {"input": cex.args, "original": o(cex.original), "rewritten": o(cex.rewritten)}
+
+
+def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | None:
+    if o.status == "bad-code":
+        e = o.exception
+        return f"the module fails when loaded: {e.type}: {e.message}" if e else "the module fails when loaded"
+    if o.status == "bad-input":
+        e = o.exception
+        return f"input {row.input[:80]!r} does not evaluate to arguments: {e.type}: {e.message}" if e else \
+            f"input {row.input[:80]!r} does not evaluate"
+    if o.status == "raised":
+        e = o.exception
+        return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
+    if o.status == "refused":
+        return f"the program did not finish on its input: refused ({o.note or 'the sandbox refused something'})"
+    if o.status == "environment":
+        return f"the program's outcome on its input shows codemorph's sandbox, not the program: {o.note}"
+    if o.status == "output-limit":
+        return "the program wrote more than the output limit (--output-limit) on its input and was stopped"
+    if o.status == "timeout":
+        return ("the program did not finish on its input within the time limit (--timeout, traced run)"
+                + (f": {o.note}" if o.note else ""))
+    if o.status != "returned":
+        return f"the program did not finish on its input: {o.status}" + (f" ({o.note})" if o.note else "")
+    if check_output and o.output_matches is not True:
+        if o.value_repr is None:
+            # the result's repr raised (an int over 4,300 digits), timed out or was too long
+            return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned "
+                    f"{o.value_words(120)}")
+        if not o.literal_ok:
+            return (f"recorded output {row.output[:80]!r} cannot be checked: execution returned "
+                    f"{o.value_words()}, whose repr is not a Python literal, and the recorded output does "
+                    "not evaluate to an equal value")
+        return f"recorded output {row.output[:80]!r} does not match execution, which returned {o.value_words()}"
+    return None
+
+
+@dataclass
+class GenerateSummary:
+    """Counts of a finished run (per transform and overall) and where files went."""
+
+    out_path: Path
+    rejects_path: Path
+    rows_read: int = 0
+    originals_written: int = 0
+    rows_rejected: int = 0
+    variants_written: int = 0
+    perturbations_written: int = 0
+    seconds: float = 0.0
+    per_transform: dict[str, Counter] = field(default_factory=dict)
+    time_per_transform: dict[str, float] = field(default_factory=dict)
+    reject_reasons: Counter = field(default_factory=Counter)
+    #: input rows a resumed run found already done (not counted in the other fields)
+    rows_resumed: int = 0
+
+
+def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
+             progress: Callable[[int, int], None] | None = None, resume: bool = False,
+             executor: Any = None) -> GenerateSummary:
+    """Run the generate job.
+
+    Args:
+        in_path: JSON Lines input (CRUXEval rows: ``id``, ``code``, ``input``, ``output``): a
+            file, a directory of ``*.jsonl`` shards or a glob pattern (see
+            :func:`~codemorph.dataset.input_files`).
+        out_path: JSON Lines output; rejects go to :func:`~codemorph.dataset.rejects_path`.
+        config: the run's settings.
+        progress: called as ``progress(rows_done, rows_total)`` after each input row.
+        resume: continue an interrupted run: the output and rejects files are truncated to
+            the last complete row group recorded in :func:`~codemorph.dataset.progress_path`
+            (written after every row group) and the run goes on from the next input row;
+            the final files equal those of an uninterrupted run.  Without a checkpoint the
+            run starts from scratch.
+        executor: where rows are processed: ``None`` or a
+            :class:`~codemorph.executors.LocalExecutor` (``config.workers`` local processes),
+            or a :class:`~codemorph.executors.DaskExecutor`; the output is the same.
+
+    Returns:
+        A :class:`GenerateSummary`.
+
+    Raises:
+        InputError: the input file is missing, a directory or empty; the output directory
+            does not exist; ``resume`` with a checkpoint of a run with other settings.
+        UnknownTransformError: a transform name is not installed.
+    """
+    for v in config.variants:
+        build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
+    total = count_rows(in_path)  # raises file-level input errors before any output file is opened
+    derived = [v.name for v in config.variants]
+    summary = GenerateSummary(Path(out_path), rejects_path(out_path))
+    summary.per_transform = {v.name: Counter() for v in config.variants}
+    summary.time_per_transform = {v.name: 0.0 for v in config.variants}
+    start = time.perf_counter()
+    checkpoint = Checkpoint(progress_path(out_path), _run_description(in_path, config))
+    if resume:
+        summary.rows_resumed = checkpoint.restore([Path(out_path), summary.rejects_path])
+    else:
+        checkpoint.start()
+    skip = summary.rows_resumed
+    with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
+        # rows are read as a stream; skipped (resumed) rows still pass the id guard
+        items = itertools.islice(guard_derived_ids(read_rows(in_path), derived), skip, None)
+        outcomes = generate_ordered(config, items) if executor is None else executor.ordered(config, items)
+        for done, (item, res) in enumerate(outcomes, skip + 1):
+            summary.rows_read += 1
+            for r in res.rows:
+                writer.write(r)
+                if r["kind"] == "original":
+                    summary.originals_written += 1
+                elif r["kind"] == "input-perturbation":
+                    summary.perturbations_written += 1
+                else:
+                    summary.variants_written += 1
+            for rej in res.rejects:
+                rejects.write(rej.to_json())
+                summary.rows_rejected += 1
+                summary.reject_reasons[rej.stage] += 1
+            for vr in res.variant_rejects:
+                rejects.write({**vr, "kind": "variant"})
+            for st in res.stats:
+                summary.per_transform[st.transform][st.status] += 1
+                summary.time_per_transform[st.transform] += st.seconds
+            checkpoint.mark(done, [writer, rejects])
+            if progress:
+                progress(done, total)
+    checkpoint.close()
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) -> dict[str, Any]:
+    """What must not change between a run and its resumption (workers may)."""
+    p = Path(in_path)
+    return {"input": str(p.resolve()), "input_bytes": [[str(f), f.stat().st_size] for f in input_files(in_path)],
+            "variants": [[v.name, v.spec] for v in config.variants], "seed": config.seed,
+            "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe,
+            **({"prove": True} if config.prove else {}),
+            **({"perturb": repr(config.perturb)} if config.perturb is not None else {})}

@@ -1,0 +1,774 @@
+"""Scoring model predictions on codemorph / CRUXEval data sets, and robustness metrics.
+
+Scoring rules (``match="execution"``, the default) follow CRUXEval's own harness
+(facebookresearch/cruxeval, ``evaluation/utils_general.py::evaluate_score`` and
+``evaluation/evaluate_generations.py``) exactly:
+
+* every generation ``g`` of a row is judged on its own; the check program is
+  ``f"{code}\\nassert {output} == {g}"``, run as a script (in codemorph's sandbox, never in
+  this process) with a 3 s timeout; the generation is correct iff the script finishes
+  without raising.  Output mode: ``g`` is a literal; input mode: ``g`` is a call such as
+  ``f('sea')``.
+* generations the harness refuses are counted as **incorrect and kept** (they are not
+  dropped, so ``n`` in pass@k stays the number of generations): in input mode a
+  generation that does not contain ``"f("``, in output mode one that contains the call
+  ``f(<input>)`` itself (``f`` is the row's entry point).
+* pass@k is the unbiased estimator of Chen et al. (2021) with ``n`` = all generations of
+  the row and ``c`` = correct ones, averaged over rows.  (Rows with fewer than ``k``
+  generations are left out of pass@k -- the harness would count them as solved.)
+
+Identical check programs of one row are executed once (the result of a deterministic
+program does not depend on how many times it runs).  Each row's checks run in sandbox
+batches of at most :data:`BATCH_SIZE`; the sandbox uses the harness's default recursion
+limit (1000) and timeout (3 s).  Batches run on this machine (``workers`` sandbox
+processes) or, with ``executor=DaskExecutor(...)``, on the workers of a Dask cluster (one
+sandbox per worker thread) through :func:`codemorph.executors.map_rows`; every verdict
+depends only on its check program, so the scores are the same either way.
+
+``strict=True`` closes a loophole of the harness: the generation must parse as one
+expression and is parenthesised (``assert OUT == (g)``), so a generation such as
+``1 or True`` cannot pass.
+
+Exception rows (``output`` null, ``exception: {"type": T}``):
+
+* output mode: a generation is correct iff it *names the raised class*: after stripping
+  whitespace and an optional leading ``raise``, and keeping only the last line of a
+  ``Traceback`` block, the text is ``T``, ``T(...)`` or ``T: message``, optionally with a
+  module prefix (``builtins.T``).  ``'IndexError'`` as a string literal or another class
+  (even a base class such as ``LookupError``) is not correct.  Nothing is executed.
+* input mode: the generation must be one expression (a call such as ``f(...)``);
+  it is run after the code and is correct iff it raises exactly class ``T``.
+
+``match="exact"`` reproduces ExeRScope's string matching
+(Intelligent-CAT-Lab/ExeRScope, ``analysis/parse_results.py``): both prediction and
+expected output are stripped, spaces removed and ``"`` replaced by ``'``, then compared
+as strings (input mode compares with the call ``f(<input>)``).  Exception rows use the
+naming rule above.  Accuracies are over the rows that have a prediction, as there.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from codemorph.errors import InputError
+from codemorph.scoring.metrics import bootstrap_ci, mean_pass_at_k, pass_at_k, wilson_interval
+from codemorph.scoring.predictions import EvalRow, PredictionSet, load_predictions, load_rows
+
+__all__ = [
+    "RowScore",
+    "GroupStats",
+    "ExceptionStats",
+    "Robustness",
+    "EvaluationResult",
+    "evaluate_dataset",
+    "evaluate_many",
+    "evaluate_paths",
+    "robustness",
+    "names_exception",
+    "normalize_exact",
+    "check_program",
+    "write_scores",
+    "write_summary",
+    "read_scores",
+    "HARNESS_TIMEOUT",
+]
+
+#: seconds per check program, as in CRUXEval's harness (``check_correctness(..., 3)``)
+HARNESS_TIMEOUT = 3.0
+#: Python's default recursion limit, which the harness leaves unchanged
+HARNESS_RECURSION_LIMIT = 1000
+#: distinct check programs of one row run per sandbox batch (one fork per batch)
+BATCH_SIZE = 4
+
+MODES = ("output", "input")
+MATCHES = ("execution", "exact")
+
+
+# --------------------------------------------------------------------------- results
+
+@dataclass
+class RowScore:
+    """Scores of one model's generations on one row.
+
+    Attributes:
+        id, original_id, kind, group, transforms, exception_type: copied from the row
+            (``group`` is :attr:`EvalRow.group`).
+        model: model name.
+        correct: one bool per generation, in order.
+        status: one short word per generation: ``pass``, ``fail:<ExceptionClass>``,
+            ``timeout``, ``memory``, ``crashed``, ``output-limit``, ``refused``, ``skip:no-call``,
+            ``skip:call-in-output``, ``not-expression``, ``exact``, ``no-match``,
+            ``names-exception``, ``missing`` (no prediction, ``missing="wrong"``).
+    """
+
+    id: str
+    original_id: str
+    kind: str
+    group: str
+    transforms: tuple[str, ...]
+    exception_type: str | None
+    model: str
+    correct: list[bool]
+    status: list[str]
+
+    @property
+    def n(self) -> int:
+        """Number of generations scored."""
+        return len(self.correct)
+
+    @property
+    def c(self) -> int:
+        """Number of correct generations."""
+        return sum(self.correct)
+
+    @property
+    def score(self) -> float:
+        """Fraction of correct generations (= the row's pass@1)."""
+        return self.c / self.n if self.n else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "original_id": self.original_id, "kind": self.kind, "group": self.group,
+                "transforms": list(self.transforms), "exception_type": self.exception_type,
+                "model": self.model, "n": self.n, "c": self.c, "score": self.score,
+                "correct": self.correct, "status": self.status}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "RowScore":
+        return cls(str(d["id"]), str(d.get("original_id") or d["id"]), d.get("kind") or "original",
+                   d.get("group") or "original", tuple(d.get("transforms") or ()), d.get("exception_type"),
+                   str(d.get("model") or ""), [bool(x) for x in d["correct"]],
+                   list(d.get("status") or [""] * len(d["correct"])))
+
+
+@dataclass
+class GroupStats:
+    """Accuracy of one robustness group (a transform, a pipeline, input perturbations)
+    against the originals the group's rows come from.
+
+    Attributes:
+        group: the group name (see :attr:`EvalRow.group`).
+        rows: number of scored rows in the group.
+        originals: number of distinct originals they come from (with a scored original).
+        accuracy: mean row score of the group's rows (fraction in [0, 1]).
+        original_accuracy: mean score of the paired originals (one term per group row).
+        abs_drop: ``original_accuracy - accuracy`` (fraction points).
+        rel_drop: ``abs_drop / original_accuracy`` (``None`` when that is 0).
+        robust_accuracy: fraction of originals whose original *and* every row of this
+            group are correct (expected value over one randomly drawn generation per row).
+        flip_rate: fraction of (original, variant) pairs whose correctness differs
+            (same expectation).
+        accuracy_ci, abs_drop_ci, robust_ci, flip_ci: bootstrap 95% intervals,
+            resampling originals (clusters), or ``None``.
+    """
+
+    group: str
+    rows: int
+    originals: int
+    accuracy: float
+    original_accuracy: float
+    abs_drop: float
+    rel_drop: float | None
+    robust_accuracy: float
+    flip_rate: float
+    accuracy_ci: tuple[float, float] | None = None
+    abs_drop_ci: tuple[float, float] | None = None
+    robust_ci: tuple[float, float] | None = None
+    flip_ci: tuple[float, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ExceptionStats:
+    """Accuracy on the rows whose call raises one exception class.
+
+    Attributes:
+        type: the class name; rows: number of scored rows; accuracy: mean row score;
+        ci: Wilson 95% interval (on ``accuracy * rows`` successes of ``rows``).
+    """
+
+    type: str
+    rows: int
+    accuracy: float
+    ci: tuple[float, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class Robustness:
+    """Robustness metrics of one model on a data set made by ``codemorph generate``.
+
+    Attributes:
+        original_rows: number of scored original rows; original_accuracy and its
+            bootstrap interval ``original_ci``.
+        groups: one :class:`GroupStats` per transform / perturbation group, sorted by name.
+        robust_accuracy: over originals that have at least one scored variant: fraction
+            whose original and all variants (every group) are correct; ``robust_originals``
+            is that number of originals; ``robust_ci`` the bootstrap interval.
+        exceptions: per exception class accuracy (all rows, originals and variants).
+    """
+
+    original_rows: int
+    original_accuracy: float | None
+    original_ci: tuple[float, float] | None
+    groups: list[GroupStats]
+    robust_originals: int
+    robust_accuracy: float | None
+    robust_ci: tuple[float, float] | None
+    exceptions: list[ExceptionStats]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"original_rows": self.original_rows, "original_accuracy": self.original_accuracy,
+                "original_ci": self.original_ci, "robust_originals": self.robust_originals,
+                "robust_accuracy": self.robust_accuracy, "robust_ci": self.robust_ci,
+                "groups": [g.to_json() for g in self.groups],
+                "exceptions": [e.to_json() for e in self.exceptions]}
+
+
+@dataclass
+class EvaluationResult:
+    """One model's scores on one data set.
+
+    Attributes:
+        model: model name; mode: ``"output"`` or ``"input"``; match: ``"execution"`` or ``"exact"``.
+        rows: one :class:`RowScore` per scored row, in data-set order.
+        pass_at_k: k -> mean pass@k over rows with at least k generations (fraction in
+            [0, 1], ``None`` when no row has k generations).  Multiply by 100 for the
+            percentages CRUXEval prints.
+        pass_at_k_rows: k -> number of rows that entered pass@k.
+        accuracy: mean row score (= pass@1 when every row has generations).
+        missing: ids of data-set rows without a prediction (skipped unless
+            ``missing="wrong"``).
+        unmatched: ids of predictions for which the data set has no row (ignored).
+        executions: check programs actually run in the sandbox.
+        robustness: metrics per transform group, when the data set has variant rows.
+    """
+
+    model: str
+    mode: str
+    match: str
+    rows: list[RowScore]
+    pass_at_k: dict[int, float | None]
+    pass_at_k_rows: dict[int, int]
+    accuracy: float | None
+    missing: list[str] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
+    executions: int = 0
+    robustness: Robustness | None = None
+    dataset: str = ""
+    predictions: str = ""
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-able summary (no per-row data)."""
+        return {"model": self.model, "mode": self.mode, "match": self.match, "dataset": self.dataset,
+                "predictions": self.predictions, "rows_scored": len(self.rows),
+                "rows_missing": len(self.missing), "predictions_unmatched": len(self.unmatched),
+                "executions": self.executions, "accuracy": self.accuracy,
+                "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
+                "pass_at_k_rows": {str(k): v for k, v in self.pass_at_k_rows.items()},
+                "robustness": self.robustness.to_json() if self.robustness else None}
+
+
+# --------------------------------------------------------------------------- rules
+
+_TRACEBACK_LAST = re.compile(r"^\s*Traceback \(most recent call last\):", re.M)
+_NAMED = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(.*)\Z", re.S)
+
+
+def names_exception(prediction: str, exc_type: str) -> bool:
+    """Whether ``prediction`` names the exception class ``exc_type`` (the rule for
+    exception rows, see the module docstring).
+
+    >>> names_exception("IndexError('list index out of range')", "IndexError")
+    True
+    >>> names_exception("raise builtins.KeyError", "KeyError")
+    True
+    >>> names_exception("'IndexError'", "IndexError")
+    False
+    """
+    text = prediction.strip()
+    if _TRACEBACK_LAST.search(text):
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        text = lines[-1].strip() if lines else ""
+    if text.startswith("raise ") or text.startswith("raise\t"):
+        text = text[6:].strip()
+    m = _NAMED.match(text)
+    if not m or m.group(1) != exc_type:
+        return False
+    rest = m.group(2).strip()
+    return rest == "" or rest.startswith("(") or rest.startswith(":")
+
+
+def normalize_exact(text: str) -> str:
+    """ExeRScope's normalisation for exact matching: strip newlines and whitespace at
+    both ends, remove every space, replace ``"`` by ``'``."""
+    return text.strip("\n").strip().replace(" ", "").replace('"', "'")
+
+
+def _is_expression(text: str) -> bool:
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str | None:
+    """The script that judges ``generation`` on ``row`` by execution, or ``None`` when the
+    harness rules refuse the generation without running it (counted as incorrect).
+
+    Output/input rows: ``f"{code}\\nassert {output} == {generation}"`` (strict:
+    ``assert {output} == (\\n{generation}\\n)``).  Exception rows in input mode:
+    ``f"{code}\\n(\\n{generation}\\n)"``.  Output mode on exception rows is not executed
+    (see :func:`names_exception`) and gives ``None``.
+
+    Raises:
+        ValueError: unknown ``mode``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be 'output' or 'input', got {mode!r}")
+    ep = row.entry_point
+    if mode == "input" and f"{ep}(" not in generation:
+        return None
+    if mode == "output" and f"{ep}({row.input})" in generation:
+        return None
+    if row.output is None:
+        if mode == "output" or not _is_expression(generation):
+            return None
+        return f"{row.code}\n(\n{generation}\n)"
+    if strict:
+        if not _is_expression(generation):
+            return None
+        return f"{row.code}\nassert {row.output} == (\n{generation}\n)"
+    return f"{row.code}\nassert {row.output} == {generation}"
+
+
+def _skip_status(row: EvalRow, generation: str, mode: str) -> str:
+    ep = row.entry_point
+    if mode == "input" and f"{ep}(" not in generation:
+        return "skip:no-call"
+    if mode == "output" and f"{ep}({row.input})" in generation:
+        return "skip:call-in-output"
+    return "not-expression"
+
+
+def _outcome_status(outcome, exception_row: bool, exception_type: str | None) -> tuple[bool, str]:
+    if exception_row:  # exception row, input mode
+        exc = outcome.exception
+        if outcome.status == "raised" and exc is not None:
+            return (exc.type == exception_type), f"raised:{exc.type}"
+        return False, "returned" if outcome.status == "returned" else outcome.status
+    if outcome.status == "returned":
+        return True, "pass"
+    if outcome.status in ("raised", "bad-code") and outcome.exception is not None:
+        return False, f"fail:{outcome.exception.type}"
+    return False, outcome.status
+
+
+# --------------------------------------------------------------------------- scoring
+
+def evaluate_many(rows: Sequence[EvalRow], prediction_sets: Sequence[PredictionSet], *, mode: str = "output",
+                  ks: Sequence[int] = (1, 5), match: str = "execution", strict: bool = False,
+                  missing: str = "skip", sandbox=None, workers: int = 1, timeout: float = HARNESS_TIMEOUT,
+                  seed: int = 0, n_resamples: int = 1000,
+                  progress: Callable[[int, int], None] | None = None, executor=None) -> list[EvaluationResult]:
+    """Score several models' predictions on the same rows, sharing one sandbox (locally).
+
+    Arguments as in :func:`evaluate_dataset`; returns one result per prediction set, in order.
+
+    Raises:
+        ValueError: as :func:`evaluate_dataset`.
+    """
+    _check_executor(executor, sandbox)
+    own = None
+    if sandbox is None and match == "execution" and not _is_dask(executor):
+        from codemorph.sandbox.pool import Limits, Sandbox
+        own = sandbox = Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT,
+                                       output=16 << 20), workers=max(1, workers))
+    try:
+        return [evaluate_dataset(rows, ps, mode=mode, ks=ks, match=match, strict=strict, missing=missing,
+                                 sandbox=sandbox, timeout=timeout, seed=seed, n_resamples=n_resamples,
+                                 progress=progress, executor=executor)
+                for ps in prediction_sets]
+    finally:
+        if own is not None:
+            own.close()
+
+
+def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mode: str = "output",
+                     ks: Sequence[int] = (1, 5), match: str = "execution", strict: bool = False,
+                     missing: str = "skip", sandbox=None, workers: int = 1, timeout: float = HARNESS_TIMEOUT,
+                     seed: int = 0, n_resamples: int = 1000,
+                     progress: Callable[[int, int], None] | None = None, executor=None) -> EvaluationResult:
+    """Score one model's predictions on ``rows`` (see the module docstring for the rules).
+
+    Args:
+        rows: the data set (:func:`codemorph.predictions.load_rows`).
+        predictions: the model's generations per row id.
+        mode: ``"output"`` (predict the return value) or ``"input"`` (predict a call).
+        ks: the k values of pass@k.
+        match: ``"execution"`` (CRUXEval's harness) or ``"exact"`` (ExeRScope's string match).
+        strict: execution only: require one expression and parenthesise it.
+        missing: ``"skip"`` (rows without a prediction are not scored; listed in
+            ``missing``) or ``"wrong"`` (scored as one incorrect generation).
+        sandbox: a :class:`codemorph.sandbox.Sandbox` to use; default: a temporary one
+            with ``workers`` processes and ``timeout`` seconds per execution.
+        workers: sandbox processes of the default sandbox (local runs).
+        timeout: seconds per check program (default sandbox, and Dask workers' sandboxes).
+        seed, n_resamples: of the bootstrap intervals of the robustness metrics.
+        progress: called as ``progress(rows done, rows total)`` while executing.
+        executor: ``None`` or a :class:`~codemorph.executors.LocalExecutor` (this
+            machine), or a :class:`~codemorph.executors.DaskExecutor`: check programs run
+            on the cluster's workers, each worker thread with its own sandbox (``timeout``
+            seconds, recursion limit 1000); same scores as a local run.
+
+    Returns:
+        An :class:`EvaluationResult`.
+
+    Raises:
+        ValueError: bad ``mode``, ``match``, ``missing`` or ``ks``; a ``sandbox`` together
+            with a Dask executor (the sandboxes run on the workers).
+    """
+    _check_executor(executor, sandbox)
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if match not in MATCHES:
+        raise ValueError(f"match must be one of {MATCHES}, got {match!r}")
+    if missing not in ("skip", "wrong"):
+        raise ValueError(f"missing must be 'skip' or 'wrong', got {missing!r}")
+    ks = sorted(set(int(k) for k in ks))
+    if not ks or ks[0] < 1:
+        raise ValueError(f"k values must be >= 1, got {ks}")
+
+    preds = predictions.predictions
+    row_ids = {r.id for r in rows}
+    scored_rows = [r for r in rows if r.id in preds]
+    missing_ids = [r.id for r in rows if r.id not in preds]
+    unmatched = sorted(set(preds) - row_ids)
+
+    verdicts: dict[str, list[tuple[bool, str]]] = {}
+    executions = 0
+    if match == "exact":
+        for r in scored_rows:
+            verdicts[r.id] = [_exact_verdict(r, g, mode) for g in preds[r.id]]
+    else:
+        own = None
+        if sandbox is None and not _is_dask(executor):
+            own = sandbox = _harness_sandbox(timeout, max(1, workers))
+        try:
+            executions = _execute(scored_rows, preds, mode, strict, sandbox, verdicts, progress, executor, timeout)
+        finally:
+            if own is not None:
+                own.close()
+
+    scores: list[RowScore] = []
+    for r in rows:
+        if r.id in verdicts:
+            v = verdicts[r.id]
+            correct, status = [c for c, _ in v], [s for _, s in v]
+        elif missing == "wrong":
+            correct, status = [False], ["missing"]
+        else:
+            continue
+        scores.append(RowScore(r.id, r.original_id or r.id, r.kind, r.group, r.transforms, r.exception_type,
+                               predictions.model, correct, status))
+
+    counts = [(s.n, s.c) for s in scores if s.n]
+    pak: dict[int, float | None] = {}
+    pak_rows: dict[int, int] = {}
+    for k in ks:
+        pak[k], pak_rows[k] = mean_pass_at_k(counts, k)
+    acc = math.fsum(s.score for s in scores if s.n) / len(counts) if counts else None
+    rob = robustness(scores, seed=seed, n_resamples=n_resamples) if any(s.kind != "original" or s.exception_type
+                                                                          for s in scores) else None
+    return EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,
+                            executions, rob, predictions=predictions.source)
+
+
+def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]:
+    if row.output is None:
+        ok = names_exception(generation, row.exception_type or "")
+        return ok, "names-exception" if ok else "no-match"
+    target = row.output if mode == "output" else f"{row.entry_point}({row.input})"
+    ok = normalize_exact(generation) == normalize_exact(target)
+    return ok, "exact" if ok else "no-match"
+
+
+def _is_dask(executor) -> bool:
+    from codemorph.jobs.executors import DaskExecutor, LocalExecutor
+
+    if executor is not None and not isinstance(executor, (LocalExecutor, DaskExecutor)):
+        raise ValueError(f"executor must be a LocalExecutor or a DaskExecutor, got {type(executor).__name__}")
+    return isinstance(executor, DaskExecutor)
+
+
+def _check_executor(executor, sandbox) -> None:
+    if _is_dask(executor) and sandbox is not None:
+        raise ValueError("a sandbox runs on this machine: pass either sandbox= or a Dask executor, not both")
+
+
+def _harness_sandbox(timeout: float, workers: int = 1):
+    """A sandbox with the harness's limits: ``timeout`` seconds per check, recursion limit
+    1000, 16 MiB of output; ``workers`` processes."""
+    from codemorph.sandbox.pool import Limits, Sandbox
+
+    return Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT, output=16 << 20),
+                   workers=workers)
+
+
+class _Shared:
+    """``setup`` of a threads map whose workers all use one caller-owned sandbox."""
+
+    def __init__(self, sandbox) -> None:
+        self.sandbox = sandbox
+
+    def __call__(self):
+        return self.sandbox
+
+
+def _run_checks(sandbox, task: tuple[int, bool, str | None, list[str]]) -> list[tuple[bool, str]]:
+    """One task of a map: run the check programs ``task[3]`` of one row in one sandbox
+    batch; ``task[:3]``: the row's index, whether it is an exception row, and its exception
+    class.  Returns one ``(correct, status)`` per program."""
+    from codemorph.sandbox.pool import ExecRequest
+
+    _, exception_row, exception_type, codes = task
+    outcomes = sandbox.run_batch([ExecRequest(code, args=None) for code in codes])
+    return [_outcome_status(o, exception_row, exception_type) for o in outcomes]
+
+
+def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, strict: bool, sandbox,
+             verdicts: dict[str, list[tuple[bool, str]]],
+             progress: Callable[[int, int], None] | None, executor=None, timeout: float = HARNESS_TIMEOUT) -> int:
+    from functools import partial
+
+    from codemorph.jobs.executors import map_rows
+
+    plans: list[tuple[EvalRow, list[str | None], list[str]]] = []
+    for r in rows:
+        gens = preds[r.id]
+        programs: list[str | None] = []
+        for g in gens:
+            programs.append(check_program(r, g, mode, strict))
+        unique = list(dict.fromkeys(p for p in programs if p is not None))
+        plans.append((r, programs, unique))
+        if r.output is None and mode == "output":
+            verdicts[r.id] = [(names_exception(g, r.exception_type or ""),
+                               "names-exception" if names_exception(g, r.exception_type or "") else "no-match")
+                              for g in gens]
+
+    todo = [(r, programs, unique) for r, programs, unique in plans if unique]
+    # a row's distinct checks go in chunks of BATCH_SIZE so that slow (timing-out) checks of
+    # one row spread over the workers instead of queueing in one batch
+    chunks = [(i, unique[j:j + BATCH_SIZE]) for i, (_, _, unique) in enumerate(todo)
+              for j in range(0, len(unique), BATCH_SIZE)]
+    tasks = ((i, todo[i][0].output is None, todo[i][0].exception_type, codes) for i, codes in chunks)
+    if _is_dask(executor):
+        results = map_rows(_run_checks, tasks, executor, setup=partial(_harness_sandbox, timeout), passthrough=None)
+    else:  # one sandbox with its own worker processes, fed by as many host threads
+        results = map_rows(_run_checks, tasks, setup=_Shared(sandbox), workers=sandbox.workers, local="threads",
+                           passthrough=None, close=False, window=2 * sandbox.workers)
+    total = len(todo)
+    executions = 0
+    pending: dict[int, dict[str, tuple[bool, str]]] = {}
+    done = 0
+    for (i, _, _, codes), statuses in results:
+        r, programs, unique = todo[i]
+        executions += len(statuses)
+        by_code = pending.setdefault(i, {})
+        by_code.update(zip(codes, statuses))
+        if len(by_code) < len(unique):
+            continue
+        del pending[i]
+        gens = preds[r.id]
+        verdicts[r.id] = [by_code[p] if p is not None else (False, _skip_status(r, g, mode))
+                          for p, g in zip(programs, gens)]
+        done += 1
+        if progress is not None:
+            progress(done, total)
+    for r, programs, unique in plans:
+        if r.id not in verdicts:  # every generation refused by the rules
+            verdicts[r.id] = [(False, _skip_status(r, g, mode)) for g in preds[r.id]]
+    return executions
+
+
+# --------------------------------------------------------------------------- robustness
+
+def robustness(scores: Sequence[RowScore], *, seed: int = 0, n_resamples: int = 1000) -> Robustness:
+    """Robustness metrics of one model from its row scores (see :class:`Robustness`).
+
+    Row correctness is the row's score ``c / n`` (for one generation per row: 0 or 1);
+    "all correct" and "flip" are expectations over one generation drawn per row, which
+    for single predictions are the usual counts.  Bootstrap intervals resample originals
+    (each with all its variants) ``n_resamples`` times with ``random.Random(seed)``.
+    """
+    by_orig: dict[str, dict[str, Any]] = defaultdict(lambda: {"orig": None, "variants": defaultdict(list)})
+    for s in scores:
+        if s.n == 0:
+            continue
+        entry = by_orig[s.original_id]
+        if s.kind == "original":
+            entry["orig"] = s.score
+        else:
+            entry["variants"][s.group].append(s.score)
+
+    originals = [e["orig"] for e in by_orig.values() if e["orig"] is not None]
+    o_acc = math.fsum(originals) / len(originals) if originals else None
+    o_ci = bootstrap_ci(originals, _mean, n_resamples=n_resamples, seed=seed) if originals else None
+
+    group_names = sorted({g for e in by_orig.values() for g in e["variants"]})
+    groups = []
+    for gi, g in enumerate(group_names):
+        clusters = [(e["orig"], e["variants"][g]) for e in by_orig.values()
+                    if e["orig"] is not None and e["variants"].get(g)]
+        if not clusters:
+            continue
+        stats = _group_stats(clusters)
+        gseed = seed + 7919 * (gi + 1)
+        groups.append(GroupStats(
+            g, stats["rows"], len(clusters), stats["accuracy"], stats["original_accuracy"], stats["abs_drop"],
+            stats["rel_drop"], stats["robust"], stats["flip"],
+            accuracy_ci=bootstrap_ci(clusters, lambda cs: _group_stats(cs)["accuracy"], n_resamples=n_resamples,
+                                     seed=gseed),
+            abs_drop_ci=bootstrap_ci(clusters, lambda cs: _group_stats(cs)["abs_drop"], n_resamples=n_resamples,
+                                     seed=gseed + 1),
+            robust_ci=bootstrap_ci(clusters, lambda cs: _group_stats(cs)["robust"], n_resamples=n_resamples,
+                                   seed=gseed + 2),
+            flip_ci=bootstrap_ci(clusters, lambda cs: _group_stats(cs)["flip"], n_resamples=n_resamples,
+                                 seed=gseed + 3)))
+
+    all_clusters = [(e["orig"], [v for vs in e["variants"].values() for v in vs]) for e in by_orig.values()
+                    if e["orig"] is not None and e["variants"]]
+    r_acc = _group_stats(all_clusters)["robust"] if all_clusters else None
+    r_ci = bootstrap_ci(all_clusters, lambda cs: _group_stats(cs)["robust"], n_resamples=n_resamples,
+                        seed=seed + 1) if all_clusters else None
+
+    exc: dict[str, list[float]] = defaultdict(list)
+    for s in scores:
+        if s.exception_type and s.n:
+            exc[s.exception_type].append(s.score)
+    exceptions = []
+    for t in sorted(exc):
+        vals = exc[t]
+        acc = math.fsum(vals) / len(vals)
+        exceptions.append(ExceptionStats(t, len(vals), acc, wilson_interval(acc * len(vals), len(vals))))
+    return Robustness(len(originals), o_acc, o_ci, groups, len(all_clusters), r_acc, r_ci, exceptions)
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    return math.fsum(xs) / len(xs) if xs else None
+
+
+def _group_stats(clusters: Sequence[tuple[float, list[float]]]) -> dict[str, Any]:
+    pairs = [(o, v) for o, vs in clusters for v in vs]
+    n = len(pairs)
+    acc = math.fsum(v for _, v in pairs) / n
+    oacc = math.fsum(o for o, _ in pairs) / n
+    robust = math.fsum(o * math.prod(vs) for o, vs in clusters) / len(clusters)
+    flip = math.fsum(o * (1 - v) + (1 - o) * v for o, v in pairs) / n
+    drop = oacc - acc
+    return {"rows": n, "accuracy": acc, "original_accuracy": oacc, "abs_drop": drop,
+            "rel_drop": drop / oacc if oacc else None, "robust": robust, "flip": flip}
+
+
+# --------------------------------------------------------------------------- files
+
+def evaluate_paths(dataset: str | os.PathLike[str], predictions: str | os.PathLike[str], *,
+                   fmt: str = "auto", model: str | None = None, bench: str | None = None,
+                   **kwargs: Any) -> list[EvaluationResult]:
+    """Read a data set and predictions from disk and score every model found.
+
+    Args:
+        dataset: JSON Lines data set or CodeMind ``dataset/<bench>`` folder.
+        predictions: a predictions file or CodeMind folder (see
+            :func:`codemorph.predictions.load_predictions`).
+        fmt, model, bench: passed to :func:`~codemorph.predictions.load_predictions`.
+        **kwargs: passed to :func:`evaluate_many` (mode, ks, match, strict, missing,
+            workers, timeout, seed, n_resamples, progress, sandbox, executor).
+
+    Raises:
+        InputError: unreadable data set or predictions.
+    """
+    rows = load_rows(dataset)
+    sets = load_predictions(predictions, fmt=fmt, model=model, bench=bench)
+    results = evaluate_many(rows, sets, **kwargs)
+    for r in results:
+        r.dataset = str(dataset)
+    return results
+
+
+def write_scores(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:
+    """Write every row score of ``results`` as JSON Lines (one :meth:`RowScore.to_json`
+    object per line, with ``mode`` and ``match``), the input of ``codemorph analyze``.
+
+    Raises:
+        InputError: the output folder does not exist.
+    """
+    p = Path(path)
+    if not p.parent.exists():
+        raise InputError(f"{p.parent}: output folder does not exist")
+    with open(p, "w", encoding="utf-8") as fh:
+        for res in results:
+            for s in res.rows:
+                fh.write(json.dumps({**s.to_json(), "mode": res.mode, "match": res.match}) + "\n")
+    return p
+
+
+def write_summary(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:
+    """Write ``[result.summary() ...]`` as one JSON document.
+
+    Raises:
+        InputError: the output folder does not exist.
+    """
+    p = Path(path)
+    if not p.parent.exists():
+        raise InputError(f"{p.parent}: output folder does not exist")
+    p.write_text(json.dumps([r.summary() for r in results], indent=2) + "\n", encoding="utf-8")
+    return p
+
+
+def read_scores(path: str | os.PathLike[str]) -> dict[str, list[RowScore]]:
+    """Read a file written by :func:`write_scores`: model -> row scores (file order).
+
+    A model scored in several modes (or match kinds) in the same file gets one entry per
+    run, named ``"<model> (<mode>, <match>)"``.
+
+    Raises:
+        InputError: missing file, bad JSON or a line without ``id``/``correct``.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{p}: no such file (scored results)")
+    runs: dict[tuple[str, str, str], list[RowScore]] = defaultdict(list)
+    with open(p, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+                s = RowScore.from_json(d)
+            except KeyError as exc:
+                raise InputError(f"{p}:{lineno}: not a scored row: missing field {exc} (expected the -o output "
+                                 f"of `codemorph evaluate`)") from None
+            except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
+                raise InputError(f"{p}:{lineno}: not a scored row ({exc}; expected the -o output of "
+                                 f"`codemorph evaluate`)") from None
+            runs[(s.model or p.stem, str(d.get("mode") or ""), str(d.get("match") or ""))].append(s)
+    if not runs:
+        raise InputError(f"{p}: no scored rows")
+    per_model: dict[str, int] = defaultdict(int)
+    for model, _, _ in runs:
+        per_model[model] += 1
+    return {(model if per_model[model] == 1 else f"{model} ({mode}, {match})"): rows
+            for (model, mode, match), rows in runs.items()}

@@ -1,0 +1,437 @@
+"""Readers for model predictions and for the data sets they answer.
+
+Three prediction formats are read (:func:`load_predictions` picks one from the path):
+
+* **CRUXEval native generations** (a ``.json`` file): ``{"sample_0": ["...", ...], ...}``,
+  one list of generations per row id, as written by CRUXEval's inference scripts and read
+  by its ``evaluation/evaluate_generations.py``.  A bare string is taken as a one-element list.
+  Generations are kept byte for byte (the harness does not strip them either).
+* **CodeMind / ExeRScope folders**: ``Experiment_Results/ER/<model>/<bench>/<id>/predict.txt``
+  next to ``dataset/<bench>/<id>/{main.py,input.txt,output.txt}``.  ``predict.txt`` holds
+  one prediction surrounded by blank lines; it is stripped of surrounding whitespace.  An
+  id folder without ``predict.txt`` has no prediction.  The path may be the layout root,
+  ``Experiment_Results``, ``Experiment_Results/ER``, one model folder or one bench folder.
+* **JSON Lines** (a ``.jsonl`` file): ``{"id": ..., "prediction": "..." | ["...", ...]}``
+  per line, optionally with ``"model"`` (rows of several models may share a file).
+
+Every reader raises :class:`~codemorph.InputError` with the file (and line) at fault.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from codemorph.errors import InputError
+
+__all__ = [
+    "PredictionSet",
+    "EvalRow",
+    "load_predictions",
+    "read_cruxeval_generations",
+    "read_jsonl_predictions",
+    "read_codemind_predictions",
+    "load_rows",
+    "read_jsonl_rows",
+    "read_codemind_dataset",
+    "find_codemind_dataset",
+    "call_arguments",
+]
+
+
+@dataclass
+class PredictionSet:
+    """The predictions of one model on one data set.
+
+    Attributes:
+        model: model name (from the folder name, the ``model`` field, or the file stem).
+        predictions: row id -> generations, in the order given (each a str).
+        source: where they were read from (a path, for messages and reports).
+        format: ``"cruxeval"``, ``"codemind"`` or ``"jsonl"``.
+        bench: for the CodeMind layout, the bench folder name (e.g. ``"cruxeval"``).
+    """
+
+    model: str
+    predictions: dict[str, list[str]]
+    source: str = ""
+    format: str = ""
+    bench: str | None = None
+
+
+@dataclass(frozen=True)
+class EvalRow:
+    """One data-set row as seen by the scorer.
+
+    Attributes:
+        id: row id.
+        code: program source.
+        input: argument-list literal (the call is ``entry_point(<input>)``).
+        output: repr of the expected return value, or ``None`` for an exception row.
+        entry_point: function name (``"f"`` for CRUXEval).
+        original_id: id of the original program (``id`` itself for originals).
+        kind: ``"original"``, ``"code-transform"`` or ``"input-perturbation"``.
+        transforms: names of the transforms applied (empty for originals).
+        exception_type: class name of the exception the call raises (exception rows), else ``None``.
+        extra: every other field of the row.
+    """
+
+    id: str
+    code: str
+    input: str
+    output: str | None
+    entry_point: str = "f"
+    original_id: str = ""
+    kind: str = "original"
+    transforms: tuple[str, ...] = ()
+    exception_type: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def group(self) -> str:
+        """The robustness group of the row: ``"original"``, the transform names joined by
+        ``+`` for a code transform, ``"perturbation"`` (or ``"perturbation:<names>"``)
+        for an input perturbation."""
+        if self.kind == "original":
+            return "original"
+        if self.kind == "input-perturbation":
+            return "perturbation" + (":" + "+".join(self.transforms) if self.transforms else "")
+        return "+".join(self.transforms) if self.transforms else self.kind
+
+
+# --------------------------------------------------------------------------- predictions
+
+def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str | None = None,
+                     bench: str | None = None) -> list[PredictionSet]:
+    """Read predictions from ``path``.
+
+    Args:
+        path: a ``.json`` file (CRUXEval generations), a ``.jsonl`` file, or a folder in
+            the CodeMind/ExeRScope layout.
+        fmt: ``"auto"`` (from the path), ``"cruxeval"``, ``"jsonl"`` or ``"codemind"``.
+        model: model name to use when the source does not name one (default: file stem).
+        bench: CodeMind layout only: which bench folder to read (default: every bench
+            found; an error when there are several).
+
+    Returns:
+        One :class:`PredictionSet` per model, sorted by model name.
+
+    Raises:
+        InputError: missing path, unknown format, malformed content.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file or folder (predictions)")
+    if fmt == "auto":
+        if p.is_dir():
+            fmt = "codemind"
+        elif p.name.endswith(".jsonl"):
+            fmt = "jsonl"
+        elif p.name.endswith(".json"):
+            fmt = "cruxeval"
+        else:
+            raise InputError(f"{p}: cannot tell the prediction format from the name; expected a .json file "
+                             f"(CRUXEval generations), a .jsonl file, or a CodeMind/ExeRScope folder")
+    if fmt == "cruxeval":
+        return [read_cruxeval_generations(p, model)]
+    if fmt == "jsonl":
+        return read_jsonl_predictions(p, model)
+    if fmt == "codemind":
+        return read_codemind_predictions(p, bench=bench, model=model)
+    raise InputError(f"unknown prediction format {fmt!r}; expected auto, cruxeval, jsonl or codemind")
+
+
+def _default_model(p: Path) -> str:
+    name = p.name
+    for suffix in (".jsonl", ".json"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def read_cruxeval_generations(path: str | os.PathLike[str], model: str | None = None) -> PredictionSet:
+    """Read CRUXEval's native generations file: a JSON object mapping each row id to a list
+    of generated strings (a bare string counts as a one-element list).
+
+    Raises:
+        InputError: the file is not JSON, not an object, or holds a non-string generation.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p}: is a folder; expected a CRUXEval generations .json file")
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{p}: not a JSON file ({exc})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{p}: expected a JSON object {{\"sample_0\": [\"...\", ...], ...}}, "
+                         f"got {type(data).__name__}")
+    out: dict[str, list[str]] = {}
+    for rid, gens in data.items():
+        if isinstance(gens, str):
+            gens = [gens]
+        if not isinstance(gens, list) or not all(isinstance(g, str) for g in gens):
+            raise InputError(f"{p}: generations of {rid!r} must be a list of strings")
+        out[str(rid)] = list(gens)
+    return PredictionSet(model or _default_model(p), out, str(p), "cruxeval")
+
+
+def read_jsonl_predictions(path: str | os.PathLike[str], model: str | None = None) -> list[PredictionSet]:
+    """Read JSON Lines predictions: ``{"id", "prediction", ["model"]}`` per line.
+
+    ``prediction`` is a string or a list of strings.  Rows without ``model`` belong to
+    ``model`` (default: the file stem).  An id given twice for the same model is an error.
+
+    Raises:
+        InputError: bad JSON, a missing field, a wrong type, a duplicate id (with line number).
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{p}: is a folder; expected a JSON Lines file")
+    default = model or _default_model(p)
+    sets: dict[str, dict[str, list[str]]] = {}
+    with open(p, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{p}:{lineno}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+            if not isinstance(row, dict) or "id" not in row or "prediction" not in row:
+                raise InputError(f"{where}: expected an object with fields 'id' and 'prediction'")
+            pred = row["prediction"]
+            if isinstance(pred, str):
+                pred = [pred]
+            if not isinstance(pred, list) or not all(isinstance(g, str) for g in pred):
+                raise InputError(f"{where}: 'prediction' must be a string or a list of strings")
+            m = row.get("model") or default
+            rid = str(row["id"])
+            bucket = sets.setdefault(str(m), {})
+            if rid in bucket:
+                raise InputError(f"{where}: duplicate prediction for id {rid!r} (model {m!r})")
+            bucket[rid] = pred
+    if not sets:
+        raise InputError(f"{p}: no predictions in the file")
+    return [PredictionSet(m, preds, str(p), "jsonl") for m, preds in sorted(sets.items())]
+
+
+def _codemind_er_root(p: Path) -> tuple[Path, list[str] | None, str | None]:
+    """Resolve a CodeMind path to (ER folder, models or None for all, bench or None)."""
+    if (p / "Experiment_Results" / "ER").is_dir():
+        return p / "Experiment_Results" / "ER", None, None
+    if (p / "ER").is_dir():
+        return p / "ER", None, None
+    if p.name == "ER":
+        return p, None, None
+    if p.parent.name == "ER":  # one model folder
+        return p.parent, [p.name], None
+    if p.parent.parent.name == "ER":  # one bench folder of one model
+        return p.parent.parent, [p.parent.name], p.name
+    raise InputError(f"{p}: not a CodeMind/ExeRScope layout; expected a folder holding "
+                     f"Experiment_Results/ER/<model>/<bench>/<id>/predict.txt")
+
+
+def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = None,
+                              model: str | None = None) -> list[PredictionSet]:
+    """Read every model's ``predict.txt`` files from a CodeMind/ExeRScope layout.
+
+    Args:
+        path: layout root, ``Experiment_Results``, ``Experiment_Results/ER``, a model folder,
+            or a bench folder inside a model folder.
+        bench: bench folder to read (e.g. ``"cruxeval"``); default: the only one present.
+        model: read this model only (default: every model folder).
+
+    Returns:
+        One :class:`PredictionSet` per model, sorted by name; id folders without
+        ``predict.txt`` are left out (no prediction).
+
+    Raises:
+        InputError: not such a layout, several benches and none chosen, no predictions.
+    """
+    p = Path(path)
+    er, models, path_bench = _codemind_er_root(p)
+    bench = bench or path_bench
+    if models is None:
+        models = sorted(d.name for d in er.iterdir() if d.is_dir())
+    if model is not None:
+        if model not in models:
+            raise InputError(f"{er}: no model folder {model!r} (found: {', '.join(models) or 'none'})")
+        models = [model]
+    if bench is None:
+        benches = sorted({b.name for m in models for b in (er / m).iterdir() if b.is_dir()})
+        if len(benches) != 1:
+            raise InputError(f"{er}: found benches {benches}; choose one (bench=...)")
+        bench = benches[0]
+    out = []
+    for m in models:
+        folder = er / m / bench
+        if not folder.is_dir():
+            continue
+        preds: dict[str, list[str]] = {}
+        for d in sorted(folder.iterdir()):
+            f = d / "predict.txt"
+            if d.is_dir() and f.is_file():
+                preds[d.name] = [f.read_text(encoding="utf-8", errors="replace").strip()]
+        out.append(PredictionSet(m, preds, str(folder), "codemind", bench))
+    if not out:
+        raise InputError(f"{er}: no model has a {bench!r} folder")
+    return out
+
+
+def find_codemind_dataset(pred_path: str | os.PathLike[str], bench: str) -> Path | None:
+    """The ``dataset/<bench>`` folder of the layout that holds ``pred_path``, if any."""
+    p = Path(pred_path).resolve()
+    for cand in (p, *p.parents):
+        d = cand / "dataset" / bench
+        if d.is_dir():
+            return d
+    return None
+
+
+# --------------------------------------------------------------------------- data sets
+
+def load_rows(path: str | os.PathLike[str]) -> list[EvalRow]:
+    """Read a data set to score: a JSON Lines file (CRUXEval rows or rows written by
+    ``codemorph generate``) or a CodeMind ``dataset/<bench>`` folder.
+
+    Raises:
+        InputError: missing path, malformed rows (file and line named), duplicate ids.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file or folder (data set)")
+    if p.is_dir():
+        return read_codemind_dataset(p)
+    return read_jsonl_rows(p)
+
+
+def read_jsonl_rows(path: str | os.PathLike[str]) -> list[EvalRow]:
+    """Read CRUXEval-format JSON Lines rows (``id``, ``code``, ``input``, ``output``, and the
+    optional fields written by ``codemorph generate``: ``entry_point``, ``original_id``,
+    ``kind``, ``transforms``, ``exception``).  A row with ``output: null`` must carry
+    ``exception: {"type": ...}``.
+
+    Raises:
+        InputError: bad JSON or a bad row (file:line and the problem), duplicate id, no rows.
+    """
+    p = Path(path)
+    rows: list[EvalRow] = []
+    seen: dict[str, int] = {}
+    with open(p, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{p}:{lineno}"
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+            if not isinstance(d, dict):
+                raise InputError(f"{where}: expected a JSON object")
+            rows.append(_row_from_dict(d, where))
+            if rows[-1].id in seen:
+                raise InputError(f"{where}: duplicate id {rows[-1].id!r} (first on line {seen[rows[-1].id]})")
+            seen[rows[-1].id] = lineno
+    if not rows:
+        raise InputError(f"{p}: no rows")
+    return rows
+
+
+_KNOWN = {"id", "code", "input", "output", "entry_point", "original_id", "kind", "transforms", "exception"}
+
+
+def _row_from_dict(d: dict[str, Any], where: str) -> EvalRow:
+    rid = d.get("id")
+    if isinstance(rid, int) and not isinstance(rid, bool):
+        rid = str(rid)
+    for name, value in (("id", rid), ("code", d.get("code")), ("input", d.get("input"))):
+        if not isinstance(value, str):
+            raise InputError(f"{where}: field {name!r} must be a string")
+    exc = d.get("exception")
+    exc_type = None
+    if exc is not None:
+        if not isinstance(exc, dict) or not isinstance(exc.get("type"), str):
+            raise InputError(f"{where}: field 'exception' must be an object with a string 'type'")
+        exc_type = exc["type"]
+    output = d.get("output")
+    if output is None and exc_type is None:
+        raise InputError(f"{where}: 'output' is null but the row has no 'exception'")
+    if output is not None and not isinstance(output, str):
+        raise InputError(f"{where}: field 'output' must be a string (a repr) or null")
+    if output is not None and exc_type is not None:
+        raise InputError(f"{where}: a row has either an 'output' or an 'exception', not both")
+    transforms = d.get("transforms") or ()
+    if not isinstance(transforms, (list, tuple)) or not all(isinstance(t, str) for t in transforms):
+        raise InputError(f"{where}: 'transforms' must be a list of names")
+    kind = d.get("kind") or "original"
+    if kind not in ("original", "code-transform", "input-perturbation"):
+        raise InputError(f"{where}: unknown kind {kind!r}")
+    entry = d.get("entry_point") or "f"
+    if not isinstance(entry, str) or not entry.isidentifier():
+        raise InputError(f"{where}: 'entry_point' must be an identifier")
+    original = d.get("original_id") or rid
+    return EvalRow(rid, d["code"], d["input"], output, entry, str(original), kind, tuple(transforms), exc_type,
+                   {k: v for k, v in d.items() if k not in _KNOWN})
+
+
+def call_arguments(call_text: str, entry_point: str | None = None) -> tuple[str, str]:
+    """Split a call such as ``f([1, 2], 'a')`` into ``("f", "[1, 2], 'a'")``.
+
+    The text must parse as exactly one call of a plain name (checked with :mod:`ast`;
+    nothing is evaluated); the argument text is returned verbatim.
+
+    Raises:
+        InputError: not a single call of a name, or of another name than ``entry_point``.
+    """
+    text = call_text.strip()
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
+        raise InputError(f"not a call: {text[:80]!r} ({exc.msg})") from None
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        raise InputError(f"not a call of a function name: {text[:80]!r}")
+    if entry_point is not None and node.func.id != entry_point:
+        raise InputError(f"calls {node.func.id!r}, expected {entry_point!r}: {text[:80]!r}")
+    open_at = text.index("(", len(node.func.id))
+    if not text.endswith(")"):
+        raise InputError(f"text after the call: {text[:80]!r}")
+    return node.func.id, text[open_at + 1:-1]
+
+
+def read_codemind_dataset(path: str | os.PathLike[str]) -> list[EvalRow]:
+    """Read a CodeMind/ExeRScope ``dataset/<bench>`` folder: ``<id>/main.py`` (code),
+    ``<id>/input.txt`` (a call such as ``f([1, 2])``) and ``<id>/output.txt`` (expected
+    output repr).  Rows are sorted by id (numeric suffixes in numeric order).
+
+    Raises:
+        InputError: a missing file or an ``input.txt`` that is not a single call.
+    """
+    p = Path(path)
+    rows = []
+    dirs = [d for d in p.iterdir() if d.is_dir()]
+    if not dirs:
+        raise InputError(f"{p}: no row folders (<id>/main.py, input.txt, output.txt)")
+    for d in sorted(dirs, key=lambda d: _id_key(d.name)):
+        files = {n: d / n for n in ("main.py", "input.txt", "output.txt")}
+        missing = [n for n, f in files.items() if not f.is_file()]
+        if missing:
+            raise InputError(f"{d}: missing {', '.join(missing)}")
+        code = files["main.py"].read_text(encoding="utf-8")
+        call = files["input.txt"].read_text(encoding="utf-8")
+        try:
+            entry, args = call_arguments(call)
+        except InputError as exc:
+            raise InputError(f"{files['input.txt']}: {exc}") from None
+        output = files["output.txt"].read_text(encoding="utf-8").strip()
+        rows.append(EvalRow(d.name, code, args, output, entry, d.name))
+    return rows
+
+
+def _id_key(name: str) -> tuple:
+    head, _, tail = name.rpartition("_")
+    return (head, int(tail), "") if tail.isdigit() else (name, -1, name)
