@@ -241,7 +241,7 @@ def _read_source(path: Path) -> str:
 def _corpus_digest(files: Sequence[Path]) -> str:
     h = hashlib.sha256()
     for path in files:
-        h.update(path.name.encode() + b"\0")
+        h.update(os.fsencode(path) + b"\0")
         data = path.read_bytes()
         h.update(hashlib.sha256(data).digest())
     return h.hexdigest()
@@ -388,30 +388,45 @@ class NgramModel:
         """
         symbols = abstract_tokens(source, filename)
         ids = self._ids
+        seq = [ids[START]] * (self.order - 1) + [ids.get(s, 0) for s in symbols]
+        return [(symbols[pos - self.order + 1], -math.log2(self._probability(seq, pos)))
+                for pos in range(self.order - 1, len(seq))]
+
+    def probability(self, symbol: str, history: Sequence[str] = ()) -> float:
+        """``P(symbol | history)``: the smoothed probability of one abstracted symbol after
+        the symbols ``history`` (only the last ``order - 1`` count; a shorter history is
+        padded with ``<s>`` as at the start of a file; unknown symbols count as ``<unk>``).
+        Summed over :attr:`vocabulary` it is 1 for every history.
+
+        Args:
+            symbol: a symbol such as ``"for"``, ``"<id>"``, ``"("`` (see :func:`abstract_tokens`).
+            history: the preceding symbols, oldest first.
+        """
+        ids = self._ids
+        hist = [ids.get(s, 0) for s in history][-(self.order - 1):] if self.order > 1 else []
+        seq = [ids[START]] * (self.order - 1 - len(hist)) + hist + [ids.get(symbol, 0)]
+        return self._probability(seq, len(seq) - 1)
+
+    def _probability(self, seq: list[int], pos: int) -> float:
+        # interpolated modified Kneser-Ney, lowest order first (Chen & Goodman 1998, eq. 17)
         base = self._base
-        order = self.order
-        uniform = 1.0 / base
-        seq = [ids[START]] * (order - 1) + [ids.get(s, 0) for s in symbols]
+        w = seq[pos]
+        p = 1.0 / base  # the uniform distribution below the unigrams
+        h = 0  # context key of the current order (unigrams: the empty context, key 0)
         nums, ctxs, discs = self._numerators, self._contexts, self.discounts
-        out = []
-        for pos in range(order - 1, len(seq)):
-            w = seq[pos]
-            p = uniform
-            h = 0  # context key of the current order (order 1: the empty context, key 0)
-            for n in range(order):
-                if n:
-                    h = h + seq[pos - n] * base ** (n - 1)
-                entry = ctxs[n].get(h)
-                if entry is None:
-                    break  # unseen context: every higher one is unseen too
-                den, gamma = entry
-                c = nums[n].get(h * base + w, 0)
-                if c:
-                    d = discs[n]
-                    c = c - (d[0] if c == 1 else d[1] if c == 2 else d[2])
-                p = (c + gamma * p) / den
-            out.append((symbols[pos - order + 1], -math.log2(p)))
-        return out
+        for n in range(self.order):
+            if n:
+                h = h + seq[pos - n] * base ** (n - 1)
+            entry = ctxs[n].get(h)
+            if entry is None:
+                break  # unseen context: every longer one is unseen too
+            den, gamma = entry
+            c = nums[n].get(h * base + w, 0)
+            if c:
+                d = discs[n]
+                c = c - (d[0] if c == 1 else d[1] if c == 2 else d[2])
+            p = (c + gamma * p) / den
+        return p
 
     def cross_entropy(self, source: str, filename: str = "<program>") -> float:
         """Mean surprisal of ``source``'s symbols, in bits per token.
@@ -458,33 +473,38 @@ class NgramModel:
         """Read a model written by :meth:`save`.
 
         Raises:
-            ValueError: not a model file, truncated, or written on a machine of the other
-                byte order.
+            ValueError: not a model file, truncated or with trailing bytes, or written on a
+                machine of the other byte order.
             OSError: the file cannot be read.
         """
         with open(path, "rb") as fh:
+            total = os.fstat(fh.fileno()).st_size
             if fh.read(len(_FORMAT_MAGIC)) != _FORMAT_MAGIC:
                 raise ValueError(f"{path}: not a codemorph n-gram model")
             size = int.from_bytes(fh.read(8), "little")
-            header = json.loads(fh.read(size))
-            if header["byteorder"] != sys.byteorder:
-                raise ValueError(f"{path}: written with byte order {header['byteorder']}")
+            if size > total:
+                raise ValueError(f"{path}: truncated model file")
+            try:
+                header = json.loads(fh.read(size))
+                sizes, ctx_sizes = header["sizes"], header["ctx_sizes"]
+                byteorder = header["byteorder"]
+            except (ValueError, KeyError, TypeError):
+                raise ValueError(f"{path}: unreadable model header") from None
+            if byteorder != sys.byteorder:
+                raise ValueError(f"{path}: written with byte order {byteorder}")
+            if 8 * (2 * sum(sizes) + 3 * sum(ctx_sizes)) != total - fh.tell():
+                raise ValueError(f"{path}: truncated model file or trailing bytes")
 
             def read(code: str, n: int) -> list:
                 a = array.array(code)
-                a.fromfile(fh, n)  # raises EOFError when truncated
+                a.fromfile(fh, n)
                 return a.tolist()
 
             numerators, contexts = [], []
-            try:
-                for n, m in zip(header["sizes"], header["ctx_sizes"]):
-                    numerators.append(dict(zip(read("q", n), read("q", n))))
-                    keys, dens, gammas = read("q", m), read("q", m), read("d", m)
-                    contexts.append(dict(zip(keys, zip(dens, gammas))))
-            except EOFError:
-                raise ValueError(f"{path}: truncated model file") from None
-            if fh.read(1):
-                raise ValueError(f"{path}: trailing bytes after the model")
+            for n, m in zip(sizes, ctx_sizes):
+                numerators.append(dict(zip(read("q", n), read("q", n))))
+                keys, dens, gammas = read("q", m), read("q", m), read("d", m)
+                contexts.append(dict(zip(keys, zip(dens, gammas))))
         return cls(header["order"], header["vocabulary"], numerators, contexts,
                    [tuple(d) for d in header["discounts"]], header["files"], header["skipped"],
                    header["tokens"], header["metadata"])
@@ -502,8 +522,14 @@ def model_cache_path(files: Sequence[Path], order: int = DEFAULT_ORDER, director
     return base / "naturalness" / f"ngram-{_python_tag()}-n{order}-{TOKENS_VERSION}-{digest}.bin"
 
 
+@functools.lru_cache(maxsize=1)
+def _default_files() -> tuple[Path, ...]:
+    return tuple(p.resolve() for p in stdlib_files())
+
+
 @functools.lru_cache(maxsize=8)
-def _cached_model(files: tuple[Path, ...], order: int, directory: str | None, use_cache: bool) -> NgramModel:
+def _cached_model(files: tuple[Path, ...], order: int, directory: str | None, use_cache: bool,
+                  corpus: str) -> NgramModel:
     path = model_cache_path(files, order, directory)
     if use_cache and path.exists():
         try:
@@ -511,7 +537,7 @@ def _cached_model(files: tuple[Path, ...], order: int, directory: str | None, us
         except (ValueError, OSError, KeyError, json.JSONDecodeError):
             pass  # unreadable cache: retrain and overwrite
     model = NgramModel.train(files, order, metadata={
-        "python": _python_tag(), "corpus": "stdlib" if files == tuple(stdlib_files()) else "custom",
+        "python": _python_tag(), "corpus": corpus,
         "corpus_sha256": _corpus_digest(files), "tokens_version": TOKENS_VERSION,
         "smoothing": "interpolated modified Kneser-Ney (Chen & Goodman 1998)",
     })
@@ -540,8 +566,11 @@ def default_model(order: int = DEFAULT_ORDER, files: Sequence[str | os.PathLike]
     Raises:
         ValueError: no training file could be lexed.
     """
-    paths = tuple(Path(f).resolve() for f in files) if files is not None else tuple(stdlib_files())
-    return _cached_model(paths, order, str(cache) if cache is not None else None, use_cache)
+    if files is None:
+        paths, corpus = _default_files(), "stdlib"
+    else:
+        paths, corpus = tuple(Path(f).resolve() for f in files), "custom"
+    return _cached_model(paths, order, str(cache) if cache is not None else None, use_cache, corpus)
 
 
 def cross_entropy(source: str, model: NgramModel | None = None) -> float:
