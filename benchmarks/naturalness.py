@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
 
     summary = {name: _summary(v) for name, v in deltas.items()}
     if index_deltas:
-        summary["(hand-written index loop, same for loops as for-to-while)"] = _summary(index_deltas)
+        summary["hand-written index loop (*)"] = _summary(index_deltas)
     table = Table(title=f"naturalness delta, bits per token (variant - original), {args.data.name}")
     for col in ("transform", "mean", "median", "count", "> 0", "max"):
         table.add_column(col, justify="left" if col == "transform" else "right")
@@ -258,6 +258,9 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row(name, f"{s['mean']:+.3f}", f"{s['median']:+.3f}", str(s["count"]),
                       f"{s['above_zero']:.0%}", f"{s['max']:+.2f}")
     console.print(table)
+    if index_deltas:
+        console.print("(*) the for loops for-to-while rewrote, written as index/counter loops by hand "
+                      "(IndexLoop), against the same originals")
     console.print(
         f"model: {model.order}-gram, {model.files} training files ({model.skipped} skipped), "
         f"{model.tokens:,} tokens, vocabulary {len(model.vocabulary)}; loaded/trained in {t_model:.1f} s; "
