@@ -15,7 +15,8 @@ The model, exactly:
     are kept verbatim;
   - names of public builtins of the running Python (``len``, ``range``, ``iter``, ``next``,
     ``object``, ``type``, ``str``, ``print`` ..., i.e. ``dir(builtins)`` without names that
-    start with ``_``) are kept verbatim, wherever they occur (the lexer cannot tell a
+    start with ``_`` and without the ones :mod:`site` adds: ``exit``, ``quit``, ``help``,
+    ``copyright``, ``credits``, ``license``) are kept verbatim, wherever they occur (the lexer cannot tell a
     shadowing local from the builtin);
   - every other name -- locals, parameters, attributes, module names, dunder names, soft
     keywords such as ``match`` -- becomes ``<id>``;
@@ -99,14 +100,17 @@ __all__ = [
 DEFAULT_ORDER = 4
 #: bumped whenever :func:`abstract_tokens` or the model's tables change meaning; part of the
 #: cache key
-TOKENS_VERSION = "t1"
+TOKENS_VERSION = "t2"
 _FORMAT_MAGIC = b"CMNGRAM1"
 
 ID, STR, NUM = "<id>", "<str>", "<num>"
 NEWLINE, INDENT, DEDENT, END, START, UNK = "<newline>", "<indent>", "<dedent>", "</s>", "<s>", "<unk>"
 
 _KEYWORDS = frozenset(keyword.kwlist)
-_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_"))
+#: the names :mod:`site` adds to builtins (absent under ``python -S``): not kept, so the
+#: vocabulary does not depend on how the interpreter was started
+_SITE_BUILTINS = frozenset({"copyright", "credits", "license", "exit", "quit", "help"})
+_BUILTINS = frozenset(n for n in dir(builtins) if not n.startswith("_")) - _SITE_BUILTINS
 #: kept integer literals: values 0..10
 _SMALL_INT_MAX = 10
 
