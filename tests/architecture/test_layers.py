@@ -20,7 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "codemorph"
 #: (layer name, module prefixes), lowest first.  A module may import its own layer and below.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("rows", ("codemorph.errors", "codemorph.rows", "codemorph.data")),
-    ("engine", ("codemorph.engine", "codemorph.transform")),
+    ("engine", ("codemorph.engine", "codemorph.transform", "codemorph.naturalness")),
     ("authoring", ("codemorph.authoring",)),
     ("transforms", ("codemorph.transforms",)),
     ("sandbox", ("codemorph.sandbox", "codemorph.determinism")),
