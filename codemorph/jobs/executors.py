@@ -31,6 +31,7 @@ import sys
 import threading
 import uuid
 from collections import deque
+from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from codemorph.rows.dataset import Reject
@@ -248,7 +249,8 @@ def make_executor(name: str, scheduler: str | None = None, rows_per_task: int | 
 def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecutor | DaskExecutor | None = None,
              *, setup: Callable[[], Any] | None = None, workers: int = 1, local: str = "processes",
              passthrough: Callable[[T], bool] | None = is_reject, close: bool = True,
-             window: int | None = None) -> Iterator[tuple[T, R | None]]:
+             window: int | None = None, on_error: Callable[[T, Exception], R] | None = None
+             ) -> Iterator[tuple[T, R | None]]:
     """Apply ``fn(state, row)`` to every row; yield ``(row, result)`` in input order.
 
     Args:
@@ -277,6 +279,11 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
             the caller owns.
         window: tasks in flight (submitted, not yet yielded); default ``4 * workers``
             locally, ``tasks_in_flight * threads`` on Dask.
+        on_error: the policy "a failure costs one row, never the run": when ``fn`` raises
+            an ``Exception`` on a row, its result is ``on_error(row, exception)``, computed
+            where ``fn`` ran (the worker process or thread), and the map goes on; picklable
+            for process and Dask backends.  ``None``: the exception is re-raised when its
+            row's turn comes.
 
     Yields:
         ``(row, result)`` pairs, one per input row, in input order; ``result`` is
@@ -284,12 +291,15 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
 
     Raises:
         ValueError: ``workers`` < 1 or an unknown ``local`` mode.
-        Exception: whatever ``fn`` or ``setup`` raised, re-raised when its row's turn comes.
+        Exception: whatever ``setup`` raised, or ``fn`` without ``on_error``, re-raised
+            when its row's turn comes.
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     if local not in ("processes", "threads"):
         raise ValueError(f"local must be 'processes' or 'threads', got {local!r}")
+    if on_error is not None:
+        fn = partial(_guarded, fn, on_error)
     if isinstance(executor, DaskExecutor):
         return _map_dask(fn, rows, executor, setup, passthrough, close, window)
     rows_per_task = executor.rows_per_task if isinstance(executor, LocalExecutor) else 1
@@ -298,6 +308,14 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
     if workers == 1:
         return _map_inline(fn, rows, setup, passthrough, close)
     return _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window)
+
+
+def _guarded(fn: Callable[[Any, T], R], on_error: Callable[[T, Exception], R], state: Any, row: T) -> R:
+    """``fn(state, row)``, or ``on_error(row, exception)`` when it raises an ``Exception``."""
+    try:
+        return fn(state, row)
+    except Exception as exc:  # noqa: BLE001 - the caller's policy decides what a failed row becomes
+        return on_error(row, exc)
 
 
 def _chunks(rows: Iterable[T], size: int, passthrough: Callable[[T], bool] | None
