@@ -136,13 +136,18 @@ class RowProcessor:
         if self._perturb_sandbox is not None:
             self._perturb_sandbox.close()
 
-    def _perturbations(self, row: SourceRow) -> list[dict[str, Any]]:
-        from codemorph.jobs.perturb import perturb_row
+    def _perturbations(self, row: SourceRow, out: RowOutcome) -> None:
+        """Add the row's input perturbations (as ``codemorph perturb`` writes them) to
+        ``out``; a search that raised adds its ``internal`` reject instead (the row's
+        original and variants are still written)."""
+        from codemorph.jobs.perturb import search_row
         from codemorph.perturb import search_limits
 
         if self._perturb_sandbox is None:
             self._perturb_sandbox = Sandbox(search_limits(), workers=1)
-        return [self._stamp(r) for r in perturb_row(row, self.config.perturb, self._perturb_sandbox)]
+        res = search_row(row, self.config.perturb, self._perturb_sandbox)
+        out.rows += [self._stamp(r) for r in res.rows]
+        out.rejects += [r for r in res.rejects if r.stage == "internal"]
 
     def process(self, row: SourceRow) -> RowOutcome:
         """:meth:`process_row`, which never raises: an unexpected exception (a codemorph
@@ -280,7 +285,7 @@ class RowProcessor:
                          if st.status.startswith("written") else st for st in out.stats]
             return reject("execute", unstable)
         if cfg.perturb is not None:
-            out.rows += self._perturbations(row)
+            self._perturbations(row, out)
         return out
 
     @staticmethod
