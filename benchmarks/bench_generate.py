@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from codemorph.rows.dataset import read_rows
-from codemorph.jobs.generate import GenerateConfig, RowProcessor, default_workers, generate
+from codemorph.jobs.executors import default_workers
+from codemorph.jobs.generate import GenerateConfig, RowProcessor, generate
 from codemorph.sandbox.pool import Limits, Sandbox
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"

@@ -218,7 +218,7 @@ def test_rejects_of_a_sharded_input_name_the_file(tmp_path):
 
 
 def test_cgroup_cpu_quota_caps_the_default_workers(tmp_path):
-    from codemorph.jobs.generate import _cgroup_cpu_quota
+    from codemorph.jobs.executors import _cgroup_cpu_quota
 
     (tmp_path / "cpu.max").write_text("150000 100000\n")
     assert _cgroup_cpu_quota(str(tmp_path)) == 2

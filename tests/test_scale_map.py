@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from codemorph.rows.dataset import Reject, SourceRow, read_rows
-from codemorph.jobs.executors import LocalExecutor, close_states, map_rows, perturb_ordered
+from codemorph.jobs.executors import LocalExecutor, close_states, map_rows
+from codemorph.jobs.perturb import perturb_ordered
 
 DATA = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 FIX = Path(__file__).parent / "fixtures" / "evaluate"

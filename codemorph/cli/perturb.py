@@ -1,10 +1,9 @@
-"""The ``codemorph perturb`` command (typer + rich), ready to be registered on the main app:
+"""The ``codemorph perturb`` command (typer + rich), registered on the app by
+:mod:`codemorph.cli.main` as ``app.command("perturb")(perturb_command)``.
 
-    from .perturb.command import perturb_command
-    app.command("perturb")(perturb_command)
-
-Exit codes follow the main CLI: 0 success (unprocessable rows are in the rejects file), 2
-bad invocation or bad input (missing/empty file, malformed target name).
+Exit codes follow the main CLI (:mod:`codemorph.cli.common`): 0 the run finished
+(unprocessable rows are in the rejects file; ``--fail-on-error`` makes a row whose search
+raised exit 1), 2 bad invocation or bad input (missing/empty file, malformed target name).
 """
 
 from __future__ import annotations
@@ -13,11 +12,14 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
-from codemorph.jobs.executors import DEFAULT_WORKERS_HELP
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, check_output_path, err_console,
+                                  exit_on_errors, fail, print_perturb_summary, progress_bar)
 
 __all__ = ["perturb_command", "print_summary"]
+
+#: the summary printer of ``perturb`` (kept under its former name)
+print_summary = print_perturb_summary
 
 
 def perturb_command(
@@ -49,10 +51,10 @@ def perturb_command(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
                                                        "e.g. tcp://10.0.0.1:8786."),
     rows_per_task: int = typer.Option(8, help="Rows per Dask task (--executor dask)."),
+    fail_on_error: bool = typer.Option(False, "--fail-on-error", help=FAIL_ON_ERROR_HELP),
 ) -> None:
     """Search inputs near each row's input that raise the chosen exception classes or
     change the output; write one row per finding (kind input-perturbation)."""
-    from codemorph.cli.main import _check_output_path, _fail, err_console, out_console
     from codemorph.jobs.executors import default_workers, make_executor
     from codemorph.rows.dataset import default_dataset_path
     from codemorph.errors import InputError
@@ -62,12 +64,12 @@ def perturb_command(
     strategies = tuple(strategy) if strategy else DEFAULT_STRATEGIES
     bad = [s for s in strategies if s not in ALL_STRATEGIES]
     if bad:
-        _fail(f"unknown strategy {bad[0]!r}; choose from {', '.join(ALL_STRATEGIES)}")
+        fail(f"unknown strategy {bad[0]!r}; choose from {', '.join(ALL_STRATEGIES)}")
     if "crosshair" in strategies:
         import importlib.util
 
         if importlib.util.find_spec("crosshair") is None:
-            _fail("--strategy crosshair needs CrossHair: pip install 'codemorph[crosshair]'")
+            fail("--strategy crosshair needs CrossHair: pip install 'codemorph[crosshair]'")
     import builtins
 
     for name in exception or ():
@@ -86,38 +88,22 @@ def perturb_command(
                            strategies=strategies)
     in_path = input_path or default_dataset_path()
     if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
-        _fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")
-    _check_output_path(output, in_path)
+        fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")
+    check_output_path(output, in_path)
     try:
         runner = make_executor(executor, scheduler, rows_per_task)
     except (ValueError, ImportError) as exc:
-        _fail(str(exc))
-    progress = Progress(TextColumn("[bold]perturb[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
-                        TimeElapsedColumn(), TimeRemainingColumn(), console=err_console, transient=False)
+        fail(str(exc))
     try:
-        with progress:
-            task = progress.add_task("rows", total=None)
-
-            def tick(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
-
+        with progress_bar("perturb") as tick:
             summary = perturb_dataset(in_path, output, config, progress=tick,
                                       executor=None if executor == "local" else runner)
     except (InputError, ValueError) as exc:
-        _fail(str(exc) if executor != "dask" or isinstance(exc, InputError)
+        fail(str(exc) if executor != "dask" or isinstance(exc, InputError)
               else f"cannot use the Dask scheduler {scheduler}: {exc}")
     except (OSError, TimeoutError) as exc:
         if executor != "dask":
             raise
-        _fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
-    print_summary(summary, out_console)
-
-
-def print_summary(summary, console: Console) -> None:
-    """Print the per-target table and a one-line account of a run."""
-    from codemorph.jobs.perturb import summary_table
-
-    console.print(summary_table(summary))
-    console.print(f"{summary.rows_read} rows read, {summary.programs_searched} searched, {summary.rows_written} rows "
-                  f"written to {summary.out_path}; {summary.rows_rejected} rejected (see {summary.rejects_path}); "
-                  f"{summary.executions} executions; {summary.seconds:.1f} s", highlight=False)
+        fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
+    print_perturb_summary(summary)
+    exit_on_errors(summary.errors, fail_on_error)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence, Union
 
 from codemorph.engine.program import Program
-from codemorph.engine.transform import Transform, TransformResult, derive_rng
+from codemorph.engine.transform import Transform, TransformError, TransformResult, derive_rng
 
 __all__ = ["Pipeline", "Sequence_", "OneOf", "SomeOf", "Repeat", "PipelineResult", "as_step", "renames_bindings"]
 
@@ -35,6 +35,13 @@ class PipelineResult:
     def applied(self) -> list[str]:
         """Names of the transforms that changed the program, in order."""
         return [r.transform for r in self.results if r.applied]
+
+    @property
+    def errors(self) -> list[TransformError]:
+        """The :class:`~codemorph.engine.transform.TransformError` of every step whose
+        transform raised (:meth:`Transform.apply` caught it; the pipeline went on with the
+        program as it was before that step), in order."""
+        return [r.error for r in self.results if r.error is not None]
 
     @property
     def changed(self) -> bool:

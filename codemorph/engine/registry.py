@@ -9,7 +9,7 @@ from importlib.metadata import entry_points
 from typing import Any, Iterable
 
 from codemorph.errors import CodemorphError, UnknownTransformError
-from codemorph.engine.transform import Transform
+from codemorph.engine.transform import Transform, record_distribution
 
 __all__ = ["ENTRY_POINT_GROUP", "Registry", "default_registry", "get_transform", "list_transforms"]
 
@@ -76,6 +76,7 @@ class Registry:
                                  f"and {cls.__module__}.{cls.__qualname__}")
         self._classes[cls.name] = cls
         self._origin[cls.name] = origin
+        record_distribution(cls, origin)
         return cls
 
     def names(self) -> list[str]:

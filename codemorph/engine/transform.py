@@ -24,7 +24,9 @@ from codemorph.engine.program import Program
 
 __all__ = [
     "Site",
+    "TransformError",
     "TransformResult",
+    "record_distribution",
     "RewriteContext",
     "Transform",
     "derive_rng",
@@ -241,6 +243,57 @@ class Site:
 
 
 @dataclass(frozen=True)
+class TransformError:
+    """An unexpected exception a transform's :meth:`~Transform.rewrite` raised (a bug of
+    the transform), caught by :meth:`Transform.apply`, which never raises.
+
+    Attributes:
+        transform: the transform's registered name.
+        distribution: the package that registered the transform through the
+            ``codemorph.transforms`` entry-point group (``"codemorph"`` for built-ins;
+            ``""`` when unknown, e.g. a class registered by hand).
+        exception: the exception's class name (``"RuntimeError"``).
+        message: ``str(exception)``.
+    """
+
+    transform: str
+    distribution: str
+    exception: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"transform": self.transform, "distribution": self.distribution, "exception": self.exception,
+                "message": self.message}
+
+
+# transform class -> the distribution that registered it (filled by the registry)
+_distributions: dict[type, str] = {}
+
+
+def record_distribution(cls: type, distribution: str) -> None:
+    """Remember that ``distribution`` registered the transform class ``cls`` (called by
+    :class:`~codemorph.engine.registry.Registry`), for :class:`TransformError` records."""
+    if distribution:
+        _distributions[cls] = distribution
+
+
+def _distribution_of(cls: type) -> str:
+    found = _distributions.get(cls)
+    if found:
+        return found
+    module = getattr(cls, "__module__", "") or ""
+    if module == "codemorph" or module.startswith("codemorph."):
+        return "codemorph"
+    try:
+        from importlib.metadata import packages_distributions
+
+        names = packages_distributions().get(module.partition(".")[0]) or []
+    except Exception:  # noqa: BLE001 - metadata of the environment only names the culprit
+        names = []
+    return names[0] if names else ""
+
+
+@dataclass(frozen=True)
 class TransformResult:
     """What :meth:`Transform.apply` returns.
 
@@ -250,6 +303,8 @@ class TransformResult:
         applied: whether anything was changed.
         sites: the places changed (empty when not applied).
         reason: why nothing was applied (``None`` when applied).
+        error: the :class:`TransformError` when the transform raised an unexpected
+            exception (then ``applied`` is false), else ``None``.
     """
 
     transform: str
@@ -257,6 +312,7 @@ class TransformResult:
     applied: bool
     sites: tuple[Site, ...] = ()
     reason: str | None = None
+    error: TransformError | None = None
 
     @property
     def source(self) -> str:
@@ -410,14 +466,28 @@ class Transform:
 
         Returns:
             A :class:`TransformResult`; ``applied=False`` with a ``reason`` when a
-            precondition does not hold, nothing matched, or the rewrite would not compile.
-            Never raises for a valid program.
+            precondition does not hold, nothing matched, or the rewrite would not compile;
+            ``applied=False`` with an :attr:`~TransformResult.error` as well when
+            :meth:`rewrite` raised anything else than
+            :class:`~codemorph.errors.NotApplicable` (a bug of the transform).  Never
+            raises (as LibCST's codemod runner, which turns a codemod's exception into a
+            failure result): one transform's bug costs its variant, never the run.
+            ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), self.name)
         if self.needs_runtime_types and observations is None:
             return TransformResult(self.name, program, False,
                                    reason="needs runtime type observations, none given")
+        try:
+            return self._apply(program, rng, inputs, observations)
+        except Exception as exc:  # noqa: BLE001 - the policy: a transform's bug is a result, not a crash
+            err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
+            return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
+                                   error=err)
+
+    def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any
+               ) -> TransformResult:
         ctx = RewriteContext(program, rng, inputs, observations)
         try:
             new_module = self.rewrite(program.module, ctx)

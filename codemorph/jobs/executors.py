@@ -9,16 +9,16 @@ module gives them one order-preserving, row-partitioned map with two backends:
 * :class:`DaskExecutor`: rows are partitioned into tasks of ``rows_per_task`` rows and run
   on the workers of a Dask distributed cluster (``pip install 'codemorph[dask]'``).
 
-Per-worker resources (a sandbox, a :class:`~codemorph.generate.RowProcessor` with its
-transforms) are built once per worker process or thread by a ``setup`` callable and closed
-when the map ends.  Results come back in input order whatever order tasks finish in, and at
+Per-worker resources (a sandbox, a :class:`~codemorph.jobs.generate.RowProcessor` with its
+transforms) are built once per worker process or thread by a ``setup`` callable the job
+passes in, and closed when the map ends.  Results come back in input order whatever order tasks finish in, and at
 most a bounded number of tasks is in flight, so the caller's memory does not grow with the
 corpus: a Dask run writes the same bytes as a local one (tests/test_scale_map.py).
 
-The main entry point is :func:`map_rows`; :func:`generate_ordered` (``generate``, also
-behind :meth:`LocalExecutor.ordered` and :meth:`DaskExecutor.ordered`) and
-:func:`perturb_ordered` (``perturb``) are thin adapters over it: the jobs have no pool
-code of their own.
+The one entry point is :func:`map_rows`: a job passes its row function and its state
+factory (``generate``: :func:`codemorph.jobs.generate.generate_ordered`; ``perturb``:
+:func:`codemorph.jobs.perturb.perturb_ordered`; ``evaluate``), so this module knows no job
+and the jobs have no pool code of their own.
 """
 
 from __future__ import annotations
@@ -32,16 +32,12 @@ import threading
 import uuid
 from collections import deque
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from codemorph.rows.dataset import Reject, SourceRow
+from codemorph.rows.dataset import Reject
 
-if TYPE_CHECKING:  # pragma: no cover
-    from codemorph.jobs.generate import GenerateConfig, RowOutcome
-    from codemorph.jobs.perturb import PerturbConfig
-
-__all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "generate_ordered", "perturb_ordered", "close_states",
-           "is_reject", "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP"]
+__all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "close_states", "is_reject",
+           "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP", "die_with_parent"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -174,19 +170,13 @@ class LocalExecutor:
             milliseconds or more; raise it for very cheap rows to save IPC).
 
     The number of workers and processes-or-threads are arguments of :func:`map_rows`
-    (``generate``'s come from :class:`~codemorph.generate.GenerateConfig`).
+    (``generate``'s come from :class:`~codemorph.jobs.generate.GenerateConfig`).
     """
 
     def __init__(self, rows_per_task: int = 1) -> None:
         if rows_per_task < 1:
             raise ValueError("rows_per_task must be >= 1")
         self.rows_per_task = rows_per_task
-
-    def ordered(self, config: "GenerateConfig", items: Iterable[SourceRow | Reject]
-                ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
-        """``generate``: yield ``(item, outcome)`` for every item, in input order, on
-        ``config.workers`` local processes (:func:`generate_ordered`)."""
-        return generate_ordered(config, items, self)
 
     def __repr__(self) -> str:
         return f"LocalExecutor(rows_per_task={self.rows_per_task})"
@@ -229,13 +219,6 @@ class DaskExecutor:
             return self.scheduler, False
         return Client(self.scheduler), True
 
-    def ordered(self, config: "GenerateConfig", items: Iterable[SourceRow | Reject]
-                ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
-        """``generate``: yield ``(item, outcome)`` for every item, in input order; each
-        worker thread keeps one :class:`~codemorph.generate.RowProcessor` for the run
-        (:func:`generate_ordered`)."""
-        return generate_ordered(config, items, self)
-
     def __repr__(self) -> str:
         return f"DaskExecutor({self.scheduler!r}, rows_per_task={self.rows_per_task})"
 
@@ -266,7 +249,8 @@ def make_executor(name: str, scheduler: str | None = None, rows_per_task: int | 
 def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecutor | DaskExecutor | None = None,
              *, setup: Callable[[], Any] | None = None, workers: int = 1, local: str = "processes",
              passthrough: Callable[[T], bool] | None = is_reject, close: bool = True,
-             window: int | None = None) -> Iterator[tuple[T, R | None]]:
+             window: int | None = None, on_error: Callable[[T, Exception], R] | None = None
+             ) -> Iterator[tuple[T, R | None]]:
     """Apply ``fn(state, row)`` to every row; yield ``(row, result)`` in input order.
 
     Args:
@@ -295,6 +279,11 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
             the caller owns.
         window: tasks in flight (submitted, not yet yielded); default ``4 * workers``
             locally, ``tasks_in_flight * threads`` on Dask.
+        on_error: the policy "a failure costs one row, never the run": when ``fn`` raises
+            an ``Exception`` on a row, its result is ``on_error(row, exception)``, computed
+            where ``fn`` ran (the worker process or thread), and the map goes on; picklable
+            for process and Dask backends.  ``None``: the exception is re-raised when its
+            row's turn comes.
 
     Yields:
         ``(row, result)`` pairs, one per input row, in input order; ``result`` is
@@ -302,12 +291,15 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
 
     Raises:
         ValueError: ``workers`` < 1 or an unknown ``local`` mode.
-        Exception: whatever ``fn`` or ``setup`` raised, re-raised when its row's turn comes.
+        Exception: whatever ``setup`` raised, or ``fn`` without ``on_error``, re-raised
+            when its row's turn comes.
     """
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     if local not in ("processes", "threads"):
         raise ValueError(f"local must be 'processes' or 'threads', got {local!r}")
+    if on_error is not None:
+        fn = partial(_guarded, fn, on_error)
     if isinstance(executor, DaskExecutor):
         return _map_dask(fn, rows, executor, setup, passthrough, close, window)
     rows_per_task = executor.rows_per_task if isinstance(executor, LocalExecutor) else 1
@@ -316,6 +308,14 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
     if workers == 1:
         return _map_inline(fn, rows, setup, passthrough, close)
     return _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window)
+
+
+def _guarded(fn: Callable[[Any, T], R], on_error: Callable[[T, Exception], R], state: Any, row: T) -> R:
+    """``fn(state, row)``, or ``on_error(row, exception)`` when it raises an ``Exception``."""
+    try:
+        return fn(state, row)
+    except Exception as exc:  # noqa: BLE001 - the caller's policy decides what a failed row becomes
+        return on_error(row, exc)
 
 
 def _chunks(rows: Iterable[T], size: int, passthrough: Callable[[T], bool] | None
@@ -445,67 +445,3 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
 def _forget_states(token: str) -> None:
     with _states_lock:
         _states.pop(token, None)
-
-
-# -- adapters for the jobs -----------------------------------------------------------------------
-def _process_row(processor: Any, row: SourceRow) -> Any:
-    return processor.process(row)
-
-
-def generate_ordered(config: "GenerateConfig", items: Iterable[SourceRow | Reject],
-                     executor: LocalExecutor | DaskExecutor | None = None
-                     ) -> Iterator[tuple[SourceRow | Reject, "RowOutcome"]]:
-    """``generate``: yield ``(item, outcome)`` for every item read, in input order.
-
-    Each row is processed by a :class:`~codemorph.generate.RowProcessor` (its transforms and
-    one sandbox), one per worker: ``config.workers`` local ``spawn`` processes (that die
-    with this one, :func:`die_with_parent`), the calling process when ``config.workers`` is
-    1, or every thread of a Dask cluster.  Locally up to ``32 * config.workers`` rows are
-    in flight ahead of the one being yielded (rows take from milliseconds to seconds; the
-    look-ahead keeps every worker busy past a slow one).  A
-    :class:`~codemorph.dataset.Reject` item gets an outcome holding just itself.  An
-    exception a row raised is re-raised when that row's turn comes.  Every row's
-    randomness derives from ``(config.seed, row id)``, so the outcomes do not depend on the
-    executor or the number of workers.
-    """
-    from codemorph.jobs.generate import RowOutcome, RowProcessor
-
-    workers = max(1, config.workers)
-    window = None if isinstance(executor, DaskExecutor) else 32 * workers
-    for item, out in map_rows(_process_row, items, executor, setup=partial(RowProcessor, config), workers=workers,
-                              window=window):
-        yield item, (RowOutcome(rejects=[item]) if out is None else out)
-
-
-def _perturb_one(config: "PerturbConfig", sandbox: Any, row: SourceRow) -> Any:
-    from codemorph.jobs.perturb import search_row
-
-    return search_row(row, config, sandbox)
-
-
-def _perturb_sandbox() -> Any:
-    from codemorph.perturb.search import search_limits
-    from codemorph.sandbox.pool import Sandbox
-
-    return Sandbox(search_limits())
-
-
-def perturb_ordered(config: "PerturbConfig", items: Iterable[SourceRow | Reject],
-                    executor: LocalExecutor | DaskExecutor | None = None) -> Iterator[tuple[Any, Any]]:
-    """``perturb``: yield ``(item, row result)`` for every item read, in input order.
-
-    Each row is searched by :func:`codemorph.perturb.job.search_row` with one sandbox per
-    worker (``config.workers`` local ``spawn`` processes that die with this one, the calling
-    process when ``config.workers`` is 1, or every thread of a Dask cluster); locally up to
-    ``4 * config.workers`` rows are in flight ahead of the one being yielded.  A
-    :class:`~codemorph.dataset.Reject` item gets a result holding just itself; an exception
-    a row raised is re-raised when that row's turn comes.  The searches are seeded per row
-    and bounded by executions, so the results do not depend on the executor.
-    """
-    from codemorph.jobs.perturb import RowResult
-
-    workers = max(1, config.workers)
-    window = None if isinstance(executor, DaskExecutor) else 4 * workers
-    for item, res in map_rows(partial(_perturb_one, config), items, executor, setup=_perturb_sandbox,
-                              workers=workers, window=window):
-        yield item, (RowResult(rejects=[item]) if res is None else res)

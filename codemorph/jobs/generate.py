@@ -14,16 +14,15 @@ import os
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
-# default_workers, usable_cpus and _cgroup_cpu_quota live in codemorph.executors (every
-# command's default); re-exported here, where they were first public
-from codemorph.jobs.executors import _cgroup_cpu_quota, default_workers, usable_cpus  # noqa: F401
-from codemorph.jobs.executors import generate_ordered
+from codemorph.jobs.executors import DaskExecutor, LocalExecutor, map_rows
 from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
-                      row_json,
-                      progress_path, read_rows, rejects_path)
+                                    progress_path, read_rows, rejects_path)
+from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow, internal_reject,
+                                   parse_problem, row_reject)
 from codemorph.errors import ParseError
 from codemorph.engine.pipeline import Pipeline
 from codemorph.engine.program import Program
@@ -36,7 +35,7 @@ from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, che
                            may_depend_on_hash, prove_verdict)
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
-           "default_transforms", "default_workers"]
+           "generate_ordered", "default_transforms"]
 
 
 def default_transforms() -> tuple[str, ...]:
@@ -92,8 +91,10 @@ class TransformStat:
     """What happened to one (row, variant) pair (``transform`` is the variant's name).
 
     ``status`` is ``written``, ``not-applicable``, ``rejected`` (verification found a
-    difference), ``inconclusive`` (verification could not decide; not written) or
-    ``error`` (the variant did not run on the row's input); ``seconds`` is wall time.
+    difference), ``inconclusive`` (verification could not decide; not written),
+    ``error`` (the variant did not run on the row's input) or ``transform-error`` (a
+    transform of the variant raised; a reject of stage ``transform``); ``seconds`` is wall
+    time.
     """
 
     transform: str
@@ -104,11 +105,14 @@ class TransformStat:
 
 @dataclass
 class RowOutcome:
-    """Result of processing one input row: rows to write, rejects, and per-transform stats."""
+    """Result of processing one input row: rows to write (JSON objects of
+    :mod:`codemorph.rows.schema` rows), rejects of the row (:class:`Reject`), rejects of
+    its variants (:class:`~codemorph.rows.schema.VariantReject` /
+    :class:`~codemorph.rows.schema.TransformReject`), and per-transform stats."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
-    variant_rejects: list[dict[str, Any]] = field(default_factory=list)
+    variant_rejects: list[VariantReject | TransformReject] = field(default_factory=list)
     stats: list[TransformStat] = field(default_factory=list)
 
 
@@ -132,15 +136,30 @@ class RowProcessor:
         if self._perturb_sandbox is not None:
             self._perturb_sandbox.close()
 
-    def _perturbations(self, row: SourceRow) -> list[dict[str, Any]]:
-        from codemorph.jobs.perturb import perturb_row
+    def _perturbations(self, row: SourceRow, out: RowOutcome) -> None:
+        """Add the row's input perturbations (as ``codemorph perturb`` writes them) to
+        ``out``; a search that raised adds its ``internal`` reject instead (the row's
+        original and variants are still written)."""
+        from codemorph.jobs.perturb import search_row
         from codemorph.perturb import search_limits
 
         if self._perturb_sandbox is None:
             self._perturb_sandbox = Sandbox(search_limits(), workers=1)
-        return [self._stamp(r) for r in perturb_row(row, self.config.perturb, self._perturb_sandbox)]
+        res = search_row(row, self.config.perturb, self._perturb_sandbox)
+        out.rows += [self._stamp(r) for r in res.rows]
+        out.rejects += [r for r in res.rejects if r.stage == "internal"]
 
     def process(self, row: SourceRow) -> RowOutcome:
+        """:meth:`process_row`, which never raises: an unexpected exception (a codemorph
+        bug, in this process or a worker's) becomes the row's only reject, of stage
+        ``internal`` (:func:`~codemorph.rows.schema.internal_reject`: exception class,
+        message, where), and the run goes on with the next row."""
+        try:
+            return self.process_row(row)
+        except Exception as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
+            return RowOutcome(rejects=[internal_reject(row, exc)])
+
+    def process_row(self, row: SourceRow) -> RowOutcome:
         """Re-execute the source row, then build, verify and execute one variant per transform.
 
         Two sandbox batches per row: the traced baseline (the row's input twice, checked
@@ -168,15 +187,13 @@ class RowProcessor:
         cfg = self.config
 
         def reject(stage: str, reason: str) -> RowOutcome:
-            out.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} ({row.place}): {reason}",
-                                      row_json(row), file=row.file))
+            out.rejects.append(row_reject(row, stage, reason))
             return out
 
         try:
             program = Program(row.code, row.entry_point, filename=row.id)
         except ParseError as exc:
-            at = f"line {exc.line}, column {exc.column}: " if exc.line is not None else ""
-            return reject("parse", f"code does not parse: {at}{exc.message}")
+            return reject("parse", parse_problem(exc))
         if not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 
@@ -217,7 +234,7 @@ class RowProcessor:
         requests: list[ExecRequest] = []
         slices = []
         for name, res, _ in candidates:
-            if not res.changed:
+            if not res.changed or res.errors:
                 slices.append(None)
                 continue
             checks = check_requests(baseline, res.program, self.sandbox.limits.timeout, expected_output=row.output,
@@ -237,11 +254,17 @@ class RowProcessor:
         # recorded text only has to compare equal (``1`` for ``True``, ``2.0`` for ``2``, a
         # dict in another order, even an expression), and a harness compares the row's text
         own = baseline.outcomes[0]
-        out.rows.append(self._stamp({**row.extra, "id": row.id, "code": row.code, "input": row.input,
-                                     "output": own.value_repr if own.literal_ok and own.value_repr is not None
-                                     else row.output, "entry_point": row.entry_point, "original_id": row.id,
-                                     "transforms": [], "seed": cfg.seed, "kind": "original"}))
+        out.rows.append(OriginalRow(row.id, row.code, row.input,
+                                    own.value_repr if own.literal_ok and own.value_repr is not None else row.output,
+                                    row.entry_point, row.id, cfg.seed, extra=row.extra,
+                                    recipe=self._recipe()).to_json())
         for (name, res, seconds), sl, run in zip(candidates, slices, row_runs):
+            if res.errors:
+                # a transform raised (Transform.apply caught it): this variant is rejected,
+                # naming the transform and its package; the row's other variants go on
+                out.stats.append(TransformStat(name, "transform-error", seconds, res.errors[0].message))
+                out.variant_rejects += [self._transform_reject(row, name, e) for e in res.errors[:1]]
+                continue
             if sl is None:
                 out.stats.append(TransformStat(name, "not-applicable", seconds, res.reason))
                 continue
@@ -262,7 +285,7 @@ class RowProcessor:
                          if st.status.startswith("written") else st for st in out.stats]
             return reject("execute", unstable)
         if cfg.perturb is not None:
-            out.rows += self._perturbations(row)
+            self._perturbations(row, out)
         return out
 
     @staticmethod
@@ -280,10 +303,24 @@ class RowProcessor:
                         f"nondeterministic (or the transform wrong), so no row of it is written")
         return None
 
+    def _recipe(self) -> dict[str, str] | None:
+        if self.config.recipe is None:
+            return None
+        return {"name": self.config.recipe[0], "version": self.config.recipe[1]}
+
     def _stamp(self, row: dict[str, Any]) -> dict[str, Any]:
-        if self.config.recipe is not None:
-            row["recipe"] = {"name": self.config.recipe[0], "version": self.config.recipe[1]}
+        recipe = self._recipe()
+        if recipe is not None:
+            row["recipe"] = recipe
         return row
+
+    @staticmethod
+    def _transform_reject(row: SourceRow, name: str, err) -> TransformReject:
+        dist = f" (from {err.distribution})" if err.distribution else ""
+        reason = (f"row {row.id!r} ({row.place}), variant {name!r}: transform {err.transform!r}{dist} raised "
+                  f"{err.exception}: {err.message}; the variant is not written, the row's other variants are")
+        return TransformReject(f"{row.id}:{name}", row.id, row.line, row.file, reason, err.transform,
+                               err.distribution, err.exception, err.message)
 
     def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
         new = res.program
@@ -295,27 +332,24 @@ class RowProcessor:
             # written, labelled honestly rather than "equivalent"
             status = "unreached"
         elif not verdict.ok:  # "equivalent" or "proved"
-            out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "verify",
-                                        "reason": f"{verdict.status}: {verdict.reason}", "code": new.source,
-                                        "counterexample": _cex_json(verdict.counterexample)})
+            out.variant_rejects.append(VariantReject(vid, row.id, row.line, "verify",
+                                                     f"{verdict.status}: {verdict.reason}", new.source,
+                                                     _cex_json(verdict.counterexample)))
             return ("rejected" if verdict.status == "differs" else "inconclusive"), verdict.reason
         if run.status != "returned" or run.output_matches is not True:
             why = (f"the variant, run on the row's input, {_run_words(run)}, while the original returned the "
                    f"recorded output {row.output[:80]!r}")
-            out.variant_rejects.append({"id": vid, "original_id": row.id, "line": row.line, "stage": "execute",
-                                        "reason": why, "code": new.source})
+            out.variant_rejects.append(VariantReject(vid, row.id, row.line, "execute", why, new.source))
             return "error", why
-        out.rows.append(self._stamp({
-            **row.extra,  # the input row's own columns (difficulty, source...), as on the original row
-            # a result whose repr is no literal (inf, a class instance) keeps the row's recorded
-            # output text, which the variant's result was just checked to equal
-            "id": vid, "code": new.source, "input": row.input,
-            "output": run.value_repr if run.literal_ok else row.output,
-            "entry_point": new.entry_point, "original_id": row.id, "transforms": res.applied,
-            "seed": self.config.seed, "verification": {
+        # the input row's own columns (difficulty, source...) come first, as on the original row;
+        # a result whose repr is no literal (inf, a class instance) keeps the row's recorded
+        # output text, which the variant's result was just checked to equal
+        out.rows.append(VariantRow(
+            vid, new.source, row.input, run.value_repr if run.literal_ok else row.output, new.entry_point, row.id,
+            res.applied, self.config.seed, {
                 "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
                 "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
-            "sites": sum(len(r.sites) for r in res.results if r.applied), "kind": "code-transform"}))
+            sum(len(r.sites) for r in res.results if r.applied), extra=row.extra, recipe=self._recipe()).to_json())
         return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
             else None
 
@@ -382,6 +416,33 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
     return None
 
 
+def _process_row(processor: RowProcessor, row: SourceRow) -> RowOutcome:
+    return processor.process(row)
+
+
+def generate_ordered(config: GenerateConfig, items: Iterable[SourceRow | Reject],
+                     executor: LocalExecutor | DaskExecutor | None = None
+                     ) -> Iterator[tuple[SourceRow | Reject, RowOutcome]]:
+    """``generate``: yield ``(item, outcome)`` for every item read, in input order.
+
+    Each row is processed by a :class:`RowProcessor` (its transforms and one sandbox), one
+    per worker, through :func:`~codemorph.jobs.executors.map_rows`: ``config.workers``
+    local ``spawn`` processes (that die with this one), the calling process when
+    ``config.workers`` is 1, or every thread of a Dask cluster.  Locally up to
+    ``32 * config.workers`` rows are in flight ahead of the one being yielded (rows take
+    from milliseconds to seconds; the look-ahead keeps every worker busy past a slow one).
+    A :class:`~codemorph.rows.dataset.Reject` item gets an outcome holding just itself.  A
+    row whose processing raises gets its ``internal`` reject in the worker
+    (:meth:`RowProcessor.process`).  Every row's randomness derives from ``(config.seed,
+    row id)``, so the outcomes do not depend on the executor or the number of workers.
+    """
+    workers = max(1, config.workers)
+    window = None if isinstance(executor, DaskExecutor) else 32 * workers
+    for item, out in map_rows(_process_row, items, executor, setup=partial(RowProcessor, config), workers=workers,
+                              window=window):
+        yield item, (RowOutcome(rejects=[item]) if out is None else out)
+
+
 @dataclass
 class GenerateSummary:
     """Counts of a finished run (per transform and overall) and where files went."""
@@ -399,6 +460,10 @@ class GenerateSummary:
     reject_reasons: Counter = field(default_factory=Counter)
     #: input rows a resumed run found already done (not counted in the other fields)
     rows_resumed: int = 0
+    #: unexpected exceptions caught: a transform that raised (one per variant, stage
+    #: ``transform``) or a row whose processing raised (stage ``internal``); each is in the
+    #: rejects file.  ``codemorph generate --fail-on-error`` exits 1 when it is not 0.
+    errors: int = 0
 
 
 def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
@@ -447,7 +512,7 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
         # rows are read as a stream; skipped (resumed) rows still pass the id guard
         items = itertools.islice(guard_derived_ids(read_rows(in_path), derived), skip, None)
-        outcomes = generate_ordered(config, items) if executor is None else executor.ordered(config, items)
+        outcomes = generate_ordered(config, items, executor)
         for done, (item, res) in enumerate(outcomes, skip + 1):
             summary.rows_read += 1
             for r in res.rows:
@@ -462,8 +527,10 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
                 rejects.write(rej.to_json())
                 summary.rows_rejected += 1
                 summary.reject_reasons[rej.stage] += 1
+                summary.errors += rej.stage == "internal"
             for vr in res.variant_rejects:
-                rejects.write({**vr, "kind": "variant"})
+                rejects.write(vr.to_json())
+                summary.errors += isinstance(vr, TransformReject)
             for st in res.stats:
                 summary.per_transform[st.transform][st.status] += 1
                 summary.time_per_transform[st.transform] += st.seconds

@@ -53,15 +53,16 @@ import os
 import statistics
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 import libcst as cst
 
-from codemorph.rows.dataset import (Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path,
-                       row_json)
+from codemorph.rows.dataset import Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path
+from codemorph.rows.schema import PerturbationRow, internal_reject, parse_problem, row_reject
 from codemorph.errors import InputError, ParseError
-from codemorph.jobs.executors import perturb_ordered
+from codemorph.jobs.executors import DaskExecutor, LocalExecutor, map_rows
 from codemorph.engine.program import Program
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.sandbox.pool import ExecRequest, Outcome, Sandbox
@@ -71,7 +72,7 @@ from codemorph.perturb.search import ANY_EXCEPTION, DEFAULT_STRATEGIES, OUTPUT_C
     search_many
 
 __all__ = ["PerturbConfig", "PerturbSummary", "TargetStats", "RowResult", "perturb_dataset", "perturb_row", "search_row",
-           "DEFAULT_EXCEPTIONS", "summary_table", "HARNESS_RECURSION_LIMIT"]
+           "perturb_ordered", "DEFAULT_EXCEPTIONS", "summary_table", "HARNESS_RECURSION_LIMIT"]
 
 #: frames of the stack a finding is re-checked with, counted as in a plain ``python
 #: program.py`` run (:attr:`~codemorph.sandbox.ExecRequest.recursion_limit`): CPython's
@@ -158,6 +159,9 @@ class PerturbSummary:
     executions: int = 0
     seconds: float = 0.0
     search_seconds: list[float] = field(default_factory=list)
+    #: rows whose processing raised an unexpected exception (stage ``internal`` in the
+    #: rejects file); ``codemorph perturb --fail-on-error`` exits 1 when it is not 0
+    errors: int = 0
 
 
 @dataclass
@@ -215,18 +219,26 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
     seed input that does not run to an end), the closest reproducible finding per target,
     executions (search and re-check) and seconds spent.  Findings are re-checked by
     :func:`_recheck` before they become rows.  Arguments as for :func:`perturb_row`; returns
-    a :class:`RowResult`."""
+    a :class:`RowResult`.  Never raises: an unexpected exception (a codemorph bug) becomes
+    the row's only reject, of stage ``internal`` (exception class, message, where), and
+    the run goes on."""
+    try:
+        return _search_row(row, config, sandbox)
+    except Exception as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
+        return RowResult(rejects=[internal_reject(row, exc)])
+
+
+def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowResult:
     res = RowResult()
 
     def reject(stage: str, reason: str) -> RowResult:
-        res.rejects.append(Reject(row.id, row.line, stage, f"row {row.id!r} ({row.place}): {reason}",
-                                  row_json(row), file=row.file))
+        res.rejects.append(row_reject(row, stage, reason))
         return res
 
     try:
         program = Program(row.code, row.entry_point, filename=row.id)
     except ParseError as exc:
-        return reject("parse", f"code does not parse: line {exc.line}, column {exc.column}: {exc.message}")
+        return reject("parse", parse_problem(exc))
     if not program.has_entry_point():
         return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
     source = nondeterminism_source(row.code)
@@ -266,16 +278,14 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
                 continue
             written.add(p.input)
             label = t
-            res.rows.append({
-                **row.extra,  # the input row's own columns (difficulty, source...), unchanged
-                "id": f"{row.id}:perturb:{label}:{n}", "kind": "input-perturbation", "original_id": row.id,
-                "code": row.code, "input": p.input, "entry_point": row.entry_point,
-                "output": p.output if p.status == "returned" else None,
-                "exception": None if p.exception is None else
+            res.rows.append(PerturbationRow(
+                f"{row.id}:perturb:{label}:{n}", row.id, row.code, p.input, row.entry_point,
+                p.output if p.status == "returned" else None,
+                None if p.exception is None else
                 {"type": p.exception.type, "message": p.exception.message, "line": p.exception.line},
-                "target": t, "seed_input": row.input, "distance": p.distance, "strategy": p.strategy,
-                "type_changing": p.type_changing, "seed": config.seed,
-            })
+                t, row.input, p.distance, p.strategy, p.type_changing, config.seed,
+                extra=row.extra,  # the input row's own columns (difficulty, source...), unchanged
+            ).to_json())
             n += 1
     return res
 
@@ -410,6 +420,35 @@ def _keepable(target: str, p: Perturbation) -> bool:
     return p.exception is None or p.exception.type not in _HARNESS_KILLERS or p.exception.type == target
 
 
+def _perturb_one(config: PerturbConfig, sandbox: Sandbox, row: SourceRow) -> RowResult:
+    return search_row(row, config, sandbox)
+
+
+def _search_sandbox() -> Sandbox:
+    return Sandbox(search_limits())
+
+
+def perturb_ordered(config: PerturbConfig, items: Iterable[SourceRow | Reject],
+                    executor: LocalExecutor | DaskExecutor | None = None
+                    ) -> Iterator[tuple[SourceRow | Reject, RowResult]]:
+    """``perturb``: yield ``(item, row result)`` for every item read, in input order.
+
+    Each row is searched by :func:`search_row` with one sandbox per worker, through
+    :func:`~codemorph.jobs.executors.map_rows` (``config.workers`` local ``spawn``
+    processes that die with this one, the calling process when ``config.workers`` is 1, or
+    every thread of a Dask cluster); locally up to ``4 * config.workers`` rows are in
+    flight ahead of the one being yielded.  A :class:`~codemorph.rows.dataset.Reject` item
+    gets a result holding just itself; a row whose search raises gets its ``internal``
+    reject in the worker (:func:`search_row`).  The searches are seeded per row and bounded
+    by executions, so the results do not depend on the executor.
+    """
+    workers = max(1, config.workers)
+    window = None if isinstance(executor, DaskExecutor) else 4 * workers
+    for item, res in map_rows(partial(_perturb_one, config), items, executor, setup=_search_sandbox,
+                              workers=workers, window=window):
+        yield item, (RowResult(rejects=[item]) if res is None else res)
+
+
 def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,
                     progress: Callable[[int, int], None] | None = None, executor: Any = None) -> PerturbSummary:
     """Run the perturbation job over a JSON Lines data set.
@@ -453,6 +492,7 @@ def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike
             for rej in res.rejects:
                 rejects.write(rej.to_json())
                 summary.rows_rejected += 1
+                summary.errors += rej.stage == "internal"
             if res.searched:
                 summary.programs_searched += 1
                 summary.search_seconds.append(res.seconds)

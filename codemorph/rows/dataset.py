@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from codemorph.errors import InputError
+from codemorph.rows.schema import Reject, row_json
 
 __all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
            "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "PARQUET_BATCH_ROWS"]
@@ -68,33 +69,6 @@ class SourceRow:
     def place(self) -> str:
         """:attr:`where`, or ``"line N"`` when it is not set."""
         return self.where or f"line {self.line}"
-
-
-@dataclass(frozen=True)
-class Reject:
-    """A row that could not be processed.
-
-    Attributes:
-        id: the row id when known, else ``None``.
-        line: 1-based line in the input file (Parquet: 1-based row number).
-        stage: where it failed: ``read``, ``parse``, ``input``, ``execute``, ``verify``...
-        reason: what was wrong and what was expected.
-        row: the row as read (a dict), or the raw text when it was not JSON, so nothing is lost.
-        file: the input file of the row (``None`` when unknown); written as ``file``.
-    """
-
-    id: str | None
-    line: int
-    stage: str
-    reason: str
-    row: Any = None
-    file: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        d = {"id": self.id, "line": self.line, "stage": self.stage, "reason": self.reason, "row": self.row}
-        if self.file is not None:
-            d["file"] = self.file
-        return d
 
 
 def default_dataset_path() -> Path:
@@ -180,12 +154,6 @@ def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS
             yield item
     if count == 0:
         raise InputError(_empty_message(path))
-
-
-def row_json(row: SourceRow) -> dict[str, Any]:
-    """``row`` as a JSON object again (its extra fields, then the standard ones)."""
-    return {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
-            "entry_point": row.entry_point}
 
 
 def _derived_from(rid: str, prefixes: tuple[str, ...]) -> Iterator[tuple[str, str]]:

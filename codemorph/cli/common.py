@@ -1,0 +1,187 @@
+"""What every ``codemorph`` command shares: the consoles, exit codes, failing with a
+message, reading a program file, checking an output path, and the progress bar and
+summary tables of the data-set commands (``generate``, ``perturb``, ``evaluate``).
+
+The lowest module of :mod:`codemorph.cli`: it imports no other CLI module; each command
+module (:mod:`~codemorph.cli.generate`, :mod:`~codemorph.cli.perturb`,
+:mod:`~codemorph.cli.evaluate`, :mod:`~codemorph.cli.programs`,
+:mod:`~codemorph.cli.listing`) imports from it, and :mod:`codemorph.cli.main` puts the
+commands on one typer app.
+
+Exit codes: 0 the run finished (rows that could not be processed, and unexpected
+exceptions a row or a transform raised, are in the rejects file and counted in the
+summary; ``--fail-on-error`` makes such an exception exit 1); 2 bad invocation or bad input
+(missing/empty file, unknown transform, a program that does not parse); 1 an unexpected
+internal error of the run itself.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from codemorph.errors import InputError
+from codemorph.jobs.executors import DEFAULT_WORKERS_HELP
+from codemorph.rows.dataset import input_files, progress_path, rejects_path
+
+__all__ = ["out_console", "err_console", "EXIT_OK", "EXIT_INTERNAL", "EXIT_INPUT", "DEFAULT_WORKERS_HELP",
+           "FAIL_ON_ERROR_HELP", "fail", "read_text", "check_output_path", "progress_bar", "exit_on_errors",
+           "print_generate_summary", "print_perturb_summary", "pct", "pct1"]
+
+# a pipe or file gets 120 columns (rich's default of 80 would squeeze the summary table)
+out_console = Console(width=None if sys.stdout.isatty() else 120)
+err_console = Console(stderr=True)
+
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+
+#: help text of every data-set command's ``--fail-on-error``
+FAIL_ON_ERROR_HELP = ("Exit 1 when a transform or a row's processing raised an unexpected exception (each is in "
+                      "the rejects file and counted in the summary; without this option the run exits 0).")
+
+
+def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
+    """Print ``error: message`` on stderr and end the command with exit ``code`` (default 2,
+    bad invocation or input).  Raises :class:`typer.Exit`."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def read_text(path: Path, what: str) -> str:
+    """The UTF-8 text of the file ``path`` (``what`` names it in messages); exits 2 when it
+    is missing, a directory or not UTF-8."""
+    if not path.exists():
+        fail(f"{path}: no such file ({what})")
+    if path.is_dir():
+        fail(f"{path}: is a directory, expected a Python file ({what})")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        fail(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})")
+
+
+def check_output_path(output: Path, in_path: Path) -> None:
+    """Refuse an output path that is a directory or one of the input files, or whose
+    rejects/progress files the input directory or pattern would read (exit 2)."""
+    if output.is_dir():
+        fail(f"{output}: is a directory; expected an output file path (-o OUT.jsonl)")
+    try:
+        inputs = [Path(p).resolve() for p in input_files(in_path)]
+    except (InputError, OSError):
+        return  # the job reports a bad input path itself
+    if output.resolve() in inputs:
+        fail(f"{output}: is one of the input files; writing it would destroy the input (choose another -o)")
+    # the job writes OUT, OUT.rejects.jsonl and OUT.progress.jsonl; none of them may be
+    # something the input directory or pattern would read (the run would read its own output)
+    written = [output.resolve(), rejects_path(output).resolve(), progress_path(output).resolve()]
+    src = Path(in_path)
+    if src.is_dir():
+        clash = [w for w in written if w.parent == src.resolve()]
+    elif not src.exists():
+        pattern = os.path.abspath(str(src))
+        clash = [w for w in written if fnmatch.fnmatch(str(w), pattern)]
+    else:
+        clash = []
+    if clash:
+        fail(f"{output}: the output files ({', '.join(w.name for w in clash)}) would be read as input by "
+             f"{in_path}; write them outside the input directory or pattern")
+
+
+@contextmanager
+def progress_bar(command: str, remaining: bool = True, transient: bool = False
+                 ) -> Iterator[Callable[[int, int], None]]:
+    """A rich progress bar on stderr, ``<command> ━━━ done/total rows elapsed [remaining]``;
+    yields the ``progress(rows_done, rows_total)`` callback the jobs take."""
+    columns: list[Any] = [TextColumn(f"[bold]{command}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
+                          TimeElapsedColumn()]
+    if remaining:
+        columns.append(TimeRemainingColumn())
+    progress = Progress(*columns, console=err_console, transient=transient)
+    with progress:
+        task = progress.add_task("rows", total=None)
+
+        def tick(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        yield tick
+
+
+def exit_on_errors(errors: int, fail_on_error: bool) -> None:
+    """With ``--fail-on-error``, end the command with exit 1 when ``errors`` (unexpected
+    exceptions caught during the run, each in the rejects file) is not 0."""
+    if fail_on_error and errors:
+        err_console.print(f"[bold red]error:[/] {errors} unexpected exception(s) during the run (see the rejects "
+                          "file); exit 1 (--fail-on-error)", highlight=False)
+        raise typer.Exit(EXIT_INTERNAL)
+
+
+def _errors_words(summary: Any) -> str:
+    n = getattr(summary, "errors", 0)
+    return f"; {n} errors (unexpected exceptions, in the rejects file)" if n else ""
+
+
+def print_generate_summary(summary: Any, in_path: Any) -> None:
+    """Print a :class:`~codemorph.jobs.generate.GenerateSummary`: per variant, variants
+    written, unreached, not applicable, differs, inconclusive, failed on the row's input
+    (``failed``), transform exceptions (``errors``) and time; then one line of totals."""
+    table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
+    table.add_column("variant", no_wrap=True)
+    for col in ("applied", "unreached", "not applicable", "differs", "inconclusive", "failed", "errors", "time (s)"):
+        table.add_column(col, justify="right")
+    for name, c in summary.per_transform.items():
+        table.add_row(name, str(c["written"] + c["written-unreached"]), str(c["written-unreached"]),
+                      str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
+                      str(c["transform-error"]), f"{summary.time_per_transform[name]:.1f}")
+    out_console.print(table)
+    out_console.print("applied: variants written (unreached: of those, verified on inputs that never ran the "
+                      "changed code); differs: rejected by verification; failed: the variant did not return the "
+                      "recorded output on the row's input; errors: a transform raised (all in the rejects file)",
+                      highlight=False)
+    perturbations = getattr(summary, "perturbations_written", 0)
+    out_console.print(
+        f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "
+        f"variants{f' and {perturbations} input perturbations' if perturbations else ''} written to "
+        f"{summary.out_path}; {summary.rows_rejected} rows rejected (see {summary.rejects_path})"
+        f"{_errors_words(summary)}; {summary.seconds:.1f} s", highlight=False)
+    if getattr(summary, "rows_resumed", 0):
+        out_console.print(f"resumed: the first {summary.rows_resumed} input rows were already done "
+                          f"(not counted above)", highlight=False)
+    for name, c in summary.per_transform.items():
+        if c["transform-error"]:
+            err_console.print(f"warning: {name}: a transform raised on {c['transform-error']} rows (stage "
+                              f"'transform' in {summary.rejects_path})", highlight=False)
+
+
+def print_perturb_summary(summary: Any, console: Console | None = None) -> None:
+    """Print a :class:`~codemorph.jobs.perturb.PerturbSummary`: the per-target table and a
+    one-line account of the run."""
+    from codemorph.jobs.perturb import summary_table
+
+    console = console or out_console
+    console.print(summary_table(summary))
+    console.print(f"{summary.rows_read} rows read, {summary.programs_searched} searched, {summary.rows_written} rows "
+                  f"written to {summary.out_path}; {summary.rows_rejected} rejected (see {summary.rejects_path})"
+                  f"{_errors_words(summary)}; {summary.executions} executions; {summary.seconds:.1f} s",
+                  highlight=False)
+
+
+def pct(v: float | None) -> str:
+    """A fraction as a percentage with two decimals (``"-"`` for ``None``)."""
+    return "-" if v is None else f"{100 * v:.2f}"
+
+
+def pct1(v: float | None) -> str:
+    """A fraction as a percentage with one decimal, never ``-0.0`` (``"-"`` for ``None``)."""
+    if v is None:
+        return "-"
+    r = round(100 * v, 1)
+    return f"{r if r != 0 else 0.0:.1f}"

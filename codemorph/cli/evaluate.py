@@ -1,0 +1,150 @@
+"""The ``codemorph evaluate`` and ``codemorph analyze`` commands: scoring model predictions
+and relating code properties to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.table import Table
+
+from codemorph.cli.common import DEFAULT_WORKERS_HELP, err_console, fail, out_console, pct, pct1, progress_bar
+from codemorph.errors import CodemorphError, InputError
+
+__all__ = ["evaluate", "analyze"]
+
+
+def _parse_ks(text: str) -> list[int]:
+    try:
+        ks = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        ks = []
+    if not ks or min(ks) < 1:
+        fail(f"--k expects comma-separated positive integers such as 1,5; got {text!r}")
+    return ks
+
+
+def evaluate(
+    dataset: Path = typer.Argument(..., help="Data set: CRUXEval/codemorph JSON Lines, or a CodeMind dataset/<bench> folder."),
+    predictions: Path = typer.Option(..., "--predictions", "-p",
+                                     help="CRUXEval generations .json, JSON Lines {id, prediction}, or a "
+                                          "CodeMind/ExeRScope folder (every model in it is scored)."),
+    mode: str = typer.Option("output", help="output: predictions are values; input: predictions are calls f(...)."),
+    k: str = typer.Option("1,5", "--k", help="Comma-separated k values of pass@k."),
+    match: str = typer.Option("execution", help="execution (CRUXEval's harness, in the sandbox) or exact "
+                                                "(ExeRScope's normalised string match)."),
+    fmt: str = typer.Option("auto", "--format", help="Prediction format: auto, cruxeval, jsonl or codemind."),
+    model: Optional[str] = typer.Option(None, help="Model name (default: from the file or folder)."),
+    bench: Optional[str] = typer.Option(None, help="CodeMind layout: bench folder to read (e.g. cruxeval)."),
+    strict: bool = typer.Option(False, help="Require each prediction to be one expression and parenthesise it."),
+    missing: str = typer.Option("skip", help="Rows without a prediction: skip, or wrong (score 0)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),
+    summary: Optional[Path] = typer.Option(None, help="Write the summary and robustness metrics as JSON."),
+    workers: int = typer.Option(0, help=f"Sandbox worker processes ({DEFAULT_WORKERS_HELP})."),
+    timeout: float = typer.Option(3.0, help="Seconds per check program (CRUXEval's harness uses 3)."),
+    seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
+    bootstrap: int = typer.Option(1000, help="Bootstrap resamples."),
+    executor: str = typer.Option("local", help="Where check programs run: local (--workers sandbox processes) "
+                                               "or dask (a Dask distributed cluster; needs codemorph[dask])."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
+                                                       "e.g. tcp://10.0.0.1:8786."),
+    rows_per_task: int = typer.Option(8, help="Rows per Dask task (--executor dask)."),
+) -> None:
+    """Score model predictions on DATASET by execution in the sandbox, as CRUXEval's harness
+    does (pass@k, unbiased estimator), with robustness metrics per transform when the data
+    set was made by `codemorph generate`."""
+    from codemorph.scoring.evaluate import evaluate_paths, write_scores, write_summary
+    from codemorph.jobs.executors import default_workers
+
+    if mode not in ("output", "input"):
+        fail(f"--mode must be output or input, got {mode!r}")
+    if match not in ("execution", "exact"):
+        fail(f"--match must be execution or exact, got {match!r}")
+    if missing not in ("skip", "wrong"):
+        fail(f"--missing must be skip or wrong, got {missing!r}")
+    ks = _parse_ks(k)
+    from codemorph.jobs.executors import make_executor
+    try:
+        runner = make_executor(executor, scheduler, rows_per_task)
+    except (ValueError, ImportError) as exc:
+        fail(str(exc))
+    try:
+        with progress_bar("evaluate", remaining=False, transient=True) as tick:
+            results = evaluate_paths(dataset, predictions, fmt=fmt, model=model, bench=bench, mode=mode, ks=ks,
+                                     match=match, strict=strict, missing=missing,
+                                     workers=workers or default_workers(), timeout=timeout, seed=seed,
+                                     n_resamples=bootstrap, executor=runner, progress=tick)
+        if output is not None:
+            write_scores(results, output)
+        if summary is not None:
+            write_summary(results, summary)
+    except (InputError, ValueError) as exc:
+        fail(str(exc))
+    table = Table(title=f"codemorph evaluate ({mode} prediction, {match} match): {dataset}")
+    table.add_column("model", style="bold")
+    table.add_column("rows", justify="right")
+    table.add_column("missing", justify="right")
+    for kk in ks:
+        table.add_column(f"pass@{kk} (%)", justify="right")
+    table.add_column("accuracy (%)", justify="right")
+    for r in results:
+        table.add_row(r.model, str(len(r.rows)), str(len(r.missing)), *[pct(r.pass_at_k.get(kk)) for kk in ks],
+                      pct(r.accuracy))
+    out_console.print(table)
+    for r in results:
+        if r.unmatched:
+            err_console.print(f"{r.model}: {len(r.unmatched)} predictions have no row in the data set "
+                              f"(ignored), e.g. {r.unmatched[:3]}", highlight=False)
+        rob = r.robustness
+        if rob is None or not rob.groups:
+            continue
+        t = Table(title=f"{r.model}: robustness (percent; bootstrap 95% intervals)")
+        t.add_column("group", no_wrap=True)
+        for col in ("rows", "acc.", "originals", "drop [95% CI]", "rel. drop", "robust", "flip"):
+            t.add_column(col, justify="right", no_wrap=True)
+        for g in rob.groups:
+            ci = g.abs_drop_ci
+            t.add_row(g.group, str(g.rows), pct1(g.accuracy), pct1(g.original_accuracy),
+                      pct1(g.abs_drop) + ("" if ci is None else f" [{pct1(ci[0])}, {pct1(ci[1])}]"),
+                      pct1(g.rel_drop), pct1(g.robust_accuracy), pct1(g.flip_rate))
+        out_console.print(t)
+        if rob.robust_accuracy is not None:
+            out_console.print(f"robust accuracy (original and every variant correct): {pct(rob.robust_accuracy)}% "
+                              f"of {rob.robust_originals} originals", highlight=False)
+
+
+def analyze(
+    dataset: Path = typer.Argument(..., help="The data set the results were scored on."),
+    results: List[Path] = typer.Option(..., "--results", "-r",
+                                       help="Scores written by `codemorph evaluate -o`; repeat to compare models."),
+    out_dir: Path = typer.Option(..., "--output", "-o", help="Report folder (CSV, JSON, PNG, report.html)."),
+    dynamic: bool = typer.Option(True, help="Also measure each program by running it under a tracer in the sandbox."),
+    plots: bool = typer.Option(True, help="Draw PNG plots (needs matplotlib: codemorph[analysis])."),
+    workers: int = typer.Option(0, help=f"Sandbox worker processes ({DEFAULT_WORKERS_HELP})."),
+    timeout: float = typer.Option(10.0, help="Seconds per traced execution."),
+    seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
+) -> None:
+    """Relate code properties (constructs, nesting, complexity, loop length, output type...)
+    to the success of each model; write tables, plots and an HTML report to OUT_DIR."""
+    from codemorph.scoring.analyze import analyze as run_analyze, write_report
+    from codemorph.jobs.executors import default_workers
+
+    if out_dir.exists() and not out_dir.is_dir():
+        fail(f"{out_dir}: exists and is not a folder; expected a report folder (-o REPORT_DIR)")
+    try:
+        report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or default_workers(),
+                             timeout=timeout, seed=seed)
+        files = write_report(report, out_dir, plots=plots)
+    except CodemorphError as exc:
+        fail(str(exc))
+    table = Table(title=f"codemorph analyze: {dataset}")
+    for col in ("model", "rows", "accuracy (%)", "Wilson 95% CI"):
+        table.add_column(col, justify="left" if col == "model" else "right")
+    for m in report.model_summary:
+        table.add_row(m["model"], str(m["rows"]), pct(m["accuracy"]),
+                      "-" if m["ci_low"] is None else f"[{100 * m['ci_low']:.1f}, {100 * m['ci_high']:.1f}]")
+    out_console.print(table)
+    for note in report.notes:
+        err_console.print(f"note: {note}", highlight=False)
+    out_console.print(f"{len(files)} files written to {out_dir}; open {files['report.html']}", highlight=False)

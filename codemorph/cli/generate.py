@@ -1,0 +1,107 @@
+"""The ``codemorph generate`` command: verified variants of every row of a data set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, check_output_path, exit_on_errors, fail,
+                                  print_generate_summary, progress_bar)
+from codemorph.errors import InputError, UnknownTransformError
+
+__all__ = ["generate"]
+
+
+def generate(
+    input_path: Optional[Path] = typer.Argument(None, metavar="[IN.jsonl]",
+                                                help="CRUXEval-format JSON Lines (id, code, input, output). "
+                                                     "Default: the small data set bundled with codemorph."),
+    output: Path = typer.Option(Path("codemorph-out.jsonl"), "--output", "-o", help="Output JSON Lines file."),
+    transform: Optional[List[str]] = typer.Option(None, "--transform", "-t",
+                                                  help="Transform to apply (repeatable). Default: every built-in."),
+    recipe: Optional[str] = typer.Option(None, "--recipe", "-r",
+                                         help="Recipe: a TOML file or a built-in recipe name (see `codemorph recipes`)."),
+    seed: int = typer.Option(0, help="Master seed; the same seed gives byte-identical output."),
+    workers: int = typer.Option(0, help="Parallel worker processes, each with one sandbox worker "
+                                        f"({DEFAULT_WORKERS_HELP}; each worker alternates between rewriting and "
+                                        "waiting for its sandbox)."),
+    extra_inputs: int = typer.Option(49, help="Mutated inputs per row used to verify each variant "
+                                              "(50 inputs with the row's own)."),
+    timeout: float = typer.Option(5.0, help="Seconds per execution in the sandbox."),
+    memory: int = typer.Option(2048, help="Address-space limit per execution in the sandbox, in MiB."),
+    output_limit: int = typer.Option(1024, help="Captured stdout+stderr per execution, in KiB; a program "
+                                               "writing more is stopped (status output-limit)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run of the same command: keep "
+                                                        "the rows already written (see OUT.progress.jsonl)."),
+    executor: str = typer.Option("local", help="Where rows are processed: local (--workers processes) or dask "
+                                               "(a Dask distributed cluster; needs codemorph[dask])."),
+    scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
+                                                       "e.g. tcp://10.0.0.1:8786."),
+    prove: bool = typer.Option(False, "--prove", help="Also try to prove each variant's changed region "
+                                                      "equivalent with Z3 (status 'proved'); falls back to testing."),
+    perturb_inputs: bool = typer.Option(False, "--perturb-inputs",
+                                        help="Also write, after each row's variants, the input perturbations "
+                                             "`codemorph perturb` finds for it (kind input-perturbation)."),
+    perturb_exception: Optional[List[str]] = typer.Option(
+        None, "--perturb-exception", help="With --perturb-inputs: exception class to search (repeatable), or "
+                                          "'any-exception'. Default: the same classes as `codemorph perturb`."),
+    perturb_output_changes: int = typer.Option(1, help="With --perturb-inputs: output-changing inputs per row."),
+    perturb_budget: int = typer.Option(1500, help="With --perturb-inputs: executions per row's search."),
+    fail_on_error: bool = typer.Option(False, "--fail-on-error", help=FAIL_ON_ERROR_HELP),
+) -> None:
+    """Write, for every input row and transform, one verified variant row (plus the re-executed
+    original rows).  Rows that cannot be processed go to OUT.rejects.jsonl with the reason."""
+    from codemorph.rows.dataset import default_dataset_path
+    from codemorph.jobs.generate import GenerateConfig, default_transforms, generate as run_generate
+    from codemorph.sandbox.pool import Limits
+
+    from codemorph.engine.recipes import load_recipe
+
+    in_path = input_path or default_dataset_path()
+    if not timeout > 0 or memory < 64 or output_limit < 1:
+        fail("--timeout must be > 0 seconds, --memory at least 64 MiB, --output-limit at least 1 KiB")
+    if workers < 0 or extra_inputs < 0:
+        fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
+    check_output_path(output, in_path)
+    from codemorph.jobs.executors import default_workers
+
+    common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs,
+                  limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove)
+    if perturb_inputs:
+        from codemorph.jobs.perturb import DEFAULT_EXCEPTIONS, PerturbConfig
+        from codemorph.perturb import Budget
+
+        if perturb_budget < 1 or perturb_output_changes < 0:
+            fail("--perturb-budget must be >= 1 execution and --perturb-output-changes >= 0")
+        common["perturb"] = PerturbConfig(
+            exceptions=tuple(perturb_exception) if perturb_exception else DEFAULT_EXCEPTIONS,
+            output_changes=perturb_output_changes, budget=Budget(executions=perturb_budget), seed=seed)
+    elif perturb_exception:
+        fail("--perturb-exception needs --perturb-inputs")
+    from codemorph.jobs.executors import make_executor
+    try:
+        runner = make_executor(executor, scheduler)
+    except (ValueError, ImportError) as exc:
+        fail(str(exc))
+    try:
+        if recipe and transform:
+            fail("give either --recipe or --transform, not both")
+        if recipe:
+            config = GenerateConfig.from_recipe(load_recipe(recipe), **common)
+        else:
+            config = GenerateConfig.from_transforms(tuple(transform) if transform else default_transforms(), **common)
+    except (InputError, UnknownTransformError) as exc:
+        fail(str(exc))
+    try:
+        with progress_bar("generate") as tick:
+            summary = run_generate(in_path, output, config, progress=tick, resume=resume, executor=runner)
+    except (InputError, UnknownTransformError) as exc:
+        fail(str(exc))
+    except (OSError, TimeoutError, ValueError) as exc:
+        if executor != "dask":
+            raise
+        fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
+    print_generate_summary(summary, in_path)
+    exit_on_errors(summary.errors, fail_on_error)

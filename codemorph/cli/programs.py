@@ -1,0 +1,108 @@
+"""The ``codemorph apply`` and ``codemorph verify`` commands: one program at a time."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List
+
+import typer
+from rich.markup import escape
+
+from codemorph.cli.common import fail, out_console, err_console, read_text
+from codemorph.errors import CodemorphError, InputError, ParseError, UnknownTransformError
+
+__all__ = ["apply", "verify"]
+
+
+def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."),
+          transform: List[str] = typer.Option(..., "--transform", "-t", help="Transform name; repeat to chain."),
+          seed: int = typer.Option(0, help="Seed for every random choice."),
+          entry: str = typer.Option("f", help="Entry-point function name."),
+          ) -> None:
+    """Print FILE rewritten by the transforms, in order.  When nothing applies, print the
+    source unchanged and say why on stderr (exit 0)."""
+    from codemorph.engine.pipeline import Sequence_
+    from codemorph.engine.program import Program
+    from codemorph.engine.registry import get_transform
+
+    source = read_text(file, "the program to rewrite")
+    try:
+        program = Program(source, entry, filename=str(file))
+        pipeline = Sequence_(*[get_transform(t) for t in transform])
+    except (ParseError, UnknownTransformError, CodemorphError) as exc:
+        fail(str(exc))
+    result = pipeline.apply(program, seed)
+    sys.stdout.write(result.program.source)
+    for r in result.results:
+        if not r.applied:
+            err_console.print(f"{r.transform}: not applied: {r.reason}", highlight=False)
+    if result.program.entry_point != entry:
+        err_console.print(f"entry point is now {result.program.entry_point!r}", highlight=False)
+
+
+def verify(original: Path = typer.Argument(..., help="The original program."),
+           rewritten: Path = typer.Argument(..., help="The rewritten program."),
+           entry: str = typer.Option("f", help="Entry point of both programs."),
+           input: List[str] = typer.Option(..., "--input", "-i", help="Argument-list literal, e.g. \"'abc', 3\"; repeatable."),
+           extra_inputs: int = typer.Option(49, help="Type-preserving mutants of each input to test as well "
+                                                     "(50 inputs with the seed)."),
+           prove: bool = typer.Option(False, "--prove", help="Try to prove the changed region equivalent with Z3 "
+                                                              "(status 'proved'); falls back to testing."),
+           backend: str = typer.Option("sandbox", help="sandbox (differential testing) or crosshair (also a "
+                                                        "bounded symbolic search; needs codemorph[crosshair])."),
+           exception_policy: str = typer.Option("same-class", help="same-class or same-class-and-message."),
+           seed: int = typer.Option(0),
+           timeout: float = typer.Option(5.0, help="Seconds per execution."),
+           ) -> None:
+    """Differentially test REWRITTEN against ORIGINAL in the sandbox.  Exit 0 when
+    equivalent on every input, 3 when they differ, 4 when inconclusive."""
+    from codemorph.engine.program import Program
+    from codemorph.sandbox.pool import Limits
+    from codemorph.verification.differential import verify as run_verify
+
+    from codemorph.inputs.core import parse_args
+
+    if extra_inputs < 0:
+        fail(f"--extra-inputs must be >= 0, got {extra_inputs}")
+    if backend not in ("sandbox", "crosshair"):
+        fail(f"--backend must be sandbox or crosshair, got {backend!r}")
+    if backend == "crosshair":
+        import importlib.util
+
+        if importlib.util.find_spec("crosshair") is None:
+            fail("--backend crosshair needs CrossHair: pip install 'codemorph[crosshair]'")
+    try:
+        a = Program(read_text(original, "original"), entry, filename=str(original))
+        b = Program(read_text(rewritten, "rewritten"), entry, filename=str(rewritten))
+        for path, prog in ((original, a), (rewritten, b)):
+            if not prog.has_entry_point():
+                fail(f"{path}: defines no top-level function {entry!r} (the entry point, --entry)")
+        for i, text in enumerate(input, 1):
+            try:
+                parse_args(text)
+            except InputError as exc:
+                fail(f"--input #{i}: {exc}; expected an argument-list literal such as \"'abc', [1, 2]\"")
+        verdict = run_verify(a, b, entry, input, extra_inputs=extra_inputs, seed=seed, limits=Limits(timeout=timeout),
+                             prove=prove, backend=backend, exception_policy=exception_policy)
+    except (ParseError, InputError, ValueError) as exc:
+        fail(str(exc))
+    if verdict.status == "differs":
+        out_console.print(f"[bold]differs[/] (counterexample found after {verdict.inputs_checked} agreeing inputs)",
+                          highlight=False)
+    else:
+        out_console.print(f"[bold]{verdict.status}[/] on {verdict.inputs_checked} inputs", highlight=False)
+    if verdict.reason:
+        out_console.print(f"reason: {escape(verdict.reason)}", highlight=False)
+    cex = verdict.counterexample
+    if cex is not None:
+        def show(o):
+            if o.status == "returned":
+                return f"returned {o.value_words(None)}" + (f", stdout {o.stdout!r}" if o.stdout else "")
+            if o.exception is not None:
+                return f"{o.status} {o.exception.type}: {o.exception.message}"
+            return o.status
+        out_console.print(escape(f"counterexample: {entry}({cex.args})"), highlight=False)
+        out_console.print(escape(f"  original:  {show(cex.original)}"), highlight=False)
+        out_console.print(escape(f"  rewritten: {show(cex.rewritten)}"), highlight=False)
+    raise typer.Exit({"equivalent": 0, "proved": 0, "differs": 3}.get(verdict.status, 4))
