@@ -26,31 +26,13 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 
 from codemorph.authoring.sites import SiteChoice
-from codemorph.transforms.loops import LINE_HAZARDS, hazard_identifiers
+from codemorph.authoring.hazards import LINE_HAZARDS, hazard_identifiers
+from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.syntax import literal_type
 
 __all__ = ["InvertIf", "IfToTernary", "TernaryToIf", "ElifToNested", "NestedToElif", "MirrorComparison", "negate",
            "needs_parentheses_under_not", "strip_parentheses", "comments_in", "ComparisonDomain", "DOMAINS",
-           "NEGATED", "MIRRORED", "prove_identity", "proved_identities", "TypeOracle", "refusing_internal_errors"]
-
-def refusing_internal_errors(rewrite):
-    """Decorator of ``Transform.rewrite``: an unexpected exception inside the rewrite (a bug,
-    or a construct libcst cannot rebuild) becomes ``NotApplicable`` with its description,
-    so that the program is left unchanged rather than the row failing."""
-    import functools
-
-    @functools.wraps(rewrite)
-    def wrapper(self, module, ctx):
-        try:
-            return rewrite(self, module, ctx)
-        except NotApplicable:
-            raise
-        except (RecursionError, MemoryError) as exc:
-            raise NotApplicable(f"program too large or deep to rewrite ({type(exc).__name__})") from None
-        except Exception as exc:  # noqa: BLE001 -- refusing is always sound
-            raise NotApplicable(f"internal error, left unchanged ({type(exc).__name__}: {exc})") from None
-
-    return wrapper
-
+           "NEGATED", "MIRRORED", "prove_identity", "proved_identities", "TypeOracle"]
 
 # Expressions that bind less tightly than ``not`` and so need parentheses under it.
 _LOOSER_THAN_NOT = (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
@@ -197,7 +179,7 @@ class TypeOracle:
     """Runtime types of the operands of a comparison, from ``ctx.observations``.
 
     An operand has known types when it is a literal (see
-    :func:`~codemorph.transforms.expressions.literal_type`) or a name that is a local of
+    :func:`~codemorph.authoring.literal_type`) or a name that is a local of
     the function (or comprehension) where it is read, observed with those types, never
     bound by ``:=``, not in a function using ``eval``/``locals``/..., and not in a
     statement sharing its line with another (types are observed at line events).
@@ -207,13 +189,11 @@ class TypeOracle:
     """
 
     def __init__(self, ctx: RewriteContext) -> None:
-        from codemorph.transforms.expressions import FunctionIndex
 
         self.index = FunctionIndex(ctx)
 
     def types_of(self, expr: cst.BaseExpression) -> frozenset[str] | None:
         """Type names ``expr`` may have, or ``None`` when unknown (see the class doc)."""
-        from codemorph.transforms.expressions import literal_type
 
         lt = literal_type(expr)
         if lt is not None:
@@ -499,7 +479,6 @@ class InvertIf(SiteChoice, Transform):
             raise ValueError(f"invert-if: option simplify must be true or false, got {simplify!r}")
         self.simplify = simplify
 
-    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         finder = _IfSites()
         module.visit(finder)
@@ -680,7 +659,6 @@ class _StatementRewrite(SiteChoice, Transform):
     def _make(original: Any, updated: Any) -> tuple[cst.CSTNode, str]:
         raise NotImplementedError
 
-    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if self._keyword not in ctx.program.source:  # quick exit (the common case)
             raise NotApplicable(self._nothing)
@@ -970,7 +948,6 @@ class MirrorComparison(SiteChoice, Transform):
         "no := binding of the names, not in a line shared with another statement, no eval/locals",
     )
 
-    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if not isinstance(ctx.observations, Mapping):
             raise NotApplicable("needs runtime type observations ({function: {local: [types]}}), none given")

@@ -29,9 +29,9 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import identifiers_in
 
-from codemorph.transforms.branches import refusing_internal_errors
-from codemorph.transforms.loops import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS, FunctionFacts, ProgramFacts,
-                    finalisation_hazard, hazard_identifiers)
+from codemorph.authoring.facts import FunctionFacts, ProgramFacts, finalisation_hazard
+from codemorph.authoring.hazards import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS,
+                                         hazard_identifiers)
 
 __all__ = ["DeadCode", "DeadStore", "DeadLoop", "UnusedFunction", "DeadPredicate", "PREDICATES", "INT_FACTS",
            "LEN_FACTS", "BODY_TEMPLATES", "LOOP_BODY_TEMPLATES", "HELPER_TEMPLATES", "HelperTemplate",
@@ -294,7 +294,7 @@ def insertion_blocks(func: cst.FunctionDef, facts: FunctionFacts | None = None
     block's first ``return``/``raise``/``break``/``continue`` (code after those is
     trivially unreachable; the predicate itself should be evaluated).  Blocks without a
     position (``first > last``) are left out.  Order: source order.  ``facts`` (from
-    :class:`~codemorph.transforms.loops.ProgramFacts`) may be passed when computed.
+    :class:`~codemorph.authoring.ProgramFacts`) may be passed when computed.
     """
     body = func.body
     if isinstance(body, cst.SimpleStatementSuite):
@@ -325,7 +325,7 @@ def definitely_bound_params(func: cst.FunctionDef, facts: FunctionFacts | None =
     """Parameters of ``func`` bound at every point of its body: never ``del``eted, never an
     ``except ... as`` name, never named in ``global``/``nonlocal`` -- checked anywhere in
     ``func`` including nested functions (conservative).  In declaration order.
-    ``facts`` (from :class:`~codemorph.transforms.loops.ProgramFacts`) may be passed."""
+    ``facts`` (from :class:`~codemorph.authoring.ProgramFacts`) may be passed."""
     if facts is None:
         facts = ProgramFacts.of(cst.Module(body=[func])).functions[func]
     return [p.name.value for p in _params(func) if p.name.value not in facts.unbinders]
@@ -623,7 +623,6 @@ class DeadCode(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
-    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         site = choose_position(module, ctx)
         stmts, var, condition = opaque_condition(module, ctx, site)
@@ -814,7 +813,7 @@ class DeadStore(Transform):
       tuple of two such locals (``pair = (a, b)``) -- only when the program cannot observe
       that the object now lives until the function returns (no ``__del__``, ``weakref``,
       ``gc``, reference counts, generators with ``try``/``with``:
-      :func:`~codemorph.transforms.loops.finalisation_hazard`);
+      :func:`~codemorph.authoring.finalisation_hazard`);
     * with runtime observations, arithmetic on a local bound at that point and observed
       only as ``int`` in that function (:data:`STORE_INT_TEMPLATES`, e.g. ``offset = n + 1``).
 
@@ -839,7 +838,6 @@ class DeadStore(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
-    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         site = choose_position(module, ctx)
         bound = sorted(bound_at(site.func, site.suite, site.index, site.facts))
@@ -908,7 +906,6 @@ class DeadLoop(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
-    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         site = choose_position(module, ctx)
         form = ctx.rng.choice(("for", "while"))
@@ -989,7 +986,6 @@ class UnusedFunction(Transform):
         "no frame/line introspection, no gc/weakref",
     )
 
-    @refusing_internal_errors
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         names = identifiers_in(module)
         found = hazard_identifiers(module, GLOBALS_HAZARDS, BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS,

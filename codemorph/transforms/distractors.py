@@ -29,22 +29,17 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import identifiers_in
 
-from codemorph.transforms.expressions import FunctionIndex, code_of
+from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
+from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.syntax import code_of
 
-__all__ = ["MisleadingComment", "MisleadingDocstring", "SOURCE_HAZARDS", "LINE_HAZARDS", "DOC_HAZARDS",
+__all__ = ["MisleadingComment", "MisleadingDocstring", "SOURCE_HAZARDS", "DOC_HAZARDS",
            "CLAIM_BUILTINS"]
 
 #: identifiers of code that can read a program's own source text (and so its comments)
 SOURCE_HAZARDS: frozenset[str] = frozenset({
     "inspect", "getsource", "getsourcelines", "getcomments", "linecache", "__file__", "tokenize",
     "traceback", "findsource",
-})
-
-#: identifiers of code that can observe line numbers (a new docstring moves the lines below it)
-LINE_HAZARDS: frozenset[str] = frozenset({
-    "traceback", "__traceback__", "tb_lineno", "f_lineno", "co_firstlineno", "co_lines", "co_positions",
-    "co_lnotab", "lineno", "linecache", "getsource", "getsourcelines", "dis", "warnings", "warn", "logging",
-    "_getframe", "currentframe", "inspect", "settrace", "setprofile", "__code__",
 })
 
 #: identifiers of code that can read docstrings
@@ -652,8 +647,9 @@ class MisleadingDocstring(Transform):
     A docstring is observable only through ``__doc__`` (``help``, ``inspect.getdoc``,
     ``pydoc``, ``doctest``): the rewrite is refused when the program spells any of
     :data:`DOC_HAZARDS`.  Adding a docstring moves the lines below it, so it is also refused
-    when the program may observe line numbers (:data:`LINE_HAZARDS`); exception line numbers
-    are not part of behaviour.  Checked after rewriting: the module's AST with the entry
+    when the program may observe line numbers
+    (:data:`~codemorph.authoring.STRICT_LINE_HAZARDS`); exception line numbers are not
+    part of behaviour.  Checked after rewriting: the module's AST with the entry
     function's docstring removed equals the original's with it removed.
 
     Options:
@@ -676,7 +672,7 @@ class MisleadingDocstring(Transform):
         if "__doc__" in ctx.program.source:
             raise NotApplicable("the program mentions __doc__")
         _check_hazards(module, DOC_HAZARDS, "read docstrings")
-        _check_hazards(module, LINE_HAZARDS, "observe line numbers")
+        _check_hazards(module, STRICT_LINE_HAZARDS, "observe line numbers")
         if _dynamic_getattr(module):
             # getattr(f, '__d' + 'oc__') reads the docstring without spelling __doc__
             raise NotApplicable("the program may read docstrings (getattr with a computed attribute name)")

@@ -14,19 +14,12 @@
   unrolled.
 
 Each refuses (``NotApplicable`` with the reason) whenever it cannot establish that the
-rewrite keeps behaviour, and is deterministic for a seed.  The helpers below are written
-against codemorph's public API only and are shared by the other built-in families
-(``dead-code``, ``branches``):
+rewrite keeps behaviour, and is deterministic for a seed.  The program facts and hazard
+lists they share with other families live in the authoring kit
+(:mod:`codemorph.authoring`: :class:`~codemorph.authoring.ProgramFacts`,
+:func:`~codemorph.authoring.hazard_identifiers`, :func:`~codemorph.authoring.finalisation_hazard`...);
+the names are re-exported here for compatibility.  Loop-specific helpers:
 
-* :func:`dynamic_scope_uses` -- does a function read its own local namespace
-  (``eval``, ``exec``, ``locals()``, ``globals()``, ``vars()``, ``dir()``)?
-* :func:`hazard_identifiers` -- identifiers showing that a program inspects frames,
-  source lines, reference counts or the ``builtins`` module, which makes otherwise
-  invisible edits (new locals, moved lines, longer-lived references) observable.
-* :class:`ProgramFacts` -- one pass over a module: per function, its own blocks,
-  dynamic-scope uses, generator-ness, try/with, names that may become unbound; every
-  ``for`` statement with its owner (function, class body or module).
-* :func:`finalisation_hazard` -- may the program observe when an iterator is released?
 * :func:`loop_jumps` -- the ``break`` / ``continue`` statements that belong to a loop;
 * :func:`recursion_hazard` -- may the program recurse (comprehension frames count)?
 """
@@ -39,9 +32,13 @@ from typing import Callable, Iterable, Mapping, Sequence
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
-from codemorph.engine.transform import BUILTIN_NAMES, DYNAMIC_SCOPE_BUILTINS, bound_names, identifiers_in
+from codemorph.engine.transform import BUILTIN_NAMES, bound_names, identifiers_in
 
+from codemorph.authoring.facts import FunctionFacts, ProgramFacts, finalisation_hazard, function_nodes, is_generator_function
+from codemorph.authoring.hazards import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS,
+                                         dynamic_scope_uses, hazard_identifiers)
 from codemorph.authoring.sites import SiteChoice, choose_sites
+from codemorph.authoring.syntax import parenthesize_if_bare_tuple
 
 __all__ = [
     "ForToWhile",
@@ -65,314 +62,6 @@ __all__ = [
     "FunctionFacts",
     "parenthesize_if_bare_tuple",
 ]
-
-#: Identifiers of code that reads the local variables of running frames.  Adding a local
-#: (a fresh name) to a function is observable by such code.
-FRAME_HAZARDS: frozenset[str] = frozenset({
-    "_getframe", "currentframe", "f_locals", "f_back", "f_code", "tb_frame", "co_varnames",
-    "co_nlocals", "co_cellvars", "co_freevars", "co_names", "co_consts", "co_code", "settrace",
-    "setprofile", "gettrace", "getprofile", "inspect", "__code__", "pdb", "breakpoint",
-})
-
-#: Identifiers of code that observes source text or line numbers (tracebacks, warnings,
-#: logging records, ``inspect.getsource``).  Any transform that moves, adds or removes
-#: lines changes what such code prints.
-LINE_HAZARDS: frozenset[str] = frozenset({
-    "traceback", "__traceback__", "tb_lineno", "f_lineno", "co_firstlineno", "co_lines",
-    "co_positions", "lineno", "linecache", "getsource", "getsourcelines", "dis", "warnings",
-    "warn", "logging", "_getframe", "currentframe", "inspect", "settrace", "__code__",
-})
-
-#: Identifiers of code that observes when objects die or how many references they have.
-#: Keeping an iterator in a local variable until the function returns is observable by
-#: such code.
-LIFETIME_HAZARDS: frozenset[str] = frozenset({
-    "__del__", "weakref", "_weakref", "gc", "get_referrers", "get_referents", "getrefcount",
-})
-
-#: Identifiers of code that may rebind a builtin without a visible assignment
-#: (``builtins.iter = ...``, ``__builtins__['len'] = ...``).
-BUILTINS_HAZARDS: frozenset[str] = frozenset({"builtins", "__builtins__", "__import__", "importlib"})
-
-
-def hazard_identifiers(module: cst.Module, *groups: Iterable[str],
-                       names: frozenset[str] | None = None) -> list[str]:
-    """The identifiers of ``groups`` (e.g. :data:`FRAME_HAZARDS`) spelled anywhere in
-    ``module`` (as a variable, attribute, parameter, keyword or import), sorted.
-
-    Spelling is enough: an attribute ``x.lineno`` counts, so this over-approximates
-    (a transform refuses a few harmless programs rather than emit a wrong rewrite).
-    ``names`` may pass ``identifiers_in(module)`` when already computed.
-    """
-    if names is None:
-        names = identifiers_in(module)
-    wanted: set[str] = set()
-    for g in groups:
-        wanted.update(g)
-    return sorted(names & wanted)
-
-
-class _DynamicScope(cst.CSTVisitor):
-    """Collects uses of :data:`~codemorph.transform.DYNAMIC_SCOPE_BUILTINS` as variables."""
-
-    def __init__(self) -> None:
-        self.found: list[str] = []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # ``obj.eval`` is an attribute, not the builtin
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # ``g(locals=1)`` names a keyword, not the builtin
-        return False
-
-    def visit_Param(self, node: cst.Param) -> bool:
-        if node.annotation is not None:
-            node.annotation.visit(self)
-        if node.default is not None:
-            node.default.visit(self)
-        return False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        # dir(x) / vars(x) with an argument do not read the caller's namespace
-        func = node.func
-        if isinstance(func, cst.Name) and func.value in ("dir", "vars") and any(
-                a.keyword is None and not a.star for a in node.args):
-            for a in node.args:
-                a.visit(self)
-            return False
-        return True
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if node.value in DYNAMIC_SCOPE_BUILTINS:
-            self.found.append(node.value)
-
-
-def dynamic_scope_uses(node: cst.CSTNode) -> list[str]:
-    """Names of the builtins in ``node`` (a function, or any subtree) that read or write
-    a namespace by name: ``eval``, ``exec``, ``locals``, ``globals``, no-argument
-    ``vars()`` / ``dir()``, or any of them used as a value (``g = locals``).
-
-    Returns the sorted distinct names found (empty list when none).  A function for
-    which this is non-empty must not gain new local variables.
-    """
-    v = _DynamicScope()
-    node.visit(v)
-    return sorted(set(v.found))
-
-
-@dataclass
-class FunctionFacts:
-    """What one pass of :class:`ProgramFacts` learns about one ``def``.
-
-    Attributes:
-        node: the function.
-        dynamic: dynamic-scope builtins used in it or in code nested in it
-            (see :func:`dynamic_scope_uses`).
-        blocks: the indented blocks that belong to the function itself, in source order,
-            starting with its body (not blocks of nested functions or class bodies).
-        is_generator: its own code (not nested functions/lambdas/classes) has ``yield``.
-        has_try_or_with: its own code has ``try`` / ``try*`` / ``with``.
-        has_try_star: ``try ... except*`` anywhere in it (``return`` is banned there).
-        unbinders: names that a ``del``, an ``except ... as``, a ``global`` or a
-            ``nonlocal`` anywhere in it (nested code included) may unbind or rebind.
-    """
-
-    node: cst.FunctionDef
-    dynamic: set[str] = field(default_factory=set)
-    blocks: list[cst.IndentedBlock] = field(default_factory=list)
-    is_generator: bool = False
-    has_try_or_with: bool = False
-    has_try_star: bool = False
-    unbinders: set[str] = field(default_factory=set)
-
-
-class ProgramFacts(cst.CSTVisitor):
-    """One pass over a module collecting the facts the loops / dead-code / branches
-    transforms need (libcst visits are the main cost of a rewrite, so they share one).
-
-    After ``ProgramFacts.of(module)``:
-
-    * ``functions``: a :class:`FunctionFacts` per ``def`` / ``async def``, in source order;
-    * ``loops``: every ``for`` statement with its owner (the nearest enclosing
-      ``FunctionDef`` or ``ClassDef``, ``None`` at module level), in source order;
-    * ``whiles``: every ``while`` statement with its owner, likewise;
-    * ``names``: every identifier spelled in the module (as :func:`identifiers_in`).
-    """
-
-    def __init__(self) -> None:
-        self.functions: dict[cst.FunctionDef, FunctionFacts] = {}
-        self.loops: list[tuple[cst.For, cst.FunctionDef | cst.ClassDef | None]] = []
-        self.whiles: list[tuple[cst.While, cst.FunctionDef | cst.ClassDef | None]] = []
-        self.names: set[str] = set()
-        self._owners: list[cst.FunctionDef | cst.ClassDef | cst.Lambda | None] = [None]
-        self._funcs: list[FunctionFacts] = []  # enclosing defs, innermost last
-        self._not_builtin: set[int] = set()  # ids of Name nodes that are not variable reads
-
-    @classmethod
-    def of(cls, module: cst.Module) -> "ProgramFacts":
-        facts = cls()
-        module.visit(facts)
-        return facts
-
-    def _own(self) -> FunctionFacts | None:
-        owner = self._owners[-1]
-        return self.functions.get(owner) if isinstance(owner, cst.FunctionDef) else None
-
-    # scopes
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        facts = FunctionFacts(node)
-        self.functions[node] = facts
-        self._funcs.append(facts)
-        self._owners.append(node)
-        self._not_builtin.add(id(node.name))
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._funcs.pop()
-        self._owners.pop()
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._owners.append(node)
-        self._not_builtin.add(id(node.name))
-
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._owners.pop()
-
-    def visit_Lambda(self, node: cst.Lambda) -> None:
-        self._owners.append(node)
-
-    def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self._owners.pop()
-
-    # statements
-    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        own = self._own()
-        if own is not None:
-            own.blocks.append(node)
-
-    def visit_For(self, node: cst.For) -> None:
-        owner = self._owners[-1]
-        self.loops.append((node, owner if not isinstance(owner, cst.Lambda) else None))
-
-    def visit_While(self, node: cst.While) -> None:
-        owner = self._owners[-1]
-        self.whiles.append((node, owner if not isinstance(owner, cst.Lambda) else None))
-
-    def visit_Yield(self, node: cst.Yield) -> None:
-        own = self._own()
-        if own is not None:
-            own.is_generator = True
-
-    def _try_or_with(self) -> None:
-        own = self._own()
-        if own is not None:
-            own.has_try_or_with = True
-
-    def visit_Try(self, node: cst.Try) -> None:
-        self._try_or_with()
-
-    def visit_With(self, node: cst.With) -> None:
-        self._try_or_with()
-
-    def visit_TryStar(self, node: cst.TryStar) -> None:
-        self._try_or_with()
-        for f in self._funcs:
-            f.has_try_star = True
-
-    # names that may be unbound / rebound
-    def _unbind(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Name):
-            for f in self._funcs:
-                f.unbinders.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for el in target.elements:
-                self._unbind(el.value)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._unbind(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._unbind(node.name.name)
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        if node.name is not None:
-            self._unbind(node.name.name)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        for n in node.names:
-            self._unbind(n.name)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for n in node.names:
-            self._unbind(n.name)
-
-    # dynamic-scope builtins (same rules as dynamic_scope_uses)
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._not_builtin.add(id(node.attr))
-
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None:
-            self._not_builtin.add(id(node.keyword))
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._not_builtin.add(id(node.name))
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Name) and func.value in ("dir", "vars") and any(
-                a.keyword is None and not a.star for a in node.args):
-            self._not_builtin.add(id(func))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
-        if node.value in DYNAMIC_SCOPE_BUILTINS and id(node) not in self._not_builtin:
-            for f in self._funcs:
-                f.dynamic.add(node.value)
-
-
-def is_generator_function(func: cst.FunctionDef) -> bool:
-    """Whether ``func``'s own body (not nested functions, lambdas or classes) contains
-    ``yield`` / ``yield from``, i.e. calling it returns a generator."""
-    return ProgramFacts.of(cst.Module(body=[func])).functions[func].is_generator
-
-
-def function_nodes(module: cst.Module) -> list[cst.FunctionDef]:
-    """Every ``def`` / ``async def`` in ``module`` (any depth), in source order."""
-    return list(ProgramFacts.of(module).functions)
-
-
-def finalisation_hazard(module: cst.Module, names: frozenset[str] | None = None,
-                        facts: ProgramFacts | None = None) -> str | None:
-    """A reason why the program may observe *when* an iterator or generator is released,
-    or ``None``.
-
-    A ``for`` loop drops its iterator as soon as the loop ends; an explicit iterator in a
-    local variable lives until the function returns.  The difference is visible when a
-    generator runs code on close (``try``/``finally``, ``with``, ``except`` around a
-    ``yield``: conservatively, any ``try``/``with`` in a generator function), when a
-    class defines ``__del__``, or through weak references / the ``gc`` module.
-    ``names`` (``identifiers_in(module)``) and ``facts`` (``ProgramFacts.of(module)``)
-    may be passed when already computed.
-    """
-    facts = facts or ProgramFacts.of(module)
-    for func, f in facts.functions.items():
-        if f.is_generator and f.has_try_or_with:
-            return (f"generator {func.name.value}() has try/with code that runs when it is closed; "
-                    "keeping its iterator alive longer would change when that code runs")
-    found = hazard_identifiers(module, LIFETIME_HAZARDS, names=names)
-    if found:
-        return f"program observes object lifetimes ({', '.join(found)})"
-    return None
-
-
-def parenthesize_if_bare_tuple(expr: cst.BaseExpression) -> cst.BaseExpression:
-    """``expr`` with parentheses added when it is a tuple written without them
-    (``for d in a, b, c:``), so that it can be used as a single call argument."""
-    if isinstance(expr, cst.Tuple) and not expr.lpar:
-        return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return expr
-
 
 # ---------------------------------------------------------------------------------------
 # for-to-while
@@ -508,23 +197,6 @@ class ForToWhile(SiteChoice, Transform):
 # ---------------------------------------------------------------------------------------
 # helpers of the loop transforms below (unroll-loop, peel-loop, while-to-for,
 # loop-to-comprehension, comprehension-to-loop)
-
-def _refuse_on_error(rewrite):
-    """Decorator of ``rewrite`` methods: an unexpected exception (a bug, or a construct the
-    analysis did not foresee) becomes a refusal naming it, never a crash or an output."""
-    import functools
-
-    @functools.wraps(rewrite)
-    def wrapper(self, module, ctx):
-        try:
-            return rewrite(self, module, ctx)
-        except (NotApplicable, RecursionError, MemoryError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - reported as the refusal reason
-            raise NotApplicable(f"internal error in {self.name} ({type(exc).__name__}: {exc}); left unchanged") \
-                from exc
-    return wrapper
-
 
 class _LoopJumps(cst.CSTVisitor):
     """``break`` / ``continue`` statements that belong to the loop whose body is visited
@@ -943,7 +615,6 @@ class UnrollLoop(SiteChoice, Transform):
             raise ValueError(f"{self.name}: option max_iterations must be an int from 1 to 4, got {max_iterations!r}")
         self.max_iterations = max_iterations
 
-    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = _for_loop_facts(module, ctx)
         found = [_range_values(loop.iter, self.max_iterations) for loop, _ in facts.loops]
@@ -1047,7 +718,6 @@ class PeelLoop(SiteChoice, Transform):
         "loop is a plain `for` in a function that does not use eval/exec/locals/globals/vars/dir()",
     )
 
-    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = _for_loop_facts(module, ctx)
         _refuse_program(module, ctx, facts, frozenset(facts.names), emits=("iter", "next", "object"))
@@ -1188,7 +858,6 @@ class WhileToFor(SiteChoice, Transform):
     )
     needs_runtime_types = True
 
-    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if "while" not in ctx.program.source:
             raise NotApplicable("no while loop")
@@ -1687,7 +1356,6 @@ class LoopToComprehension(SiteChoice, Transform):
         "set unshadowed; no recursion; no frame/line/lifetime introspection; no eval/exec/locals/...",
     )
 
-    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         facts = _for_loop_facts(module, ctx)
         _refuse_program(module, ctx, facts, frozenset(facts.names))
@@ -2143,7 +1811,6 @@ class ComprehensionToLoop(SiteChoice, Transform):
         return None
 
     # -- rewrite ----------------------------------------------------------------------
-    @_refuse_on_error
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if "for" not in ctx.program.source:
             raise NotApplicable("no comprehension")
