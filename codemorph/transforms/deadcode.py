@@ -29,6 +29,7 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import identifiers_in
 
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts, finalisation_hazard
 from codemorph.authoring.hazards import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS,
                                          hazard_identifiers)
@@ -116,49 +117,25 @@ PREDICATES: tuple[DeadPredicate, ...] = (
 # z3 proofs of the catalogue
 
 
-class _Untranslatable(Exception):
-    pass
+class _FactTerms(Z3Terms):
+    """The kit's :class:`~codemorph.authoring.Z3Terms` over one fact: its variable ``var``
+    is ``sym`` (an int), or, with ``is_len``, ``len(var)`` is ``sym`` (a length)."""
 
+    def __init__(self, z3, var: str, sym, is_len: bool) -> None:
+        super().__init__(z3, division="literal", booleans=True, strings=False)
+        self.var, self.sym, self.is_len = var, sym, is_len
 
-def _z3_term(node: ast.AST, var: str, sym, is_len: bool):
-    """z3 term of a fact's expression: ``var`` (an int) or ``len(var)`` (a length)."""
-    import z3
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return z3.IntVal(node.value)
-    if isinstance(node, ast.Name) and node.id == var and not is_len:
-        return sym
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and is_len \
-            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Name) \
-            and node.args[0].id == var:
-        return sym
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_z3_term(node.operand, var, sym, is_len)
-    if isinstance(node, ast.BinOp):
-        left, right = _z3_term(node.left, var, sym, is_len), _z3_term(node.right, var, sym, is_len)
-        if isinstance(node.op, ast.Add):
-            return left + right
-        if isinstance(node.op, ast.Sub):
-            return left - right
-        if isinstance(node.op, ast.Mult):
-            return left * right
-        if isinstance(node.op, ast.Mod):
-            # SMT-LIB's mod equals Python's % only for a positive constant divisor
-            if not (isinstance(node.right, ast.Constant) and type(node.right.value) is int and node.right.value > 0):
-                raise _Untranslatable("% by something other than a positive constant")
-            return left % right
-        raise _Untranslatable(f"operator {type(node.op).__name__}")
-    if isinstance(node, ast.Compare):
-        ops = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
-               ast.GtE: lambda a, b: a >= b, ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
-        parts, left = [], _z3_term(node.left, var, sym, is_len)
-        for op, comp in zip(node.ops, node.comparators):
-            if type(op) not in ops:
-                raise _Untranslatable(f"comparison {type(op).__name__}")
-            right = _z3_term(comp, var, sym, is_len)
-            parts.append(ops[type(op)](left, right))
-            left = right
-        return z3.And(*parts)
-    raise _Untranslatable(type(node).__name__)
+    def name(self, node: cst.Name):
+        if node.value == self.var and not self.is_len:
+            return self.sym
+        raise Untranslatable(f"name {node.value!r}")
+
+    def call(self, node: cst.Call):
+        if isinstance(node.func, cst.Name) and node.func.value == "len" and self.is_len and len(node.args) == 1 \
+                and node.args[0].keyword is None and not node.args[0].star \
+                and isinstance(node.args[0].value, cst.Name) and node.args[0].value.value == self.var:
+            return self.sym
+        raise Untranslatable("call outside the fragment")
 
 
 def prove_predicate(pred: DeadPredicate) -> tuple[bool, str | None]:
@@ -167,8 +144,9 @@ def prove_predicate(pred: DeadPredicate) -> tuple[bool, str | None]:
     The fact text (``pred.fact`` over ``x``) is parsed and translated to z3: an integer
     variable for ``int`` guards and guard-free facts (Python ints are unbounded, as z3's),
     a non-negative integer for ``len(x)`` under ``str``/``list``/``tuple``/``dict`` guards.
-    Supported: integer literals, ``+ - *``, ``%`` by a positive constant, unary ``-``,
-    comparisons (chains too).
+    Translated by the kit's :class:`~codemorph.authoring.Z3Terms` (integer literals,
+    ``+ - *``, ``//`` and ``%`` by a nonzero literal with Python's floor semantics, unary
+    ``-``, comparisons, chains too).
 
     Returns:
         ``(True, None)`` when z3 proves the fact unsatisfiable; ``(False, why)`` when it is
@@ -178,10 +156,10 @@ def prove_predicate(pred: DeadPredicate) -> tuple[bool, str | None]:
     import z3
     is_len = pred.guard is not None and pred.guard != "int"
     try:
-        tree = ast.parse(pred.fact.format(x="x"), mode="eval").body
+        tree = cst.parse_expression(pred.fact.format(x="x"))
         sym = z3.Int("x")
-        fact = _z3_term(tree, "x", sym, is_len)
-    except (_Untranslatable, SyntaxError, KeyError, IndexError, ValueError) as exc:
+        fact = _FactTerms(z3, "x", sym, is_len).condition(tree)
+    except (Untranslatable, cst.ParserSyntaxError, KeyError, IndexError, ValueError) as exc:
         return False, f"cannot be translated to z3 ({exc})"
     solver = z3.Solver()
     solver.set("timeout", 5_000)
