@@ -34,6 +34,7 @@ _FLIP = {cst.Is: cst.IsNot, cst.IsNot: cst.Is, cst.In: cst.NotIn, cst.NotIn: cst
 
 
 def source_of(node: cst.CSTNode) -> str:
+    """Source text of ``node`` (with its own parentheses)."""
     return cst.Module([]).code_for_node(node)
 
 
@@ -230,6 +231,8 @@ class TypeOracle:
 
 
 def flip_comparison(comparison: cst.Comparison, table: dict[str, str], swap: bool) -> cst.Comparison:
+    """``comparison`` (one operator) with its operator replaced through ``table``
+    (:data:`NEGATED` or :data:`MIRRORED`), and its operands exchanged when ``swap``."""
     target = comparison.comparisons[0]
     op = target.operator
     new_op = _OP_CLASS[table[OP_TEXT[type(op)]]](whitespace_before=op.whitespace_before,
@@ -338,6 +341,7 @@ def _is_simple_suite(body: cst.BaseSuite) -> bool:
 
 
 def pass_suite(like: cst.BaseSuite) -> cst.BaseSuite:
+    """A suite holding only ``pass``, of the same kind (one-line or indented) as ``like``."""
     if isinstance(like, cst.SimpleStatementSuite):
         return cst.SimpleStatementSuite([cst.Pass()])
     return cst.IndentedBlock([cst.SimpleStatementLine([cst.Pass()])])

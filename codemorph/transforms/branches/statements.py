@@ -48,6 +48,7 @@ def comments_in(node: cst.CSTNode, *keep: cst.CSTNode | None) -> list[cst.Commen
 
 
 def comment_lines(comments: Sequence[cst.Comment]) -> list[cst.EmptyLine]:
+    """Own-line copies of ``comments``, to keep them when their statement is rewritten."""
     return [cst.EmptyLine(indent=True, comment=c) for c in comments]
 
 
@@ -63,6 +64,8 @@ def single_small(body: cst.BaseSuite) -> cst.BaseSmallStatement | None:
 
 
 def assigned_name(stmt: cst.BaseSmallStatement) -> str | None:
+    """The name ``stmt`` assigns when it is ``name = value`` (one unparenthesised target),
+    else ``None``."""
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name) \
             and not stmt.targets[0].target.lpar:
         return stmt.targets[0].target.value
@@ -146,6 +149,7 @@ class ReplaceStatements(cst.CSTTransformer):
 
 
 def make_ifexp(test: cst.BaseExpression, body: cst.BaseExpression, orelse: cst.BaseExpression) -> cst.IfExp:
+    """``body if test else orelse``, parenthesised where the operands need it."""
     return cst.IfExp(test=_paren(strip_parentheses(test)), body=_paren(body), orelse=_paren(orelse))
 
 

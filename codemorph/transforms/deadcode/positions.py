@@ -26,6 +26,7 @@ __all__ = [
 
 
 class InsertStatements(cst.CSTTransformer):
+    """Transformer inserting ``stmts`` at ``index`` of the block ``suite`` (matched by identity)."""
     def __init__(self, suite: cst.BaseSuite, index: int, stmts: Sequence[cst.BaseStatement]) -> None:
         super().__init__()
         self.suite = suite

@@ -170,6 +170,8 @@ def proved_predicates(catalogue: Sequence[DeadPredicate] | None = None) -> tuple
 
 @dataclass(frozen=True)
 class Body:
+    """A template of dead code: its source lines (``{var}``/``{fresh}``/``{const}``
+    placeholders) and whether it contains ``return``."""
     lines: tuple[str, ...]
     returns: bool = False  # contains ``return`` (not allowed in generators / except*)
 

@@ -390,6 +390,7 @@ def _negated(test: cst.BaseExpression) -> str | None:
 
 
 def header_claims(node: cst.CSTNode, shadowed: frozenset[str] = frozenset()) -> list[str]:
+    """False claims about a compound statement's header (``for``, ``while``, ``if``)."""
     if isinstance(node, cst.For):
         return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
@@ -445,6 +446,7 @@ class CommentSites(cst.CSTVisitor):
 
 
 def make_comment(text: str) -> cst.Comment:
+    """A ``# text`` comment on one line, never a PEP 263 encoding declaration."""
     text = " ".join(text.split())
     text = _CODING.sub("coding -", text)
     return cst.Comment("# " + text)
@@ -466,12 +468,16 @@ def dynamic_getattr(module: cst.Module) -> bool:
 
 
 def check_hazards(module: cst.Module, hazards: Iterable[str], what: str) -> None:
+    """Raise ``NotApplicable`` when ``module`` spells any of ``hazards`` (the program may
+    ``what``)."""
     found = sorted(identifiers_in(module) & set(hazards))
     if found:
         raise NotApplicable(f"the program may {what} (it uses {', '.join(found)})")
 
 
 def same_ast(old: str, new: str, positions: bool) -> None:
+    """Raise ``NotApplicable`` unless ``old`` and ``new`` parse to the same AST (with
+    line/column attributes when ``positions``)."""
     try:
         a = ast.dump(ast.parse(old), include_attributes=positions)
         b = ast.dump(ast.parse(new), include_attributes=positions)

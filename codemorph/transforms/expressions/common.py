@@ -32,11 +32,13 @@ IMMUTABLE_TYPES: frozenset[str] = frozenset({"int", "bool", "float", "complex", 
                                              "frozenset"})
 
 def require_observations(ctx: RewriteContext) -> None:
+    """Raise ``NotApplicable`` when the context has no runtime type observations."""
     if not isinstance(ctx.observations, Mapping):
         raise NotApplicable("needs runtime type observations ({function: {local: [types]}}), none given")
 
 
 def summarise(reasons: Sequence[str], limit: int = 3) -> str:
+    """The distinct ``reasons``, at most ``limit`` of them, joined by ``; ``."""
     uniq: list[str] = []
     for r in reasons:
         if r not in uniq:

@@ -81,6 +81,7 @@ class _Finder(cst.CSTVisitor):
 
 
 def find(node: cst.CSTNode, *classes: type) -> list[cst.CSTNode]:
+    """Every node of the given ``classes`` inside ``node`` (``node`` included), in source order."""
     v = _Finder(classes)
     node.visit(v)
     return v.found
@@ -118,6 +119,7 @@ def block_statements(suite: cst.BaseSuite) -> tuple[list[cst.BaseStatement], lis
 
 
 def prepend_lines(stmt: cst.BaseStatement, lines: Sequence[cst.EmptyLine]) -> cst.BaseStatement:
+    """``stmt`` with ``lines`` (comments, blank lines) before its own leading lines."""
     if not lines:
         return stmt
     return stmt.with_changes(leading_lines=[*lines, *stmt.leading_lines])
@@ -143,11 +145,13 @@ def statement_comments(stmt: cst.CSTNode, exclude: frozenset[int] | set[int] = f
 
 def simple_line(*small: cst.BaseSmallStatement, leading: Sequence[cst.EmptyLine] = (),
                  trailing: cst.TrailingWhitespace | None = None) -> cst.SimpleStatementLine:
+    """A statement line holding ``small``, with ``leading`` lines and ``trailing`` whitespace."""
     kw = {"trailing_whitespace": trailing} if trailing is not None else {}
     return cst.SimpleStatementLine(body=list(small), leading_lines=list(leading), **kw)
 
 
 def assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.Assign:
+    """The statement ``target = value``."""
     return cst.Assign([cst.AssignTarget(target)], value)
 
 
@@ -162,6 +166,7 @@ def int_literal(node: cst.BaseExpression) -> int | None:
 
 
 def int_node(value: int) -> cst.BaseExpression:
+    """An integer literal of ``value`` (``-n`` as a unary minus)."""
     if value < 0:
         return cst.UnaryOperation(cst.Minus(), cst.Integer(str(-value)))
     return cst.Integer(str(value))

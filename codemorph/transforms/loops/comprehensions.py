@@ -108,16 +108,20 @@ def _needs_parens_in_comp(e: cst.BaseExpression) -> bool:
 
 
 def paren(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``e`` parenthesised when it cannot stand bare in a comprehension."""
     if _needs_parens_in_comp(e):
         return e.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return e
 
 
 def is_literal(e: cst.BaseExpression) -> bool:
+    """Whether ``e`` is a number or plain string literal (``-3`` included)."""
     return isinstance(e, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)) or int_literal(e) is not None
 
 
 def inside_try_or_with(node: cst.CSTNode, func: cst.CSTNode, parents) -> bool:
+    """Whether ``node`` lies in a ``try``/``try*``/``with`` inside ``func`` (``parents``:
+    libcst parent links)."""
     p = parents.get(node)
     while p is not None and p is not func:
         if isinstance(p, (cst.Try, cst.TryStar, cst.With)):

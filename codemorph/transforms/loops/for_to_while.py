@@ -20,6 +20,8 @@ __all__ = ["LoopNames", "ForToWhile"]
 
 @dataclass(frozen=True)
 class LoopNames:
+    """The fresh names one rewritten ``for`` loop uses: its iterator, its end sentinel and
+    the item variable."""
     iterator: str
     sentinel: str
     item: str

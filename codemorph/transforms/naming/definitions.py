@@ -298,6 +298,7 @@ class DefRenamer(RenamingTransform):
 
 
 def is_top_level(node: cst.FunctionDef, ctx: RewriteContext) -> bool:
+    """Whether ``node`` is a statement of the program's module body."""
     return any(s is node for s in ctx.program.module.body)
 
 
@@ -327,6 +328,7 @@ def _def_binding(info: FuncInfo, scopes, assignments):
 
 
 def direct_calls(info: FuncInfo, scopes, uses, parents) -> list[cst.Call]:
+    """The calls ``f(...)`` of the function ``info`` by its name, resolved in its scope."""
     outer = scopes.get(info.node)
     out = []
     for n in uses.get((id(outer), info.node.name.value), []):
@@ -338,6 +340,8 @@ def direct_calls(info: FuncInfo, scopes, uses, parents) -> list[cst.Call]:
 
 def callers_problem(info: FuncInfo, scopes, assignments, uses, parents, survey: Survey,
                      module_dynamic: bool, unscoped: set[str]) -> str | None:
+    """Why renaming the function ``info`` could change how it is called (by keyword, by a
+    dynamic lookup, through an alias), or ``None``."""
     fname = info.node.name.value
     if module_dynamic:
         return f"{fname}: the program uses eval/exec/globals/locals/vars/dir, which could call it by keyword"

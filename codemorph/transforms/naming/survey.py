@@ -52,6 +52,7 @@ _SAFE_EXCEPTIONS: frozenset[str] = frozenset(
 
 
 def is_dunder(name: str) -> bool:
+    """Whether ``name`` starts with two underscores (dunders and class-private names)."""
     return name.startswith("__")  # dunders and class-private (mangled) names
 
 
@@ -300,6 +301,7 @@ def _string_words(raw: str, literal: str | None) -> set[str]:
 
 
 def names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """Every ``Name`` node inside ``node``, in source order."""
     out: list[cst.Name] = []
 
     class V(cst.CSTVisitor):
@@ -351,6 +353,8 @@ def resolve_binding(scope, name: str, binds: Mapping[object, set[str]]):
 
 @dataclass
 class Binding:
+    """One renamable binding: its scope, name, kind (one of :data:`KINDS`), every ``Name``
+    to respell, the position of its first occurrence, and for a parameter its ``def``."""
     scope: object                      # the libcst scope that owns the binding
     name: str
     kind: str                          # one of KINDS
