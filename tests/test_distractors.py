@@ -20,7 +20,8 @@ from conftest import FIXTURES, FULL, apply_fixture, assert_fixtures_covered, cas
 
 from codemorph import NotApplicable, Program
 from codemorph.testing import assert_preserves, assert_refuses
-from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring, _comment
+from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring
+from codemorph.transforms.distractors.claims import make_comment as _comment
 
 FAMILY = ("misleading-comment", "misleading-docstring")
 

@@ -103,7 +103,7 @@ def test_random_names_are_verb_noun_and_deterministic() -> None:
     assert a.source == b.source
     new = a.sites[0].description.split(" -> ")[1]
     verb, noun = new.split("_")
-    from codemorph.transforms.naming import _NOUNS, _VERBS
+    from codemorph.transforms.naming.schemes import _NOUNS, _VERBS
     assert verb in _VERBS and noun in _NOUNS
 
 

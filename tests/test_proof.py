@@ -41,6 +41,7 @@ def test_condition_that_does_not_hold_is_refused_with_a_counter_model():
     ("a < b", "b > a", {"a": {"int"}, "b": {"int"}}),
     ("len(s + t)", "len(s) + len(t)", {"s": {"str"}, "t": {"str"}}),
     ("x // 2 * 2 + x % 2", "x", INT_X),  # Python floor division by a positive literal
+    ("x // -2 * -2 + x % -2", "x", INT_X),  # and by a negative one (floor, not Euclidean)
     ("not (p and q)", "not p or not q", {"p": {"bool"}, "q": {"bool"}}),
     ("1 if x > 0 else 2", "2 if x <= 0 else 1", INT_X),
 ])
@@ -51,7 +52,7 @@ def test_equalities_in_the_fragment(a, b, types):
 @pytest.mark.parametrize("a, b, types, why", [
     ("x", "x + 0", {"x": {"int", "bool"}}, "no single observed type for 'x' (['bool', 'int'])"),
     ("x * 1.0", "x", INT_X, "Float is outside the Z3 fragment"),
-    ("x // y", "x // y", {"x": {"int"}, "y": {"int"}}, "// or % by something other than a positive literal"),
+    ("x // y", "x // y", {"x": {"int"}, "y": {"int"}}, "// or % by something other than a nonzero integer literal"),
     ("len(xs)", "len(xs)", {"xs": {"list"}}, None),  # proved: same opaque length
     ("x > 0", "x", INT_X, "the two expressions have different types (Bool vs Int)"),
 ])

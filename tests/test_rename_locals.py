@@ -333,7 +333,7 @@ def test_check_renaming_rejects(new: str, back: dict, message: str) -> None:
 
 
 def test_failed_consistency_check_emits_nothing(monkeypatch) -> None:
-    import codemorph.transforms.naming as naming
+    import codemorph.transforms.naming.scopes as naming  # where the renaming transforms call it
 
     def broken(old, new, back):
         raise RenamingMismatch("simulated")

@@ -1,10 +1,41 @@
 """The authoring kit: what every transform, built-in or plugin, uses besides the engine —
-site choice, hazards, program facts, fresh names and the Z3 term translator.
+site choice, hazards, program facts, scope facts, syntax helpers and the Z3 term translator.
 
 Built-in families import only :mod:`codemorph.engine` and this package, never each other,
 so a plugin author has exactly what the built-ins have.
+
+* :mod:`~codemorph.authoring.sites` -- the ``which`` option (:class:`SiteChoice`,
+  :func:`choose_sites`, :func:`check_which`);
+* :mod:`~codemorph.authoring.hazards` -- identifiers that make an edit observable
+  (:data:`FRAME_HAZARDS`, :data:`LINE_HAZARDS`, :data:`STRICT_LINE_HAZARDS`,
+  :data:`LIFETIME_HAZARDS`, :data:`BUILTINS_HAZARDS`, :func:`hazard_identifiers`,
+  :func:`dynamic_scope_uses`);
+* :mod:`~codemorph.authoring.facts` -- one pass of per-function facts
+  (:class:`ProgramFacts`, :class:`FunctionFacts`, :func:`finalisation_hazard`,
+  :func:`is_generator_function`, :func:`function_nodes`);
+* :mod:`~codemorph.authoring.scopes` -- :class:`FunctionIndex` (qualnames, dynamic
+  scopes, libcst scopes, observed types of locals);
+* :mod:`~codemorph.authoring.syntax` -- :func:`code_of`, :func:`literal_type`,
+  :func:`parenthesize_if_bare_tuple`;
+* :mod:`~codemorph.authoring.z3terms` -- :class:`Z3Terms`, the one libcst-to-Z3
+  translator, with Python's floor semantics for ``//`` and ``%`` (:func:`floor_div`,
+  :func:`floor_mod`).
 """
 
-from codemorph.authoring.sites import SiteChoice, WHICH, check_which, choose_sites
+from codemorph.authoring.facts import FunctionFacts, ProgramFacts, finalisation_hazard, function_nodes, is_generator_function
+from codemorph.authoring.hazards import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS,
+                                         STRICT_LINE_HAZARDS, dynamic_scope_uses, hazard_identifiers)
+from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.sites import WHICH, SiteChoice, check_which, choose_sites
+from codemorph.authoring.syntax import code_of, literal_type, parenthesize_if_bare_tuple
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms, floor_div, floor_mod, int_literal
 
-__all__ = ["WHICH", "check_which", "choose_sites", "SiteChoice"]
+__all__ = [
+    "WHICH", "check_which", "choose_sites", "SiteChoice",
+    "FRAME_HAZARDS", "LINE_HAZARDS", "STRICT_LINE_HAZARDS", "LIFETIME_HAZARDS", "BUILTINS_HAZARDS",
+    "hazard_identifiers", "dynamic_scope_uses",
+    "FunctionFacts", "ProgramFacts", "finalisation_hazard", "function_nodes", "is_generator_function",
+    "FunctionIndex",
+    "code_of", "literal_type", "parenthesize_if_bare_tuple",
+    "Z3Terms", "Untranslatable", "floor_div", "floor_mod", "int_literal",
+]

@@ -2,7 +2,8 @@
 
 **Z3** (de Moura and Bjørner 2008, "Z3: An efficient SMT solver").  :func:`z3_candidates`
 reads the entry function with libcst and translates integer arithmetic over its
-parameters into Z3 terms: integer parameters are Z3 integers, ``len(p)`` of a string,
+parameters into Z3 terms (with the kit's :class:`codemorph.authoring.Z3Terms`, so ``//``
+and ``%`` keep Python's floor semantics for negative operands): integer parameters are Z3 integers, ``len(p)`` of a string,
 list or tuple parameter is a non-negative Z3 integer, straight-line local assignments are
 substituted, and the loop variable of ``for i in range(a, b)`` / ``for i, _ in
 enumerate(p)`` is an integer bounded by the range.  Each raising site whose operands
@@ -49,6 +50,7 @@ from typing import Any, Iterator
 
 import libcst as cst
 
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms
 from codemorph.engine.program import Program
 
 __all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "crosshair_problem", "infer_annotation",
@@ -67,8 +69,7 @@ Z3_SAFETY_TIMEOUT_MS = 20_000
 _MAX_CHR = 0x10FFFF
 
 
-class _Untranslatable(Exception):
-    pass
+_Untranslatable = Untranslatable
 
 
 def _entry_function(program: Program) -> cst.FunctionDef | None:
@@ -122,9 +123,14 @@ class _Assigned(cst.CSTVisitor):
             self.mutated.add(f.value.value)
 
 
-class _Translator:
+class _Translator(Z3Terms):
+    """The kit's :class:`~codemorph.authoring.Z3Terms` over the entry function's integer
+    parameters, lengths of its sequence parameters, substituted locals and loop variables
+    (integers only: ``True``/``False`` are 1 and 0; any divisor, with Python's floor
+    semantics)."""
+
     def __init__(self, z3: Any, params: dict[str, Any], seed_values: dict[str, Any], assigned: _Assigned) -> None:
-        self.z3 = z3
+        super().__init__(z3, division="any", booleans=False, strings=False)
         self.ints: dict[str, Any] = {}      # int parameter -> z3 Int
         self.lens: dict[str, Any] = {}      # sequence parameter -> z3 Int (its length)
         self.locals: dict[str, Any] = {}    # substituted locals and loop variables
@@ -139,34 +145,23 @@ class _Translator:
                 self.lens[name] = z3.Int(f"len({name})")
 
     def expr(self, node: cst.BaseExpression) -> Any:
+        """The integer term of ``node`` (raises :class:`~codemorph.authoring.Untranslatable`)."""
+        return self.term(node)
+
+    def cond(self, node: cst.BaseExpression) -> Any:
+        """The boolean of ``node``'s truth value (see :meth:`Z3Terms.condition`)."""
+        return self.condition(node)
+
+    def name(self, node: cst.Name) -> Any:
+        if node.value in self.locals:
+            return self.locals[node.value]
+        if node.value in self.ints:
+            return self.ints[node.value]
+        raise _Untranslatable(node.value)
+
+    def call(self, node: cst.Call) -> Any:
         z3 = self.z3
-        if isinstance(node, cst.Integer):
-            return z3.IntVal(int(node.evaluated_value))
-        if isinstance(node, cst.Name):
-            if node.value in self.locals:
-                return self.locals[node.value]
-            if node.value in self.ints:
-                return self.ints[node.value]
-            if node.value in ("True", "False"):
-                return z3.IntVal(1 if node.value == "True" else 0)
-            raise _Untranslatable(node.value)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-            return -self.expr(node.expression)
-        if isinstance(node, cst.BinaryOperation):
-            a, b = self.expr(node.left), self.expr(node.right)
-            op = node.operator
-            if isinstance(op, cst.Add):
-                return a + b
-            if isinstance(op, cst.Subtract):
-                return a - b
-            if isinstance(op, cst.Multiply):
-                return a * b
-            if isinstance(op, cst.FloorDivide):
-                return a / b
-            if isinstance(op, cst.Modulo):
-                return a % b
-            raise _Untranslatable("operator")
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        if isinstance(node.func, cst.Name):
             fname = node.func.value
             args = [a.value for a in node.args]
             if fname == "len" and len(args) == 1 and isinstance(args[0], cst.Name) and args[0].value in self.lens:
@@ -178,37 +173,6 @@ class _Translator:
                 x, y = self.expr(args[0]), self.expr(args[1])
                 return z3.If(x <= y, x, y) if fname == "min" else z3.If(x >= y, x, y)
         raise _Untranslatable(type(node).__name__)
-
-    def cond(self, node: cst.BaseExpression) -> Any:
-        z3 = self.z3
-        if isinstance(node, cst.Comparison):
-            left = self.expr(node.left)
-            out = []
-            for target in node.comparisons:
-                right = self.expr(target.comparator)
-                op = target.operator
-                if isinstance(op, cst.LessThan):
-                    out.append(left < right)
-                elif isinstance(op, cst.LessThanEqual):
-                    out.append(left <= right)
-                elif isinstance(op, cst.GreaterThan):
-                    out.append(left > right)
-                elif isinstance(op, cst.GreaterThanEqual):
-                    out.append(left >= right)
-                elif isinstance(op, cst.Equal):
-                    out.append(left == right)
-                elif isinstance(op, cst.NotEqual):
-                    out.append(left != right)
-                else:
-                    raise _Untranslatable("comparison")
-                left = right
-            return z3.And(*out) if len(out) > 1 else out[0]
-        if isinstance(node, cst.BooleanOperation):
-            a, b = self.cond(node.left), self.cond(node.right)
-            return z3.And(a, b) if isinstance(node.operator, cst.And) else z3.Or(a, b)
-        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-            return z3.Not(self.cond(node.expression))
-        return self.expr(node) != 0
 
 
 class _Sites(cst.CSTVisitor):

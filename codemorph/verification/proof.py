@@ -13,8 +13,9 @@ of the programs).  Three shapes are handled:
   runs), and evaluating it can neither fail nor have effects.
 
 The fragment translated to Z3 (de Moura and Bjørner, "Z3: An Efficient SMT Solver",
-TACAS 2008): integer and boolean constants and variables, ``+ - *``, ``//`` and ``%`` by a
-positive literal (Python floor semantics coincide with Z3's there), comparisons (chains
+TACAS 2008), by the kit's translator (:class:`codemorph.authoring.Z3Terms`): integer and
+boolean constants and variables, ``+ - *``, ``//`` and ``%`` by a nonzero integer literal
+(Python's floor semantics, also for negative operands), comparisons (chains
 included), ``and``/``or``/``not`` and conditional expressions over booleans, string
 constants and variables with ``+``, ``==``/``!=`` and ``len``; ``len(x)`` of an exact
 list/tuple/dict/set as a non-negative integer; ``type(x) is T`` decided by the observed
@@ -32,6 +33,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import libcst as cst
 
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms
 from codemorph.engine.program import Program
 
 __all__ = ["ProofResult", "observed_types", "prove_rewrite", "prove_equal"]
@@ -54,8 +56,8 @@ class ProofResult:
     reason: str
 
 
-class _Refuse(Exception):
-    pass
+#: refusals of proof mode are the kit translator's (one exception for "outside the fragment")
+_Refuse = Untranslatable
 
 
 def observed_types(outcomes: Iterable[Any]) -> dict[str, dict[str, set[str]]]:
@@ -71,18 +73,19 @@ def observed_types(outcomes: Iterable[Any]) -> dict[str, dict[str, set[str]]]:
 
 
 # ------------------------------------------------------------------------- translation
-class _Z3:
-    """Translate a libcst expression into a Z3 term over typed variables."""
+class _Z3(Z3Terms):
+    """Translate a libcst expression into a Z3 term over variables typed by observation
+    (the kit's :class:`~codemorph.authoring.Z3Terms`, with names, ``len`` and opaque
+    ``in``/``is`` atoms as proof mode reads them)."""
 
     def __init__(self, z3: Any, types: Mapping[str, set[str]], shadowed: set[str]) -> None:
-        self.z3 = z3
+        super().__init__(z3, division="literal", booleans=True, strings=True)
         self.types = types
         self.shadowed = shadowed
         self.vars: dict[str, Any] = {}
         self.atoms: dict[str, Any] = {}
         self.side: list[Any] = []  # facts about the variables (lengths are >= 0)
         self.names: list[str] = []  # names read, in evaluation order
-        self.short_circuit = False
         self.atom_order: list[str] = []
 
     def _type(self, name: str) -> str:
@@ -90,6 +93,9 @@ class _Z3:
         if not ts or len(ts) != 1:
             raise _Refuse(f"no single observed type for {name!r} ({sorted(ts) if ts else 'not observed'})")
         return next(iter(ts))
+
+    def name(self, node: cst.Name) -> Any:
+        return self.var(node.value)
 
     def var(self, name: str) -> Any:
         z3 = self.z3
@@ -112,74 +118,7 @@ class _Z3:
         if name in self.shadowed:
             raise _Refuse(f"the program rebinds the builtin {name!r}")
 
-    def __call__(self, node: cst.BaseExpression) -> Any:
-        z3 = self.z3
-        if isinstance(node, cst.Integer):
-            return z3.IntVal(int(node.evaluated_value))
-        if isinstance(node, cst.SimpleString):
-            v = node.evaluated_value
-            if not isinstance(v, str):
-                raise _Refuse("bytes literal")
-            return z3.StringVal(v)
-        if isinstance(node, cst.Name):
-            if node.value in ("True", "False"):
-                return z3.BoolVal(node.value == "True")
-            return self.var(node.value)
-        if isinstance(node, cst.UnaryOperation):
-            x = self(node.expression)
-            if isinstance(node.operator, cst.Not):
-                self._need(x, "bool", "not")
-                return z3.Not(x)
-            self._need(x, "int", "unary + / -")
-            if isinstance(node.operator, cst.Minus):
-                return -x
-            if isinstance(node.operator, cst.Plus):
-                return x
-            raise _Refuse("operator ~")
-        if isinstance(node, cst.BinaryOperation):
-            a, b = self(node.left), self(node.right)
-            op = node.operator
-            if isinstance(op, cst.Add) and z3.is_string(a) and z3.is_string(b):
-                return z3.Concat(a, b)
-            self._need(a, "int", type(op).__name__)
-            self._need(b, "int", type(op).__name__)
-            if isinstance(op, cst.Add):
-                return a + b
-            if isinstance(op, cst.Subtract):
-                return a - b
-            if isinstance(op, cst.Multiply):
-                return a * b
-            if isinstance(op, (cst.FloorDivide, cst.Modulo)):
-                if not (isinstance(node.right, cst.Integer) and int(node.right.evaluated_value) > 0):
-                    raise _Refuse("// or % by something other than a positive literal")
-                return a / b if isinstance(op, cst.FloorDivide) else a % b
-            raise _Refuse(f"operator {type(op).__name__}")
-        if isinstance(node, cst.BooleanOperation):
-            self.short_circuit = True
-            a, b = self(node.left), self(node.right)
-            self._need(a, "bool", "and/or")
-            self._need(b, "bool", "and/or")
-            return z3.And(a, b) if isinstance(node.operator, cst.And) else z3.Or(a, b)
-        if isinstance(node, cst.IfExp):
-            self.short_circuit = True
-            t, x, y = self(node.test), self(node.body), self(node.orelse)
-            self._need(t, "bool", "conditional test")
-            if x.sort() != y.sort():
-                raise _Refuse("conditional branches of different types")
-            return z3.If(t, x, y)
-        if isinstance(node, cst.Comparison):
-            return self._comparison(node)
-        if isinstance(node, cst.Call):
-            return self._call(node)
-        raise _Refuse(f"{type(node).__name__} is outside the Z3 fragment")
-
-    def _need(self, x: Any, sort: str, what: str) -> None:
-        z3 = self.z3
-        ok = {"int": z3.is_int, "bool": z3.is_bool, "str": z3.is_string}[sort](x)
-        if not ok:
-            raise _Refuse(f"{what} on a non-{sort} operand")
-
-    def _call(self, node: cst.Call) -> Any:
+    def call(self, node: cst.Call) -> Any:
         z3 = self.z3
         if isinstance(node.func, cst.Name) and node.func.value == "len" and len(node.args) == 1 \
                 and node.args[0].keyword is None and not node.args[0].star:
@@ -202,7 +141,7 @@ class _Z3:
             raise _Refuse("len() of something other than an exact str/list/tuple/dict/set")
         raise _Refuse("call outside the Z3 fragment")
 
-    def _atom(self, left: cst.BaseExpression, op: str, right: cst.BaseExpression) -> Any:
+    def atom(self, left: cst.BaseExpression, op: str, right: cst.BaseExpression) -> Any:
         key = f"{cst.Module([]).code_for_node(left)} {op} {cst.Module([]).code_for_node(right)}"
         for side in (left, right):  # names read by the atom (for the unbound-name rule)
             for n in _names(side):
@@ -212,7 +151,7 @@ class _Z3:
             self.atoms[key] = self.z3.Bool(f"[{key}]")
         return self.atoms[key]
 
-    def _type_test(self, left: cst.BaseExpression, right: cst.BaseExpression) -> Any | None:
+    def type_test(self, left: cst.BaseExpression, right: cst.BaseExpression) -> Any | None:
         """``type(x) is T`` with ``x`` a name of one observed type: a constant."""
         if isinstance(left, cst.Call) and isinstance(left.func, cst.Name) and left.func.value == "type" \
                 and len(left.args) == 1 and isinstance(left.args[0].value, cst.Name) \
@@ -223,42 +162,6 @@ class _Z3:
             self.names.append(name)
             return self.z3.BoolVal(self._type(name) == right.value)
         return None
-
-    def _comparison(self, node: cst.Comparison) -> Any:
-        z3 = self.z3
-        parts = []
-        left = node.left
-        lv = None
-        for i, target in enumerate(node.comparisons):
-            op = target.operator
-            if i > 0:
-                self.short_circuit = True
-            if isinstance(op, (cst.In, cst.NotIn)):
-                a = self._atom(left, "in", target.comparator)
-                parts.append(a if isinstance(op, cst.In) else z3.Not(a))
-                lv = None
-            elif isinstance(op, (cst.Is, cst.IsNot)):
-                a = self._type_test(left, target.comparator)
-                if a is None:
-                    a = self._atom(left, "is", target.comparator)
-                parts.append(a if isinstance(op, cst.Is) else z3.Not(a))
-                lv = None
-            else:
-                a = lv if lv is not None else self(left)
-                b = self(target.comparator)
-                if a.sort() != b.sort():
-                    raise _Refuse("comparison of operands of different types")
-                if isinstance(op, cst.Equal):
-                    parts.append(a == b)
-                elif isinstance(op, cst.NotEqual):
-                    parts.append(a != b)
-                else:
-                    self._need(a, "int", "ordering comparison")
-                    parts.append({cst.LessThan: a < b, cst.LessThanEqual: a <= b, cst.GreaterThan: a > b,
-                                  cst.GreaterThanEqual: a >= b}[type(op)])
-                lv = b
-            left = target.comparator
-        return parts[0] if len(parts) == 1 else z3.And(*parts)
 
 
 def _names(node: cst.CSTNode) -> list[str]:

@@ -1,21 +1,5 @@
-"""The ``distractors`` family: text that misleads a reader but not the interpreter.
-
-* ``misleading-comment`` (:class:`MisleadingComment`): end-of-line comments stating
-  plausible but wrong facts (a wrong starting value, a loop described as running backwards,
-  a condition described by its negation, ``append`` described as inserting at the front);
-* ``misleading-docstring`` (:class:`MisleadingDocstring`): a wrong docstring for the entry
-  function.
-
-Every claim is *certainly* wrong as a description of the code it is attached to: it is
-derived from the syntax (``range(n)`` never starts at 1, ``xs.append(v)`` never inserts at
-the front, ``n = 3`` never starts ``n`` at 4), not guessed from values.  These transforms
-measure whether a model reads the code or trusts the prose around it.
-
-Soundness is checked, not assumed: after rewriting, ``misleading-comment`` requires
-``ast.dump(..., include_attributes=True)`` of the new module to equal the original's
-(same tree *and* same line/column of every node: comments are added at line ends, so no
-line moves), and ``misleading-docstring`` requires the two trees to be equal once the entry
-function's docstring is removed from both.
+"""What the distractor transforms share: hazard word lists, false claims about code
+(values, calls, subscripts, statements, loops), comment sites.
 """
 
 from __future__ import annotations
@@ -26,25 +10,21 @@ from typing import Iterable
 
 import libcst as cst
 
-from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine import NotApplicable
 from codemorph.engine.transform import identifiers_in
+from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.syntax import code_of
 
-from codemorph.transforms.expressions import FunctionIndex, code_of
+__all__ = [
+    "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "statement_claims", "header_claims",
+    "CommentSites", "make_comment", "dynamic_getattr", "check_hazards", "same_ast",
+]
 
-__all__ = ["MisleadingComment", "MisleadingDocstring", "SOURCE_HAZARDS", "LINE_HAZARDS", "DOC_HAZARDS",
-           "CLAIM_BUILTINS"]
 
 #: identifiers of code that can read a program's own source text (and so its comments)
 SOURCE_HAZARDS: frozenset[str] = frozenset({
     "inspect", "getsource", "getsourcelines", "getcomments", "linecache", "__file__", "tokenize",
     "traceback", "findsource",
-})
-
-#: identifiers of code that can observe line numbers (a new docstring moves the lines below it)
-LINE_HAZARDS: frozenset[str] = frozenset({
-    "traceback", "__traceback__", "tb_lineno", "f_lineno", "co_firstlineno", "co_lines", "co_positions",
-    "co_lnotab", "lineno", "linecache", "getsource", "getsourcelines", "dis", "warnings", "warn", "logging",
-    "_getframe", "currentframe", "inspect", "settrace", "setprofile", "__code__",
 })
 
 #: identifiers of code that can read docstrings
@@ -61,7 +41,7 @@ CLAIM_BUILTINS: tuple[str, ...] = ("len", "sorted", "reversed", "max", "min", "s
                                    "zip")
 
 
-def _snip(node: cst.CSTNode) -> str | None:
+def snip(node: cst.CSTNode) -> str | None:
     """One-line source text of ``node`` for use inside a sentence, or ``None`` when too long."""
     text = " ".join(code_of(node).split())
     if not text or len(text) > _MAX_SNIPPET:
@@ -150,7 +130,7 @@ def _value_claims(subject: str, value: cst.BaseExpression, shadowed: frozenset[s
     elif isinstance(value, cst.Subscript):
         out += _subscript_claims(subject, value)
     elif isinstance(value, cst.BinaryOperation):
-        a, b = _snip(value.left), _snip(value.right)
+        a, b = snip(value.left), snip(value.right)
         if a and b:
             op = type(value.operator)
             if op is cst.Add:
@@ -199,7 +179,7 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
     if isinstance(func, cst.Name) and len(args) == 1 and not call.args[0].keyword:
         if func.value in shadowed:  # a program's own ``sorted`` may well sort descending
             return out
-        x = _snip(args[0])
+        x = snip(args[0])
         if x is None:
             return out
         name = func.value
@@ -223,7 +203,7 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
             out.append(f"{subject} keeps every duplicate element of {x}")
         return out
     if isinstance(func, cst.Attribute):
-        obj = _snip(func.value)
+        obj = snip(func.value)
         meth = func.attr.value
         if obj is None:
             return out
@@ -232,12 +212,12 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
         elif meth == "split" and not args and not call.args:
             out.append(f"{subject} is {obj} split at every comma")
         elif meth == "replace" and len(args) == 2 and len(call.args) == 2:
-            a = _snip(args[0])
+            a = snip(args[0])
             if a:
                 out.append(f"{subject} is {obj} with only the first {a} replaced")
         elif meth == "join" and len(args) == 1:
             sep = _str(func.value)
-            items = _snip(args[0])
+            items = snip(args[0])
             if items and sep is not None:
                 other = "a space" if sep == "" else "no separator"
                 out.append(f"{subject} joins the items of {items} with {other}")
@@ -246,7 +226,7 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
             out.append(f"{subject} is the element at index -1 of {obj}")
         elif meth == "get" and len(args) >= 1:
-            k = _snip(args[0])
+            k = snip(args[0])
             if k:
                 out.append(f"{subject} raises KeyError when {k} is not a key of {obj}")
     return out
@@ -254,7 +234,7 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
 
 def _subscript_claims(subject: str, sub: cst.Subscript) -> list[str]:
     out: list[str] = []
-    x = _snip(sub.value)
+    x = snip(sub.value)
     if x is None or len(sub.slice) != 1:
         return out
     sl = sub.slice[0].slice
@@ -287,7 +267,7 @@ _RETURN_PHRASES = (("@ is ", "returns "), ("@ holds ", "returns "), ("@ starts a
                    ("@ tells ", "tells "), ("@ raises ", "raises "), ("@ joins ", "joins "))
 
 
-def _statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[str]:
+def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[str]:
     """Wrong statements about one small statement (assignment, call, return...)."""
     out: list[str] = []
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
@@ -296,7 +276,7 @@ def _statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = f
         n = stmt.target.value
         k = _int(stmt.value)
         op = type(stmt.operator)
-        v = _snip(stmt.value)
+        v = snip(stmt.value)
         if op is cst.AddAssign and k is not None:
             out += [f"{n} goes down by {k}", f"{n} grows by {k + 1}"]
         elif op is cst.SubtractAssign and k is not None:
@@ -310,18 +290,18 @@ def _statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = f
     elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
             and isinstance(stmt.value.func, cst.Attribute):
         call = stmt.value
-        obj = _snip(call.func.value)
+        obj = snip(call.func.value)
         meth = call.func.attr.value
         args = _posargs(call)
         if obj is None or args is None:
             return out
-        first = _snip(args[0]) if args else None
+        first = snip(args[0]) if args else None
         if meth == "append" and len(args) == 1 and first:
             out.append(f"{first} is inserted at the front of {obj}")
-        elif meth == "insert" and len(args) == 2 and _int(args[0]) == 0 and _snip(args[1]):
-            out.append(f"{_snip(args[1])} is added at the end of {obj}")
-        elif meth == "insert" and len(args) == 2 and first and _snip(args[1]):
-            out.append(f"{obj}[{first}] is replaced by {_snip(args[1])}")
+        elif meth == "insert" and len(args) == 2 and _int(args[0]) == 0 and snip(args[1]):
+            out.append(f"{snip(args[1])} is added at the end of {obj}")
+        elif meth == "insert" and len(args) == 2 and first and snip(args[1]):
+            out.append(f"{obj}[{first}] is replaced by {snip(args[1])}")
         elif meth == "pop" and not call.args:
             out.append(f"removes the element at index 0 of {obj}")
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
@@ -359,16 +339,16 @@ def _statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = f
 
 def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[str]:
     out: list[str] = []
-    target = _snip(node.target)
+    target = snip(node.target)
     it = node.iter
-    x = _snip(it)
+    x = snip(it)
     if target is None or x is None:
         return out
     if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and _posargs(it) is not None \
             and not _kwargs(it) and not node.asynchronous and it.func.value not in shadowed:
         name = it.func.value
         args = _posargs(it) or []
-        snips = [_snip(a) for a in args]
+        snips = [snip(a) for a in args]
         if name == "range" and len(args) == 1 and snips[0]:
             return [f"{target} runs from 1 to {snips[0]}", f"{target} counts down from {snips[0]} to 1"]
         if name == "range" and len(args) == 2 and all(snips):
@@ -380,7 +360,7 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
             return [f"walks {snips[0]} from its first element to its last"]
         if name == "enumerate" and len(args) == 1 and snips[0] and isinstance(node.target, cst.Tuple) \
                 and node.target.elements:
-            i = _snip(node.target.elements[0].value)
+            i = snip(node.target.elements[0].value)
             if i:
                 return [f"{i} counts from 1", f"walks {snips[0]} from its last element to its first"]
         if name == "zip" and len(args) >= 2 and all(snips):
@@ -388,7 +368,7 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
         if name == "sorted" and len(args) == 1 and snips[0]:
             return [f"visits {snips[0]} from largest to smallest"]
     if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args:
-        obj = _snip(it.func.value)
+        obj = snip(it.func.value)
         meth = it.func.attr.value
         if obj and meth == "keys":
             return [f"walks the values of {obj}"]
@@ -400,28 +380,29 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
 
 
 def _negated(test: cst.BaseExpression) -> str | None:
-    t = _snip(test)
+    t = snip(test)
     if t is None:
         return None
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _snip(test.expression)
+        inner = snip(test.expression)
         return inner
     return f"not {t}" if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"not ({t})"
 
 
-def _header_claims(node: cst.CSTNode, shadowed: frozenset[str] = frozenset()) -> list[str]:
+def header_claims(node: cst.CSTNode, shadowed: frozenset[str] = frozenset()) -> list[str]:
+    """False claims about a compound statement's header (``for``, ``while``, ``if``)."""
     if isinstance(node, cst.For):
         return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
-        t = _snip(node.test)
+        t = snip(node.test)
         return [f"loops until {t} holds"] if t else []
     if isinstance(node, cst.If):
         neg = _negated(node.test)
-        return [f"taken only when {neg}", f"skipped whenever {_snip(node.test)}"] if neg else []
+        return [f"taken only when {neg}", f"skipped whenever {snip(node.test)}"] if neg else []
     return []
 
 
-class _CommentSites(cst.CSTVisitor):
+class CommentSites(cst.CSTVisitor):
     """Statements inside function bodies whose line has no comment yet, with the wrong
     claims available for each."""
 
@@ -440,7 +421,7 @@ class _CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = _statement_claims(node.body[0], self.shadowed)
+        claims = statement_claims(node.body[0], self.shadowed)
         if claims:
             self.sites.append((node, "line", claims))
 
@@ -452,25 +433,26 @@ class _CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = _header_claims(node, self.shadowed)
+        claims = header_claims(node, self.shadowed)
         if claims:
             self.sites.append((node, "header", claims))
         if isinstance(node, cst.If) and isinstance(node.orelse, cst.Else) \
                 and isinstance(node.orelse.body, cst.IndentedBlock) and node.orelse.body.header.comment is None:
-            t = _snip(node.test)
+            t = snip(node.test)
             if t:
                 self.sites.append((node.orelse, "header", [f"reached only when {t}"]))
 
     visit_For = visit_While = visit_If = _compound
 
 
-def _comment(text: str) -> cst.Comment:
+def make_comment(text: str) -> cst.Comment:
+    """A ``# text`` comment on one line, never a PEP 263 encoding declaration."""
     text = " ".join(text.split())
     text = _CODING.sub("coding -", text)
     return cst.Comment("# " + text)
 
 
-def _dynamic_getattr(module: cst.Module) -> bool:
+def dynamic_getattr(module: cst.Module) -> bool:
     """Whether the module calls ``getattr`` with an attribute name that is not a plain string
     literal (or with fewer than two positional arguments: ``getattr(*a)``)."""
     stack: list[cst.CSTNode] = [module]
@@ -485,87 +467,17 @@ def _dynamic_getattr(module: cst.Module) -> bool:
     return False
 
 
-def _check_hazards(module: cst.Module, hazards: Iterable[str], what: str) -> None:
+def check_hazards(module: cst.Module, hazards: Iterable[str], what: str) -> None:
+    """Raise ``NotApplicable`` when ``module`` spells any of ``hazards`` (the program may
+    ``what``)."""
     found = sorted(identifiers_in(module) & set(hazards))
     if found:
         raise NotApplicable(f"the program may {what} (it uses {', '.join(found)})")
 
 
-class MisleadingComment(Transform):
-    """Add end-of-line comments that state plausible but wrong facts about the code.
-
-    Claims come from a catalogue keyed by syntax, each wrong for the statement it is
-    attached to: a wrong literal value (``n = 3  # n is 4 here``), a loop described in the
-    wrong direction or range (``for i in range(n):  # i runs from 1 to n``), a condition
-    described by its negation (``if x > 0:  # taken only when not (x > 0)``), a method
-    described as another (``xs.append(v)  # v is inserted at the front of xs``,
-    ``s.upper()`` as lower case, ``sorted`` as descending, ``len(x)`` as the last index).
-
-    Claims about builtins (``len``, ``sorted``, ``range``...: :data:`CLAIM_BUILTINS`) are
-    not made when the program rebinds that name (its own ``sorted`` might sort descending).
-    Comments go at the *end* of lines that have none (statement lines and ``if``/``for``/
-    ``while``/``else`` headers inside functions), so no line moves; the rewritten module's
-    ``ast.dump`` with positions must equal the original's or the rewrite is refused.
-    Refused when the program may read its own source (``inspect``, ``linecache``,
-    ``__file__``...: :data:`SOURCE_HAZARDS`).  Comments never match the PEP 263 encoding
-    declaration pattern.  Functions using ``eval``/``exec``/``locals``/``globals``/``vars``/
-    ``dir`` are left alone.
-
-    Options:
-        count: at most this many comments (int >= 1, default 3), on sites chosen with the
-            context's rng; ``None`` comments every site that has a claim.
-    """
-
-    name = "misleading-comment"
-    family = "distractors"
-    description = "add end-of-line comments stating plausible but wrong facts (code unchanged)"
-    preconditions = ("the program does not read its own source", "AST (with positions) unchanged")
-
-    def __init__(self, count: int | None = 3) -> None:
-        super().__init__()
-        if count is not None and (not isinstance(count, int) or count < 1):
-            raise ValueError(f"count must be a positive int or None, got {count!r}")
-        self.count = count
-
-    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        _check_hazards(module, SOURCE_HAZARDS, "read its own source text")
-        index = FunctionIndex(ctx)
-        finder = _CommentSites(index, frozenset(ctx.shadowed(*CLAIM_BUILTINS)))
-        module.visit(finder)
-        if not finder.sites:
-            if finder.dynamic:
-                raise NotApplicable("every candidate line is in a function using eval/exec/locals/globals/vars/dir")
-            raise NotApplicable("no line inside a function, without a comment, about which a wrong claim is known")
-        sites = finder.sites
-        if self.count is not None and len(sites) > self.count:
-            picked = sorted(ctx.rng.sample(range(len(sites)), self.count))
-            sites = [sites[i] for i in picked]
-        texts: dict[int, str] = {}
-        for node, _, claims in sites:
-            text = claims[ctx.rng.randrange(len(claims))]
-            texts[id(node)] = text
-            ctx.record(node, f"comment: {text}")
-        nodes = {id(n): n for n, _, _ in sites}
-
-        class Add(cst.CSTTransformer):
-            def on_leave(self, original, updated):
-                if nodes.get(id(original)) is not original:
-                    return updated
-                comment = _comment(texts[id(original)])
-                if isinstance(updated, cst.SimpleStatementLine):
-                    tw = updated.trailing_whitespace
-                    return updated.with_changes(trailing_whitespace=tw.with_changes(
-                        whitespace=cst.SimpleWhitespace("  "), comment=comment))
-                header = updated.body.header
-                return updated.with_changes(body=updated.body.with_changes(
-                    header=header.with_changes(whitespace=cst.SimpleWhitespace("  "), comment=comment)))
-
-        new = module.visit(Add())
-        _same_ast(ctx.program.source, new.code, positions=True)
-        return new
-
-
-def _same_ast(old: str, new: str, positions: bool) -> None:
+def same_ast(old: str, new: str, positions: bool) -> None:
+    """Raise ``NotApplicable`` unless ``old`` and ``new`` parse to the same AST (with
+    line/column attributes when ``positions``)."""
     try:
         a = ast.dump(ast.parse(old), include_attributes=positions)
         b = ast.dump(ast.parse(new), include_attributes=positions)
@@ -576,207 +488,3 @@ def _same_ast(old: str, new: str, positions: bool) -> None:
 
 
 # -- misleading-docstring -----------------------------------------------------------
-
-_WRONG_TYPE = {
-    "str": "a list of strings", "list": "a string", "int": "a string of digits", "float": "an int",
-    "dict": "a list of (key, value) pairs", "tuple": "a dict", "bool": "an int count", "set": "a sorted list",
-}
-
-
-class _DocClaims(cst.CSTVisitor):
-    """Claims about the statements of one function body (nested defs, lambdas and classes
-    excluded)."""
-
-    def __init__(self, shadowed: frozenset[str]) -> None:
-        self.shadowed = shadowed
-        self.returns: list[str] = []
-        self.others: list[str] = []
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        for stmt in node.body:
-            claims = _statement_claims(stmt, self.shadowed)
-            (self.returns if isinstance(stmt, cst.Return) else self.others).extend(claims)
-
-    def visit_For(self, node: cst.For) -> None:
-        for c in _header_claims(node, self.shadowed):
-            verb = c.split(" ", 1)[0]
-            self.others.append(("the loop " + c) if verb in ("walks", "skips", "visits", "runs")
-                               else ("in the loop, " + c))
-
-    def visit_While(self, node: cst.While) -> None:
-        t = _snip(node.test)
-        if t:
-            self.others.append(f"the loop stops as soon as {t} holds")
-
-
-def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
-    """``text`` as a sentence: capitalised (unless it starts with an identifier of the
-    program, in ``keep``, whose case matters) and ending with a period."""
-    text = text.strip()
-    first = re.split(r"[^\w]", text, maxsplit=1)[0]
-    if first not in keep:
-        text = text[:1].upper() + text[1:]
-    return text + ("" if text.endswith(".") else ".")
-
-
-def _doc_safe(text: str) -> bool:
-    return "\\" not in text and '"""' not in text and not text.endswith('"') and "\r" not in text
-
-
-def _strip_docstring(fn: ast.FunctionDef) -> str | None:
-    doc = ast.get_docstring(fn, clean=False)
-    if doc is not None:
-        fn.body = fn.body[1:]
-    return doc
-
-
-class MisleadingDocstring(Transform):
-    """Give the entry function a docstring of plausible but wrong statements (replacing
-    any existing docstring).
-
-    The summary line states a wrong return value when one is known (``return sorted(xs)``
-    -> "Return xs sorted from largest to smallest."), followed by up to ``claims`` wrong
-    statements about loops and assignments from the same catalogue as
-    ``misleading-comment``; when runtime observations are given, an ``Args:`` section
-    describes each parameter with a type it was never observed to have.
-
-    A docstring is observable only through ``__doc__`` (``help``, ``inspect.getdoc``,
-    ``pydoc``, ``doctest``): the rewrite is refused when the program spells any of
-    :data:`DOC_HAZARDS`.  Adding a docstring moves the lines below it, so it is also refused
-    when the program may observe line numbers (:data:`LINE_HAZARDS`); exception line numbers
-    are not part of behaviour.  Checked after rewriting: the module's AST with the entry
-    function's docstring removed equals the original's with it removed.
-
-    Options:
-        claims: at most this many statements after the summary line (int >= 0, default 2).
-    """
-
-    uses_runtime_types = True
-    name = "misleading-docstring"
-    family = "distractors"
-    description = "give the entry function a docstring of plausible but wrong statements"
-    preconditions = ("the program never reads __doc__", "AST unchanged apart from the docstring")
-
-    def __init__(self, claims: int = 2) -> None:
-        super().__init__()
-        if not isinstance(claims, int) or claims < 0:
-            raise ValueError(f"claims must be an int >= 0, got {claims!r}")
-        self.claims = claims
-
-    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if "__doc__" in ctx.program.source:
-            raise NotApplicable("the program mentions __doc__")
-        _check_hazards(module, DOC_HAZARDS, "read docstrings")
-        _check_hazards(module, LINE_HAZARDS, "observe line numbers")
-        if _dynamic_getattr(module):
-            # getattr(f, '__d' + 'oc__') reads the docstring without spelling __doc__
-            raise NotApplicable("the program may read docstrings (getattr with a computed attribute name)")
-        entry = None
-        for stmt in module.body:
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == ctx.entry_point:
-                entry = stmt
-        if entry is None:
-            raise NotApplicable(f"no top-level function {ctx.entry_point!r}")
-        if not isinstance(entry.body, cst.IndentedBlock):
-            raise NotApplicable("the entry function's body is on the line of its def")
-        index = FunctionIndex(ctx)
-        if entry in index.dynamic:
-            raise NotApplicable("the entry function uses eval/exec/locals/globals/vars/dir")
-
-        v = _DocClaims(frozenset(ctx.shadowed(*CLAIM_BUILTINS)))
-        for stmt in entry.body.body:
-            stmt.visit(v)
-        returns = [c for c in v.returns if _doc_safe(c)]
-        others = [c for c in v.others if _doc_safe(c)]
-        params = self._param_claims(entry, index, ctx)
-        if not returns and not others and not params:
-            raise NotApplicable("no wrong claim is known for the entry function's code")
-        rng = ctx.rng
-        keep = identifiers_in(module)
-        if returns:
-            claim = rng.choice(returns)
-            verb, _, rest = claim.partition(" ")
-            summary = _sentence({"returns": "return", "raises": "raise", "tells": "tell", "joins": "join"}
-                                .get(verb, verb) + " " + rest)
-        elif others:
-            summary = _sentence(others.pop(rng.randrange(len(others))), keep)
-        else:
-            summary = "Transform the arguments."
-        extra = rng.sample(others, min(self.claims, len(others))) if others else []
-
-        indent = entry.body.indent if entry.body.indent is not None else module.default_indent
-        lines = [summary]
-        if extra or params:
-            lines.append("")
-            lines += [_sentence(c, keep) for c in extra]
-            if params:
-                if extra:
-                    lines.append("")
-                lines.append("Args:")
-                lines += [f"{module.default_indent}{p}" for p in params]
-        if len(lines) == 1:
-            text = f'"""{lines[0]}"""'
-        else:
-            text = '"""' + lines[0] + "\n" + "".join((indent + ln if ln else "") + "\n" for ln in lines[1:]) \
-                + indent + '"""'
-        doc_stmt = cst.SimpleStatementLine([cst.Expr(cst.SimpleString(text))])
-
-        body = list(entry.body.body)
-        first = body[0] if body else None
-        old_doc = (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1
-                   and isinstance(first.body[0], cst.Expr)
-                   and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
-        if old_doc:
-            body[0] = first.with_changes(body=[cst.Expr(cst.SimpleString(text))])
-            ctx.record(first, "docstring replaced: " + summary)
-        else:
-            body.insert(0, doc_stmt)
-            ctx.record(entry, "docstring added: " + summary)
-        new_entry = entry.with_changes(body=entry.body.with_changes(body=body))
-        new = module.with_changes(body=[new_entry if s is entry else s for s in module.body])
-        self._check(ctx.program.source, new.code, ctx.entry_point, text)
-        return new
-
-    def _param_claims(self, entry: cst.FunctionDef, index: FunctionIndex, ctx: RewriteContext) -> list[str]:
-        qualname = index.qualnames.get(entry)
-        out = []
-        if qualname is None:
-            return out
-        for p in entry.params.params:
-            types = index.observed(qualname, p.name.value)
-            if types and len(types) == 1 and types[0] in _WRONG_TYPE:
-                out.append(f"{p.name.value}: {_WRONG_TYPE[types[0]]}.")
-        return out
-
-    @staticmethod
-    def _check(old: str, new: str, entry: str, doc_text: str) -> None:
-        try:
-            a, b = ast.parse(old), ast.parse(new)
-        except SyntaxError as exc:
-            raise NotApplicable(f"internal check failed: rewritten code does not parse ({exc.msg})") from None
-
-        def entry_def(tree: ast.Module) -> ast.FunctionDef | None:
-            found = None
-            for s in tree.body:
-                if isinstance(s, ast.FunctionDef) and s.name == entry:
-                    found = s
-            return found
-
-        fa, fb = entry_def(a), entry_def(b)
-        if fa is None or fb is None:
-            raise NotApplicable("internal check failed: entry function not found after rewriting")
-        _strip_docstring(fa)
-        new_doc = _strip_docstring(fb)
-        if new_doc is None or new_doc != ast.literal_eval(doc_text):
-            raise NotApplicable("internal check failed: the new docstring is not the function's docstring")
-        if ast.dump(a) != ast.dump(b):
-            raise NotApplicable("internal check failed: the rewrite changes more than the docstring")

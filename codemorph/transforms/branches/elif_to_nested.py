@@ -1,0 +1,47 @@
+"""``elif-to-nested``: ``elif`` as an ``else`` holding a nested ``if``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from codemorph.transforms.branches.statements import Collect, StatementRewrite
+
+__all__ = ["ElifToNested"]
+
+
+# ---------------------------------------------------------------------------------------
+# elif-to-nested / nested-to-elif
+
+
+def _make_nested(original: cst.If, updated: cst.If) -> tuple[cst.If, str]:
+    inner = updated.orelse
+    assert isinstance(inner, cst.If)
+    block = cst.IndentedBlock([inner.with_changes(leading_lines=[])])
+    new = updated.with_changes(orelse=cst.Else(body=block, leading_lines=inner.leading_lines))
+    return new, "elif -> else: if"
+
+
+class ElifToNested(StatementRewrite):
+    """Rewrite ``elif`` clauses as an ``if`` nested in an ``else`` block:
+    ``if a: A elif b: B else: C`` -> ``if a: A else: (if b: B else: C)``.
+
+    Exact: an ``elif`` is defined as an ``else`` holding an ``if``.  Comments before the
+    ``elif`` line stay before the new ``else:``.
+
+    Args:
+        which: ``"all"`` (default) nests every ``elif``; ``"one"`` one chosen with ``ctx.rng``.
+
+    Refuses when there is no ``elif`` or the program observes line numbers or source text.
+    """
+
+    name = "elif-to-nested"
+    family = "branches"
+    description = "Turn elif clauses into an if nested in an else block."
+    preconditions = ("the program does not observe line numbers or source text",)
+
+    _keyword = "elif"
+    _nothing = "no elif clause"
+    _make = staticmethod(_make_nested)
+
+    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+        return [n for n in found.ifs if isinstance(n.orelse, cst.If)]

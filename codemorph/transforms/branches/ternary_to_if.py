@@ -1,0 +1,93 @@
+"""``ternary-to-if``: a statement whose value is a conditional expression as an
+``if``/``else``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from codemorph.transforms.branches.conditions import source_of
+from codemorph.transforms.branches.statements import (
+    Collect, StatementRewrite, assigned_name, comment_lines, comments_in, with_value,
+    without_parentheses,
+)
+
+__all__ = ["TernaryToIf"]
+
+
+def _ternary_stmt(line: cst.SimpleStatementLine) -> tuple[cst.BaseSmallStatement, cst.IfExp] | None:
+    if len(line.body) != 1:
+        return None
+    small = line.body[0]
+    value = None
+    if isinstance(small, cst.Assign) and assigned_name(small) is not None:
+        value = small.value
+    elif isinstance(small, cst.Return):
+        value = small.value
+    if isinstance(value, cst.IfExp):
+        return small, value
+    return None
+
+
+def _branch(small: cst.BaseSmallStatement, value: cst.BaseExpression) -> cst.IndentedBlock:
+    return cst.IndentedBlock([cst.SimpleStatementLine([with_value(small, without_parentheses(value))])])
+
+
+def _make_if(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> tuple[cst.If, str]:
+    small, value = _ternary_stmt(updated)
+    comments = comments_in(value, value.test, value.body, value.orelse)
+
+    def chain(v: cst.IfExp) -> cst.If:
+        orelse_value = v.orelse
+        inner = orelse_value.with_changes(lpar=[], rpar=[]) if isinstance(orelse_value, cst.IfExp) else None
+        if inner is not None and "\n" not in source_of(inner):
+            orelse: cst.If | cst.Else = chain(inner)
+        else:
+            orelse = cst.Else(body=_branch(small, orelse_value))
+        test = without_parentheses(v.test)
+        return cst.If(test=test, body=_branch(small, v.body), orelse=orelse)
+
+    new = chain(value.with_changes(lpar=[], rpar=[]))
+    header = cst.TrailingWhitespace(whitespace=updated.trailing_whitespace.whitespace,
+                                    comment=updated.trailing_whitespace.comment)
+    new = new.with_changes(body=new.body.with_changes(header=header),
+                           leading_lines=[*updated.leading_lines, *comment_lines(comments)])
+    what = "return" if isinstance(small, cst.Return) else f"{assigned_name(small)} ="
+    return new, f"{what} ... if ... else ... -> if/else statement"
+
+
+class TernaryToIf(StatementRewrite):
+    """Rewrite a statement-level conditional expression as an ``if``/``else`` statement.
+
+    * ``x = a if c else b`` -> ``if c: x = a`` / ``else: x = b`` (one plain ``=`` to a
+      simple name);
+    * ``return a if c else b`` -> ``if c: return a`` / ``else: return b``;
+    * a conditional expression in the ``else`` part becomes an ``elif``:
+      ``x = a if c else b if d else e`` -> ``if c: ... elif d: ... else: ...``.
+
+    Exact for every value (same evaluations in the same order, one truth test of ``c``).
+    Only statements alone on their line are rewritten (not ``a = 1; x = p if c else q``,
+    nor the body of a one-line ``if``/``for``).  The comment at the end of the line moves
+    to the ``if c:`` line.
+
+    Args:
+        which: ``"all"`` (default) or ``"one"`` (one site chosen with ``ctx.rng``).
+
+    Refuses when there is no such statement or the program observes line numbers or
+    source text.
+    """
+
+    name = "ternary-to-if"
+    family = "branches"
+    description = "Turn `x = a if c else b` / `return a if c else b` statements into if/else statements."
+    preconditions = (
+        "the statement is alone on its line: `name = a if c else b` (one simple-name target) "
+        "or `return a if c else b`",
+        "the program does not observe line numbers or source text",
+    )
+
+    _keyword = "else"
+    _nothing = "no statement `name = a if c else b` or `return a if c else b` alone on its line"
+    _make = staticmethod(_make_if)
+
+    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+        return [ln for ln in found.lines if _ternary_stmt(ln) is not None]

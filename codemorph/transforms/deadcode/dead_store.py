@@ -1,0 +1,86 @@
+"""``dead-store``: an assignment to a fresh name that is never read.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from codemorph.engine import RewriteContext, Transform
+from codemorph.authoring.facts import finalisation_hazard
+from codemorph.transforms.deadcode.blocks import bound_at
+from codemorph.transforms.deadcode.positions import InsertStatements, choose_position, observed_int_locals
+
+__all__ = ["STORE_LITERALS", "STORE_INT_TEMPLATES", "DeadStore"]
+
+
+_STORE_HINTS = {"literal": ("marker", "last", "state", "flag", "default"), "copy": ("prev", "snapshot", "saved", "orig"),
+                "pair": ("pair", "both", "key_pair"), "int": ("offset", "size", "bound", "width")}
+
+#: Literal values a dead store may assign (can never raise).
+STORE_LITERALS: tuple[str, ...] = ("0", "1", "-1", "None", "''", "[]", "()", "{}", "True", "False", "'done'")
+
+#: Arithmetic templates over ``{n}``, a local observed only as ``int``: linear (no
+#: division, no power, no shift), so they cannot raise and cost time linear in the size of
+#: the integer.
+STORE_INT_TEMPLATES: tuple[str, ...] = ("{n} + 1", "{n} - 1", "{n} * 2", "2 * {n} + 1", "{n} + {n}", "-{n}")
+
+
+class DeadStore(Transform):
+    """Insert an assignment to a fresh, never-read local of a side-effect-free value.
+
+    At a statement position inside a function (chosen as for ``dead-code``), one of:
+
+    * a literal (``prev = 0``, ``saved = []``, ...: :data:`STORE_LITERALS`);
+    * a copy of a local bound at that point on every path (``snapshot = text``), or a
+      tuple of two such locals (``pair = (a, b)``) -- only when the program cannot observe
+      that the object now lives until the function returns (no ``__del__``, ``weakref``,
+      ``gc``, reference counts, generators with ``try``/``with``:
+      :func:`~codemorph.authoring.finalisation_hazard`);
+    * with runtime observations, arithmetic on a local bound at that point and observed
+      only as ``int`` in that function (:data:`STORE_INT_TEMPLATES`, e.g. ``offset = n + 1``).
+
+    None of these can raise or run user code: no call, attribute access, indexing,
+    division or comparison; names read are bound on every path to the position
+    (:func:`bound_at`), so reading them cannot fail.  The new name is spelled nowhere in the
+    program, so nothing reads it.  Functions using ``eval``/``exec``/``locals``/
+    ``globals``/``vars``/``dir()`` are skipped; programs inspecting frames or line numbers
+    are refused.
+
+    Takes no options.  Deterministic for a given rng.
+    """
+
+    uses_runtime_types = True
+    name = "dead-store"
+    family = "dead-code"
+    description = "Insert an assignment of a side-effect-free value to a fresh, never-read local."
+    preconditions = (
+        "the value is a literal, a tuple of locals bound on every path, or +,-,* on a local observed as int",
+        "copies only when object lifetimes are unobservable (no __del__, weakref, gc, generator try/with)",
+        "the target is a fresh name spelled nowhere in the program",
+        "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
+    )
+
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        site = choose_position(module, ctx)
+        bound = sorted(bound_at(site.func, site.suite, site.index, site.facts))
+        ints = observed_int_locals(module, ctx, site)
+        kinds = ["literal"]
+        # a copy keeps the object alive until the function returns: only when that is unobservable
+        if bound and finalisation_hazard(module, names=site.names) is None:
+            kinds += ["copy", "pair"] if len(bound) > 1 else ["copy"]
+        if ints:
+            kinds.append("int")
+        kind = ctx.rng.choice(kinds)
+        if kind == "literal":
+            value = ctx.rng.choice(STORE_LITERALS)
+        elif kind == "copy":
+            value = ctx.rng.choice(bound)
+        elif kind == "pair":
+            a, b = ctx.rng.sample(bound, 2)
+            value = f"({a}, {b})"
+        else:
+            value = ctx.rng.choice(STORE_INT_TEMPLATES).format(n=ctx.rng.choice(ints))
+        target = ctx.fresh_name(ctx.rng.choice(_STORE_HINTS[kind]))
+        stmt = cst.parse_statement(f"{target} = {value}\n")
+        ctx.record(site.anchor, f"dead store `{target} = {value}` inserted in {site.func.name.value}()")
+        return module.visit(InsertStatements(site.suite, site.index, [stmt]))

@@ -1,0 +1,226 @@
+"""``misleading-docstring``: a docstring on the entry function that describes it wrongly.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import libcst as cst
+
+from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine.transform import identifiers_in
+from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
+from codemorph.authoring.scopes import FunctionIndex
+from codemorph.transforms.distractors.claims import (
+    CLAIM_BUILTINS, DOC_HAZARDS, check_hazards, dynamic_getattr, header_claims, snip,
+    statement_claims,
+)
+
+__all__ = ["MisleadingDocstring"]
+
+
+_WRONG_TYPE = {
+    "str": "a list of strings", "list": "a string", "int": "a string of digits", "float": "an int",
+    "dict": "a list of (key, value) pairs", "tuple": "a dict", "bool": "an int count", "set": "a sorted list",
+}
+
+
+class _DocClaims(cst.CSTVisitor):
+    """Claims about the statements of one function body (nested defs, lambdas and classes
+    excluded)."""
+
+    def __init__(self, shadowed: frozenset[str]) -> None:
+        self.shadowed = shadowed
+        self.returns: list[str] = []
+        self.others: list[str] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        for stmt in node.body:
+            claims = statement_claims(stmt, self.shadowed)
+            (self.returns if isinstance(stmt, cst.Return) else self.others).extend(claims)
+
+    def visit_For(self, node: cst.For) -> None:
+        for c in header_claims(node, self.shadowed):
+            verb = c.split(" ", 1)[0]
+            self.others.append(("the loop " + c) if verb in ("walks", "skips", "visits", "runs")
+                               else ("in the loop, " + c))
+
+    def visit_While(self, node: cst.While) -> None:
+        t = snip(node.test)
+        if t:
+            self.others.append(f"the loop stops as soon as {t} holds")
+
+
+def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
+    """``text`` as a sentence: capitalised (unless it starts with an identifier of the
+    program, in ``keep``, whose case matters) and ending with a period."""
+    text = text.strip()
+    first = re.split(r"[^\w]", text, maxsplit=1)[0]
+    if first not in keep:
+        text = text[:1].upper() + text[1:]
+    return text + ("" if text.endswith(".") else ".")
+
+
+def _doc_safe(text: str) -> bool:
+    return "\\" not in text and '"""' not in text and not text.endswith('"') and "\r" not in text
+
+
+def _strip_docstring(fn: ast.FunctionDef) -> str | None:
+    doc = ast.get_docstring(fn, clean=False)
+    if doc is not None:
+        fn.body = fn.body[1:]
+    return doc
+
+
+class MisleadingDocstring(Transform):
+    """Give the entry function a docstring of plausible but wrong statements (replacing
+    any existing docstring).
+
+    The summary line states a wrong return value when one is known (``return sorted(xs)``
+    -> "Return xs sorted from largest to smallest."), followed by up to ``claims`` wrong
+    statements about loops and assignments from the same catalogue as
+    ``misleading-comment``; when runtime observations are given, an ``Args:`` section
+    describes each parameter with a type it was never observed to have.
+
+    A docstring is observable only through ``__doc__`` (``help``, ``inspect.getdoc``,
+    ``pydoc``, ``doctest``): the rewrite is refused when the program spells any of
+    :data:`DOC_HAZARDS`.  Adding a docstring moves the lines below it, so it is also refused
+    when the program may observe line numbers
+    (:data:`~codemorph.authoring.STRICT_LINE_HAZARDS`); exception line numbers are not
+    part of behaviour.  Checked after rewriting: the module's AST with the entry
+    function's docstring removed equals the original's with it removed.
+
+    Options:
+        claims: at most this many statements after the summary line (int >= 0, default 2).
+    """
+
+    uses_runtime_types = True
+    name = "misleading-docstring"
+    family = "distractors"
+    description = "give the entry function a docstring of plausible but wrong statements"
+    preconditions = ("the program never reads __doc__", "AST unchanged apart from the docstring")
+
+    def __init__(self, claims: int = 2) -> None:
+        super().__init__()
+        if not isinstance(claims, int) or claims < 0:
+            raise ValueError(f"claims must be an int >= 0, got {claims!r}")
+        self.claims = claims
+
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        if "__doc__" in ctx.program.source:
+            raise NotApplicable("the program mentions __doc__")
+        check_hazards(module, DOC_HAZARDS, "read docstrings")
+        check_hazards(module, STRICT_LINE_HAZARDS, "observe line numbers")
+        if dynamic_getattr(module):
+            # getattr(f, '__d' + 'oc__') reads the docstring without spelling __doc__
+            raise NotApplicable("the program may read docstrings (getattr with a computed attribute name)")
+        entry = None
+        for stmt in module.body:
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == ctx.entry_point:
+                entry = stmt
+        if entry is None:
+            raise NotApplicable(f"no top-level function {ctx.entry_point!r}")
+        if not isinstance(entry.body, cst.IndentedBlock):
+            raise NotApplicable("the entry function's body is on the line of its def")
+        index = FunctionIndex(ctx)
+        if entry in index.dynamic:
+            raise NotApplicable("the entry function uses eval/exec/locals/globals/vars/dir")
+
+        v = _DocClaims(frozenset(ctx.shadowed(*CLAIM_BUILTINS)))
+        for stmt in entry.body.body:
+            stmt.visit(v)
+        returns = [c for c in v.returns if _doc_safe(c)]
+        others = [c for c in v.others if _doc_safe(c)]
+        params = self._param_claims(entry, index, ctx)
+        if not returns and not others and not params:
+            raise NotApplicable("no wrong claim is known for the entry function's code")
+        rng = ctx.rng
+        keep = identifiers_in(module)
+        if returns:
+            claim = rng.choice(returns)
+            verb, _, rest = claim.partition(" ")
+            summary = _sentence({"returns": "return", "raises": "raise", "tells": "tell", "joins": "join"}
+                                .get(verb, verb) + " " + rest)
+        elif others:
+            summary = _sentence(others.pop(rng.randrange(len(others))), keep)
+        else:
+            summary = "Transform the arguments."
+        extra = rng.sample(others, min(self.claims, len(others))) if others else []
+
+        indent = entry.body.indent if entry.body.indent is not None else module.default_indent
+        lines = [summary]
+        if extra or params:
+            lines.append("")
+            lines += [_sentence(c, keep) for c in extra]
+            if params:
+                if extra:
+                    lines.append("")
+                lines.append("Args:")
+                lines += [f"{module.default_indent}{p}" for p in params]
+        if len(lines) == 1:
+            text = f'"""{lines[0]}"""'
+        else:
+            text = '"""' + lines[0] + "\n" + "".join((indent + ln if ln else "") + "\n" for ln in lines[1:]) \
+                + indent + '"""'
+        doc_stmt = cst.SimpleStatementLine([cst.Expr(cst.SimpleString(text))])
+
+        body = list(entry.body.body)
+        first = body[0] if body else None
+        old_doc = (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1
+                   and isinstance(first.body[0], cst.Expr)
+                   and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+        if old_doc:
+            body[0] = first.with_changes(body=[cst.Expr(cst.SimpleString(text))])
+            ctx.record(first, "docstring replaced: " + summary)
+        else:
+            body.insert(0, doc_stmt)
+            ctx.record(entry, "docstring added: " + summary)
+        new_entry = entry.with_changes(body=entry.body.with_changes(body=body))
+        new = module.with_changes(body=[new_entry if s is entry else s for s in module.body])
+        self._check(ctx.program.source, new.code, ctx.entry_point, text)
+        return new
+
+    def _param_claims(self, entry: cst.FunctionDef, index: FunctionIndex, ctx: RewriteContext) -> list[str]:
+        qualname = index.qualnames.get(entry)
+        out = []
+        if qualname is None:
+            return out
+        for p in entry.params.params:
+            types = index.observed(qualname, p.name.value)
+            if types and len(types) == 1 and types[0] in _WRONG_TYPE:
+                out.append(f"{p.name.value}: {_WRONG_TYPE[types[0]]}.")
+        return out
+
+    @staticmethod
+    def _check(old: str, new: str, entry: str, doc_text: str) -> None:
+        try:
+            a, b = ast.parse(old), ast.parse(new)
+        except SyntaxError as exc:
+            raise NotApplicable(f"internal check failed: rewritten code does not parse ({exc.msg})") from None
+
+        def entry_def(tree: ast.Module) -> ast.FunctionDef | None:
+            found = None
+            for s in tree.body:
+                if isinstance(s, ast.FunctionDef) and s.name == entry:
+                    found = s
+            return found
+
+        fa, fb = entry_def(a), entry_def(b)
+        if fa is None or fb is None:
+            raise NotApplicable("internal check failed: entry function not found after rewriting")
+        _strip_docstring(fa)
+        new_doc = _strip_docstring(fb)
+        if new_doc is None or new_doc != ast.literal_eval(doc_text):
+            raise NotApplicable("internal check failed: the new docstring is not the function's docstring")
+        if ast.dump(a) != ast.dump(b):
+            raise NotApplicable("internal check failed: the rewrite changes more than the docstring")

@@ -1,0 +1,196 @@
+"""``swap-operands``: ``a + b`` -> ``b + a`` for operators commutative on the observed
+operand types.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+from libcst.metadata import PositionProvider
+
+from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.sites import SiteChoice
+from codemorph.authoring.syntax import code_of, literal_type
+from codemorph.transforms.expressions.common import (
+    ReplaceNodes, SWAP_ARITHMETIC_TYPES, SWAP_EQUALITY_TYPES, require_observations, summarise,
+)
+
+__all__ = ["SwapOperands"]
+
+
+_ARITH_OPS = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
+_EQ_OPS = {cst.Equal: "==", cst.NotEqual: "!="}
+
+
+def _is_ident_char(ch: str) -> bool:
+    return bool(ch) and ("a" + ch).isidentifier()
+
+
+class _SwapCandidates(cst.CSTVisitor):
+    def __init__(self, t: "SwapOperands", index: FunctionIndex) -> None:
+        self.t = t
+        self.index = index
+        self.sites: list[tuple[cst.CSTNode, str]] = []
+        self.reasons: list[str] = []
+        self.seen_any = False
+
+    def _operand_ok(self, node: cst.BaseExpression, allowed: frozenset[str], op: str) -> str | None:
+        """``None`` when the operand qualifies, else the reason."""
+        lt = literal_type(node)
+        if lt is not None:
+            return None if lt in allowed else f"operand {code_of(node)} of {op} is a {lt} literal"
+        if not isinstance(node, cst.Name):
+            kind = type(node).__name__
+            return f"operand {code_of(node)[:40]} of {op} is not a simple name or literal ({kind}: " \
+                   f"evaluation order or side effects could change)"
+        found = self.index.local_scope_of(node)
+        if found is None:
+            return f"operand {node.value} of {op} is not a local of the function where it is read " \
+                   f"(or a nested function assigns it)"
+        if node.value in self.index.walrus_names:
+            return f"operand {node.value} of {op} is bound by := somewhere (its type may change mid-line)"
+        _, qualname = found
+        types = self.index.observed(qualname, node.value)
+        if types is None:
+            return f"no type observed for {node.value} in {qualname}"
+        bad = [t for t in types if t not in allowed]
+        if bad:
+            return f"{node.value} of {op} was observed as {', '.join(types)} (allowed: {', '.join(sorted(allowed))})"
+        return None
+
+    def _consider(self, node: cst.CSTNode, left: cst.BaseExpression, right: cst.BaseExpression, op: str,
+                  allowed: frozenset[str]) -> None:
+        self.seen_any = True
+        if self.index.in_dynamic_scope(node):
+            self.reasons.append("in a function using eval/exec/locals/globals/vars/dir")
+            return
+        if self.index.shares_line(node):
+            self.reasons.append(f"{op} is in a statement that shares its line with another statement "
+                                f"(types are observed per line)")
+            return
+        for operand in (left, right):
+            why = self._operand_ok(operand, allowed, op)
+            if why is not None:
+                self.reasons.append(why)
+                return
+        why = self._token_clash(node, left, right)
+        if why is not None:
+            self.reasons.append(why)
+            return
+        self.sites.append((node, f"{code_of(left)} {op} {code_of(right)} -> {code_of(right)} {op} {code_of(left)}"))
+
+    def _token_clash(self, node, left, right) -> str | None:
+        """Whether swapping would glue an operand to a neighbouring token (``return(x)+1``
+        -> ``return1+(x)``); the node's own parentheses make that impossible."""
+        if node.lpar:
+            return None
+        pos = self.index.ctx.metadata(PositionProvider).get(node)
+        if pos is None:
+            return "position unknown"
+        lines = self.index.source_lines
+        before = after = ""
+        if 0 < pos.start.line <= len(lines):
+            line = lines[pos.start.line - 1]
+            before = line[pos.start.column - 1] if pos.start.column > 0 else ""
+        if 0 < pos.end.line <= len(lines):
+            line = lines[pos.end.line - 1]
+            after = line[pos.end.column] if pos.end.column < len(line) else ""
+        new_first, new_last = code_of(right)[:1], code_of(left)[-1:]
+        if _is_ident_char(before) and _is_ident_char(new_first):
+            return f"swapping would join {code_of(right)} to the token before it"
+        if _is_ident_char(after) and _is_ident_char(new_last):
+            return f"swapping would join {code_of(left)} to the token after it"
+        return None
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        op = _ARITH_OPS.get(type(node.operator))
+        if op is None:
+            return
+        allowed = SWAP_ARITHMETIC_TYPES
+        if self.t.floats and op in ("+", "*"):
+            allowed = allowed | {"float"}
+        self._consider(node, node.left, node.right, op, allowed)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if len(node.comparisons) != 1:
+            return
+        target = node.comparisons[0]
+        op = _EQ_OPS.get(type(target.operator))
+        if op is None:
+            return
+        self._consider(node, node.left, target.comparator, op, SWAP_EQUALITY_TYPES)
+
+
+class SwapOperands(SiteChoice, Transform):
+    """Swap the operands of commutative operators: ``a + b`` -> ``b + a``.
+
+    Operators: ``+ * & | ^`` (binary operations) and ``== !=`` (single comparisons, not
+    chains).  An operand qualifies only when it is a literal (int, ``-int``, ``True``,
+    ``False``, ``None``, plain string) or a simple name that is a local of the function (or
+    comprehension) where it is read, whose every observed type is allowed:
+
+    * ``+ * & | ^``: ``int`` and ``bool`` only.  Never ``str``/``list``/``tuple`` (``+`` and
+      ``*`` are not commutative), never sets (``a | b`` keeps the *first* operand's element
+      when equal elements differ, e.g. ``{1} | {True}``), never user classes.  Floats are
+      excluded by default: IEEE 754 ``+`` and ``*`` give equal values either way round
+      (signed zeros and infinities included), but when both operands are NaN the sign
+      and payload of the result come from one operand, observable with
+      ``math.copysign``/``struct`` (measured: ``copysign(1, -nan + nan) == 1.0`` but
+      ``copysign(1, nan + -nan) == -1.0`` on x86-64).  Option ``floats=True`` allows them
+      for ``+`` and ``*`` anyway.
+    * ``== !=``: ``int``, ``bool``, ``float``, ``str``, ``NoneType`` (see
+      :data:`SWAP_EQUALITY_TYPES`).
+
+    Observed types are sound for the value an operand has when the operation runs because
+    types are recorded at every line event, and nothing can rebind the name between that
+    event and the operation: the statement must be alone on its line (no ``;``, not the
+    body of a one-line ``if c: ...``), the name must never be bound by ``:=``, and no nested
+    function may assign it (``nonlocal``).
+
+    Because operands are names or literals, evaluating them has no side effect and cannot
+    raise anything but ``NameError``/``UnboundLocalError``, so the evaluation order of the
+    two operands does not matter (if both names are unbound the exception class is the
+    same, only its message names the other variable).  Calls, attribute access,
+    subscripts and walrus operands are never swapped.
+
+    Options:
+        which: ``"all"`` (default) swaps every qualifying site; ``"one"`` one site chosen
+            with the context's rng.
+        floats: allow ``float`` operands of ``+`` and ``*`` (see above; default ``False``).
+
+    Needs runtime type observations (:attr:`needs_runtime_types`).  Functions that use
+    ``eval``/``exec``/``locals``/``globals``/``vars``/``dir`` are left alone.
+    """
+
+    name = "swap-operands"
+    family = "expressions"
+    description = "swap operands of commutative operators (types observed at run time)"
+    preconditions = ("operands are literals or locals observed only with allowed types",
+                     "operators + * & | ^ on int/bool, == != on int/bool/float/str/None")
+    needs_runtime_types = True
+
+    def __init__(self, which: str = "all", floats: bool = False) -> None:
+        SiteChoice.__init__(self, which)
+        self.floats = bool(floats)
+
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        require_observations(ctx)
+        index = FunctionIndex(ctx)
+        finder = _SwapCandidates(self, index)
+        module.visit(finder)
+        if not finder.seen_any:
+            raise NotApplicable("no + * & | ^ == != operation to swap")
+        if not finder.sites:
+            raise NotApplicable("no operation whose operands are provably swappable: " + summarise(finder.reasons))
+        chosen = self.choose(ctx, finder.sites)
+        for node, desc in chosen:
+            ctx.record(node, desc)
+
+        def swap(original, updated):
+            if isinstance(updated, cst.BinaryOperation):
+                return updated.with_changes(left=updated.right, right=updated.left)
+            target = updated.comparisons[0]
+            return updated.with_changes(left=target.comparator,
+                                        comparisons=[target.with_changes(comparator=updated.left)])
+
+        return module.visit(ReplaceNodes([n for n, _ in chosen], swap))

@@ -1,0 +1,249 @@
+"""``rename-locals``: local variables and parameters of every function.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Mapping
+
+import libcst as cst
+from libcst.metadata import ComprehensionScope, FunctionScope
+
+from codemorph.engine import NotApplicable, RewriteContext
+from codemorph.transforms.naming.survey import Binding, FuncInfo, is_dunder
+from codemorph.transforms.naming.scopes import Analysis, RenamingTransform
+from codemorph.transforms.naming.definitions import (
+    callers_problem, direct_calls, harness_keywords, is_top_level,
+)
+
+__all__ = ["RenameLocals"]
+
+
+class RenameLocals(RenamingTransform):
+    """Rename the local variables and parameters of every function, scope-aware.
+
+    Options:
+        scheme (str): how new names are chosen (see :data:`SCHEMES`): ``"random"``
+            (default; plausible words such as ``tmp_value``, drawn with the context's
+            rng), ``"obfuscated"`` (``v0``, ``v1``, ...), ``"natural"`` (synonyms:
+            ``nums`` -> ``values``) or ``"misleading"`` (names suggesting another role,
+            and exchanges of the function's own variable names).
+        mapping (dict[str, str]): rename exactly these names, old -> new, in every
+            function where that is safe (instead of ``scheme``).
+        params (bool): rename parameters (default ``True``: benchmark harnesses call the
+            entry point positionally; a parameter a harness input passes by keyword is
+            kept anyway).
+        locals (bool): rename local variables and comprehension variables (default
+            ``True``).  ``params=True, locals=False`` renames only the parameters;
+            ``params=False`` leaves every parameter alone.
+
+    What is renamed: names bound in a function body (assignments, augmented and annotated
+    assignments, ``for``/``with``/``except ... as``/walrus targets, ``del``), parameters,
+    and the variables of comprehensions inside functions; every use is respelled,
+    including uses from nested functions, lambdas, comprehensions, class bodies and
+    f-strings.  New names are spelled nowhere in the program, so nothing can be captured
+    or shadowed -- except with the ``misleading`` scheme, which may exchange two names of
+    one function when every occurrence of both is renamed (checked again by
+    :func:`check_renaming`).
+
+    What is never touched: attribute names, keyword arguments of calls to functions whose
+    parameters were not renamed, builtins, globals, strings, names starting with ``__``,
+    names of nested ``def``/``class`` and imports, class-body names, and lambda
+    parameters.  A binding is skipped when Python's rules and libcst's scope analysis
+    might disagree about it: names in a ``global``/``nonlocal`` statement or bound by a
+    ``match`` pattern anywhere in the function, a walrus inside a comprehension, a name
+    also bound in a nested class body, a name inside a string annotation or a
+    self-documenting f-string (``f"{x=}"``).
+
+    Parameters are renamed only when no caller can pass them by name: positional-only,
+    ``*args`` and ``**kwargs`` parameters always; the others only for a function that is
+    not a method, not decorated, defined once, and whose name is used only in direct
+    calls without ``**`` (the keyword arguments of those calls are updated), and never a
+    parameter that a harness input (``ctx.inputs``) passes to the entry point by keyword.
+
+    Refused as a whole (``applied=False`` with the reason): programs that introspect
+    frames, code objects or signatures (:data:`INTROSPECTION_NAMES`) and programs that
+    look at a caught exception object that might be a ``NameError``/``TypeError`` (its
+    message quotes variable names).  A function that uses ``eval``, ``exec``,
+    ``locals``, ``globals``, ``vars()`` or ``dir()`` is left alone (and any such use
+    anywhere stops parameter renaming, since a string could call a function by keyword).
+
+    Every rewrite is re-checked with :func:`check_renaming` (symbol tables and ASTs of
+    both versions); on a mismatch nothing is emitted.
+    """
+
+    name = "rename-locals"
+    description = "rename local variables and parameters (scope-aware, symbol-table checked)"
+    preconditions = (
+        "no frame/code/signature introspection",
+        "no inspection of caught NameError/TypeError objects",
+        "function does not use eval/exec/locals/globals/vars()/dir()",
+        "parameter renamed only when no caller passes it by keyword",
+    )
+
+    def __init__(self, scheme: str | None = None, params: bool = True, mapping: Mapping[str, str] | None = None,
+                 **options) -> None:
+        rename_locals = options.pop("locals", True)
+        super().__init__(scheme, mapping, **options)
+        if not isinstance(params, bool):
+            raise TypeError(f"rename-locals: params must be a bool, got {type(params).__name__}")
+        if not isinstance(rename_locals, bool):
+            raise TypeError(f"rename-locals: locals must be a bool, got {type(rename_locals).__name__}")
+        if not params and not rename_locals:
+            raise ValueError("rename-locals: params=False and locals=False leave nothing to rename")
+        self.params = params
+        self.locals = rename_locals
+
+    # ------------------------------------------------------------------------------
+    def _rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        an = Analysis(module, ctx)
+        survey = an.survey
+
+        if survey.introspection:
+            raise NotApplicable("the program may introspect names at run time ("
+                                + ", ".join(sorted(survey.introspection)) + "); left unchanged")
+        if survey.exception_objects:
+            raise NotApplicable("the program inspects caught exceptions (" + survey.exception_objects[0]
+                                + "), whose messages may quote variable names; left unchanged")
+        if not survey.functions:
+            raise NotApplicable("no function in the program")
+
+        scopes, parents = an.scopes, an.parents
+        scheme = self._make_scheme(ctx)
+        skipped: list[str] = []
+        bindings: list[Binding] = []
+        harness_kw = harness_keywords(ctx.inputs)
+        for kw in sorted(harness_kw or ()):
+            ctx.reserve(kw)  # a new parameter name must not meet a harness keyword in **kwargs
+
+        # parameters by name for every def, and whether outside callers may use keywords
+        keyword_safe: dict[int, str | None] = {}
+
+        def callers_ok(info: FuncInfo) -> str | None:
+            """``None`` when every use of the def's name is a direct call without ``**``,
+            else why its named parameters must keep their names."""
+            key = id(info.node)
+            if key in keyword_safe:
+                return keyword_safe[key]
+            keyword_safe[key] = why = callers_problem(info, scopes, an.assignments, an.uses, parents, survey,
+                                                       an.module_dynamic, an.unscoped)
+            return why
+
+        for sc in an.all_scopes:
+            if isinstance(sc, FunctionScope) and id(sc) in an.func_scope:
+                info = an.func_scope[id(sc)]
+                kind_default = "local"
+            elif isinstance(sc, ComprehensionScope):
+                info = an.owner(sc)
+                kind_default = "comprehension"
+                if info is None:
+                    continue
+            else:
+                continue
+            fname = info.node.name.value
+            if an.all_dynamic:
+                skipped.append(f"{fname}: the program refers to {survey.alias_dynamic[0]} other than by a call")
+                continue
+            if info.dynamic:
+                skipped.append(f"{fname} uses {info.dynamic[0]} (dynamic scope); left alone")
+                continue
+            for name in sorted(an.assignments[sc]):
+                if not scheme.wants(name):
+                    continue
+                asgs = an.assignments[sc][name]
+                why = self._binding_problem(name, asgs, sc, info, an.class_bound, an.class_reads, an.unscoped)
+                if why is not None:
+                    if not any(isinstance(a.node, (cst.FunctionDef, cst.ClassDef)) for a in asgs):
+                        skipped.append(f"{fname}: {name} {why}")
+                    continue
+                targets = [n for n in an.uses.get((id(sc), name), [])]
+                params = [a.node for a in asgs if isinstance(a.node, cst.Param)]
+                kind = "param" if params else kind_default
+                if params:
+                    why = self._param_problem(params, info, ctx, harness_kw, callers_ok)
+                    if why is not None:
+                        skipped.append(why)
+                        continue
+                    targets.extend(p.name for p in params)
+                elif not self.locals:
+                    skipped.append(f"{fname}: {name} is not a parameter (locals=False)")
+                    continue
+                # Name targets of assignments are variable-role Names already in `uses`
+                target_ids = {id(t) for t in targets}
+                missing = [a for a in asgs if isinstance(a.node, cst.Name) and id(a.node) not in target_ids]
+                if missing:
+                    skipped.append(f"{fname}: {name} has an assignment no use resolves to")
+                    continue
+                first = min(an.pos(t) for t in targets)
+                bindings.append(Binding(sc, name, kind, targets, first, params, info if params else None,
+                                         group=an.pos(info.node)))
+
+        if not bindings:
+            default = "no local variable or parameter to rename"
+            if self.mapping is not None:
+                default = f"no renameable local variable or parameter is named {', '.join(sorted(self.mapping))}"
+            raise self._nothing(skipped, default)
+
+        new_value, back, chosen = self._choose(an, bindings, scheme, harness_kw)
+        renamed_params: dict[int, dict[str, str]] = {}
+        for b in bindings:
+            if b.params and b.func is not None:
+                renamed_params.setdefault(id(b.func.node), {})[b.name] = chosen[id(b)]
+
+        # keyword arguments in direct calls of functions whose parameters were renamed
+        for info in survey.functions:
+            mapping = renamed_params.get(id(info.node))
+            if not mapping:
+                continue
+            named = {p.name.value for p in [*info.node.params.params, *info.node.params.kwonly_params]}
+            for call in direct_calls(info, scopes, an.uses, parents):
+                for arg in call.args:
+                    if arg.keyword is not None and arg.keyword.value in mapping and arg.keyword.value in named:
+                        new_value[arg.keyword] = mapping[arg.keyword.value]
+                        ctx.record(arg.keyword, f"keyword {arg.keyword.value}= -> {mapping[arg.keyword.value]}=")
+
+        return self._finish(module, new_value, back)
+
+    # ------------------------------------------------------------------------------
+    @staticmethod
+    def _binding_problem(name, asgs, sc, info: FuncInfo, class_bound, class_reads, unscoped) -> str | None:
+        if is_dunder(name):
+            return "starts with __"
+        if name in info.forbidden:
+            return info.forbidden[name]
+        if name in unscoped:
+            return "has a use that libcst does not place in a scope"
+        for a in asgs:
+            if not isinstance(a.node, (cst.Name, cst.Param)):
+                return "is bound by a def, class or import"
+        if (id(sc), name) in class_bound:
+            return "is also bound in a nested class body"
+        for cls_scope in class_reads.get((id(sc), name), []):
+            cls = getattr(cls_scope, "node", None)
+            if not isinstance(cls, cst.ClassDef) or cls.bases or cls.keywords:
+                return "is read by a class body whose metaclass may pre-fill its namespace"
+        for text in info.string_annotations:
+            if re.search(rf"(?<![\w.]){re.escape(name)}(?![\w])", text):
+                return "is used in a string annotation"
+        return None
+
+    def _param_problem(self, params: list[cst.Param], info: FuncInfo, ctx: RewriteContext,
+                       harness_kw: set[str] | None, callers_ok: Callable[[FuncInfo], str | None]) -> str | None:
+        fname = info.node.name.value
+        if not self.params:
+            return f"{fname}: parameters kept (params=False)"
+        if info.node.decorators:
+            return f"{fname} is decorated; its parameters keep their names"
+        ps = info.node.params
+        p = params[0]
+        if any(p is q for q in ps.posonly_params) or p is ps.star_arg or p is ps.star_kwarg:
+            return None  # cannot be passed by keyword
+        why = callers_ok(info)
+        if why is not None:
+            return why
+        if fname == ctx.entry_point and is_top_level(info.node, ctx):
+            if harness_kw is None:
+                return f"{fname}: a harness input passes ** or does not parse; parameters kept"
+            if p.name.value in harness_kw:
+                return f"{fname}: a harness input passes {p.name.value}= by keyword"
+        return None
