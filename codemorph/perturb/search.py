@@ -50,13 +50,13 @@ from typing import Any, Callable, Iterable, Sequence
 import libcst as cst
 
 from codemorph.errors import InputError
-from codemorph.inputs.core import format_args, format_value, parse_args
+from codemorph.inputs import format_args, format_value, parse_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExceptionInfo, ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_seed
 from codemorph.perturb.distance import args_distance, tie_break
 from codemorph.perturb.guided import PREFIX, CoverageMap, Instrumented, instrument, read_probes
-from codemorph.inputs.mutation import MutationSpace, is_type_changing
+from codemorph.inputs import MutationSpace, is_type_changing
 from codemorph.perturb.shrink import shrink
 
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
