@@ -127,7 +127,7 @@ from functools import cached_property
 from typing import Any, Iterable, Iterator
 
 from codemorph.errors import InputError
-from codemorph.inputs.edges import EDGE_FILL, EDGE_MIN_REQUEST, EDGE_SHARE, edges_of, is_short, pick_edges
+from codemorph.inputs import edges
 from codemorph.inputs.literals import canonical_key, format_args, parse_args
 from codemorph.inputs.values import (MAX_GROWTH, SIZED, Args, Constants, atoms_of, fits, is_hashable,
                                      is_type_changing, type_paths, type_signature, within_signature)
@@ -576,12 +576,12 @@ class MutationSpace:
             return []
         seen = {format_args(args, kwargs)}
         out: list[str] = []
-        if n >= EDGE_MIN_REQUEST:
+        if n >= edges.EDGE_MIN_REQUEST:
             # a share of systematic edge cases first, then random mutants
-            k = round(n * EDGE_SHARE)
-            fill = min(k, EDGE_FILL) if is_short(list(args) + list(kwargs.values())) else 0
-            picked = pick_edges(edges_of(args, kwargs, self.constants, fill=fill), k,
-                                random.Random(rng.getrandbits(64)))
+            k = round(n * edges.EDGE_SHARE)
+            fill = min(k, edges.EDGE_FILL) if edges.is_short(list(args) + list(kwargs.values())) else 0
+            picked = edges.pick_edges(edges.edges_of(args, kwargs, self.constants, fill=fill), k,
+                                      random.Random(rng.getrandbits(64)))
             seen.update(picked)
             out += picked
         attempts = 0
