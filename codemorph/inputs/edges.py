@@ -463,9 +463,9 @@ RANKED = ("index", "relate")
 
 
 def pick_edges(edges: dict[str, list[str]], k: int, rng: random.Random) -> list[str]:
-    """Of the
-    ``{category: [argument-list text, ...]}`` of :func:`edge_cases`, ``k`` edge cases drawn round-robin over the categories (in a random order), from each
-    category in a random order, except the :data:`RANKED` ones, which give their values in
+    """``k`` edge cases from ``edges`` (``{category: [argument-list text, ...]}`` as
+    :func:`edge_cases` returns), drawn round-robin over the categories (in a random order,
+    from ``rng``), from each category in a random order, except the :data:`RANKED` ones, which give their values in
     listed order."""
     queues = [list(v) if c not in RANKED else list(reversed(v)) for c, v in edges.items()]
     for c, q in zip(edges, queues):

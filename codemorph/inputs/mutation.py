@@ -121,13 +121,12 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import string
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable, Iterator
 
+import codemorph.inputs.edges as edges
 from codemorph.errors import InputError
-from codemorph.inputs import edges
 from codemorph.inputs.literals import canonical_key, format_args, parse_args
 from codemorph.inputs.values import (MAX_GROWTH, SIZED, Args, Constants, atoms_of, fits, is_hashable,
                                      is_type_changing, type_paths, type_signature, within_signature)
@@ -1627,7 +1626,7 @@ def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] =
         Argument-list texts (formatted by :func:`format_args`), none equal to the seed.
         The operators are listed in this module's docstring.  When ``n`` is at least
         :data:`EDGE_MIN_REQUEST`, the first ``round(n * EDGE_SHARE)`` are edge cases of
-        :func:`edge_cases` (fewer when there are fewer; a short seed (:func:`_short`) with
+        :func:`edge_cases` (fewer when there are fewer; a short seed (:func:`~codemorph.inputs.edges.is_short`) with
         fewer than :data:`EDGE_FILL` first-generation edge cases is topped up to that many
         with edge cases of its edge cases), picked with ``rng`` round-robin over their categories; the
         rest are random mutants.
