@@ -34,6 +34,13 @@ def fmt(a) -> str:
 
 
 def row_dump(row: dict) -> dict:
+    try:
+        return _row_dump(row)
+    except Exception as e:  # noqa: BLE001  (an input that is not a literal: the error is the dump)
+        return {"id": row["id"], "error": f"{type(e).__name__}: {e}"}
+
+
+def _row_dump(row: dict) -> dict:
     prog = Program(row["code"])
     text = row["input"]
     lits, hints = program_literals(prog), program_calls(prog)
@@ -66,12 +73,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("data")
     ap.add_argument("-o", "--out", required=True)
-    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--limit", type=int, default=0, help="stop before this row (0: all)")
+    ap.add_argument("--start", type=int, default=0, help="first row (appends to --out when > 0)")
     a = ap.parse_args()
-    with open(a.data) as f, open(a.out, "w") as w:
+    with open(a.data) as f, open(a.out, "a" if a.start else "w") as w:
         for i, line in enumerate(f):
             if a.limit and i >= a.limit:
                 break
+            if i < a.start:
+                continue
             w.write(json.dumps(row_dump(json.loads(line)), ensure_ascii=False, sort_keys=True) + "\n")
 
 
