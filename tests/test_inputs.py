@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from codemorph import InputError
-from codemorph.inputs.core import MAX_GROWTH, format_args, format_value, mutate_args, parse_args
-from codemorph.inputs.core import type_paths as module_type_paths
+from codemorph.inputs import MAX_GROWTH, format_args, format_value, mutate_args, parse_args
+from codemorph.inputs import type_paths as module_type_paths
 
 CRUX = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
@@ -284,7 +284,7 @@ def test_cross_mutants_keep_types_for_nested_sources():
 
 
 def test_cross_share_applies_to_multi_argument_seeds_only(monkeypatch):
-    import codemorph.inputs.core as inputs
+    import codemorph.inputs.mutation as inputs
     normal = mutate_args("[1, 2, 3]", 30, random.Random(9))
     pair = mutate_args("[1, 2, 3], 7", 30, random.Random(9))
     monkeypatch.setattr(inputs, "CROSS_SHARE", 1.0)
@@ -315,12 +315,14 @@ def test_edge_cases_of_a_row_with_many_arguments_stay_bounded():
     # number grew with the square of the argument count and generate spent minutes here)
     import random
 
-    from codemorph.inputs.core import _edge_cases, _Pool, mutate_args, parse_args
+    from codemorph.inputs import mutate_args, parse_args
+    from codemorph.inputs.edges import edges_of
+    from codemorph.inputs.values import Constants
 
     def cands(n):
         text = ", ".join(f"'a{i}'" if i % 2 else str(i) for i in range(n))
         a, k = parse_args(text)
-        return text, {c: len(v) for c, v in _edge_cases(a, k, _Pool(["x", 3], list(a))).items()}
+        return text, {c: len(v) for c, v in edges_of(a, k, Constants(["x", 3], list(a))).items()}
 
     _, eight = cands(8)
     text, many = cands(250)

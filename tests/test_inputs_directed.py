@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-import codemorph.inputs.core as inputs_module
-from codemorph.inputs.core import EDGE_FILL, edge_cases, mutate_args
+import codemorph.inputs.edges as inputs_module
+from codemorph.inputs import EDGE_FILL, edge_cases, mutate_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import Limits, Sandbox
 from codemorph.verification.differential import program_calls, verify

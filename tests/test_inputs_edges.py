@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import codemorph.inputs.core as inputs_module
-from codemorph.inputs.core import EDGE_SHARE, MAX_GROWTH, edge_cases, format_args, mutate_args, parse_args, type_paths
+import codemorph.inputs.edges as inputs_module
+from codemorph.inputs import EDGE_SHARE, MAX_GROWTH, edge_cases, format_args, mutate_args, parse_args, type_paths
 from codemorph.sandbox.pool import Limits, Sandbox
 from codemorph.engine.program import Program
 from codemorph.verification.differential import program_literals, verify

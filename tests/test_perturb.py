@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from codemorph.inputs.core import format_args, parse_args
+from codemorph.inputs import format_args, parse_args
 from codemorph.perturb import Budget, search, search_many
 from codemorph.perturb.distance import args_distance, levenshtein, value_distance
 from codemorph.perturb.guided import instrument, read_probes

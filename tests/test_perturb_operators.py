@@ -32,7 +32,7 @@ def sandbox():
 
 
 def _neighbours(seed: str, literals=()) -> list:
-    from codemorph.inputs.core import parse_args
+    from codemorph.inputs import parse_args
     args = parse_args(seed)
     space = MutationSpace(args, list(literals))
     return list(space.neighbours(args))

@@ -14,7 +14,7 @@ import importlib
 
 import pytest
 
-from codemorph.inputs.core import parse_args
+from codemorph.inputs import parse_args
 from codemorph.perturb import Budget, search
 from codemorph.inputs import mutation as mutation_mod
 from codemorph.inputs.mutation import MutationSpace, is_type_changing

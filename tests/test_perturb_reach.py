@@ -12,7 +12,7 @@ import importlib
 
 import pytest
 
-from codemorph.inputs.core import parse_args
+from codemorph.inputs import parse_args
 from codemorph.perturb import Budget, search
 from codemorph.inputs.mutation import MutationSpace, is_type_changing
 from codemorph.perturb.search import FORMAT_TOKENS, PERCENT_TOKENS, program_tokens, search_limits

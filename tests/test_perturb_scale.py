@@ -14,7 +14,7 @@ import time
 import pytest
 
 
-from codemorph.inputs.core import parse_args
+from codemorph.inputs import parse_args
 from codemorph.perturb import Budget, search_many
 from codemorph.inputs.mutation import MutationSpace, is_type_changing
 from codemorph.perturb.search import search_limits

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from codemorph import Program
-from codemorph.inputs.core import parse_args
+from codemorph.inputs import parse_args
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.verification.differential import (DEFAULT_INPUTS, Coverage, Region, changed_region, check, make_baseline,
                                     verify)
@@ -164,7 +164,7 @@ GUARDED = "def f(s, k):\n    if len(s) > 3:\n        return s[k:]\n    return s\
 def test_coverage_additions_reach_missed_code_and_keep_the_budget(sb):
     from dataclasses import replace
 
-    from codemorph.inputs.core import coverage_additions
+    from codemorph.inputs import coverage_additions
     from codemorph.verification.differential import program_literals
 
     prog = Program(GUARDED, "f")
@@ -190,7 +190,7 @@ def test_coverage_additions_reach_missed_code_and_keep_the_budget(sb):
 
 
 def test_coverage_additions_cost_nothing_when_everything_ran(sb):
-    from codemorph.inputs.core import coverage_additions
+    from codemorph.inputs import coverage_additions
 
     prog = Program(GUARDED, "f")
     base = make_baseline(sb, prog, ["'abcdefgh', 2", "'ab', 1"], extra_inputs=3)
@@ -215,7 +215,8 @@ def test_coverage_additions_cost_nothing_when_everything_ran(sb):
      False),
 ])
 def test_related_arguments_expose_the_wrong_rewrite(sb, monkeypatch, orig, wrong, seed_input, related, only_related):
-    import codemorph.inputs.core as inputs
+    import codemorph.inputs.edges as edges
+    import codemorph.inputs.mutation as inputs
 
     verdict = v(sb, orig, wrong, inputs=(seed_input,))
     assert verdict.status == "differs"
@@ -223,7 +224,7 @@ def test_related_arguments_expose_the_wrong_rewrite(sb, monkeypatch, orig, wrong
     assert related(*args)
     if only_related:  # independent random mutation of each argument misses it
         monkeypatch.setattr(inputs, "CROSS_SHARE", 0.0)
-        monkeypatch.setattr(inputs, "EDGE_SHARE", 0.0)  # edge cases relate arguments too
+        monkeypatch.setattr(edges, "EDGE_SHARE", 0.0)  # edge cases relate arguments too
         assert v(sb, orig, wrong, inputs=(seed_input,)).status != "differs"
 
 
@@ -240,7 +241,7 @@ def test_index_at_the_last_position_is_found_under_most_seeds(sb):
 
 
 def test_coverage_additions_plant_the_guard_constants(sb):
-    from codemorph.inputs.core import coverage_additions
+    from codemorph.inputs import coverage_additions
 
     # CRUXEval sample_5: 'count += 1' runs only when an argument is 'p' or 'C'
     code = ("def f(text, lower, upper):\n    count = 0\n    new_text = list()\n    for char in text:\n"

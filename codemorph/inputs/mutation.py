@@ -1,4 +1,79 @@
-"""Structural, type-preserving mutation of parsed argument lists.
+"""The input-mutation engine: type-preserving (and, on request, type-changing) edits of
+parsed argument lists, for both of its users.
+
+* Verification inputs (:func:`mutate_args`, through :meth:`MutationSpace.mutants`): up to
+  ``n`` distinct mutant texts of a seed input, a share of them systematic edge cases
+  (:mod:`codemorph.inputs.edges`), the rest random type-exact mutants
+  (:meth:`MutationSpace.mutate_value`, :meth:`MutationSpace.cross_edit`).
+* The perturbation search (:mod:`codemorph.perturb.search`): random steps
+  (:meth:`MutationSpace.step`, :meth:`MutationSpace.mutate`), systematic one-step
+  neighbours (:meth:`MutationSpace.neighbours`), cross-argument values, coordinated resizes
+  and fills (:meth:`MutationSpace.priority_neighbours`), two-edit mutants
+  (:meth:`MutationSpace.paired_neighbours`), and type-changing steps under
+  ``allow_type_change``.
+
+Both draw on one :class:`MutationSpace` per seed: one set of constants (the program's
+literals, the seed's characters and lengths), one type rule
+(:mod:`codemorph.inputs.values`) and one size limit (:data:`MAX_GROWTH`).  The random edits
+come in two distributions, kept apart because the verification inputs and the search
+findings of every row are fixed by their seeded random sequences: the *exact* one of
+verification inputs (an empty seed container stays empty, no resize beyond
+:data:`MAX_GROWTH`) and the *search* one (weighted operators, resizes to the program's
+lengths up to :data:`MAX_RESIZE_GROWTH`, fills of containers empty in the seed).
+
+Verification mutants (:meth:`MutationSpace.mutants`)
+-----------------------------------------------------
+
+Mutation operators of :func:`mutate_args` (each mutant starts from the seed and changes one
+argument, sometimes two; a changed container may have one of its elements changed in turn,
+down to depth 3).  Every operator keeps the exact type of the value it changes, and new
+container elements are copies or mutants of elements already in that container, so
+containers keep the element types seen in the seed (an empty seed container stays empty):
+
+* ``bool``: negation.
+* ``int``: 0, 1, -1, ``v±1``, ``v±2..5``, ``-v``, ``v*2``, ``v//2``, and the program's integer
+  literals ``c``, ``c+1`` and ``c-1``.
+* ``float``: 0.0, 1.0, -1.0, ``v±0.5``, ``v±1``, ``-v``, ``v*2``, ``v/2``, and the program's
+  numeric literals.
+* ``complex``: one of the two parts changed as a float.
+* ``str`` (and ``bytes`` alike): empty; one character inserted, deleted, replaced or
+  duplicated; two neighbours swapped; reversed; case changed (upper, lower, swapcase,
+  capitalize); whitespace inserted or put at either end, or a character replaced by a
+  space; a single character; the program's string literals inserted, or replacing the
+  whole value; resized to a length ``c-1``, ``c`` or ``c+1`` for a program integer literal
+  ``c`` (reaches branches such as ``len(s) > 3``).  Characters come from the seed's strings, the program's literals and a few
+  letters, digits and punctuation.
+* ``list`` (and ``tuple`` whose elements all have one type): an element changed, deleted,
+  inserted (a copy or mutant of an existing element), two elements swapped, truncated,
+  grown by 1-4 elements, emptied, reduced to one element, resized to a length taken from
+  the program's integer literals (as for strings).  A tuple of mixed types (a
+  record) only gets its elements changed, or two of the same type swapped.
+* ``dict``: a value changed, a key deleted, a new key added (mutant of an existing key with
+  a copy or mutant of an existing value), a key renamed, two items swapped in order,
+  emptied, reduced to one item.
+* ``set``/``frozenset``: an element deleted, added or replaced, emptied, one element.
+* ``None``: unchanged.
+
+Cross-argument operators (a share :data:`CROSS_SHARE` of the mutants of a seed with two or
+more arguments, sometimes after one ordinary mutation): bugs such as an off-by-one index,
+a missed key or a wrong search direction only show on inputs whose arguments are related,
+which independent mutation of each argument rarely produces.  An ``int`` argument becomes
+a boundary index of another argument (``-n-1``, ``-n``, ``-1``, ``0``, ``n//2``, ``n-1``,
+``n``, ``n+1`` for its length ``n``); an argument becomes a value of its exact type taken
+from inside another one (a dict key, a list element); a ``str``/``bytes`` argument becomes
+a substring of another, or of a string inside another (a prefix of a list element); another argument's value is planted inside a container or string
+argument (so the needle is in the haystack); two arguments of one type are made equal.
+The same type and size rules hold (:func:`type_paths` of the result within the seed's).
+
+Sizes stay small: a mutant container or string is never longer than its seed plus 4.
+A mutant never equals the seed (compared by its canonical text, which is type-exact), and
+mutants are distinct.  Mutation is deterministic for a given state of ``rng`` and does not
+depend on ``PYTHONHASHSEED`` (sets are visited in a canonical order).
+
+Perturbation-search steps and neighbours
+----------------------------------------
+
+Structural, type-preserving mutation of parsed argument lists.
 
 An argument list is the pair ``(args, kwargs)`` that :func:`codemorph.inputs.parse_args`
 returns.  A *mutation step* changes one node of that structure with one operator:
@@ -46,17 +121,24 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterable, Iterator
 
-__all__ = ["MutationSpace", "MAX_GROWTH", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL", "is_type_changing",
-           "type_signature", "Args", "LONG_SEQUENCE", "LONG_POSITIONS", "LONG_NEIGHBOURS"]
+import codemorph.inputs.edges as edges
+from codemorph.errors import InputError
+from codemorph.inputs.literals import canonical_key, format_args, parse_args
+from codemorph.inputs.values import (MAX_GROWTH, SIZED, Args, Constants, atoms_of, fits, is_hashable,
+                                     is_type_changing, type_paths, type_signature, within_signature)
 
-#: a parsed argument list: (positional arguments, keyword arguments)
-Args = tuple  # tuple[list, dict]
+__all__ = ["MutationSpace", "mutate_args", "MAX_GROWTH", "CROSS_SHARE", "MAX_RESIZE_GROWTH", "BIG_INTS",
+           "NESTED_FILL", "is_type_changing", "type_signature", "type_paths", "Args", "LONG_SEQUENCE",
+           "LONG_POSITIONS", "LONG_NEIGHBOURS"]
 
-#: how many elements/characters a container or string may grow beyond the seed's size
-MAX_GROWTH = 4
+#: Share of the mutants of a multi-argument seed made by a cross-argument operator.
+CROSS_SHARE = 0.35
+_MAX_DEPTH = 3
+
 #: boundary integers just past the C ``Py_ssize_t`` range (``sys.maxsize + 1`` and
 #: ``-sys.maxsize - 2`` on 64-bit builds): ``'a' * n``, ``range(n)[0]``, ``s.ljust(n)``,
 #: ``chr(n)`` raise ``OverflowError`` on them.  Tried once per integer argument, in the
@@ -85,50 +167,6 @@ _SPECIAL_CHARS = (" ", "a", "A", "0", "1", "-", ".", ",", "\t", "\n", "é", "ß"
 _OTHER_TYPE_VALUES = (None, 0, "", [], {}, 1.5, (), "0")
 
 
-def _tname(v: Any) -> str:
-    return type(v).__name__
-
-
-def type_signature(value: Any) -> Any:
-    """The type structure of a value: ``'int'``, ``('list', {element signatures})``,
-    ``('dict', {key signatures}, {value signatures})``... used to decide type preservation."""
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return (_tname(value), frozenset(type_signature(v) for v in value))
-    if isinstance(value, dict):
-        return ("dict", frozenset(type_signature(k) for k in value), frozenset(type_signature(v) for v in value.values()))
-    return _tname(value)
-
-
-def _sig_within(sig: Any, allowed: Any) -> bool:
-    """Whether a value of signature ``sig`` may stand where the seed had ``allowed``
-    (an empty seed container allows any element type)."""
-    if sig == allowed:
-        return True
-    if isinstance(sig, tuple) and isinstance(allowed, tuple) and sig[0] == allowed[0]:
-        if sig[0] == "dict":
-            if not allowed[1]:
-                return True
-            return all(any(_sig_within(s, a) for a in allowed[1]) for s in sig[1]) and \
-                all(any(_sig_within(s, a) for a in allowed[2]) for s in sig[2])
-        if not allowed[1]:
-            return True
-        return all(any(_sig_within(s, a) for a in allowed[1]) for s in sig[1])
-    return False
-
-
-def is_type_changing(seed: Args, mutant: Args) -> bool:
-    """True when ``mutant`` gives some argument, element, key or value a type the seed did
-    not have at that place (see the module docstring for what preservation means)."""
-    sa, sk = seed
-    ma, mk = mutant
-    if len(sa) != len(ma) or set(sk) != set(mk):
-        return True
-    for s, m in list(zip(sa, ma)) + [(sk[k], mk[k]) for k in sk]:
-        if not _sig_within(type_signature(m), type_signature(s)):
-            return True
-    return False
-
-
 def _rebuild(container: Any, items: list) -> Any:
     if isinstance(container, tuple):
         return tuple(items)
@@ -143,6 +181,12 @@ def _safe_sorted_keys(values: Iterable[Any]) -> list:
 class MutationSpace:
     """Mutation operators for the argument lists of one program and one seed input.
 
+    One engine, two users: verification inputs (:meth:`mutants`, :meth:`mutate_value`,
+    :meth:`cross_edit`: the exact edits, see the module docstring) and the perturbation
+    search (:meth:`step`, :meth:`mutate`, :meth:`neighbours`, :meth:`priority_neighbours`,
+    :meth:`paired_neighbours`).  Argument lists are ``(args, kwargs)`` pairs: a list of
+    positional values and a dict of keyword values (:func:`codemorph.inputs.parse_args`).
+
     Args:
         seed: the parsed seed argument list ``(args, kwargs)``.
         literals: constants of the program (ints, floats, strings, bytes...), used as
@@ -154,6 +198,9 @@ class MutationSpace:
             containers that are empty in the seed, after the program's literals (``'%'``
             for a program that applies ``%`` to a name: an element of unknown type may
             be a string, and ``key % 2`` then formats it).
+        hints: names of the functions and methods the program calls
+            (:func:`codemorph.verification.program_calls`), for the edge cases of
+            :meth:`mutants` (``isdecimal``: a digit put into strings).
 
     All randomness comes from the ``random.Random`` passed to each method, so mutants are
     deterministic for a given generator state.
@@ -164,17 +211,34 @@ class MutationSpace:
     allow_type_change: bool = False
     tokens: Iterable[str] = ()
     elements: Iterable[Any] = ()
-    _ints: list = field(init=False, repr=False)
-    _floats: list = field(init=False, repr=False)
-    _strs: list = field(init=False, repr=False)
-    _chars: list = field(init=False, repr=False)
-    _by_type: dict = field(init=False, repr=False)
-    _fill: list = field(init=False, repr=False)
-    _lengths: list = field(init=False, repr=False)
-    _limits: dict = field(init=False, repr=False)
-    _tokens: list = field(init=False, repr=False)
+    hints: Iterable[str] = ()
 
     def __post_init__(self) -> None:
+        # iterables may be generators: both operator tables read them
+        self.literals = tuple(self.literals)
+        self.tokens = tuple(self.tokens)
+        self.elements = tuple(self.elements)
+        self.hints = tuple(self.hints)
+
+    #: the tables of the search's operators, built on first use (:meth:`_build_tables`)
+    _TABLES = frozenset({"_ints", "_floats", "_strs", "_chars", "_by_type", "_fill", "_lengths", "_tokens"})
+
+    def __getattr__(self, name: str) -> Any:
+        if name in MutationSpace._TABLES:
+            self._build_tables()
+            return object.__getattribute__(self, name)
+        raise AttributeError(name)
+
+    @cached_property
+    def constants(self) -> Constants:
+        """The constants of the exact (verification) edits and of the edge cases: the
+        program's ``literals``, the seed's characters and the program's calls ``hints``
+        (a :class:`~codemorph.inputs.values.Constants`)."""
+        return Constants(self.literals, list(self.seed[0]) + list(self.seed[1].values()), self.hints)
+
+    def _build_tables(self) -> None:
+        """The search's operator tables: integers, lengths, floats, strings, characters,
+        literals by type and fill values for containers empty in the seed."""
         lits = list(self.literals)
         self._tokens = [t for t in dict.fromkeys(self.tokens) if isinstance(t, str) and t]
         seed_atoms: list = []
@@ -220,9 +284,9 @@ class MutationSpace:
         by_type: dict[str, list] = {}
         for v in lits + seed_atoms:
             if isinstance(v, (int, float, str, bytes, bool)) and not (isinstance(v, (str, bytes)) and len(v) > 40):
-                by_type.setdefault(_tname(v), [])
-                if v not in by_type[_tname(v)]:
-                    by_type[_tname(v)].append(v)
+                by_type.setdefault(type(v).__name__, [])
+                if v not in by_type[type(v).__name__]:
+                    by_type[type(v).__name__].append(v)
         self._by_type = by_type
         # elements for containers that are empty in the seed
         fill: list = [v for v in lits if (isinstance(v, int) and not isinstance(v, bool) and abs(v) < 1000)
@@ -360,7 +424,7 @@ class MutationSpace:
     def _element_pool(self, items: list) -> list:
         """Literals of the (atomic) types the container's current elements have; the
         elements are type-valid already, so such literals keep the container valid."""
-        types = {_tname(v) for v in items if isinstance(v, (int, float, str, bytes))}
+        types = {type(v).__name__ for v in items if isinstance(v, (int, float, str, bytes))}
         pool: list = []
         for t in sorted(types):
             pool.extend(self._by_type.get(t, [])[:30])
@@ -438,14 +502,14 @@ class MutationSpace:
             elif op == "add" and keys and len(keys) < limit:
                 k = rng.choice(keys)
                 nk = self.step(k, rng, k, depth + 1)
-                if not _hashable(nk) or nk in d:  # a type-changing step may give a list
+                if not is_hashable(nk) or nk in d:  # a type-changing step may give a list
                     continue
                 out = dict(d)
                 out[nk] = d[rng.choice(keys)]
             elif op == "rename" and keys:
                 k = rng.choice(keys)
                 nk = self.step(k, rng, k, depth + 1)
-                if not _hashable(nk) or nk in d:  # a type-changing step may give a list
+                if not is_hashable(nk) or nk in d:  # a type-changing step may give a list
                     continue
                 out = {(nk if kk == k else kk): vv for kk, vv in d.items()}
             elif op == "empty" and keys:
@@ -472,7 +536,7 @@ class MutationSpace:
                 out = kind([rng.choice(self._fill)])
             elif op == "add" and items and len(items) < limit:
                 x = self.step(rng.choice(items), rng, _UNKNOWN, 1)
-                if not _hashable(x):
+                if not is_hashable(x):
                     continue
                 out = kind(items + [x])
             elif op == "empty" and items:
@@ -482,6 +546,84 @@ class MutationSpace:
             if out != s:
                 return out
         return s
+
+    # -- verification inputs (exact edits) --------------------------------------------
+    def mutate_value(self, v: Any, rng: random.Random) -> Any:
+        """One random exact edit of a whole argument value ``v``: a value of exactly
+        ``type(v)``, usually different from ``v``, whose containers keep the element types
+        of ``v`` (the verification operators of the module docstring)."""
+        return _mutate(v, rng, self.constants, 0)
+
+    def cross_edit(self, values: list, seeds: list, rng: random.Random) -> tuple[int, Any] | None:
+        """One cross-argument edit of the argument values ``values`` (the seed's values are
+        ``seeds``, same order, at least two): ``(index of the changed argument, its new
+        value)``, or ``None`` when the drawn operator does not apply (see :func:`_cross`)."""
+        return _cross(values, seeds, rng)
+
+    def mutants(self, n: int, rng: random.Random) -> list[str]:
+        """Up to ``n`` distinct mutant texts of the seed: for ``n >=``
+        :data:`~codemorph.inputs.edges.EDGE_MIN_REQUEST`, ``round(n * EDGE_SHARE)`` edge
+        cases first (:func:`~codemorph.inputs.edges.pick_edges`), then random exact
+        mutants (one or two arguments edited by :meth:`mutate_value`, or a share
+        :data:`CROSS_SHARE` made by :meth:`cross_edit`).  What :func:`mutate_args`
+        returns; ``rng`` is the only source of randomness."""
+        args, kwargs = list(self.seed[0]), dict(self.seed[1])
+        if n <= 0:
+            return []
+        slots: list[tuple[str, Any]] = [("pos", i) for i in range(len(args))] + [("kw", k) for k in kwargs]
+        if not slots:
+            return []
+        seen = {format_args(args, kwargs)}
+        out: list[str] = []
+        if n >= edges.EDGE_MIN_REQUEST:
+            # a share of systematic edge cases first, then random mutants
+            k = round(n * edges.EDGE_SHARE)
+            fill = min(k, edges.EDGE_FILL) if edges.is_short(list(args) + list(kwargs.values())) else 0
+            picked = edges.pick_edges(edges.edges_of(args, kwargs, self.constants, fill=fill), k,
+                                      random.Random(rng.getrandbits(64)))
+            seen.update(picked)
+            out += picked
+        attempts = 0
+        while len(out) < n and attempts < 30 * n + 50:
+            attempts += 1
+            new_args, new_kwargs = list(args), dict(kwargs)
+            if len(slots) > 1 and rng.random() < CROSS_SHARE:
+                # a cross-argument mutant, sometimes after one ordinary mutation (the relation
+                # is made last, so it holds in the mutant)
+                if rng.random() < 0.4:
+                    kind, key = rng.choice(slots)
+                    if kind == "pos":
+                        new_args[key] = self.mutate_value(new_args[key], rng)
+                    else:
+                        new_kwargs[key] = self.mutate_value(new_kwargs[key], rng)
+                values = new_args + [new_kwargs[k] for k in kwargs]
+                seeds = list(args) + [kwargs[k] for k in kwargs]
+                change = self.cross_edit(values, seeds, rng)
+                if change is None or not fits(change[1], seeds[change[0]]):
+                    continue
+                at, value = change
+                if at < len(new_args):
+                    new_args[at] = value
+                else:
+                    new_kwargs[slots[at][1]] = value
+                if not all(fits(v, s) for v, s in zip(new_args + [new_kwargs[k] for k in kwargs], seeds)):
+                    continue
+            else:
+                k = 2 if len(slots) > 1 and rng.random() < 0.3 else 1
+                for kind, key in rng.sample(slots, k):
+                    if kind == "pos":
+                        new_args[key] = self.mutate_value(new_args[key], rng)
+                    else:
+                        new_kwargs[key] = self.mutate_value(new_kwargs[key], rng)
+            try:
+                mutant = format_args(new_args, new_kwargs)
+            except InputError:
+                continue
+            if mutant in seen:
+                continue
+            seen.add(mutant)
+            out.append(mutant)
+        return out
 
     # -- argument lists ---------------------------------------------------------------
     def mutate(self, args: Args, rng: random.Random, steps: int = 1) -> Args:
@@ -637,7 +779,7 @@ class MutationSpace:
                         continue
                     for x in [*(e for e in self._fill if isinstance(e, str)), *NESTED_FILL[:1]]:
                         d = {**w, name: _copy(x)}
-                        if not _sig_within(type_signature(d), type_signature(seed_vals[m])):
+                        if not within_signature(type_signature(d), type_signature(seed_vals[m])):
                             continue
                         p2, k2 = list(f[0]), dict(f[1])
                         t, i = slots[m]
@@ -696,7 +838,7 @@ class MutationSpace:
                     continue
                 w2 = _resize(w, k)
                 peers = [n for n in sized if n != m and type(vals[n]) is type(w)
-                         and _sig_within(type_signature(w2), type_signature(vals[n]))]
+                         and within_signature(type_signature(w2), type_signature(vals[n]))]
                 if not peers:
                     continue
                 # every same-typed argument resized to k (each repeating its own items)
@@ -961,7 +1103,7 @@ class MutationSpace:
                 yield out
         for k in some:
             for nk in self._value_neighbours(k, k, depth + 1):
-                if _hashable(nk) and nk not in d:
+                if is_hashable(nk) and nk not in d:
                     yield {(nk if kk == k else kk): vv for kk, vv in d.items()}
                     out = dict(d)
                     out[nk] = d[k]
@@ -1032,10 +1174,10 @@ def _cross_values(v: Any, w: Any, limit: int = 8) -> list:
     elif isinstance(v, (list, tuple)):
         if _atom(w) and any(type(e) is type(w) and e == w for e in v):
             out.append(_rebuild(v, [e for e in v if not (type(e) is type(w) and e == w)]))
-        if type(w) is type(v) and w and _sig_within(type_signature(w), type_signature(v)):
+        if type(w) is type(v) and w and within_signature(type_signature(w), type_signature(v)):
             out.append(w)
     elif isinstance(v, dict):
-        if _atom(w) and _hashable(w):
+        if _atom(w) and is_hashable(w):
             if w in v and any(type(k) is type(w) for k in v):
                 out.append({k: x for k, x in v.items() if not (type(k) is type(w) and k == w)})
             elif v and any(type(k) is type(w) for k in v):
@@ -1098,19 +1240,401 @@ def _eq_key(v: Any) -> Any:
     return v
 
 
-def _hashable(v: Any) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
-
-
 def _hashable_only(items: list) -> list:
-    return [x for x in items if _hashable(x)]
+    return [x for x in items if is_hashable(x)]
 
 
 def _size_hint(v: Any) -> int:
     if isinstance(v, (str, bytes, list, tuple, set, frozenset, dict)):
         return len(v)
     return 1
+
+
+# ------------------------------------------- exact (verification) random edits
+def _literal_lengths(pool: Constants, n: int) -> list[int]:
+    """Lengths ``c-1, c, c+1`` for the program's integer literals ``c``, other than ``n``
+    and within ``0..n + MAX_GROWTH`` (to reach branches such as ``len(x) > 3``)."""
+    out = {c + d for c in pool.ints for d in (-1, 0, 1)}
+    return sorted(k for k in out if 0 <= k <= n + MAX_GROWTH and k != n)
+
+
+def _mut_int(v: int, rng: random.Random, pool: Constants) -> int:
+    ops = [0, 1, -1, v + 1, v - 1, v + rng.randint(2, 5), v - rng.randint(2, 5), -v, v * 2, v // 2]
+    for c in pool.ints:
+        ops += [c, c + 1, c - 1]
+    return rng.choice(ops)
+
+
+def _mut_float(v: float, rng: random.Random, pool: Constants) -> float:
+    ops = [0.0, 1.0, -1.0, v + 0.5, v - 0.5, v + 1.0, v - 1.0, -v, v * 2.0, v / 2.0]
+    # IEEE-754 specials: a rewrite of a comparison (`a < b` -> `not a >= b`) is wrong only on NaN
+    ops += [math.nan, math.inf, -math.inf, -0.0]
+    ops += pool.floats
+    return float(rng.choice(ops))
+
+
+def _mut_seq_text(v, rng: random.Random, alphabet: list, literals: list, empty, limit: int,
+                  lengths: list[int]):
+    """Edits shared by str and bytes; ``alphabet`` holds one-element values of v's type."""
+    n = len(v)
+    ops = ["empty", "insert", "single", "space_end", "space_insert"]
+    if n:
+        ops += ["delete", "replace", "dup", "case", "space_replace"]
+    if n >= 2:
+        ops += ["swap", "reverse"]
+    fitting = [s for s in literals if len(s) <= limit]
+    if fitting:
+        ops += ["lit_insert", "lit_whole"]
+    lengths = [k for k in lengths if k <= limit]
+    if lengths:
+        ops.append("resize")
+    op = rng.choice(ops)
+    whitespace = [" ", "  ", "\t", "\n"] if isinstance(v, str) else [b" ", b"  ", b"\t", b"\n"]
+    space = whitespace[0]
+    if op == "empty":
+        return empty
+    if op == "insert" and n < limit:
+        i = rng.randint(0, n)
+        return v[:i] + rng.choice(alphabet) + v[i:]
+    if op == "single":
+        if not n or rng.random() < 0.5:
+            return rng.choice(alphabet)
+        i = rng.randrange(n)
+        return v[i:i + 1]  # a slice: indexing bytes would give an int
+    if op == "space_end" and n < limit:
+        return space + v if rng.random() < 0.5 else v + space
+    if op == "space_insert" and n < limit:
+        i = rng.randint(0, n)
+        return v[:i] + rng.choice(whitespace)[:limit - n] + v[i:]
+    if op == "delete":
+        i = rng.randrange(n)
+        return v[:i] + v[i + 1:]
+    if op == "replace":
+        i = rng.randrange(n)
+        return v[:i] + rng.choice(alphabet) + v[i + 1:]
+    if op == "dup" and n < limit:
+        i = rng.randrange(n)
+        return v[:i + 1] + v[i:]
+    if op == "case":
+        return rng.choice([v.upper(), v.lower(), v.swapcase(), v.capitalize()])
+    if op == "space_replace":
+        i = rng.randrange(n)
+        return v[:i] + space + v[i + 1:]
+    if op == "swap":
+        i = rng.randrange(n - 1)
+        return v[:i] + v[i + 1:i + 2] + v[i:i + 1] + v[i + 2:]
+    if op == "reverse":
+        return v[::-1]
+    if op == "resize":
+        k = rng.choice(lengths)
+        if k <= n:
+            return v[:k]
+        grown = v
+        while len(grown) < k:
+            grown += v[rng.randrange(n):][:1] if n and rng.random() < 0.5 else rng.choice(alphabet)
+        return grown
+    if op == "lit_whole":
+        return rng.choice(fitting)
+    if op == "lit_insert":
+        lit = rng.choice(fitting)
+        room = limit - len(lit)
+        if room >= 0:
+            # keep as much of the seed as fits around the literal
+            keep = v[:room] if n > room else v
+            i = rng.randint(0, len(keep))
+            return keep[:i] + lit + keep[i:]
+    return v  # an operator that could not apply (size limit): the caller retries
+
+
+def _mut_str(v: str, rng: random.Random, pool: Constants, limit: int) -> str:
+    return _mut_seq_text(v, rng, pool.chars, pool.strs, "", limit, _literal_lengths(pool, len(v)))
+
+
+def _mut_bytes(v: bytes, rng: random.Random, pool: Constants, limit: int) -> bytes:
+    alphabet = [bytes([b]) for b in pool.byte_values]
+    return _mut_seq_text(v, rng, alphabet, pool.bytes, b"", limit, _literal_lengths(pool, len(v)))
+
+
+def _new_element(elems: list, rng: random.Random, pool: Constants, depth: int) -> Any:
+    e = rng.choice(elems)
+    return e if rng.random() < 0.3 else _mutate(e, rng, pool, depth + 1)
+
+
+def _mut_list(v: list, rng: random.Random, pool: Constants, depth: int, resizable: bool = True) -> list:
+    n = len(v)
+    if not n:
+        return []
+    limit = n + MAX_GROWTH
+    ops = ["elem", "elem"]
+    lengths = _literal_lengths(pool, n) if resizable else []
+    if resizable:
+        ops += ["delete", "insert", "truncate", "grow", "empty", "single"]
+        if n >= 2:
+            ops.append("swap")
+        if lengths:
+            ops.append("resize")
+    elif n >= 2:
+        # records: swap only positions holding the same type
+        same = [(i, j) for i in range(n) for j in range(i + 1, n) if type(v[i]) is type(v[j])]
+        if same:
+            ops.append("swap")
+    op = rng.choice(ops)
+    out = list(v)
+    if op == "elem":
+        i = rng.randrange(n)
+        out[i] = _mutate(out[i], rng, pool, depth + 1)
+    elif op == "delete":
+        del out[rng.randrange(n)]
+    elif op == "insert":
+        out.insert(rng.randint(0, n), _new_element(v, rng, pool, depth))
+    elif op == "swap":
+        if resizable:
+            i, j = rng.sample(range(n), 2)
+        else:
+            i, j = rng.choice([(i, j) for i in range(n) for j in range(i + 1, n) if type(v[i]) is type(v[j])])
+        out[i], out[j] = out[j], out[i]
+    elif op == "truncate":
+        out = out[:rng.randrange(n)]
+    elif op == "grow":
+        for _ in range(rng.randint(1, MAX_GROWTH)):
+            out.append(_new_element(v, rng, pool, depth))
+    elif op == "empty":
+        out = []
+    elif op == "single":
+        out = [rng.choice(v)]
+    elif op == "resize":
+        k = rng.choice(lengths)
+        out = out[:k]
+        while len(out) < k:
+            out.append(_new_element(v, rng, pool, depth))
+    return out[:limit]
+
+
+def _mut_dict(v: dict, rng: random.Random, pool: Constants, depth: int) -> dict:
+    n = len(v)
+    if not n:
+        return {}
+    items = list(v.items())
+    ops = ["value", "value", "delete", "new_key", "rename", "empty", "single"]
+    if n >= 2:
+        ops.append("reorder")
+    op = rng.choice(ops)
+    if op == "value":
+        i = rng.randrange(n)
+        k, x = items[i]
+        items[i] = (k, _mutate(x, rng, pool, depth + 1))
+    elif op == "delete":
+        del items[rng.randrange(n)]
+    elif op in ("new_key", "rename"):
+        keys = [k for k, _ in items]
+        for _ in range(8):
+            k = _mutate(rng.choice(keys), rng, pool, depth + 1)
+            if is_hashable(k) and k not in v:
+                break
+        else:
+            return dict(items)
+        if op == "new_key":
+            items.insert(rng.randint(0, n), (k, _new_element([x for _, x in items], rng, pool, depth)))
+        else:
+            i = rng.randrange(n)
+            items[i] = (k, items[i][1])
+    elif op == "reorder":
+        i, j = rng.sample(range(n), 2)
+        items[i], items[j] = items[j], items[i]
+    elif op == "empty":
+        items = []
+    elif op == "single":
+        items = [rng.choice(items)]
+    return dict(items[:n + MAX_GROWTH])
+
+
+def _mut_set(v: Any, rng: random.Random, pool: Constants, depth: int) -> Any:
+    t = type(v)
+    elems = sorted(v, key=canonical_key)
+    n = len(elems)
+    if not n:
+        return t()
+    op = rng.choice(["delete", "add", "replace", "empty", "single"])
+    out = list(elems)
+    if op in ("add", "replace"):
+        for _ in range(8):
+            e = _mutate(rng.choice(elems), rng, pool, depth + 1)
+            if is_hashable(e) and e not in v:
+                break
+        else:
+            return t(out)
+        if op == "replace":
+            del out[rng.randrange(n)]
+        out.append(e)
+    elif op == "delete":
+        del out[rng.randrange(n)]
+    elif op == "empty":
+        out = []
+    elif op == "single":
+        out = [rng.choice(elems)]
+    return t(out)
+
+
+def _mutate(v: Any, rng: random.Random, pool: Constants, depth: int) -> Any:
+    """A value of exactly ``type(v)``, usually different from ``v``."""
+    t = type(v)
+    if t is bool:
+        return not v
+    if t is int:
+        return _mut_int(v, rng, pool)
+    if t is float:
+        return _mut_float(v, rng, pool)
+    if t is complex:
+        if rng.random() < 0.5:
+            return complex(_mut_float(v.real, rng, pool), v.imag)
+        return complex(v.real, _mut_float(v.imag, rng, pool))
+    if t is str:
+        return _mut_str(v, rng, pool, len(v) + MAX_GROWTH)
+    if t is bytes:
+        return _mut_bytes(v, rng, pool, len(v) + MAX_GROWTH)
+    if depth >= _MAX_DEPTH:
+        return v
+    if t is list:
+        return _mut_list(v, rng, pool, depth)
+    if t is tuple:
+        homogeneous = len({type(e) for e in v}) == 1
+        return tuple(_mut_list(list(v), rng, pool, depth, resizable=homogeneous))
+    if t is dict:
+        return _mut_dict(v, rng, pool, depth)
+    if t in (set, frozenset):
+        return _mut_set(v, rng, pool, depth)
+    return v
+
+
+def _substrings(s: Any, rng: random.Random, limit: int) -> Any:
+    """A random non-empty substring of ``s`` (str or bytes) no longer than ``limit``:
+    one element, a prefix, a suffix or a slice; ``None`` when none fits."""
+    n = len(s)
+    if not n or limit <= 0:
+        return None
+    op = rng.choice(["one", "prefix", "suffix", "slice", "slice"])
+    k = rng.randint(1, min(n, limit))
+    if op == "one":
+        i = rng.randrange(n)
+        return s[i:i + 1]
+    if op == "prefix":
+        return s[:k]
+    if op == "suffix":
+        return s[n - k:]
+    i = rng.randint(0, n - k)
+    return s[i:i + k]
+
+
+def _cross(values: list, seeds: list, rng: random.Random) -> tuple[int, Any] | None:
+    """One cross-argument operator applied to the argument values ``values`` (the seed
+    values are ``seeds``, same order): returns ``(index of the changed argument, its new
+    value)`` or ``None`` when the chosen operator does not apply.
+
+    Operators (the bugs they expose need arguments that are related to each other):
+
+    * ``index``: an ``int`` argument set to ``-n-1``, ``-n``, ``-1``, ``0``, ``n-1``, ``n``
+      or ``n+1`` where ``n`` is the length of another argument (``xs[i]`` on its last
+      element, ``s[:i]`` at the edges);
+    * ``pick``: an argument set to a value of exactly its type found inside another
+      argument (a key of a dict argument, an element of a list argument);
+    * ``substring``: a ``str``/``bytes`` argument set to a substring (a prefix, a suffix, a
+      slice, one character) of another one or of a string inside another one;
+    * ``plant``: another argument made to contain this argument's value (inserted into
+      a list, added as a dict key or set element, inserted into a string);
+    * ``equal``: an argument set to a copy of another argument of the same type.
+    """
+    n = len(values)
+    i, j = rng.sample(range(n), 2)  # i changes, j is the reference
+    vi, vj = values[i], values[j]
+    ti, tj = type(vi), type(vj)
+    ops = []
+    if ti is int and tj in SIZED:
+        ops.append("index")
+    if tj in (list, tuple, set, frozenset, dict) and any(type(a) is ti for a in atoms_of(vj)):
+        ops.append("pick")
+    texts = [a for a in ([vj] + atoms_of(vj)) if type(a) is ti and a] if ti in (str, bytes) else []
+    if texts:
+        ops.append("substring")
+    if ti in (list, tuple, set, frozenset, dict, str, bytes) and vi:
+        ops.append("plant")
+    if ti is tj:
+        ops.append("equal")
+    if not ops:
+        return None
+    op = rng.choice(ops)
+    if op == "index":
+        m = len(vj)
+        return i, rng.choice([-m - 1, -m, -1, 0, m - 1, m, m + 1, m // 2])
+    if op == "pick":
+        return i, rng.choice([a for a in atoms_of(vj) if type(a) is ti])
+    if op == "substring":
+        sub = _substrings(rng.choice(texts), rng, len(seeds[i]) + MAX_GROWTH)
+        return None if sub is None else (i, sub)
+    if op == "equal":
+        return i, vj
+    # plant: put vj (or, for strings, a part of it) inside vi
+    if ti in (str, bytes):
+        if tj is not ti:
+            return None
+        room = len(seeds[i]) + MAX_GROWTH - len(vi)
+        part = vj if 0 < len(vj) <= room else _substrings(vj, rng, room)
+        if part is None:
+            return None
+        k = rng.randint(0, len(vi))
+        return i, vi[:k] + part + vi[k:]
+    if ti in (list, tuple):
+        if not any(type(e) is tj for e in vi):
+            return None
+        out = list(vi)
+        k = rng.randrange(len(out))
+        if rng.random() < 0.5:
+            out[k] = vj
+        else:
+            out.insert(k, vj)
+        return i, ti(out)
+    if ti in (set, frozenset):
+        if not is_hashable(vj) or vj in vi or not any(type(e) is tj for e in vi):
+            return None
+        return i, ti(list(vi) + [vj])
+    # dict: vj becomes a key (with a copy of an existing value) when keys have its type
+    if not is_hashable(vj) or not any(type(k) is tj for k in vi):
+        return None
+    items = list(vi.items())
+    if vj in vi:
+        return None
+    items.insert(rng.randint(0, len(items)), (vj, rng.choice(items)[1]))
+    return i, dict(items)
+
+
+def mutate_args(text: str, n: int, rng: random.Random, literals: Iterable[Any] = (),
+                hints: Iterable[str] = ()) -> list[str]:
+    """Up to ``n`` distinct type-preserving mutants of an argument list.
+
+    Args:
+        text: the seed argument list, e.g. ``"'abc', [1, 2]"``.
+        n: how many mutants to return at most (fewer when the seed has few neighbours,
+            e.g. ``"None"`` has none).
+        rng: the only source of randomness; the same state gives the same mutants.
+        literals: the program's own constants (ints, floats, strings, bytes), which make
+            mutants reach branches that compare against them; see
+            :func:`codemorph.verification.program_literals`.
+        hints: names of the functions and methods the program calls
+            (:func:`codemorph.verification.program_calls`): edge cases then put characters
+            of the classes those calls test into strings (``isdecimal``: a digit).
+
+    Returns:
+        Argument-list texts (formatted by :func:`format_args`), none equal to the seed.
+        The operators are listed in this module's docstring.  When ``n`` is at least
+        :data:`EDGE_MIN_REQUEST`, the first ``round(n * EDGE_SHARE)`` are edge cases of
+        :func:`edge_cases` (fewer when there are fewer; a short seed (:func:`~codemorph.inputs.edges.is_short`) with
+        fewer than :data:`EDGE_FILL` first-generation edge cases is topped up to that many
+        with edge cases of its edge cases), picked with ``rng`` round-robin over their categories; the
+        rest are random mutants.
+
+    Raises:
+        InputError: when ``text`` is not an argument-list literal.
+    """
+    seed = parse_args(text)
+    if n <= 0:
+        return []
+    return MutationSpace(seed, literals, hints=hints).mutants(n, rng)

@@ -50,13 +50,13 @@ from typing import Any, Callable, Iterable, Sequence
 import libcst as cst
 
 from codemorph.errors import InputError
-from codemorph.inputs.core import format_args, format_value, parse_args
+from codemorph.inputs import format_args, format_value, parse_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExceptionInfo, ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_seed
 from codemorph.perturb.distance import args_distance, tie_break
 from codemorph.perturb.guided import PREFIX, CoverageMap, Instrumented, instrument, read_probes
-from codemorph.inputs.mutation import MutationSpace, is_type_changing
+from codemorph.inputs import MutationSpace, is_type_changing
 from codemorph.perturb.shrink import shrink
 
 __all__ = ["Budget", "Perturbation", "SearchReport", "search", "search_many", "ANY_EXCEPTION", "OUTPUT_CHANGE",
@@ -323,7 +323,7 @@ def program_tokens(module: cst.Module) -> list[str]:
     subscript or call with a right operand that is not a number literal,
     :data:`CODEC_TOKENS` when it calls ``.encode``/``.decode`` with a codec or error-handler
     name that is not a literal); ``[]`` for most programs.  Used by
-    :meth:`~codemorph.perturb.mutation.MutationSpace.priority_neighbours`."""
+    :meth:`~codemorph.inputs.MutationSpace.priority_neighbours`."""
     found: dict[str, None] = {}
     literal = (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
 
@@ -353,7 +353,7 @@ def program_elements(module: cst.Module) -> list[str]:
     seed (whose element type the seed does not show): :data:`PERCENT_TOKENS` when the
     program applies ``%`` to a name, attribute or subscript, whatever the right operand
     (``key % 2`` formats a string key: ``'%'`` raises ``ValueError``); ``[]`` otherwise.
-    Used as :class:`~codemorph.perturb.mutation.MutationSpace` ``elements``."""
+    Used as :class:`~codemorph.inputs.MutationSpace` ``elements``."""
     found: dict[str, None] = {}
 
     class V(cst.CSTVisitor):

@@ -538,7 +538,7 @@ def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, 
     not installed or no annotation fits the seed.  The caller re-runs every candidate."""
     from dataclasses import replace as _replace
 
-    from codemorph.inputs.core import parse_args
+    from codemorph.inputs import parse_args
 
     from codemorph.sandbox.pool import ExecRequest, Sandbox
 
