@@ -235,7 +235,7 @@ class Outcome:
         fingerprint: canonical JSON-able encoding of the result: type-exact, NaN equal to
             NaN, ``-0.0`` equal to ``0.0``, set order ignored, dict order kept, cycles
             handled, objects by their attributes, huge values summarised by SHA-256 (the
-            full rules are in ``codemorph._worker.fingerprint``); ``None`` unless returned.
+            full rules are in ``codemorph/sandbox/_workerlib/fingerprint.py``); ``None`` unless returned.
         literal_ok: ``eval(repr(value)) == value`` (same type), checked in the sandbox, so
             an ``output`` row round-trips.
         exception: the exception, for raised / bad-code / bad-input.

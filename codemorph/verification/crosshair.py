@@ -14,7 +14,7 @@ subprocess in its own session, in a fresh temporary directory (its working direc
 the only place it is told about), with an address-space limit, a CPU-time limit and a hard
 wall-clock limit (``seconds``; the whole process group is killed when it expires).
 CrossHair's own budget is 70% of that limit.  Once CrossHair and Z3 are loaded, the search
-process installs the sandbox's audit-hook refusals (:mod:`codemorph._worker`: processes,
+process installs the sandbox's audit-hook refusals (:mod:`codemorph.sandbox.guard`: processes,
 sockets, signals to other processes, resource limits, writes and file changes outside its
 temporary directory) except ctypes, which Z3 calls on every operation; a search in which a
 program tried a refused operation reports an error and its result is not used.  Programs
@@ -60,7 +60,7 @@ except Exception as e:
     out.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
     raise SystemExit(0)
 import os
-from codemorph.sandbox._worker import _PATH_EVENTS, _REFUSED_EVENTS, _REFUSED_PREFIXES, _opens_for_writing
+from codemorph.sandbox.guard import PATH_EVENTS, REFUSED_EVENTS, REFUSED_PREFIXES, opens_for_writing
 ROOT = os.path.realpath(os.getcwd())
 refusals = []
 def _inside(p):
@@ -80,21 +80,21 @@ def _deny(event, what):
     refusals.append("%%s (%%s)" %% (what, event))
     raise PermissionError("codemorph: %%s is not allowed in the CrossHair search (%%s)" %% (what, event))
 def _hook(event, args):
-    # the sandbox's refusals (codemorph._worker), except ctypes, which Z3 calls on every
+    # the sandbox's refusals (codemorph.sandbox.guard), except ctypes, which Z3 calls on every
     # operation (libz3 and CrossHair are loaded before this hook is installed)
-    if event in _REFUSED_EVENTS and not event.startswith("ctypes."):
+    if event in REFUSED_EVENTS and not event.startswith("ctypes."):
         _deny(event, "this operation")
     if event == "open":
-        if _opens_for_writing(args) and not _inside(args[0]):
+        if opens_for_writing(args) and not _inside(args[0]):
             _deny(event, "writing %%r outside the search's temporary directory" %% (args[0],))
-    elif event in _PATH_EVENTS:
-        for pos in _PATH_EVENTS[event]:
+    elif event in PATH_EVENTS:
+        for pos in PATH_EVENTS[event]:
             if pos < len(args) and not _inside(args[pos]):
                 _deny(event, "changing %%r outside the search's temporary directory" %% (args[pos],))
     elif event == "os.kill":
         if args and args[0] not in (0, os.getpid()):
             _deny(event, "signalling another process")
-    elif event.startswith(_REFUSED_PREFIXES):
+    elif event.startswith(REFUSED_PREFIXES):
         _deny(event, "network access")
 sys.addaudithook(_hook)
 fns = []
