@@ -338,8 +338,8 @@ class _Child:
         entry = req.get("entry_point") or "f"
         args = req.get("args", "")
         expected = req.get("expected_output")
-        tracer = Tracer(req.get("max_lines"), req.get("types", True) and not observes_lifetimes(code)) \
-            if req.get("trace") else None
+        tracer = Tracer(req.get("max_lines"), req.get("types", True) and not observes_lifetimes(code),
+                        bool(req.get("counts"))) if req.get("trace") else None
         script = args is None
         self.progress(0)
         self.reset()
@@ -400,6 +400,8 @@ class _Child:
                         phase = "entry"
                         raise NameError(f"entry point {entry!r} is not defined by the program")
                     phase = "call"
+                    if tracer is not None:
+                        tracer.counting = True
                     value = fn(*a, **k)
                 phase = "done"
             finally:
