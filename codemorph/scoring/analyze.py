@@ -58,8 +58,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemorph.errors import CodemorphError, InputError, ParseError
 from codemorph.scoring.evaluate import EvaluationResult, Robustness, RowScore, read_scores, robustness
+from codemorph.scoring.report import write_report as _write
 from codemorph.scoring.metrics import mcnemar_exact, spearman, wilson_interval
 from codemorph.scoring.predictions import EvalRow, load_rows
+from codemorph.scoring.tables import BINS, CONSTRUCTS, CORRELATED, OUTPUT_TYPES, Report
 from codemorph.engine.program import parse_source
 from codemorph.engine.transform import bound_names
 
@@ -77,12 +79,6 @@ __all__ = [
     "compare_models",
     "write_report",
 ]
-
-#: construct flags reported per program, in display order
-CONSTRUCTS = ("for", "while", "nested_loops", "if", "nested_if", "try", "comprehension", "lambda",
-              "recursion", "with", "match")
-#: output type categories, in display order
-OUTPUT_TYPES = ("bool", "int", "float", "str", "list", "tuple", "dict", "set", "None", "exception", "other")
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _BUILTIN_METHODS = frozenset(
@@ -624,58 +620,6 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
 
 # --------------------------------------------------------------------------- report
 
-@dataclass
-class Report:
-    """Everything :func:`write_report` writes.
-
-    Attributes:
-        programs: one dict per analysed row: ``id``, ``original_id``, ``kind``, ``group``,
-            ``output_type``, the construct flags, ``max_nesting``, ``lines``, ``calls``,
-            ``complexity``, ``builtin_functions``, ``builtin_methods`` (space-separated),
-            and the dynamic properties (``None`` when not measured).
-        scores: model -> row id -> row score (fraction of correct generations).
-        models: model names, in input order.
-        model_summary: per model: rows, accuracy, Wilson 95% interval.
-        property_accuracy: rows ``{model, property, value, rows, accuracy, ci_low, ci_high}``
-            for construct flags, output types and binned numeric properties.
-        correlations: rows ``{model, property, rho, p_value, n}`` (Spearman of the property
-            with the row score).
-        robustness: model -> :class:`~codemorph.evaluate.Robustness` (``None`` when the
-            results hold originals only).
-        model_comparison: one row per pair of models on the rows both scored:
-            ``{model_a, model_b, rows, accuracy_a, accuracy_b, difference, only_a, only_b,
-            mcnemar_p}``; ``only_a``/``only_b`` count rows one model got right and the other
-            wrong (expected counts when rows have several generations), ``mcnemar_p`` is the
-            exact McNemar p-value (``None`` unless every score is 0 or 1).
-        notes: warnings (rows that could not be parsed or traced, unknown ids).
-        dataset: where the rows came from.
-    """
-
-    programs: list[dict[str, Any]]
-    scores: dict[str, dict[str, float]]
-    models: list[str]
-    model_summary: list[dict[str, Any]]
-    property_accuracy: list[dict[str, Any]]
-    correlations: list[dict[str, Any]]
-    robustness: dict[str, Robustness | None]
-    notes: list[str] = field(default_factory=list)
-    dataset: str = ""
-    model_comparison: list[dict[str, Any]] = field(default_factory=list)
-
-
-#: numeric properties binned for the accuracy tables: name -> (bin upper bounds, labels)
-BINS: dict[str, tuple[tuple[float, ...], tuple[str, ...]]] = {
-    "complexity": ((1, 2, 3, 4, 5, math.inf), ("1", "2", "3", "4", "5", "6+")),
-    "loop_length": ((1, 2, 5, 20, 100, math.inf), ("1", "2", "3-5", "6-20", "21-100", "101+")),
-    "max_nesting": ((0, 1, 2, 3, math.inf), ("0", "1", "2", "3", "4+")),
-    "lines": ((5, 8, 12, 20, math.inf), ("1-5", "6-8", "9-12", "13-20", "21+")),
-    "max_call_depth": ((1, 2, 5, math.inf), ("1", "2", "3-5", "6+")),
-}
-#: numeric properties correlated with success
-CORRELATED = ("complexity", "loop_length", "max_nesting", "lines", "calls", "distinct_lines",
-              "line_executions", "max_call_depth", "max_loop_iterations")
-
-
 def _bin(value: float, bounds: Sequence[float], labels: Sequence[str]) -> str:
     for b, lab in zip(bounds, labels):
         if value <= b:
@@ -857,6 +801,4 @@ def write_report(report: Report, out_dir: str | os.PathLike[str], *, plots: bool
         CodemorphError: plots requested but matplotlib is not installed
             (``pip install 'codemorph[analysis]'``).
     """
-    from codemorph.scoring.report import write_report as _write
-
     return _write(report, out_dir, plots=plots)
