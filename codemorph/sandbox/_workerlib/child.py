@@ -1,4 +1,6 @@
-"""The forked child that runs one batch of requests (:class:`Child`, :func:`child_main`).  Standard library only (see ``codemorph/sandbox/_worker.py``)."""
+"""The forked child that runs one batch of requests (:class:`_Child`, :func:`child_main`).
+Standard library only (see ``codemorph/sandbox/_worker.py``).
+"""
 
 import _thread
 import ast

@@ -1,4 +1,6 @@
-"""Constants shared by the worker's modules (names the program sees, signal numbers, frame layouts).  Standard library only (see ``codemorph/sandbox/_worker.py``)."""
+"""Constants shared by the worker's modules (names the program sees, signal numbers, frame
+layouts).  Standard library only (see ``codemorph/sandbox/_worker.py``).
+"""
 
 import fcntl
 import hashlib

@@ -1,4 +1,6 @@
-"""Per-request state, time and output limits, output capture and outcome helpers of the child.  Standard library only (see ``codemorph/sandbox/_worker.py``)."""
+"""Per-request state, time and output limits, output capture and outcome helpers of the child.
+Standard library only (see ``codemorph/sandbox/_worker.py``).
+"""
 
 import _signal
 import ast

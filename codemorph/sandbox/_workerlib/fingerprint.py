@@ -1,4 +1,6 @@
-"""Canonical fingerprints of values (:func:`fingerprint`) and type names (:func:`type_name`).  Standard library only (see ``codemorph/sandbox/_worker.py``)."""
+"""Canonical fingerprints of values (:func:`fingerprint`) and type names (:func:`type_name`).
+Standard library only (see ``codemorph/sandbox/_worker.py``).
+"""
 
 import builtins
 import collections

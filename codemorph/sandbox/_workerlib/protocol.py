@@ -1,4 +1,6 @@
-"""The host <-> zygote wire format: 4-byte big-endian length-prefixed JSON messages.  Standard library only (see ``codemorph/sandbox/_worker.py``)."""
+"""The host <-> zygote wire format: 4-byte big-endian length-prefixed JSON messages.  Standard
+library only (see ``codemorph/sandbox/_worker.py``).
+"""
 
 import os
 

@@ -1,4 +1,6 @@
-"""The long-lived worker process (:class:`Zygote`) and its entry point :func:`main`.  Standard library only (see ``codemorph/sandbox/_worker.py``)."""
+"""The long-lived worker process (:class:`Zygote`) and its entry point :func:`main`.  Standard
+library only (see ``codemorph/sandbox/_worker.py``).
+"""
 
 import fcntl
 import gc
