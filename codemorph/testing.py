@@ -20,10 +20,10 @@ worker start-up time (about 50 ms) per call.
 from __future__ import annotations
 
 import contextlib
-from collections import defaultdict
 from typing import Any, Iterator, Mapping, Sequence
 
 from codemorph.engine.program import Program
+from codemorph.sandbox.observations import merge_observations  # re-exported: the test kit's public name
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import Transform, TransformResult
 
@@ -40,19 +40,6 @@ def _sandbox(sandbox: Sandbox | None, limits: Limits | None) -> Iterator[Sandbox
         yield sb
     finally:
         sb.close()
-
-
-def merge_observations(outcomes: Sequence[Outcome]) -> dict[str, dict[str, list[str]]]:
-    """Union of the local-variable types seen in traced executions (``Outcome.types`` of
-    ``ExecRequest(trace=True)`` runs), in the shape transforms receive as
-    ``RewriteContext.observations``: ``{function qualname: {local name: sorted type
-    names}}``, keys sorted.  Outcomes without types (untraced, crashed early) add nothing."""
-    merged: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
-    for o in outcomes:
-        for fn, names in (o.types or {}).items():
-            for name, types in names.items():
-                merged[fn][name].update(types)
-    return {fn: {n: sorted(ts) for n, ts in sorted(v.items())} for fn, v in sorted(merged.items())}
 
 
 def observe_types(code: str | Program, inputs: Sequence[str], entry: str = "f", *,

@@ -29,7 +29,7 @@ from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
-from codemorph.testing import merge_observations
+from codemorph.sandbox.observations import merge_observations
 from codemorph.engine.transform import derive_rng, derive_seed
 from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, check_requests, judge, make_baseline,
                            may_depend_on_hash, prove_verdict)

@@ -32,26 +32,27 @@ that would stall between resource checks; it is far above what the resource limi
 allow on a working machine (a loaded one included), so it does not decide results.
 
 **CrossHair** (Schanely, crosshair-tool, which drives Z3 through symbolic proxies of Python
-values).  :func:`crosshair_candidates` writes the program with parameter annotations
-inferred from the seed input and runs CrossHair's path-cover search *inside the sandbox*
-(so the untrusted program still runs only there), under the sandbox's wall-clock timeout
-and CrossHair's own per-path timeout; the inputs it prints are then re-run like any other
-candidate.  It needs ``pip install codemorph[crosshair]``; without it the strategy finds
-nothing.  Under the sandbox's guard it finds nothing either: Z3 is a native library that
-CrossHair reaches through ``ctypes``, and the guard refuses ``ctypes.dlopen`` (loading it)
-and ``ctypes.call_function`` (every call into it); :func:`crosshair_problem` says so.
-Running it needs an opt-in in the sandbox for this trusted driver only (see the README).
+values).  :func:`crosshair_candidates` runs CrossHair's path-cover search on the entry
+function, with parameter annotations inferred from the seed input, in codemorph's one
+CrossHair runner (:func:`codemorph.verification.crosshair.crosshair_inputs`): a separate
+Python process in its own session and temporary directory, under address-space, CPU and
+hard wall-clock limits, with the sandbox's guard (:mod:`codemorph.sandbox.guard`) installed
+once CrossHair and Z3 are loaded (all of it but ctypes, which Z3 needs).  The inputs it
+reports are candidates, re-run in the sandbox like any other.  It needs
+``pip install codemorph[crosshair]``; without it the strategy finds nothing
+(:func:`crosshair_problem` says so).  Programs
+:func:`codemorph.sandbox.determinism.nondeterminism_source` flags are not searched.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, Iterator
+from typing import Any
 
 import libcst as cst
 
 from codemorph.authoring.z3terms import Untranslatable, Z3Terms
 from codemorph.engine.program import Program
+from codemorph.verification.crosshair import crosshair_available, crosshair_inputs, infer_annotation  # noqa: F401
 
 __all__ = ["z3_candidates", "crosshair_candidates", "crosshair_available", "crosshair_problem", "infer_annotation",
            "Z3_RLIMIT", "Z3_RLIMIT_TOTAL", "Z3_SAFETY_TIMEOUT_MS"]
@@ -428,155 +429,22 @@ def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates
 
 # -- CrossHair ------------------------------------------------------------------------
 
-def crosshair_available() -> bool:
-    """Whether the ``crosshair`` package (``codemorph[crosshair]``) is importable."""
-    import importlib.util
-    return importlib.util.find_spec("crosshair") is not None
-
-
-def infer_annotation(value: Any) -> str | None:
-    """A type annotation (source text) for a seed value: ``int``, ``str``,
-    ``list[int]``, ``dict[str, list[int]]``...; ``None`` when no annotation fits (mixed
-    element types are given as a union)."""
-    if value is None:
-        return "None"
-    if isinstance(value, (bool, int, float, str, bytes)):
-        return type(value).__name__
-    if isinstance(value, (list, set, frozenset)):
-        inner = _union(value)
-        return f"{type(value).__name__}[{inner}]" if inner else type(value).__name__
-    if isinstance(value, tuple):
-        parts = [infer_annotation(v) for v in value]
-        if any(p is None for p in parts):
-            return "tuple"
-        return f"tuple[{', '.join(parts)}]" if parts else "tuple[()]"
-    if isinstance(value, dict):
-        k, v = _union(value.keys()), _union(value.values())
-        return f"dict[{k}, {v}]" if k and v else "dict"
-    return None
-
-
-def _union(values: Any) -> str | None:
-    anns = []
-    for v in values:
-        a = infer_annotation(v)
-        if a is None:
-            return None
-        if a not in anns:
-            anns.append(a)
-    if not anns:
-        return None
-    return " | ".join(anns) if len(anns) > 1 else anns[0]
-
-
-_DRIVER = r'''
-import sys, json, time
-MARK = "\x1e__crosshair__"
-src = %(source)r
-entry = %(entry)r
-anns = %(anns)r
-budget = %(budget)r
-out = sys.stdout
-try:
-    from crosshair.core_and_libs import standalone_statespace  # noqa: F401  (registers the library plugins)
-    from crosshair.path_cover import path_cover, CoverageType, format_boundargs
-    from crosshair.options import DEFAULT_OPTIONS
-    from crosshair.fnutil import FunctionInfo
-except Exception as e:
-    out.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
-    raise SystemExit(0)
-g = {"__name__": "__crosshair_target__"}
-exec(compile(src, "<program>", "exec"), g)
-fn = g[entry]
-fn.__annotations__ = {k: eval(v, g) for k, v in anns.items()}
-
-def emit(bound):
-    # called by CrossHair once per completed path, with realised arguments: print at once,
-    # so that a run stopped by the wall-clock limit keeps what it found
-    text = format_boundargs(bound)
-    try:
-        out.write(MARK + json.dumps({"args": text}) + "\n")
-        out.flush()
-    except Exception:
-        pass
-    return text
-
-opts = DEFAULT_OPTIONS.overlay(per_path_timeout=max(0.25, budget / 8), per_condition_timeout=budget,
-                               max_uninteresting_iterations=50)
-try:
-    path_cover(FunctionInfo.from_fn(fn), opts, CoverageType.OPCODE, arg_formatter=emit)
-except BaseException as e:
-    out.write(MARK + json.dumps({"error": "%%s: %%s" %% (type(e).__name__, e)}) + "\n")
-'''
-
-
-_PROBE = "import z3, crosshair\nz3.Int('x')\n"
-
-
 def crosshair_problem(sandbox: Any) -> str | None:
-    """Why CrossHair cannot run inside ``sandbox`` (``None`` when it can): it is not
-    installed, or the sandbox refuses what it needs (Z3 is a native library loaded with
-    ``ctypes``, which the sandbox's guard may refuse)."""
-    from codemorph.sandbox.pool import ExecRequest
-
+    """Why the CrossHair strategy cannot run (``None`` when it can): CrossHair is not
+    installed.  (``sandbox`` is accepted for compatibility: the search runs in the guarded
+    CrossHair process of :mod:`codemorph.verification.crosshair`, not in the sandbox.)"""
     if not crosshair_available():
         return "crosshair is not installed (pip install codemorph[crosshair])"
-    o = sandbox.run(ExecRequest(_PROBE, "f", None))
-    if o.status == "returned":
-        return None
-    e = o.exception
-    if o.status == "refused" and o.note:
-        return f"crosshair cannot run in the sandbox: {o.note}"
-    return f"crosshair cannot run in the sandbox: {e.type}: {e.message}" if e else f"sandbox status {o.status}"
+    return None
 
 
 def crosshair_candidates(sandbox: Any, program: Program, seed_args: tuple[list, dict],
                          seconds: float = 10.0) -> list[tuple[list, dict]]:
     """Inputs CrossHair's path-cover search finds for the entry function, with annotations
-    inferred from ``seed_args``; run inside a sandbox with a wall-clock timeout of
-    ``seconds`` (a run that overruns it yields nothing).  Returns ``[]`` when CrossHair is
-    not installed or no annotation fits the seed.  The caller re-runs every candidate."""
-    from dataclasses import replace as _replace
-
-    from codemorph.inputs import parse_args
-
-    from codemorph.sandbox.pool import ExecRequest, Sandbox
-
-    if not crosshair_available():
-        return []
-    fn = _entry_function(program)
-    if fn is None:
-        return []
-    pos, kw = seed_args
-    params = [p.name.value for p in fn.params.params]
-    if len(params) != len(pos) or kw:
-        return []
-    anns = {}
-    for name, value in zip(params, pos):
-        a = infer_annotation(value)
-        if a is None:
-            return []
-        anns[name] = a
-    # CrossHair's own limit counts CPU time; it gets 70% of the wall-clock limit, and the
-    # sandbox's timeout is the hard wall-clock stop
-    driver = _DRIVER % {"source": program.source, "entry": program.entry_point, "anns": anns,
-                        "budget": max(0.5, seconds * 0.7)}
-    limits = _replace(sandbox.limits, timeout=seconds, memory=max(sandbox.limits.memory, 4 << 30),
-                      output=1 << 20)
-    with Sandbox(limits) as sb:
-        o = sb.run(ExecRequest(driver, program.entry_point, None))
-    out: list[tuple[list, dict]] = []
-    for line in (o.stdout or "").split("\n"):  # not splitlines(): it splits at \x1e too
-        k = line.find("\x1e__crosshair__")
-        if k < 0:
-            continue
-        try:
-            d = json.loads(line[k + len("\x1e__crosshair__"):])
-            if "args" not in d:
-                continue
-            args = parse_args(d["args"])
-        except Exception:  # not a literal (CrossHair made an object): skip it
-            continue
-        if args not in out:
-            out.append(args)
-    return out
+    inferred from ``seed_args`` (``(positional values, keyword values)``): the one guarded
+    CrossHair runner, :func:`codemorph.verification.crosshair.crosshair_inputs`, with a
+    hard wall-clock limit of ``seconds`` and the address-space limit of ``sandbox``'s limits
+    (at least 4 GiB).  Returns ``[]`` when CrossHair is not installed, no annotation fits
+    the seed or the program is one the search process is not given.  The caller re-runs
+    every candidate in the sandbox."""
+    return crosshair_inputs(program, seed_args, seconds=seconds, memory=max(sandbox.limits.memory, 4 << 30))

@@ -1,7 +1,9 @@
 """The sandbox: worker processes that run untrusted programs under limits, and the
 determinism tests that decide which programs can have a ground truth at all.
 
-:class:`Sandbox` is the pool; ``_worker.py`` is the stdlib-only child it starts.
+:class:`Sandbox` is the pool; ``_worker.py`` is the stdlib-only worker script it starts (its modules are in
+``_workerlib``); :mod:`codemorph.sandbox.guard` is the audit-hook guard the worker and the CrossHair
+search process share.
 """
 
 from codemorph.sandbox.pool import *  # noqa: F401,F403

@@ -146,6 +146,10 @@ class ExecRequest:
             the worker's own frames below it are added), so ``1000`` gives the program the
             stack of CPython's default limit (``None``: the sandbox's limit, which counts the
             worker's frames too).
+        counts: with ``trace``, also count the line events per line of the program and the
+            deepest nesting of its function frames during the call of the entry point (not
+            the module body): :attr:`Outcome.line_counts` and :attr:`Outcome.max_call_depth`
+            (types of locals are then not collected).  Used by ``codemorph analyze``.
     """
 
     code: str
@@ -158,12 +162,15 @@ class ExecRequest:
     max_lines: int | None = None
     types: bool = True
     recursion_limit: int | None = None
+    counts: bool = False
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
              "expected_output": self.expected_output, "trace": self.trace}
         if self.trace and not self.types:
             d["types"] = False
+        if self.trace and self.counts:
+            d["counts"] = True
         if self.timeout is not None:
             if not self.timeout > 0:
                 raise ValueError(f"timeout must be > 0 seconds, got {self.timeout!r}")
@@ -235,7 +242,7 @@ class Outcome:
         fingerprint: canonical JSON-able encoding of the result: type-exact, NaN equal to
             NaN, ``-0.0`` equal to ``0.0``, set order ignored, dict order kept, cycles
             handled, objects by their attributes, huge values summarised by SHA-256 (the
-            full rules are in ``codemorph._worker.fingerprint``); ``None`` unless returned.
+            full rules are in ``codemorph/sandbox/_workerlib/fingerprint.py``); ``None`` unless returned.
         literal_ok: ``eval(repr(value)) == value`` (same type), checked in the sandbox, so
             an ``output`` row round-trips.
         exception: the exception, for raised / bad-code / bad-input.
@@ -255,6 +262,12 @@ class Outcome:
         incomplete: fingerprinting or checking the result timed out or failed, so some of
             ``fingerprint``, ``args_fingerprint``, ``literal_ok``, ``output_matches`` may be
             missing (the outcome is then not :attr:`comparable`).
+        line_counts: with ``ExecRequest(trace=True, counts=True)``, sorted ``(line, line
+            events)`` pairs of the program's frames during the call of the entry point; else
+            ``None``.
+        max_call_depth: with ``counts``, the deepest nesting of the program's function frames
+            during the call (the entry function is depth 1; comprehensions, generator
+            expressions and the module body do not count); else ``None``.
     """
 
     status: str
@@ -273,6 +286,8 @@ class Outcome:
     repr_error: str | None = None
     note: str | None = None
     incomplete: bool = False
+    line_counts: tuple[tuple[int, int], ...] | None = None
+    max_call_depth: int | None = None
 
     def behaviour(self) -> tuple:
         """What differential testing compares: ``(status, fingerprint or exception type,
@@ -352,6 +367,9 @@ class Outcome:
             repr_error=d.get("repr_error"),
             note=d.get("note") if status in STATUSES else f"unknown status {status!r}",
             incomplete=bool(d.get("incomplete", False)),
+            line_counts=tuple((int(a), int(b)) for a, b in d["line_counts"]) if d.get("line_counts") is not None
+            else None,
+            max_call_depth=int(d["max_call_depth"]) if d.get("max_call_depth") is not None else None,
         )
 
 

@@ -2,8 +2,8 @@
 
 :func:`program_properties` measures one program statically (libcst) -- constructs, nesting,
 size, calls, cyclomatic complexity from a statement-level control-flow graph (networkx) --
-and :func:`dynamic_properties` runs it on its input in codemorph's sandbox with a line
-tracer.  :func:`analyze` joins these with scored results (``codemorph evaluate``) into a
+and :func:`dynamic_properties` runs it on its input in codemorph's sandbox under the sandbox's own line
+tracer (``ExecRequest(counts=True)``).  :func:`analyze` joins these with scored results (``codemorph evaluate``) into a
 :class:`Report`: accuracy per property with Wilson intervals, Spearman correlations,
 per-model comparisons and the robustness metrics; :func:`write_report` writes CSV/JSON
 tables, PNG plots and one self-contained HTML page.
@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import json
 import math
 import os
 from collections import defaultdict
@@ -59,8 +58,10 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemorph.errors import CodemorphError, InputError, ParseError
 from codemorph.scoring.evaluate import EvaluationResult, Robustness, RowScore, read_scores, robustness
+from codemorph.scoring.report import write_report as _write
 from codemorph.scoring.metrics import mcnemar_exact, spearman, wilson_interval
 from codemorph.scoring.predictions import EvalRow, load_rows
+from codemorph.scoring.tables import BINS, CONSTRUCTS, CORRELATED, OUTPUT_TYPES, Report
 from codemorph.engine.program import parse_source
 from codemorph.engine.transform import bound_names
 
@@ -73,18 +74,11 @@ __all__ = [
     "cyclomatic_complexity",
     "output_type",
     "dynamic_properties",
-    "tracer_script",
     "Report",
     "analyze",
     "compare_models",
     "write_report",
 ]
-
-#: construct flags reported per program, in display order
-CONSTRUCTS = ("for", "while", "nested_loops", "if", "nested_if", "try", "comprehension", "lambda",
-              "recursion", "with", "match")
-#: output type categories, in display order
-OUTPUT_TYPES = ("bool", "int", "float", "str", "list", "tuple", "dict", "set", "None", "exception", "other")
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _BUILTIN_METHODS = frozenset(
@@ -556,76 +550,27 @@ def output_type(output: str | None, exception_type: str | None = None) -> str:
 
 # --------------------------------------------------------------------------- dynamic
 
-_MARKER = "@@codemorph-trace@@"
-_TRACER = r'''
-import sys as _cm_sys, json as _cm_json
-_cm_src = __CM_SRC__
-_cm_file = "<codemorph-analyzed-program>"
-_cm_counts = {}
-_cm_depth = [0, 0]
-_cm_skip = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<module>"}
-def _cm_local(frame, event, arg):
-    if event == "line":
-        ln = frame.f_lineno
-        _cm_counts[ln] = _cm_counts.get(ln, 0) + 1
-    elif event == "return" and frame.f_code.co_name not in _cm_skip:
-        _cm_depth[0] -= 1
-    return _cm_local
-def _cm_global(frame, event, arg):
-    if frame.f_code.co_filename != _cm_file:
+#: sandbox statuses of a traced run that finished (the program returned, or raised -- in its
+#: module body, its argument list or its call); any other status (timeout, memory, crash,
+#: refusal...) leaves no measurement
+_FINISHED = {"returned": "returned", "raised": "raised", "bad-code": "raised", "bad-input": "raised"}
+
+
+def _dynamic_of(outcome: Any, loop_body_lines: Sequence[int]) -> dict[str, Any] | None:
+    """The dynamic properties of one traced run (:class:`codemorph.sandbox.Outcome` of an
+    ``ExecRequest(trace=True, counts=True)``), or ``None`` when it did not finish."""
+    status = _FINISHED.get(outcome.status)
+    if status is None:
         return None
-    if frame.f_code.co_name not in _cm_skip:
-        _cm_depth[0] += 1
-        if _cm_depth[0] > _cm_depth[1]:
-            _cm_depth[1] = _cm_depth[0]
-    return _cm_local
-_cm_g = {}
-_cm_status, _cm_exc = "returned", None
-try:
-    exec(compile(_cm_src, _cm_file, "exec"), _cm_g)
-    _cm_call = compile(__CM_CALL__, "<codemorph-call>", "eval")
-    _cm_sys.settrace(_cm_global)
-    try:
-        eval(_cm_call, _cm_g)
-    finally:
-        _cm_sys.settrace(None)
-except BaseException as _cm_e:
-    _cm_status, _cm_exc = "raised", type(_cm_e).__name__
-print(__CM_MARKER__ + _cm_json.dumps({"status": _cm_status, "exception": _cm_exc,
-      "counts": {str(k): v for k, v in _cm_counts.items()}, "max_call_depth": _cm_depth[1]}))
-'''
-
-
-def tracer_script(code: str, args: str, entry_point: str = "f") -> str:
-    """The instrumented script run in the sandbox (script mode) to measure a program:
-    it compiles ``code`` under a private file name, calls ``entry_point(args)`` under
-    :func:`sys.settrace` and prints one JSON line (after a marker) with per-line execution
-    counts and the maximum call depth."""
-    return (_TRACER.replace("__CM_SRC__", repr(code))
-            .replace("__CM_CALL__", repr(f"{entry_point}({args})"))
-            .replace("__CM_MARKER__", repr(_MARKER)))
-
-
-def _parse_trace(stdout: str, loop_body_lines: Sequence[int]) -> dict[str, Any] | None:
-    line = None
-    for ln in stdout.splitlines():
-        if ln.startswith(_MARKER):
-            line = ln[len(_MARKER):]
-    if line is None:
-        return None
-    try:
-        d = json.loads(line)
-    except json.JSONDecodeError:
-        return None
-    counts = {int(k): int(v) for k, v in d.get("counts", {}).items()}
+    counts = dict(outcome.line_counts or ())
     return {
         "loop_length": max(counts.values(), default=0),
         "distinct_lines": len(counts),
         "line_executions": sum(counts.values()),
-        "max_call_depth": int(d.get("max_call_depth") or 0),
+        "max_call_depth": int(outcome.max_call_depth or 0),
         "max_loop_iterations": max((counts.get(ln, 0) for ln in loop_body_lines), default=0),
-        "run_status": d.get("status"),
-        "run_exception": d.get("exception"),
+        "run_status": status,
+        "run_exception": outcome.exception.type if status == "raised" and outcome.exception is not None else None,
     }
 
 
@@ -655,14 +600,15 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
         own = sandbox = Sandbox(Limits(timeout=timeout), workers=max(1, workers))
     out: dict[str, dict[str, Any] | None] = {}
     try:
-        reqs = [(r, ExecRequest(tracer_script(r.code, r.input, r.entry_point), args=None)) for r in rows]
+        # the sandbox's own tracer, counting line events and call depth during the call
+        reqs = [(r, ExecRequest(r.code, r.entry_point, r.input, trace=True, types=False, counts=True)) for r in rows]
         size = 16
         chunks = [reqs[i:i + size] for i in range(0, len(reqs), size)]
         done = 0
         for chunk, outcomes in zip(chunks, sandbox.map([req for _, req in c] for c in chunks)):
             for (r, _), o in zip(chunk, outcomes):
                 lines = (loop_lines or {}).get(r.id, ())
-                out[r.id] = _parse_trace(o.stdout, lines) if o.status == "returned" else None
+                out[r.id] = _dynamic_of(o, lines)
             done += len(chunk)
             if progress is not None:
                 progress(done, len(reqs))
@@ -673,58 +619,6 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
 
 
 # --------------------------------------------------------------------------- report
-
-@dataclass
-class Report:
-    """Everything :func:`write_report` writes.
-
-    Attributes:
-        programs: one dict per analysed row: ``id``, ``original_id``, ``kind``, ``group``,
-            ``output_type``, the construct flags, ``max_nesting``, ``lines``, ``calls``,
-            ``complexity``, ``builtin_functions``, ``builtin_methods`` (space-separated),
-            and the dynamic properties (``None`` when not measured).
-        scores: model -> row id -> row score (fraction of correct generations).
-        models: model names, in input order.
-        model_summary: per model: rows, accuracy, Wilson 95% interval.
-        property_accuracy: rows ``{model, property, value, rows, accuracy, ci_low, ci_high}``
-            for construct flags, output types and binned numeric properties.
-        correlations: rows ``{model, property, rho, p_value, n}`` (Spearman of the property
-            with the row score).
-        robustness: model -> :class:`~codemorph.evaluate.Robustness` (``None`` when the
-            results hold originals only).
-        model_comparison: one row per pair of models on the rows both scored:
-            ``{model_a, model_b, rows, accuracy_a, accuracy_b, difference, only_a, only_b,
-            mcnemar_p}``; ``only_a``/``only_b`` count rows one model got right and the other
-            wrong (expected counts when rows have several generations), ``mcnemar_p`` is the
-            exact McNemar p-value (``None`` unless every score is 0 or 1).
-        notes: warnings (rows that could not be parsed or traced, unknown ids).
-        dataset: where the rows came from.
-    """
-
-    programs: list[dict[str, Any]]
-    scores: dict[str, dict[str, float]]
-    models: list[str]
-    model_summary: list[dict[str, Any]]
-    property_accuracy: list[dict[str, Any]]
-    correlations: list[dict[str, Any]]
-    robustness: dict[str, Robustness | None]
-    notes: list[str] = field(default_factory=list)
-    dataset: str = ""
-    model_comparison: list[dict[str, Any]] = field(default_factory=list)
-
-
-#: numeric properties binned for the accuracy tables: name -> (bin upper bounds, labels)
-BINS: dict[str, tuple[tuple[float, ...], tuple[str, ...]]] = {
-    "complexity": ((1, 2, 3, 4, 5, math.inf), ("1", "2", "3", "4", "5", "6+")),
-    "loop_length": ((1, 2, 5, 20, 100, math.inf), ("1", "2", "3-5", "6-20", "21-100", "101+")),
-    "max_nesting": ((0, 1, 2, 3, math.inf), ("0", "1", "2", "3", "4+")),
-    "lines": ((5, 8, 12, 20, math.inf), ("1-5", "6-8", "9-12", "13-20", "21+")),
-    "max_call_depth": ((1, 2, 5, math.inf), ("1", "2", "3-5", "6+")),
-}
-#: numeric properties correlated with success
-CORRELATED = ("complexity", "loop_length", "max_nesting", "lines", "calls", "distinct_lines",
-              "line_executions", "max_call_depth", "max_loop_iterations")
-
 
 def _bin(value: float, bounds: Sequence[float], labels: Sequence[str]) -> str:
     for b, lab in zip(bounds, labels):
@@ -907,6 +801,4 @@ def write_report(report: Report, out_dir: str | os.PathLike[str], *, plots: bool
         CodemorphError: plots requested but matplotlib is not installed
             (``pip install 'codemorph[analysis]'``).
     """
-    from codemorph.scoring.report import write_report as _write
-
     return _write(report, out_dir, plots=plots)

@@ -15,12 +15,10 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from codemorph.errors import CodemorphError, InputError
-
-if TYPE_CHECKING:
-    from codemorph.scoring.analyze import Report
+from codemorph.scoring.tables import BINS, CONSTRUCTS, OUTPUT_TYPES, TABLES, Report, report_tables
 
 __all__ = ["write_report", "render_plots", "render_html", "PLOTS", "TABLES", "require_matplotlib"]
 
@@ -32,9 +30,6 @@ PLOTS = {
     "output_type": "Accuracy by output type",
     "transform_drop": "Accuracy drop per transform / perturbation (bootstrap 95% intervals)",
 }
-#: table file names (without extension)
-TABLES = ("programs", "model_summary", "model_comparison", "property_accuracy", "correlations", "robustness",
-          "exceptions")
 
 
 def require_matplotlib():
@@ -52,43 +47,6 @@ def require_matplotlib():
     import matplotlib.pyplot as plt
 
     return plt
-
-
-# --------------------------------------------------------------------------- tables
-
-def _robustness_rows(report: "Report") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    groups, excs = [], []
-    for m, rob in report.robustness.items():
-        if rob is None:
-            continue
-        if rob.original_accuracy is not None:
-            groups.append({"model": m, "group": "original", "rows": rob.original_rows, "originals": rob.original_rows,
-                           "accuracy": rob.original_accuracy, "original_accuracy": rob.original_accuracy,
-                           "abs_drop": 0.0, "rel_drop": 0.0, "robust_accuracy": None, "flip_rate": None,
-                           "accuracy_ci": rob.original_ci, "abs_drop_ci": None, "robust_ci": None, "flip_ci": None})
-        for g in rob.groups:
-            groups.append({"model": m, **g.to_json()})
-        if rob.robust_accuracy is not None:
-            groups.append({"model": m, "group": "all variants", "rows": None, "originals": rob.robust_originals,
-                           "accuracy": None, "original_accuracy": None, "abs_drop": None, "rel_drop": None,
-                           "robust_accuracy": rob.robust_accuracy, "flip_rate": None, "accuracy_ci": None,
-                           "abs_drop_ci": None, "robust_ci": rob.robust_ci, "flip_ci": None})
-        for e in rob.exceptions:
-            excs.append({"model": m, **e.to_json()})
-    return groups, excs
-
-
-def _tables(report: "Report") -> dict[str, list[dict[str, Any]]]:
-    groups, excs = _robustness_rows(report)
-    programs = []
-    for p in report.programs:
-        row = dict(p)
-        for m in report.models:
-            row[f"score:{m}"] = report.scores[m].get(p["id"])
-        programs.append(row)
-    return {"programs": programs, "model_summary": report.model_summary,
-            "model_comparison": report.model_comparison, "property_accuracy": report.property_accuracy,
-            "correlations": report.correlations, "robustness": groups, "exceptions": excs}
 
 
 def _csv_value(v: Any) -> Any:
@@ -157,7 +115,6 @@ def _bar_plot(plt, report: "Report", categories: list[tuple[str, str, str]], tit
 
 
 def _line_plot(plt, report: "Report", prop: str, title: str, xlabel: str):
-    from codemorph.scoring.analyze import BINS
 
     labels = BINS[prop][1]
     table = {(r["model"], r["property"], r["value"]): r for r in report.property_accuracy}
@@ -239,7 +196,6 @@ def render_plots(report: "Report") -> dict[str, bytes]:
     Raises:
         CodemorphError: matplotlib is not installed.
     """
-    from codemorph.scoring.analyze import CONSTRUCTS, OUTPUT_TYPES
 
     plt = require_matplotlib()
     out: dict[str, bytes] = {}
@@ -315,7 +271,7 @@ img{max-width:100%} .notes li{color:#a33} .empty,.more{color:#777;font-size:0.85
 
 def render_html(report: "Report", images: dict[str, bytes]) -> str:
     """One self-contained HTML page: summary, plots (``data:image/png;base64``) and tables."""
-    tables = _tables(report)
+    tables = report_tables(report)
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
              "<title>codemorph analysis report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>codemorph analysis report</h1>",
@@ -372,7 +328,7 @@ def write_report(report: "Report", out_dir: str | os.PathLike[str], *, plots: bo
     images = render_plots(report) if plots else {}
     out.mkdir(exist_ok=True)
     written: dict[str, Path] = {}
-    for name, rows in _tables(report).items():
+    for name, rows in report_tables(report).items():
         _write_csv(out / f"{name}.csv", rows)
         (out / f"{name}.json").write_text(json.dumps(rows, indent=1, default=str) + "\n", encoding="utf-8")
         written[f"{name}.csv"] = out / f"{name}.csv"

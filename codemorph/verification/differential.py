@@ -24,13 +24,10 @@ Typical use, one baseline for many rewrites of the same program::
 
 from __future__ import annotations
 
-import ast
 import dataclasses
-import difflib
-import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import libcst as cst
 
@@ -40,6 +37,8 @@ from codemorph.inputs.core import coverage_additions, mutate_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_rng
+from codemorph.verification.coverage import Coverage, Region, changed_region, region_coverage
+from codemorph.verification.hashseed import HASH_SEEDS, hash_stable, may_depend_on_hash  # noqa: F401 (re-exported)
 
 __all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "program_calls", "make_baseline", "check", "check_requests",
            "judge", "verify", "describe_difference", "Region", "Coverage", "changed_region", "region_coverage",
@@ -136,140 +135,6 @@ class Baseline:
     hash_sensitive: bool | None = None
     reason: str | None = None
     traced: bool = False
-
-
-# ----------------------------------------------------------------------- changed region
-@dataclass(frozen=True)
-class Region:
-    """The lines of a rewritten program that differ from the original.
-
-    Attributes:
-        lines: executable lines of the rewritten program (1-based) whose statement differs:
-            every changed line is mapped to the first line of the innermost statement
-            containing it (the line the tracer reports); a deletion is anchored at the
-            statement that follows it (or precedes it, at the end of a block).
-        branch_lines: the lines of ``lines`` that start an ``if``, ``while`` or ``for``
-            statement (two outcomes each: taken / not taken).
-    """
-
-    lines: tuple[int, ...]
-    branch_lines: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Coverage:
-    """How much of a :class:`Region` the inputs executed (union over the inputs).
-
-    Attributes:
-        lines_total, lines_hit: executable changed lines, and how many ran at least once.
-        branches_total, branches_hit: branch outcomes of the changed ``if``/``while``/``for``
-            statements (two per statement), and how many were observed, counted from
-            the traced arcs as distinct successor lines of the statement's line (capped
-            at two).  A branch leaving the function as its last statement leaves no arc,
-            so this under-counts rather than over-counts.
-    """
-
-    lines_total: int
-    lines_hit: int
-    branches_total: int
-    branches_hit: int
-
-    @property
-    def line_ratio(self) -> float | None:
-        """``lines_hit / lines_total`` (``None`` when nothing executable changed)."""
-        return self.lines_hit / self.lines_total if self.lines_total else None
-
-    @property
-    def branch_ratio(self) -> float | None:
-        """``branches_hit / branches_total`` (``None`` when no branch statement changed)."""
-        return self.branches_hit / self.branches_total if self.branches_total else None
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"lines": [hit, total], "branches": [hit, total]}``."""
-        return {"lines": [self.lines_hit, self.lines_total], "branches": [self.branches_hit, self.branches_total]}
-
-
-def _statement_spans(tree: ast.AST) -> list[tuple[int, int, ast.stmt]]:
-    spans = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt):
-            spans.append((node.lineno, node.end_lineno or node.lineno, node))
-    return spans
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    """ids of docstring statements: they compile to no bytecode, so the tracer never reports them."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
-            first = node.body[0]
-            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
-                    and isinstance(first.value.value, str):
-                out.add(id(first))
-    return out
-
-
-@functools.lru_cache(maxsize=256)
-def changed_region(original_source: str, rewritten_source: str) -> Region | None:
-    """The changed region of ``rewritten_source`` relative to ``original_source``.
-
-    Computed with :class:`difflib.SequenceMatcher` over lines; comment-only and blank lines
-    and docstrings (which compile to no code) are ignored; each changed line is mapped to
-    its innermost enclosing statement with :mod:`ast` (analysis only, nothing is executed).
-
-    Returns:
-        A :class:`Region` (its ``lines`` are empty when only comments or layout changed),
-        or ``None`` when the rewritten source does not parse.
-    """
-    try:
-        tree = ast.parse(rewritten_source)
-    except (SyntaxError, ValueError):
-        return None
-    a = original_source.splitlines()
-    b = rewritten_source.splitlines()
-    spans = _statement_spans(tree)
-    docstrings = _docstrings(tree)
-    touched: set[int] = set()
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        if j2 > j1:
-            touched.update(range(j1 + 1, j2 + 1))
-        else:  # pure deletion: anchor at the next line, or the previous one at the end
-            touched.add(j1 + 1 if j1 < len(b) else max(1, j1))
-    lines: set[int] = set()
-    branches: set[int] = set()
-    for ln in touched:
-        text = b[ln - 1].strip() if 0 < ln <= len(b) else ""
-        if not text or text.startswith("#"):
-            continue
-        best = None
-        for lo, hi, node in spans:
-            if lo <= ln <= hi and (best is None or hi - lo <= best[1] - best[0]):
-                best = (lo, hi, node)
-        if best is None or id(best[2]) in docstrings:  # a docstring is not executable code
-            continue
-        lines.add(best[0])
-        if isinstance(best[2], (ast.If, ast.While, ast.For, ast.AsyncFor)):
-            branches.add(best[0])
-    return Region(tuple(sorted(lines)), tuple(sorted(branches)))
-
-
-def region_coverage(region: Region, outcomes: Sequence[Outcome]) -> Coverage:
-    """Coverage of ``region`` by traced ``outcomes`` (``lines``/``arcs`` of the rewritten
-    program; outcomes without trace data are ignored)."""
-    hit: set[int] = set()
-    succ: dict[int, set[int]] = {ln: set() for ln in region.branch_lines}
-    want = set(region.lines)
-    for o in outcomes:
-        if o.lines:
-            hit.update(want.intersection(o.lines))
-        if o.arcs and succ:
-            for x, y in o.arcs:
-                if x in succ and y != x:
-                    succ[x].add(y)
-    return Coverage(len(region.lines), len(hit), 2 * len(region.branch_lines),
-                    sum(min(2, len(v)) for v in succ.values()))
 
 
 # ----------------------------------------------------------------------------- literals
@@ -415,108 +280,6 @@ def _same_run(a: Outcome, b: Outcome) -> str | None:
         return f"repr of the result differs between runs ({_short(a.value_repr)} vs {_short(b.value_repr)})"
     return None
 
-
-#: other ``PYTHONHASHSEED`` values a result is checked under when the program or its input
-#: could iterate a set of strings (a two-element set keeps seed 0's order under one other
-#: seed half the time; five seeds leave 1/32)
-HASH_SEEDS = 5
-#: names whose use may expose hash order (sets, set-like views, ``hash``, introspection, dynamic code)
-_HASH_NAMES = frozenset({"set", "frozenset", "hash", "__hash__", "id", "vars", "dir", "globals", "locals", "eval",
-                         "exec", "getattr", "__import__", "compile", "__builtins__", "builtins", "__dict__",
-                         "KeysView", "ItemsView", "ValuesView", "Set", "MutableSet", "AbstractSet", "abc"})
-#: standard-library modules (exact names) that create no set or set-like view of their own
-#: and iterate none in hash order; importing anything else (``operator``, whose ``sub``/
-#: ``or_``/``xor`` combine dict views into sets, ``collections.abc``, ...) counts as a way
-_HASH_FREE_MODULES = frozenset({"math", "re", "string", "itertools", "collections", "functools", "bisect",
-                                "heapq", "textwrap", "fractions", "decimal", "numbers", "unicodedata", "calendar"})
-
-
-def may_depend_on_hash(code: str, *inputs: str) -> bool:
-    """Whether a result could depend on string hashing, deciding whether the hash-seed runs happen.
-
-    An over-approximation on the syntax tree: ``True`` when the code has a set display or
-    comprehension; uses a name or attribute from :data:`_HASH_NAMES` (``set``, ``frozenset``,
-    ``hash``, ``id``, introspection, ``eval``/``getattr``, the set-like view and ABC names of
-    ``collections.abc``) or any dunder attribute, or defines a function so named; combines
-    ``.keys()``/``.items()`` views with any ``& | ^ -`` operator (set operations on dict views
-    return sets); imports a module, or a name from a module, not listed in
-    :data:`_HASH_FREE_MODULES` (exact module names: ``collections.abc`` is not
-    ``collections``); does not parse; or when an input (argument-list literal) holds a set
-    display, a call or a name.
-
-    Every other route to hash order needs one of these: in Python only sets and frozensets
-    (and the set-like results of dict-view operations) iterate in hash order, and dicts keep
-    insertion order.  Dict displays and format strings (``'{}'``) therefore do not count.
-
-    Args:
-        code: the module's source text.
-        inputs: argument-list literals such as ``"'abc', [1, 2]"``.
-
-    Returns:
-        bool; ``False`` means no ``PYTHONHASHSEED`` can change the program's result, and
-        ``generate`` and ``perturb`` run no other hash seed for it."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return True
-    views = set_ops = False
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Set, ast.SetComp)):
-            return True
-        if isinstance(node, ast.Name) and node.id in _HASH_NAMES:
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in _HASH_NAMES:
-            return True
-        if isinstance(node, ast.Attribute):
-            if node.attr in _HASH_NAMES or node.attr.startswith("__"):
-                return True
-            views = views or node.attr in ("keys", "items")
-        elif isinstance(node, (ast.BinOp, ast.AugAssign)):
-            set_ops = set_ops or isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.Sub))
-        elif isinstance(node, ast.Import):
-            if any(a.name not in _HASH_FREE_MODULES for a in node.names):
-                return True
-        elif isinstance(node, ast.ImportFrom):
-            if node.level or node.module not in _HASH_FREE_MODULES \
-                    or any(a.name == "*" or a.name in _HASH_NAMES for a in node.names):
-                return True
-    if views and set_ops:
-        return True
-    for text in inputs:
-        try:
-            tree = ast.parse(f"({text},)", mode="eval")
-        except SyntaxError:
-            return True
-        if any(isinstance(n, (ast.Set, ast.SetComp, ast.Call, ast.Name)) for n in ast.walk(tree)):
-            return True
-    return False
-
-
-def _same_class_run(a: Outcome, b: Outcome) -> bool:
-    """Same status, exception class, result repr and stdout."""
-    ea = a.exception.type if a.exception is not None else None
-    eb = b.exception.type if b.exception is not None else None
-    return a.status == b.status and ea == eb and a.value_repr == b.value_repr and a.stdout == b.stdout
-
-
-def hash_stable(sandbox: Sandbox, code: str, entry: str, inputs: Sequence[str], outcomes: Sequence[Outcome],
-                seeds: int = HASH_SEEDS, same: Callable[[Outcome, Outcome], bool] = _same_class_run) -> list[bool]:
-    """For each input, whether the program's outcome under ``PYTHONHASHSEED`` 1..``seeds``
-    (relative to the sandbox's) equals ``outcomes[i]`` by ``same`` (default: status,
-    exception class, result repr and stdout; a caller that records exception messages and
-    lines passes a stricter test).  One sandbox batch per seed.  Returns a list of bools,
-    one per input."""
-    ok = [True] * len(inputs)
-    for extra in range(1, seeds + 1):
-        idx = [i for i in range(len(inputs)) if ok[i]]
-        if not idx:
-            break
-        outs = sandbox.run_batch([ExecRequest(code, entry, inputs[i]) for i in idx],
-                                 hash_seed=sandbox.hash_seed + extra)
-        for i, b in zip(idx, outs):
-            if not same(outcomes[i], b):
-                ok[i] = False
-    return ok
 
 
 def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str], *,
@@ -852,55 +615,9 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
     return Verdict("equivalent", checked, coverage=cov)
 
 
-def verify(original: Program | str, rewritten: Program | str, entry: str = "f", inputs: Sequence[str] = ("",),
-           *, extra_inputs: int = DEFAULT_INPUTS - 1, seed: int = 0, sandbox: Sandbox | None = None,
-           limits: Limits | None = None, exception_policy: str = "same-class", prove: bool = False,
-           backend: str = "sandbox", crosshair_seconds: float = 10.0) -> Verdict:
-    """Convenience: baseline + check in one call.
+def verify(*args: Any, **kwargs: Any) -> Verdict:
+    """The verification facade :func:`codemorph.verification.verify` under its old address
+    (same arguments, same :class:`Verdict`)."""
+    from codemorph.verification import verify as facade  # the package facade, loaded before this module is used
 
-    Args:
-        original, rewritten: programs, or source texts (then ``entry`` is their entry point).
-        entry: entry point for source texts.
-        inputs: seed argument literals.
-        extra_inputs, seed: see :func:`make_baseline`.
-        sandbox: a sandbox to reuse; by default a temporary one (with ``limits``) is
-            started and closed.
-        limits: limits of the temporary sandbox (ignored when ``sandbox`` is given).
-        exception_policy: see :func:`judge`.
-        prove: try to prove the changed region equivalent with Z3 (:func:`prove_verdict`).
-        backend: ``"sandbox"`` (differential testing only) or ``"crosshair"``: when testing
-            finds no difference, CrossHair's behaviour diffing searches for one
-            (:func:`codemorph.crosshair_backend.check_crosshair`, ``crosshair_seconds`` of
-            wall-clock time; needs ``codemorph[crosshair]``).
-
-    Raises:
-        ValueError: unknown ``backend`` or ``exception_policy``.
-
-    Returns:
-        A :class:`Verdict`.  A rewritten source that does not parse ``differs``.
-
-    Raises:
-        ParseError: when the original source does not parse.
-    """
-    if not isinstance(original, Program):
-        original = Program(original, entry)
-    if not isinstance(rewritten, Program):
-        try:
-            rewritten = Program(rewritten, entry)
-        except ParseError as exc:
-            return Verdict("differs", 0, reason=f"rewritten program does not parse: {exc}")
-    own = sandbox is None
-    sb = Sandbox(limits or Limits()) if own else sandbox
-    try:
-        if backend == "crosshair":
-            from codemorph.verification.crosshair import check_crosshair
-            return check_crosshair(sb, original, rewritten, list(inputs), seconds=crosshair_seconds,
-                                   exception_policy=exception_policy, prove=prove, extra_inputs=extra_inputs,
-                                   seed=seed)
-        if backend != "sandbox":
-            raise ValueError(f"backend must be 'sandbox' or 'crosshair', got {backend!r}")
-        base = make_baseline(sb, original, list(inputs), extra_inputs=extra_inputs, seed=seed, types=False)
-        return check(sb, base, rewritten, exception_policy=exception_policy, prove=prove)
-    finally:
-        if own:
-            sb.close()
+    return facade(*args, **kwargs)

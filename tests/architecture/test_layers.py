@@ -168,7 +168,8 @@ def test_transform_families_import_only_the_engine_and_the_kit():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("module", ["codemorph.sandbox._worker"])
+@pytest.mark.parametrize("module", ["codemorph.sandbox._worker", "codemorph.sandbox.guard"]
+                         + sorted(m for m in modules() if m.startswith("codemorph.sandbox._workerlib")))
 def test_the_sandbox_worker_imports_only_the_standard_library(module):
     path = modules()[module]
     tree = ast.parse(path.read_text(encoding="utf-8"))

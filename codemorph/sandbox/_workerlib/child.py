@@ -1,0 +1,785 @@
+"""The forked child that runs one batch of requests (:class:`_Child`, :func:`child_main`).
+Standard library only (see ``codemorph/sandbox/_worker.py``).
+"""
+
+import _thread
+import ast
+import builtins
+import gc
+import io
+import os
+import resource
+import shutil
+import signal
+import sys
+import types as _types
+import warnings
+
+from .common import HDR, IDX, MARK, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
+from .execution import (Capture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
+from .fingerprint import fingerprint
+from ..guard import install_guard
+from .protocol import encode_outcome, read_exact, write_all
+from .tracer import Tracer
+
+
+try:
+    import ctypes
+
+    _libc = ctypes.CDLL(None, use_errno=True)
+except Exception:  # pragma: no cover - non-Linux
+    _libc = None
+
+
+def _same_items(a, b):
+    """Whether lists ``a`` and ``b`` hold the same objects (identity: runs no program code)."""
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _chmod_and_retry(func, path, exc_info):
+    """``shutil.rmtree`` error handler: a directory a program made unwritable is made
+    writable again (it is inside the work directory) and the removal retried."""
+    try:
+        os.chmod(os.path.dirname(path) or ".", 0o700)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, 0o700)
+        func(path)
+    except OSError:
+        pass
+
+
+def _registries():
+    """Registries in modules loaded in every child whose growth cannot be undone safely
+    here (a program that adds to them taints the child)."""
+    import copyreg
+    return [copyreg.dispatch_table, copyreg._extension_registry, copyreg._inverted_registry]
+
+
+#: mode of the batch's work directory (``Zygote.batch`` creates it so)
+_WORKDIR_MODE = 0o700
+
+#: ``sys`` attributes the child sets itself before every request (:meth:`_Child.reset`)
+_SYS_PER_REQUEST = frozenset({"stdout", "stderr", "stdin", "unraisablehook", "displayhook", "excepthook", "argv"})
+
+#: a request that can reach a module and names one of these may have changed process state
+#: that the child cannot undo (codec search functions, fork or exit handlers, signal
+#: handlers, audit hooks, the C locale or environment, time zone, fault handler, process
+#: group or session): the next request runs in a fresh child
+_TAINT_WORDS = ("register", "signal", "addaudithook", "locale", "putenv", "unsetenv", "tzset", "faulthandler",
+                "setdlopenflags", "setsid", "setpgrp", "setpgid")
+
+
+def _refused_outcome(out):
+    """Turn ``out`` into a ``"refused"`` outcome: the guard refused something the program
+    asked for, so what it did next (caught the ``PermissionError`` and returned, raised it,
+    raised something else) is an artifact of the sandbox, not of Python, and must never be
+    compared or recorded as a program's behaviour.  The result and exception are dropped;
+    the note names the first refusal (and what the program did afterwards)."""
+    status = out["status"]
+    exc = out.get("exception")
+    if status == "returned":
+        then = "returned normally"
+    elif exc and status in ("raised", "bad-code", "bad-input"):
+        then = f"raised {exc.get('type')}"
+    else:
+        then = f"ended with status {status}"
+    more = f"; {STATE.refused - 1} more refusal(s)" if STATE.refused > 1 else ""
+    detail = f"the sandbox refused {STATE.refused_what}{more}; the program then {then}"
+    out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
+    out["status"] = "refused"
+    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error"):
+        out[k] = None
+    out["literal_ok"] = False
+
+
+class _Child:
+    """State of the forked child that runs one batch."""
+
+    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd, mark):
+        self.limits = limits
+        self.wfd = wfd
+        self.ack_fd = ack_fd
+        self.mark = mark
+        self.progress_count = 0
+        self.cap_fd = cap_fd
+        self.cwd = cwd
+        self.builtins_snapshot = dict(builtins.__dict__)
+        self.sys_snapshot = {k: getattr(sys, k) for k in ("displayhook", "excepthook")}
+        self.sys_snapshot["argv"] = list(sys.argv)
+        self.path_snapshot = list(sys.path)
+        self.codes = {}
+        self.catchers = {}  # code -> _may_catch_memory(code)
+        self.unraisable = []
+        self.arg_codes = {}
+        self.eval_codes = {}
+        self.cap = None
+        self.cwd_fd = os.open(cwd, os.O_RDONLY)
+        self.null_fd = os.open(os.devnull, os.O_RDONLY)
+        # process state a program may change, restored by restore_process_state()
+        self.environ = os.environ
+        self.environ_data = dict(os.environ._data)
+        self.environ_items = dict(os.environ)
+        self.umask = os.umask(0o022)
+        os.umask(self.umask)
+        self.gc_threshold = gc.get_threshold()
+        self.gc_debug = gc.get_debug()
+        self.gc_callbacks = list(gc.callbacks)
+        self.warnings_filters = warnings.filters
+        self.warnings_snapshot = list(warnings.filters)
+        self.warnings_default = warnings.defaultaction
+        self.warnings_once = dict(warnings.onceregistry)
+        self.int_digits = sys.get_int_max_str_digits()
+        self.switch_interval = sys.getswitchinterval()
+        self.asyncgen_hooks = tuple(sys.get_asyncgen_hooks())
+        self.coro_depth = sys.get_coroutine_origin_tracking_depth()
+        self.sys_vars = dict(vars(sys))
+        self.sys_lists = [(lst, list(lst)) for lst in (sys.meta_path, sys.path_hooks)]
+        self.registries = [(d, len(d)) for d in _registries()]
+        try:
+            self.clean_workdir()  # files an earlier child of this batch left
+        except OSError:
+            pass
+
+    def progress(self, phase):
+        """Tell the zygote's watchdog that the child moved on (a new request, or the next
+        post-processing step), without waking it: a counter in shared memory that the zygote
+        reads only when a deadline passes."""
+        self.progress_count += 1
+        MARK.pack_into(self.mark, 0, self.progress_count, phase)
+
+    def sync(self):
+        """Wait until the zygote has passed every outcome sent so far on to the host (called
+        before the program may signal the zygote, which could otherwise lose them)."""
+        write_all(self.wfd, _frame(b"S"))
+        os.read(self.ack_fd, 1)
+
+    def _on_unraisable(self, unraisable):
+        try:
+            exc = unraisable.exc_value
+            self.unraisable.append(type(exc).__name__ if exc is not None else "?")
+        except BaseException:
+            pass
+
+    # -- per-request reset ---------------------------------------------------------
+    def reset(self):
+        d = builtins.__dict__
+        if d != self.builtins_snapshot:
+            d.clear()
+            d.update(self.builtins_snapshot)
+        sys.path[:] = self.path_snapshot
+        for k, v in self.sys_snapshot.items():
+            setattr(sys, k, list(v) if k == "argv" else v)
+        sys.setrecursionlimit(self.limits["recursion_limit"])
+        # "Exception ignored in: <function ... at 0x...>" from finalizers depends on when the
+        # garbage collector runs and carries addresses: keep it out of the output (a note
+        # counts it), or it shows as a false difference, even in a later request
+        self.unraisable = []
+        sys.unraisablehook = self._on_unraisable
+        cap = self.cap = Capture(self.limits["output"])
+        sys.stdout = sys.stderr = cap
+        sys.stdin = io.StringIO("")
+        try:
+            os.fchdir(self.cwd_fd)
+        except OSError:
+            pass
+        os.ftruncate(self.cap_fd, 0)
+        os.lseek(self.cap_fd, 0, os.SEEK_SET)
+        STATE.output_over = False
+        STATE.timed_out = False
+        STATE.out_of_lines = False
+        STATE.refused = 0
+        STATE.refused_what = None
+        STATE.memory_raised = False
+        return cap
+
+    def clean_workdir(self):
+        """Remove every entry of the work directory (the batch's directory is empty when the
+        batch starts), and restore its mode: a file one request created is not seen by the
+        next.  Returns whether it is empty now."""
+        os.fchdir(self.cwd_fd)
+        if os.fstat(self.cwd_fd).st_mode & 0o7777 != _WORKDIR_MODE:
+            os.fchmod(self.cwd_fd, _WORKDIR_MODE)
+        names = os.listdir(self.cwd_fd)
+        if not names:
+            return True
+        for name in names:
+            try:
+                if os.path.isdir(name) and not os.path.islink(name):
+                    shutil.rmtree(name, onerror=_chmod_and_retry)
+                else:
+                    os.unlink(name)
+            except OSError:
+                pass
+        return not os.listdir(self.cwd_fd)
+
+    def restore_process_state(self, req, reach):
+        """Undo what the request ``req`` changed in the process that a fresh interpreter
+        would not show the next program (builtins, ``sys`` hooks and output are reset by
+        :meth:`reset`; changed modules taint the child).  Returns ``True`` when something
+        cannot be undone here: the next request then runs in a fresh child.
+
+        Called (by :func:`_child_main`) only after a request that names ``open`` or can
+        reach a module (``reach``: see :data:`_REACH_WORDS`): nothing else can change
+        process state, so other requests cost nothing.  Files in the work directory are
+        removed (about 7 microseconds); the rest needs a module object, so it is checked
+        only when ``reach`` (identity and integer comparisons, about 13 microseconds more): ``os.environ``, the umask, fds 0/1/2, the garbage collector (enabled, thresholds, debug flags,
+        callbacks), ``warnings`` (filters, default action, once registry), the int-to-str
+        digit limit, the switch interval, asyncgen hooks, coroutine origin tracking, a
+        profile function, ``sys`` attributes and ``sys.meta_path``/``sys.path_hooks``.
+        Registered codec search functions, signal handlers, locale, audit hooks, ``copyreg``
+        entries and the like (:data:`_TAINT_WORDS`, :func:`_registries`) are not undone:
+        they taint the child."""
+        tainted = not self.clean_workdir()
+        if not reach:
+            return tainted
+        if _mentions(req, _TAINT_WORDS):
+            return True
+        env = self.environ
+        if env._data != self.environ_data:
+            env.clear()
+            env.update(self.environ_items)
+        os.umask(self.umask)
+        os.dup2(self.null_fd, 0)
+        os.dup2(self.cap_fd, 1)
+        os.dup2(self.cap_fd, 2)
+        if not gc.isenabled():
+            gc.enable()
+        if gc.get_threshold() != self.gc_threshold:
+            gc.set_threshold(*self.gc_threshold)
+        if gc.get_debug() != self.gc_debug:
+            gc.set_debug(self.gc_debug)
+        if not _same_items(gc.callbacks, self.gc_callbacks):
+            gc.callbacks[:] = self.gc_callbacks
+        # warnings: compared by identity (a filter's own __eq__ could be a program's code)
+        w = warnings
+        if w.filters is not self.warnings_filters or not _same_items(w.filters, self.warnings_snapshot):
+            w.filters = self.warnings_filters
+            w.filters[:] = self.warnings_snapshot
+            w._filters_mutated()
+        if w.defaultaction is not self.warnings_default:
+            w.defaultaction = self.warnings_default
+        if len(w.onceregistry) != len(self.warnings_once):
+            w.onceregistry.clear()
+            w.onceregistry.update(self.warnings_once)
+        if sys.get_int_max_str_digits() != self.int_digits:
+            sys.set_int_max_str_digits(self.int_digits)
+        if sys.getswitchinterval() != self.switch_interval:
+            sys.setswitchinterval(self.switch_interval)
+        if tuple(sys.get_asyncgen_hooks()) != self.asyncgen_hooks:
+            sys.set_asyncgen_hooks(*self.asyncgen_hooks)
+        if sys.get_coroutine_origin_tracking_depth() != self.coro_depth:
+            sys.set_coroutine_origin_tracking_depth(self.coro_depth)
+        if sys.getprofile() is not None:
+            sys.setprofile(None)
+        d, snap = vars(sys), self.sys_vars
+        for k, v in snap.items():
+            if d.get(k, MISSING) is not v and k not in _SYS_PER_REQUEST:
+                d[k] = v
+        if len(d) != len(snap):
+            for k in [k for k in d if k not in snap]:
+                del d[k]
+        for lst, items in self.sys_lists:
+            if not _same_items(lst, items):
+                lst[:] = items
+        for reg, n in self.registries:
+            if len(reg) != n:
+                tainted = True
+        return tainted
+
+    def reseed_random(self, code):
+        rnd = sys.modules.get("random")
+        if rnd is not None and "random" in code:
+            try:
+                rnd.seed()  # fresh entropy: the second baseline run must see new random numbers
+            except Exception:
+                pass
+
+    def read_output(self):
+        size = os.fstat(self.cap_fd).st_size
+        limit = self.limits["output"]
+        os.lseek(self.cap_fd, 0, os.SEEK_SET)
+        data = read_exact(self.cap_fd, min(size, limit)) or b""
+        return data.decode("utf-8", "backslashreplace"), size >= limit
+
+    def compile_args(self, args):
+        obj = self.arg_codes.get(args)
+        if obj is None:
+            obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
+            if len(self.arg_codes) < 256:
+                self.arg_codes[args] = obj
+        return obj
+
+    def compile_eval(self, text):
+        """``compile(text, "<string>", "eval")`` as ``eval(text)`` does, cached (the same
+        expected output and result literals come back for every input of a batch)."""
+        obj = self.eval_codes.get(text)
+        if obj is None:
+            obj = compile(text, "<string>", "eval", dont_inherit=True)
+            if len(self.eval_codes) < 256 and len(text) < 4096:
+                self.eval_codes[text] = obj
+        return obj
+
+    def compile(self, code):
+        obj = self.codes.get(code)
+        if obj is None:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                obj = compile(code, PROGRAM_FILE, "exec", dont_inherit=True)
+            if len(self.codes) < 64:
+                self.codes[code] = obj
+        return obj
+
+    # -- one request ---------------------------------------------------------------
+    def run(self, i, req):
+        timeout = timeout_of(req, self.limits)
+        out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
+               "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
+               "duration": 0.0, "lines": None, "arcs": None, "types": None,
+               "output_truncated": False, "repr_error": None, "note": None}
+        code = req.get("code", "")
+        entry = req.get("entry_point") or "f"
+        args = req.get("args", "")
+        expected = req.get("expected_output")
+        tracer = Tracer(req.get("max_lines"), req.get("types", True) and not observes_lifetimes(code),
+                        bool(req.get("counts"))) if req.get("trace") else None
+        script = args is None
+        self.progress(0)
+        self.reset()
+        self.reseed_random(code)
+        recursion_limit = req.get("recursion_limit")
+        if recursion_limit:
+            # as many frames as a plain ``python program.py`` run has at this limit: the
+            # worker's own frames below the module's come on top (measured: the deepest
+            # ``f(n - 1)`` recursion that returns is the same, n = 998 at 1000)
+            depth, frame = 0, sys._getframe()
+            while frame is not None:
+                depth, frame = depth + 1, frame.f_back
+            sys.setrecursionlimit(int(recursion_limit) + depth - 1)
+        # untraced runs of a program that can catch a MemoryError: an exception-only tracer
+        catcher = None
+        if tracer is None:
+            catcher = self.catchers.get(code)
+            if catcher is None:
+                catcher = may_catch_memory(code)
+                if len(self.catchers) < 256:
+                    self.catchers[code] = catcher
+        watcher = tracer.glob if tracer is not None else exc_glob if catcher else None
+        # the program's module, registered as a plain ``python program.py`` run registers
+        # ``__main__`` (dataclasses, typing and pickle look classes up through sys.modules);
+        # dropped with the other modules the request added (_child_main)
+        module = _types.ModuleType(MODULE_NAME)
+        sys.modules[MODULE_NAME] = module
+        g = module.__dict__
+        value = None
+        call_args = None
+        phase = "compile"
+        cpu_timeout = cpu_timeout_of(req)
+        t0 = perf()
+        try:
+            arm(timeout)
+            if cpu_timeout is not None:
+                arm_cpu(cpu_timeout)
+            try:
+                codeobj = self.compile(code)
+                phase = "module"
+                if watcher is not None:
+                    sys.settrace(watcher)
+                exec(codeobj, g)
+                if not script:
+                    phase = "args"
+                    # CRUXEval evaluates f(<args>) in the module's globals: evaluate the same
+                    # argument list there, through a packing function under a reserved name
+                    # that is removed before the call
+                    argcode = self.compile_args(args)
+                    g[PACK] = pack_arguments
+                    try:
+                        a, k = eval(argcode, g)
+                    finally:
+                        g.pop(PACK, None)
+                    call_args = [list(a), k]
+                    fn = g.get(entry, MISSING)
+                    if fn is MISSING:
+                        phase = "entry"
+                        raise NameError(f"entry point {entry!r} is not defined by the program")
+                    phase = "call"
+                    if tracer is not None:
+                        tracer.counting = True
+                    value = fn(*a, **k)
+                phase = "done"
+            finally:
+                sys.settrace(None)
+                disarm()
+                if cpu_timeout is not None:
+                    disarm_cpu()
+        except BaseException as exc:  # noqa: B902 - the program may raise anything
+            out["duration"] = perf() - t0
+            if STATE.timed_out:
+                out["status"] = "timeout"
+            elif STATE.output_over:
+                out["status"] = "output-limit"
+            elif isinstance(exc, MemoryError):
+                out["status"] = "memory"
+                out["exception"] = {"type": "MemoryError", "message": "", "line": None}
+            else:
+                if phase == "compile" or phase == "entry" or (phase == "module" and not script):
+                    out["status"] = "bad-code"
+                elif phase == "args":
+                    out["status"] = "bad-input"
+                else:
+                    out["status"] = "raised"
+                try:
+                    arm(timeout)
+                    try:
+                        out["exception"] = exception_info(exc)
+                    finally:
+                        disarm()
+                except BaseException:
+                    out["exception"] = {"type": type(exc).__name__, "message": "", "line": None}
+            exc = None
+        else:
+            out["duration"] = perf() - t0
+            if STATE.timed_out:  # the program swallowed the timeout
+                out["status"] = "timeout"
+            elif STATE.output_over:
+                out["status"] = "output-limit"
+            else:
+                out["status"] = "returned"
+        if STATE.memory_raised and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
+            memory_outcome(out)  # a MemoryError the program caught: memory exhaustion
+        if STATE.out_of_lines and out["status"] == "timeout":
+            out["note"] = f"stopped after {req.get('max_lines')} traced lines (the request's line budget)"
+        # builtins and output are the program's no longer
+        self.reset_builtins_only()
+        if STATE.refused:
+            _refused_outcome(out)
+        self.progress(1)
+        self.post(i, out, value, call_args, expected, g, script, timeout)
+        if STATE.refused and out["status"] != "refused":  # e.g. the result's __repr__ opened a socket
+            _refused_outcome(out)
+        text, truncated = self.read_output()
+        out["stdout"] = text
+        if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
+            # e.g. os.write(1, ...) past the limit: the file-size limit made it fail
+            out["status"] = "output-limit"
+        out["output_truncated"] = truncated or out["status"] == "output-limit"
+        if out["status"] in ("returned", "raised"):
+            shown = environment_shown(out)
+            if shown is not None:
+                environment_outcome(out, shown)
+            elif out["status"] == "returned":
+                environment_repr(out)
+        if self.unraisable:
+            names = ", ".join(sorted(set(self.unraisable)))
+            extra = (f"{len(self.unraisable)} exception(s) ignored in finalizers ({names}); "
+                     f"left out of the output")
+            out["note"] = f"{out['note']}; {extra}" if out.get("note") else extra
+        if tracer is not None:
+            # type names may run a metaclass's descriptors: under the timer
+            try:
+                arm(timeout)
+                try:
+                    out.update(tracer.result())
+                finally:
+                    disarm()
+            except BaseException:
+                out.update(tracer.result(with_types=False))
+                out["note"] = (f"{out['note']}; " if out.get("note") else "") + "types of locals not collected"
+        return out
+
+    def reset_builtins_only(self):
+        d = builtins.__dict__
+        if d != self.builtins_snapshot:
+            d.clear()
+            d.update(self.builtins_snapshot)
+        sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
+        sys.setrecursionlimit(self.limits["recursion_limit"])
+        if sys.get_int_max_str_digits() != self.int_digits:
+            # the result's repr and the literal check run at the interpreter's default
+            # int-to-str digit limit: a program that lifted it returns a 5,000-digit int
+            # whose literal a harness cannot even compile (``assert f(x) == <output>``)
+            sys.set_int_max_str_digits(self.int_digits)
+
+    def post(self, i, out, value, call_args, expected, g, script, timeout):
+        """repr (under its own timer), then fingerprints, literal check and expected-output
+        check (under one more timer)."""
+        status = out["status"]
+        if status == "returned":
+            try:
+                arm(timeout)
+                try:
+                    r = repr(value)
+                    if not isinstance(r, str):
+                        raise TypeError("__repr__ returned non-string")
+                    if len(r) > self.limits["repr_limit"]:
+                        out["repr_error"] = f"repr is {len(r)} characters, over the limit"
+                    else:
+                        out["value_repr"] = r
+                finally:
+                    disarm()
+            except Timeout:
+                out["repr_error"] = "repr timed out"
+            except BaseException as exc:
+                try:
+                    out["repr_error"] = f"{type(exc).__name__}: {exc}"[:500]
+                except BaseException:
+                    out["repr_error"] = type(exc).__name__
+            self.progress(1)
+        step = "fingerprint"
+        try:
+            arm(timeout)
+            try:
+                # our own (non-recursive-user-code) traversal: deep values must not fail it
+                sys.setrecursionlimit(max(self.limits["recursion_limit"], STATE.post_recursion_limit))
+                if status == "returned":
+                    out["fingerprint"] = fingerprint(value)
+                if status in ("returned", "raised") and call_args is not None:
+                    step = "args fingerprint"
+                    out["args_fingerprint"] = fingerprint(call_args)
+                sys.setrecursionlimit(self.limits["recursion_limit"])
+                if status == "returned" and out["value_repr"] is not None:
+                    step = "literal check"
+                    try:
+                        back = eval(self.compile_eval(out["value_repr"]), {})
+                        out["literal_ok"] = bool(type(back) is type(value) and back == value)
+                    except (Timeout, OutputLimit):
+                        raise
+                    except BaseException:
+                        out["literal_ok"] = False
+                if expected is not None and not script:
+                    step = "expected output"
+                    if status == "returned":
+                        try:
+                            out["output_matches"] = bool(value == eval(self.compile_eval(expected), g))
+                        except (Timeout, OutputLimit):
+                            raise
+                        except BaseException:
+                            out["output_matches"] = False
+                    else:
+                        out["output_matches"] = False
+            finally:
+                disarm()
+        except Timeout:
+            out["note"] = f"{step} of the result timed out"
+            out["incomplete"] = True
+        except BaseException as exc:
+            out["note"] = f"{step} of the result failed: {type(exc).__name__}"[:500]
+            out["incomplete"] = True
+
+
+
+def _modules_snapshot():
+    """``sys.modules`` and every loaded module's namespace, for :func:`_modules_changed`."""
+    return dict(sys.modules), _module_spaces()
+
+
+def _module_spaces():
+    """Every loaded module's namespace (copied: a few thousand entries, ~1 ms after a fork)."""
+    return {name: (m, dict(vars(m))) for name, m in sys.modules.items()
+            if isinstance(m, _types.ModuleType) and name not in _RESET_MODULES}
+
+
+#: a program (or its argument literal / expected output, evaluated in its globals) that
+#: names none of these cannot reach a module object, so its modules need no check
+_REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals",
+                "locals", "breakpoint", "help", "sys")
+_REACH_FIELDS = ("code", "args", "expected_output")
+
+
+def _mentions(req, words):
+    """Whether the request's code, arguments or expected output spell any of ``words``."""
+    return any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in words)
+
+def _thread_count():
+    """Threads other than the main one (``RLIMIT_NPROC`` stops them unless the user is exempt)."""
+    try:
+        return _thread._count()
+    except Exception:
+        return 0
+
+
+#: modules whose state the child resets itself before every request
+_RESET_MODULES = frozenset({"sys", "builtins"})
+
+
+def _modules_changed(snapshot):
+    """Whether a program replaced or removed an entry of ``sys.modules`` or rebound a name
+    in a module loaded before it ran (identity comparison: runs no program code)."""
+    mods, spaces = snapshot
+    cur = sys.modules
+    for name, m in mods.items():
+        if cur.get(name, MISSING) is not m:
+            return True
+    for name, (m, space) in spaces.items():
+        d = vars(m)
+        if len(d) != len(space):
+            return True
+        for k, v in space.items():
+            if d.get(k, MISSING) is not v:
+                return True
+    return False
+
+
+_patch_cache = {}
+
+
+def patches_loaded_objects(code):
+    """Whether the program may set or delete an attribute of something it imported
+    (``collections.Counter.most_common = ...``, ``json.JSONEncoder.item_separator = ';'``,
+    ``setattr``/``delattr``): a class of a module loaded before the request keeps the change,
+    which :func:`_modules_changed` (module namespaces only) does not see, so the next
+    request gets a fresh child (tester's F6: a later run of the same program saw the patch).
+    Conservative; cached per source text."""
+    if "import" not in code:
+        return False
+    found = _patch_cache.get(code)
+    if found is None:
+        found = _find_patch(code)
+        if len(_patch_cache) < 256:
+            _patch_cache[code] = found
+    return found
+
+
+def _find_patch(code):
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    # ``import m``: the module's own names are compared by _modules_changed, so only an
+    # attribute of one of its members counts (m.C.attr); ``from m import C``: C.attr counts
+    modules, members = set(), set()
+    nodes = list(ast.walk(tree))
+    for n in nodes:
+        if isinstance(n, ast.Import):
+            modules.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, ast.ImportFrom):
+            members.update(a.asname or a.name for a in n.names)
+    if not modules and not members:
+        return False
+
+    def patched(t):
+        depth, base = 0, t
+        while isinstance(base, (ast.Attribute, ast.Subscript)):
+            depth += isinstance(base, ast.Attribute)
+            base = base.value
+        if not isinstance(base, ast.Name):
+            return False
+        return base.id in members and depth >= 1 or base.id in modules and depth >= 2
+
+    for n in nodes:
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr") \
+                and n.args and patched(ast.Attribute(value=n.args[0], attr="_", ctx=ast.Store())):
+            return True
+        if isinstance(n, (ast.Assign, ast.Delete)):
+            targets = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        else:
+            continue
+        while targets:
+            t = targets.pop()
+            if isinstance(t, (ast.Tuple, ast.List)):
+                targets.extend(t.elts)
+            elif isinstance(t, ast.Starred):
+                targets.append(t.value)
+            elif isinstance(t, (ast.Attribute, ast.Subscript)) and patched(t):
+                return True
+    return False
+
+
+def _set_pdeathsig():
+    """Ask Linux to SIGKILL the child when the zygote dies (prctl PR_SET_PDEATHSIG)."""
+    if _libc is None:
+        return
+    try:
+        _libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+    except Exception:
+        pass
+
+
+def _frame(kind, index=None, payload=b""):
+    """A child -> zygote message: 4-byte length, a kind byte (``R`` result, ``S`` sync,
+    ``X`` restart, ``E`` end), a 4-byte request index for ``R``/``X``, the payload."""
+    body = kind if index is None else kind + IDX.pack(index)
+    return HDR.pack(len(body) + len(payload)) + body + payload
+
+
+def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
+    code = 0
+    try:
+        for fd in close_fds:
+            os.close(fd)
+        os.setpgid(0, 0)
+        _set_pdeathsig()
+        if os.getppid() != zygote_pid:
+            os._exit(1)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        try:
+            cap = os.memfd_create("codemorph-output")
+        except (AttributeError, OSError):
+            name = f".out-{os.getpid()}"
+            cap = os.open(name, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.unlink(name)
+        os.dup2(cap, 1)
+        os.dup2(cap, 2)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        mem = limits["memory"]
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        fsize = limits["output"] + 4096
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        try:  # no new processes (enforced for non-root users; the guard below refuses fork too)
+            resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+        except (ValueError, OSError):
+            pass
+        os.environ["TMPDIR"] = os.getcwd()  # tempfile works, inside the allowed directory
+        child = _Child(limits, wfd, ack_fd, cap, os.getcwd(), mark)
+        modules = dict(sys.modules)
+        # the namespaces are copied only before the first request that could reach a module
+        # (none before it could change them)
+        spaces = None
+        install_guard(os.getcwd(), STATE, child.sync)
+        tainted = False
+        for i in range(start, len(reqs)):
+            req = reqs[i]
+            reach = _mentions(req, _REACH_WORDS)
+            if reach and spaces is None:
+                spaces = _module_spaces()
+            try:
+                out = child.run(i, req)
+            except MemoryError:
+                out = {"status": "memory", "exception": {"type": "MemoryError", "message": "", "line": None},
+                       "note": "memory exhausted in the sandbox harness"}
+            # modules the program imported are dropped (the next import runs them afresh);
+            # a changed module loaded before means a fresh child for the next request
+            for name in [n for n in sys.modules if n not in modules]:
+                del sys.modules[name]
+            tainted = (reach and (_modules_changed((modules, spaces)) or patches_loaded_objects(req.get("code") or ""))) \
+                or _thread_count() > 0  # threads left running
+            try:
+                payload = encode_outcome(out)
+            except BaseException as exc:  # e.g. a fingerprint JSON cannot encode
+                payload = encode_outcome({"status": "crashed", "note": f"result not encodable: {exc!r}"[:500]})
+            # no acknowledgement is awaited: the outcome sits in the pipe even if this child
+            # dies next; only a program that signals the zygote could lose it, and the
+            # guard syncs with the zygote first (Child.sync)
+            write_all(wfd, _frame(b"R", i, payload))
+            if not tainted and i + 1 < len(reqs) and (
+                    reach or "open" in (req.get("code") or "") or "open" in (req.get("args") or "")
+                    or "open" in (req.get("expected_output") or "")):
+                # process state the program changed (files, environment, gc, warnings, ...)
+                try:
+                    tainted = child.restore_process_state(req, reach)
+                except BaseException:
+                    tainted = True
+            if tainted and i + 1 < len(reqs):
+                write_all(wfd, _frame(b"X", i + 1))
+                break
+        else:
+            write_all(wfd, _frame(b"E"))
+    except BaseException:
+        code = 70
+    finally:
+        os._exit(code)

@@ -1,0 +1,43 @@
+"""Constants shared by the worker's modules (names the program sees, signal numbers, frame
+layouts).  Standard library only (see ``codemorph/sandbox/_worker.py``).
+"""
+
+import fcntl
+import hashlib
+import json
+import signal
+import struct
+import time
+
+
+PROGRAM_FILE = "<program>"
+#: ``__name__`` of the program's module: no harness uses it, so a result, output or message
+#: that shows it (``<class '__codemorph_program__.C'>``) shows the sandbox, not the program
+MODULE_NAME = "__codemorph_program__"
+#: what a result, output or exception message must not show (``_environment_shown``)
+ENVIRONMENT_MARKS = ((MODULE_NAME, "the sandbox's module name"), (PROGRAM_FILE, "the sandbox's file name"))
+SIGALRM_NUMBER = int(signal.SIGALRM)
+ITIMER_REAL_NUMBER = int(signal.ITIMER_REAL)
+SIGPROF_NUMBER = int(signal.SIGPROF)
+ITIMER_PROF_NUMBER = int(signal.ITIMER_PROF)
+MISSING = object()
+PACK = "__codemorph_pack_arguments__"
+
+
+def pack_arguments(*a, **k):
+    return a, k
+HDR = struct.Struct(">I")
+MAX_MSG = 1 << 30
+STACK_WANTED = 512 * 1024 * 1024  # bytes of C stack for deep (C-level) recursion
+REEXEC_FLAG = "CODEMORPH_SANDBOX_REEXEC"
+
+perf = time.perf_counter
+mono = time.monotonic
+IDX = struct.Struct(">I")
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+#: seconds between the zygote's looks at a running child's pipe
+POLL = 0.004
+MARK = struct.Struct("=QB")  # progress counter, phase (0 running, 1 post-processing)
+json_dumps = json.dumps
+json_loads = json.loads
+sha256_new = hashlib.sha256

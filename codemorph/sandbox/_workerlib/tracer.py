@@ -1,0 +1,176 @@
+"""The child's ``sys.settrace`` tracer (the one tracer of codemorph): executed lines and arcs,
+types of locals, and (``counts``) executions per line and call depth.  Standard library
+only (see ``codemorph/sandbox/_worker.py``)."""
+
+import itertools
+
+from .common import PROGRAM_FILE
+from .execution import NO_LIMIT, STATE, stop_out_of_lines
+from .fingerprint import type_name
+
+
+#: code names whose frames are no call for the call depth of ``counts``
+NOT_CALLS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<module>"})
+
+
+class Tracer:
+    """Collects executed lines, arcs and observed local types of ``<program>`` frames.
+
+    Each traced frame gets its own local trace function (a closure holding the frame's
+    previous line), so a line event costs two tuples and two C-level set additions: the arc
+    ``(previous line, line)`` and a snapshot ``(names..., types...)`` of ``frame.f_locals``
+    (a loop revisits the same few snapshots).  Lines are the arcs' targets; snapshots are
+    split into ``(local name, type)`` pairs and type names computed once per distinct type
+    at the end (:meth:`result`), not per event.
+
+    ``max_lines``: a budget of line events (``None``: unlimited); the event past it stops
+    the program as a timeout would (:func:`~.execution.stop_out_of_lines`).  Unlike a time limit it does
+    not depend on the machine or its load.
+
+    ``types``: collect the ``(local, type)`` pairs (``False``: lines and arcs only, every
+    frame gets the cheaper module-level local trace function).
+
+    ``counts``: also count, while :attr:`counting` is true (the child sets it for the call
+    of the entry point, not for the module body), the line events per line number of the
+    program's frames and the deepest nesting of the program's function frames
+    (comprehension, generator-expression and module frames do not count; a generator's
+    every resumption is a call).  Lines, arcs and counts only: ``types`` is then ignored."""
+
+    def __init__(self, max_lines=None, types=True, counts=False):
+        self.types = types and not counts
+        self.counts = {} if counts else None
+        self.counting = False
+        self.depth = [0, 0]  # current, deepest
+        self.arcs = set()
+        self.pairs = {}  # code object -> set of snapshots (names..., types...) of its locals
+        self.tick = itertools.count(1)
+        self.max_lines = max_lines if max_lines else NO_LIMIT
+
+    def glob(self, frame, event, arg):
+        try:
+            return self._glob(frame)
+        except MemoryError:  # the tracer's own allocation failed (tracing stops)
+            STATE.memory_raised = True
+            raise
+
+    def _glob(self, frame):
+        code = frame.f_code
+        if code.co_filename != PROGRAM_FILE:
+            return None
+        arcs_add = self.arcs.add
+        tick, max_lines = self.tick, self.max_lines
+        if self.counts is not None:
+            return self._counting_local(code)
+        if code.co_name == "<module>" or not self.types:
+            prev = None
+
+            def local(frame, event, arg):
+                nonlocal prev
+                try:
+                    if event == "line":
+                        ln = frame.f_lineno
+                        arcs_add((prev, ln))
+                        prev = ln
+                        if next(tick) > max_lines:
+                            stop_out_of_lines()
+                    elif event == "exception" and issubclass(arg[0], MemoryError):
+                        STATE.memory_raised = True
+                except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                    STATE.memory_raised = True
+                    raise
+                return local
+            return local
+        snaps = self.pairs.get(code)
+        if snaps is None:
+            snaps = self.pairs[code] = set()
+        snaps_add = snaps.add
+        prev = None
+
+        # one flat tuple per distinct (names..., types...) snapshot of the locals: a loop
+        # revisits the same few snapshots, which cost one tuple and one set lookup each
+        def local(frame, event, arg):
+            nonlocal prev
+            try:
+                if event == "line":
+                    ln = frame.f_lineno
+                    arcs_add((prev, ln))
+                    prev = ln
+                    fl = frame.f_locals
+                    snaps_add((*fl, *map(type, fl.values())))
+                    if next(tick) > max_lines:
+                        stop_out_of_lines()
+                elif event == "return":
+                    fl = frame.f_locals
+                    snaps_add((*fl, *map(type, fl.values())))
+                elif event == "exception" and issubclass(arg[0], MemoryError):
+                    STATE.memory_raised = True
+            except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                STATE.memory_raised = True
+                raise
+            return local
+        return local
+
+    def _counting_local(self, code):
+        """The local trace function of a frame of ``code`` with ``counts``."""
+        arcs_add = self.arcs.add
+        tick, max_lines = self.tick, self.max_lines
+        counts, depth = self.counts, self.depth
+        entered = self.counting and code.co_name not in NOT_CALLS
+        if entered:
+            depth[0] += 1
+            if depth[0] > depth[1]:
+                depth[1] = depth[0]
+        prev = None
+        tracer = self
+
+        def local(frame, event, arg):
+            nonlocal prev
+            try:
+                if event == "line":
+                    ln = frame.f_lineno
+                    arcs_add((prev, ln))
+                    prev = ln
+                    if tracer.counting:
+                        counts[ln] = counts.get(ln, 0) + 1
+                    if next(tick) > max_lines:
+                        stop_out_of_lines()
+                elif event == "return":
+                    if entered:
+                        depth[0] -= 1
+                elif event == "exception" and issubclass(arg[0], MemoryError):
+                    STATE.memory_raised = True
+            except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                STATE.memory_raised = True
+                raise
+            return local
+        return local
+
+    def result(self, with_types=True):
+        """``{"lines", "arcs", "types"}`` as the host expects them (sorted; ``types`` is
+        ``{qualname: {local: sorted type names}}``).  Computing type names may run a
+        program's metaclass descriptors: call it under the timer."""
+        arcs = self.arcs
+        types = {}
+        if with_types:
+            names = {}
+            for code, snaps in self.pairs.items():
+                qn = getattr(code, "co_qualname", code.co_name)
+                table = types.setdefault(qn, {})
+                pairs = set()
+                for snap in snaps:
+                    half = len(snap) // 2
+                    pairs.update(zip(snap[:half], snap[half:]))
+                for name, t in pairs:
+                    tn = names.get(t)
+                    if tn is None:
+                        tn = names[t] = type_name(t)
+                    table.setdefault(name, set()).add(tn)
+        out = {
+            "lines": sorted({b for _, b in arcs}),
+            "arcs": sorted((a, b) for a, b in arcs if a is not None),
+            "types": {q: {n: sorted(ts) for n, ts in sorted(t.items())} for q, t in sorted(types.items())},
+        }
+        if self.counts is not None:
+            out["line_counts"] = sorted(self.counts.items())
+            out["max_call_depth"] = self.depth[1]
+        return out

@@ -1,0 +1,333 @@
+"""The long-lived worker process (:class:`Zygote`) and its entry point :func:`main`.  Standard
+library only (see ``codemorph/sandbox/_worker.py``).
+"""
+
+import fcntl
+import gc
+import mmap
+import os
+import resource
+import select
+import shutil
+import signal
+import sys
+
+from .child import child_main
+from .common import F_SETPIPE_SZ, HDR, IDX, MARK, MAX_MSG, POLL, REEXEC_FLAG, STACK_WANTED, mono
+from .execution import STATE, timeout_of
+from .protocol import encode_msg, read_msg, write_all
+
+#: the script the host starts (``python -s _worker.py``), re-executed by :func:`_maybe_raise_stack_limit`
+WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_worker.py")
+
+
+class Zygote:
+    """The long-lived worker: reads batches, forks children, relays outcomes."""
+
+    def __init__(self):
+        # keep the protocol pipes on private fds; fds 0/1 become /dev/null so that nothing
+        # but protocol messages can reach the host
+        self.inp = os.dup(0)
+        self.out = os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(devnull, 0)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        self.pid = os.getpid()
+        self.root = os.getcwd()
+
+    def send(self, obj):
+        write_all(self.out, encode_msg(obj))
+
+    def serve(self):
+        self.send({"t": "ready", "pid": self.pid, "hash_seed": os.environ.get("PYTHONHASHSEED")})
+        while True:
+            msg = read_msg(self.inp)
+            if msg is None:
+                return
+            if msg.get("op") == "batch":
+                self.batch(msg)
+            elif msg.get("op") == "ping":
+                self.send({"t": "pong"})
+
+    def batch(self, msg):
+        bid = msg["b"]
+        reqs = msg["requests"]
+        for r in reqs:  # a source text repeated in the batch is sent once (see sandbox._wire_requests)
+            k = r.pop("code_ref", None)
+            if k is not None:
+                r["code"] = reqs[k].get("code", "") if isinstance(k, int) and 0 <= k < len(reqs) else ""
+        limits = msg["limits"]
+        # a fresh working directory per batch: files one program writes are not seen by
+        # another batch
+        workdir = os.path.join(self.root, f"b{bid}")
+        os.mkdir(workdir, 0o700)
+        os.chdir(workdir)
+        try:
+            i = 0
+            while i < len(reqs):
+                i = self.fork_and_watch(bid, reqs, i, limits)
+        finally:
+            os.chdir(self.root)
+            shutil.rmtree(workdir, ignore_errors=True)
+        self.send({"t": "done", "b": bid})
+
+    def report(self, bid, i, outcome):
+        self.send({"t": "result", "b": bid, "i": i, "o": outcome})
+
+    def fork_and_watch(self, bid, reqs, start, limits):
+        rfd, wfd = os.pipe()
+        ack_r, ack_w = os.pipe()
+        try:  # room for many outcomes: the child rarely waits for the zygote's next look
+            fcntl.fcntl(wfd, F_SETPIPE_SZ, 1 << 20)
+        except (OSError, AttributeError):
+            pass
+        mark = mmap.mmap(-1, MARK.size)  # shared with the child: its progress counter
+        pid = os.fork()
+        if pid == 0:
+            child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid, mark)
+        os.close(wfd)
+        os.close(ack_r)
+        try:
+            os.setpgid(pid, pid)
+        except OSError:
+            pass
+        try:
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pidfd = None
+        os.set_blocking(rfd, False)
+        try:
+            return self.watch(pid, pidfd, rfd, ack_w, bid, reqs, start, limits, mark)
+        finally:
+            os.close(rfd)
+            os.close(ack_w)
+            if pidfd is not None:
+                os.close(pidfd)
+            mark.close()
+
+    def kill(self, pid):
+        for f in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                f()
+            except OSError:
+                pass
+
+    def reap(self, pid):
+        try:
+            _, status = os.waitpid(pid, 0)
+            return status
+        except ChildProcessError:
+            return None
+
+    def watch(self, pid, pidfd, rfd, ack_w, bid, reqs, i, limits, mark):
+        """Relay the child's outcomes to the host until the batch is done or the child dies
+        or stalls; returns the index of the first request still to run.
+
+        Neither side is woken per request: the zygote sleeps until the child exits (its
+        pidfd becomes readable) or ``_POLL`` seconds pass, then forwards every outcome waiting
+        in the pipe to the host in one write.  The child counts its progress (a new request,
+        the next post-processing step) in ``mark`` (shared memory), read when a deadline
+        passes: a child that made no progress for ``timeout + grace`` seconds is killed.
+        Without pidfds (old kernels) the zygote wakes on every outcome instead."""
+        def budget_of(j):
+            return timeout_of(reqs[j] if j < len(reqs) else {}, limits) + limits["grace"]
+
+        st = {"i": i, "started": mono(), "end": False, "restart": False, "bad": False}
+        budget = budget_of(i)
+        deadline = mono() + budget
+        last_mark = MARK.unpack_from(mark, 0)
+        buf = bytearray()
+
+        def handle(data):
+            """Process complete frames in ``buf``; sets st["bad"] when the channel is corrupt."""
+            buf.extend(data)
+            out = []
+            while len(buf) >= 4 and not st["bad"]:
+                (n,) = HDR.unpack_from(buf)
+                if n > MAX_MSG or n < 1:
+                    st["bad"] = True
+                    break
+                if len(buf) < 4 + n:
+                    break
+                kind = bytes(buf[4:5])
+                if kind == b"R" or kind == b"X":
+                    (j,) = IDX.unpack_from(buf, 5) if n >= 5 else (-1,)
+                    if j != st["i"]:
+                        st["bad"] = True
+                        break
+                    if kind == b"R":
+                        out.append(HDR.pack(n + 4) + b"R" + IDX.pack(bid) + bytes(buf[5:4 + n]))
+                        st["i"] += 1
+                        st["started"] = mono()
+                    else:
+                        st["restart"] = True
+                elif kind == b"S":
+                    if out:
+                        write_all(self.out, b"".join(out))
+                        out = []
+                    try:
+                        os.write(ack_w, b"k")
+                    except OSError:
+                        pass
+                elif kind == b"E" and st["i"] >= len(reqs):
+                    st["end"] = True
+                else:
+                    st["bad"] = True
+                    break
+                del buf[:4 + n]
+            if out:
+                write_all(self.out, b"".join(out))
+
+        def drain(wait=0.0):
+            """Read what the child wrote (until EOF when ``wait`` > 0: it is dead)."""
+            end = mono() + wait
+            while True:
+                try:
+                    chunk = os.read(rfd, 1 << 20)
+                except BlockingIOError:
+                    left = end - mono()
+                    if left <= 0:
+                        return
+                    select.select([rfd], [], [], left)
+                    continue
+                if not chunk:
+                    return
+                handle(chunk)
+                if st["bad"]:
+                    return
+
+        waitables = [pidfd] if pidfd is not None else [rfd]
+        while True:
+            now = mono()
+            if now >= deadline:
+                drain()
+                now_mark = MARK.unpack_from(mark, 0)
+                if st["bad"]:
+                    return self.corrupt(pid, bid, st["i"], st["started"])
+                if now_mark != last_mark or st["end"] or st["restart"]:
+                    last_mark = now_mark  # it moved on since: a new step gets a new budget
+                    budget = budget_of(st["i"])
+                    deadline = mono() + budget
+                    continue
+                self.kill(pid)
+                self.reap(pid)
+                hung = st["i"]
+                drain(0.5)
+                if st["i"] != hung or hung >= len(reqs):  # it had finished after all
+                    return st["i"]
+                what = "post-processing the result" if now_mark[1] == 1 else "running the program"
+                self.report(bid, hung, {"status": "timeout", "duration": mono() - st["started"],
+                                        "note": f"no response for {budget:.3g}s while {what}; process killed"})
+                return hung + 1
+            ready, _, _ = select.select(waitables, [], [], min(deadline - now, POLL))
+            before = st["i"]
+            exited = pidfd is not None and bool(ready)
+            if exited:
+                self.kill(pid)  # leftovers the program may have forked (before reaping: the pid stays ours)
+                status = self.reap(pid)
+                drain(2.0)
+            else:
+                drain()
+                if pidfd is None and ready and not st["bad"]:
+                    # no pidfd: a readable pipe with nothing in it is EOF (the child died)
+                    try:
+                        chunk = os.read(rfd, 1 << 16)
+                    except BlockingIOError:
+                        chunk = None
+                    if chunk == b"":
+                        exited = True
+                        self.kill(pid)
+                        status = self.reap(pid)
+                    elif chunk:
+                        handle(chunk)
+            if st["bad"]:
+                return self.corrupt(pid, bid, st["i"], st["started"])
+            if st["end"] or st["restart"]:
+                # restart: the program changed the interpreter (e.g. monkeypatched a module),
+                # the rest of the batch runs in a fresh child
+                if not exited:
+                    self.kill(pid)
+                    self.reap(pid)
+                return st["i"]
+            if exited:
+                if st["i"] >= len(reqs):
+                    return st["i"]
+                self.report(bid, st["i"], self.death_outcome(status, mono() - st["started"]))
+                return st["i"] + 1
+            if st["i"] != before:
+                budget = budget_of(st["i"])
+                deadline = mono() + budget
+                last_mark = MARK.unpack_from(mark, 0)
+
+    def corrupt(self, pid, bid, i, started):
+        self.kill(pid)
+        self.reap(pid)
+        self.report(bid, i, {"status": "crashed", "duration": mono() - started,
+                             "note": "the program corrupted the result channel"})
+        return i + 1
+
+    def death_outcome(self, status, duration):
+        out = {"status": "crashed", "duration": duration}
+        if status is None:
+            out["note"] = "process vanished"
+        elif os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
+            if sig == signal.SIGKILL:
+                out["status"] = "memory"
+                out["note"] = "killed by SIGKILL (out-of-memory killer, or the program itself)"
+            else:
+                out["note"] = f"killed by signal {name}"
+        elif os.WIFEXITED(status):
+            out["note"] = f"process exited with code {os.WEXITSTATUS(status)} before finishing"
+        return out
+
+
+def _post_recursion_limit():
+    """Recursion limit while fingerprinting results: deep when the C stack is large."""
+    try:
+        soft = resource.getrlimit(resource.RLIMIT_STACK)[0]
+    except (ValueError, OSError):
+        return 10000
+    return 150000 if soft == resource.RLIM_INFINITY or soft >= 256 * 1024 * 1024 else 10000
+
+
+
+def _maybe_raise_stack_limit():
+    """Re-exec once with a larger C stack, so deep recursion raises RecursionError
+    instead of overflowing the C stack (the stack size is fixed at exec time)."""
+    if os.environ.pop(REEXEC_FLAG, None):
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    except (ValueError, OSError):
+        return
+    inf = resource.RLIM_INFINITY
+    if soft == inf or soft >= STACK_WANTED:
+        return
+    want = STACK_WANTED if hard == inf else min(STACK_WANTED, hard)
+    if want <= soft:
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+    except (ValueError, OSError):
+        return
+    os.environ[REEXEC_FLAG] = "1"
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable] + [a for a in sys.orig_argv[1:]] if hasattr(sys, "orig_argv")
+             else [sys.executable, "-s", WORKER_SCRIPT])
+
+
+def main():
+    _maybe_raise_stack_limit()
+    STATE.post_recursion_limit = _post_recursion_limit()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host stops workers by SIGKILL
+    zygote = Zygote()
+    # the zygote's own objects are never collected in a forked child: the child's garbage
+    # collections skip them and do not copy their pages (fewer copy-on-write faults)
+    gc.freeze()
+    zygote.serve()

@@ -1,0 +1,159 @@
+"""The sandbox's guard: what a program under test may not do, as a :pep:`578` audit hook.
+
+Standard library only and free of codemorph imports, so that both the sandbox's worker
+(``codemorph/sandbox/_worker.py``, which installs :func:`install_guard` in every forked child)
+and the CrossHair search process (:mod:`codemorph.verification.crosshair`, which applies
+the same event lists with its own hook) share one definition:
+
+* :data:`REFUSED_EVENTS` / :data:`REFUSED_PREFIXES`: audit events refused outright
+  (processes, threads, signals to others, resource limits, ctypes, network);
+* :data:`PATH_EVENTS`: events whose path arguments must stay inside the work directory;
+* :func:`opens_for_writing`: whether an ``open`` event writes, creates, truncates or appends.
+"""
+
+import _thread
+import os
+import sys
+
+__all__ = ["REFUSED_EVENTS", "REFUSED_PREFIXES", "PATH_EVENTS", "WRITE_FLAGS", "REFUSED_WHAT", "AF_UNIX",
+           "opens_for_writing", "refused_what", "install_guard"]
+
+#: audit events refused in the child outright (processes, threads, signals to others,
+#: resource limits, foreign code)
+REFUSED_EVENTS = frozenset({
+    "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty", "os.startfile",
+    "subprocess.Popen", "pty.spawn", "_thread.start_new_thread", "os.killpg", "signal.pthread_kill",
+    "resource.setrlimit", "resource.prlimit", "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function",
+    "ctypes.cdata", "ctypes.dlsym/handle", "os.setuid", "os.setgid", "sys.remote_exec", "webbrowser.open",
+    "ftplib.connect", "smtplib.connect", "poplib.connect", "imaplib.open", "nntplib.connect",
+    "telnetlib.Telnet.open", "http.client.connect", "urllib.Request",
+})
+#: event prefixes refused outright: no socket can be created, resolved or connected
+REFUSED_PREFIXES = ("socket.", "ssl.")
+#: events whose listed argument positions are paths that must stay inside the work directory
+PATH_EVENTS = {
+    "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.truncate": (0,), "os.chmod": (0,),
+    "os.chown": (0,), "os.mkdir": (0,), "os.symlink": (1,), "os.link": (0, 1), "os.utime": (0,),
+    "os.chflags": (0,), "os.lchflags": (0,), "os.lchmod": (0,), "os.setxattr": (0,),
+    "os.removexattr": (0,), "shutil.rmtree": (0,), "shutil.move": (0, 1), "shutil.copyfile": (1,),
+    "shutil.copymode": (1,), "shutil.copystat": (1,), "shutil.copytree": (1,), "shutil.chown": (0,),
+}
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+def opens_for_writing(args):
+    """Whether the arguments ``(path, mode, flags)`` of an ``open`` audit event (a tuple;
+    ``mode`` a str or ``None``, ``flags`` an int of ``os.O_*`` bits) write, create, truncate or
+    append (used by the sandbox's guard and by the CrossHair search process's)."""
+    flags = args[2] if len(args) > 2 else 0
+    mode = args[1] if len(args) > 1 else None
+    return bool((isinstance(flags, int) and flags & WRITE_FLAGS)
+                or (isinstance(mode, str) and any(c in mode for c in "wax+")))
+
+
+def refused_what(event):
+    """What a refused event (a name of :data:`REFUSED_EVENTS`, a str) asked for, in a few
+    words (``"starting a process"``, ``"network access"``...)."""
+    if event == "_thread.start_new_thread":
+        return "starting a thread"
+    if event.startswith(("os.", "subprocess.", "pty.")) and event not in ("os.killpg", "os.setuid", "os.setgid"):
+        return "starting a process"
+    if event in ("os.killpg", "signal.pthread_kill"):
+        return "signalling another process"
+    if event.startswith("resource."):
+        return "changing resource limits"
+    if event.startswith("ctypes."):
+        return "loading or calling native code with ctypes"
+    if event in ("os.setuid", "os.setgid"):
+        return "changing the user or group"
+    if event == "sys.remote_exec":
+        return "running code in another process"
+    return "network access"
+
+
+REFUSED_WHAT = {e: refused_what(e) for e in REFUSED_EVENTS}
+
+
+AF_UNIX = 1  # socket.AF_UNIX on Linux and macOS (the worker does not import socket)
+
+
+def install_guard(workdir, state, before_zygote_signal=None):
+    """Refuse, with ``PermissionError``, what a benchmark program has no business doing:
+    starting processes or threads, signalling processes other than itself and its zygote, raising its resource limits,
+    loading foreign code with ctypes, any socket (so no connection and no DNS lookup), and
+    writing, creating, deleting or renaming files outside ``workdir`` (the batch's temporary
+    directory).  Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
+    in the forked child only (a hook cannot be removed, so it ends with the child).
+
+    Every refusal is counted in ``state`` (an object with attributes ``refused``, an int, and
+    ``refused_what``, a str or ``None``; the worker passes its per-request state and resets it
+    before each request): the request's outcome becomes ``"refused"``, never a
+    ``PermissionError`` raised by the program, since a plain interpreter would have let the
+    call through.
+
+    ``before_zygote_signal()`` is called before a signal to the zygote is allowed (the
+    child uses it to make sure every outcome it sent has reached the host first)."""
+    realpath, join, getcwd, getpid, fspath = os.path.realpath, os.path.join, os.getcwd, os.getpid, os.fspath
+    zygote = os.getppid()
+    root = realpath(workdir)
+    prefix = root + os.sep
+    refused, refused_prefixes, path_events = REFUSED_EVENTS, REFUSED_PREFIXES, PATH_EVENTS
+    what_of, writes = REFUSED_WHAT, opens_for_writing
+
+    def inside(p):
+        if isinstance(p, int):  # an fd the process already holds
+            return True
+        try:
+            p = fspath(p)
+            if isinstance(p, bytes):
+                p = p.decode("utf-8", "surrogateescape")
+            if p == "/dev/null":
+                return True
+            full = realpath(join(getcwd(), p))
+        except BaseException:
+            return False
+        return full == root or full.startswith(prefix)
+
+    def deny(event, what):
+        # counted per request: the outcome of a request with a refusal is "refused", whatever
+        # the program did with the PermissionError (the worker's child turns it into "refused")
+        state.refused += 1
+        if state.refused_what is None:
+            state.refused_what = f"{what} ({event})"
+        raise PermissionError(f"codemorph sandbox: {what} is not allowed ({event})")
+
+    def hook(event, args):
+        if event in refused:
+            deny(event, what_of[event])
+        if event == "open":
+            if writes(args) and not inside(args[0]):
+                deny(event, f"writing {args[0]!r} outside the sandbox's temporary directory")
+        elif event in path_events:
+            for pos in path_events[event]:
+                if pos < len(args) and not inside(args[pos]):
+                    deny(event, f"changing {args[pos]!r} outside the sandbox's temporary directory")
+        elif event == "os.kill":
+            # itself, its process group, or its zygote (which the host replaces if it dies)
+            if args and args[0] not in (0, getpid(), zygote):
+                deny(event, "signalling another process")
+            if args and args[0] == zygote and before_zygote_signal is not None:
+                before_zygote_signal()
+        elif event.startswith(refused_prefixes):
+            # a local socket pair (AF_UNIX, no address: asyncio's self-pipe) is no network
+            # access; connecting or binding any socket still is refused
+            if event == "socket.__new__" and len(args) > 1 and args[1] == AF_UNIX:
+                return
+            deny(event, "network access")
+
+    sys.addaudithook(hook)
+
+    # CPython 3.11 raises no audit event when a thread starts: the entry points are replaced
+    # (``threading`` keeps its own reference, bound when it was imported)
+    def no_threads(*args, **kwargs):
+        deny("_thread.start_new_thread", "starting a thread")
+
+    for mod, attr in ((_thread, "start_new_thread"), (_thread, "start_new"), (_thread, "start_joinable_thread"),
+                      (sys.modules.get("threading"), "_start_new_thread"),
+                      (sys.modules.get("threading"), "_start_joinable_thread")):
+        if mod is not None and hasattr(mod, attr):
+            setattr(mod, attr, no_threads)
