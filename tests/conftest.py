@@ -1,6 +1,6 @@
 """Shared scaffolding of the transform tests: fixture files, one sandbox, CRUXEval rows.
 
-Fixture cases (in the style of Black/Ruff) live in ``tests/fixtures/<transform>/``:
+Fixture cases (in the style of Black/Ruff) live in ``tests/transforms/fixtures/<transform>/``:
 ``NAME.py`` is the input, ``NAME.expected.py`` the exact expected output and ``NAME.json``
 (optional) the case's settings (``seed``, ``options``, harness ``inputs``, ``refused``: a
 substring of the expected refusal reason; each test file documents the keys it reads).
@@ -27,9 +27,9 @@ from typing import Sequence
 
 import pytest
 
-TESTS = Path(__file__).parent
-FIXTURES = TESTS / "fixtures"
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+from paths import CRUXEVAL, TESTS, TRANSFORM_FIXTURES
+
+FIXTURES = TRANSFORM_FIXTURES
 
 #: whether the CRUXEval-wide tests run on all 800 rows (``CODEMORPH_FULL=1``) instead of
 #: the default sample
@@ -44,7 +44,7 @@ SAMPLE_STEP = 8
 
 def fixture_cases(*names: str) -> list[tuple[str, Path]]:
     """``(transform name, input path)`` of every fixture case under
-    ``tests/fixtures/<name>/`` for each of ``names`` (a name may be a sub-folder such as
+    ``tests/transforms/fixtures/<name>/`` for each of ``names`` (a name may be a sub-folder such as
     ``"rename-locals/schemes"``), in name order then file-name order."""
     out = []
     for name in names:

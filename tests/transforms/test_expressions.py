@@ -1,7 +1,7 @@
 """Tests of the ``expressions`` family: swap-operands, expand-augassign, unfold-constant
 (codemorph.transforms.expressions).
 
-Fixture cases live in tests/fixtures/<transform>/: ``NAME.py`` is the input,
+Fixture cases live in tests/transforms/fixtures/<transform>/: ``NAME.py`` is the input,
 ``NAME.expected.py`` the exact expected output, and ``NAME.json`` holds ``inputs`` (the
 harness inputs: runtime types are observed on them in the sandbox, and the expected
 rewrite is verified on them plus mutants), optionally ``seed`` and ``options``, or

@@ -18,9 +18,10 @@ import pytest
 
 from codemorph.rows.dataset import Reject, SourceRow, read_rows
 from codemorph.jobs.executors import LocalExecutor, close_states, map_rows, perturb_ordered
+from paths import CRUXEVAL, SCORING_FIXTURES
 
-DATA = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
-FIX = Path(__file__).parent / "fixtures" / "evaluate"
+DATA = CRUXEVAL
+FIX = SCORING_FIXTURES / "evaluate"
 
 
 # -- helpers run by workers (module level: picklable by reference) ------------------------------

@@ -19,9 +19,10 @@ from codemorph.scoring.metrics import wilson_interval
 from codemorph.scoring.predictions import (EvalRow, call_arguments, load_predictions, load_rows, read_codemind_dataset,
                                    read_jsonl_predictions)
 from codemorph.sandbox.pool import Limits, Sandbox
+from paths import SCORING_FIXTURES, SHARED_DATA
 
-FIX = Path(__file__).parent / "fixtures" / "evaluate"
-SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
+FIX = SCORING_FIXTURES / "evaluate"
+SHARED = SHARED_DATA
 
 
 @pytest.fixture(scope="module")

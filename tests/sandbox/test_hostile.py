@@ -1,4 +1,4 @@
-"""Hostile programs (tests/hostile/*.py) are contained by the sandbox and reported.
+"""Hostile programs (tests/sandbox/hostile/*.py) are contained by the sandbox and reported.
 
 Each program runs in one sandbox batch followed by a probe program, which must see a clean
 interpreter.  Files the programs attack are bait the test creates in its own temporary
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
+from paths import HOSTILE
 
-HOSTILE = Path(__file__).parent / "hostile"
 LIMITS = Limits(timeout=1.0, memory=256 * 1024**2, output=1 << 20, grace=0.5)
 # seconds: filling 256 MB page by page takes a while on a loaded machine
 SLOW = {"memory_bomb": 10.0}

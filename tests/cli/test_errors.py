@@ -9,9 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import PACKAGE_DATA
 
 CLI = Path(sys.executable).parent / "codemorph"
-DEFAULT = Path(__file__).resolve().parents[1] / "codemorph" / "data" / "default.jsonl"
+DEFAULT = PACKAGE_DATA / "default.jsonl"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:

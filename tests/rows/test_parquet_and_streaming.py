@@ -15,11 +15,12 @@ import pytest
 from codemorph import InputError
 from codemorph.rows import dataset
 from codemorph.rows.dataset import Reject, SourceRow, count_rows, read_rows
+from paths import CRUXEVAL
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 
-DATA = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+DATA = CRUXEVAL
 CODE = "def f(x):\n    return x\n"
 
 

@@ -1,6 +1,6 @@
 """Tests of the ``invert-if`` transform (codemorph.transforms.branches.InvertIf).
 
-Fixture pairs live in tests/fixtures/invert-if/: ``NAME.py`` is the input,
+Fixture pairs live in tests/transforms/fixtures/invert-if/: ``NAME.py`` is the input,
 ``NAME.expected.py`` the exact expected output, and ``NAME.json`` (optional) holds
 ``seed``, ``options``, the harness ``inputs`` on which both versions are run in the
 sandbox and compared, or ``refused`` (a substring of the expected reason).

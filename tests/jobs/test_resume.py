@@ -17,8 +17,9 @@ from codemorph.rows.dataset import Checkpoint, RowWriter, progress_path
 from codemorph.errors import InputError
 from codemorph.jobs.generate import GenerateConfig, generate
 from codemorph.sandbox.pool import Limits
+from paths import CRUXEVAL
 
-DATA = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+DATA = CRUXEVAL
 TRANSFORMS = ("rename-locals",)
 
 

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
+from paths import CRUXEVAL
 
 R = ExecRequest
 # generous limits (the machine may be loaded); requests meant to hang get SHORT seconds
 FAST = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2, output=4096)
 SHORT = 0.4
-CRUX = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+CRUX = CRUXEVAL
 
 
 @pytest.fixture(scope="module")

@@ -25,8 +25,9 @@ from codemorph.perturb.shrink import shrink, toward
 from codemorph.perturb.symbolic import infer_annotation, z3_candidates
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExecRequest, Sandbox
+from paths import SHARED_DATA
 
-SHARED = Path(__file__).parents[1] / ".." / "shared"
+SHARED = SHARED_DATA.parent
 
 
 @pytest.fixture(scope="module")

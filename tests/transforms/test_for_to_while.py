@@ -1,6 +1,6 @@
 """Tests of the ``for-to-while`` transform (codemorph.transforms.loops.ForToWhile).
 
-Fixture pairs live in tests/fixtures/for-to-while/: ``NAME.py`` is the input,
+Fixture pairs live in tests/transforms/fixtures/for-to-while/: ``NAME.py`` is the input,
 ``NAME.expected.py`` the exact expected output, and ``NAME.json`` (optional) holds
 ``seed``, ``options``, the harness ``inputs`` on which both versions are run in the
 sandbox and compared, or ``refused`` (a substring of the expected reason).

@@ -12,9 +12,10 @@ from codemorph import Program
 from codemorph.sandbox.pool import Limits, Sandbox
 from codemorph.verification.differential import (Baseline, Verdict, check, check_requests, judge, make_baseline,
                                     program_literals, verify)
+from paths import CRUXEVAL
 
 LIM = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2)
-CRUX = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+CRUX = CRUXEVAL
 
 
 @pytest.fixture(scope="module")

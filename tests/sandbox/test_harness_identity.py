@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from codemorph.sandbox.determinism import nondeterminism_source
+from paths import CRUXEVAL
 
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
 FLAGGED = [
     ("def f(x):\n    return f.__code__.co_filename\n",

@@ -23,9 +23,10 @@ from codemorph.scoring.evaluate import evaluate_dataset, evaluate_many, write_sc
 from codemorph.scoring.predictions import EvalRow, load_predictions, load_rows
 from codemorph.engine.program import parse_source
 from codemorph.sandbox.pool import Limits, Sandbox
+from paths import SCORING_FIXTURES, SHARED_DATA
 
-FIX = Path(__file__).parent / "fixtures" / "evaluate"
-SHARED = Path(__file__).parents[1] / ".." / "shared" / "data"
+FIX = SCORING_FIXTURES / "evaluate"
+SHARED = SHARED_DATA
 
 
 @pytest.fixture(scope="module")

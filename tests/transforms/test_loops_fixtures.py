@@ -1,7 +1,7 @@
 """Fixture tests of the grown ``loops`` family: while-to-for, comprehension-to-loop,
 loop-to-comprehension, peel-loop, unroll-loop (codemorph.transforms.loops).
 
-Fixture cases live in tests/fixtures/<transform>/: ``NAME.py`` is the input,
+Fixture cases live in tests/transforms/fixtures/<transform>/: ``NAME.py`` is the input,
 ``NAME.expected.py`` the exact expected output, and ``NAME.json`` holds ``inputs`` (the
 harness inputs: runtime types are observed on them in the sandbox when the transform needs
 them, and the rewrite is verified on them plus type-preserving mutants with

@@ -2,7 +2,7 @@
 
 * every opaque predicate of the catalogue is proved false with z3: the emitted condition
   text itself is parsed and translated to z3 (unbounded integers / strings / sequences);
-* fixture pairs in tests/fixtures/dead-code/ (``NAME.py``, ``NAME.expected.py``, optional
+* fixture pairs in tests/transforms/fixtures/dead-code/ (``NAME.py``, ``NAME.expected.py``, optional
   ``NAME.json`` with ``seed``, ``inputs``, ``refused``), each also run in the sandbox, where
   the inserted block must never execute (line tracing) and behaviour must not change;
 * properties over many seeds: scoping unchanged (symtable), docstrings and class bodies

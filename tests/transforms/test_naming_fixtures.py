@@ -1,7 +1,7 @@
 """Fixture tests of the naming family: ``rename-functions``, ``rename-classes`` and the
 naming schemes and options of ``rename-locals``.
 
-Each case is three files under ``tests/fixtures/<dir>/``: ``NAME.py`` (the program),
+Each case is three files under ``tests/transforms/fixtures/<dir>/``: ``NAME.py`` (the program),
 ``NAME.expected.py`` (the exact rewrite) and ``NAME.json`` with ``options`` (transform
 options), ``seed`` (default 0), ``inputs`` (argument lists for the entry point) and,
 when the entry point is renamed, ``entry_point`` (its expected new name).  Every rewrite

@@ -1,7 +1,7 @@
 """Fixture tests of the ``branches`` transforms (``if-to-ternary``, ``ternary-to-if``,
 ``elif-to-nested``, ``nested-to-elif``, ``mirror-comparison``; ``invert-if`` has its own).
 
-Fixture files live in tests/fixtures/<transform>/: ``NAME.py`` is the input,
+Fixture files live in tests/transforms/fixtures/<transform>/: ``NAME.py`` is the input,
 ``NAME.expected.py`` the exact expected output, and ``NAME.json`` (optional) holds
 ``seed``, ``options``, the harness ``inputs`` (both versions run on each in the sandbox and
 must behave identically), ``refused`` (a substring of the expected refusal reason), and

@@ -12,8 +12,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from paths import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 BIN = Path(sys.executable).parent
 
 

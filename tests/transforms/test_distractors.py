@@ -1,9 +1,9 @@
 """Tests of the ``distractors`` family: misleading-comment and misleading-docstring
 (codemorph.transforms.distractors).
 
-Fixture cases live in tests/fixtures/<transform>/ (``NAME.py``, ``NAME.expected.py``,
+Fixture cases live in tests/transforms/fixtures/<transform>/ (``NAME.py``, ``NAME.expected.py``,
 ``NAME.json`` with ``inputs`` and optionally ``seed``, ``options`` or ``refused``), in the
-same format as tests/test_expressions.py; the expected rewrite is verified in the sandbox.
+same format as tests/transforms/test_expressions.py; the expected rewrite is verified in the sandbox.
 Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the diff).
 """
 

@@ -2,7 +2,7 @@
 
 Three kinds of test:
 
-* fixtures (``tests/fixtures/rename-locals/NAME.py`` -> ``NAME.expected.py``): exact output
+* fixtures (``tests/transforms/fixtures/rename-locals/NAME.py`` -> ``NAME.expected.py``): exact output
   with the ``obfuscated`` scheme and seed 0.  Set ``CODEMORPH_UPDATE_FIXTURES=1`` to
   rewrite the expected files after an intended change (then review the diff).
 * behaviour: the original and the rewritten program run in codemorph's sandbox on the

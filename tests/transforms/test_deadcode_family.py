@@ -2,7 +2,7 @@
 catalogue inside the library, observed-int predicate variables, :func:`bound_at`, and the
 ``dead-store``, ``dead-loop`` and ``unused-function`` transforms.
 
-Fixture files live in tests/fixtures/<transform>/ (``NAME.py``, ``NAME.expected.py``,
+Fixture files live in tests/transforms/fixtures/<transform>/ (``NAME.py``, ``NAME.expected.py``,
 ``NAME.json`` with ``seed``, ``inputs``, ``observe`` -- collect runtime observations over
 the inputs in the sandbox -- or ``refused``).  Every rewritten fixture is run in the
 sandbox on its inputs: same behaviour, and the inserted dead lines never execute (line

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from codemorph import InputError
 from codemorph.inputs.core import MAX_GROWTH, format_args, format_value, mutate_args, parse_args
 from codemorph.inputs.core import type_paths as module_type_paths
+from paths import CRUXEVAL
 
-CRUX = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+CRUX = CRUXEVAL
 
 
 # ------------------------------------------------------------------------- helpers

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from codemorph.sandbox.determinism import nondeterminism_source
+from paths import CRUXEVAL
 
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 
 FLAGGED = [
     # the tester's rows (F2, F3, F5)
