@@ -268,7 +268,7 @@ def test_cli_analyze(tmp_path):
 def test_analyze_codemind_results_report(tmp_path, sandbox):
     layout = SHARED / "codemind-layout"
     rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) < 80]
-    results = evaluate_many(rows, load_predictions(layout), sandbox=sandbox)
+    results = evaluate_many(rows, load_predictions(layout, bench="cruxeval"), sandbox=sandbox)
     write_scores(results, tmp_path / "scores.jsonl")
     report = analyze(rows, [tmp_path / "scores.jsonl"], sandbox=sandbox, n_resamples=50)
     assert report.models == ["deepseek-coder-33b-instruct", "gemini-1.5-pro", "semcoder_s", "starcoder2-15b"]

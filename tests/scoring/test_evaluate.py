@@ -313,7 +313,7 @@ EXERSCOPE_CRUXEVAL = {
 @pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
 def test_codemind_layout_exact_match_reproduces_exerscope():
     layout = SHARED / "codemind-layout"
-    results = evaluate_paths(layout / "dataset" / "cruxeval", layout, match="exact")
+    results = evaluate_paths(layout / "dataset" / "cruxeval", layout, bench="cruxeval", match="exact")
     got = {r.model: ("%.4f" % r.accuracy, sum(s.c for s in r.rows), len(r.rows)) for r in results}
     assert got == EXERSCOPE_CRUXEVAL
 
@@ -322,7 +322,7 @@ def test_codemind_layout_exact_match_reproduces_exerscope():
 def test_codemind_layout_execution_scores_all_models(sandbox, tmp_path):
     layout = SHARED / "codemind-layout"
     rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) in {*range(60), 145}]
-    sets = load_predictions(layout)
+    sets = load_predictions(layout, bench="cruxeval")
     results = {r.model: r for r in evaluate_many(rows, sets, sandbox=sandbox)}
     assert sorted(results) == sorted(EXERSCOPE_CRUXEVAL)
     for r in results.values():
