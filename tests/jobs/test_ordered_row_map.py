@@ -12,7 +12,6 @@ import os
 import random
 import threading
 import time
-from pathlib import Path
 
 import pytest
 

@@ -6,9 +6,6 @@ Programs and predictions run only in codemorph's sandbox (through codemorph.eval
 from __future__ import annotations
 
 import json
-import math
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -289,7 +286,7 @@ CRUXEVAL_REFERENCE = {
 @pytest.mark.skipif(not (SHARED / "predictions").is_dir(), reason="shared CRUXEval data not available")
 def test_cruxeval_native_generations_match_the_harness():
     rows = load_rows(SHARED / "cruxeval" / "cruxeval.jsonl")
-    assert len(rows) == 800
+    assert len(rows) == 800  # CRUXEval has 800 programs (Gu et al. 2024): a documented property of the data set
     # 4 workers on any machine: the 3 s timeouts of looping predictions then overlap
     with Sandbox(Limits(timeout=3.0, recursion_limit=1000, output=16 << 20), workers=4) as sb:
         for mode, (ref1, ref5) in CRUXEVAL_REFERENCE.items():

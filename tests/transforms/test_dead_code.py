@@ -13,12 +13,10 @@ Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the d
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 import z3
-from conftest import (FIXTURES, apply_fixture, assert_fixtures_covered, block_after, case_id, cruxeval_sample,
-                      fixture_cases, function_symbols, inserted_lines, run_both, run_pairs)
+from conftest import (dead_lines, FIXTURES, cruxeval_sample, function_symbols, run_both, run_pairs)
 
 from codemorph import Program, get_transform
 from codemorph.transforms.deadcode import BODY_TEMPLATES, PREDICATES, DeadPredicate
@@ -149,16 +147,6 @@ def test_catalogue_shape() -> None:
 # sandbox helpers
 
 
-def dead_lines(original: str, rewritten: str) -> list[int]:
-    """Line numbers of the inserted ``if``'s body (the lines that must never run): the
-    lines indented deeper than the first inserted ``if`` line, right after it."""
-    lines = rewritten.splitlines()
-    new = inserted_lines(original, rewritten)
-    ifs = [n for n in new if lines[n - 1].lstrip().startswith("if ")]
-    assert ifs, (original, rewritten)
-    return block_after(lines, ifs[0])
-
-
 def assert_dead_and_equivalent(sandbox, original: str, rewritten: str, inputs, entry: str = "f") -> None:
     dead = dead_lines(original, rewritten)
     assert dead
@@ -171,19 +159,6 @@ def assert_dead_and_equivalent(sandbox, original: str, rewritten: str, inputs, e
 
 # ---------------------------------------------------------------------------------------
 # fixtures
-
-
-@pytest.mark.parametrize("name, path", fixture_cases(NAME), ids=case_id)
-def test_fixture(name: str, path: Path, sandbox) -> None:
-    spec, source, result = apply_fixture(name, path)
-    if result is None:
-        return
-    assert len(result.sites) == 1
-    assert_dead_and_equivalent(sandbox, source, result.source, spec["inputs"])
-
-
-def test_every_fixture_is_covered() -> None:
-    assert_fixtures_covered(NAME)
 
 
 # ---------------------------------------------------------------------------------------

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import ast
 import re
-from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import (FIXTURES, apply_fixture, assert_fixtures_covered, block_after, case_id,
-                      cruxeval_sample, fixture_cases, fixture_spec, function_symbols, inserted_lines, run_both,
+from conftest import (never_run_lines, FIXTURES, cruxeval_sample, function_symbols, inserted_lines, run_both,
                       run_pairs)
 
 from codemorph import Program, get_transform
@@ -161,42 +159,12 @@ def test_observed_int_local_is_the_predicate_variable(sandbox) -> None:
 # fixtures
 
 
-def never_run_lines(name: str, original: str, rewritten: str) -> list[int]:
-    """Inserted lines that must never execute: the body of the dead loop / helper."""
-    if name == "dead-store":
-        return []
-    lines = rewritten.splitlines()
-    new = inserted_lines(original, rewritten)
-    head = "def " if name == "unused-function" else ("for ", "while ")
-    heads = [n for n in new if lines[n - 1].lstrip().startswith(head)]
-    assert heads, rewritten
-    body = block_after(lines, heads[0], skip_blank=True)
-    assert body
-    return body
-
-
 def assert_equivalent_and_dead(sandbox, name: str, original: str, rewritten: str, inputs) -> None:
     dead = set(never_run_lines(name, original, rewritten))
     for args, o, r in run_both(sandbox, original, rewritten, inputs, trace=True):
         assert o.status in ("returned", "raised"), (args, o)
         assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
         assert r.lines is not None and not dead & set(r.lines), f"dead code ran on input {args}"
-
-
-@pytest.mark.parametrize("name, path", fixture_cases(*TRANSFORMS), ids=case_id)
-def test_fixture(name: str, path: Path, sandbox) -> None:
-    observe = bool(fixture_spec(path).get("observe"))
-    spec, source, result = apply_fixture(name, path, sandbox=sandbox, observe=observe)
-    if result is None:
-        return
-    inputs = spec.get("inputs", [])
-    assert len(result.sites) == 1
-    assert inputs
-    assert_equivalent_and_dead(sandbox, name, source, result.source, inputs)
-
-
-def test_every_fixture_is_covered() -> None:
-    assert_fixtures_covered(*TRANSFORMS)
 
 
 # ---------------------------------------------------------------------------------------

@@ -10,32 +10,13 @@ Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the d
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
-from conftest import (FIXTURES, FULL, apply_fixture, assert_fixtures_covered, assert_same_behaviour, case_id,
-                      cruxeval_sample, fixture_cases, run_both, run_pairs)
+from conftest import (FIXTURES, assert_same_behaviour, cruxeval_sample, run_both, run_pairs)
 
 from codemorph import Program, get_transform
 
 NAME = "for-to-while"
-#: rows of the default CRUXEval sample (every 8th row from row 1) that have a for loop
-SAMPLE_APPLIED = 45
-
-
-@pytest.mark.parametrize("name, path", fixture_cases(NAME), ids=case_id)
-def test_fixture(name: str, path: Path, sandbox) -> None:
-    spec, source, result = apply_fixture(name, path)
-    if result is None:
-        return
-    # every rewritten loop is reported as a site
-    assert result.sites
-    if spec.get("inputs"):
-        assert_same_behaviour(sandbox, source, result.source, spec["inputs"])
-
-
-def test_every_fixture_is_covered() -> None:
-    assert_fixtures_covered(NAME)
 
 
 def test_harness_detects_a_naive_rewrite(sandbox) -> None:
@@ -140,5 +121,6 @@ def test_cruxeval_every_row_with_a_for_loop_is_rewritten(sandbox) -> None:
             assert not any(isinstance(n, ast.For) for n in ast.walk(ast.parse(result.source)))
             pairs.append((NAME, row, result.source))
     assert refused == []
-    assert len(pairs) == (327 if FULL else SAMPLE_APPLIED)
+    # every row with a for loop is rewritten (none refused, above), and only those
+    assert len(pairs) == sum(any(isinstance(n, ast.For) for n in ast.walk(ast.parse(r["code"]))) for r in rows) > 0
     run_pairs(sandbox, pairs)

@@ -10,32 +10,15 @@ Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the d
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import libcst as cst
 import pytest
-from conftest import (FIXTURES, FULL, apply_fixture, assert_fixtures_covered, assert_same_behaviour, case_id,
-                      cruxeval_sample, fixture_cases, run_both, run_pairs)
+from conftest import (FIXTURES, assert_same_behaviour, cruxeval_sample, run_both, run_pairs)
 
 from codemorph import Program, get_transform
 from codemorph.transforms.branches import negate
 
 NAME = "invert-if"
-#: rows of the default CRUXEval sample (every 8th row from row 2) that have an if statement
-SAMPLE_APPLIED = 40
-
-
-@pytest.mark.parametrize("name, path", fixture_cases(NAME), ids=case_id)
-def test_fixture(name: str, path: Path, sandbox) -> None:
-    spec, source, result = apply_fixture(name, path)
-    if result is None:
-        return
-    if spec.get("inputs"):
-        assert_same_behaviour(sandbox, source, result.source, spec["inputs"])
-
-
-def test_every_fixture_is_covered() -> None:
-    assert_fixtures_covered(NAME)
 
 
 def _neg(text: str) -> str:
@@ -200,5 +183,6 @@ def test_cruxeval_every_row_with_an_if_is_rewritten(sandbox) -> None:
         if result.applied:
             pairs.append((NAME, row, result.source))
     assert refused == []
-    assert len(pairs) == (378 if FULL else SAMPLE_APPLIED)
+    # every row with an if is rewritten (none refused, above), and only those
+    assert len(pairs) == sum(any(isinstance(n, ast.If) for n in ast.walk(ast.parse(r["code"]))) for r in rows) > 0
     run_pairs(sandbox, pairs)

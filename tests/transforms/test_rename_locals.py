@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, FULL, assert_matches_expected, cruxeval_sample
+from conftest import FIXTURES, FULL, cruxeval_sample, fixture_spec
 
 from codemorph import Program, get_transform
 from codemorph.engine.transform import BUILTIN_NAMES
@@ -35,37 +35,8 @@ from codemorph.transforms.naming import (
 FIXTURES = FIXTURES / "rename-locals"
 CASES = sorted(p.stem for p in FIXTURES.glob("*.py") if not p.name.endswith(".expected.py"))
 
-#: argument lists each fixture's entry point ``f`` is run on in the behaviour tests
-INPUTS: dict[str, list[str]] = {
-    "async_functions": ["4", "0"],
-    "attributes_kwargs": ["1, 2"],
-    "builtin_shadowing": ["[1, 2, 3]", "[]"],
-    "class_body_shadowing": ["1"],
-    "closures": ["[1, 2]"],
-    "comments_formatting": ["1, 2"],
-    "comprehension_scopes": ["[1, 2, 3]", "[]"],
-    "conditional_defs": ["1", "1, False"],
-    "control_flow": ["[1, -2, 3, 4], 3", "[1, 2], 9"],
-    "default_args": ["['a', 'b', 'c', 'd']", "['x'], '-'"],
-    "del_except": ["{'a': 1, 'b': 2}, 'a'", "{'a': 1}, 'z'"],
-    "except_unused_object": ["0", "4"],
-    "fstrings": ["3.5, 6", "'ab', 2"],
-    "generators": ["[1, 2, 3, 4]", "[]"],
-    "global_nonlocal": ["5"],
-    "keyword_calls": ["4"],
-    "lambdas": ["['bb', 'a', 'ccc'], 2"],
-    "loop_use_before_assignment": ["[1, 2, 3]"],
-    "match_captures": ["'go north'", "'look'", "'take the lamp'", "''"],
-    "methods_decorators": ["3"],
-    "nested_classes": ["[1, 2]"],
-    "nested_defaults": ["1"],
-    "positional_only": ["1"],
-    "recursion_keyword": ["10"],
-    "star_unpacking": ["[1, 2, 3, 4]", "[1, 2]"],
-    "string_annotations": ["[1, 2, 3], 2"],
-    "strings_dunders": ["'bob', 3"],
-    "walrus": ["'abcdE'", "'aB'", "''"],
-}
+#: argument lists each fixture's entry point ``f`` is run on (its ``NAME.json``)
+INPUTS: dict[str, list[str]] = {case: fixture_spec(FIXTURES / f"{case}.py")["inputs"] for case in CASES}
 
 
 def rename(source: str, seed: int = 0, inputs=(), **options):
@@ -75,18 +46,6 @@ def rename(source: str, seed: int = 0, inputs=(), **options):
 # --------------------------------------------------------------------------------------
 # exact output
 # --------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("case", CASES)
-def test_fixture(case: str) -> None:
-    source = (FIXTURES / f"{case}.py").read_text()
-    result = rename(source, scheme="obfuscated")
-    assert result.applied, result.reason
-    assert_matches_expected(FIXTURES / f"{case}.py", result.source)
-    assert result.source != source
-
-
-def test_every_fixture_has_inputs() -> None:
-    assert sorted(INPUTS) == CASES
 
 
 def test_sites_report_each_renamed_binding_and_keyword() -> None:
