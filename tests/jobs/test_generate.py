@@ -128,6 +128,6 @@ def test_output_row_comes_from_the_variants_own_run(tmp_path):
     s = generate(src, out, GenerateConfig.from_transforms(("for-to-while",), workers=1, extra_inputs=5))
     rows = _rows(out)
     assert [r["kind"] for r in rows] == ["original", "code-transform"] and s.variants_written == 1
-    # the original's too: the recorded "[2, 4]" only compares equal (F4)
+    # the original's too: the recorded "[2, 4]" only compares equal
     assert rows[1]["output"] == "[2.0, 4.0]" and rows[0]["output"] == "[2.0, 4.0]"
     assert "while" in rows[1]["code"] and rows[1]["verification"]["inputs"] == 6

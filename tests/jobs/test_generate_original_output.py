@@ -1,5 +1,5 @@
 """An original row's ``output`` is the repr of its re-executed result, as its variants'
-is (tester's F4): the recorded text only had to compare equal (``1`` for ``True``, ``2.0``
+is: the recorded text only had to compare equal (``1`` for ``True``, ``2.0``
 for ``2``, a dict in another key order, an expression), so originals and variants recorded
 different texts for one value, and a harness compares the text.  Programs run in the
 sandbox only."""

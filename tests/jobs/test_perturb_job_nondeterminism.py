@@ -1,6 +1,6 @@
 """``codemorph perturb`` writes no ground truth a later run could contradict.
 
-Programs run only in the sandbox.  Rows come from the tester's reproductions: programs
+Programs run only in the sandbox.  Rows are programs
 that read the clock or random numbers (rejected before the search, the reason naming the
 source), and programs whose found inputs return memory addresses or identity-ordered sets
 (found by the search, dropped by the re-check: each finding runs twice in one batch, at

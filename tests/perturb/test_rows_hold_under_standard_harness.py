@@ -1,5 +1,5 @@
 """Perturbation rows hold under a standard harness, not only inside codemorph's sandbox
-(tester's finding F1 and the recursion-limit rule): a finding whose outcome changes at
+(its module and file names, CPython's default recursion limit): a finding whose outcome changes at
 CPython's default recursion limit is dropped, a MemoryError caught at the sandbox's memory
 limit is never an output, and programs that read the harness's identity are rejected.
 Programs run in the sandbox only."""
@@ -67,7 +67,7 @@ def test_programs_reading_the_harness_are_rejected(tmp_path):
 
 
 def test_program_exception_named_like_a_builtin_is_not_a_finding(tmp_path):
-    """Tester's F7: ``class IndexError(Exception)`` raised by the program was written (and
+    """``class IndexError(Exception)`` raised by the program was written (and
     counted) as the built-in IndexError; a real IndexError of the same program still is."""
     fake = "class IndexError(Exception):\n    pass\ndef f(x):\n    if x > 3:\n        raise IndexError('fake')\n    return x\n"
     real = "def f(x):\n    if x > 3:\n        raise IndexError('real')\n    return x\n"

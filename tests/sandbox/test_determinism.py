@@ -12,7 +12,7 @@ from paths import CRUXEVAL
 
 
 FLAGGED = [
-    # the tester's rows (F2, F3, F5)
+    # programs that read the clock or random numbers
     ("import time\ndef f(x):\n    return x + int(time.time()) // 60 % 1000\n",
      "reads the clock (import time)"),
     ("import random\ndef f(x):\n    if x == 100:\n        return random.randint(0, 1)\n    return -x\n",

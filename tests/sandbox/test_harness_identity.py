@@ -1,6 +1,6 @@
 """Programs whose outcome depends on the harness that runs them (its module name, file name,
 frames): flagged statically by :func:`codemorph.determinism.nondeterminism_source`, so no row
-of them is written (the tester's F1: ``co_filename``, ``traceback``, ``__module__``,
+of them is written (reads of ``co_filename``, ``traceback``, ``__module__``,
 ``__name__``).  Only parses code; nothing runs here."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ UNKNOWN = "imports a module that may read the clock, files, the process or the m
 
 
 @pytest.mark.parametrize("code,reason", [
-    # tester's F11: the clock read through a module that reads it for its caller
+    # the clock read through a module that reads it for its caller
     ("import email.utils\ndef f(x):\n    return email.utils.formatdate()[17:22]\n", f"{UNKNOWN} (import email.utils)"),
     ("from http.cookiejar import time2isoz\ndef f(x):\n    return time2isoz()\n",
      f"{UNKNOWN} (from http.cookiejar import ...)"),

@@ -1,5 +1,5 @@
-"""What a program can observe of codemorph's sandbox is never taken for its behaviour
-(tester's finding F1): the sandbox's module name and file name in a result's repr, an
+"""What a program can observe of codemorph's sandbox is never taken for its behaviour:
+the sandbox's module name and file name in a result's repr, an
 output or an exception message; a MemoryError caught at the sandbox's address-space limit;
 and a request can run with the stack of CPython's default recursion limit.  Programs run in
 the sandbox only; ``_may_catch_memory`` only parses code."""
@@ -125,7 +125,7 @@ def test_request_recursion_limit_is_checked(bad):
 
 
 def test_result_repr_uses_the_default_int_digit_limit(box):
-    """Tester's F5: a program that lifts the int-to-str digit limit returned a 5,001-digit
+    """A program that lifts the int-to-str digit limit returned a 5,001-digit
     output; ``<code>\\nassert f(5000) == <output>`` fails to compile in a harness (the literal
     is parsed at the default limit, before ``f`` runs), so the repr is not kept."""
     code = "import sys\ndef f(n):\n    sys.set_int_max_str_digits(0)\n    return 10 ** n\n"
@@ -142,7 +142,7 @@ DEL_ORDER = ("log = []\nclass A:\n    def __init__(self, n):\n        self.n = n
 
 @pytest.mark.parametrize("types", [True, False])
 def test_traced_run_does_not_keep_dropped_objects_alive(box, types):
-    """Tester's F14: the types-of-locals tracer read ``f_locals``, whose dict kept ``a`` and
+    """The types-of-locals tracer read ``f_locals``, whose dict kept ``a`` and
     ``b`` alive until the next line event, so the traced run returned ``[]`` where a plain
     interpreter returns ``[1, 2]``.  A program with ``__del__`` gets no types."""
     o = box.run(ExecRequest(DEL_ORDER, "f", "1", trace=True, types=types))
@@ -169,7 +169,7 @@ def test_dataclasses_with_string_annotations_run(box):
      "    return dumps([1, x])\n", "'[1, 1]'"),
 ])
 def test_patched_class_of_a_loaded_module_does_not_leak(box, code, expected):
-    """Tester's F6: input 7 patches a class of an already-loaded module; the next request
+    """Input 7 patches a class of an already-loaded module; the next request
     of the batch (input 1) saw the patch, so a deterministic row was rejected."""
     seven, one = box.run_batch([ExecRequest(code, "f", "7"), ExecRequest(code, "f", "1")])
     assert seven.status == "returned" and (one.status, one.value_repr) == ("returned", expected)

@@ -1,5 +1,5 @@
 """comprehension-to-loop and loop-to-comprehension refuse programs that may recurse through
-a dunder method Python calls implicitly (tester's F9): ``__len__`` returning ``sum([len(k)
+a dunder method Python calls implicitly: ``__len__`` returning ``sum([len(k)
 for k in self.kids])`` recurses through ``len`` without spelling its own name, and a
 comprehension frame changes the depth at which ``RecursionError`` comes (a variant returned
 601 where its original raised at CPython's default limit).  Only rewrites; a sandboxed run

@@ -1,5 +1,5 @@
 """misleading-docstring refuses programs that can read a docstring without spelling
-``__doc__`` (tester's F15: ``getattr(f, '__d' + 'oc__')`` behind a branch no verification
+``__doc__`` (``getattr(f, '__d' + 'oc__')`` behind a branch no verification
 input reached returned the invented docstring).  Only rewrites."""
 
 from __future__ import annotations
