@@ -1,9 +1,8 @@
 """Shared scaffolding of the transform tests: fixture files, one sandbox, CRUXEval rows.
 
-Fixture cases (in the style of Black/Ruff) live in ``tests/fixtures/<transform>/``:
+Fixture cases (in the style of Black/Ruff) live in ``tests/transforms/fixtures/<transform>/``:
 ``NAME.py`` is the input, ``NAME.expected.py`` the exact expected output and ``NAME.json``
-(optional) the case's settings (``seed``, ``options``, harness ``inputs``, ``refused``: a
-substring of the expected refusal reason; each test file documents the keys it reads).
+the case's settings; tests/transforms/test_fixtures.py runs every case and documents the keys.
 Set ``CODEMORPH_UPDATE_FIXTURES=1`` to rewrite the expected files (then review the diff).
 
 CRUXEval-wide tests run on a deterministic sample by default, every
@@ -27,9 +26,9 @@ from typing import Sequence
 
 import pytest
 
-TESTS = Path(__file__).parent
-FIXTURES = TESTS / "fixtures"
-CRUXEVAL = Path(__file__).parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
+from paths import CRUXEVAL, TRANSFORM_FIXTURES
+
+FIXTURES = TRANSFORM_FIXTURES
 
 #: whether the CRUXEval-wide tests run on all 800 rows (``CODEMORPH_FULL=1``) instead of
 #: the default sample
@@ -40,21 +39,6 @@ SAMPLE_STEP = 8
 
 # ---------------------------------------------------------------------------------------
 # fixture files
-
-
-def fixture_cases(*names: str) -> list[tuple[str, Path]]:
-    """``(transform name, input path)`` of every fixture case under
-    ``tests/fixtures/<name>/`` for each of ``names`` (a name may be a sub-folder such as
-    ``"rename-locals/schemes"``), in name order then file-name order."""
-    out = []
-    for name in names:
-        out += [(name, p) for p in sorted((FIXTURES / name).glob("*.py")) if not p.name.endswith(".expected.py")]
-    return out
-
-
-def case_id(value: object) -> str:
-    """pytest id of a ``(name, path)`` parameter: the name as is, a path by its stem."""
-    return value.stem if isinstance(value, Path) else str(value)
 
 
 def fixture_spec(path: Path) -> dict:
@@ -78,52 +62,6 @@ def assert_matches_expected(path: Path, source: str) -> str:
     text = expected.read_text()
     assert source == text
     return text
-
-
-def apply_fixture(name: str, path: Path, *, sandbox=None, observe: bool = False):
-    """Apply the transform ``name`` to the fixture input ``path`` as its ``NAME.json``
-    says (``options``, ``seed``, ``inputs``) and check the outcome.
-
-    Args:
-        observe: collect runtime observations of the input program over ``inputs`` in
-            ``sandbox`` (:func:`codemorph.testing.observe_types`) and pass them on.
-
-    Returns:
-        ``(spec, source, result)``.  When the spec has ``refused``, asserts that the
-        transform refused with a reason containing it and left the source unchanged, and
-        returns ``result=None``; otherwise asserts that it applied and that the rewrite
-        equals ``NAME.expected.py`` (:func:`assert_matches_expected`).
-    """
-    from codemorph import Program, get_transform
-    from codemorph.testing import observe_types
-    spec = fixture_spec(path)
-    transform = get_transform(name, **spec.get("options", {}))
-    source = path.read_text()
-    inputs = spec.get("inputs", [])
-    observations = observe_types(source, inputs, sandbox=sandbox) if observe else None
-    result = transform.apply(Program(source), spec.get("seed", 0), inputs=inputs, observations=observations)
-    if "refused" in spec:
-        assert not result.applied, result.source
-        assert spec["refused"] in result.reason
-        assert result.source == source
-        return spec, source, None
-    assert result.applied, result.reason
-    assert_matches_expected(path, result.source)
-    return spec, source, result
-
-
-def assert_fixtures_covered(*names: str, need_inputs: bool = False) -> None:
-    """Every fixture case of ``names`` (each name has at least one) either expects a
-    refusal or has its ``.expected.py``; with ``need_inputs``, every case also lists
-    ``inputs`` (rewritten cases must be executed)."""
-    for name in names:
-        cases = fixture_cases(name)
-        assert cases, name
-        for _, path in cases:
-            spec = fixture_spec(path)
-            assert "refused" in spec or expected_path(path).exists(), path
-            if need_inputs:
-                assert "inputs" in spec, path
 
 
 # ---------------------------------------------------------------------------------------
@@ -172,7 +110,7 @@ def cruxeval_rows() -> list[dict]:
     """All 800 CRUXEval rows (``id``, ``code``, ``input``, ``output``); skips the calling
     test when the data set is absent."""
     if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not available")
+        pytest.skip(f"shared data not available: {CRUXEVAL} (expected at <repo>/../shared/data)")
     return list(_read_cruxeval())
 
 
@@ -256,3 +194,34 @@ def function_symbols(source: str) -> list[dict[str, tuple]]:
     walk(symtable.symtable(source, "<program>", "exec"))
     return out
 
+
+# ---------------------------------------------------------------------------------------
+# lines a dead-code rewrite inserts that must never run
+
+
+def dead_lines(original: str, rewritten: str) -> list[int]:
+    """Line numbers of the inserted ``if``'s body (the lines that must never run): the
+    lines indented deeper than the first inserted ``if`` line, right after it."""
+    lines = rewritten.splitlines()
+    new = inserted_lines(original, rewritten)
+    ifs = [n for n in new if lines[n - 1].lstrip().startswith("if ")]
+    assert ifs, (original, rewritten)
+    return block_after(lines, ifs[0])
+
+
+def never_run_lines(name: str, original: str, rewritten: str) -> list[int]:
+    """Inserted lines that must never execute for the dead-code transform ``name``: the
+    body of the inserted ``if`` (``dead-code``), of the dead loop (``dead-loop``) or of
+    the unused helper (``unused-function``); none for ``dead-store`` (its store runs)."""
+    if name == "dead-code":
+        return dead_lines(original, rewritten)
+    if name == "dead-store":
+        return []
+    lines = rewritten.splitlines()
+    new = inserted_lines(original, rewritten)
+    head = "def " if name == "unused-function" else ("for ", "while ")
+    heads = [n for n in new if lines[n - 1].lstrip().startswith(head)]
+    assert heads, rewritten
+    body = block_after(lines, heads[0], skip_blank=True)
+    assert body
+    return body

@@ -1,0 +1,95 @@
+"""Command-line errors a user meets: each exits 2 with a message naming the path, option or
+argument and what was expected (nothing runs in this process; the CLI is a subprocess)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from paths import PACKAGE_DATA
+
+CLI = Path(sys.executable).parent / "codemorph"
+DEFAULT = PACKAGE_DATA / "default.jsonl"
+
+
+def run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(CLI), *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture()
+def work(tmp_path: Path) -> Path:
+    (tmp_path / "p.py").write_text("def f(xs):\n    return [x for x in xs if x > 2]\n")
+    shutil.copy(DEFAULT, tmp_path / "x.jsonl")
+    return tmp_path
+
+
+def test_verify_refuses_an_input_that_is_not_an_argument_list(work):
+    res = run("verify", "p.py", "p.py", "--input", "[1,,", cwd=work)
+    assert res.returncode == 2
+    assert "--input #1: not a valid argument list: '[1,,'" in res.stderr
+    assert "expected an argument-list literal" in res.stderr
+
+
+def test_verify_refuses_a_missing_entry_point(work):
+    res = run("verify", "p.py", "p.py", "--input", "[1]", "--entry", "g", cwd=work)
+    assert res.returncode == 2
+    assert "p.py: defines no top-level function 'g'" in res.stderr
+
+
+def test_generate_refuses_a_directory_as_output(work):
+    (work / "adir").mkdir()
+    res = run("generate", "x.jsonl", "-o", "adir", cwd=work)
+    assert res.returncode == 2
+    assert "adir: is a directory; expected an output file path" in res.stderr
+    assert not list((work / "adir").iterdir())
+
+
+def test_generate_refuses_to_overwrite_its_input(work):
+    before = (work / "x.jsonl").read_bytes()
+    res = run("generate", "x.jsonl", "-o", "x.jsonl", cwd=work)
+    assert res.returncode == 2
+    assert "is one of the input files" in res.stderr
+    assert (work / "x.jsonl").read_bytes() == before
+    # also when the input is a directory of shards that holds the output path
+    (work / "shards").mkdir()
+    shutil.copy(DEFAULT, work / "shards" / "a.jsonl")
+    res = run("generate", "shards", "-o", "shards/a.jsonl", cwd=work)
+    assert res.returncode == 2 and "is one of the input files" in res.stderr
+
+
+@pytest.mark.parametrize("opt", [["--workers", "-1"], ["--extra-inputs", "-5"]])
+def test_generate_refuses_negative_counts(work, opt):
+    res = run("generate", "x.jsonl", "-o", "y.jsonl", *opt, cwd=work)
+    assert res.returncode == 2
+    assert "must be >= 0" in res.stderr
+    assert not (work / "y.jsonl").exists()
+
+
+def test_help_keeps_extra_names_in_brackets(work):
+    res = run("generate", "--help", cwd=work)
+    assert res.returncode == 0
+    assert "codemorph[dask]" in " ".join(res.stdout.split())
+
+
+def test_analyze_refuses_a_file_as_report_folder_and_explains_unscored_rows(work):
+    (work / "one.jsonl").write_text("{}\n")
+    res = run("analyze", "x.jsonl", "--results", "one.jsonl", "-o", "one.jsonl", cwd=work)
+    assert res.returncode == 2 and "one.jsonl: exists and is not a folder" in res.stderr
+    (work / "preds.jsonl").write_text('{"id": "demo_0_running_total", "prediction": "1"}\n')
+    res = run("analyze", "x.jsonl", "--results", "preds.jsonl", "-o", "rep", "--no-dynamic", "--no-plots", cwd=work)
+    assert res.returncode == 2
+    assert "preds.jsonl:1: not a scored row: missing field 'correct'" in res.stderr
+    assert "expected the -o output of `codemorph evaluate`" in " ".join(res.stderr.split())
+
+
+def test_outputs_inside_the_input_directory_or_pattern_are_refused(work):
+    (work / "g").mkdir()
+    shutil.copy(DEFAULT, work / "g" / "a.jsonl")
+    for cmd, inp in (("generate", "g"), ("generate", "g/*.jsonl"), ("perturb", "g")):
+        res = run(cmd, inp, "-o", "g/out.jsonl", cwd=work)
+        assert res.returncode == 2, (cmd, inp, res.stderr)
+        assert "would be read as input" in res.stderr
+    assert sorted(p.name for p in (work / "g").iterdir()) == ["a.jsonl"]

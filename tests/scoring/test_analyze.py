@@ -1,0 +1,281 @@
+"""Tests of codemorph.analyze (static and dynamic program properties) and codemorph.report.
+
+Programs run only in codemorph's sandbox (dynamic properties); static properties come from libcst.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+import re
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from codemorph.scoring.analyze import (CONSTRUCTS, analyze, control_flow_graphs, cyclomatic_complexity, dynamic_properties,
+                               output_type, program_properties, write_report)
+from codemorph.errors import CodemorphError, ParseError
+from codemorph.scoring.evaluate import evaluate_dataset, evaluate_many, write_scores
+from codemorph.scoring.predictions import EvalRow, load_predictions, load_rows
+from codemorph.engine.program import parse_source
+from codemorph.sandbox.pool import Limits, Sandbox
+from paths import SCORING_FIXTURES, SHARED_DATA
+
+FIX = SCORING_FIXTURES / "evaluate"
+SHARED = SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(Limits(timeout=2.0), workers=2) as sb:
+        yield sb
+
+
+# --------------------------------------------------------------------------- static
+
+KITCHEN_SINK = '''\
+def f(nums):
+    # a comment line is not code
+    output = []
+    for n in nums:
+        if n > 2:
+            if n > 5:
+                output.append(n)
+        elif n < 0:
+            continue
+        else:
+            break
+    while True:
+        x = [a for a in nums for b in nums if a]
+        break
+    try:
+        g = lambda y: y
+    except ValueError:
+        pass
+    return sorted(output)
+
+def h(n):
+    return k(n - 1) if n else 0
+
+def k(n):
+    return h(n)
+'''
+
+
+def test_program_properties_kitchen_sink():
+    sp = program_properties(KITCHEN_SINK)
+    assert sp.constructs == {"for": 1, "while": 1, "nested_loops": 1, "if": 5, "nested_if": 1, "try": 1,
+                             "comprehension": 1, "lambda": 1, "recursion": 1, "with": 0, "match": 0}
+    assert sp.max_nesting == 3  # for > if > if
+    assert sp.lines == 22
+    assert sp.calls == 4  # append, sorted, k(...), h(...)
+    assert sp.builtin_functions == ["sorted"]
+    assert sp.builtin_methods == ["append"]
+    assert sp.functions == 3
+    # f: for, if, if, elif, try -> 5 decisions -> 6; h, k: 1 each
+    assert sp.complexity == 8
+    assert sp.loop_body_lines == [5, 13]
+
+
+def test_flags_and_shadowed_builtins():
+    sp = program_properties("def f(x):\n    len = 3\n    with open('a') as fh:\n        return len + abs(x)\n")
+    assert sp.flags()["with"] is True and sp.flags()["for"] is False
+    assert sp.builtin_functions == ["abs", "open"]  # len is rebound by the program
+
+
+def test_match_statement_and_elif_chain_are_not_nesting():
+    src = ("def f(x):\n    match x:\n        case 1:\n            return 'a'\n        case [y, *_]:\n"
+           "            return y\n        case _:\n            return None\n")
+    sp = program_properties(src)
+    assert sp.constructs["match"] == 1 and sp.max_nesting == 1
+    assert sp.complexity == 3  # three cases, the last irrefutable
+    chain = ("def f(x):\n    if x == 1:\n        return 1\n    elif x == 2:\n        return 2\n"
+             "    elif x == 3:\n        return 3\n    return 0\n")
+    sp = program_properties(chain)
+    assert sp.constructs["nested_if"] == 0 and sp.max_nesting == 1 and sp.complexity == 4
+
+
+@pytest.mark.parametrize("src,cc", [
+    ("def f(x):\n    return x\n", 1),
+    ("def f(x):\n    if x:\n        x += 1\n    return x\n", 2),
+    ("def f(x):\n    if x:\n        return 1\n    else:\n        return 2\n", 2),
+    ("def f(x):\n    for i in x:\n        if i:\n            break\n    else:\n        return 0\n    return 1\n", 3),
+    ("def f(x):\n    while True:\n        if x:\n            break\n    return 1\n", 2),
+    ("def f(x):\n    try:\n        return 1 / x\n    except ZeroDivisionError:\n        return 0\n"
+     "    except TypeError:\n        return -1\n", 3),
+    ("def f(x):\n    return x and x > 2 or not x\n", 1),  # boolean operators are not CFG branches
+    ("def f(x):\n    def g(y):\n        if y:\n            return 1\n        return 0\n    return g(x)\n", 3),
+])
+def test_cyclomatic_complexity(src, cc):
+    assert cyclomatic_complexity(src) == cc
+
+
+def test_cfg_is_a_connected_networkx_graph_from_entry_to_exit():
+    graphs = control_flow_graphs(parse_source(KITCHEN_SINK))
+    assert sorted(graphs) == ["f", "h", "k"]
+    g = graphs["f"]
+    assert isinstance(g, nx.DiGraph)
+    labels = nx.get_node_attributes(g, "label")
+    entry = next(n for n, lab in labels.items() if lab == "entry")
+    exit_ = next(n for n, lab in labels.items() if lab == "exit")
+    assert all(nx.has_path(g, entry, n) for n in g.nodes)
+    assert all(nx.has_path(g, n, exit_) for n in g.nodes)
+
+
+def test_parse_error_is_reported():
+    with pytest.raises(ParseError):
+        program_properties("def f(:\n")
+
+
+@pytest.mark.parametrize("out,exc,expected", [
+    ("True", None, "bool"), ("-3", None, "int"), ("2.5", None, "float"), ("float('nan')", None, "float"),
+    ("'a'", None, "str"), ("[1]", None, "list"), ("(1,)", None, "tuple"), ("{1: 2}", None, "dict"),
+    ("{1, 2}", None, "set"), ("set()", None, "set"), ("None", None, "None"), (None, "KeyError", "exception"),
+    ("b'x'", None, "other"),
+])
+def test_output_type(out, exc, expected):
+    assert output_type(out, exc) == expected
+
+
+# --------------------------------------------------------------------------- dynamic
+
+def test_dynamic_properties_in_the_sandbox(sandbox):
+    rows = [
+        EvalRow("loop", "def f(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s", "7", "21"),
+        EvalRow("rec", "def f(n):\n    return 1 if n <= 0 else n * f(n - 1)", "5", "120"),
+        EvalRow("print", "def f(x):\n    print('@@codemorph-trace@@ not json')\n    return x", "1", "1"),
+        EvalRow("raises", "def f(x):\n    y = 1\n    return x[5]", "[]", None, exception_type="IndexError"),
+        EvalRow("hang", "def f(x):\n    while True:\n        pass", "1", "None"),
+    ]
+    lines = {r.id: program_properties(r.code).loop_body_lines for r in rows}
+    d = dynamic_properties(rows, sandbox, loop_lines=lines)
+    # the for header runs n + 1 times (the last test ends the loop), its body n times
+    assert d["loop"] == {"loop_length": 8, "distinct_lines": 4, "line_executions": 17, "max_call_depth": 1,
+                         "max_loop_iterations": 7, "run_status": "returned", "run_exception": None}
+    assert d["rec"]["max_call_depth"] == 6 and d["rec"]["loop_length"] == 6
+    assert d["print"]["distinct_lines"] == 2  # the program's own output does not confuse the parser
+    assert d["raises"]["run_status"] == "raised" and d["raises"]["run_exception"] == "IndexError"
+    assert d["raises"]["line_executions"] == 2
+    assert d["hang"] is None
+
+
+# --------------------------------------------------------------------------- report
+
+class _Collect(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.imgs, self.tables, self.figures = [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.imgs.append(a.get("src", ""))
+        elif tag == "table":
+            self.tables.append(a.get("id"))
+        elif tag == "figure":
+            self.figures.append(a.get("id"))
+
+
+def _check_html(path: Path, tables: list[str]):
+    text = path.read_text(encoding="utf-8")
+    p = _Collect()
+    p.feed(text)
+    assert p.figures == ["plot-constructs", "plot-complexity", "plot-loop_length", "plot-output_type",
+                         "plot-transform_drop"]
+    assert len(p.imgs) == 5
+    for src in p.imgs:
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
+    for t in tables:
+        assert t in p.tables
+    assert not re.search(r"(src|href)=['\"](?!data:)", text)  # self-contained: no external resources
+    return text
+
+
+def test_analyze_fixture_two_models_and_report(tmp_path, sandbox):
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    good = evaluate_dataset(rows, ps, match="exact", n_resamples=50)
+    ps.model = "perfect"
+    ps.predictions = {r.id: [r.output if r.output is not None else r.exception_type] for r in rows}
+    perfect = evaluate_dataset(rows, ps, match="exact", n_resamples=50)
+    write_scores([good], tmp_path / "toy.jsonl")
+    report = analyze(FIX / "robustness_rows.jsonl", [tmp_path / "toy.jsonl", perfect], sandbox=sandbox,
+                     n_resamples=50)
+    assert report.models == ["toy", "perfect"]
+    assert [m["accuracy"] for m in report.model_summary] == [0.7, 1.0]
+    by = {(r["model"], r["property"], r["value"]): r for r in report.property_accuracy}
+    # o4 and its two variants have a for loop; toy gets o4:rename-locals and o4:perturb:0 right
+    assert by[("toy", "for", "yes")]["rows"] == 3
+    assert by[("toy", "for", "yes")]["accuracy"] == pytest.approx(2 / 3)
+    assert by[("toy", "output_type", "exception")]["accuracy"] == 0.5
+    assert by[("perfect", "all", "all")]["ci_high"] == 1.0
+    progs = {p["id"]: p for p in report.programs}
+    assert progs["o4"]["loop_length"] == 5 and progs["o4:perturb:0"]["max_loop_iterations"] == 3
+    assert report.robustness["toy"].robust_accuracy == 0.25
+    # toy is right on 7 rows, perfect on all 10: 3 discordant rows, all for perfect
+    [cmp] = report.model_comparison
+    assert (cmp["model_a"], cmp["model_b"], cmp["rows"], cmp["only_a"], cmp["only_b"]) == ("toy", "perfect", 10, 0, 3)
+    assert cmp["difference"] == pytest.approx(-0.3) and cmp["mcnemar_p"] == pytest.approx(0.25)
+
+    files = write_report(report, tmp_path / "report")
+    for name in ("constructs", "complexity", "loop_length", "output_type", "transform_drop"):
+        assert files[f"{name}.png"].read_bytes()[:4] == b"\x89PNG"
+    with open(files["property_accuracy.csv"], newline="") as fh:
+        table = list(csv.DictReader(fh))
+    row = next(r for r in table if (r["model"], r["property"], r["value"]) == ("toy", "for", "yes"))
+    assert float(row["accuracy"]) == pytest.approx(2 / 3) and row["rows"] == "3"
+    rob = json.loads(files["robustness.json"].read_text())
+    assert {(r["model"], r["group"]) for r in rob} >= {("toy", "rename-locals"), ("toy", "perturbation")}
+    html_text = _check_html(files["report.html"], ["model_summary", "model_comparison", "property_accuracy",
+                                                   "correlations", "robustness", "exceptions", "programs"])
+    assert "rename-locals" in html_text and "IndexError" in html_text
+
+
+def test_report_without_matplotlib_says_how_to_install(monkeypatch, tmp_path):
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    res = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    report = analyze(rows, [res], dynamic=False, n_resamples=10)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(CodemorphError, match=r"codemorph\[analysis\]"):
+        write_report(report, tmp_path / "r")
+    files = write_report(report, tmp_path / "r", plots=False)  # tables and HTML still work
+    assert "report.html" in files and not any(k.endswith(".png") for k in files)
+
+
+def test_cli_analyze(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    scores = tmp_path / "s.jsonl"
+    r = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p",
+                                 str(FIX / "robustness_predictions.jsonl"), "--match", "exact", "-o", str(scores),
+                                 "--bootstrap", "20"])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["analyze", str(FIX / "robustness_rows.jsonl"), "-r", str(scores), "-o",
+                                 str(tmp_path / "rep"), "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "rep" / "report.html").is_file() and (tmp_path / "rep" / "programs.csv").is_file()
+
+
+@pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
+def test_analyze_codemind_results_report(tmp_path, sandbox):
+    layout = SHARED / "codemind-layout"
+    rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) < 80]
+    results = evaluate_many(rows, load_predictions(layout, bench="cruxeval"), sandbox=sandbox)
+    write_scores(results, tmp_path / "scores.jsonl")
+    report = analyze(rows, [tmp_path / "scores.jsonl"], sandbox=sandbox, n_resamples=50)
+    assert report.models == ["deepseek-coder-33b-instruct", "gemini-1.5-pro", "semcoder_s", "starcoder2-15b"]
+    assert {c["property"] for c in report.correlations} >= {"complexity", "loop_length"}
+    assert all(p["loop_length"] is not None for p in report.programs)
+    files = write_report(report, tmp_path / "report")
+    text = _check_html(files["report.html"], ["model_summary", "property_accuracy", "correlations", "programs"])
+    for m in report.models:
+        assert m in text
+    assert set(CONSTRUCTS) <= set(json.loads(files["programs.json"].read_text())[0])

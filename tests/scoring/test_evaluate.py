@@ -1,0 +1,345 @@
+"""Tests of prediction readers, CRUXEval-harness scoring, exact matching and robustness metrics.
+
+Programs and predictions run only in codemorph's sandbox (through codemorph.evaluate).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codemorph.errors import InputError
+from codemorph.scoring.evaluate import (check_program, evaluate_dataset, evaluate_many, evaluate_paths, names_exception,
+                                normalize_exact, read_scores, robustness, write_scores, write_summary)
+from codemorph.scoring.metrics import wilson_interval
+from codemorph.scoring.predictions import (EvalRow, call_arguments, load_predictions, load_rows, read_codemind_dataset,
+                                   read_jsonl_predictions)
+from codemorph.sandbox.pool import Limits, Sandbox
+from paths import SCORING_FIXTURES, SHARED_DATA
+
+FIX = SCORING_FIXTURES / "evaluate"
+SHARED = SHARED_DATA
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with Sandbox(Limits(timeout=1.0, recursion_limit=1000), workers=2) as sb:
+        yield sb
+
+
+# --------------------------------------------------------------------------- readers
+
+def test_cruxeval_generations_reader():
+    [ps] = load_predictions(FIX / "harness_output.json")
+    assert ps.format == "cruxeval"
+    assert ps.model == "harness_output"
+    assert ps.predictions["sample_0"][:3] == ["'hia'", "'hi' + 'a'", "f('hi')"]
+    assert len(ps.predictions["sample_1"]) == 8
+
+
+def test_jsonl_reader_groups_models_and_accepts_lists(tmp_path):
+    p = tmp_path / "p.jsonl"
+    p.write_text('{"id": "a", "prediction": "1"}\n\n{"id": "a", "prediction": ["1", "2"], "model": "m2"}\n')
+    sets = read_jsonl_predictions(p)
+    assert [(s.model, s.predictions) for s in sets] == [("m2", {"a": ["1", "2"]}), ("p", {"a": ["1"]})]
+    p.write_text('{"id": "a", "prediction": "1"}\n{"id": "a", "prediction": "2"}\n')
+    with pytest.raises(InputError, match=r"p.jsonl:2: duplicate prediction for id 'a'"):
+        read_jsonl_predictions(p)
+    p.write_text('{"id": "a", "prediction": 3}\n')
+    with pytest.raises(InputError, match="must be a string or a list of strings"):
+        read_jsonl_predictions(p)
+
+
+def test_codemind_reader_layout_and_subfolders():
+    sets = load_predictions(FIX / "codemind")
+    assert [s.model for s in sets] == ["model-a", "model-b"]
+    a, b = sets
+    assert a.bench == "mini"
+    assert a.predictions == {"sample_0": ["[1,2,3]"], "sample_1": ["'ab'"], "sample_10": ['{1: "x"}'],
+                             "sample_2": ["8.50"]}
+    assert b.predictions == {"sample_0": ["[1, 2, 3]"], "sample_1": ['"a b"']}  # sample_2 has no predict.txt
+    # a model folder or bench folder works too
+    [only_b] = load_predictions(FIX / "codemind" / "Experiment_Results" / "ER" / "model-b")
+    assert only_b.predictions == b.predictions
+    [only_a] = load_predictions(FIX / "codemind" / "Experiment_Results" / "ER" / "model-a" / "mini")
+    assert only_a.predictions == a.predictions
+    with pytest.raises(InputError, match="no model folder 'zzz'"):
+        load_predictions(FIX / "codemind", model="zzz")
+
+
+def test_codemind_dataset_reader():
+    rows = read_codemind_dataset(FIX / "codemind" / "dataset" / "mini")
+    assert [r.id for r in rows] == ["sample_0", "sample_1", "sample_2", "sample_10"]
+    assert rows[0].input == "[3, 1, 2]" and rows[0].entry_point == "f" and rows[0].output == "[1, 2, 3]"
+
+
+def test_call_arguments():
+    assert call_arguments("f([1, 2], 'a)')\n") == ("f", "[1, 2], 'a)'")
+    assert call_arguments("g()") == ("g", "")
+    for bad in ("f(1) + 1", "x.f(1)", "f(1", "1"):
+        with pytest.raises(InputError):
+            call_arguments(bad)
+    with pytest.raises(InputError, match="expected 'f'"):
+        call_arguments("g(1)", "f")
+
+
+def test_dataset_reader_exception_rows_and_groups():
+    rows = {r.id: r for r in load_rows(FIX / "robustness_rows.jsonl")}
+    assert rows["o3"].output is None and rows["o3"].exception_type == "IndexError"
+    assert rows["o1"].group == "original"
+    assert rows["o1:rename-locals"].group == "rename-locals"
+    assert rows["o1:perturb:0"].group == "perturbation"
+    assert rows["o4:perturb:0"].original_id == "o4"
+
+
+def test_dataset_reader_rejects_bad_rows(tmp_path):
+    p = tmp_path / "d.jsonl"
+    p.write_text('{"id": "a", "code": "def f(): pass", "input": "", "output": null}\n')
+    with pytest.raises(InputError, match=r"d.jsonl:1: 'output' is null but the row has no 'exception'"):
+        load_rows(p)
+    line = '{"id": "a", "code": "x", "input": "", "output": "1"}\n'
+    p.write_text(line + line)
+    with pytest.raises(InputError, match="duplicate id 'a'"):
+        load_rows(p)
+
+
+# --------------------------------------------------------------------------- rules
+
+@pytest.mark.parametrize("text,expected", [
+    ("IndexError", True),
+    ("  IndexError: list index out of range\n", True),
+    ("IndexError('list index out of range')", True),
+    ("raise IndexError", True),
+    ("builtins.IndexError", True),
+    ("Traceback (most recent call last):\n  File \"x.py\", line 2, in f\nIndexError: list index out of range", True),
+    ("'IndexError'", False),
+    ("LookupError", False),
+    ("IndexErrorX", False),
+    ("IndexError + 1", False),
+    ("[1, 2]", False),
+])
+def test_names_exception(text, expected):
+    assert names_exception(text, "IndexError") is expected
+
+
+def test_normalize_exact_is_exerscopes():
+    assert normalize_exact('\n {1: "a b"}\n') == "{1:'ab'}"
+
+
+def test_check_program_follows_the_harness_template():
+    row = EvalRow("r", "def f(s):\n    return s", "'x'", "'x'")
+    assert check_program(row, "'x'", "output") == "def f(s):\n    return s\nassert 'x' == 'x'"
+    assert check_program(row, "f('x')", "input") == "def f(s):\n    return s\nassert 'x' == f('x')"
+    assert check_program(row, "f('x')", "output") is None  # the call itself in an output prediction
+    assert check_program(row, "'x'", "input") is None  # no call in an input prediction
+    assert check_program(row, "1 or 2", "output", strict=True) == "def f(s):\n    return s\nassert 'x' == (\n1 or 2\n)"
+    assert check_program(row, "'x' ==", "output", strict=True) is None
+    other = EvalRow("r", "def g(s):\n    return s", "'x'", "'x'", entry_point="g")
+    assert check_program(other, "g('x')", "output") is None
+    assert check_program(other, "f('x')", "input") is None
+
+
+# --------------------------------------------------------------------------- scoring in the sandbox
+
+def test_output_mode_harness_rules(sandbox):
+    rows = load_rows(FIX / "harness_rows.jsonl")
+    [ps] = load_predictions(FIX / "harness_output.json")
+    res = evaluate_dataset(rows, ps, mode="output", ks=(1, 2), sandbox=sandbox)
+    s0, s1 = res.rows
+    assert s0.status == ["pass", "pass", "skip:call-in-output", "fail:AssertionError", "pass", "fail:SyntaxError"]
+    assert s0.correct == [True, True, False, False, True, False]
+    assert (s0.n, s0.c) == (6, 3)  # refused generations stay in n
+    assert s1.correct == [True, True, True, True, False, False, False, False]
+    assert res.pass_at_k[1] == pytest.approx((3 / 6 + 4 / 8) / 2)
+    assert res.pass_at_k[2] == pytest.approx(((1 - 3 / 15) + (1 - 6 / 28)) / 2)
+    assert res.executions == 5  # five distinct check programs for sample_0, none for the exception row
+
+    strict = evaluate_dataset(rows, ps, mode="output", ks=(1,), strict=True, sandbox=sandbox)
+    assert strict.rows[0].status == ["pass", "pass", "skip:call-in-output", "fail:AssertionError",
+                                     "fail:AssertionError", "not-expression"]
+
+
+def test_input_mode_harness_rules_and_timeout(sandbox):
+    rows = load_rows(FIX / "harness_rows.jsonl")
+    [ps] = load_predictions(FIX / "harness_input.json")
+    res = evaluate_dataset(rows, ps, mode="input", ks=(1,), sandbox=sandbox)
+    s0, s1 = res.rows
+    assert s0.status == ["pass", "pass", "skip:no-call", "fail:AssertionError", "fail:SyntaxError", "timeout"]
+    assert s0.c == 2 and s0.n == 6
+    # exception row, input mode: the call must raise exactly IndexError
+    assert s1.status == ["raised:IndexError", "returned", "raised:TypeError", "raised:IndexError"]
+    assert s1.correct == [True, False, False, True]
+    assert res.pass_at_k[1] == pytest.approx((2 / 6 + 2 / 4) / 2)
+
+
+def test_codemind_execution_and_exact_match(sandbox):
+    dataset = FIX / "codemind" / "dataset" / "mini"
+    run = {r.model: r for r in evaluate_paths(dataset, FIX / "codemind", sandbox=sandbox)}
+    exact = {r.model: r for r in evaluate_paths(dataset, FIX / "codemind", match="exact")}
+    a, b = run["model-a"], run["model-b"]
+    assert {s.id: s.correct[0] for s in a.rows} == {"sample_0": True, "sample_1": False, "sample_2": True,
+                                                     "sample_10": True}
+    assert {s.id: s.correct[0] for s in exact["model-a"].rows} == {"sample_0": True, "sample_1": True,
+                                                                    "sample_2": False, "sample_10": True}
+    assert a.accuracy == 0.75 and exact["model-a"].accuracy == 0.75
+    assert b.missing == ["sample_2", "sample_10"] and b.accuracy == 1.0
+    assert exact["model-b"].accuracy == 1.0 and len(exact["model-b"].rows) == 2
+    wrong = evaluate_paths(dataset, FIX / "codemind", match="exact", missing="wrong", model="model-b")[0]
+    assert wrong.accuracy == 0.5 and wrong.rows[-1].status == ["missing"]
+    assert a.pass_at_k[5] is None and a.pass_at_k_rows[5] == 0  # one prediction per row: no pass@5
+
+
+# --------------------------------------------------------------------------- robustness
+
+def test_robustness_metrics_by_hand():
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    res = evaluate_dataset(rows, ps, match="exact", n_resamples=200)
+    rob = res.robustness
+    assert rob is not None
+    assert rob.original_rows == 4 and rob.original_accuracy == 0.75
+    g = {x.group: x for x in rob.groups}
+    assert sorted(g) == ["perturbation", "rename-locals"]
+    r = g["rename-locals"]
+    assert (r.rows, r.originals) == (4, 4)
+    assert r.accuracy == 0.5 and r.original_accuracy == 0.75
+    assert r.abs_drop == pytest.approx(0.25) and r.rel_drop == pytest.approx(1 / 3)
+    assert r.robust_accuracy == 0.25 and r.flip_rate == 0.75
+    p = g["perturbation"]
+    assert (p.rows, p.accuracy, p.original_accuracy) == (2, 1.0, 0.5)
+    assert p.abs_drop == pytest.approx(-0.5) and p.rel_drop == pytest.approx(-1.0)
+    assert p.robust_accuracy == 0.5 and p.flip_rate == 0.5
+    assert rob.robust_originals == 4 and rob.robust_accuracy == 0.25
+    [e] = rob.exceptions
+    assert (e.type, e.rows, e.accuracy) == ("IndexError", 2, 0.5)
+    assert e.ci == pytest.approx(wilson_interval(1, 2))
+    for x in (r, p):
+        assert x.abs_drop_ci[0] <= x.abs_drop <= x.abs_drop_ci[1]
+    # deterministic for a seed
+    again = evaluate_dataset(rows, ps, match="exact", n_resamples=200).robustness
+    assert again.to_json() == rob.to_json()
+
+
+def test_robustness_execution_agrees_with_exact_on_fixture(sandbox):
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    run = evaluate_dataset(rows, ps, sandbox=sandbox, n_resamples=50)
+    exact = evaluate_dataset(rows, ps, match="exact", n_resamples=50)
+    assert [s.correct for s in run.rows] == [s.correct for s in exact.rows]
+
+
+def test_robustness_with_several_generations_uses_expectations():
+    from codemorph.scoring.evaluate import RowScore
+
+    scores = [RowScore("a", "a", "original", "original", (), None, "m", [True, False], ["", ""]),
+              RowScore("a:t", "a", "code-transform", "t", ("t",), None, "m", [True, False, False, False], [""] * 4)]
+    rob = robustness(scores, n_resamples=10)
+    [g] = rob.groups
+    assert g.accuracy == 0.25 and g.original_accuracy == 0.5
+    assert g.robust_accuracy == pytest.approx(0.5 * 0.25)
+    assert g.flip_rate == pytest.approx(0.5 * 0.75 + 0.5 * 0.25)
+
+
+def test_scores_round_trip(tmp_path):
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    res = evaluate_dataset(rows, ps, match="exact", n_resamples=20)
+    write_scores([res], tmp_path / "s.jsonl")
+    write_summary([res], tmp_path / "s.json")
+    back = read_scores(tmp_path / "s.jsonl")
+    assert list(back) == ["toy"]
+    assert [s.to_json() for s in back["toy"]] == [s.to_json() for s in res.rows]
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary[0]["accuracy"] == res.accuracy and summary[0]["robustness"]["robust_accuracy"] == 0.25
+
+
+# --------------------------------------------------------------------------- CLI
+
+def test_cli_evaluate_writes_scores(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    out = tmp_path / "scores.jsonl"
+    r = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p",
+                                 str(FIX / "robustness_predictions.jsonl"), "--match", "exact", "-o", str(out),
+                                 "--bootstrap", "20"])
+    assert r.exit_code == 0, r.output
+    assert "robust accuracy (original and every variant correct): 25.00% of 4 originals" in r.output
+    assert len(out.read_text().splitlines()) == 10
+    bad = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p", str(tmp_path / "nope.json")])
+    assert bad.exit_code == 2
+
+
+# --------------------------------------------------------------------------- real data
+
+# Reference numbers: CRUXEval's own harness (facebookresearch/cruxeval, evaluation/
+# evaluate_generations.py + utils_general.py + utils_execute.py, commit 10d71b4) run on these
+# two files, printed with full precision (percentages).
+CRUXEVAL_REFERENCE = {
+    "output": (34.212500000000006, 40.286706349206355),
+    "input": (35.94999999999998, 44.991071428571416),
+}
+
+
+@pytest.mark.skipif(not (SHARED / "predictions").is_dir(), reason="shared CRUXEval data not available")
+def test_cruxeval_native_generations_match_the_harness():
+    rows = load_rows(SHARED / "cruxeval" / "cruxeval.jsonl")
+    assert len(rows) == 800  # CRUXEval has 800 programs (Gu et al. 2024): a documented property of the data set
+    # 4 workers on any machine: the 3 s timeouts of looping predictions then overlap
+    with Sandbox(Limits(timeout=3.0, recursion_limit=1000, output=16 << 20), workers=4) as sb:
+        for mode, (ref1, ref5) in CRUXEVAL_REFERENCE.items():
+            [ps] = load_predictions(SHARED / "predictions" / f"cruxeval-native-codellama-7b_temp0.2_{mode}.json")
+            res = evaluate_dataset(rows, ps, mode=mode, ks=(1, 5), sandbox=sb, n_resamples=10)
+            assert len(res.rows) == 800 and all(s.n == 10 for s in res.rows)
+            assert round(100 * res.pass_at_k[1], 4) == round(ref1, 4), mode
+            assert round(100 * res.pass_at_k[5], 4) == round(ref5, 4), mode
+
+
+# ExeRScope's published exact-match accuracies on CRUXEval (Experiment_Results/result_stat/ER/
+# overall_results.json in Intelligent-CAT-Lab/ExeRScope), with the counts they imply.
+EXERSCOPE_CRUXEVAL = {
+    "deepseek-coder-33b-instruct": ("0.5887", 471, 800),
+    "gemini-1.5-pro": ("0.7187", 511, 711),
+    "semcoder_s": ("0.5288", 423, 800),
+    "starcoder2-15b": ("0.5150", 412, 800),
+}
+
+
+@pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
+def test_codemind_layout_exact_match_reproduces_exerscope():
+    layout = SHARED / "codemind-layout"
+    results = evaluate_paths(layout / "dataset" / "cruxeval", layout, bench="cruxeval", match="exact")
+    got = {r.model: ("%.4f" % r.accuracy, sum(s.c for s in r.rows), len(r.rows)) for r in results}
+    assert got == EXERSCOPE_CRUXEVAL
+
+
+@pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
+def test_codemind_layout_execution_scores_all_models(sandbox, tmp_path):
+    layout = SHARED / "codemind-layout"
+    rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) in {*range(60), 145}]
+    sets = load_predictions(layout, bench="cruxeval")
+    results = {r.model: r for r in evaluate_many(rows, sets, sandbox=sandbox)}
+    assert sorted(results) == sorted(EXERSCOPE_CRUXEVAL)
+    for r in results.values():
+        assert r.rows and all(s.n == 1 for s in r.rows)
+    d = {s.id: s for s in results["deepseek-coder-33b-instruct"].rows}
+    # predicted '     ' for '           ': equal after ExeRScope's space removal, wrong by execution
+    assert d["sample_4"].status == ["fail:AssertionError"]
+    # predicted 8.50 for 8.5: a different string, the same value
+    assert d["sample_145"].status == ["pass"]
+
+
+def test_read_scores_separates_runs_of_one_model(tmp_path):
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    a = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    b = evaluate_dataset(rows, ps, match="exact", mode="input", n_resamples=10)
+    write_scores([a, b], tmp_path / "s.jsonl")
+    back = read_scores(tmp_path / "s.jsonl")
+    assert sorted(back) == ["toy (input, exact)", "toy (output, exact)"]
+    assert [s.c for s in back["toy (output, exact)"]] == [s.c for s in a.rows]
+    (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
+    with pytest.raises(InputError, match=r"bad.jsonl:1: not a scored row"):
+        read_scores(tmp_path / "bad.jsonl")

@@ -1,0 +1,190 @@
+"""Tests of the ``distractors`` family: misleading-comment and misleading-docstring
+(codemorph.transforms.distractors).
+
+Fixture cases live in tests/transforms/fixtures/<transform>/ (``NAME.py``, ``NAME.expected.py``,
+``NAME.json`` with ``inputs`` and optionally ``seed``, ``options`` or ``refused``), in the
+same format as tests/transforms/test_expressions.py; the expected rewrite is verified in the sandbox.
+Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the diff).
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+import types
+
+import pytest
+from conftest import FIXTURES, FULL, cruxeval_sample
+
+from codemorph import NotApplicable, Program
+from codemorph.testing import assert_preserves, assert_refuses
+from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring
+from codemorph.transforms.distractors.claims import make_comment as _comment
+
+FAMILY = ("misleading-comment", "misleading-docstring")
+
+
+# -- misleading-comment ----------------------------------------------------------------
+
+def _bytecode(source: str) -> tuple:
+    def fp(code: types.CodeType) -> tuple:
+        return (code.co_code, code.co_firstlineno, code.co_linetable,
+                tuple(fp(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts))
+    return fp(compile(source, "<program>", "exec"))
+
+
+def _comments(source: str) -> int:
+    return sum(tok.type == tokenize.COMMENT for tok in tokenize.generate_tokens(io.StringIO(source).readline))
+
+
+def test_comments_change_nothing_on_cruxeval() -> None:
+    """Independent of the transform's own check: same AST with positions, and the same
+    bytecode *and line table* (no line moved), on every CRUXEval program."""
+    applied = 0
+    rows = cruxeval_sample(5)
+    for row in rows:
+        res = MisleadingComment(count=None).apply(Program(row["code"]), 0)
+        if not res.applied:
+            continue
+        applied += 1
+        assert ast.dump(ast.parse(res.source), include_attributes=True) == \
+            ast.dump(ast.parse(row["code"]), include_attributes=True), row["id"]
+        assert _bytecode(res.source) == _bytecode(row["code"]), row["id"]
+        assert _comments(res.source) == _comments(row["code"]) + len(res.sites), row["id"]
+    assert applied >= (700 if FULL else 0.85 * len(rows))
+
+
+def test_comment_count_and_determinism() -> None:
+    code = (FIXTURES / "misleading-comment" / "all_sites.py").read_text()
+    a = MisleadingComment(count=2).apply(Program(code), 11)
+    assert len(a.sites) == 2
+    assert a.source == MisleadingComment(count=2).apply(Program(code), 11).source
+    sources = {MisleadingComment(count=2).apply(Program(code), s).source for s in range(8)}
+    assert len(sources) > 1
+
+
+def test_comment_never_declares_an_encoding() -> None:
+    """PEP 263: ``# ... coding: latin-1`` on line 1 or 2 would change how the file decodes."""
+    assert "coding:" not in _comment("x is the coding: latin-1 value").value
+    assert "coding=" not in _comment("coding=utf-8").value
+    code = "def f(coding):\n    coding = 'ab'\n    return coding\n"
+    res = MisleadingComment().apply(Program(code), 0)
+    assert res.applied
+    assert "coding" in res.source.splitlines()[1]
+    assert "coding:" not in res.source and "coding=" not in res.source.split("#", 1)[1]
+
+
+def test_comment_keeps_existing_comments_and_lines(sandbox) -> None:
+    code = "def f(x):\n    y = x + 1  # plus one\n    z = 0\n    return y, z, 1 // x\n"
+    res = assert_preserves(MisleadingComment(count=None), code, ["1", "0"], sandbox=sandbox)
+    assert res.source == ("def f(x):\n    y = x + 1  # plus one\n    z = 0  # z is -1 at this point\n"
+                          "    return y, z, 1 // x\n")
+
+
+def test_exception_lines_are_unchanged(sandbox) -> None:
+    """Comments go at line ends, so the line an exception reports is unchanged."""
+    from codemorph.sandbox.pool import ExecRequest
+    code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += 10 // x\n    return total\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.applied and len(res.sites) == 3
+    a, b = sandbox.run_batch([ExecRequest(code, "f", "[1, 0]"), ExecRequest(res.source, "f", "[1, 0]")])
+    assert a.exception.type == b.exception.type == "ZeroDivisionError"
+    assert a.exception.line == b.exception.line == 4
+
+
+def test_comment_claims_are_wrong_for_their_statements() -> None:
+    cases = {
+        "    n = 3\n": "n is 4 here",
+        "    for i in range(n):\n        pass\n": "i runs from 1 to n",
+        "    xs.append(n)\n": "n is inserted at the front of xs",
+        "    m = len(xs)\n": "m is the last index of xs",
+        "    s = t.upper()\n": "s is t in lower case",
+        "    if n > 2:\n        pass\n": "taken only when not (n > 2)",
+        "    n += 1\n": "n goes down by 1",
+        "    return sorted(xs)\n": "returns xs sorted from largest to smallest",
+        "    xs.sort(reverse=True)\n": "sorts xs from smallest to largest",
+    }
+    for body, claim in cases.items():
+        code = f"def f(n, xs, t):\n{body}"
+        claims = set()
+        for seed in range(6):
+            res = MisleadingComment(count=None).apply(Program(code), seed)
+            assert res.applied, (body, res.reason)
+            claims.update(s.description.removeprefix("comment: ") for s in res.sites)
+        assert claim in claims, (body, claims)
+
+
+def test_no_claims_about_shadowed_builtins() -> None:
+    code = "def sorted(xs):\n    return xs[::-1]\n\ndef f(xs):\n    ys = sorted(xs)\n    return ys\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[4] == "    ys = sorted(xs)"
+    res = MisleadingComment(count=None).apply(Program(code.replace("sorted", "mysort", 1)), 0)
+    assert res.source.splitlines()[4] == "    ys = sorted(xs)  # ys holds xs sorted from largest to smallest"
+
+
+def test_comment_refusals() -> None:
+    assert_refuses(MisleadingComment(), "def f(x):\n    return x\n", "no line inside a function")
+    assert_refuses(MisleadingComment(), "n = 3\n\ndef f(x):\n    return x\n", "no line inside a function")
+    code = "import linecache\n\ndef f(n):\n    k = 3\n    return k\n"
+    assert_refuses(MisleadingComment(), code, "linecache")
+    with pytest.raises(ValueError):
+        MisleadingComment(count=0)
+
+
+# -- misleading-docstring -------------------------------------------------------------
+
+def _without_entry_docstring(source: str) -> str:
+    tree = ast.parse(source)
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == "f" and ast.get_docstring(node) is not None:
+            node.body = node.body[1:]
+    return ast.dump(tree)
+
+
+def test_docstrings_change_only_the_docstring_on_cruxeval() -> None:
+    applied = 0
+    rows = cruxeval_sample(6)
+    for row in rows:
+        res = MisleadingDocstring().apply(Program(row["code"]), 0)
+        if not res.applied:
+            assert "no wrong claim" in res.reason or "__doc__" in res.reason, (row["id"], res.reason)
+            continue
+        applied += 1
+        assert _without_entry_docstring(res.source) == _without_entry_docstring(row["code"]), row["id"]
+        tree = ast.parse(res.source)
+        entry = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f"][-1]
+        assert ast.get_docstring(entry), row["id"]
+    assert applied >= (600 if FULL else 0.75 * len(rows))
+
+
+def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> None:
+    from codemorph.testing import observe_types
+    code = "def f(text, n):\n    return text * n\n"
+    obs = observe_types(code, ["'ab', 2"], sandbox=sandbox)
+    res = MisleadingDocstring().apply(Program(code), 0, observations=obs)
+    assert res.source == ('def f(text, n):\n    """Transform the arguments.\n\n    Args:\n'
+                          '        text: a list of strings.\n        n: a string of digits.\n    """\n'
+                          '    return text * n\n')
+
+
+def test_docstring_refusals() -> None:
+    assert_refuses(MisleadingDocstring(), "def f(x):\n    return getattr(f, '__doc__')\n", "__doc__")
+    assert_refuses(MisleadingDocstring(), "def f(x):\n    help(f)\n    return sorted(x)\n", "read docstrings")
+    assert_refuses(MisleadingDocstring(), "def f(x): return sorted(x)\n", "on the line of its def")
+    assert_refuses(MisleadingDocstring(), "def g(x):\n    return sorted(x)\n", "no top-level function 'f'")
+    assert_refuses(MisleadingDocstring(), "def f(x):\n    return eval('sorted(x)')\n", "eval/exec")
+
+
+def test_docstring_internal_check_rejects_other_changes() -> None:
+    with pytest.raises(NotApplicable, match="more than the docstring"):
+        MisleadingDocstring._check("def f(x):\n    return x\n", 'def f(x):\n    """D."""\n    return x + 1\n',
+                                   "f", '"""D."""')
+    with pytest.raises(NotApplicable, match="not the function's docstring"):
+        MisleadingDocstring._check("def f(x):\n    return x\n", "def f(x):\n    return x\n", "f", '"""D."""')
+
+
+def test_docstring_behaviour_is_preserved(sandbox) -> None:
+    code = "def f(xs):\n    xs.append(len(xs))\n    return xs[::-1]\n"
+    res = assert_preserves(MisleadingDocstring(), code, ["[1, 2]", "[]"], sandbox=sandbox)
+    assert res.source.startswith('def f(xs):\n    """Return xs unchanged.')

@@ -1,0 +1,277 @@
+"""Tests of the ``expressions`` family: swap-operands, expand-augassign, unfold-constant
+(codemorph.transforms.expressions).
+
+Fixture cases live in tests/transforms/fixtures/<transform>/: ``NAME.py`` is the input,
+``NAME.expected.py`` the exact expected output, and ``NAME.json`` holds ``inputs`` (the
+harness inputs: runtime types are observed on them in the sandbox, and the expected
+rewrite is verified on them plus mutants), optionally ``seed`` and ``options``, or
+``refused`` (a substring of the expected reason).  Set CODEMORPH_UPDATE_FIXTURES=1 to
+rewrite the expected files (then review the diff).
+
+Programs run only in the sandbox.  ``compile()`` (no execution) is used to compare code
+objects and qualified names.
+"""
+
+from __future__ import annotations
+
+import ast
+import types
+import warnings
+
+import libcst as cst
+import pytest
+from conftest import FULL, cruxeval_sample
+
+from codemorph import Program
+from codemorph.testing import assert_preserves, assert_refuses, observe_types
+from codemorph.engine.transform import RewriteContext
+from codemorph.transforms.expressions import (ExpandAugAssign, FunctionIndex, SwapOperands, UnfoldConstant,
+                                              literal_type)
+
+FAMILY = ("swap-operands", "expand-augassign", "unfold-constant")
+
+
+# -- swap-operands -------------------------------------------------------------------
+
+def test_swap_sites_are_recorded_with_positions(sandbox) -> None:
+    code = "def f(a, b):\n    return a + b, a * 3\n"
+    res = assert_preserves(SwapOperands(), code, ["2, 5"], sandbox=sandbox)
+    assert res.source == "def f(a, b):\n    return b + a, 3 * a\n"
+    assert [(s.line, s.column, s.description) for s in res.sites] == [
+        (2, 12, "a + b -> b + a"), (2, 19, "a * 3 -> 3 * a")]
+
+
+def test_naive_string_swap_would_differ(sandbox) -> None:
+    """Why str + str is refused: the swapped program returns another value."""
+    from codemorph.verification.differential import verify
+    code = "def f(s, t):\n    return s + t\n"
+    verdict = verify(code, "def f(s, t):\n    return t + s\n", inputs=["'ab', 'cd'"], sandbox=sandbox)
+    assert verdict.status == "differs"
+    assert verdict.counterexample.original.value_repr == "'abcd'"
+    assert_refuses(SwapOperands(), code, "observed as str", inputs=["'ab', 'cd'"], sandbox=sandbox)
+
+
+def test_nan_sign_depends_on_operand_order(sandbox) -> None:
+    """Why floats are excluded by default: with two NaNs the sign of the sum comes from
+    one operand (observable with math.copysign)."""
+    from codemorph.verification.differential import verify
+    code = ("import math\n\ndef f(k):\n    a = -float('nan')\n    b = float('nan') * k\n"
+            "    return math.copysign(1.0, a + b)\n")
+    swapped = code.replace("a + b", "b + a")
+    verdict = verify(code, swapped, inputs=["1"], extra_inputs=0, sandbox=sandbox)
+    assert verdict.status == "differs"
+    assert_refuses(SwapOperands(), code, "observed as float", inputs=["1"], sandbox=sandbox)
+    # the documented opt-in does swap it
+    res = SwapOperands(floats=True).apply(Program(code), 0, observations=observe_types(code, ["1"], sandbox=sandbox))
+    assert res.applied and "b + a" in res.source
+
+
+def test_swap_equality_on_floats_and_strings(sandbox) -> None:
+    code = "def f(x, s):\n    return x == 0.5, s != 'a', x != None\n"
+    res = assert_preserves(SwapOperands(), code, ["0.5, 'a'", "float('nan'), 'b'", "-0.0, ''"], sandbox=sandbox)
+    assert res.source == "def f(x, s):\n    return 0.5 == x, 'a' != s, None != x\n"
+
+
+def test_swap_bool_operands(sandbox) -> None:
+    code = "def f(p, q):\n    r = p > q\n    return r & True, r | False, r ^ p, r + r\n"
+    res = assert_preserves(SwapOperands(), code, ["1, 2", "3, 2"], sandbox=sandbox)
+    assert res.source == "def f(p, q):\n    r = p > q\n    return True & r, False | r, p ^ r, r + r\n"
+
+
+def test_swap_which_one_is_deterministic(sandbox) -> None:
+    code = "def f(a, b):\n    return a + 1, b + 2, a * b\n"
+    obs = observe_types(code, ["1, 2"], sandbox=sandbox)
+    results = [SwapOperands(which="one").apply(Program(code), seed, observations=obs) for seed in range(12)]
+    assert all(len(r.sites) == 1 for r in results)
+    assert len({r.source for r in results}) == 3  # each site is chosen for some seed
+    again = SwapOperands(which="one").apply(Program(code), 4, observations=obs).source
+    assert again == SwapOperands(which="one").apply(Program(code), 4, observations=obs).source
+
+
+def test_swap_needs_observations() -> None:
+    res = SwapOperands().apply(Program("def f(a):\n    return a + 1\n"), 0)
+    assert not res.applied and "observations" in res.reason
+
+
+def test_swap_user_class_named_int_is_refused(sandbox) -> None:
+    code = ("class int:\n    def __init__(self, v):\n        self.v = v\n"
+            "    def __add__(self, o):\n        return 'left'\n    def __radd__(self, o):\n        return 'right'\n\n"
+            "def f(a):\n    x = int(a)\n    return x + 1\n")
+    assert_refuses(SwapOperands(), code, "builtins.int", inputs=["1"], sandbox=sandbox)
+
+
+def test_swap_refuses_keywords_and_attributes_named_like_locals(sandbox) -> None:
+    code = ("class P:\n    a = 5\n\ndef g(a):\n    return a\n\n"
+            "def f(a):\n    p = P()\n    return g(a=a) + p.a, p.a + a\n")
+    assert_refuses(SwapOperands(), code, "not a simple name", inputs=["1"], sandbox=sandbox)
+
+
+def test_literal_type() -> None:
+    cases = {"3": "int", "-3": "int", "+2.5": "float", "True": "bool", "None": "NoneType", "'x'": "str",
+             "b'x'": "bytes", "rb'x'": "bytes", "x": None, "f'x'": None, "-(3)": None, "~3": None}
+    for text, expected in cases.items():
+        assert literal_type(cst.parse_expression(text)) == expected, text
+
+
+# -- qualified names agree with CPython ------------------------------------------------
+
+def _code_qualnames(source: str) -> set[str]:
+    out: set[str] = set()
+
+    def walk(code: types.CodeType) -> None:
+        if code.co_name != "<module>":
+            out.add(code.co_qualname)
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                walk(c)
+
+    walk(compile(source, "<program>", "exec"))
+    return out
+
+
+def _our_qualnames(source: str) -> set[str]:
+    program = Program(source)
+    ctx = RewriteContext(program, None)
+    return set(FunctionIndex(ctx).qualnames.values())
+
+
+def test_qualnames_match_compiler_on_tricky_program() -> None:
+    source = ("class A:\n    def m(self):\n        return [lambda: x for x in range(3)]\n"
+              "    class B:\n        def n(self):\n            def inner():\n                return {k: v for k, v in []}\n"
+              "            return inner\n"
+              "@(lambda d: d)\ndef deco(k=lambda: 0, *, j=[v for v in 'ab']) -> (lambda: 1):\n    return k\n"
+              "class C(type(lambda: 0)(lambda: 1) and object):\n    pass\n"
+              "def f(xs):\n    g = (y for y in xs)\n    s = {z for z in [[w for w in xs]]}\n    h = lambda q: lambda r: r\n"
+              "    return g, s, h\n")
+    assert _our_qualnames(source) == _code_qualnames(source)
+
+
+def test_qualnames_match_compiler_on_cruxeval() -> None:
+    for row in cruxeval_sample(3):
+        assert _our_qualnames(row["code"]) == _code_qualnames(row["code"]), row["id"]
+
+
+# -- expand-augassign ------------------------------------------------------------------
+
+def test_naive_list_expansion_would_differ(sandbox) -> None:
+    """Why ``ys += [1]`` is refused on lists: it mutates the list that ``xs`` also names."""
+    from codemorph.verification.differential import verify
+    code = "def f(xs):\n    ys = xs\n    ys += [1]\n    return xs\n"
+    verdict = verify(code, code.replace("ys += [1]", "ys = ys + [1]"), inputs=["[0]"], sandbox=sandbox)
+    assert verdict.status == "differs"
+    assert verdict.counterexample.original.value_repr == "[0, 1]"
+    assert verdict.counterexample.rewritten.value_repr == "[0]"
+    assert_refuses(ExpandAugAssign(), code, "may be mutable", inputs=["[0]"], sandbox=sandbox)
+
+
+def test_expand_refuses_mutable_arguments_even_when_types_mix(sandbox) -> None:
+    code = "def f(x):\n    x += x\n    return x\n"
+    assert_refuses(ExpandAugAssign(), code, "observed types: int, list", inputs=["1", "[1]"], sandbox=sandbox)
+
+
+def test_expand_refuses_module_level_and_class_body() -> None:
+    code = "n = 1\nn += 1\nclass K:\n    a = 1\n    a += 1\ndef f():\n    return n\n"
+    assert_refuses(ExpandAugAssign(), code, "not in a function body", observations={"K": {"a": ["int"]}})
+
+
+def test_expand_keeps_comments(sandbox) -> None:
+    code = "def f(a, b):\n    a += 1  # one\n    b -= a  # two\n    return a, b\n"
+    res = assert_preserves(ExpandAugAssign(), code, ["1, 2"], sandbox=sandbox)
+    assert res.source == "def f(a, b):\n    a = a + 1  # one\n    b = b - a  # two\n    return a, b\n"
+
+
+def test_values_living_within_one_line_are_not_trusted(sandbox) -> None:
+    """``y`` is a list only between two statements of one line, so no line event ever
+    observes it as a list; expanding ``x += [1]`` there would break the alias ``y``."""
+    code = "def f(a):\n    y = x = [a]; x += [1]; x = 0\n    return y\n"
+    assert_refuses(ExpandAugAssign(), code, "shares its line", inputs=["1"], sandbox=sandbox)
+    code = "def f(a):\n    n = 'a'; s = n + 'b'; n = a\n    return s\n"
+    assert_refuses(SwapOperands(), code, "shares its line", inputs=["1"], sandbox=sandbox)
+    code = "def f(a):\n    if a: return a + 1\n    return 0\n"
+    assert_refuses(SwapOperands(), code, "shares its line", inputs=["1"], sandbox=sandbox)
+
+
+def test_swap_refuses_names_written_by_nested_functions_or_walrus(sandbox) -> None:
+    code = "def f(n):\n    def g():\n        nonlocal n\n        n = 2\n\n    g()\n    return n + 1\n"
+    assert_refuses(SwapOperands(), code, "nested function assigns it", inputs=["1"], sandbox=sandbox)
+    code = "def f(n):\n    return [n + 1 for _ in range(2) if (n := 'a')]\n"
+    assert_refuses(SwapOperands(), code, "bound by :=", inputs=["1"], sandbox=sandbox)
+
+
+def test_expand_which_one(sandbox) -> None:
+    code = "def f(a, b):\n    a += 1\n    b += 2\n    return a, b\n"
+    res = assert_preserves(ExpandAugAssign(which="one"), code, ["1, 2"], sandbox=sandbox)
+    assert len(res.sites) == 1
+    assert res.source.count(" += ") == 1
+
+
+# -- unfold-constant -------------------------------------------------------------------
+
+def _code_fingerprint(code: types.CodeType) -> tuple:
+    consts = tuple(_code_fingerprint(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+                   for c in code.co_consts)
+    return (code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)
+
+
+def _compiled(source: str) -> tuple:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _code_fingerprint(compile(source, "<program>", "exec"))
+
+
+def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
+    """CPython folds ``(1 + 2)`` back to ``3``: an unfolded program compiles to exactly the
+    original bytecode and constants, a proof of equivalence that needs no execution."""
+    applied = 0
+    rows = cruxeval_sample(4)
+    for row in rows:
+        res = UnfoldConstant().apply(Program(row["code"]), 0)
+        if not res.applied:
+            assert "no int literal" in res.reason, (row["id"], res.reason)
+            continue
+        applied += 1
+        assert _compiled(res.source) == _compiled(row["code"]), row["id"]
+        assert res.source.count("\n") == row["code"].count("\n")
+    assert applied >= (500 if FULL else 0.6 * len(rows))
+
+
+def test_unfold_leaves_identity_comparisons_alone() -> None:
+    code = "def f(x):\n    return x is 300, x == 300\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        res = UnfoldConstant().apply(Program(code), 0)
+    assert res.applied
+    assert "x is 300" in res.source and "x == 300" not in res.source
+    assert len(res.sites) == 1
+
+
+def test_unfold_keeps_parentheses_of_the_literal() -> None:
+    res = UnfoldConstant().apply(Program("def f():\n    return (7)\n"), 0)
+    assert res.source == "def f():\n    return ((1 + 6))\n"
+
+
+def test_unfold_values_are_exact() -> None:
+    """Each unfolded expression evaluates (as a literal expression, via ast) to the literal."""
+    code = "def f():\n    return 0, 1, 2, 99, 10**30, 'ab', 'x\\ny', b'\\x00\\xff', '\\u00e9t\\u00e9'\n"
+    res = UnfoldConstant().apply(Program(code), 1)
+    for site in res.sites:
+        before, after = site.description.split(" -> ")
+        tree = ast.parse(after, mode="eval").body
+        assert isinstance(tree, ast.BinOp)
+        value = ast.literal_eval(tree.left), ast.literal_eval(tree.right)
+        combined = value[0] + value[1] if isinstance(tree.op, ast.Add) else value[0] - value[1]
+        assert combined == ast.literal_eval(before), site
+
+
+def test_unfold_is_deterministic() -> None:
+    code = "def f(x):\n    return x + 12, 'hello' * 3\n"
+    a = UnfoldConstant().apply(Program(code), 9).source
+    assert a == UnfoldConstant().apply(Program(code), 9).source
+    assert len({UnfoldConstant().apply(Program(code), s).source for s in range(10)}) > 1
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(ValueError):
+        SwapOperands(which="some")
+    with pytest.raises(TypeError):
+        UnfoldConstant(colour="red")
