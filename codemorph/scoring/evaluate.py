@@ -75,6 +75,8 @@ __all__ = [
     "names_exception",
     "normalize_exact",
     "check_program",
+    "score_generations",
+    "harness_sandbox",
     "write_scores",
     "write_summary",
     "read_scores",
@@ -283,6 +285,7 @@ class EvaluationResult:
 # --------------------------------------------------------------------------- rules
 
 _TRACEBACK_LAST = re.compile(r"^\s*Traceback \(most recent call last\):", re.M)
+_RAISES_ANSWER = re.compile(r"(?:assert\s+)?(?:\S.*?\s)?raises\s+(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*", re.S)
 _NAMED = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(.*)\Z", re.S)
 
 
@@ -294,10 +297,15 @@ def names_exception(prediction: str, exc_type: str) -> bool:
     True
     >>> names_exception("raise builtins.KeyError", "KeyError")
     True
+    >>> names_exception("raises KeyError", "KeyError")
+    True
     >>> names_exception("'IndexError'", "IndexError")
     False
     """
     text = prediction.strip()
+    raises = _RAISES_ANSWER.fullmatch(text)
+    if raises:  # the exception-answer protocol: "raises T", "assert f(x) raises T"
+        return raises.group(1) == exc_type
     if _TRACEBACK_LAST.search(text):
         lines = [ln for ln in text.splitlines() if ln.strip()]
         text = lines[-1].strip() if lines else ""
@@ -496,6 +504,45 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
                             executions, rob, predictions=predictions.source)
 
 
+def score_generations(row: EvalRow, generations: Sequence[str], mode: str = "output", *, strict: bool = False,
+                      sandbox=None, timeout: float = HARNESS_TIMEOUT) -> list[tuple[bool, str]]:
+    """Score the generations of one row exactly as :func:`evaluate_dataset` does (same
+    rules, same sandboxed check programs); the scorer of the Inspect AI and
+    lm-evaluation-harness tasks (:mod:`codemorph.harness`).
+
+    Args:
+        row: the data-set row.
+        generations: the answers to score (already extracted, see
+            :func:`codemorph.scoring.predictions.extract_answer`).
+        mode: ``"output"`` or ``"input"``.
+        strict: as in :func:`evaluate_dataset`.
+        sandbox: a :class:`codemorph.sandbox.Sandbox` (thread-safe; share one across calls);
+            default: a temporary one with the harness's limits.
+        timeout: seconds per check program of the temporary sandbox.
+
+    Returns:
+        One ``(correct, status)`` per generation (statuses as in :class:`RowScore`).
+
+    Raises:
+        ValueError: unknown ``mode``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    gens = list(generations)
+    if not gens:
+        return []
+    verdicts: dict[str, list[tuple[bool, str]]] = {}
+    own = None
+    if sandbox is None:
+        own = sandbox = _harness_sandbox(timeout)
+    try:
+        _execute([row], {row.id: gens}, mode, strict, sandbox, verdicts, None, timeout=timeout)
+    finally:
+        if own is not None:
+            own.close()
+    return verdicts[row.id]
+
+
 def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]:
     if row.output is None:
         ok = names_exception(generation, row.exception_type or "")
@@ -525,6 +572,14 @@ def _harness_sandbox(timeout: float, workers: int = 1):
 
     return Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT, output=16 << 20),
                    workers=workers)
+
+
+def harness_sandbox(timeout: float = HARNESS_TIMEOUT, workers: int = 1):
+    """A :class:`codemorph.sandbox.Sandbox` with the limits ``codemorph evaluate`` scores under
+    (``timeout`` seconds per check program, recursion limit 1000, 16 MiB of output) and
+    ``workers`` processes; for callers of :func:`score_generations` that score many rows.
+    Close it (or use it as a context manager) when done."""
+    return _harness_sandbox(timeout, workers)
 
 
 class _Shared:

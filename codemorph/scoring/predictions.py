@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,9 @@ __all__ = [
     "read_codemind_dataset",
     "find_codemind_dataset",
     "call_arguments",
+    "Answer",
+    "extract_answer",
+    "predicted_exception",
 ]
 
 
@@ -435,3 +439,156 @@ def read_codemind_dataset(path: str | os.PathLike[str]) -> list[EvalRow]:
 def _id_key(name: str) -> tuple:
     head, _, tail = name.rpartition("_")
     return (head, int(tail), "") if tail.isdigit() else (name, -1, name)
+
+
+# --------------------------------------------------------------------------- answers of models
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer found in one raw model generation (see :func:`extract_answer`).
+
+    Attributes:
+        text: the answer to score (a literal in output mode, a call in input mode, or an
+            exception answer such as ``raises KeyError``); ``""`` when unparsable.
+        status: where it was found: ``"tags"`` (inside ``[ANSWER]``...``[/ANSWER]``),
+            ``"fence"`` (a fenced code block), ``"assertion"`` (an ``assert`` line),
+            ``"bare"`` (the whole text, CRUXEval's direct-prompt case), or
+            ``"unparsable:<why>"`` with why one of ``empty``, ``unclosed-think``,
+            ``no-answer``.
+        assertions: number of ``assert`` statements in the answer text; when more than one,
+            the first is used.
+    """
+
+    text: str
+    status: str
+    assertions: int = 0
+
+    @property
+    def parsable(self) -> bool:
+        """Whether an answer was found."""
+        return not self.status.startswith("unparsable")
+
+
+_FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
+_RAISES = re.compile(r"\braises\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)")
+
+
+def _looks_like_expression(text: str) -> bool:
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def extract_answer(generation: str, mode: str) -> Answer:
+    """Find the answer in one raw generation of a base, chat or reasoning model.
+
+    CRUXEval's post-processing (``inference_output_prediction.py`` /
+    ``inference_input_prediction.py`` of facebookresearch/cruxeval) is applied to the
+    answer text, with three additions for chat and reasoning models:
+
+    1. reasoning: only the text after the last ``</think>`` is read; a ``<think>``
+       without its closing tag is unparsable (the reasoning was cut off);
+    2. the answer text is what follows ``[ANSWER]`` (up to ``[/ANSWER]`` when present; the
+       stop sequence normally removes it), else the last fenced code block that holds an
+       ``assert`` (else the last fenced block), else the whole text;
+    3. an answer with several ``assert`` statements is read from the first one
+       (:attr:`Answer.assertions` counts them).
+
+    Then, as CRUXEval does: output mode keeps what follows ``==`` (everything after the
+    first ``==``; CRUXEval keeps the text between the first and a second ``==``, which
+    differs only when the answer itself holds ``==``, never in CRUXEval's data); input mode
+    keeps what precedes ``==`` and drops a leading ``assert``.  An exception answer
+    (``assert f(x) raises KeyError``, see :mod:`codemorph.harness.prompts`) becomes
+    ``raises KeyError``.  Surrounding whitespace is stripped.
+
+    Args:
+        generation: the model's text (the completion after the prompt).
+        mode: ``"output"`` or ``"input"``.
+
+    Returns:
+        An :class:`Answer`; unparsable answers have ``text == ""``.
+
+    Raises:
+        ValueError: unknown ``mode``.
+    """
+    if mode not in ("output", "input"):
+        raise ValueError(f"mode must be 'output' or 'input', got {mode!r}")
+    text = generation
+    if "</think>" in text:
+        text = text.rsplit("</think>", 1)[1]
+    elif "<think>" in text:
+        return Answer("", "unparsable:unclosed-think")
+    status = "bare"
+    if "[ANSWER]" in text:
+        text = text.split("[ANSWER]")[1]
+        if "[/ANSWER]" in text:
+            text = text.split("[/ANSWER]")[0]
+        status = "tags"
+    else:
+        blocks = _FENCE.findall(text)
+        if blocks:
+            with_assert = [b for b in blocks if re.search(r"^\s*assert\b", b, re.M)]
+            text = (with_assert or blocks)[-1]
+            status = "fence"
+    asserts = [i for i, ln in enumerate(text.splitlines()) if re.match(r"\s*assert\b", ln)]
+    if len(asserts) > 1:
+        lines = text.splitlines()
+        text = "\n".join(lines[asserts[0]:asserts[1]])
+    if asserts and status == "bare":
+        status = "assertion"
+    text = text.strip()
+    m = _RAISES.search(text)
+    if m and "==" not in text:
+        if mode == "output":
+            return Answer(f"raises {m.group(1)}", status, len(asserts))
+        text = text[:m.start()].strip()  # input mode: the call before "raises T"
+    if mode == "output":
+        if "==" in text:
+            text = text.split("==", 1)[1].strip()
+        elif status == "bare" and text and not _looks_like_expression(text):
+            return Answer("", "unparsable:no-answer", len(asserts))
+    else:
+        if "==" in text:
+            text = text.split("==")[0].strip()
+        if text.startswith("assert") and (len(text) == 6 or not (text[6].isalnum() or text[6] == "_")):
+            text = text[6:].strip()
+    if not text:
+        return Answer("", "unparsable:empty", len(asserts))
+    return Answer(text, status, len(asserts))
+
+
+_EXC_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning", "StopIteration", "StopAsyncIteration")
+
+
+def predicted_exception(answer: str) -> str | None:
+    """The exception class an answer says the call raises, or ``None`` for a value.
+
+    Recognised (module prefixes such as ``builtins.`` dropped): ``raises T``,
+    ``raise T``/``raise T(...)``, ``T(...)``/``T: message``/bare ``T`` where ``T`` names an
+    exception class (a builtin exception, or a name ending in ``Error``, ``Exception``,
+    ``Warning``...), and the last line of a ``Traceback (most recent call last):`` block.
+    A string literal such as ``'KeyError'`` is a value, not an exception answer.
+    """
+    text = answer.strip()
+    m = _RAISES.search(text)
+    if m:
+        return m.group(1).rsplit(".", 1)[-1]
+    if re.search(r"^\s*Traceback \(most recent call last\):", text, re.M):
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        text = lines[-1].strip() if lines else ""
+    if text.startswith("raise ") or text.startswith("raise\t"):
+        text = text[6:].strip()
+    m = re.match(r"((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(.*)\Z", text, re.S)
+    if not m:
+        return None
+    name, rest = m.group(2), m.group(3).strip()
+    if rest and not (rest.startswith("(") or rest.startswith(":")):
+        return None
+    import builtins
+    obj = getattr(builtins, name, None)
+    is_builtin_exc = isinstance(obj, type) and issubclass(obj, BaseException)
+    if is_builtin_exc or name.endswith(_EXC_SUFFIXES):
+        return name
+    return None
