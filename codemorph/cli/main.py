@@ -498,6 +498,7 @@ def analyze(
 from codemorph.cli.perturb import perturb_command as _perturb_command  # noqa: E402
 
 app.command("perturb")(_perturb_command)
+app.add_typer(__import__("codemorph.cli.harness", fromlist=["app"]).app, name="harness")  # codemorph harness ...
 
 
 def main() -> None:
