@@ -14,6 +14,18 @@ Three prediction formats are read (:func:`load_predictions` picks one from the p
 * **JSON Lines** (a ``.jsonl`` file): ``{"id": ..., "prediction": "..." | ["...", ...]}``
   per line, optionally with ``"model"`` (rows of several models may share a file).
 
+* **Inspect AI eval logs** (a ``.eval`` file, or an Inspect ``.json`` log): the samples of a
+  run of the task ``codemorph/execution_prediction`` (or any task whose samples carry
+  ``metadata["id"]``, else the sample id); one generation per epoch (epoch order).  Needs
+  ``inspect-ai`` (``codemorph[inspect]``).
+* **lm-evaluation-harness ``--log_samples`` output** (``samples_<task>_<time>.jsonl``): one
+  line per document, ``doc["id"]`` the row id, ``resps`` the generations (every repeat).
+
+The raw completions of both harness logs go through :func:`extract_answer` (the extraction the
+harness tasks score with); unparsable ones become ``""`` (scored wrong) and are counted in
+:attr:`PredictionSet.unparsable`.  The log's prediction mode is kept in
+:attr:`PredictionSet.mode`.
+
 Every reader raises :class:`~codemorph.InputError` with the file (and line) at fault.
 """
 
@@ -36,6 +48,8 @@ __all__ = [
     "read_cruxeval_generations",
     "read_jsonl_predictions",
     "read_codemind_predictions",
+    "read_inspect_log",
+    "read_lm_eval_samples",
     "load_rows",
     "read_jsonl_rows",
     "read_codemind_dataset",
@@ -55,8 +69,11 @@ class PredictionSet:
         model: model name (from the folder name, the ``model`` field, or the file stem).
         predictions: row id -> generations, in the order given (each a str).
         source: where they were read from (a path, for messages and reports).
-        format: ``"cruxeval"``, ``"codemind"`` or ``"jsonl"``.
+        format: ``"cruxeval"``, ``"codemind"``, ``"jsonl"``, ``"inspect"`` or ``"lm-eval"``.
         bench: for the CodeMind layout, the bench folder name (e.g. ``"cruxeval"``).
+        mode: the prediction mode the source was made for (harness logs), else ``None``.
+        unparsable: generations in which no answer was found (harness logs; kept as ``""``).
+        extraction: harness logs: :attr:`Answer.status` -> number of generations.
     """
 
     model: str
@@ -64,6 +81,9 @@ class PredictionSet:
     source: str = ""
     format: str = ""
     bench: str | None = None
+    mode: str | None = None
+    unparsable: int = 0
+    extraction: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -113,9 +133,11 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
     """Read predictions from ``path``.
 
     Args:
-        path: a ``.json`` file (CRUXEval generations), a ``.jsonl`` file, or a folder in
-            the CodeMind/ExeRScope layout.
-        fmt: ``"auto"`` (from the path), ``"cruxeval"``, ``"jsonl"`` or ``"codemind"``.
+        path: a ``.json`` file (CRUXEval generations or an Inspect log), a ``.jsonl`` file
+            (codemorph predictions or lm-eval ``--log_samples`` output), an Inspect ``.eval``
+            log, or a folder in the CodeMind/ExeRScope layout.
+        fmt: ``"auto"`` (from the path and, for ``.json``/``.jsonl``, the first bytes),
+            ``"cruxeval"``, ``"jsonl"``, ``"codemind"``, ``"inspect"`` or ``"lm-eval"``.
         model: model name to use when the source does not name one (default: file stem).
         bench: CodeMind layout only: which bench folder to read (default: every bench
             found; an error when there are several).
@@ -132,10 +154,12 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
     if fmt == "auto":
         if p.is_dir():
             fmt = "codemind"
+        elif p.name.endswith(".eval"):
+            fmt = "inspect"
         elif p.name.endswith(".jsonl"):
-            fmt = "jsonl"
+            fmt = "lm-eval" if _is_lm_eval_samples(p) else "jsonl"
         elif p.name.endswith(".json"):
-            fmt = "cruxeval"
+            fmt = "inspect" if _is_inspect_json(p) else "cruxeval"
         else:
             raise InputError(f"{p}: cannot tell the prediction format from the name; expected a .json file "
                              f"(CRUXEval generations), a .jsonl file, or a CodeMind/ExeRScope folder")
@@ -145,7 +169,11 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
         return read_jsonl_predictions(p, model)
     if fmt == "codemind":
         return read_codemind_predictions(p, bench=bench, model=model)
-    raise InputError(f"unknown prediction format {fmt!r}; expected auto, cruxeval, jsonl or codemind")
+    if fmt == "inspect":
+        return [read_inspect_log(p, model)]
+    if fmt == "lm-eval":
+        return [read_lm_eval_samples(p, model)]
+    raise InputError(f"unknown prediction format {fmt!r}; expected auto, cruxeval, jsonl, codemind, inspect or lm-eval")
 
 
 def _default_model(p: Path) -> str:
@@ -285,6 +313,130 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
     if not out:
         raise InputError(f"{er}: no model has a {bench!r} folder")
     return out
+
+
+def _first_line(p: Path) -> str:
+    try:
+        with open(p, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    return line
+    except (OSError, UnicodeDecodeError):
+        pass
+    return ""
+
+
+def _is_lm_eval_samples(p: Path) -> bool:
+    try:
+        d = json.loads(_first_line(p))
+    except json.JSONDecodeError:
+        return False
+    return isinstance(d, dict) and "doc_id" in d and "resps" in d and "doc" in d
+
+
+def _is_inspect_json(p: Path) -> bool:
+    try:
+        with open(p, encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head.lstrip().startswith("{") and '"eval"' in head and '"version"' in head and '"status"' in head
+
+
+def _harness_set(model: str, raw: dict[str, list[str]], source: Path, fmt: str, mode: str) -> PredictionSet:
+    preds: dict[str, list[str]] = {}
+    stats: dict[str, int] = {}
+    unparsable = 0
+    for rid, gens in raw.items():
+        out = []
+        for g in gens:
+            a = extract_answer(g, mode)
+            stats[a.status] = stats.get(a.status, 0) + 1
+            if a.assertions > 1:
+                stats["several-assertions"] = stats.get("several-assertions", 0) + 1
+            unparsable += not a.parsable
+            out.append(a.text)
+        preds[rid] = out
+    return PredictionSet(model, preds, str(source), fmt, mode=mode, unparsable=unparsable,
+                         extraction=dict(sorted(stats.items())))
+
+
+def read_inspect_log(path: str | os.PathLike[str], model: str | None = None) -> PredictionSet:
+    """Read an Inspect AI eval log (``.eval`` or ``.json``) of ``codemorph/execution_prediction``.
+
+    Each sample's row id is ``metadata["id"]`` (else the sample id); its generations are the
+    completions of its epochs, in epoch order, passed through :func:`extract_answer` with the
+    task's ``mode`` (``metadata["mode"]``, else the task argument ``mode``, else output).
+    Samples that errored have no completion and are left out.
+
+    Raises:
+        InputError: not readable as an Inspect log, inspect-ai not installed, no samples.
+    """
+    p = Path(path)
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise InputError(f"{p}: reading Inspect AI logs needs inspect-ai (pip install 'codemorph[inspect]')") from None
+    try:
+        log = read_eval_log(str(p))
+    except Exception as exc:  # the reader raises many kinds; report the file
+        raise InputError(f"{p}: not an Inspect AI eval log ({type(exc).__name__}: {exc})") from None
+    if not log.samples:
+        raise InputError(f"{p}: the Inspect log has no samples")
+    mode = str((log.eval.task_args or {}).get("mode") or "output")
+    raw: dict[str, list[tuple[int, str]]] = {}
+    for s in log.samples:
+        if s.error is not None or s.output is None:
+            continue
+        md = s.metadata or {}
+        mode = str(md.get("mode") or mode)
+        raw.setdefault(str(md.get("id", s.id)), []).append((int(s.epoch or 1), s.output.completion))
+    if mode not in ("output", "input"):
+        raise InputError(f"{p}: unknown prediction mode {mode!r} in the log")
+    ordered = {rid: [g for _, g in sorted(v, key=lambda t: t[0])] for rid, v in raw.items()}
+    name = model or str(log.eval.model)
+    return _harness_set(name, ordered, p, "inspect", mode)
+
+
+_LM_EVAL_NAME = re.compile(r"samples_(.+?)_\d{4}-\d{2}-\d{2}T")
+
+
+def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None) -> PredictionSet:
+    """Read lm-evaluation-harness ``--log_samples`` output (``samples_<task>_<time>.jsonl``).
+
+    The row id is ``doc["id"]``; the generations are ``resps`` (every repeat, flattened), passed
+    through :func:`extract_answer`.  The mode is ``input`` when the task name (from the file
+    name) contains ``input``, else ``output``.  The model name defaults to the folder lm-eval
+    wrote the file into (named after the model).
+
+    Raises:
+        InputError: a line that is not such a sample (file:line), no samples.
+    """
+    p = Path(path)
+    m = _LM_EVAL_NAME.match(p.name)
+    task = m.group(1) if m else p.stem
+    mode = "input" if "input" in task else "output"
+    raw: dict[str, list[str]] = {}
+    with open(p, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{p}:{lineno}"
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+            doc = d.get("doc") if isinstance(d, dict) else None
+            if not isinstance(doc, dict) or "id" not in doc or not isinstance(d.get("resps"), list):
+                raise InputError(f"{where}: expected an lm-eval sample with 'doc' (holding 'id') and 'resps'")
+            gens: list[str] = []
+            for r in d["resps"]:
+                gens.extend([r] if isinstance(r, str) else [str(x) for x in r])
+            raw.setdefault(str(doc["id"]), []).extend(gens)
+    if not raw:
+        raise InputError(f"{p}: no samples in the file")
+    name = model or (p.parent.name if p.parent.name not in ("", ".") else task)
+    return _harness_set(name, raw, p, "lm-eval", mode)
 
 
 def find_codemind_dataset(pred_path: str | os.PathLike[str], bench: str) -> Path | None:
