@@ -79,7 +79,7 @@ def _subset(tmp_path: Path, n: int) -> Path:
 def test_inspect_task_accuracy_equals_evaluate_pass_at_1_on_first_codellama_generations(tmp_path, mode):
     data = _subset(tmp_path, ROWS)
     answers = replay_answers(data, mode)
-    [log] = inspect_eval(execution_prediction(dataset=str(data), mode=mode, samples=1), model="codemorph-replay/codellama-7b",
+    [log] = inspect_eval(execution_prediction(dataset=str(data), mode=mode, samples=1), model=f"codemorph-replay/codellama-7b-{mode}",
                          model_args={"answers": answers}, log_dir=str(tmp_path / "logs"), display="none",
                          max_samples=8)
     assert log.status == "success", log.error
