@@ -648,10 +648,14 @@ def extract_answer(generation: str, mode: str) -> Answer:
     3. an answer with several ``assert`` statements is read from the first one
        (:attr:`Answer.assertions` counts them).
 
-    Then, as CRUXEval does: output mode keeps what follows ``==`` (everything after the
-    first ``==``; CRUXEval keeps the text between the first and a second ``==``, which
-    differs only when the answer itself holds ``==``, never in CRUXEval's data); input mode
-    keeps what precedes ``==`` and drops a leading ``assert``.  An exception answer
+    Then, as CRUXEval does: output mode keeps what follows ``==``, input mode keeps what
+    precedes it (without a leading ``assert``).  Where the answer (after ``assert``) parses
+    as one comparison ``X == Y``, the two sides are taken from the parse, so an input or
+    output holding ``==`` (``f('a==b') == 'x'``) is cut right; a bare answer that parses
+    as an expression (``'a==b'``) is kept whole; otherwise CRUXEval's text rule applies
+    (everything after the first ``==``; CRUXEval keeps the text between the first and a
+    second ``==``).  On answers without ``==`` inside the input or output -- all of
+    CRUXEval's -- this is CRUXEval's result.  An exception answer
     (``assert f(x) raises KeyError``, see :mod:`codemorph.harness.prompts`) becomes
     ``raises KeyError``.  Surrounding whitespace is stripped.
 
@@ -696,10 +700,17 @@ def extract_answer(generation: str, mode: str) -> Answer:
         if mode == "output":
             return Answer(f"raises {m.group(1)}", status, len(asserts))
         text = text[:m.start()].strip()  # input mode: the call before "raises T"
-    if mode == "output":
-        if "==" in text:
+    asserted = text.startswith("assert") and (len(text) == 6 or not (text[6].isalnum() or text[6] == "_"))
+    body = text[6:].strip() if asserted else text
+    side = _equality_side(body, mode)
+    if side is not None:
+        text = side
+    elif mode == "output":
+        if _looks_like_expression(body) and not asserted:
+            text = body  # a bare literal, even one holding "=="
+        elif "==" in text:
             text = text.split("==", 1)[1].strip()
-        elif status == "bare" and text and not _looks_like_expression(text):
+        elif status == "bare" and text:
             return Answer("", "unparsable:no-answer", len(asserts))
     else:
         if "==" in text:
@@ -709,6 +720,20 @@ def extract_answer(generation: str, mode: str) -> Answer:
     if not text:
         return Answer("", "unparsable:empty", len(asserts))
     return Answer(text, status, len(asserts))
+
+
+def _equality_side(body: str, mode: str) -> str | None:
+    """For ``X == Y`` parsed as one comparison: ``Y`` (output mode) or ``X`` (input mode),
+    as written; else ``None``."""
+    try:
+        node = ast.parse(body, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
+        return None
+    part = node.comparators[0] if mode == "output" else node.left
+    seg = ast.get_source_segment(body, part, padded=False)
+    return seg.strip() if seg is not None else None
 
 
 _EXC_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning", "StopIteration", "StopAsyncIteration")
