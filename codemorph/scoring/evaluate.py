@@ -29,10 +29,17 @@ depends only on its check program, so the scores are the same either way.
 expression and is parenthesised (``assert OUT == (g)``), so a generation such as
 ``1 or True`` cannot pass.
 
+Diagnostics (:attr:`EvaluationResult.warnings`, the summary JSON): unparsable generations of
+harness logs, generations that make the assertion trivially true (:func:`trivially_true`),
+a mode the predictions contradict, models scored on different row sets, and (output mode) the
+confusion matrix of exception answers with per-class precision, recall and F1
+(:func:`codemorph.scoring.metrics.exception_confusion`).
+
 Exception rows (``output`` null, ``exception: {"type": T}``):
 
-* output mode: a generation is correct iff it *names the raised class*: after stripping
-  whitespace and an optional leading ``raise``, and keeping only the last line of a
+* output mode: a generation is correct iff it *names the raised class*: ``raises T`` or
+  ``assert f(...) raises T`` (the exception-answer protocol of :mod:`codemorph.harness.prompts`),
+  or, after stripping whitespace and an optional leading ``raise``, and keeping only the last line of a
   ``Traceback`` block, the text is ``T``, ``T(...)`` or ``T: message``, optionally with a
   module prefix (``builtins.T``).  ``'IndexError'`` as a string literal or another class
   (even a base class such as ``LookupError``) is not correct.  Nothing is executed.

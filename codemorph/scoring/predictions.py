@@ -367,7 +367,9 @@ def read_inspect_log(path: str | os.PathLike[str], model: str | None = None) -> 
     Each sample's row id is ``metadata["id"]`` (else the sample id); its generations are the
     completions of its epochs, in epoch order, passed through :func:`extract_answer` with the
     task's ``mode`` (``metadata["mode"]``, else the task argument ``mode``, else output).
-    Samples that errored have no completion and are left out.
+    Samples that errored have no completion and are left out.  The model name is the log's
+    model, followed by the prompt variant when not the default (``[cot,
+    exceptions=class-list]``), so the runs of an ablation stay apart in ``analyze``.
 
     Raises:
         InputError: not readable as an Inspect log, inspect-ai not installed, no samples.
@@ -394,7 +396,10 @@ def read_inspect_log(path: str | os.PathLike[str], model: str | None = None) -> 
     if mode not in ("output", "input"):
         raise InputError(f"{p}: unknown prediction mode {mode!r} in the log")
     ordered = {rid: [g for _, g in sorted(v, key=lambda t: t[0])] for rid, v in raw.items()}
-    name = model or str(log.eval.model)
+    args = log.eval.task_args or {}
+    variant = [k for k in ("cot", "strict") if str(args.get(k, "")).lower() in ("true", "1", "yes")]
+    variant += [f"exceptions={args['exceptions']}"] if args.get("exceptions") not in (None, "auto") else []
+    name = model or str(log.eval.model) + (f" [{', '.join(variant)}]" if variant else "")
     return _harness_set(name, ordered, p, "inspect", mode)
 
 
