@@ -93,15 +93,30 @@ def evaluate(
                       pct(r.accuracy))
     out_console.print(table)
     for r in results:
+        for w in r.warnings:
+            err_console.print(f"{r.model}: warning: {w}", highlight=False)
         if r.unmatched:
             err_console.print(f"{r.model}: {len(r.unmatched)} predictions have no row in the data set "
                               f"(ignored), e.g. {r.unmatched[:3]}", highlight=False)
+        conf = r.exception_confusion
+        if conf and conf["classes"]:
+            t = Table(title=f"{r.model}: exception answers per class (every generation; percent)")
+            for col in ("class", "raised", "answered", "precision", "recall", "F1"):
+                t.add_column(col, justify="left" if col == "class" else "right")
+            for name, c in conf["classes"].items():
+                t.add_row(name, str(c["support"]), str(c["predicted"]), pct1(c["precision"]), pct1(c["recall"]),
+                          pct1(c["f1"]))
+            out_console.print(t)
+            out_console.print(f"exception named where the call returns: {conf['false_exceptions']}; value answered "
+                              f"where the call raises: {conf['missed_exceptions']} (confusion matrix: --summary)",
+                              highlight=False)
         rob = r.robustness
         if rob is None or not rob.groups:
             continue
         t = Table(title=f"{r.model}: robustness (percent; bootstrap 95% intervals)")
         t.add_column("group", no_wrap=True)
-        for col in ("rows", "acc.", "originals", "drop [95% CI]", "rel. drop", "robust", "flip"):
+        for col in ("rows", "acc.", "originals", "drop [95% CI]", "rel. drop", "robust acc. (paired)",
+                    "flip rate (paired)"):
             t.add_column(col, justify="right", no_wrap=True)
         for g in rob.groups:
             ci = g.abs_drop_ci
@@ -110,7 +125,8 @@ def evaluate(
                       pct1(g.rel_drop), pct1(g.robust_accuracy), pct1(g.flip_rate))
         out_console.print(t)
         if rob.robust_accuracy is not None:
-            out_console.print(f"robust accuracy (original and every variant correct): {pct(rob.robust_accuracy)}% "
+            out_console.print(f"paired robust accuracy (original and every variant correct at the same sample "
+                              f"index): {pct(rob.robust_accuracy)}% "
                               f"of {rob.robust_originals} originals", highlight=False)
 
 

@@ -20,6 +20,7 @@ import typer
 from codemorph.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, err_console, out_console  # noqa: F401
 from codemorph.cli.evaluate import analyze, evaluate
 from codemorph.cli.generate import generate
+from codemorph.cli.harness import app as harness_app
 from codemorph.cli.listing import list_cmd, recipes
 from codemorph.cli.perturb import perturb_command
 from codemorph.cli.programs import apply, verify
@@ -38,6 +39,7 @@ app.command()(generate)
 app.command()(evaluate)
 app.command()(analyze)
 app.command("perturb")(perturb_command)
+app.add_typer(harness_app, name="harness")
 
 
 def main() -> None:

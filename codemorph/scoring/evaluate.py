@@ -29,10 +29,17 @@ depends only on its check program, so the scores are the same either way.
 expression and is parenthesised (``assert OUT == (g)``), so a generation such as
 ``1 or True`` cannot pass.
 
+Diagnostics (:attr:`EvaluationResult.warnings`, the summary JSON): unparsable generations of
+harness logs, generations that make the assertion trivially true (:func:`trivially_true`),
+a mode the predictions contradict, models scored on different row sets, and (output mode) the
+confusion matrix of exception answers with per-class precision, recall and F1
+(:func:`codemorph.scoring.metrics.exception_confusion`).
+
 Exception rows (``output`` null, ``exception: {"type": T}``):
 
-* output mode: a generation is correct iff it *names the raised class*: after stripping
-  whitespace and an optional leading ``raise``, and keeping only the last line of a
+* output mode: a generation is correct iff it *names the raised class*: ``raises T`` or
+  ``assert f(...) raises T`` (the exception-answer protocol of :mod:`codemorph.harness.prompts`),
+  or, after stripping whitespace and an optional leading ``raise``, and keeping only the last line of a
   ``Traceback`` block, the text is ``T``, ``T(...)`` or ``T: message``, optionally with a
   module prefix (``builtins.T``).  ``'IndexError'`` as a string literal or another class
   (even a base class such as ``LookupError``) is not correct.  Nothing is executed.
@@ -75,6 +82,9 @@ __all__ = [
     "names_exception",
     "normalize_exact",
     "check_program",
+    "score_generations",
+    "trivially_true",
+    "harness_sandbox",
     "write_scores",
     "write_summary",
     "read_scores",
@@ -161,10 +171,15 @@ class GroupStats:
         original_accuracy: mean score of the paired originals (one term per group row).
         abs_drop: ``original_accuracy - accuracy`` (fraction points).
         rel_drop: ``abs_drop / original_accuracy`` (``None`` when that is 0).
-        robust_accuracy: fraction of originals whose original *and* every row of this
-            group are correct (expected value over one randomly drawn generation per row).
-        flip_rate: fraction of (original, variant) pairs whose correctness differs
-            (same expectation).
+        robust_accuracy: *paired robust accuracy*: over the originals, the fraction of
+            sample indices ``i`` at which the original's generation ``i`` and generation ``i``
+            of every row of this group are all correct (one generation per row: the original
+            and all its variants correct).  Sample ``i`` of the original is paired with sample
+            ``i`` of each variant (the same draw of the harness run, e.g. the same Inspect
+            epoch), up to the fewest generations in the cluster, so identical predictions give
+            ``robust_accuracy == original_accuracy``.
+        flip_rate: *paired flip rate*: over (original, variant, ``i``) triples, the fraction
+            whose correctness differs (identical predictions: 0).
         accuracy_ci, abs_drop_ci, robust_ci, flip_ci: bootstrap 95% intervals,
             resampling originals (clusters), or ``None``.
     """
@@ -213,8 +228,9 @@ class Robustness:
         original_rows: number of scored original rows; original_accuracy and its
             bootstrap interval ``original_ci``.
         groups: one :class:`GroupStats` per transform / perturbation group, sorted by name.
-        robust_accuracy: over originals that have at least one scored variant: fraction
-            whose original and all variants (every group) are correct; ``robust_originals``
+        robust_accuracy: paired robust accuracy over originals that have at least one scored
+            variant: fraction (per sample index, see :class:`GroupStats`) whose original and
+            all variants (every group) are correct; ``robust_originals``
             is that number of originals; ``robust_ci`` the bootstrap interval.
         exceptions: per exception class accuracy (all rows, originals and variants).
     """
@@ -253,6 +269,15 @@ class EvaluationResult:
         unmatched: ids of predictions for which the data set has no row (ignored).
         executions: check programs actually run in the sandbox.
         robustness: metrics per transform group, when the data set has variant rows.
+        unparsable: generations in which no answer was found (harness logs; scored wrong).
+        extraction: harness logs: how the answers were found (status -> generations).
+        trivially_true: generations that change meaning without parentheses (``None or
+            True``: ``assert OUT == None or True`` always passes); scored as the harness
+            scores them unless ``strict``.
+        exception_confusion: output mode, when a row raises or an answer names an exception:
+            :func:`codemorph.scoring.metrics.exception_confusion` over every generation.
+        warnings: sentences for the user (unparsable answers, trivially-true predictions
+            without ``--strict``, a mode the predictions contradict, different row sets).
     """
 
     model: str
@@ -268,6 +293,11 @@ class EvaluationResult:
     robustness: Robustness | None = None
     dataset: str = ""
     predictions: str = ""
+    unparsable: int = 0
+    extraction: dict[str, int] = field(default_factory=dict)
+    trivially_true: int = 0
+    exception_confusion: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary (no per-row data)."""
@@ -277,12 +307,16 @@ class EvaluationResult:
                 "executions": self.executions, "accuracy": self.accuracy,
                 "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
                 "pass_at_k_rows": {str(k): v for k, v in self.pass_at_k_rows.items()},
-                "robustness": self.robustness.to_json() if self.robustness else None}
+                "robustness": self.robustness.to_json() if self.robustness else None,
+                "generations_unparsable": self.unparsable, "extraction": self.extraction,
+                "trivially_true": self.trivially_true, "exception_confusion": self.exception_confusion,
+                "warnings": self.warnings}
 
 
 # --------------------------------------------------------------------------- rules
 
 _TRACEBACK_LAST = re.compile(r"^\s*Traceback \(most recent call last\):", re.M)
+_RAISES_ANSWER = re.compile(r"(?:assert\s+)?(?:\S.*?\s)?raises\s+(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*", re.S)
 _NAMED = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(.*)\Z", re.S)
 
 
@@ -294,10 +328,15 @@ def names_exception(prediction: str, exc_type: str) -> bool:
     True
     >>> names_exception("raise builtins.KeyError", "KeyError")
     True
+    >>> names_exception("raises KeyError", "KeyError")
+    True
     >>> names_exception("'IndexError'", "IndexError")
     False
     """
     text = prediction.strip()
+    raises = _RAISES_ANSWER.fullmatch(text)
+    if raises:  # the exception-answer protocol: "raises T", "assert f(x) raises T"
+        return raises.group(1) == exc_type
     if _TRACEBACK_LAST.search(text):
         lines = [ln for ln in text.splitlines() if ln.strip()]
         text = lines[-1].strip() if lines else ""
@@ -397,10 +436,12 @@ def evaluate_many(rows: Sequence[EvalRow], prediction_sets: Sequence[PredictionS
         own = sandbox = Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT,
                                        output=16 << 20), workers=max(1, workers))
     try:
-        return [evaluate_dataset(rows, ps, mode=mode, ks=ks, match=match, strict=strict, missing=missing,
-                                 sandbox=sandbox, timeout=timeout, seed=seed, n_resamples=n_resamples,
-                                 progress=progress, executor=executor)
-                for ps in prediction_sets]
+        results = [evaluate_dataset(rows, ps, mode=mode, ks=ks, match=match, strict=strict, missing=missing,
+                                    sandbox=sandbox, timeout=timeout, seed=seed, n_resamples=n_resamples,
+                                    progress=progress, executor=executor)
+                   for ps in prediction_sets]
+        _note_row_sets(results)
+        return results
     finally:
         if own is not None:
             own.close()
@@ -492,8 +533,114 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
     acc = math.fsum(s.score for s in scores if s.n) / len(counts) if counts else None
     rob = robustness(scores, seed=seed, n_resamples=n_resamples) if any(s.kind != "original" or s.exception_type
                                                                           for s in scores) else None
-    return EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,
-                            executions, rob, predictions=predictions.source)
+    res = EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,
+                           executions, rob, predictions=predictions.source, unparsable=predictions.unparsable,
+                           extraction=dict(predictions.extraction))
+    _diagnose(res, scored_rows, preds, predictions, strict)
+    return res
+
+
+def trivially_true(row: EvalRow, generation: str) -> bool:
+    """Whether ``assert OUTPUT == generation`` means something else than
+    ``assert OUTPUT == (generation)`` -- e.g. ``None or True``, which passes whatever the
+    output, or ``1 if x else 2`` -- so CRUXEval's harness check is not a comparison with the
+    generation.  ``--strict`` scores the parenthesised form.  Only parse trees are compared."""
+    if row.output is None:
+        return False
+    try:
+        loose = ast.dump(ast.parse(f"assert {row.output} == {generation}"))
+        tight = ast.dump(ast.parse(f"assert {row.output} == (\n{generation}\n)"))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return loose != tight
+
+
+def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, list[str]],
+              predictions: PredictionSet, strict: bool) -> None:
+    from codemorph.scoring.metrics import exception_confusion
+    from codemorph.scoring.predictions import predicted_exception
+
+    mode = res.mode
+    if res.unparsable:
+        total = sum(len(v) for v in preds.values())
+        res.warnings.append(f"{res.unparsable} of {total} generations have no answer that could be found "
+                            f"(scored wrong): {', '.join(f'{k} {v}' for k, v in res.extraction.items() if k.startswith('unparsable'))}")
+    if predictions.mode and predictions.mode != mode:
+        res.warnings.append(f"the predictions were made for {predictions.mode} prediction but are scored in {mode} "
+                            f"mode; use --mode {predictions.mode}")
+    gens = [(r, g) for r in rows for g in preds[r.id] if g.strip()]
+    if gens:
+        calls = sum(g.strip().startswith(f"{r.entry_point}(") for r, g in gens)
+        if mode == "output" and calls == len(gens):
+            res.warnings.append(f"every prediction ({calls}) is a call such as {gens[0][1].strip()[:40]!r}: these look "
+                                f"like input predictions; use --mode input")
+        if mode == "input" and not any(f"{r.entry_point}(" in g for r, g in gens):
+            res.warnings.append(f"no prediction of {len(gens)} calls the function: these look like output "
+                                f"predictions; use --mode output")
+    res.trivially_true = sum(trivially_true(r, g) for r, g in gens) if res.match == "execution" else 0
+    if res.trivially_true and not strict:
+        res.warnings.append(f"{res.trivially_true} generations make the assertion something else than a comparison "
+                            f"(such as `None or True`, true whatever the output) and are scored as CRUXEval's "
+                            f"harness scores them; --strict parenthesises each generation")
+    if mode == "output":
+        pairs = [(r.exception_type, predicted_exception(g)) for r in rows for g in preds[r.id]]
+        if any(a or p for a, p in pairs):
+            res.exception_confusion = exception_confusion(pairs)
+
+
+def _note_row_sets(results: Sequence[EvaluationResult]) -> None:
+    """Warn when models were scored on different row sets (their figures do not compare)."""
+    sets: dict[frozenset, list[str]] = {}
+    for r in results:
+        sets.setdefault(frozenset(s.id for s in r.rows), []).append(r.model)
+    if len(sets) < 2:
+        return
+    labels = {k: chr(ord("A") + i) for i, k in enumerate(sets)}
+    common = frozenset.intersection(*sets)
+    for r in results:
+        key = frozenset(s.id for s in r.rows)
+        r.warnings.append(f"row set {labels[key]}: scored on {len(key)} rows; the {len(results)} models were scored on "
+                          f"{len(sets)} different row sets ({len(common)} rows in common), so their figures are "
+                          f"not comparable")
+
+
+def score_generations(row: EvalRow, generations: Sequence[str], mode: str = "output", *, strict: bool = False,
+                      sandbox=None, timeout: float = HARNESS_TIMEOUT) -> list[tuple[bool, str]]:
+    """Score the generations of one row exactly as :func:`evaluate_dataset` does (same
+    rules, same sandboxed check programs); the scorer of the Inspect AI and
+    lm-evaluation-harness tasks (:mod:`codemorph.harness`).
+
+    Args:
+        row: the data-set row.
+        generations: the answers to score (already extracted, see
+            :func:`codemorph.scoring.predictions.extract_answer`).
+        mode: ``"output"`` or ``"input"``.
+        strict: as in :func:`evaluate_dataset`.
+        sandbox: a :class:`codemorph.sandbox.Sandbox` (thread-safe; share one across calls);
+            default: a temporary one with the harness's limits.
+        timeout: seconds per check program of the temporary sandbox.
+
+    Returns:
+        One ``(correct, status)`` per generation (statuses as in :class:`RowScore`).
+
+    Raises:
+        ValueError: unknown ``mode``.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    gens = list(generations)
+    if not gens:
+        return []
+    verdicts: dict[str, list[tuple[bool, str]]] = {}
+    own = None
+    if sandbox is None:
+        own = sandbox = _harness_sandbox(timeout)
+    try:
+        _execute([row], {row.id: gens}, mode, strict, sandbox, verdicts, None, timeout=timeout)
+    finally:
+        if own is not None:
+            own.close()
+    return verdicts[row.id]
 
 
 def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]:
@@ -525,6 +672,14 @@ def _harness_sandbox(timeout: float, workers: int = 1):
 
     return Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT, output=16 << 20),
                    workers=workers)
+
+
+def harness_sandbox(timeout: float = HARNESS_TIMEOUT, workers: int = 1):
+    """A :class:`codemorph.sandbox.Sandbox` with the limits ``codemorph evaluate`` scores under
+    (``timeout`` seconds per check program, recursion limit 1000, 16 MiB of output) and
+    ``workers`` processes; for callers of :func:`score_generations` that score many rows.
+    Close it (or use it as a context manager) when done."""
+    return _harness_sandbox(timeout, workers)
 
 
 class _Shared:
@@ -608,9 +763,12 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
 def robustness(scores: Sequence[RowScore], *, seed: int = 0, n_resamples: int = 1000) -> Robustness:
     """Robustness metrics of one model from its row scores (see :class:`Robustness`).
 
-    Row correctness is the row's score ``c / n`` (for one generation per row: 0 or 1);
-    "all correct" and "flip" are expectations over one generation drawn per row, which
-    for single predictions are the usual counts.  Bootstrap intervals resample originals
+    Accuracies are mean row scores ``c / n``.  Robust accuracy and flip rate are *paired*:
+    generation ``i`` of an original is compared with generation ``i`` of each of its variants
+    (``i`` below the fewest generations among them), not as independent draws -- identical
+    predictions on an original and its variant give a flip rate of 0 and a robust accuracy
+    equal to the accuracy.  For one generation per row these are the usual counts.
+    Bootstrap intervals resample originals
     (each with all its variants) ``n_resamples`` times with ``random.Random(seed)``.
     """
     by_orig: dict[str, dict[str, Any]] = defaultdict(lambda: {"orig": None, "variants": defaultdict(list)})
@@ -619,11 +777,11 @@ def robustness(scores: Sequence[RowScore], *, seed: int = 0, n_resamples: int = 
             continue
         entry = by_orig[s.original_id]
         if s.kind == "original":
-            entry["orig"] = s.score
+            entry["orig"] = list(s.correct)
         else:
-            entry["variants"][s.group].append(s.score)
+            entry["variants"][s.group].append(list(s.correct))
 
-    originals = [e["orig"] for e in by_orig.values() if e["orig"] is not None]
+    originals = [_score(e["orig"]) for e in by_orig.values() if e["orig"] is not None]
     o_acc = math.fsum(originals) / len(originals) if originals else None
     o_ci = bootstrap_ci(originals, _mean, n_resamples=n_resamples, seed=seed) if originals else None
 
@@ -654,7 +812,7 @@ def robustness(scores: Sequence[RowScore], *, seed: int = 0, n_resamples: int = 
     r_ci = bootstrap_ci(all_clusters, lambda cs: _group_stats(cs)["robust"], n_resamples=n_resamples,
                         seed=seed + 1) if all_clusters else None
 
-    exc: dict[str, list[float]] = defaultdict(list)
+    exc: dict[str, list[float]] = defaultdict(list)  # per exception class: mean row scores
     for s in scores:
         if s.exception_type and s.n:
             exc[s.exception_type].append(s.score)
@@ -670,13 +828,29 @@ def _mean(xs: Sequence[float]) -> float | None:
     return math.fsum(xs) / len(xs) if xs else None
 
 
-def _group_stats(clusters: Sequence[tuple[float, list[float]]]) -> dict[str, Any]:
+def _score(correct: Sequence[bool]) -> float:
+    return sum(correct) / len(correct)
+
+
+def _paired_robust(orig: Sequence[bool], variants: Sequence[Sequence[bool]]) -> float:
+    m = min([len(orig)] + [len(v) for v in variants])
+    return sum(orig[i] and all(v[i] for v in variants) for i in range(m)) / m
+
+
+def _paired_flip(orig: Sequence[bool], variant: Sequence[bool]) -> float:
+    m = min(len(orig), len(variant))
+    return sum(orig[i] != variant[i] for i in range(m)) / m
+
+
+def _group_stats(clusters: Sequence[tuple[list[bool], list[list[bool]]]]) -> dict[str, Any]:
+    """Accuracy, drop and the paired robust accuracy / flip rate of clusters
+    ``(original's correctness per generation, [each variant's correctness per generation])``."""
     pairs = [(o, v) for o, vs in clusters for v in vs]
     n = len(pairs)
-    acc = math.fsum(v for _, v in pairs) / n
-    oacc = math.fsum(o for o, _ in pairs) / n
-    robust = math.fsum(o * math.prod(vs) for o, vs in clusters) / len(clusters)
-    flip = math.fsum(o * (1 - v) + (1 - o) * v for o, v in pairs) / n
+    acc = math.fsum(_score(v) for _, v in pairs) / n
+    oacc = math.fsum(_score(o) for o, _ in pairs) / n
+    robust = math.fsum(_paired_robust(o, vs) for o, vs in clusters) / len(clusters)
+    flip = math.fsum(_paired_flip(o, v) for o, v in pairs) / n
     drop = oacc - acc
     return {"rows": n, "accuracy": acc, "original_accuracy": oacc, "abs_drop": drop,
             "rel_drop": drop / oacc if oacc else None, "robust": robust, "flip": flip}

@@ -11,6 +11,8 @@ an explicit seed, so the same data and seed give the same interval on every mach
   "An Introduction to the Bootstrap", ch. 13), resampling whole clusters when asked.
 * :func:`mcnemar_exact` -- exact (binomial) McNemar test for paired binary outcomes
   (McNemar 1947, Psychometrika 12:153-157).
+* :func:`exception_confusion` -- confusion matrix and per-class precision/recall/F1 of
+  exception answers.
 * :func:`spearman` -- Spearman's rank correlation with average ranks for ties and a
   two-sided p-value from Student's t distribution with n - 2 degrees of freedom.
 """
@@ -32,6 +34,8 @@ __all__ = [
     "SpearmanResult",
     "student_t_sf",
     "mcnemar_exact",
+    "exception_confusion",
+    "NO_EXCEPTION",
 ]
 
 T = TypeVar("T")
@@ -298,3 +302,51 @@ def mcnemar_exact(b: int, c: int) -> float:
     k = min(b, c)
     tail = math.fsum(math.comb(n, i) for i in range(k + 1)) / 2.0 ** n
     return min(1.0, 2 * tail)
+
+
+#: the label of "the call returns" (actual) / "the answer is a value" (predicted) in
+#: :func:`exception_confusion`
+NO_EXCEPTION = "(returns)"
+
+
+def exception_confusion(pairs: Sequence[tuple[str | None, str | None]]) -> dict:
+    """Confusion matrix and per-class precision, recall and F1 of exception answers.
+
+    Args:
+        pairs: one ``(actual, predicted)`` per generation: ``actual`` the exception class the
+            call raises (``None``: it returns), ``predicted`` the class the answer names
+            (``None``: the answer is a value; see
+            :func:`codemorph.scoring.predictions.predicted_exception`).
+
+    Returns:
+        ``{"labels": [...], "matrix": {actual: {predicted: count}}, "classes": {T: {"precision",
+        "recall", "f1", "support", "predicted"}}, "false_exceptions": n, "missed_exceptions": n}``.
+        Labels are the classes seen on either side plus :data:`NO_EXCEPTION`; a class's
+        precision counts every answer naming it (also on rows that return), its recall every
+        row raising it; a ratio with a zero denominator is ``None``.  ``false_exceptions``:
+        answers naming an exception on a row that returns; ``missed_exceptions``: value
+        answers on a row that raises.  Standard definitions (e.g. Manning, Raghavan & Schütze
+        2008, "Introduction to Information Retrieval", sec. 8.3 and 13.6).
+    """
+    matrix: dict[str, dict[str, int]] = {}
+    labels: set[str] = {NO_EXCEPTION}
+    for actual, predicted in pairs:
+        a, p = actual or NO_EXCEPTION, predicted or NO_EXCEPTION
+        labels.update((a, p))
+        row = matrix.setdefault(a, {})
+        row[p] = row.get(p, 0) + 1
+    ordered = sorted(labels - {NO_EXCEPTION}) + [NO_EXCEPTION]
+    classes = {}
+    for t in ordered[:-1]:
+        tp = matrix.get(t, {}).get(t, 0)
+        support = sum(matrix.get(t, {}).values())
+        predicted = sum(r.get(t, 0) for r in matrix.values())
+        prec = tp / predicted if predicted else None
+        rec = tp / support if support else None
+        f1 = (2 * prec * rec / (prec + rec) if prec and rec else (0.0 if prec is not None and rec is not None else None))
+        classes[t] = {"precision": prec, "recall": rec, "f1": f1, "support": support, "predicted": predicted}
+    false_exc = sum(n for p, n in matrix.get(NO_EXCEPTION, {}).items() if p != NO_EXCEPTION)
+    missed = sum(r.get(NO_EXCEPTION, 0) for a, r in matrix.items() if a != NO_EXCEPTION)
+    return {"labels": ordered,
+            "matrix": {a: {p: matrix.get(a, {}).get(p, 0) for p in ordered} for a in ordered},
+            "classes": classes, "false_exceptions": false_exc, "missed_exceptions": missed}

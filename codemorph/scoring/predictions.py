@@ -14,6 +14,18 @@ Three prediction formats are read (:func:`load_predictions` picks one from the p
 * **JSON Lines** (a ``.jsonl`` file): ``{"id": ..., "prediction": "..." | ["...", ...]}``
   per line, optionally with ``"model"`` (rows of several models may share a file).
 
+* **Inspect AI eval logs** (a ``.eval`` file, or an Inspect ``.json`` log): the samples of a
+  run of the task ``codemorph/execution_prediction`` (or any task whose samples carry
+  ``metadata["id"]``, else the sample id); one generation per epoch (epoch order).  Needs
+  ``inspect-ai`` (``codemorph[inspect]``).
+* **lm-evaluation-harness ``--log_samples`` output** (``samples_<task>_<time>.jsonl``): one
+  line per document, ``doc["id"]`` the row id, ``resps`` the generations (every repeat).
+
+The raw completions of both harness logs go through :func:`extract_answer` (the extraction the
+harness tasks score with); unparsable ones become ``""`` (scored wrong) and are counted in
+:attr:`PredictionSet.unparsable`.  The log's prediction mode is kept in
+:attr:`PredictionSet.mode`.
+
 Every reader raises :class:`~codemorph.InputError` with the file (and line) at fault.
 """
 
@@ -22,6 +34,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,11 +48,16 @@ __all__ = [
     "read_cruxeval_generations",
     "read_jsonl_predictions",
     "read_codemind_predictions",
+    "read_inspect_log",
+    "read_lm_eval_samples",
     "load_rows",
     "read_jsonl_rows",
     "read_codemind_dataset",
     "find_codemind_dataset",
     "call_arguments",
+    "Answer",
+    "extract_answer",
+    "predicted_exception",
 ]
 
 
@@ -51,8 +69,11 @@ class PredictionSet:
         model: model name (from the folder name, the ``model`` field, or the file stem).
         predictions: row id -> generations, in the order given (each a str).
         source: where they were read from (a path, for messages and reports).
-        format: ``"cruxeval"``, ``"codemind"`` or ``"jsonl"``.
+        format: ``"cruxeval"``, ``"codemind"``, ``"jsonl"``, ``"inspect"`` or ``"lm-eval"``.
         bench: for the CodeMind layout, the bench folder name (e.g. ``"cruxeval"``).
+        mode: the prediction mode the source was made for (harness logs), else ``None``.
+        unparsable: generations in which no answer was found (harness logs; kept as ``""``).
+        extraction: harness logs: :attr:`Answer.status` -> number of generations.
     """
 
     model: str
@@ -60,6 +81,9 @@ class PredictionSet:
     source: str = ""
     format: str = ""
     bench: str | None = None
+    mode: str | None = None
+    unparsable: int = 0
+    extraction: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,9 +133,11 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
     """Read predictions from ``path``.
 
     Args:
-        path: a ``.json`` file (CRUXEval generations), a ``.jsonl`` file, or a folder in
-            the CodeMind/ExeRScope layout.
-        fmt: ``"auto"`` (from the path), ``"cruxeval"``, ``"jsonl"`` or ``"codemind"``.
+        path: a ``.json`` file (CRUXEval generations or an Inspect log), a ``.jsonl`` file
+            (codemorph predictions or lm-eval ``--log_samples`` output), an Inspect ``.eval``
+            log, or a folder in the CodeMind/ExeRScope layout.
+        fmt: ``"auto"`` (from the path and, for ``.json``/``.jsonl``, the first bytes),
+            ``"cruxeval"``, ``"jsonl"``, ``"codemind"``, ``"inspect"`` or ``"lm-eval"``.
         model: model name to use when the source does not name one (default: file stem).
         bench: CodeMind layout only: which bench folder to read (default: every bench
             found; an error when there are several).
@@ -128,10 +154,12 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
     if fmt == "auto":
         if p.is_dir():
             fmt = "codemind"
+        elif p.name.endswith(".eval"):
+            fmt = "inspect"
         elif p.name.endswith(".jsonl"):
-            fmt = "jsonl"
+            fmt = "lm-eval" if _is_lm_eval_samples(p) else "jsonl"
         elif p.name.endswith(".json"):
-            fmt = "cruxeval"
+            fmt = "inspect" if _is_inspect_json(p) else "cruxeval"
         else:
             raise InputError(f"{p}: cannot tell the prediction format from the name; expected a .json file "
                              f"(CRUXEval generations), a .jsonl file, or a CodeMind/ExeRScope folder")
@@ -141,7 +169,11 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
         return read_jsonl_predictions(p, model)
     if fmt == "codemind":
         return read_codemind_predictions(p, bench=bench, model=model)
-    raise InputError(f"unknown prediction format {fmt!r}; expected auto, cruxeval, jsonl or codemind")
+    if fmt == "inspect":
+        return [read_inspect_log(p, model)]
+    if fmt == "lm-eval":
+        return [read_lm_eval_samples(p, model)]
+    raise InputError(f"unknown prediction format {fmt!r}; expected auto, cruxeval, jsonl, codemind, inspect or lm-eval")
 
 
 def _default_model(p: Path) -> str:
@@ -281,6 +313,135 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
     if not out:
         raise InputError(f"{er}: no model has a {bench!r} folder")
     return out
+
+
+def _first_line(p: Path) -> str:
+    try:
+        with open(p, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    return line
+    except (OSError, UnicodeDecodeError):
+        pass
+    return ""
+
+
+def _is_lm_eval_samples(p: Path) -> bool:
+    try:
+        d = json.loads(_first_line(p))
+    except json.JSONDecodeError:
+        return False
+    return isinstance(d, dict) and "doc_id" in d and "resps" in d and "doc" in d
+
+
+def _is_inspect_json(p: Path) -> bool:
+    try:
+        with open(p, encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+    return head.lstrip().startswith("{") and '"eval"' in head and '"version"' in head and '"status"' in head
+
+
+def _harness_set(model: str, raw: dict[str, list[str]], source: Path, fmt: str, mode: str) -> PredictionSet:
+    preds: dict[str, list[str]] = {}
+    stats: dict[str, int] = {}
+    unparsable = 0
+    for rid, gens in raw.items():
+        out = []
+        for g in gens:
+            a = extract_answer(g, mode)
+            stats[a.status] = stats.get(a.status, 0) + 1
+            if a.assertions > 1:
+                stats["several-assertions"] = stats.get("several-assertions", 0) + 1
+            unparsable += not a.parsable
+            out.append(a.text)
+        preds[rid] = out
+    return PredictionSet(model, preds, str(source), fmt, mode=mode, unparsable=unparsable,
+                         extraction=dict(sorted(stats.items())))
+
+
+def read_inspect_log(path: str | os.PathLike[str], model: str | None = None) -> PredictionSet:
+    """Read an Inspect AI eval log (``.eval`` or ``.json``) of ``codemorph/execution_prediction``.
+
+    Each sample's row id is ``metadata["id"]`` (else the sample id); its generations are the
+    completions of its epochs, in epoch order, passed through :func:`extract_answer` with the
+    task's ``mode`` (``metadata["mode"]``, else the task argument ``mode``, else output).
+    Samples that errored have no completion and are left out.  The model name is the log's
+    model, followed by the prompt variant when not the default (``[cot,
+    exceptions=class-list]``), so the runs of an ablation stay apart in ``analyze``.
+
+    Raises:
+        InputError: not readable as an Inspect log, inspect-ai not installed, no samples.
+    """
+    p = Path(path)
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise InputError(f"{p}: reading Inspect AI logs needs inspect-ai (pip install 'codemorph[inspect]')") from None
+    try:
+        log = read_eval_log(str(p))
+    except Exception as exc:  # the reader raises many kinds; report the file
+        raise InputError(f"{p}: not an Inspect AI eval log ({type(exc).__name__}: {exc})") from None
+    if not log.samples:
+        raise InputError(f"{p}: the Inspect log has no samples")
+    mode = str((log.eval.task_args or {}).get("mode") or "output")
+    raw: dict[str, list[tuple[int, str]]] = {}
+    for s in log.samples:
+        if s.error is not None or s.output is None:
+            continue
+        md = s.metadata or {}
+        mode = str(md.get("mode") or mode)
+        raw.setdefault(str(md.get("id", s.id)), []).append((int(s.epoch or 1), s.output.completion))
+    if mode not in ("output", "input"):
+        raise InputError(f"{p}: unknown prediction mode {mode!r} in the log")
+    ordered = {rid: [g for _, g in sorted(v, key=lambda t: t[0])] for rid, v in raw.items()}
+    args = log.eval.task_args or {}
+    variant = [k for k in ("cot", "strict") if str(args.get(k, "")).lower() in ("true", "1", "yes")]
+    variant += [f"exceptions={args['exceptions']}"] if args.get("exceptions") not in (None, "auto") else []
+    name = model or str(log.eval.model) + (f" [{', '.join(variant)}]" if variant else "")
+    return _harness_set(name, ordered, p, "inspect", mode)
+
+
+_LM_EVAL_NAME = re.compile(r"samples_(.+?)_\d{4}-\d{2}-\d{2}T")
+
+
+def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None) -> PredictionSet:
+    """Read lm-evaluation-harness ``--log_samples`` output (``samples_<task>_<time>.jsonl``).
+
+    The row id is ``doc["id"]``; the generations are ``resps`` (every repeat, flattened), passed
+    through :func:`extract_answer`.  The mode is ``input`` when the task name (from the file
+    name) contains ``input``, else ``output``.  The model name defaults to the folder lm-eval
+    wrote the file into (named after the model).
+
+    Raises:
+        InputError: a line that is not such a sample (file:line), no samples.
+    """
+    p = Path(path)
+    m = _LM_EVAL_NAME.match(p.name)
+    task = m.group(1) if m else p.stem
+    mode = "input" if "input" in task else "output"
+    raw: dict[str, list[str]] = {}
+    with open(p, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            where = f"{p}:{lineno}"
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+            doc = d.get("doc") if isinstance(d, dict) else None
+            if not isinstance(doc, dict) or "id" not in doc or not isinstance(d.get("resps"), list):
+                raise InputError(f"{where}: expected an lm-eval sample with 'doc' (holding 'id') and 'resps'")
+            gens: list[str] = []
+            for r in d["resps"]:
+                gens.extend([r] if isinstance(r, str) else [str(x) for x in r])
+            raw.setdefault(str(doc["id"]), []).extend(gens)
+    if not raw:
+        raise InputError(f"{p}: no samples in the file")
+    name = model or (p.parent.name if p.parent.name not in ("", ".") else task)
+    return _harness_set(name, raw, p, "lm-eval", mode)
 
 
 def find_codemind_dataset(pred_path: str | os.PathLike[str], bench: str) -> Path | None:
@@ -435,3 +596,181 @@ def read_codemind_dataset(path: str | os.PathLike[str]) -> list[EvalRow]:
 def _id_key(name: str) -> tuple:
     head, _, tail = name.rpartition("_")
     return (head, int(tail), "") if tail.isdigit() else (name, -1, name)
+
+
+# --------------------------------------------------------------------------- answers of models
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer found in one raw model generation (see :func:`extract_answer`).
+
+    Attributes:
+        text: the answer to score (a literal in output mode, a call in input mode, or an
+            exception answer such as ``raises KeyError``); ``""`` when unparsable.
+        status: where it was found: ``"tags"`` (inside ``[ANSWER]``...``[/ANSWER]``),
+            ``"fence"`` (a fenced code block), ``"assertion"`` (an ``assert`` line),
+            ``"bare"`` (the whole text, CRUXEval's direct-prompt case), or
+            ``"unparsable:<why>"`` with why one of ``empty``, ``unclosed-think``,
+            ``no-answer``.
+        assertions: number of ``assert`` statements in the answer text; when more than one,
+            the first is used.
+    """
+
+    text: str
+    status: str
+    assertions: int = 0
+
+    @property
+    def parsable(self) -> bool:
+        """Whether an answer was found."""
+        return not self.status.startswith("unparsable")
+
+
+_FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
+_RAISES = re.compile(r"\braises\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)")
+
+
+def _looks_like_expression(text: str) -> bool:
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def extract_answer(generation: str, mode: str) -> Answer:
+    """Find the answer in one raw generation of a base, chat or reasoning model.
+
+    CRUXEval's post-processing (``inference_output_prediction.py`` /
+    ``inference_input_prediction.py`` of facebookresearch/cruxeval) is applied to the
+    answer text, with three additions for chat and reasoning models:
+
+    1. reasoning: only the text after the last ``</think>`` is read; a ``<think>``
+       without its closing tag is unparsable (the reasoning was cut off);
+    2. the answer text is what follows ``[ANSWER]`` (up to ``[/ANSWER]`` when present; the
+       stop sequence normally removes it), else the last fenced code block that holds an
+       ``assert`` (else the last fenced block), else the whole text;
+    3. an answer with several ``assert`` statements is read from the first one
+       (:attr:`Answer.assertions` counts them).
+
+    Then, as CRUXEval does: output mode keeps what follows ``==``, input mode keeps what
+    precedes it (without a leading ``assert``).  Where the answer (after ``assert``) parses
+    as one comparison ``X == Y``, the two sides are taken from the parse, so an input or
+    output holding ``==`` (``f('a==b') == 'x'``) is cut right; a bare answer that parses
+    as an expression (``'a==b'``) is kept whole; otherwise CRUXEval's text rule applies
+    (everything after the first ``==``; CRUXEval keeps the text between the first and a
+    second ``==``).  On answers without ``==`` inside the input or output -- all of
+    CRUXEval's -- this is CRUXEval's result.  An exception answer
+    (``assert f(x) raises KeyError``, see :mod:`codemorph.harness.prompts`) becomes
+    ``raises KeyError``.  Surrounding whitespace is stripped.
+
+    Args:
+        generation: the model's text (the completion after the prompt).
+        mode: ``"output"`` or ``"input"``.
+
+    Returns:
+        An :class:`Answer`; unparsable answers have ``text == ""``.
+
+    Raises:
+        ValueError: unknown ``mode``.
+    """
+    if mode not in ("output", "input"):
+        raise ValueError(f"mode must be 'output' or 'input', got {mode!r}")
+    text = generation
+    if "</think>" in text:
+        text = text.rsplit("</think>", 1)[1]
+    elif "<think>" in text:
+        return Answer("", "unparsable:unclosed-think")
+    status = "bare"
+    if "[ANSWER]" in text:
+        text = text.split("[ANSWER]")[1]
+        if "[/ANSWER]" in text:
+            text = text.split("[/ANSWER]")[0]
+        status = "tags"
+    else:
+        blocks = _FENCE.findall(text)
+        if blocks:
+            with_assert = [b for b in blocks if re.search(r"^\s*assert\b", b, re.M)]
+            text = (with_assert or blocks)[-1]
+            status = "fence"
+    asserts = [i for i, ln in enumerate(text.splitlines()) if re.match(r"\s*assert\b", ln)]
+    if len(asserts) > 1:
+        lines = text.splitlines()
+        text = "\n".join(lines[asserts[0]:asserts[1]])
+    if asserts and status == "bare":
+        status = "assertion"
+    text = text.strip()
+    m = _RAISES.search(text)
+    if m and "==" not in text:
+        if mode == "output":
+            return Answer(f"raises {m.group(1)}", status, len(asserts))
+        text = text[:m.start()].strip()  # input mode: the call before "raises T"
+    asserted = text.startswith("assert") and (len(text) == 6 or not (text[6].isalnum() or text[6] == "_"))
+    body = text[6:].strip() if asserted else text
+    side = _equality_side(body, mode)
+    if side is not None:
+        text = side
+    elif mode == "output":
+        if _looks_like_expression(body) and not asserted:
+            text = body  # a bare literal, even one holding "=="
+        elif "==" in text:
+            text = text.split("==", 1)[1].strip()
+        elif status == "bare" and text:
+            return Answer("", "unparsable:no-answer", len(asserts))
+    else:
+        if "==" in text:
+            text = text.split("==")[0].strip()
+        if text.startswith("assert") and (len(text) == 6 or not (text[6].isalnum() or text[6] == "_")):
+            text = text[6:].strip()
+    if not text:
+        return Answer("", "unparsable:empty", len(asserts))
+    return Answer(text, status, len(asserts))
+
+
+def _equality_side(body: str, mode: str) -> str | None:
+    """For ``X == Y`` parsed as one comparison: ``Y`` (output mode) or ``X`` (input mode),
+    as written; else ``None``."""
+    try:
+        node = ast.parse(body, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
+        return None
+    part = node.comparators[0] if mode == "output" else node.left
+    seg = ast.get_source_segment(body, part, padded=False)
+    return seg.strip() if seg is not None else None
+
+
+_EXC_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning", "StopIteration", "StopAsyncIteration")
+
+
+def predicted_exception(answer: str) -> str | None:
+    """The exception class an answer says the call raises, or ``None`` for a value.
+
+    Recognised (module prefixes such as ``builtins.`` dropped): ``raises T``,
+    ``raise T``/``raise T(...)``, ``T(...)``/``T: message``/bare ``T`` where ``T`` names an
+    exception class (a builtin exception, or a name ending in ``Error``, ``Exception``,
+    ``Warning``...), and the last line of a ``Traceback (most recent call last):`` block.
+    A string literal such as ``'KeyError'`` is a value, not an exception answer.
+    """
+    text = answer.strip()
+    m = _RAISES.search(text)
+    if m:
+        return m.group(1).rsplit(".", 1)[-1]
+    if re.search(r"^\s*Traceback \(most recent call last\):", text, re.M):
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        text = lines[-1].strip() if lines else ""
+    if text.startswith("raise ") or text.startswith("raise\t"):
+        text = text[6:].strip()
+    m = re.match(r"((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(.*)\Z", text, re.S)
+    if not m:
+        return None
+    name, rest = m.group(2), m.group(3).strip()
+    if rest and not (rest.startswith("(") or rest.startswith(":")):
+        return None
+    import builtins
+    obj = getattr(builtins, name, None)
+    is_builtin_exc = isinstance(obj, type) and issubclass(obj, BaseException)
+    if is_builtin_exc or name.endswith(_EXC_SUFFIXES):
+        return name
+    return None

@@ -229,7 +229,7 @@ def test_robustness_execution_agrees_with_exact_on_fixture(sandbox):
     assert [s.correct for s in run.rows] == [s.correct for s in exact.rows]
 
 
-def test_robustness_with_several_generations_uses_expectations():
+def test_robustness_with_several_generations_pairs_sample_i_of_original_and_variant():
     from codemorph.scoring.evaluate import RowScore
 
     scores = [RowScore("a", "a", "original", "original", (), None, "m", [True, False], ["", ""]),
@@ -237,8 +237,24 @@ def test_robustness_with_several_generations_uses_expectations():
     rob = robustness(scores, n_resamples=10)
     [g] = rob.groups
     assert g.accuracy == 0.25 and g.original_accuracy == 0.5
-    assert g.robust_accuracy == pytest.approx(0.5 * 0.25)
-    assert g.flip_rate == pytest.approx(0.5 * 0.75 + 0.5 * 0.25)
+    # samples 0 and 1 pair up: (right, right), (wrong, wrong): no flip, robust at sample 0 only
+    assert g.robust_accuracy == 0.5
+    assert g.flip_rate == 0.0
+
+
+def test_identical_predictions_give_flip_rate_zero_and_robust_accuracy_equal_to_accuracy():
+    from codemorph.scoring.evaluate import RowScore
+
+    gens = [[True, False, True, True, False, True, True, True, False, True], [False] * 9 + [True]]
+    scores = []
+    for k, c in enumerate(gens):
+        scores.append(RowScore(f"o{k}", f"o{k}", "original", "original", (), None, "m", c, [""] * 10))
+        scores.append(RowScore(f"o{k}:t", f"o{k}", "code-transform", "t", ("t",), None, "m", list(c), [""] * 10))
+    rob = robustness(scores, n_resamples=10)
+    [g] = rob.groups
+    assert g.flip_rate == 0.0
+    assert g.robust_accuracy == g.accuracy == g.original_accuracy == pytest.approx((0.7 + 0.1) / 2)
+    assert rob.robust_accuracy == pytest.approx(0.4)
 
 
 def test_scores_round_trip(tmp_path):
@@ -266,7 +282,8 @@ def test_cli_evaluate_writes_scores(tmp_path):
                                  str(FIX / "robustness_predictions.jsonl"), "--match", "exact", "-o", str(out),
                                  "--bootstrap", "20"])
     assert r.exit_code == 0, r.output
-    assert "robust accuracy (original and every variant correct): 25.00% of 4 originals" in r.output
+    assert ("paired robust accuracy (original and every variant correct at the same sample index): 25.00% of 4 "
+            "originals") in " ".join(r.output.split())
     assert len(out.read_text().splitlines()) == 10
     bad = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p", str(tmp_path / "nope.json")])
     assert bad.exit_code == 2

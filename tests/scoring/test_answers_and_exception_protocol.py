@@ -1,0 +1,156 @@
+"""Answer extraction for base, chat and reasoning models, the exception-answer protocol (prompts,
+parsing, per-class precision/recall/F1 and confusion matrix) and evaluate's warnings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codemorph.harness.prompts import build_prompt, exception_classes, resolve_exceptions
+from codemorph.scoring.evaluate import evaluate_dataset, evaluate_many, trivially_true, write_summary
+from codemorph.scoring.metrics import NO_EXCEPTION, exception_confusion
+from codemorph.scoring.predictions import (EvalRow, PredictionSet, extract_answer, load_predictions,
+                                           predicted_exception)
+
+RET = EvalRow("r", "def f(x):\n    return x + 1", "2", "3")
+RAISE = EvalRow("k", "def f(d):\n    return d['a']", "{}", None, exception_type="KeyError")
+
+
+# --------------------------------------------------------------------------- extraction
+
+@pytest.mark.parametrize("text, mode, answer, status", [
+    ("assert f(2) == 3\n", "output", "3", "assertion"),                          # CRUXEval direct completion
+    ("Step 1 ...\n[/THOUGHT]\n[ANSWER]\nassert f(2) == 'a b'\n", "output", "'a b'", "tags"),
+    ("[ANSWER]assert f(2) == [1, 2][/ANSWER] trailing", "output", "[1, 2]", "tags"),
+    ("<think>so f(2) == 4?</think>\n[ANSWER]\nassert f(2) == 3\n[/ANSWER]", "output", "3", "tags"),
+    ("Sure!\n```python\nprint(1)\n```\nso:\n```python\nassert f(2) == {'a': 1}\n```", "output", "{'a': 1}", "fence"),
+    ("assert f(2) == 3\nassert f(2) == 4\n", "output", "3", "assertion"),
+    ("[ANSWER]\nassert f('ab') == 'ba'\n[/ANSWER]", "input", "f('ab')", "tags"),
+    ("assert f(??) == 1\n".replace("??", "[0]"), "input", "f([0])", "assertion"),
+    ("'a==b'", "output", "'a==b'", "bare"),
+    ("assert f('a==b') == 'x'  # done", "output", "'x'", "assertion"),
+    ("assert f('a==b') == 'x'", "input", "f('a==b')", "assertion"),
+    ("assert f(2) == 1 or True", "output", "1 or True", "assertion"),  # as CRUXEval: --strict catches it
+    ("[ANSWER]\nassert f([]) raises IndexError\n[/ANSWER]", "output", "raises IndexError", "tags"),
+    ("[ANSWER]\nassert f({}) raises KeyError\n[/ANSWER]", "input", "f({})", "tags"),
+])
+def test_extract_answer_finds_the_answer(text, mode, answer, status):
+    a = extract_answer(text, mode)
+    assert (a.text, a.status) == (answer, status) and a.parsable
+
+
+@pytest.mark.parametrize("text, why", [
+    ("<think>f(2) is 3 because", "unparsable:unclosed-think"),
+    ("", "unparsable:empty"),
+    ("[ANSWER]\n\n[/ANSWER]", "unparsable:empty"),
+    ("I cannot tell what this returns.", "unparsable:no-answer"),
+])
+def test_extract_answer_reports_unparsable_generations(text, why):
+    a = extract_answer(text, "output")
+    assert a.status == why and a.text == "" and not a.parsable
+
+
+def test_extract_answer_counts_several_assertions():
+    assert extract_answer("assert f(1) == 2\nassert f(2) == 3\nassert f(3) == 4", "output").assertions == 3
+
+
+def test_harness_log_reader_counts_unparsable_generations_and_evaluate_warns(tmp_path):
+    p = tmp_path / "samples_codemorph_output_2026-01-01T00-00-00.jsonl"
+    line = {"doc_id": 0, "doc": {"id": "r"}, "resps": [["assert f(2) == 3\n", "<think>hmm", "assert f(2) == 4\n"]]}
+    p.write_text(json.dumps(line) + "\n")
+    [ps] = load_predictions(p)
+    assert ps.format == "lm-eval" and ps.mode == "output" and ps.unparsable == 1
+    assert ps.predictions == {"r": ["3", "", "4"]}
+    res = evaluate_dataset([RET], ps, match="exact")
+    assert res.unparsable == 1 and res.rows[0].correct == [True, False, False]
+    assert any("1 of 3 generations have no answer" in w and "unclosed-think 1" in w for w in res.warnings)
+
+
+# --------------------------------------------------------------------------- exception protocol
+
+@pytest.mark.parametrize("answer, cls", [
+    ("raises KeyError", "KeyError"), ("assert f({}) raises builtins.KeyError", "KeyError"),
+    ("raise ValueError('bad')", "ValueError"), ("ZeroDivisionError()", "ZeroDivisionError"),
+    ("Traceback (most recent call last):\n  File \"<stdin>\", line 2, in f\nKeyError: 'a'", "KeyError"),
+    ("IndexError: list index out of range", "IndexError"), ("StopIteration", "StopIteration"),
+    ("'KeyError'", None), ("[1, 2]", None), ("f(1)", None), ("None", None), ("Error handling", None),
+])
+def test_predicted_exception_reads_the_class_an_answer_names(answer, cls):
+    assert predicted_exception(answer) == cls
+
+
+def test_exception_answers_are_right_exactly_when_they_name_the_raised_class_and_the_summary_has_the_matrix(tmp_path):
+    answers = {"k": ["raises KeyError", "KeyError('a')", "raise KeyError", "Traceback (most recent call last):\nKeyError: 'a'",
+                     "raises LookupError", "'KeyError'", "None"],
+               "r": ["3", "raises ValueError"]}
+    res = evaluate_dataset([RAISE, RET], PredictionSet("m", answers), match="exact")
+    assert [s.correct for s in res.rows] == [[True, True, True, True, False, False, False], [True, False]]
+    conf = res.exception_confusion
+    assert conf["labels"] == ["KeyError", "LookupError", "ValueError", NO_EXCEPTION]
+    assert conf["matrix"]["KeyError"] == {"KeyError": 4, "LookupError": 1, "ValueError": 0, NO_EXCEPTION: 2}
+    assert conf["matrix"][NO_EXCEPTION] == {"KeyError": 0, "LookupError": 0, "ValueError": 1, NO_EXCEPTION: 1}
+    assert conf["false_exceptions"] == 1 and conf["missed_exceptions"] == 2
+    k = conf["classes"]["KeyError"]
+    assert (k["precision"], k["recall"], k["support"]) == (1.0, pytest.approx(4 / 7), 7)
+    assert k["f1"] == pytest.approx(2 * (4 / 7) / (1 + 4 / 7))
+    assert conf["classes"]["ValueError"] == {"precision": 0.0, "recall": None, "f1": None, "support": 0, "predicted": 1}
+    write_summary([res], tmp_path / "s.json")
+    assert json.loads((tmp_path / "s.json").read_text())[0]["exception_confusion"] == conf
+
+
+def test_exception_confusion_by_hand():
+    conf = exception_confusion([("IndexError", "IndexError"), ("IndexError", None), (None, "IndexError"), (None, None)])
+    c = conf["classes"]["IndexError"]
+    assert (c["precision"], c["recall"], c["f1"]) == (0.5, 0.5, 0.5)
+
+
+def test_exception_prompt_options():
+    plain = build_prompt(RET, "output")
+    may = build_prompt(RET, "output", exceptions="may-raise")
+    listed = build_prompt(RET, "output", exceptions="class-list", classes=exception_classes([RAISE]))
+    assert "raises" not in plain and plain.endswith("assert f(2) == ??\n[/PYTHON]\n[ANSWER]\n")
+    head, _, rest = may.partition("\n\n")
+    assert head.endswith("as in `assert f([]) raises IndexError`.") and rest == plain.partition("\n\n")[2]
+    assert "choose from are: AttributeError, IndexError, KeyError, TypeError, ValueError, ZeroDivisionError." in listed
+    cot_input = build_prompt(RAISE, "input", cot=True, exceptions="may-raise")
+    assert cot_input.endswith("assert f(??) raises KeyError\n[/PYTHON]\n[THOUGHT]\n")
+    with pytest.raises(ValueError, match="input prediction needs exceptions"):
+        build_prompt(RAISE, "input")
+    assert resolve_exceptions("auto", [RET]) == "off" and resolve_exceptions("auto", [RET, RAISE]) == "may-raise"
+
+
+# --------------------------------------------------------------------------- warnings
+
+def test_trivially_true_predictions_are_counted_and_point_to_strict(sandbox):
+    assert trivially_true(RET, "None or True") and trivially_true(RET, "4 if False else 3")
+    assert not trivially_true(RET, "3") and not trivially_true(RET, "(None or True)")
+    preds = PredictionSet("m", {"r": ["None or True", "3", "4"]})
+    loose = evaluate_dataset([RET], preds, sandbox=sandbox)
+    assert loose.rows[0].correct == [True, True, False] and loose.trivially_true == 1
+    assert any("1 generations" in w and "--strict" in w for w in loose.warnings)
+    strict = evaluate_dataset([RET], preds, sandbox=sandbox, strict=True)
+    assert strict.rows[0].correct == [False, True, False]
+    assert not any("--strict" in w for w in strict.warnings)
+
+
+def test_mode_the_predictions_contradict_is_warned_about():
+    out = evaluate_dataset([RET], PredictionSet("m", {"r": ["f(2)", "f(3)"]}), match="exact")
+    assert any("use --mode input" in w for w in out.warnings)
+    inp = evaluate_dataset([RET], PredictionSet("m", {"r": ["3"]}), mode="input", match="exact")
+    assert any("use --mode output" in w for w in inp.warnings)
+    fine = evaluate_dataset([RET], PredictionSet("m", {"r": ["3"]}), match="exact")
+    assert fine.warnings == []
+    logged = evaluate_dataset([RET], PredictionSet("m", {"r": ["3"]}, mode="input"), match="exact")
+    assert any("made for input prediction" in w for w in logged.warnings)
+
+
+def test_models_scored_on_different_row_sets_are_shown_apart():
+    rows = [RET, EvalRow("s", "def f(x):\n    return x", "1", "1")]
+    a = PredictionSet("a", {"r": ["3"], "s": ["1"]})
+    b = PredictionSet("b", {"r": ["3"]})
+    ra, rb = evaluate_many(rows, [a, b], match="exact")
+    assert any(w.startswith("row set A: scored on 2 rows") and "1 rows in common" in w for w in ra.warnings)
+    assert any(w.startswith("row set B: scored on 1 rows") for w in rb.warnings)
+    same = evaluate_many(rows, [a, PredictionSet("c", {"r": ["4"], "s": ["1"]})], match="exact")
+    assert all(r.warnings == [] for r in same)
