@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
-__all__ = ["value_distance", "args_distance", "levenshtein", "tie_break", "size"]
+__all__ = ["value_distance", "args_distance", "levenshtein", "tie_break", "size", "same_value"]
 
 #: alignments longer than this many cells fall back to a cheaper bound (keeps ranking fast)
 _MAX_CELLS = 250_000
@@ -36,7 +36,9 @@ _MAX_CELLS = 250_000
 _BAND = 8
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two literal values are the same for distance and shrinking: equal and of the
+    same type (``1`` and ``True`` differ), NaN the same as NaN."""
     if type(a) is not type(b):
         return False
     if isinstance(a, float) and math.isnan(a) and math.isnan(b):
@@ -68,10 +70,10 @@ def levenshtein(a: Sequence[Any], b: Sequence[Any], sub_cost=None) -> int:
     """
     # strip the common prefix and suffix: cheap and exact
     i = 0
-    while i < len(a) and i < len(b) and _same(a[i], b[i]):
+    while i < len(a) and i < len(b) and same_value(a[i], b[i]):
         i += 1
     j = 0
-    while j < len(a) - i and j < len(b) - i and _same(a[len(a) - 1 - j], b[len(b) - 1 - j]):
+    while j < len(a) - i and j < len(b) - i and same_value(a[len(a) - 1 - j], b[len(b) - 1 - j]):
         j += 1
     a = a[i:len(a) - j]
     b = b[i:len(b) - j]
@@ -85,7 +87,7 @@ def levenshtein(a: Sequence[Any], b: Sequence[Any], sub_cost=None) -> int:
             return max(n, m)
         total = 0
         for x, y in zip(a, b):
-            if not _same(x, y):
+            if not same_value(x, y):
                 total += 1 if sub_cost is None else sub_cost(x, y)
         return min(total, n)
     k = max(_BAND, abs(n - m))
@@ -114,7 +116,7 @@ def _banded(a: Sequence[Any], b: Sequence[Any], k: int, sub_cost) -> int:
         for jj in range(lo, hi + 1):
             y = b[jj - 1]
             rep = prev[jj - 1]
-            if not _same(x, y):
+            if not same_value(x, y):
                 rep += 1 if sub_cost is None else sub_cost(x, y)
             c = prev[jj] + 1
             left = cur[jj - 1] + 1
@@ -135,7 +137,7 @@ def _element_cost(x: Any, y: Any) -> int:
 
 def value_distance(a: Any, b: Any) -> int:
     """Edit distance between two literal values (see the module docstring).  Returns an int >= 0."""
-    if _same(a, b):
+    if same_value(a, b):
         return 0
     if type(a) is not type(b):
         return 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence
 
-from codemorph.perturb.distance import _same, args_distance, value_distance
+from codemorph.perturb.distance import same_value, args_distance, value_distance
 
 __all__ = ["toward", "shrink", "alignment"]
 
@@ -34,7 +34,7 @@ def alignment(a: Sequence[Any], b: Sequence[Any], nested: bool) -> list[tuple[st
         ops: list[tuple[str, Any, Any]] = []
         for i in range(max(n, m)):
             if i < n and i < m:
-                ops.append(("keep" if _same(a[i], b[i]) else "sub", a[i], b[i]))
+                ops.append(("keep" if same_value(a[i], b[i]) else "sub", a[i], b[i]))
             elif i < n:
                 ops.append(("del", a[i], None))
             else:
@@ -42,7 +42,7 @@ def alignment(a: Sequence[Any], b: Sequence[Any], nested: bool) -> list[tuple[st
         return ops
 
     def cost(x: Any, y: Any) -> int:
-        if _same(x, y):
+        if same_value(x, y):
             return 0
         return min(2, value_distance(x, y)) if nested else 1
 
@@ -58,7 +58,7 @@ def alignment(a: Sequence[Any], b: Sequence[Any], nested: bool) -> list[tuple[st
     i, j = n, m
     while i > 0 or j > 0:
         if i > 0 and j > 0 and dp[i][j] == dp[i - 1][j - 1] + cost(a[i - 1], b[j - 1]):
-            ops.append(("keep" if _same(a[i - 1], b[j - 1]) else "sub", a[i - 1], b[j - 1]))
+            ops.append(("keep" if same_value(a[i - 1], b[j - 1]) else "sub", a[i - 1], b[j - 1]))
             i, j = i - 1, j - 1
         elif i > 0 and dp[i][j] == dp[i - 1][j] + 1:
             ops.append(("del", a[i - 1], None))
@@ -124,7 +124,7 @@ def _seq_candidates(seed: Any, found: Any) -> Iterator[Any]:
 def toward_value(seed: Any, found: Any) -> Iterator[Any]:
     """Candidates between ``seed`` and ``found`` (single values), each closer to ``seed``
     than ``found`` is, or equally close but numerically nearer."""
-    if _same(seed, found):
+    if same_value(seed, found):
         return
     if type(seed) is not type(found):
         yield seed
@@ -162,7 +162,7 @@ def toward_value(seed: Any, found: Any) -> Iterator[Any]:
                     out.setdefault(kk, found[kk])
                 yield out
         for k, v in found.items():
-            if k in seed and not _same(seed[k], v):
+            if k in seed and not same_value(seed[k], v):
                 for c in toward_value(seed[k], v):
                     out = dict(found)
                     out[k] = c
