@@ -50,7 +50,7 @@ def _init():
 def _one(args):
     row, executions, seed = args
     from codemorph.errors import CodemorphError
-    from codemorph.inputs.core import mutate_args, parse_args
+    from codemorph.inputs import mutate_args, parse_args
     from codemorph.perturb import Budget, search_many
     from codemorph.perturb.search import SEARCH_CPU_TIMEOUT, literal_seed, program_constants
     from codemorph.engine.program import Program

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from codemorph.errors import InputError
-from codemorph.inputs.core import mutate_args
+from codemorph.inputs import mutate_args
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"

@@ -55,7 +55,7 @@ import libcst as cst
 from libcst.metadata import ExpressionContext, ExpressionContextProvider, MetadataWrapper
 
 from codemorph.errors import ParseError
-from codemorph.inputs.core import GuidedResult, coverage_additions
+from codemorph.inputs import GuidedResult, coverage_additions
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.verification.differential import (DEFAULT_INPUTS, Baseline, Verdict, check, check_requests, judge, make_baseline,

@@ -61,7 +61,7 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
     from codemorph.sandbox.pool import Limits
     from codemorph.verification.differential import verify as run_verify
 
-    from codemorph.inputs.core import parse_args
+    from codemorph.inputs import parse_args
 
     if extra_inputs < 0:
         fail(f"--extra-inputs must be >= 0, got {extra_inputs}")

@@ -43,7 +43,7 @@ from typing import Any, Sequence
 
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.errors import InputError
-from codemorph.inputs.core import format_args, parse_args
+from codemorph.inputs import format_args, parse_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import Sandbox
 from codemorph.verification.differential import DEFAULT_INPUTS, Verdict, check, make_baseline

@@ -33,7 +33,7 @@ import libcst as cst
 
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.errors import InputError, ParseError
-from codemorph.inputs.core import coverage_additions, mutate_args
+from codemorph.inputs import coverage_additions, mutate_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_rng
