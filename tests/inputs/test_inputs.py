@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from codemorph import InputError
 from codemorph.inputs import MAX_GROWTH, format_args, format_value, mutate_args, parse_args
 from codemorph.inputs import type_paths as module_type_paths
-from paths import CRUXEVAL
+from paths import CRUXEVAL, needs_shared
 
 CRUX = CRUXEVAL
 
@@ -224,7 +224,7 @@ def test_no_mutants_for_values_without_neighbours():
         mutate_args("x", 3, random.Random(0))
 
 
-@pytest.mark.skipif(not CRUX.exists(), reason="CRUXEval data not present")
+@needs_shared("cruxeval", "cruxeval.jsonl")
 def test_cruxeval_inputs_mutate():
     rows = [json.loads(line) for line in CRUX.open()]
     literal_rows = 0

@@ -18,7 +18,7 @@ import pytest
 from codemorph.rows.dataset import Reject, SourceRow, read_rows
 from codemorph.jobs.executors import LocalExecutor, close_states, map_rows
 from codemorph.jobs.perturb import perturb_ordered
-from paths import CRUXEVAL, SCORING_FIXTURES
+from paths import CRUXEVAL, SCORING_FIXTURES, shared
 
 DATA = CRUXEVAL
 FIX = SCORING_FIXTURES / "evaluate"
@@ -152,8 +152,7 @@ def test_dask_map_without_setup_and_executor_names(client):
 
 
 def cruxeval_rows(n: int) -> list[dict]:
-    if not DATA.exists():
-        pytest.skip("CRUXEval data not available")
+    shared("cruxeval", "cruxeval.jsonl")
     return [json.loads(x) for x in DATA.read_text().splitlines()[:n]]
 
 

@@ -17,15 +17,14 @@ from codemorph.rows.dataset import Checkpoint, RowWriter, progress_path
 from codemorph.errors import InputError
 from codemorph.jobs.generate import GenerateConfig, generate
 from codemorph.sandbox.pool import Limits
-from paths import CRUXEVAL
+from paths import CRUXEVAL, shared
 
 DATA = CRUXEVAL
 TRANSFORMS = ("rename-locals",)
 
 
 def corpus(tmp_path: Path, n: int = 10) -> Path:
-    if not DATA.exists():
-        pytest.skip("CRUXEval data not available")
+    shared("cruxeval", "cruxeval.jsonl")
     rows = [json.loads(x) for x in DATA.read_text().splitlines()[:n]]
     rows[3]["output"] = "'not what it returns'"  # one row goes to the rejects file
     p = tmp_path / "in.jsonl"

@@ -15,7 +15,7 @@ import pytest
 from codemorph import InputError
 from codemorph.rows import dataset
 from codemorph.rows.dataset import Reject, SourceRow, count_rows, read_rows
-from paths import CRUXEVAL
+from paths import CRUXEVAL, shared
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -41,8 +41,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def test_parquet_rows_equal_json_lines_rows(tmp_path, monkeypatch):
-    if not DATA.exists():
-        pytest.skip("CRUXEval data not available")
+    shared("cruxeval", "cruxeval.jsonl")
     rows = [json.loads(x) for x in DATA.read_text().splitlines()[:50]]
     for i, r in enumerate(rows):  # extra fields of several JSON types survive both ways
         r["meta"] = {"n": i, "tags": ["a", "b"][: i % 3], "ok": i % 2 == 0, "score": i / 4}

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from codemorph.sandbox.determinism import nondeterminism_source
-from paths import CRUXEVAL
+from paths import CRUXEVAL, shared
 
 
 FLAGGED = [
@@ -116,8 +116,7 @@ def test_deterministic_programs_are_not_flagged(code: str) -> None:
 def test_no_cruxeval_program_is_flagged() -> None:
     """The benchmark's own programs import nothing and call no flagged builtin: the test
     rejects none of them (an over-approximation that still keeps the data set whole)."""
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data set not present")
+    shared("cruxeval", "cruxeval.jsonl")
     rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines()]
     assert len(rows) == 800  # CRUXEval has 800 programs (Gu et al. 2024): a documented property of the data set
     flagged = {r["id"]: nondeterminism_source(r["code"]) for r in rows}

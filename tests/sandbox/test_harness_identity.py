@@ -10,7 +10,7 @@ import json
 import pytest
 
 from codemorph.sandbox.determinism import nondeterminism_source
-from paths import CRUXEVAL
+from paths import CRUXEVAL, shared
 
 
 FLAGGED = [
@@ -94,8 +94,7 @@ def test_common_dunder_uses_not_flagged(code: str) -> None:
 def test_cruxeval_none_flagged() -> None:
     """No CRUXEval program reads the harness's identity (the full-catalogue generate keeps
     its 0 rejects)."""
-    if not CRUXEVAL.exists():
-        pytest.skip("CRUXEval data not present")
+    shared("cruxeval", "cruxeval.jsonl")
     rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines() if line.strip()]
     assert len(rows) == 800  # CRUXEval has 800 programs (Gu et al. 2024): a documented property of the data set
     assert [r["id"] for r in rows if nondeterminism_source(r["code"]) is not None] == []

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
-from paths import CRUXEVAL
+from paths import CRUXEVAL, needs_shared
 
 R = ExecRequest
 # generous limits (the machine may be loaded); requests meant to hang get SHORT seconds
@@ -393,7 +393,7 @@ def test_close_kills_workers():
         box.run(R("def f():\n    return 1\n"))
 
 
-@pytest.mark.skipif(not CRUX.exists(), reason="CRUXEval data not present")
+@needs_shared("cruxeval", "cruxeval.jsonl")
 def test_cruxeval_ground_truth_reproduces(sb):
     rows = [json.loads(line) for line in CRUX.open()][::8]
     with Sandbox(Limits(), workers=2) as box:

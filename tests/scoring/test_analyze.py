@@ -23,7 +23,7 @@ from codemorph.scoring.evaluate import evaluate_dataset, evaluate_many, write_sc
 from codemorph.scoring.predictions import EvalRow, load_predictions, load_rows
 from codemorph.engine.program import parse_source
 from codemorph.sandbox.pool import Limits, Sandbox
-from paths import SCORING_FIXTURES, SHARED_DATA
+from paths import SCORING_FIXTURES, SHARED_DATA, needs_shared
 
 FIX = SCORING_FIXTURES / "evaluate"
 SHARED = SHARED_DATA
@@ -264,7 +264,7 @@ def test_cli_analyze(tmp_path):
     assert (tmp_path / "rep" / "report.html").is_file() and (tmp_path / "rep" / "programs.csv").is_file()
 
 
-@pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
+@needs_shared("codemind-layout")
 def test_analyze_codemind_results_report(tmp_path, sandbox):
     layout = SHARED / "codemind-layout"
     rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) < 80]

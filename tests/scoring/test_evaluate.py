@@ -16,7 +16,7 @@ from codemorph.scoring.metrics import wilson_interval
 from codemorph.scoring.predictions import (EvalRow, call_arguments, load_predictions, load_rows, read_codemind_dataset,
                                    read_jsonl_predictions)
 from codemorph.sandbox.pool import Limits, Sandbox
-from paths import SCORING_FIXTURES, SHARED_DATA
+from paths import SCORING_FIXTURES, SHARED_DATA, needs_shared
 
 FIX = SCORING_FIXTURES / "evaluate"
 SHARED = SHARED_DATA
@@ -300,7 +300,7 @@ CRUXEVAL_REFERENCE = {
 }
 
 
-@pytest.mark.skipif(not (SHARED / "predictions").is_dir(), reason="shared CRUXEval data not available")
+@needs_shared("predictions")
 def test_cruxeval_native_generations_match_the_harness():
     rows = load_rows(SHARED / "cruxeval" / "cruxeval.jsonl")
     assert len(rows) == 800  # CRUXEval has 800 programs (Gu et al. 2024): a documented property of the data set
@@ -324,7 +324,7 @@ EXERSCOPE_CRUXEVAL = {
 }
 
 
-@pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
+@needs_shared("codemind-layout")
 def test_codemind_layout_exact_match_reproduces_exerscope():
     layout = SHARED / "codemind-layout"
     results = evaluate_paths(layout / "dataset" / "cruxeval", layout, bench="cruxeval", match="exact")
@@ -332,7 +332,7 @@ def test_codemind_layout_exact_match_reproduces_exerscope():
     assert got == EXERSCOPE_CRUXEVAL
 
 
-@pytest.mark.skipif(not (SHARED / "codemind-layout").is_dir(), reason="shared CodeMind data not available")
+@needs_shared("codemind-layout")
 def test_codemind_layout_execution_scores_all_models(sandbox, tmp_path):
     layout = SHARED / "codemind-layout"
     rows = [r for r in load_rows(layout / "dataset" / "cruxeval") if int(r.id.split("_")[1]) in {*range(60), 145}]

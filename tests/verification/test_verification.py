@@ -12,7 +12,7 @@ from codemorph.sandbox.pool import Limits, Sandbox
 from codemorph.verification import verify
 from codemorph.verification.differential import (Baseline, Verdict, check, check_requests, judge, make_baseline,
                                     program_literals, verify)
-from paths import CRUXEVAL
+from paths import CRUXEVAL, needs_shared
 
 LIM = Limits(timeout=5.0, grace=0.3, memory=512 * 1024**2)
 CRUX = CRUXEVAL
@@ -197,7 +197,7 @@ def test_program_literals():
     assert program_literals(prog) == [-3, 3, "ab", 2.5, b"z", "n", "m", 10]
 
 
-@pytest.mark.skipif(not CRUX.exists(), reason="CRUXEval data not present")
+@needs_shared("cruxeval", "cruxeval.jsonl")
 def test_cruxeval_programs_are_equivalent_to_themselves(sb):
     rows = [json.loads(line) for line in CRUX.open()][::100]
     for row in rows:
