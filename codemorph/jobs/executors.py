@@ -13,7 +13,7 @@ Per-worker resources (a sandbox, a :class:`~codemorph.jobs.generate.RowProcessor
 transforms) are built once per worker process or thread by a ``setup`` callable the job
 passes in, and closed when the map ends.  Results come back in input order whatever order tasks finish in, and at
 most a bounded number of tasks is in flight, so the caller's memory does not grow with the
-corpus: a Dask run writes the same bytes as a local one (tests/test_scale_map.py).
+corpus: a Dask run writes the same bytes as a local one (tests/jobs/test_ordered_row_map.py).
 
 The one entry point is :func:`map_rows`: a job passes its row function and its state
 factory (``generate``: :func:`codemorph.jobs.generate.generate_ordered`; ``perturb``:

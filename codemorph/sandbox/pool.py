@@ -23,7 +23,7 @@ Note: ``python -I`` would make the interpreter ignore ``PYTHONHASHSEED``; the wo
 therefore started with ``-s`` and an environment scrubbed of every other ``PYTHON*``
 variable, and it removes its own directory from ``sys.path``.
 
-Containment of hostile code (tests/test_hostile.py): the forked child also sets
+Containment of hostile code (tests/sandbox/test_hostile.py): the forked child also sets
 ``RLIMIT_NPROC=0`` and installs a :pep:`578` audit hook that refuses, with
 ``PermissionError``, starting processes (``os.system``, ``subprocess``, ``fork``, ``exec``),
 threads, any socket (connections and DNS lookups), ``ctypes`` calls, raising resource
