@@ -472,7 +472,8 @@ class Transform:
             :class:`~codemorph.errors.NotApplicable` (a bug of the transform).  Never
             raises (as LibCST's codemod runner, which turns a codemod's exception into a
             failure result): one transform's bug costs its variant, never the run.
-            ``KeyboardInterrupt`` and ``SystemExit`` still propagate.
+            A ``SystemExit`` raised by :meth:`rewrite` is such an error too; only
+            ``KeyboardInterrupt`` propagates.
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), self.name)
@@ -481,7 +482,8 @@ class Transform:
                                    reason="needs runtime type observations, none given")
         try:
             return self._apply(program, rng, inputs, observations)
-        except Exception as exc:  # noqa: BLE001 - the policy: a transform's bug is a result, not a crash
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
+            # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
             err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
             return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
                                    error=err)

@@ -156,7 +156,7 @@ class RowProcessor:
         message, where), and the run goes on with the next row."""
         try:
             return self.process_row(row)
-        except Exception as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
             return RowOutcome(rejects=[internal_reject(row, exc)])
 
     def process_row(self, row: SourceRow) -> RowOutcome:
@@ -356,7 +356,7 @@ class RowProcessor:
 
 def _run_words(run) -> str:
     if run.status == "returned":
-        return f"returned {run.value_words()}, which does not equal it"
+        return f"returned {run.value_words()}, not the recorded output"
     if run.exception is not None:
         return f"{run.status} ({run.exception.type}: {str(run.exception.message)[:80]})"
     return f"ended with status {run.status}"

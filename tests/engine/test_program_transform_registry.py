@@ -154,3 +154,23 @@ def test_one_of_falls_back_to_an_applicable_step():
         res = OneOf(AppendComment(), Always()).apply(prog, seed)
         assert res.applied == ["always"]
         assert res.program.source == "x = 1\n"
+
+
+@pytest.mark.parametrize("exc", [RuntimeError("kaboom"), SystemExit(3)])
+def test_a_transform_that_raises_is_an_error_result_not_a_crash(exc):
+    class Raises(Transform):
+        name = "raises"
+        family = "test"
+        description = "raises in rewrite"
+
+        def rewrite(self, module, ctx):
+            raise exc
+
+    program = Program("def f(x):\n    return x\n")
+    result = Raises().apply(program, 0)
+    assert result.applied is False
+    assert result.source == program.source
+    assert result.error is not None and result.error.exception == type(exc).__name__
+    assert result.reason == f"raised {type(exc).__name__}: {exc}"
+    piped = Pipeline.of(Raises(), Raises()).apply(program, 0)
+    assert piped.program.source == program.source and len(piped.errors) == 2
