@@ -9,8 +9,7 @@ import pytest
 import codemorph
 from codemorph import Program
 from codemorph.sandbox.pool import Limits, Sandbox
-from codemorph.verification import verify
-from codemorph.verification.differential import (Baseline, Verdict, check, check_requests, judge, make_baseline,
+from codemorph.verification import (Baseline, Verdict, check, check_requests, judge, make_baseline,
                                     program_literals, verify)
 from paths import CRUXEVAL, needs_shared
 
