@@ -1,95 +1,77 @@
-"""``for-to-while``: ``for`` loops as ``while`` loops driven by an explicit iterator.
+"""``for-to-while``: ``for`` loops as the ``while`` loops people write (a counter loop, an
+index loop, or an explicit iterator).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
-
 import libcst as cst
 
-from codemorph.engine import NotApplicable, RewriteContext, Transform
-from codemorph.engine.transform import identifiers_in
-from codemorph.authoring.facts import ProgramFacts, finalisation_hazard
-from codemorph.authoring.hazards import BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers
+from codemorph.engine import RewriteContext, Transform
 from codemorph.authoring.sites import SiteChoice
-from codemorph.authoring.syntax import parenthesize_if_bare_tuple
+from codemorph.transforms.loops.common import (
+    BlockRewriter, Plan, choose_loop_sites, for_loop_facts, for_sites, refuse_program,
+)
+from codemorph.transforms.loops.forms import LoopForm, LoopForms
 
-__all__ = ["LoopNames", "ForToWhile"]
-
-
-@dataclass(frozen=True)
-class LoopNames:
-    """The fresh names one rewritten ``for`` loop uses: its iterator, its end sentinel and
-    the item variable."""
-    iterator: str
-    sentinel: str
-    item: str
-
-
-class _ForToWhileRewriter(cst.CSTTransformer):
-    def __init__(self, ctx: RewriteContext, chosen: Sequence[cst.For], names: dict[cst.For, LoopNames]) -> None:
-        super().__init__()
-        self.ctx = ctx
-        self.chosen = set(map(id, chosen))
-        self.names = names
-
-    def leave_For(self, original_node: cst.For, updated_node: cst.For):
-        if id(original_node) not in self.chosen:
-            return updated_node
-        n = self.names[original_node]
-        self.ctx.record(original_node, f"for loop -> while loop over {n.iterator} = iter(...)")
-        node = updated_node
-        iterator = cst.SimpleStatementLine(
-            [cst.Assign([cst.AssignTarget(cst.Name(n.iterator))],
-                        cst.Call(cst.Name("iter"), [cst.Arg(parenthesize_if_bare_tuple(node.iter))]))],
-            leading_lines=node.leading_lines)
-        sentinel = cst.SimpleStatementLine(
-            [cst.Assign([cst.AssignTarget(cst.Name(n.sentinel))], cst.Call(cst.Name("object")))])
-        fetch = cst.NamedExpr(
-            target=cst.Name(n.item),
-            value=cst.Call(cst.Name("next"), [cst.Arg(cst.Name(n.iterator)), cst.Arg(cst.Name(n.sentinel))]),
-            lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-        test = cst.Comparison(fetch, [cst.ComparisonTarget(cst.IsNot(), cst.Name(n.sentinel))])
-        bind = cst.Assign([cst.AssignTarget(node.target)], cst.Name(n.item))
-        body = node.body
-        if isinstance(body, cst.IndentedBlock):
-            body = body.with_changes(body=[cst.SimpleStatementLine([bind]), *body.body])
-        else:  # ``for x in xs: stmt`` on one line
-            body = body.with_changes(body=[bind, *body.body])
-        loop = cst.While(test=test, body=body, orelse=node.orelse)
-        return cst.FlattenSentinel([iterator, sentinel, loop])
+__all__ = ["ForToWhile"]
 
 
 class ForToWhile(SiteChoice, Transform):
-    """Rewrite ``for`` loops in function bodies as equivalent ``while`` loops.
+    """Rewrite ``for`` loops in function bodies as equivalent ``while`` loops, in the form a
+    person writes (:mod:`codemorph.transforms.loops.forms` has the precise conditions and why
+    each form is exact):
 
-    Each selected loop ``for TARGET in ITERABLE: BODY else: ELSE`` becomes::
+    * ``for v in range(a, b)`` (also ``range(b)``, ``range(a, b, k)`` with a nonzero int
+      literal ``k``), ``a`` and ``b`` ints, ``v`` not rebound in the body and read nowhere
+      outside it::
 
-        it = iter(ITERABLE)
-        end = object()
-        while (item := next(it, end)) is not end:
-            TARGET = item
-            BODY
-        else:
-            ELSE
+          v = a
+          while v < b:
+              BODY
+              v += 1
 
-    with fresh names for ``it``, ``end`` and ``item`` (``_it``, ``_end``, ``_item`` unless
-    taken).  This is exact for every iterable: ``iter`` is what a ``for`` statement calls,
-    ``next(it, end)`` stops on ``StopIteration`` exactly where the loop would, ``continue``
-    re-evaluates the condition (fetches the next item), ``break`` skips ``else``, and the
-    target is assigned only when an item was produced, so the loop variable keeps its value
-    after the loop and stays unbound after zero iterations.
+      (``b`` is bound to a fresh name first, ``n = b``, unless it is a literal, an invariant
+      local or ``len`` of an invariant ``str``/``tuple`` local);
+    * ``for x in xs`` where ``xs`` is a local only ever observed holding an exact ``list``,
+      ``tuple`` or ``str`` that the loop cannot rebind (or an expression known to give one,
+      bound to a fresh name first: ``items = sorted(d)``), and ``for i, x in enumerate(xs)``
+      with ``i`` as the counter::
+
+          i = 0
+          while i < len(xs):
+              x = xs[i]
+              BODY
+              i += 1
+
+    * every other loop::
+
+          it = iter(ITERABLE)
+          while True:
+              try:
+                  TARGET = next(it)
+              except StopIteration:
+                  break
+              BODY
+
+    In the counter and index forms ``i += 1`` is also inserted before each ``continue`` of
+    the loop, and ``else`` stays the ``while`` loop's ``else``; in the general form an
+    ``else`` (of a loop without ``break``) follows the loop.  The loop variable keeps its
+    value after the loop and stays unbound after zero iterations.  Fresh names (``i``, ``j``,
+    ``it``, ``n``, ``items``, ``item``...) are spelled nowhere in the program.
+
+    Runtime observations (``generate`` collects them; ``uses_runtime_types``) decide the
+    index form and names in ``range`` bounds; without them those loops get the general form.
 
     Args:
         which: ``"all"`` (default) rewrites every eligible loop; ``"one"`` rewrites one
             eligible loop chosen with ``ctx.rng`` (uniformly, over loops in source order).
 
-    Refuses (``NotApplicable``) when ``iter``, ``next`` or ``object`` may be rebound
-    (anywhere in the program, or through ``builtins``), when the program can observe when
-    the iterator is released (see :func:`finalisation_hazard`) or inspects frames/lines,
-    and skips loops that are ``async for``, at module level, directly in a class body, or
-    in a function using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``.
+    Refuses (``NotApplicable``) programs that may rebind builtins through the ``builtins``
+    module, can observe when an object is released (see :func:`finalisation_hazard`) or
+    inspect frames/lines; skips loops that are ``async for``, at module level, directly in a
+    class body, or in a function using ``eval``/``exec``/``locals``/``globals``/``vars``/
+    ``dir()``, and loops that need the general form when ``iter``, ``next`` or
+    ``StopIteration`` may be rebound or the loop has both ``break`` and ``else``.
 
     Raises:
         ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``.
@@ -97,51 +79,44 @@ class ForToWhile(SiteChoice, Transform):
 
     name = "for-to-while"
     family = "loops"
-    description = "Rewrite for loops as while loops over an explicit iterator (next with a sentinel)."
+    description = ("Rewrite for loops as while loops: counter loops over range, index loops over "
+                   "sequences (types), else an explicit iterator with next.")
     preconditions = (
-        "iter, next and object are the builtins (not rebound anywhere, no builtins-module access)",
+        "the builtins a form emits or removes (len, range, enumerate, iter, next, StopIteration...) "
+        "are not rebound anywhere; no builtins-module access",
         "no generator with try/with, no __del__, no weakref/gc: iterator lifetime is unobservable",
         "no frame or line introspection (new locals, moved lines are unobservable)",
         "loop is a plain `for` directly in a function body (not module level, not a class body)",
         "the function does not use eval/exec/locals/globals/vars/dir()",
+        "counter/index forms: the counter is not rebound in the body and not read outside it; "
+        "the sequence is a local observed only as list/tuple/str that the loop cannot rebind",
+        "general form with else: the body has no break",
     )
+    uses_runtime_types = True
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        facts = ProgramFacts.of(module)
-        if not facts.loops:
-            raise NotApplicable("no for loop")
-        shadowed = ctx.shadowed("iter", "next", "object")
-        if shadowed:
-            raise NotApplicable(f"builtin {', '.join(shadowed)} may be rebound by the program")
-        names = identifiers_in(module)
-        found = hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
-        if found:
-            raise NotApplicable(f"program may rebind builtins through {', '.join(found)}")
-        hazard = finalisation_hazard(module, names=names, facts=facts)
-        if hazard:
-            raise NotApplicable(hazard)
-        found = hazard_identifiers(module, FRAME_HAZARDS, LINE_HAZARDS, names=names)
-        if found:
-            raise NotApplicable(f"program inspects frames, code or line numbers ({', '.join(found)})")
+        facts = for_loop_facts(module, ctx)
+        refuse_program(module, ctx, facts, frozenset(facts.names))
+        forms = LoopForms(module, ctx, facts)
+        owners = {loop: owner for loop, owner in facts.loops}
 
-        eligible: list[cst.For] = []
-        reasons: list[str] = []
-        for loop, owner in facts.loops:
-            line = ctx.position(loop)[0]
-            if loop.asynchronous is not None:
-                reasons.append(f"line {line}: async for")
-            elif owner is None:
-                reasons.append(f"line {line}: loop at module level")
-            elif isinstance(owner, cst.ClassDef):
-                reasons.append(f"line {line}: loop in a class body")
-            elif facts.functions[owner].dynamic:
-                uses = ", ".join(sorted(facts.functions[owner].dynamic))
-                reasons.append(f"line {line}: {owner.name.value}() uses {uses}")
-            else:
-                eligible.append(loop)
-        if not eligible:
-            raise NotApplicable("no eligible for loop (" + "; ".join(reasons) + ")")
-        chosen = self.choose(ctx, eligible)
-        loop_names = {loop: LoopNames(ctx.fresh_name("_it"), ctx.fresh_name("_end"), ctx.fresh_name("_item"))
-                      for loop in chosen}  # source order: outer loops get the plain names
-        return module.visit(_ForToWhileRewriter(ctx, chosen, loop_names))
+        def check(loop: cst.For) -> str | None:
+            form = forms.form_of(loop, owners[loop], reserve=False)
+            return form if isinstance(form, str) else None
+
+        eligible, reasons = for_sites(ctx, facts, "loop", check)
+        chosen = choose_loop_sites(self.which, ctx, eligible, reasons, "for loop")
+        plans: dict[cst.CSTNode, Plan] = {}
+        for loop in chosen:  # source order: outer loops get the first names
+            form = forms.form_of(loop, owners[loop])
+            assert isinstance(form, LoopForm)
+            ctx.record(loop, f"for loop -> {form.description}")
+            plans[loop] = self._plan(form)
+        return module.visit(BlockRewriter(plans))
+
+    @staticmethod
+    def _plan(form: LoopForm) -> Plan:
+        def plan(node: cst.BaseStatement) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+            assert isinstance(node, cst.For)
+            return form.while_loop(node)
+        return plan

@@ -1,0 +1,597 @@
+"""The ``while`` forms a ``for`` loop is rewritten into by ``for-to-while`` and ``peel-loop``:
+the forms people write, each used only where its precondition is established.
+
+* **counter** -- ``for v in range(a, b[, k])`` (``k`` a nonzero int literal) becomes
+  ``v = a`` / ``while v < b:`` / ... / ``v += k`` (``>`` and ``-=`` for a negative ``k``);
+* **index** -- ``for x in xs`` over a list, tuple or str becomes ``i = 0`` /
+  ``while i < len(xs):`` / ``x = xs[i]`` / ... / ``i += 1``, and ``for i, x in enumerate(xs)``
+  uses ``i`` itself as the counter;
+* **general** -- every other loop: ``it = iter(xs)`` / ``while True:`` / ``try: x = next(it)`` /
+  ``except StopIteration: break`` / ...
+
+:class:`LoopForms` decides the form of one loop (:meth:`LoopForms.form_of`) and builds it
+(:meth:`LoopForm.while_loop`, :meth:`LoopForm.peeled`).  Why each form is exact:
+
+* A ``for`` over an exact ``list``, ``tuple`` or ``str`` is CPython's sequence iterator: before
+  each item it compares its index with the *current* ``len`` of the object and stops for good
+  at the first failure (``listiter_next``, ``tupleiter_next``, ``unicodeiter_next``), and the
+  item is ``xs[index]``.  The index form does exactly that, provided ``xs`` names the same
+  object at every test: it is a local of the function that neither the body, nor the loop's
+  target, nor any ``del`` / ``global`` / ``nonlocal`` / ``except ... as`` / nested function
+  rebinds.  The body may change the list's length: the iterator would see the change too.
+  ``range`` objects stored in a variable are left to the general form (``len`` of a range
+  longer than ``sys.maxsize`` raises ``OverflowError`` where iterating it does not).
+* ``range(a, b, k)`` with int ``a`` and ``b`` (int literals, ``len(...)``, arithmetic of ints,
+  locals only ever observed holding ints) yields ``a, a + k, ...`` while ``< b`` (``> b`` for
+  ``k < 0``); ``b`` is evaluated once (a literal, an invariant local, ``len`` of an invariant
+  ``str``/``tuple`` local, or bound to a fresh name before the loop).  The loop variable is
+  the counter, so the body must not rebind it, and because the counter ends one step past
+  the last value (and is bound even when the range is empty), the variable must not be read
+  anywhere in the function outside the loop's body (nor by a closure created in it).
+* In the index and counter forms the increment is the body's last statement and is also
+  inserted before every ``continue`` of the loop, so every path to the next test passes it;
+  ``break`` leaves the loop without it, and ``while ... else`` runs ``else`` exactly when the
+  test fails, as ``for ... else`` does when the iterable is exhausted.  The fresh counter is
+  read by nothing but the loop.
+* The general form calls ``iter`` once and ``next`` until the first ``StopIteration``, and
+  only the ``next`` call (with the assignment to a plain name, which cannot raise) sits in
+  the ``try``: a ``StopIteration`` raised by the body, or by unpacking into the target,
+  propagates as it did.  A tuple target is unpacked inside the ``try`` only when the items
+  are known to be exact tuples (``enumerate``, ``zip``, ``d.items()`` of a dict); other
+  targets receive a fresh ``item`` after the ``try``.  An ``else`` of a loop without
+  ``break`` always runs after it, so it becomes statements after the loop; a loop with both
+  ``break`` and ``else`` cannot have the general form (:class:`~codemorph.errors.NotApplicable`
+  reason from :meth:`LoopForms.form_of`).
+
+Fresh names read like code (``i``, ``j``, ``k``, ``idx``...; ``it``; ``n``; ``items``; ``item``)
+and are spelled nowhere in the program (:meth:`RewriteContext.reserve`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import libcst as cst
+
+from codemorph.engine import RewriteContext
+from codemorph.engine.transform import bound_names
+from codemorph.authoring.facts import ProgramFacts
+from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.syntax import parenthesize_if_bare_tuple
+from codemorph.transforms.loops.common import (
+    block_statements, find, int_literal, int_node, lazy_scopes, loop_jumps, name_nodes, prepend_lines,
+    simple_line, target_names,
+)
+
+__all__ = ["LoopForm", "LoopForms", "SEQUENCE_TYPES", "COUNTER_NAMES"]
+
+#: observed types of a local whose ``for`` loop gets the index form (exact types)
+SEQUENCE_TYPES = frozenset({"list", "tuple", "str"})
+#: fresh names, first free one wins (then ``idx_1``, ``it_1``... as :meth:`RewriteContext.fresh_name`)
+COUNTER_NAMES = ("i", "j", "k", "idx", "index", "pos")
+ITERATOR_NAMES = ("it", "iterator")
+STOP_NAMES = ("n", "size", "length", "end", "stop", "limit")
+SEQUENCE_NAMES = ("items", "seq", "values", "elements")
+ITEM_NAMES = ("item", "value", "elem", "entry")
+
+#: ``str`` methods that return a ``str`` / a ``list`` of ``str`` when called on an exact ``str``
+_STR_TO_STR = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "replace", "title", "capitalize",
+                         "swapcase", "casefold", "center", "ljust", "rjust", "zfill", "expandtabs",
+                         "removeprefix", "removesuffix", "translate", "format", "join"})
+_STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
+
+
+def _fresh(ctx: RewriteContext, candidates: tuple[str, ...]) -> str:
+    for name in candidates:
+        if ctx.reserve(name):
+            return name
+    return ctx.fresh_name(candidates[0])
+
+
+def _line(small: cst.BaseSmallStatement) -> cst.SimpleStatementLine:
+    return cst.SimpleStatementLine([small])
+
+
+def _assign(target: cst.BaseAssignTargetExpression, value: cst.BaseExpression) -> cst.SimpleStatementLine:
+    return _line(cst.Assign([cst.AssignTarget(target)], value))
+
+
+def _call(func: str, *args: cst.BaseExpression) -> cst.Call:
+    return cst.Call(cst.Name(func), [cst.Arg(a) for a in args])
+
+
+def _plain_call(node: cst.BaseExpression, func: str) -> cst.Call | None:
+    """``node`` when it is a call of the name ``func`` with positional arguments only."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == func \
+            and all(a.keyword is None and not a.star for a in node.args):
+        return node
+    return None
+
+
+class _StepBeforeContinue(cst.CSTTransformer):
+    """Inserts the loop's increment before each ``continue`` that belongs to the loop whose
+    body is visited (not to nested loops, functions or classes; the ``else`` of a nested
+    loop belongs to the visited loop)."""
+
+    def __init__(self, step: cst.BaseSmallStatement) -> None:
+        super().__init__()
+        self.step = step
+
+    def _nested_loop(self, node: cst.For | cst.While) -> bool:
+        return False
+
+    def _leave_loop(self, original_node, updated_node):
+        if updated_node.orelse is not None:
+            return updated_node.with_changes(orelse=updated_node.orelse.visit(self))
+        return updated_node
+
+    visit_For = visit_While = _nested_loop
+    leave_For = leave_While = _leave_loop
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _with_step(self, smalls) -> list:
+        out = []
+        for s in smalls:
+            if isinstance(s, cst.Continue):
+                out.append(self.step.with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" "))))
+            out.append(s)
+        return out
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if not any(isinstance(s, cst.Continue) for s in updated_node.body):
+            return updated_node
+        if len(updated_node.body) == 1:
+            return cst.FlattenSentinel([_line(self.step).with_changes(leading_lines=updated_node.leading_lines),
+                                        updated_node.with_changes(leading_lines=[])])
+        return updated_node.with_changes(body=self._with_step(updated_node.body))
+
+    def leave_SimpleStatementSuite(self, original_node, updated_node):
+        if not any(isinstance(s, cst.Continue) for s in updated_node.body):
+            return updated_node
+        smalls = [s.with_changes(semicolon=cst.MaybeSentinel.DEFAULT) for s in updated_node.body]
+        lines: list[cst.SimpleStatementLine] = []
+        for s in smalls:
+            if isinstance(s, cst.Continue):
+                lines.append(_line(self.step))
+            lines.append(_line(s))
+        return cst.IndentedBlock(body=lines, header=updated_node.trailing_whitespace)
+
+
+def _is_str_literal(e: cst.BaseExpression) -> bool:
+    """A ``str`` literal (plain, concatenated or f-string; not ``bytes``)."""
+    if isinstance(e, cst.SimpleString):
+        return "b" not in e.prefix.lower()
+    if isinstance(e, cst.FormattedString):
+        return True
+    if isinstance(e, cst.ConcatenatedString):
+        return _is_str_literal(e.left) and _is_str_literal(e.right)
+    return False
+
+
+def _ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
+    """Whether the last statement is a ``return``, ``raise``, ``break`` or ``continue``
+    (an increment after it would never run)."""
+    if not stmts or not isinstance(stmts[-1], cst.SimpleStatementLine):
+        return False
+    return isinstance(stmts[-1].body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
+
+
+@dataclass
+class LoopForm:
+    """How one ``for`` loop is written as a ``while`` loop.
+
+    Attributes:
+        kind: ``"counter"``, ``"index"`` or ``"general"``.
+        description: a short text for the changed site (``"index loop over xs"``).
+        counter: the counter variable (counter and index forms).
+        step: the signed increment of the counter.
+        sequence: the name indexed (index form).
+        bind_sequence: the fresh name the iterable is bound to first (index form over an
+            expression), else ``None``.
+        stop: the bound of the counter form as written (``None`` when bound to ``stop_name``).
+        stop_name: the fresh name the counter form's bound is bound to, else ``None``.
+        iterator: the fresh iterator name (general form).
+        item: the fresh name ``next`` assigns when the target cannot be assigned inside the
+            ``try`` (general form), else ``None``.
+        index_target: the target assigned ``xs[i]`` (index form; the element of an
+            ``enumerate`` target), else ``None`` (the loop's own target).
+        stop_first: bind ``stop_name`` before the counter (the start is a literal).
+    """
+
+    kind: str
+    description: str
+    counter: str | None = None
+    step: int = 1
+    sequence: str | None = None
+    bind_sequence: str | None = None
+    stop: cst.BaseExpression | None = None
+    stop_name: str | None = None
+    iterator: str | None = None
+    item: str | None = None
+    index_target: cst.BaseExpression | None = None
+    stop_first: bool = False
+    _start: cst.BaseExpression | None = field(default=None, repr=False)
+
+    # -- pieces -------------------------------------------------------------------------
+    def _setup(self, node: cst.For) -> list[cst.BaseStatement]:
+        if self.kind == "general":
+            return [_assign(cst.Name(self.iterator), _call("iter", parenthesize_if_bare_tuple(node.iter)))]
+        if self.kind == "index":
+            out: list[cst.BaseStatement] = []
+            if self.bind_sequence:
+                out.append(_assign(cst.Name(self.bind_sequence), node.iter))
+            out.append(_assign(cst.Name(self.counter), cst.Integer("0")))
+            return out
+        call = node.iter
+        assert isinstance(call, cst.Call)
+        args = [a.value for a in call.args]
+        start = args[0] if len(args) >= 2 else cst.Integer("0")
+        stop_value = args[1] if len(args) >= 2 else args[0]
+        init = _assign(cst.Name(self.counter), start)
+        if self.stop_name is None:
+            return [init]
+        bound = _assign(cst.Name(self.stop_name), stop_value)
+        return [bound, init] if self.stop_first else [init, bound]
+
+    def _test(self, node: cst.For) -> cst.BaseExpression:
+        if self.kind == "index":
+            seq = self.bind_sequence or self.sequence
+            return cst.Comparison(cst.Name(self.counter), [cst.ComparisonTarget(cst.LessThan(), _call("len", cst.Name(seq)))])
+        assert isinstance(node.iter, cst.Call)
+        args = [a.value for a in node.iter.args]
+        stop = cst.Name(self.stop_name) if self.stop_name else (args[1] if len(args) >= 2 else args[0])
+        op = cst.LessThan() if self.step > 0 else cst.GreaterThan()
+        return cst.Comparison(cst.Name(self.counter), [cst.ComparisonTarget(op, stop)])
+
+    def _increment(self) -> cst.AugAssign:
+        op = cst.AddAssign() if self.step > 0 else cst.SubtractAssign()
+        return cst.AugAssign(cst.Name(self.counter), op, int_node(abs(self.step)))
+
+    def _head(self, node: cst.For, *, in_loop: bool) -> list[cst.BaseStatement]:
+        """Statements at the top of each iteration (the general form's fetch ends the loop
+        with ``break`` when ``in_loop``; the peeled fetch is built by :meth:`peeled`)."""
+        if self.kind == "counter":
+            return []
+        if self.kind == "index":
+            seq = self.bind_sequence or self.sequence
+            target = self.index_target if self.index_target is not None else node.target
+            return [_assign(target, cst.Subscript(cst.Name(seq), [cst.SubscriptElement(cst.Index(cst.Name(self.counter)))]))]
+        fetch = self._fetch(node)
+        stop = cst.IndentedBlock([_line(cst.Break())])
+        return [cst.Try(body=cst.IndentedBlock([fetch]),
+                        handlers=[cst.ExceptHandler(body=stop, type=cst.Name("StopIteration"))]),
+                *self._bind_item(node)]
+
+    def _fetch(self, node: cst.For) -> cst.SimpleStatementLine:
+        target = cst.Name(self.item) if self.item else node.target
+        return _assign(target, _call("next", cst.Name(self.iterator)))
+
+    def _bind_item(self, node: cst.For) -> list[cst.BaseStatement]:
+        return [_assign(node.target, cst.Name(self.item))] if self.item else []
+
+    def _body(self, node: cst.For) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine], cst.TrailingWhitespace]:
+        body = node.body
+        header = body.header if isinstance(body, cst.IndentedBlock) else body.trailing_whitespace
+        if self.kind != "general":
+            body = body.visit(_StepBeforeContinue(self._increment()))
+        stmts, footer = block_statements(body) if not isinstance(body, cst.IndentedBlock) \
+            else (list(body.body), list(body.footer))
+        if isinstance(node.body, cst.SimpleStatementSuite):
+            stmts = [s.with_changes(trailing_whitespace=cst.TrailingWhitespace()) for s in stmts]
+        if self.kind != "general" and not _ends_in_jump(stmts):
+            stmts = [*stmts, _line(self._increment())]
+        return stmts, footer, header
+
+    # -- whole loops --------------------------------------------------------------------
+    def while_loop(self, node: cst.For) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        """The statements replacing ``node`` (the updated ``for`` statement) in
+        ``for-to-while``, and comment lines left over for the block's next statement."""
+        setup = self._setup(node)
+        setup[0] = prepend_lines(setup[0], node.leading_lines)
+        stmts, footer, header = self._body(node)
+        body = cst.IndentedBlock([*self._head(node, in_loop=True), *stmts], header=header, footer=footer)
+        orelse = node.orelse
+        after: list[cst.BaseStatement] = []
+        left: list[cst.EmptyLine] = []
+        if self.kind == "general" and orelse is not None:  # no break (LoopForms.form_of): else always runs
+            after, left = block_statements(orelse.body)
+            after[0] = prepend_lines(after[0], orelse.leading_lines)
+            orelse = None
+        test = cst.Name("True") if self.kind == "general" else self._test(node)
+        return [*setup, cst.While(test=test, body=body, orelse=orelse), *after], left
+
+    def peeled(self, node: cst.For) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        """The statements replacing ``node`` (a loop without ``break``/``continue``) in
+        ``peel-loop``: the first iteration, then the loop over the rest, then its ``else``."""
+        setup = self._setup(node)
+        setup[0] = prepend_lines(setup[0], node.leading_lines)
+        stmts, footer, header = self._body(node)
+        rest = cst.While(test=cst.Name("True") if self.kind == "general" else self._test(node),
+                         body=cst.IndentedBlock([*self._head(node, in_loop=True), *stmts], footer=footer))
+        if self.kind == "general":
+            first = cst.Try(body=cst.IndentedBlock([self._fetch(node)]),
+                            handlers=[cst.ExceptHandler(body=cst.IndentedBlock([_line(cst.Pass())]),
+                                                        type=cst.Name("StopIteration"))],
+                            orelse=cst.Else(cst.IndentedBlock([*self._bind_item(node), *stmts, rest], header=header)))
+        else:
+            first = cst.If(test=self._test(node),
+                           body=cst.IndentedBlock([*self._head(node, in_loop=False), *stmts, rest], header=header))
+        out: list[cst.BaseStatement] = [*setup, first]
+        left: list[cst.EmptyLine] = []
+        if node.orelse is not None:
+            after, left = block_statements(node.orelse.body)
+            after[0] = prepend_lines(after[0], node.orelse.leading_lines)
+            out += after
+        return out, left
+
+
+class LoopForms:
+    """Chooses the form of each ``for`` loop of one program (see the module docstring).
+
+    Args:
+        module: the program's tree (``ctx.program.module``).
+        ctx: the rewrite context; its observations (``{function qualname: {local: [type
+            names]}}``, or ``None``) decide the index form and names in ``range`` bounds;
+            fresh names are reserved in it.
+        facts: :class:`ProgramFacts` of ``module``.
+    """
+
+    def __init__(self, module: cst.Module, ctx: RewriteContext, facts: ProgramFacts) -> None:
+        self.module = module
+        self.ctx = ctx
+        self.facts = facts
+        self.index = FunctionIndex(ctx)
+        self._reserve = True
+        self._current: tuple[cst.For, cst.FunctionDef] | None = None
+        self._pool: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+        self._used: dict[cst.For, set[str]] = {}
+        self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple",
+                                          "iter", "next", "StopIteration"))
+
+    def _fresh(self, candidates: tuple[str, ...]) -> str:
+        """A fresh name for the loop being decided: one this function's earlier rewritten
+        loops already use for the same role, unless a loop around this one uses it (each
+        such name is set before its loop and read only by it), else a new one."""
+        if not self._reserve:
+            return candidates[0]
+        loop, func = self._current
+        outer = {id(a) for a in self.index.ancestors(loop)}
+        busy = {n for other, names in self._used.items() if id(other) in outer for n in names}
+        pool = self._pool.setdefault((id(func), candidates), [])
+        name = next((n for n in pool if n not in busy), None)
+        if name is None:
+            name = _fresh(self.ctx, candidates)
+            pool.append(name)
+        self._used.setdefault(loop, set()).add(name)
+        return name
+
+    def builtin(self, name: str) -> bool:
+        """Whether ``name`` surely is the builtin (bound nowhere in the program)."""
+        return name not in self._shadowed
+
+    # -- facts ----------------------------------------------------------------------------
+    def _observed(self, func: cst.FunctionDef, name: str) -> set[str]:
+        qual = self.index.qualnames.get(func)
+        types = self.index.observed(qual, name) if qual else None
+        return set(types or ())
+
+    def _invariant_local(self, node: cst.BaseExpression, func: cst.FunctionDef, body_bound: set[str],
+                         loop: cst.For) -> bool:
+        """``node`` is a ``Name`` of a local of ``func`` that nothing may rebind while the loop runs."""
+        if not isinstance(node, cst.Name):
+            return False
+        found = self.index.local_scope_of(node)
+        if found is None or found[1] != self.index.qualnames.get(func):
+            return False
+        targets = set(target_names(loop.target) or bound_names(loop.target)[0])
+        return node.value not in body_bound and node.value not in targets \
+            and node.value not in self.facts.functions[func].unbinders
+
+    def _int_expr(self, e: cst.BaseExpression, func: cst.FunctionDef, allow_bool: bool) -> bool:
+        """``e`` always evaluates to an exact ``int`` (``bool`` too with ``allow_bool``), without
+        side effects other than ``len``'s: int literals, ``len(...)``, locals only ever observed
+        holding ints, ``+ - *`` of those (``// %`` too, which may raise as in the original)."""
+        if int_literal(e) is not None:
+            return True
+        if isinstance(e, cst.Name):
+            types = self._observed(func, e.value)
+            return bool(types) and types <= ({"int", "bool"} if allow_bool else {"int"})
+        if _plain_call(e, "len") is not None and len(e.args) == 1 and self.builtin("len"):
+            return True
+        if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+            return self._int_expr(e.expression, func, True)
+        if isinstance(e, cst.BinaryOperation) and isinstance(
+                e.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)):
+            return self._int_expr(e.left, func, True) and self._int_expr(e.right, func, True)
+        return False
+
+    def _read_outside(self, name: str, func: cst.FunctionDef, loop: cst.For) -> bool:
+        """Whether ``name`` may be read anywhere in ``func`` (nested code included) other than
+        in the loop's body, or by code the body creates that may run later (closures)."""
+        lazy = {id(n) for s in lazy_scopes(loop.body) for n in name_nodes(s, name)}
+        inside = {id(n) for n in name_nodes(loop.body, name)} - lazy
+        inside |= {id(n) for n in name_nodes(loop.target, name)}
+        not_reads: set[int] = set()
+        for n in find(func, cst.Attribute, cst.Arg, cst.AssignTarget, cst.For, cst.CompFor, cst.NamedExpr,
+                      cst.FunctionDef, cst.ClassDef, cst.Param):
+            if isinstance(n, cst.Attribute):
+                not_reads.add(id(n.attr))
+            elif isinstance(n, cst.Arg) and n.keyword is not None:
+                not_reads.add(id(n.keyword))
+            elif isinstance(n, (cst.AssignTarget, cst.For, cst.CompFor, cst.NamedExpr)):
+                t = n.target
+                stack = [t]
+                while stack:
+                    x = stack.pop()
+                    if isinstance(x, cst.Name):
+                        not_reads.add(id(x))
+                    elif isinstance(x, (cst.Tuple, cst.List)):
+                        stack += [el.value for el in x.elements]
+                    elif isinstance(x, cst.StarredElement):
+                        stack.append(x.value)
+            elif isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+                not_reads.add(id(n.name))
+        # reads in the body of another loop whose target binds the name, when this loop is not
+        # inside that body, see that loop's values (closures created there excepted)
+        ancestors = {id(a) for a in self.index.ancestors(loop)}
+        for other in find(func, cst.For):
+            if other is not loop and name in (target_names(other.target) or ()) \
+                    and id(other.body) not in ancestors:
+                later = {id(n) for s in lazy_scopes(other.body) for n in name_nodes(s, name)}
+                inside |= {id(n) for n in name_nodes(other.body, name)} - later
+        return any(id(n) not in inside and id(n) not in not_reads for n in name_nodes(func, name))
+
+    def _counter_var_ok(self, target: cst.BaseExpression, func: cst.FunctionDef, loop: cst.For,
+                        body_bound: set[str]) -> str | None:
+        """Why the name ``target`` cannot be the loop's counter, or ``None``."""
+        if not isinstance(target, cst.Name):
+            return "target is not a name"
+        v = target.value
+        found = self.index.assigned_scope_of(target)
+        if found is None or found[1] != self.index.qualnames.get(func):
+            return f"{v} is not a local"
+        if v in body_bound or v in self.facts.functions[func].unbinders:
+            return f"{v} may be rebound in the loop"
+        if self._read_outside(v, func, loop):
+            return f"{v} is read after the loop"
+        return None
+
+    def _sequence_expr(self, e: cst.BaseExpression, func: cst.FunctionDef) -> bool:
+        """``e`` evaluates to an exact ``list``, ``tuple`` or ``str`` (evaluated once, bound to a
+        fresh name): a literal display or string, ``sorted``/``list``/``tuple`` calls, ``str``
+        methods of a local only ever observed holding a ``str``, slices of such sequences."""
+        if _is_str_literal(e) or isinstance(e, (cst.List, cst.Tuple)):
+            return True
+        call = e if isinstance(e, cst.Call) else None
+        if call is not None and isinstance(call.func, cst.Name) and call.func.value in ("sorted", "list", "tuple") \
+                and self.builtin(call.func.value):
+            return True
+        if call is not None and isinstance(call.func, cst.Attribute):
+            recv, meth = call.func.value, call.func.attr.value
+            if meth in _STR_TO_STR or meth in _STR_TO_LIST:
+                if _is_str_literal(recv):
+                    return True
+                if isinstance(recv, cst.Name) and self.index.local_scope_of(recv) is not None:
+                    return self._observed(func, recv.value) == {"str"}
+            return False
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice) \
+                and isinstance(e.value, cst.Name) and self.index.local_scope_of(e.value) is not None:
+            types = self._observed(func, e.value.value)
+            return bool(types) and types <= SEQUENCE_TYPES
+        return False
+
+    def _yields_tuples(self, e: cst.BaseExpression, func: cst.FunctionDef) -> bool:
+        """Whether every item ``e`` yields is an exact ``tuple`` (unpacking it cannot raise
+        ``StopIteration``): ``enumerate(...)``, ``zip(...)``, ``d.items()`` of a dict local."""
+        if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in ("enumerate", "zip"):
+            return self.builtin(e.func.value)
+        if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "items" \
+                and not e.args and isinstance(e.func.value, cst.Name) \
+                and self.index.local_scope_of(e.func.value) is not None:
+            return self._observed(func, e.func.value.value) == {"dict"}
+        return False
+
+    # -- the choice -------------------------------------------------------------------------
+    def form_of(self, loop: cst.For, func: cst.FunctionDef, reserve: bool = True) -> LoopForm | str:
+        """The form of ``loop`` (a plain ``for`` directly owned by ``func``), its fresh names
+        reserved in the context (with ``reserve``; otherwise they are only proposed, to test
+        eligibility before choosing sites); or why none can be used (a reason for the site's
+        refusal)."""
+        self._reserve = reserve
+        self._current = (loop, func)
+        body_bound = set(bound_names(loop.body)[0])
+        it = loop.iter
+        # counter form: for v in range(...)
+        rng = _plain_call(it, "range")
+        if rng is not None and 1 <= len(rng.args) <= 3 and self.builtin("range"):
+            form = self._counter(loop, func, rng, body_bound)
+            if isinstance(form, LoopForm):
+                return form
+        # index form: for x in xs / for i, x in enumerate(xs)
+        form = self._index(loop, func, body_bound)
+        if form is not None:
+            return form
+        return self._general(loop, func)
+
+    def _counter(self, loop: cst.For, func: cst.FunctionDef, rng: cst.Call, body_bound: set[str]) -> LoopForm | None:
+        args = [a.value for a in rng.args]
+        step = int_literal(args[2]) if len(args) == 3 else 1
+        if not step:
+            return None
+        if self._counter_var_ok(loop.target, func, loop, body_bound) is not None:
+            return None
+        start = args[0] if len(args) >= 2 else None
+        stop = args[1] if len(args) >= 2 else args[0]
+        if start is not None and not self._int_expr(start, func, allow_bool=False):
+            return None
+        v = loop.target.value  # type: ignore[union-attr]
+        if any(n.value == v for n in name_nodes(stop)):
+            return None
+        direct = int_literal(stop) is not None or (
+            self._invariant_local(stop, func, body_bound, loop) and self._int_expr(stop, func, allow_bool=True))
+        length = _plain_call(stop, "len")
+        if not direct and length is not None and len(length.args) == 1 and self.builtin("len") \
+                and self._invariant_local(length.args[0].value, func, body_bound, loop):
+            direct = self._observed(func, length.args[0].value.value) <= {"str", "tuple"} \
+                and bool(self._observed(func, length.args[0].value.value))
+        stop_name = None
+        if not direct:
+            if not self._int_expr(stop, func, allow_bool=True):
+                return None
+            stop_name = self._fresh(STOP_NAMES)
+        return LoopForm("counter", f"counter loop over {v}", counter=v, step=step, stop_name=stop_name,
+                        stop_first=start is None or int_literal(start) is not None)
+
+    def _index(self, loop: cst.For, func: cst.FunctionDef, body_bound: set[str]) -> LoopForm | None:
+        if not self.builtin("len"):
+            return None
+        it = loop.iter
+        enum = _plain_call(it, "enumerate")
+        if enum is not None and len(enum.args) == 1 and self.builtin("enumerate") \
+                and isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 \
+                and not any(isinstance(el, cst.StarredElement) for el in loop.target.elements):
+            counter, elem = (el.value for el in loop.target.elements)
+            seq = enum.args[0].value
+            if isinstance(counter, cst.Name) and isinstance(seq, cst.Name) \
+                    and counter.value not in (target_names(elem) or bound_names(elem)[0]) \
+                    and self._counter_var_ok(counter, func, loop, body_bound) is None \
+                    and self._invariant_local(seq, func, body_bound, loop):
+                types = self._observed(func, seq.value)
+                if types and types <= SEQUENCE_TYPES:
+                    return LoopForm("index", f"index loop over {seq.value} (counter {counter.value})",
+                                    counter=counter.value, sequence=seq.value, index_target=elem)
+        if isinstance(it, cst.Name):
+            if not self._invariant_local(it, func, body_bound, loop):
+                return None
+            types = self._observed(func, it.value)
+            if not types or not types <= SEQUENCE_TYPES:
+                return None
+            counter = self._fresh(COUNTER_NAMES)
+            return LoopForm("index", f"index loop over {it.value} (counter {counter})", counter=counter,
+                            sequence=it.value)
+        if self._sequence_expr(it, func):
+            seq = self._fresh(SEQUENCE_NAMES)
+            counter = self._fresh(COUNTER_NAMES)
+            return LoopForm("index", f"index loop over {seq} (counter {counter})", counter=counter,
+                            bind_sequence=seq)
+        return None
+
+    def _general(self, loop: cst.For, func: cst.FunctionDef) -> LoopForm | str:
+        missing = [b for b in ("iter", "next", "StopIteration") if not self.builtin(b)]
+        if missing:
+            return f"builtin {', '.join(missing)} may be rebound by the program"
+        if loop.orelse is not None and "break" in loop_jumps(loop.body):
+            return "loop has both break and else, over an iterable that is not a sequence or range"
+        t = loop.target
+        simple = isinstance(t, cst.Name) or (
+            target_names(t) is not None and self._yields_tuples(loop.iter, func))
+        iterator = self._fresh(ITERATOR_NAMES)
+        item = None if simple else self._fresh(ITEM_NAMES)
+        return LoopForm("general", f"while loop over {iterator} = iter(...)", iterator=iterator, item=item)
