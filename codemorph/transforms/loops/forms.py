@@ -175,6 +175,12 @@ def _is_str_literal(e: cst.BaseExpression) -> bool:
     return False
 
 
+def _bare_pass(stmt: cst.BaseStatement) -> bool:
+    """A ``pass`` line without comments."""
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Pass) \
+        and not stmt.leading_lines and stmt.trailing_whitespace.comment is None
+
+
 def _ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
     """Whether the last statement is a ``return``, ``raise``, ``break`` or ``continue``
     (an increment after it would never run)."""
@@ -286,6 +292,8 @@ class LoopForm:
         if isinstance(node.body, cst.SimpleStatementSuite):
             stmts = [s.with_changes(trailing_whitespace=cst.TrailingWhitespace()) for s in stmts]
         if self.kind != "general" and not _ends_in_jump(stmts):
+            if len(stmts) > 1 and _bare_pass(stmts[-1]):  # `pass` only kept the block non-empty
+                stmts = stmts[:-1]
             stmts = [*stmts, _line(self._increment())]
         return stmts, footer, header
 
