@@ -33,18 +33,36 @@ def test_harness_detects_a_naive_rewrite(sandbox) -> None:
     assert_same_behaviour(sandbox, original, good, inputs)
 
 
-def test_exact_construction() -> None:
+def test_exact_construction_without_observations_is_the_iterator_form() -> None:
     src = "def f(xs):\n    for x in xs:\n        print(x)\n    return 1\n"
     result = get_transform(NAME).apply(Program(src), 0)
     assert result.source == (
         "def f(xs):\n"
-        "    _it = iter(xs)\n"
-        "    _end = object()\n"
-        "    while (_item := next(_it, _end)) is not _end:\n"
-        "        x = _item\n"
+        "    it = iter(xs)\n"
+        "    while True:\n"
+        "        try:\n"
+        "            x = next(it)\n"
+        "        except StopIteration:\n"
+        "            break\n"
         "        print(x)\n"
         "    return 1\n")
     assert [(s.line, s.column) for s in result.sites] == [(2, 5)]
+
+
+def test_exact_construction_of_a_list_observed_at_runtime_is_the_index_form() -> None:
+    src = "def f(xs):\n    for x in xs:\n        print(x)\n    return 1\n"
+    result = get_transform(NAME).apply(Program(src), 0, observations={"f": {"xs": ["list"], "x": ["int"]}})
+    assert result.source == (
+        "def f(xs):\n"
+        "    i = 0\n"
+        "    while i < len(xs):\n"
+        "        x = xs[i]\n"
+        "        print(x)\n"
+        "        i += 1\n"
+        "    return 1\n")
+    # a type outside list/tuple/str in any run keeps the iterator form
+    mixed = get_transform(NAME).apply(Program(src), 0, observations={"f": {"xs": ["list", "set"]}})
+    assert "next(it)" in mixed.source
 
 
 def test_which_one_rewrites_exactly_one_loop_and_is_deterministic() -> None:

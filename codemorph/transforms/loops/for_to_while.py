@@ -55,7 +55,8 @@ class ForToWhile(SiteChoice, Transform):
 
     In the counter and index forms ``i += 1`` is also inserted before each ``continue`` of
     the loop, and ``else`` stays the ``while`` loop's ``else``; in the general form an
-    ``else`` (of a loop without ``break``) follows the loop.  The loop variable keeps its
+    ``else`` follows the loop (behind ``if exhausted:``, a flag the ``except`` sets, when the
+    body has ``break``).  The loop variable keeps its
     value after the loop and stays unbound after zero iterations.  Fresh names (``i``, ``j``,
     ``it``, ``n``, ``items``, ``item``...) are spelled nowhere in the program.
 
@@ -71,7 +72,7 @@ class ForToWhile(SiteChoice, Transform):
     inspect frames/lines; skips loops that are ``async for``, at module level, directly in a
     class body, or in a function using ``eval``/``exec``/``locals``/``globals``/``vars``/
     ``dir()``, and loops that need the general form when ``iter``, ``next`` or
-    ``StopIteration`` may be rebound or the loop has both ``break`` and ``else``.
+    ``StopIteration`` may be rebound.
 
     Raises:
         ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``.
@@ -90,7 +91,6 @@ class ForToWhile(SiteChoice, Transform):
         "the function does not use eval/exec/locals/globals/vars/dir()",
         "counter/index forms: the counter is not rebound in the body and not read outside it; "
         "the sequence is a local observed only as list/tuple/str that the loop cannot rebind",
-        "general form with else: the body has no break",
     )
     uses_runtime_types = True
 

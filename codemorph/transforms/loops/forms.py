@@ -39,9 +39,11 @@ the forms people write, each used only where its precondition is established.
   propagates as it did.  A tuple target is unpacked inside the ``try`` only when the items
   are known to be exact tuples (``enumerate``, ``zip``, ``d.items()`` of a dict); other
   targets receive a fresh ``item`` after the ``try``.  An ``else`` of a loop without
-  ``break`` always runs after it, so it becomes statements after the loop; a loop with both
-  ``break`` and ``else`` cannot have the general form (:class:`~codemorph.errors.NotApplicable`
-  reason from :meth:`LoopForms.form_of`).
+  ``break`` always runs after it, so it becomes statements after the loop; with ``break``,
+  the handler also sets a fresh flag (``exhausted = True``) and ``if exhausted:`` runs the
+  ``else`` after the loop (outside the handler, so an exception it raises has no
+  ``StopIteration`` context, and outside the ``while``, so its ``break``/``continue`` still
+  belong to an enclosing loop).
 
 Fresh names read like code (``i``, ``j``, ``k``, ``idx``...; ``it``; ``n``; ``items``; ``item``)
 and are spelled nowhere in the program (:meth:`RewriteContext.reserve`).
@@ -72,6 +74,7 @@ ITERATOR_NAMES = ("it", "iterator")
 STOP_NAMES = ("n", "size", "length", "end", "stop", "limit")
 SEQUENCE_NAMES = ("items", "seq", "values", "elements")
 ITEM_NAMES = ("item", "value", "elem", "entry")
+FLAG_NAMES = ("exhausted", "finished", "done")
 
 #: ``str`` methods that return a ``str`` / a ``list`` of ``str`` when called on an exact ``str``
 _STR_TO_STR = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "replace", "title", "capitalize",
@@ -209,6 +212,8 @@ class LoopForm:
         index_target: the target assigned ``xs[i]`` (index form; the element of an
             ``enumerate`` target), else ``None`` (the loop's own target).
         stop_first: bind ``stop_name`` before the counter (the start is a literal).
+        flag: the fresh flag the general form sets when ``next`` stopped, for a loop with
+            ``break`` and ``else``, else ``None``.
     """
 
     kind: str
@@ -223,12 +228,16 @@ class LoopForm:
     item: str | None = None
     index_target: cst.BaseExpression | None = None
     stop_first: bool = False
+    flag: str | None = None
     _start: cst.BaseExpression | None = field(default=None, repr=False)
 
     # -- pieces -------------------------------------------------------------------------
     def _setup(self, node: cst.For) -> list[cst.BaseStatement]:
         if self.kind == "general":
-            return [_assign(cst.Name(self.iterator), _call("iter", parenthesize_if_bare_tuple(node.iter)))]
+            out = [_assign(cst.Name(self.iterator), _call("iter", parenthesize_if_bare_tuple(node.iter)))]
+            if self.flag:
+                out.append(_assign(cst.Name(self.flag), cst.Name("False")))
+            return out
         if self.kind == "index":
             out: list[cst.BaseStatement] = []
             if self.bind_sequence:
@@ -270,7 +279,8 @@ class LoopForm:
             target = self.index_target if self.index_target is not None else node.target
             return [_assign(target, cst.Subscript(cst.Name(seq), [cst.SubscriptElement(cst.Index(cst.Name(self.counter)))]))]
         fetch = self._fetch(node)
-        stop = cst.IndentedBlock([_line(cst.Break())])
+        stop = cst.IndentedBlock([*([_assign(cst.Name(self.flag), cst.Name("True"))] if self.flag else []),
+                                  _line(cst.Break())])
         return [cst.Try(body=cst.IndentedBlock([fetch]),
                         handlers=[cst.ExceptHandler(body=stop, type=cst.Name("StopIteration"))]),
                 *self._bind_item(node)]
@@ -292,7 +302,7 @@ class LoopForm:
         if isinstance(node.body, cst.SimpleStatementSuite):
             stmts = [s.with_changes(trailing_whitespace=cst.TrailingWhitespace()) for s in stmts]
         if self.kind != "general" and not _ends_in_jump(stmts):
-            if len(stmts) > 1 and _bare_pass(stmts[-1]):  # `pass` only kept the block non-empty
+            if _bare_pass(stmts[-1]):  # `pass` only kept the block non-empty; the increment does now
                 stmts = stmts[:-1]
             stmts = [*stmts, _line(self._increment())]
         return stmts, footer, header
@@ -308,7 +318,10 @@ class LoopForm:
         orelse = node.orelse
         after: list[cst.BaseStatement] = []
         left: list[cst.EmptyLine] = []
-        if self.kind == "general" and orelse is not None:  # no break (LoopForms.form_of): else always runs
+        if self.kind == "general" and orelse is not None and self.flag:  # else runs when next() stopped
+            after = [cst.If(test=cst.Name(self.flag), body=orelse.body, leading_lines=orelse.leading_lines)]
+            orelse = None
+        elif self.kind == "general" and orelse is not None:  # no break: else always runs
             after, left = block_statements(orelse.body)
             after[0] = prepend_lines(after[0], orelse.leading_lines)
             orelse = None
@@ -358,21 +371,22 @@ class LoopForms:
         self.index = FunctionIndex(ctx)
         self._reserve = True
         self._current: tuple[cst.For, cst.FunctionDef] | None = None
-        self._pool: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+        self._pool: dict[tuple[str, ...], list[str]] = {}
         self._used: dict[cst.For, set[str]] = {}
         self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple",
                                           "iter", "next", "StopIteration"))
 
     def _fresh(self, candidates: tuple[str, ...]) -> str:
-        """A fresh name for the loop being decided: one this function's earlier rewritten
-        loops already use for the same role, unless a loop around this one uses it (each
-        such name is set before its loop and read only by it), else a new one."""
+        """A fresh name for the loop being decided: one that earlier rewritten loops already use
+        for the same role, unless a loop around this one uses it (each such name is set
+        before its loop and read only by it; in another function it is another local), else
+        a new one."""
         if not self._reserve:
             return candidates[0]
-        loop, func = self._current
+        loop, _ = self._current
         outer = {id(a) for a in self.index.ancestors(loop)}
         busy = {n for other, names in self._used.items() if id(other) in outer for n in names}
-        pool = self._pool.setdefault((id(func), candidates), [])
+        pool = self._pool.setdefault(candidates, [])
         name = next((n for n in pool if n not in busy), None)
         if name is None:
             name = _fresh(self.ctx, candidates)
@@ -595,11 +609,13 @@ class LoopForms:
         missing = [b for b in ("iter", "next", "StopIteration") if not self.builtin(b)]
         if missing:
             return f"builtin {', '.join(missing)} may be rebound by the program"
+        flag = None
         if loop.orelse is not None and "break" in loop_jumps(loop.body):
-            return "loop has both break and else, over an iterable that is not a sequence or range"
+            flag = self._fresh(FLAG_NAMES)
         t = loop.target
         simple = isinstance(t, cst.Name) or (
             target_names(t) is not None and self._yields_tuples(loop.iter, func))
         iterator = self._fresh(ITERATOR_NAMES)
         item = None if simple else self._fresh(ITEM_NAMES)
-        return LoopForm("general", f"while loop over {iterator} = iter(...)", iterator=iterator, item=item)
+        return LoopForm("general", f"while loop over {iterator} = iter(...)", iterator=iterator, item=item,
+                        flag=flag)
