@@ -1,7 +1,7 @@
 """The ``loops`` family: rewrites of loop statements and comprehensions.
 
-* ``for-to-while`` (:class:`ForToWhile`): ``for`` loops as ``while`` loops driven by an
-  explicit iterator;
+* ``for-to-while`` (:class:`ForToWhile`): ``for`` loops as the ``while`` loops people write
+  (counter loops over ``range``, index loops over sequences, else an explicit iterator);
 * ``while-to-for`` (:class:`WhileToFor`): counting ``while`` loops as ``for ... in range``
   (needs runtime type observations);
 * ``comprehension-to-loop`` (:class:`ComprehensionToLoop`): comprehensions (and generator
@@ -26,7 +26,8 @@ the names are re-exported here for compatibility.  Loop-specific helpers:
 One transform per module (as LibCST keeps one codemod per file): :mod:`.for_to_while`,
 :mod:`.while_to_for`, :mod:`.comprehension_to_loop`, :mod:`.loop_to_comprehension`,
 :mod:`.peel_loop`, :mod:`.unroll_loop`; their shared helpers in :mod:`.common` and
-:mod:`.comprehensions`.
+:mod:`.comprehensions`, and the ``while`` forms of ``for-to-while`` and ``peel-loop`` in
+:mod:`.forms`.
 """
 
 from codemorph.transforms.loops.for_to_while import ForToWhile

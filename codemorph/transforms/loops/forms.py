@@ -51,7 +51,7 @@ and are spelled nowhere in the program (:meth:`RewriteContext.reserve`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import libcst as cst
 
 from codemorph.engine import RewriteContext
@@ -229,7 +229,6 @@ class LoopForm:
     index_target: cst.BaseExpression | None = None
     stop_first: bool = False
     flag: str | None = None
-    _start: cst.BaseExpression | None = field(default=None, repr=False)
 
     # -- pieces -------------------------------------------------------------------------
     def _setup(self, node: cst.For) -> list[cst.BaseStatement]:
