@@ -60,8 +60,7 @@ from codemorph.authoring.facts import ProgramFacts
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import parenthesize_if_bare_tuple
 from codemorph.transforms.loops.common import (
-    block_statements, find, int_literal, int_node, lazy_scopes, loop_jumps, name_nodes, prepend_lines,
-    simple_line, target_names,
+    block_statements, find, int_literal, int_node, lazy_scopes, loop_jumps, name_nodes, prepend_lines, target_names,
 )
 
 __all__ = ["LoopForm", "LoopForms", "SEQUENCE_TYPES", "COUNTER_NAMES"]
