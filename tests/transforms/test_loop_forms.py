@@ -109,3 +109,14 @@ def test_an_unobserved_type_at_run_time_is_why_the_index_form_needs_observations
         general = get_transform("for-to-while").apply(Program(src), 0, observations=obs).source
         assert "next(it)" in general
         assert_same_behaviour(sandbox, src, general, ["{'a': 1}", "[1, 2]", "'ab'"])
+
+
+def test_a_nested_target_is_unpacked_outside_the_try(sandbox) -> None:
+    """``enumerate`` yields exact tuples, but a nested target also unpacks each item, whose
+    ``__iter__`` may raise ``StopIteration``: it must not end the loop."""
+    src = ("class Bad:\n    def __iter__(self):\n        raise StopIteration('inner')\n\n\n"
+           "def f(n):\n    out = []\n    for i, (a, b) in enumerate(map(lambda k: Bad() if k else (k, k), range(n))):\n"
+           "        out.append(i)\n    return out\n")
+    result = get_transform("for-to-while").apply(Program(src), 0)
+    assert "item = next(it)" in result.source and "i, (a, b) = item" in result.source
+    assert_same_behaviour(sandbox, src, result.source, ["1", "2", "0"])

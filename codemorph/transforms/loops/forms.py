@@ -611,8 +611,12 @@ class LoopForms:
         if loop.orelse is not None and "break" in loop_jumps(loop.body):
             flag = self._fresh(FLAG_NAMES)
         t = loop.target
-        simple = isinstance(t, cst.Name) or (
-            target_names(t) is not None and self._yields_tuples(loop.iter, func))
+        # unpacking an exact tuple into names cannot raise StopIteration (a nested target
+        # would unpack the items' own elements, which may)
+        flat = isinstance(t, (cst.Tuple, cst.List)) and all(
+            isinstance(el.value, cst.Name) or (isinstance(el, cst.StarredElement) and isinstance(el.value, cst.Name))
+            for el in t.elements)
+        simple = isinstance(t, cst.Name) or (flat and self._yields_tuples(loop.iter, func))
         iterator = self._fresh(ITERATOR_NAMES)
         item = None if simple else self._fresh(ITEM_NAMES)
         return LoopForm("general", f"while loop over {iterator} = iter(...)", iterator=iterator, item=item,
