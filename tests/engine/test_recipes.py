@@ -80,5 +80,8 @@ def test_generate_with_recipe_stamps_name_and_version(tmp_path):
     assert [r["id"] for r in rows] == ["a", "a:both"]
     assert all(r["recipe"] == {"name": "mine", "version": "7"} for r in rows)
     assert rows[1]["transforms"] == ["invert-if", "for-to-while"]
-    assert rows[1]["output"] == "[2, 3]" and "while" in rows[1]["code"] and "not" in rows[1]["code"]
+    assert rows[1]["output"] == "[2, 3]"
+    assert rows[1]["code"] == ("def f(xs):\n    out = []\n    i = 0\n    while i < len(xs):\n        x = xs[i]\n"
+                               "        if x <= 1:\n            pass\n        else:\n            out.append(x)\n"
+                               "        i += 1\n    return out\n")  # both steps: the if inverted, the loop an index loop
     assert summary.per_transform["both"]["written"] == 1
