@@ -261,6 +261,9 @@ class LoopForm:
         args = [a.value for a in node.iter.args]
         stop = cst.Name(self.stop_name) if self.stop_name else (args[1] if len(args) >= 2 else args[0])
         op = cst.LessThan() if self.step > 0 else cst.GreaterThan()
+        low = int_literal(stop)
+        if self.step < 0 and low is not None and low < 0:  # ints: `i > -1` is `i >= 0`, as people write it
+            op, stop = cst.GreaterThanEqual(), int_node(low + 1)
         return cst.Comparison(cst.Name(self.counter), [cst.ComparisonTarget(op, stop)])
 
     def _increment(self) -> cst.AugAssign:
