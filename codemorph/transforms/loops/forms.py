@@ -2,7 +2,8 @@
 the forms people write, each used only where its precondition is established.
 
 * **counter** -- ``for v in range(a, b[, k])`` (``k`` a nonzero int literal) becomes
-  ``v = a`` / ``while v < b:`` / ... / ``v += k`` (``>`` and ``-=`` for a negative ``k``);
+  ``v = a`` / ``while v < b:`` / ... / ``v += k`` (``>`` and ``-=`` for a negative ``k``;
+  ``while v >= 0:`` for a bound of ``-1``);
 * **index** -- ``for x in xs`` over a list, tuple or str becomes ``i = 0`` /
   ``while i < len(xs):`` / ``x = xs[i]`` / ... / ``i += 1``, and ``for i, x in enumerate(xs)``
   uses ``i`` itself as the counter;
