@@ -276,6 +276,16 @@ def _module_constants(module: cst.Module) -> tuple[dict[tuple[type, object], tup
     return found, end
 
 
+def _definition_literals(module: cst.Module, constants) -> set[int]:
+    """Ids of the literals that define the constants of :func:`_module_constants` (they
+    stay as they are: a named constant reads best as a literal)."""
+    out: set[int] = set()
+    for name, i in constants.values():
+        stmt = module.body[i]
+        out.add(id(stmt.body[0].value))
+    return out
+
+
 class _Form:
     """One replacement: its text, precedence level and whether CPython folds it back to
     the literal's constant."""
@@ -293,10 +303,11 @@ class UnfoldConstant(SiteChoice, Transform):
       a power of ten from 100 up as ``10 ** k``, another number from 12 up with two factors
       from 2 to 100 as their product (``60`` -> ``3 * 20`` or ``6 * 10``, chosen with the rng);
     * a string of one repeated character as a repetition (``'---'`` -> ``'-' * 3``);
-    * an int equal to the length of a string literal the program already uses, as
-      ``len('...')`` (``len`` not rebound);
+    * an int from 3 up equal to the length of a string literal the program already uses,
+      as ``len('...')`` (``len`` not rebound);
     * an int or string equal to a module constant the program defines at its top
-      (``WIDTH = 12``) and never rebinds, as that name, after the definition.
+      (``WIDTH = 12``) and never rebinds, as that name, after the definition (this form
+      is preferred; the definition itself stays a literal).
 
     0, 1, primes and other strings have no such form.  A program with no natural site gets
     one literal (chosen with the rng, preferring places that suggest a name) made a named
@@ -343,13 +354,16 @@ class UnfoldConstant(SiteChoice, Transform):
         constants, consts_end = _module_constants(module)
         lengths: dict[int, list[str]] = {}
         for site in finder.sites:
-            if isinstance(site.node, cst.SimpleString) and isinstance(site.value, str) and len(site.value) >= 2:
+            if isinstance(site.node, cst.SimpleString) and isinstance(site.value, str) and len(site.value) >= 3:
                 lengths.setdefault(len(site.value), [])
                 if site.node.value not in lengths[len(site.value)]:
                     lengths[len(site.value)].append(site.node.value)
 
         natural: list[tuple[_Site, list[_Form]]] = []
+        definitions = _definition_literals(module, constants)
         for site in finder.sites:
+            if id(site.node) in definitions:
+                continue
             forms = self._forms(site, constants, consts_end, lengths if builtins_ok else {})
             if forms:
                 natural.append((site, forms))
@@ -361,7 +375,8 @@ class UnfoldConstant(SiteChoice, Transform):
             for site, forms in self.choose(ctx, natural):
                 form = ctx.rng.choice(forms)
                 replacements[id(site.node)] = self._expression(site, form)
-                ctx.record(site.node, f"{module.code_for_node(site.node).strip()} -> {form.text}")
+                bare = site.node.with_changes(lpar=[], rpar=[])
+                ctx.record(site.node, f"{module.code_for_node(bare).strip()} -> {form.text}")
             chosen = [module_node for module_node in (s.node for s, _ in natural) if id(module_node) in replacements]
             return module.visit(ReplaceNodes(chosen, self._keep_parens(replacements)))
         return self._named_constant(module, ctx, finder.sites, names)
@@ -373,11 +388,10 @@ class UnfoldConstant(SiteChoice, Transform):
         forms: list[_Form] = []
         key = (type(value), value)
         if key in constants and site.top_level >= consts_end:
-            forms.append(_Form(constants[key][0], "atom"))
+            return [_Form(constants[key][0], "atom")]  # the program's own name for it
         if isinstance(node, cst.Integer) and type(value) is int and _decimal(node):
             forms += [_Form(text, level) for text, level in natural_forms(value)]
-            if value >= 2:
-                forms += [_Form(f"len({lit})", "atom") for lit in lengths.get(value, [])]
+            forms += [_Form(f"len({lit})", "atom") for lit in lengths.get(value, [])]
         elif isinstance(node, cst.SimpleString):
             rep = _repeat_form(value, node)
             if rep is not None:
