@@ -313,3 +313,16 @@ def test_options_are_validated() -> None:
         SwapOperands(which="some")
     with pytest.raises(TypeError):
         UnfoldConstant(colour="red")
+
+
+@pytest.mark.parametrize("code, expected", [
+    # the constant is defined before the first statement that uses it
+    ("import os; x = 5\ndef f():\n    return x\n", "INITIAL_X = 5\nimport os; x = INITIAL_X\ndef f():\n    return x\n"),
+    ('"""Doc."""\nfrom __future__ import annotations\n\ndef f(a):\n    return a[-1]\n',
+     '"""Doc."""\nfrom __future__ import annotations\n\nLAST = -1\n\n\ndef f(a):\n    return a[LAST]\n'),
+])
+def test_named_constant_is_defined_before_its_use(sandbox, code: str, expected: str) -> None:
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert res.source == expected
+    inputs = ["[1, 2]"] if "def f(a)" in code else [""]
+    assert_preserves(UnfoldConstant(), code, inputs, sandbox=sandbox)

@@ -441,7 +441,7 @@ def _insert_constant(module: cst.Module, assignment: str) -> cst.Module:
     body = list(module.body)
     at = 0
     for i, stmt in enumerate(body):
-        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) >= 1 and (
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and (
                 isinstance(stmt.body[0], (cst.Import, cst.ImportFrom)) or (
                 i == 0 and isinstance(stmt.body[0], cst.Expr)
                 and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))):
