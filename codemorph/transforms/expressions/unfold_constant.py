@@ -101,7 +101,9 @@ def role_name(site_node: cst.CSTNode, value: object, parent: cst.CSTNode | None,
         return "STEP"
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
         target = parent.targets[0].target.value.strip("_")
-        return f"INITIAL_{target.upper()}" if target and target.isidentifier() else None
+        if len(target) <= 2:  # ``i = 0``, ``s = ''``: too short to name a constant after
+            return "START" if isinstance(value, int) else "INITIAL_TEXT"
+        return f"INITIAL_{target.upper()}" if target.isidentifier() else None
     if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
         if parent.keyword is not None:
             return parent.keyword.value.upper()
