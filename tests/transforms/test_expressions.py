@@ -317,7 +317,7 @@ def test_options_are_validated() -> None:
 
 @pytest.mark.parametrize("code, expected", [
     # the constant is defined before the first statement that uses it
-    ("import os; x = 5\ndef f():\n    return x\n", "INITIAL_X = 5\nimport os; x = INITIAL_X\ndef f():\n    return x\n"),
+    ("import os; xs = 5\ndef f():\n    return xs\n", "INITIAL_XS = 5\nimport os; xs = INITIAL_XS\ndef f():\n    return xs\n"),
     ('"""Doc."""\nfrom __future__ import annotations\n\ndef f(a):\n    return a[-1]\n',
      '"""Doc."""\nfrom __future__ import annotations\n\nLAST = -1\n\n\ndef f(a):\n    return a[LAST]\n'),
 ])
