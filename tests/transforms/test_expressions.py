@@ -317,7 +317,7 @@ def test_options_are_validated() -> None:
 
 @pytest.mark.parametrize("code, expected", [
     # the constant is defined before the first statement that uses it
-    ("import os; xs = 5\ndef f():\n    return xs\n", "INITIAL_XS = 5\nimport os; xs = INITIAL_XS\ndef f():\n    return xs\n"),
+    ("import os; num = 5\ndef f():\n    return num\n", "INITIAL_NUM = 5\nimport os; num = INITIAL_NUM\ndef f():\n    return num\n"),
     ('"""Doc."""\nfrom __future__ import annotations\n\ndef f(a):\n    return a[-1]\n',
      '"""Doc."""\nfrom __future__ import annotations\n\nLAST = -1\n\n\ndef f(a):\n    return a[LAST]\n'),
 ])
