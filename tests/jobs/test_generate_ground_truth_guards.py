@@ -79,8 +79,10 @@ def test_perturb_inputs_and_prove(tmp_path):
     assert kinds[:3] == ["original", "code-transform", "code-transform"]
     assert set(kinds[3:]) == {"input-perturbation"} and summary.perturbations_written == len(kinds) - 3
     by_id = {r["id"]: r for r in out}
-    assert by_id["idx:dead-code"]["verification"]["status"] == "proved"
-    assert by_id["idx:dead-code"]["verification"]["proved"] is True
+    # the natural dead code (a fresh local checked, `limit = 5` / `if limit < 0:`) is outside the
+    # prover's fragment (inserted assignments); invert-if's condition is proved
+    assert by_id["idx:invert-if"]["verification"]["status"] == "proved", by_id["idx:invert-if"]["verification"]
+    assert by_id["idx:invert-if"]["verification"]["proved"] is True
     ie = by_id["idx:perturb:IndexError:0"]
     assert ie["output"] is None and ie["exception"]["type"] == "IndexError" and ie["original_id"] == "idx"
     assert by_id["idx:perturb:output-change:0"]["output"] != "2"

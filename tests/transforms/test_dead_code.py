@@ -308,7 +308,7 @@ def test_positions_cover_the_program_and_are_deterministic() -> None:
 def test_unbound_parameters_are_never_the_predicate_variable() -> None:
     src = (FIXTURES / NAME / "unbinding.py").read_text()
     for seed in range(12):
-        result = get_transform(NAME).apply(Program(src), seed)
+        result = get_transform(NAME, style="opaque").apply(Program(src), seed)
         cond = [line for line in result.source.splitlines() if line.strip().startswith("if ")][0]
         # x is deleted, y is an except-as target: only z may be guarded
         assert "type(z)" in cond, cond
@@ -341,15 +341,17 @@ def test_shadowed_or_reachable_builtins_are_not_used(src: str, banned: tuple[str
 def test_observed_argument_type_selects_the_guard() -> None:
     src = "def f(text):\n    return text.upper()\n"
     for seed in range(10):
-        result = get_transform(NAME).apply(Program(src), seed, inputs=["'abc'"])
+        result = get_transform(NAME, style="opaque").apply(Program(src), seed, inputs=["'abc'"])
         assert "type(text) is str and " in result.source
-        result = get_transform(NAME).apply(Program(src), seed, inputs=["[1, 2]"])
+        result = get_transform(NAME, style="opaque").apply(Program(src), seed, inputs=["[1, 2]"])
         assert "type(text) is list and " in result.source
 
 
-def test_no_options() -> None:
+def test_options_are_validated() -> None:
     with pytest.raises(TypeError):
         get_transform(NAME, where="top")
+    with pytest.raises(ValueError, match="style must be"):
+        get_transform(NAME, style="clever")
 
 
 def test_reading_a_global_elsewhere_stays_a_global(sandbox) -> None:

@@ -58,14 +58,14 @@ def test_transforms_never_emit_an_unproved_predicate(monkeypatch) -> None:
     src = "def f(a, b):\n    c = a + 1\n    return a, b, c\n"
     for seed in range(12):
         for name in ("dead-code", "dead-loop"):
-            result = get_transform(name).apply(Program(src), seed, inputs=["2, 'abc'"])
+            result = get_transform(name, style="opaque").apply(Program(src), seed, inputs=["2, 'abc'"])
             assert result.applied
             assert "== 4" not in result.source and "== 3" not in result.source
             assert re.search(r"type\((\w+)\) is int and \1 \* \1 < 0:", result.source) \
                 or "in ():" in result.source, result.source
     # with only unproved predicates left, a predicate-guarded insertion is refused
     monkeypatch.setattr(deadcode, "PREDICATES", bogus)
-    result = get_transform("dead-code").apply(Program("def f():\n    return 1\n"), 0)
+    result = get_transform("dead-code", style="opaque").apply(Program("def f():\n    return 1\n"), 0)
     assert not result.applied and "proved" in result.reason
 
 
@@ -144,7 +144,8 @@ def test_observed_int_local_is_the_predicate_variable(sandbox) -> None:
     assert obs["f"]["n"] == ["int"] and obs["f"]["limit"] == ["str"]
     chosen = set()
     for seed in range(16):
-        result = get_transform("dead-code").apply(Program(OBSERVED), seed, inputs=inputs, observations=obs)
+        result = get_transform("dead-code", style="opaque").apply(Program(OBSERVED), seed, inputs=inputs,
+                                                                  observations=obs)
         cond = next(line for line in result.source.splitlines() if line.strip().startswith("if type("))
         line = result.sites[0].line
         if line > 4:  # after `n = len(text)`: n is bound on every path and observed as int
@@ -226,7 +227,8 @@ def test_tricky_program_over_seeds(name: str, sandbox) -> None:
         if name == "dead-loop":
             assert " else:" not in "\n".join(result.source.splitlines()[i - 1] for i in inserted_lines(TRICKY, result.source))
         assert_equivalent_and_dead(sandbox, name, TRICKY, result.source, TRICKY_INPUTS)
-    assert len(sources) >= 5
+    # dead-loop inserts only where a value is empty or a length (TRICKY has few such places)
+    assert len(sources) >= (2 if name == "dead-loop" else 5)
 
 
 def test_dead_store_uses_observed_ints_only_with_observations() -> None:

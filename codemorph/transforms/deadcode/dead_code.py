@@ -8,24 +8,49 @@ import libcst as cst
 from codemorph.engine import RewriteContext, Transform
 from codemorph.transforms.deadcode.predicates import BODY_TEMPLATES
 from codemorph.transforms.deadcode.positions import (
-    InsertStatements, choose_position, dead_body, opaque_condition,
+    InsertStatements, choose_natural_site, choose_position, dead_body, opaque_condition,
 )
+from codemorph.transforms.deadcode.guards import natural_guard, wants_guard
 
-__all__ = ["DeadCode"]
+__all__ = ["DeadCode", "STYLES"]
+
+#: the values of the ``style`` option of ``dead-code`` and ``dead-loop``
+STYLES = ("natural", "opaque")
+
+
+def check_style(transform: str, style: object) -> str:
+    """Validate the ``style`` option (``"natural"`` or ``"opaque"``); raise ``ValueError``
+    otherwise."""
+    if style not in STYLES:
+        raise ValueError(f"{transform}: option style must be 'natural' or 'opaque', got {style!r}")
+    return style  # type: ignore[return-value]
 
 
 class DeadCode(Transform):
-    """Insert an unreachable ``if`` block, guarded by an opaque predicate, into a function.
+    """Insert an ``if`` block that never runs into a function: a defensive check over a
+    program value, proved false for every input.
 
-    A statement position inside a function body (any nesting depth, after the docstring
-    and ``global``/``nonlocal`` declarations, never in a class body) is chosen with
-    ``ctx.rng``, uniformly over all positions of all eligible functions in source order.
-    There an ``if`` is inserted whose condition (see :data:`PREDICATES`) is false for every
-    value, e.g. ``if type(text) is str and len(text) < 0:``.  Only predicates that z3
-    proves false for every value of their variable are used (:func:`proved_predicates`,
-    checked once per process; a catalogue entry that is not constant is never emitted).
+    ``style="natural"`` (default): the check is one a person writes about a value the
+    program has just computed (:mod:`codemorph.transforms.deadcode.checks`):
 
-    The predicate's variable, in order of preference:
+    * ``n = len(xs)`` ... ``if n < 0: raise ValueError('n must be non-negative')``;
+    * ``out = []`` ... ``if not isinstance(out, list): out = list(out)`` or
+      ``if out is None: out = []``;
+    * ``for i, x in enumerate(xs):`` / ``if i < 0: continue``.
+
+    The position is chosen with ``ctx.rng`` uniformly among the statement positions of the
+    eligible functions where such a fact holds (any nesting depth, after the docstring and
+    ``global``/``nonlocal`` declarations, never in a class body; with runtime observations,
+    in a function that ran); where none holds, uniformly among all positions, and the
+    check is over a fresh local assigned just before it (``limit = 10`` /
+    ``if limit < 0:``).  Every check is proved false under its fact by z3
+    (:func:`~codemorph.transforms.deadcode.checks.proved_checks`); bodies read locals and
+    assign only locals already bound or fresh names (``return`` never in generators or
+    coroutines).
+
+    ``style="opaque"``: the opaque predicates of :data:`PREDICATES` (Collberg, Thomborson
+    and Low, POPL 1998), e.g. ``if type(text) is str and len(text) < 0:``, over, in order of
+    preference,
 
     1. with runtime observations (``ctx.observations``): a local that is bound at the
        position on every path (:func:`bound_at`) and was observed only as ``int`` in
@@ -40,32 +65,49 @@ class DeadCode(Transform):
     The guard ``type(x) is T`` is always kept for program variables: it makes the
     predicate false for every input, observed or not.  The body (see
     :data:`BODY_TEMPLATES`) reads locals and assigns only fresh names or names already
-    local, so scoping is unchanged.
+    local, so scoping is unchanged.  Only predicates z3 proves false are used.
 
     Functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()`` are skipped;
     programs inspecting frames, code objects or line numbers are refused.
 
-    Takes no options.  Deterministic for a given rng.
+    Options:
+        style: ``"natural"`` (default) or ``"opaque"``.
+
+    Raises:
+        ValueError: on construction, for another ``style``.
+
+    Deterministic for a given rng.
     """
 
     uses_runtime_types = True
     name = "dead-code"
     family = "dead-code"
-    description = "Insert an unreachable if-block guarded by a provably false predicate into a function."
+    description = "Insert an if-block that never runs: a defensive check over a program value, proved false."
     preconditions = (
-        "the predicate is false for every value (catalogue proved by z3 in the transform, exact-type guards)",
-        "the predicate's variable is bound at the position on every path, never deleted / except-as / "
-        "global / nonlocal",
-        "builtins the predicate calls are not rebound (else a fresh int local is used)",
+        "the check is false for every input: a fact of how the value was made (len(), a display, "
+        "enumerate/range counter), proved by z3 in the transform; opaque style: exact-type guards",
+        "the checked variable is bound at the position by the nearest assignment, never rebound in between, "
+        "never deleted / except-as / global / nonlocal",
+        "builtins the fact or the check calls are not rebound (else a fresh local is checked)",
         "the dead body assigns only fresh names or existing locals; no yield/await/global/nonlocal",
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
+    def __init__(self, style: str = "natural") -> None:
+        self.style = check_style(self.name, style)
+
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        site = choose_position(module, ctx)
-        stmts, var, condition = opaque_condition(module, ctx, site)
-        body = dead_body(ctx, site, var, BODY_TEMPLATES)
-        source = f"if {condition}:\n" + "".join(f"    {line}\n" for line in body)
-        stmts.append(cst.parse_statement(source))
+        if self.style == "natural":
+            site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx))
+            block = natural_guard(module, ctx, site, facts)
+            stmts = [cst.parse_statement(f"{line}\n") for line in block.before]
+            stmts.append(cst.parse_statement(f"{block.header}\n" + "".join(f"    {b}\n" for b in block.body)))
+            condition = block.header[len("if "):-1]
+        else:
+            site = choose_position(module, ctx)
+            stmts, var, condition = opaque_condition(module, ctx, site)
+            body = dead_body(ctx, site, var, BODY_TEMPLATES)
+            source = f"if {condition}:\n" + "".join(f"    {line}\n" for line in body)
+            stmts.append(cst.parse_statement(source))
         ctx.record(site.anchor, f"unreachable `if {condition}:` inserted in {site.func.name.value}()")
         return module.visit(InsertStatements(site.suite, site.index, stmts))

@@ -8,8 +8,10 @@ import libcst as cst
 from codemorph.engine import RewriteContext, Transform
 from codemorph.transforms.deadcode.predicates import BODY_TEMPLATES, Body
 from codemorph.transforms.deadcode.positions import (
-    InsertStatements, choose_position, dead_body, opaque_condition,
+    InsertStatements, choose_natural_site, choose_position, dead_body, opaque_condition,
 )
+from codemorph.transforms.deadcode.dead_code import check_style
+from codemorph.transforms.deadcode.guards import natural_loop, wants_loop
 
 __all__ = ["LOOP_BODY_TEMPLATES", "DeadLoop"]
 
@@ -25,45 +27,66 @@ _LOOP_HINTS = ("item", "entry", "elem", "row", "part", "ch")
 
 
 class DeadLoop(Transform):
-    """Insert a loop that runs zero times, with a plausible body, into a function.
+    """Insert a loop that runs zero times, with an ordinary body, into a function.
 
-    Two forms, chosen with ``ctx.rng``:
+    ``style="natural"`` (default): a loop over a program value that provably never
+    iterates -- ``for item in out:`` right after ``out = []`` (or ``{}``, ``()``, ``''``,
+    ``set()``: nothing runs in between), or ``while n < 0: n += 1`` over a length-kind value
+    (``n = len(xs)``, an ``enumerate``/``range`` counter, a non-negative int literal; see
+    :mod:`codemorph.transforms.deadcode.checks`, the condition proved false by z3).  The
+    position is chosen with ``ctx.rng`` among those where such a value exists, else among
+    all positions, with a fresh empty list: ``pending = []`` / ``for item in pending:``.
 
-    * ``for item in ():`` -- iterating the empty tuple literal (no name lookup, no call);
-      the target is a fresh name;
-    * ``while <opaque predicate>:`` -- a predicate of the z3-proved ``dead-code``
-      catalogue (:func:`opaque_condition`: ``type(x) is int and x * x < 0`` over a local
-      observed as int, a bound parameter, or a fresh int constant), evaluated once.
+    ``style="opaque"``: chosen with ``ctx.rng``, ``for item in ():`` (iterating the empty
+    tuple literal) or ``while <opaque predicate>:`` (the ``dead-code`` catalogue,
+    :func:`opaque_condition`), with bodies from :data:`BODY_TEMPLATES` and
+    :data:`LOOP_BODY_TEMPLATES` (the latter may ``break``/``continue``, which bind to the
+    dead loop).
 
-    The body comes from :data:`BODY_TEMPLATES` and :data:`LOOP_BODY_TEMPLATES` (the latter
-    may ``break``/``continue``, which bind to the dead loop); it assigns only fresh names
-    or names already local.  No ``else`` clause (it would run).  Positions, skipped
-    functions and refusals are those of ``dead-code``.
+    Bodies assign only fresh names or names already local.  No ``else`` clause (it would
+    run).  Positions, skipped functions and refusals are those of ``dead-code``.
 
-    Takes no options.  Deterministic for a given rng.
+    Options:
+        style: ``"natural"`` (default) or ``"opaque"``.
+
+    Raises:
+        ValueError: on construction, for another ``style``.
+
+    Deterministic for a given rng.
     """
 
     uses_runtime_types = True
     name = "dead-loop"
     family = "dead-code"
-    description = "Insert a loop that runs zero times (for over an empty tuple, or while under a false predicate)."
+    description = "Insert a loop that runs zero times (over a value just made empty, or while a proved-false check)."
     preconditions = (
-        "the loop iterates the literal () or is guarded by a z3-proved false predicate; no else clause",
+        "the loop iterates a value that is empty at that point, or its condition is proved false by z3; "
+        "no else clause",
         "the body assigns only fresh names or existing locals; no yield/await/global/nonlocal",
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
+    def __init__(self, style: str = "natural") -> None:
+        self.style = check_style(self.name, style)
+
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        site = choose_position(module, ctx)
-        form = ctx.rng.choice(("for", "while"))
-        if form == "for":
-            stmts: list[cst.BaseStatement] = []
-            var = ctx.fresh_name(ctx.rng.choice(_LOOP_HINTS))
-            header = f"for {var} in ():"
+        if self.style == "natural":
+            site, facts = choose_natural_site(module, ctx, wants_loop(module, ctx))
+            block = natural_loop(module, ctx, site, facts)
+            stmts = [cst.parse_statement(f"{line}\n") for line in block.before]
+            header = block.header
+            body = list(block.body)
         else:
-            stmts, var, condition = opaque_condition(module, ctx, site)
-            header = f"while {condition}:"
-        body = dead_body(ctx, site, var, BODY_TEMPLATES + LOOP_BODY_TEMPLATES)
+            site = choose_position(module, ctx)
+            form = ctx.rng.choice(("for", "while"))
+            if form == "for":
+                stmts = []
+                var = ctx.fresh_name(ctx.rng.choice(_LOOP_HINTS))
+                header = f"for {var} in ():"
+            else:
+                stmts, var, condition = opaque_condition(module, ctx, site)
+                header = f"while {condition}:"
+            body = dead_body(ctx, site, var, BODY_TEMPLATES + LOOP_BODY_TEMPLATES)
         stmts.append(cst.parse_statement(f"{header}\n" + "".join(f"    {line}\n" for line in body)))
         ctx.record(site.anchor, f"zero-iteration loop `{header}` inserted in {site.func.name.value}()")
         return module.visit(InsertStatements(site.suite, site.index, stmts))

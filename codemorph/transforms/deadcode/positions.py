@@ -5,7 +5,7 @@ body chosen for it, the statement inserter.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import libcst as cst
 
@@ -14,14 +14,15 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
 from codemorph.authoring.hazards import BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers
 from codemorph.transforms.deadcode.predicates import Body, CONST_HINTS, FRESH_HINTS, proved_predicates
+from codemorph.transforms.deadcode.checks import ValueFact, value_facts
 from codemorph.transforms.deadcode.blocks import (
     bound_at, definitely_bound_params, function_locals, function_qualnames, function_symbol_tables,
     insertion_blocks, observed_types,
 )
 
 __all__ = [
-    "InsertStatements", "Position", "choose_position", "observed_int_locals", "opaque_condition",
-    "dead_body",
+    "InsertStatements", "Position", "choose_position", "choose_natural_site", "observed_int_locals",
+    "opaque_condition", "dead_body",
 ]
 
 
@@ -72,16 +73,10 @@ class Position:
         return _anchor(self.func, self.suite, self.index)
 
 
-def choose_position(module: cst.Module, ctx: RewriteContext) -> Position:
-    """Choose, with ``ctx.rng``, a statement position in a function body where code may be
-    inserted (see :func:`insertion_blocks`): uniformly over every position of every
-    function that does not use ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``
-    -- and, with runtime observations, that ran on the observed inputs (when one did).
-
-    Raises:
-        NotApplicable: no function; the program inspects frames, code objects or line
-            numbers; no eligible function or position.
-    """
+def _positions(module: cst.Module, ctx: RewriteContext
+               ) -> tuple[ProgramFacts, frozenset[str], list[tuple[cst.FunctionDef, cst.BaseSuite, int]]]:
+    """Every eligible insertion position (see :func:`choose_position`), in source order,
+    with the program's facts and identifiers."""
     facts = ProgramFacts.of(module)
     if not facts.functions:
         raise NotApplicable("no function")
@@ -109,8 +104,53 @@ def choose_position(module: cst.Module, ctx: RewriteContext) -> Position:
             positions += [(func, suite, i) for i in range(first, last + 1)]
     if not positions:
         raise NotApplicable("no statement position in a function body")
+    return facts, frozenset(names), positions
+
+
+def choose_position(module: cst.Module, ctx: RewriteContext) -> Position:
+    """Choose, with ``ctx.rng``, a statement position in a function body where code may be
+    inserted (see :func:`insertion_blocks`): uniformly over every position of every
+    function that does not use ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``
+    -- and, with runtime observations, that ran on the observed inputs (when one did).
+
+    Raises:
+        NotApplicable: no function; the program inspects frames, code objects or line
+            numbers; no eligible function or position.
+    """
+    facts, names, positions = _positions(module, ctx)
     func, suite, index = ctx.rng.choice(positions)
     return Position(func, suite, index, facts.functions[func], names)
+
+
+def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[[ValueFact], bool]
+                        ) -> tuple[Position, list[ValueFact]]:
+    """Choose, with ``ctx.rng``, a position as :func:`choose_position` does, preferring the
+    positions where a fact about a program value holds (:func:`value_facts`) that ``want``
+    accepts and whose builtins the program does not rebind; uniformly among those when
+    there are any, else among all positions.
+
+    Returns:
+        ``(position, the accepted facts there)``; the list is empty when no position has one.
+
+    Raises:
+        NotApplicable: as :func:`choose_position`.
+    """
+    facts, names, positions = _positions(module, ctx)
+    builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
+    loops = {id(loop.body): loop for loop, _owner in facts.loops}
+    with_facts: list[tuple[tuple[cst.FunctionDef, cst.BaseSuite, int], list[ValueFact]]] = []
+    for pos in positions:
+        func, suite, index = pos
+        found = value_facts(suite, index, facts.functions[func].unbinders, loops.get(id(suite)))
+        ok = [fact for fact in found if want(fact) and (
+            not fact.builtins or (builtins_ok and not ctx.shadowed(*fact.builtins)))]
+        if ok:
+            with_facts.append((pos, ok))
+    if with_facts:
+        (func, suite, index), ok = ctx.rng.choice(with_facts)
+    else:
+        (func, suite, index), ok = ctx.rng.choice(positions), []
+    return Position(func, suite, index, facts.functions[func], names), ok
 
 
 def observed_int_locals(module: cst.Module, ctx: RewriteContext, site: Position) -> list[str]:

@@ -1,28 +1,180 @@
-"""``unfold-constant``: ``3`` -> ``(1 + 2)``, ``'ab'`` -> ``('a' + 'b')``.
+"""``unfold-constant``: a literal written as an expression a person might write --
+``60`` -> ``3 * 20``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
+``len('abc')`` for a literal the program uses, a module constant the program defines, or
+else a named module constant (``STEP = 1`` ... ``i += STEP``).
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine.transform import DYNAMIC_SCOPE_BUILTINS, identifiers_in
+from codemorph.authoring.hazards import BUILTINS_HAZARDS, hazard_identifiers
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.sites import SiteChoice
-from codemorph.transforms.expressions.common import ReplaceNodes, summarise
+from codemorph.transforms.expressions.common import ReplaceNodes, bound_anywhere, summarise
 
-__all__ = ["UnfoldConstant"]
+__all__ = ["UnfoldConstant", "natural_forms", "role_name"]
+
+#: identifiers of code that can see a module's global names (a new constant is visible to it)
+GLOBALS_HAZARDS = frozenset({*DYNAMIC_SCOPE_BUILTINS, "__dict__", "__globals__", "modules", "__getattr__",
+                             "__all__", "importlib", "__import__"})
+
+_TERM_OPS = (cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.MatrixMultiply)
+
+
+@dataclass
+class _Site:
+    node: cst.CSTNode          # the literal (an Integer, a SimpleString, or -<Integer>)
+    value: object              # its value
+    parent: cst.CSTNode | None  # the node holding it
+    grandparent: cst.CSTNode | None
+    top_level: int             # index of the module statement it is in
+
+
+def _decimal(node: cst.Integer) -> bool:
+    return node.value.isdigit() and (node.value == "0" or not node.value.startswith("0"))
+
+
+def natural_forms(value: int) -> list[tuple[str, str]]:
+    """The arithmetic forms a person writes for the int ``value``, as ``(text, level)``
+    pairs, ``level`` being ``"power"`` or ``"term"`` (its precedence): a power of two from
+    16 up as ``2 ** k``, a power of ten from 100 up as ``10 ** k``, any other number from
+    12 up that is a product ``a * b`` of two factors from 2 to 100 (``a <= b``; every such
+    pair).  Empty for smaller numbers, primes, negative numbers and numbers with only
+    large factors (``6174 = 2 * 3087``)."""
+    out: list[tuple[str, str]] = []
+    if value >= 16 and value == 1 << (value.bit_length() - 1):
+        out.append((f"2 ** {value.bit_length() - 1}", "power"))
+    t, p = value, 0
+    while t and t % 10 == 0:
+        t, p = t // 10, p + 1
+    if t == 1 and p >= 2:
+        out.append((f"10 ** {p}", "power"))
+    if out or value < 12:
+        return out
+    return [(f"{a} * {value // a}", "term") for a in range(2, 101)
+            if value % a == 0 and a <= value // a <= 100]
+
+
+def _repeat_form(value: str | bytes, node: cst.SimpleString) -> str | None:
+    """``'-' * 3`` for ``'---'`` (one repeated character, 2+ times; the literal's prefix
+    and quote kept), else ``None``."""
+    if len(value) < 2 or len(set(value)) != 1:
+        return None
+    body = node.value[len(node.prefix) + len(node.quote):-len(node.quote)]
+    if len(body) != len(value) or "\\" in body:  # escapes: spell the character as written only
+        return None
+    return f"{node.prefix}{node.quote}{body[0]}{node.quote} * {len(value)}"
+
+
+def _needs_parens(level: str, parent: cst.CSTNode | None, node: cst.CSTNode) -> bool:
+    """Whether an expression of precedence ``level`` (``"atom"``, ``"power"``, ``"term"``)
+    put in place of ``node`` under ``parent`` needs parentheses to keep its meaning."""
+    if level == "atom" or parent is None or node.lpar:
+        return False
+    if isinstance(parent, (cst.Attribute, cst.Subscript, cst.Await)) and getattr(parent, "value", None) is node:
+        return True
+    if isinstance(parent, cst.Call) and parent.func is node:
+        return True
+    if isinstance(parent, cst.BinaryOperation):
+        if isinstance(parent.operator, cst.Power):
+            return True
+        if level == "term" and isinstance(parent.operator, _TERM_OPS):
+            return parent.right is node
+        return False
+    if isinstance(parent, cst.UnaryOperation) and not isinstance(parent.operator, cst.Not):
+        return level == "term"
+    return False
+
+
+def role_name(site_node: cst.CSTNode, value: object, parent: cst.CSTNode | None,
+              grandparent: cst.CSTNode | None) -> str | None:
+    """The name a person gives a constant by the place it is used in (``STEP`` for
+    ``i += 1``, ``SEPARATOR`` for ``text.split(',')``, ``START``/``STOP`` for slice bounds,
+    ``INITIAL_COUNT`` for ``count = 0`` ...), or ``None`` when the place suggests none."""
+    if isinstance(parent, cst.AugAssign) and isinstance(parent.operator, (cst.AddAssign, cst.SubtractAssign)):
+        return "STEP"
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+        target = parent.targets[0].target.value.strip("_")
+        if len(target) <= 2:  # ``i = 0``, ``s = ''``: too short to name a constant after
+            return "START" if isinstance(value, int) else "INITIAL_TEXT"
+        return f"INITIAL_{target.upper()}" if target.isidentifier() else None
+    if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
+        if parent.keyword is not None:
+            return parent.keyword.value.upper()
+        args = list(grandparent.args)
+        i = next(k for k, a in enumerate(args) if a is parent)
+        func = grandparent.func
+        if isinstance(func, cst.Name) and func.value == "range":
+            if len(args) == 1:
+                return "LIMIT"
+            return ("START", "STOP", "STEP")[i] if i < 3 else None
+        if isinstance(func, cst.Attribute):
+            by_method = {
+                "split": ("SEPARATOR", "MAX_SPLITS"), "rsplit": ("SEPARATOR", "MAX_SPLITS"),
+                "partition": ("SEPARATOR",), "rpartition": ("SEPARATOR",),
+                "replace": ("OLD", "NEW", "COUNT"), "strip": ("CHARS",), "lstrip": ("CHARS",),
+                "rstrip": ("CHARS",), "startswith": ("PREFIX",), "endswith": ("SUFFIX",),
+                "removeprefix": ("PREFIX",), "removesuffix": ("SUFFIX",),
+                "count": ("TARGET",), "find": ("TARGET",), "rfind": ("TARGET",), "index": ("TARGET",),
+                "center": ("WIDTH", "FILL"), "ljust": ("WIDTH", "FILL"), "rjust": ("WIDTH", "FILL"),
+                "zfill": ("WIDTH",), "pop": ("INDEX",), "insert": ("INDEX",), "get": ("KEY", "DEFAULT"),
+                "append": ("ITEM",), "join": ("ITEMS",), "expandtabs": ("TAB_SIZE",),
+            }.get(func.attr.value, ())
+            return by_method[i] if i < len(by_method) else None
+        return None
+    if isinstance(parent, cst.Attribute) and parent.value is site_node and parent.attr.value in ("join", "format"):
+        return "SEPARATOR" if parent.attr.value == "join" else "TEMPLATE"
+    if isinstance(parent, cst.Index):
+        if isinstance(value, int):
+            return {0: "FIRST", -1: "LAST"}.get(value, "INDEX")
+        return "KEY"
+    if isinstance(parent, cst.Slice):
+        if parent.lower is site_node:
+            return "START"
+        if parent.upper is site_node:
+            return "STOP"
+        return "STEP"
+    if isinstance(parent, cst.BinaryOperation) and parent.right is site_node and isinstance(value, int):
+        return {cst.Add: "OFFSET", cst.Subtract: "OFFSET", cst.Multiply: "FACTOR", cst.FloorDivide: "DIVISOR",
+                cst.Divide: "DIVISOR", cst.Modulo: "MODULUS", cst.Power: "EXPONENT"}.get(type(parent.operator))
+    if isinstance(parent, cst.ComparisonTarget) and isinstance(value, int):
+        if isinstance(parent.operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)):
+            return "LIMIT"
+        return None
+    if isinstance(parent, cst.ComparisonTarget) and isinstance(parent.operator, (cst.In, cst.NotIn)):
+        return "CHARS" if isinstance(value, str) else None
+    if isinstance(parent, cst.Return):
+        return "DEFAULT_RESULT"
+    return None
 
 
 class _UnfoldCandidates(cst.CSTVisitor):
-    """Integer and string literals that may be replaced by an equal constant expression."""
+    """Integer and string literals that may be replaced by an equal expression."""
 
     def __init__(self, index: FunctionIndex) -> None:
         self.index = index
-        self.sites: list[cst.CSTNode] = []
+        self.sites: list[_Site] = []
         self.skip_depth = 0
         self.reasons: list[str] = []
+        self.stack: list[cst.CSTNode] = []
+        self.top = -1
+        self._no_touch: set[int] = set()
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if len(self.stack) == 1 and isinstance(node, cst.BaseStatement):
+            self.top += 1  # a statement of the module
+        self.stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.stack.pop()
+        super().on_leave(original_node)
 
     # regions where a literal must stay a literal (or where its text is observable)
     def _skip(self, node) -> bool:
@@ -56,15 +208,15 @@ class _UnfoldCandidates(cst.CSTVisitor):
         operands = [node.left] + [t.comparator for t in node.comparisons]
         for i, t in enumerate(node.comparisons):
             if isinstance(t.operator, (cst.Is, cst.IsNot)):
-                self._no_touch.update({id(operands[i]), id(operands[i + 1])})
+                for op in (operands[i], operands[i + 1]):
+                    self._no_touch.add(id(op))
+                    if isinstance(op, cst.UnaryOperation):
+                        self._no_touch.add(id(op.expression))
 
     def visit_Param(self, node: cst.Param) -> None:
         # string defaults keep their literal (their identity could be compared); int defaults are fine
-        if node.default is not None and not isinstance(node.default, cst.Integer):
+        if node.default is not None and not isinstance(node.default, (cst.Integer, cst.UnaryOperation)):
             self._no_touch.add(id(node.default))
-
-    def visit_Module(self, node) -> None:
-        self._no_touch: set[int] = set()
 
     def _literal(self, node: cst.CSTNode) -> None:
         if self.skip_depth or id(node) in self._no_touch:
@@ -76,10 +228,13 @@ class _UnfoldCandidates(cst.CSTVisitor):
             value = ast.literal_eval(node.value)
         except (ValueError, SyntaxError):
             return
-        if isinstance(node, cst.Integer):
-            self.sites.append(node)
-        elif isinstance(value, (str, bytes)) and len(value) >= 2:
-            self.sites.append(node)
+        up = lambda k: self.stack[-1 - k] if len(self.stack) > k else None  # noqa: E731 (k-th ancestor)
+        parent, grandparent = up(1), up(2)
+        if isinstance(node, cst.Integer) and isinstance(parent, cst.UnaryOperation) \
+                and isinstance(parent.operator, cst.Minus) and id(parent) not in self._no_touch:
+            # ``-1`` is one constant for naming; its arithmetic forms unfold the ``1``
+            self.sites.append(_Site(parent, -value, up(2), up(3), self.top))
+        self.sites.append(_Site(node, value, parent, grandparent, self.top))
 
     def visit_Integer(self, node: cst.Integer) -> None:
         self._literal(node)
@@ -88,50 +243,105 @@ class _UnfoldCandidates(cst.CSTVisitor):
         self._literal(node)
 
 
-def _unfolded(node: cst.CSTNode, rng) -> tuple[cst.BaseExpression, str]:
-    value = ast.literal_eval(node.value)
-    if isinstance(value, int):
-        if value == 0:
-            k = rng.randint(1, 9)
-            a, op, b = k, "-", k
-        elif value == 1:
-            k = rng.randint(2, 9)
-            a, op, b = k, "-", k - 1
-        else:
-            a = rng.randint(1, value - 1)
-            op, b = "+", value - a
-        text = f"{a} {op} {b}"
-    else:
-        cut = rng.randint(1, len(value) - 1)
-        text = f"{value[:cut]!r} + {value[cut:]!r}"
-    expr = cst.parse_expression(text)
-    expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return expr, f"{node.value} -> ({text})"
+def _module_constants(module: cst.Module) -> tuple[dict[tuple[type, object], tuple[str, int]], int]:
+    """Constants the program defines and never rebinds: ``{(type, value): (NAME, index of
+    its statement)}`` for ``NAME = <int or str literal>`` statements in the leading block
+    of the module (docstring, imports and such assignments only), ``NAME`` in capitals and
+    bound nowhere else in the module (no other assignment, parameter, ``global``,
+    ``del``...); and the index of the first statement after that block."""
+    found: dict[tuple[type, object], tuple[str, int]] = {}
+    candidates: list[tuple[str, object, int]] = []
+    end = 0
+    for i, stmt in enumerate(module.body):
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if isinstance(small, (cst.Import, cst.ImportFrom)) or (
+                    i == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)):
+                end = i + 1
+                continue
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 \
+                    and isinstance(small.targets[0].target, cst.Name) \
+                    and isinstance(small.value, (cst.Integer, cst.SimpleString)):
+                name = small.targets[0].target.value
+                try:
+                    value = ast.literal_eval(small.value.value)
+                except (ValueError, SyntaxError):
+                    break
+                candidates.append((name, value, i))
+                end = i + 1
+                continue
+        break
+    counts = bound_anywhere(module)
+    for name, value, i in candidates:
+        if name.isupper() and counts.get(name, 0) == 1 and (type(value), value) not in found:
+            found[(type(value), value)] = (name, i)
+    return found, end
+
+
+def _definition_literals(module: cst.Module, constants) -> set[int]:
+    """Ids of the literals that define the constants of :func:`_module_constants` (they
+    stay as they are: a named constant reads best as a literal)."""
+    out: set[int] = set()
+    for name, i in constants.values():
+        stmt = module.body[i]
+        out.add(id(stmt.body[0].value))
+    return out
+
+
+class _Form:
+    """One replacement: its text, precedence level and whether CPython folds it back to
+    the literal's constant."""
+
+    def __init__(self, text: str, level: str) -> None:
+        self.text, self.level = text, level
 
 
 class UnfoldConstant(SiteChoice, Transform):
-    """Replace a literal by a constant expression of equal value: ``3`` -> ``(1 + 2)``,
-    ``'ab'`` -> ``('a' + 'b')``, ``b'xy'`` -> ``(b'x' + b'y')``.
+    """Write a literal as an expression of equal value that a person might write.
 
-    The replacement is always parenthesised, so precedence never changes (``3 ** 2`` ->
-    ``(1 + 2) ** 2``, ``3 .real`` -> ``(1 + 2).real``).  ``0`` becomes ``(k - k)`` and ``1``
-    ``(k - (k-1))``.  Pure syntax, no runtime types.  Left alone: floats (their sums are
-    not exact), strings shorter than 2 characters, anything inside f-strings (including
-    format specs), implicitly concatenated strings (``'a' 'b'``), docstrings and other bare
-    string statements, ``match`` patterns (which must be literals), annotations (their text
-    may be observable), literal operands of ``is``/``is not`` (identity), string default
-    values of parameters (identity), and code in functions using ``eval``/``exec``/
-    ``locals``/``globals``/``vars``/``dir``.
+    Natural forms, used at every site that has one (``which="all"``, the default):
+
+    * an int with factors: a power of two from 16 up as ``2 ** k`` (``1024`` -> ``2 ** 10``),
+      a power of ten from 100 up as ``10 ** k``, another number from 12 up with two factors
+      from 2 to 100 as their product (``60`` -> ``3 * 20`` or ``6 * 10``, chosen with the rng);
+    * a string of one repeated character as a repetition (``'---'`` -> ``'-' * 3``);
+    * an int from 3 up equal to the length of a string literal the program already uses,
+      as ``len('...')`` (``len`` not rebound);
+    * an int or string equal to a module constant the program defines at its top
+      (``WIDTH = 12``) and never rebinds, as that name, after the definition (this form
+      is preferred; the definition itself stays a literal).
+
+    0, 1, primes and other strings have no such form.  A program with no natural site gets
+    one literal (chosen with the rng, preferring places that suggest a name) made a named
+    module constant instead: ``STEP = 1`` is added after the module's docstring and
+    imports and ``i += 1`` becomes ``i += STEP``; the name comes from the place
+    (:func:`role_name`: ``STEP``, ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_COUNT``,
+    ``LIMIT`` ...; made fresh) -- not when the program reads its globals by name
+    (``globals``, ``vars``, ``__dict__``, ``setattr`` ...).
+
+    Parentheses are added only where precedence needs them (``x / 60`` -> ``x / (3 * 20)``,
+    ``60 .real`` -> ``(3 * 20).real``, ``-60`` -> ``-(3 * 20)``; ``x * 60`` -> ``x * 3 * 20``
+    is not written: the right operand of ``*``, ``/``, ``//``, ``%`` keeps parentheses, and
+    ``2 ** k`` is parenthesised under ``**``).  Pure syntax, no runtime types.  Left alone:
+    floats, non-decimal ints (``0x1F``), anything inside f-strings (including format specs),
+    implicitly concatenated strings (``'a' 'b'``), docstrings and other bare string
+    statements, ``match`` patterns (which must be literals), annotations (their text may be
+    observable), literal operands of ``is``/``is not`` (identity), string default values of
+    parameters (identity), and code in functions using ``eval``/``exec``/``locals``/
+    ``globals``/``vars``/``dir``.
 
     Options:
-        which: ``"all"`` (default) unfolds every qualifying literal; ``"one"`` one literal
-            chosen with the context's rng.
+        which: ``"all"`` (default) rewrites every site with a natural form; ``"one"`` one
+            of them chosen with the context's rng.  Either way, without natural sites one
+            literal becomes a named constant.
     """
 
     name = "unfold-constant"
     family = "expressions"
-    description = "replace a literal by an equal constant expression: 3 -> (1 + 2)"
-    preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",)
+    description = "write a literal as an expression a person might: 60 -> 3 * 20, 1024 -> 2 ** 10, 1 -> STEP"
+    preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",
+                     "len() not rebound for len forms; a module constant never rebound; "
+                     "no globals()/vars()/setattr... for a new constant")
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         index = FunctionIndex(ctx)
@@ -139,19 +349,121 @@ class UnfoldConstant(SiteChoice, Transform):
         module.visit(finder)
         if not finder.sites:
             why = summarise(finder.reasons) if finder.reasons else \
-                "no int literal or string literal of 2+ characters outside docstrings, patterns and annotations"
+                "no int literal or string literal outside docstrings, patterns and annotations"
             raise NotApplicable(why)
-        chosen = self.choose(ctx, finder.sites)
-        replacements: dict[int, cst.BaseExpression] = {}
-        for node in chosen:
-            new, desc = _unfolded(node, ctx.rng)
-            replacements[id(node)] = new
-            ctx.record(node, desc)
+        names = identifiers_in(module)
+        builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names) and not ctx.shadowed("len")
+        constants, consts_end = _module_constants(module)
+        lengths: dict[int, list[str]] = {}
+        for site in finder.sites:
+            if isinstance(site.node, cst.SimpleString) and isinstance(site.value, str) and len(site.value) >= 3:
+                lengths.setdefault(len(site.value), [])
+                if site.node.value not in lengths[len(site.value)]:
+                    lengths[len(site.value)].append(site.node.value)
 
+        natural: list[tuple[_Site, list[_Form]]] = []
+        definitions = _definition_literals(module, constants)
+        for site in finder.sites:
+            if id(site.node) in definitions:
+                continue
+            forms = self._forms(site, constants, consts_end, lengths if builtins_ok else {})
+            if forms:
+                natural.append((site, forms))
+        # a site and the ``-`` around it are two candidates: keep the outer one when both have forms
+        outer = {id(s.node.expression) for s, _ in natural if isinstance(s.node, cst.UnaryOperation)}
+        natural = [(s, f) for s, f in natural if id(s.node) not in outer]
+        replacements: dict[int, cst.BaseExpression] = {}
+        if natural:
+            for site, forms in self.choose(ctx, natural):
+                form = ctx.rng.choice(forms)
+                replacements[id(site.node)] = self._expression(site, form)
+                bare = site.node.with_changes(lpar=[], rpar=[])
+                ctx.record(site.node, f"{module.code_for_node(bare).strip()} -> {form.text}")
+            chosen = [module_node for module_node in (s.node for s, _ in natural) if id(module_node) in replacements]
+            return module.visit(ReplaceNodes(chosen, self._keep_parens(replacements)))
+        return self._named_constant(module, ctx, finder.sites, names)
+
+    # -- natural forms -------------------------------------------------------------------
+    @staticmethod
+    def _forms(site: _Site, constants, consts_end: int, lengths: dict[int, list[str]]) -> list[_Form]:
+        value, node = site.value, site.node
+        forms: list[_Form] = []
+        key = (type(value), value)
+        if key in constants and site.top_level >= consts_end:
+            return [_Form(constants[key][0], "atom")]  # the program's own name for it
+        if isinstance(node, cst.Integer) and type(value) is int and _decimal(node):
+            forms += [_Form(text, level) for text, level in natural_forms(value)]
+            forms += [_Form(f"len({lit})", "atom") for lit in lengths.get(value, [])]
+        elif isinstance(node, cst.SimpleString):
+            rep = _repeat_form(value, node)
+            if rep is not None:
+                forms.append(_Form(rep, "term"))
+        return forms
+
+    @staticmethod
+    def _expression(site: _Site, form: _Form) -> cst.BaseExpression:
+        expr = cst.parse_expression(form.text)
+        if _needs_parens(form.level, site.parent, site.node):
+            expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return expr
+
+    @staticmethod
+    def _keep_parens(replacements: dict[int, cst.BaseExpression]):
         def unfold(original, updated):
             new = replacements[id(original)]
             if original.lpar:  # keep the literal's own parentheses around the new expression
                 return new.with_changes(lpar=[*original.lpar, *new.lpar], rpar=[*new.rpar, *original.rpar])
             return new
+        return unfold
 
-        return module.visit(ReplaceNodes(chosen, unfold))
+    # -- the fallback: a named module constant -------------------------------------------
+    def _named_constant(self, module: cst.Module, ctx: RewriteContext, sites: list[_Site], names) -> cst.Module:
+        found = hazard_identifiers(module, GLOBALS_HAZARDS, names=names)
+        if found:
+            raise NotApplicable(f"no literal with a natural form, and the program reads globals by name "
+                                f"({', '.join(found)}): no new constant")
+        named = [(s, role_name(s.node, s.value, s.parent, s.grandparent)) for s in sites]
+        # ``-1`` is named as a whole: its ``1`` is not a site of its own
+        whole = {id(s.node.expression) for s, _ in named if isinstance(s.node, cst.UnaryOperation)}
+        named = [(s, n) for s, n in named if id(s.node) not in whole]
+        with_role = [(s, n) for s, n in named if n is not None and n.isidentifier()]
+        site, role = ctx.rng.choice(with_role) if with_role else ctx.rng.choice(named)
+        if role is None or not role.isidentifier():
+            role = "DEFAULT_TEXT" if isinstance(site.value, (str, bytes)) else "DEFAULT_VALUE"
+        const = ctx.fresh_name(role)
+        literal = module.code_for_node(site.node.with_changes(lpar=[], rpar=[])).strip()
+        ctx.record(site.node, f"{literal} -> {const} (module constant {const} = {literal})")
+        new = module.visit(ReplaceNodes([site.node], lambda o, u: cst.Name(const, lpar=o.lpar, rpar=o.rpar)))
+        return _insert_constant(new, f"{const} = {literal}")
+
+
+def _insert_constant(module: cst.Module, assignment: str) -> cst.Module:
+    """``module`` with the statement ``assignment`` after its docstring and leading imports,
+    separated from what follows as PEP 8 asks (two blank lines before a ``def``/``class``)."""
+    body = list(module.body)
+    at = 0
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and (
+                isinstance(stmt.body[0], (cst.Import, cst.ImportFrom)) or (
+                i == 0 and isinstance(stmt.body[0], cst.Expr)
+                and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))):
+            at = i + 1
+            continue
+        break
+    stmt = cst.parse_statement(assignment + "\n")
+    if at > 0:
+        stmt = stmt.with_changes(leading_lines=[cst.EmptyLine()])
+    elif body:  # the constant comes first: the first statement's comments stay above it
+        stmt = stmt.with_changes(leading_lines=body[0].leading_lines)
+        body[0] = body[0].with_changes(leading_lines=[])
+    if at < len(body):
+        nxt = body[at]
+        lines = list(nxt.leading_lines)
+        blank = 0
+        while blank < len(lines) and lines[blank].comment is None:
+            blank += 1
+        want = 2 if isinstance(nxt, (cst.FunctionDef, cst.ClassDef)) else 0
+        if blank < want:
+            body[at] = nxt.with_changes(leading_lines=[cst.EmptyLine()] * (want - blank) + lines)
+    body.insert(at, stmt)
+    return module.with_changes(body=body)
