@@ -32,6 +32,7 @@ from codemorph.naturalness import default_model, prepare_default_model
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
 from codemorph.engine.transform import derive_rng, derive_seed
+from codemorph.verification.claims import claim_requests, refutation
 from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, check_requests, judge, make_baseline,
                            may_depend_on_hash, prove_verdict)
 
@@ -233,7 +234,7 @@ class RowProcessor:
         for name, pipeline in self.pipelines:
             start = time.perf_counter()
             res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=[row.input],
-                                 observations=observations)
+                                 observations=observations, outputs=[row.output])
             candidates.append((name, res, time.perf_counter() - start))
 
         # one sandbox batch: per variant, the differential check on every baseline input; the
@@ -253,6 +254,7 @@ class RowProcessor:
             if not own_compared:
                 requests.append(ExecRequest(res.program.source, res.program.entry_point, row.input,
                                             expected_output=row.output))
+            requests += claim_requests(res.claims, self.sandbox.limits.timeout)  # a distractor's false claims
         start = time.perf_counter()
         outs = self.sandbox.run_batch(requests)
         share = (time.perf_counter() - start) / max(1, len(requests))
@@ -279,11 +281,16 @@ class RowProcessor:
                 continue
             at, checks = sl
             check_outs = outs[at:at + len(checks)]
-            verdict = judge(baseline, checks, check_outs)
+            verdict = judge(baseline, checks, check_outs, stdout_lines=res.stdout_lines)
+            at_claims = at + len(checks) + (0 if own_compared else 1)
+            held = _claim_held(verdict, res.claims, outs[at_claims:at_claims + len(res.claims)])
+            if held is not None:  # a distractor's claim is true: the variant is not made, as a precondition
+                out.stats.append(TransformStat(name, "not-applicable", seconds + share * len(checks), held))
+                continue
             if cfg.prove:
                 verdict = prove_verdict(verdict, baseline, res.program, check_outs)
             status, reason, delta = self._variant(row, name, res, verdict, run, out)
-            n = len(checks) + (0 if own_compared else 1)
+            n = len(checks) + (0 if own_compared else 1) + len(res.claims)
             out.stats.append(TransformStat(name, status, seconds + share * n, reason, delta))
         if unstable:
             # the row's own input gave another result in a variant's run: a nondeterministic
@@ -382,6 +389,20 @@ class RowProcessor:
             naturalness_delta=delta).to_json())
         return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
             else None, delta
+
+
+def _claim_held(verdict, claims, outs) -> str | None:
+    """Why a rewrite that passed verification is still not written: a claim it declared
+    (a distractor's false statement) that its run (``outs``, one per claim) did not show
+    false (:func:`~codemorph.verification.claims.refutation`); ``None`` when every claim is
+    shown false, or when the verdict rejects the rewrite anyway."""
+    if not claims or not (verdict.ok or _unreached(verdict)):
+        return None
+    for claim, o in zip(claims, outs):
+        why = refutation(claim, o)
+        if why is not None:
+            return f"{why}; a distractor's claim must be false, so the variant is not written"
+    return None
 
 
 def _run_words(run) -> str:
