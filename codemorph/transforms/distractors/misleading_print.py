@@ -14,7 +14,7 @@ __all__ = ["MisleadingPrint", "STDOUT_HAZARDS"]
 
 #: identifiers of code that could see or redirect what ``print`` writes
 STDOUT_HAZARDS: frozenset[str] = frozenset({
-    "sys", "stdout", "__stdout__", "redirect_stdout", "contextlib", "builtins", "__builtins__", "print",
+    "sys", "stdout", "__stdout__", "redirect_stdout", "contextlib", "builtins", "__builtins__",
 })
 
 
@@ -47,7 +47,7 @@ class MisleadingPrint(Transform):
         count: at most this many print statements (int >= 1, default 1).
     """
 
-    uses_runtime_types = True
+    needs_runtime_types = True
     name = "misleading-print"
     family = "distractors"
     description = "insert print statements stating a wrong intermediate value (stdout gains only those lines)"

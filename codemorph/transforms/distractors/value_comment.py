@@ -34,7 +34,7 @@ class MisleadingValueComment(Transform):
         count: at most this many comments (int >= 1, default 1).
     """
 
-    uses_runtime_types = True
+    needs_runtime_types = True
     name = "misleading-value-comment"
     family = "distractors"
     description = "add end-of-line comments stating a wrong value of a local, shown wrong by execution"
