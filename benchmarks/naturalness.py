@@ -55,6 +55,7 @@ from rich.table import Table
 
 from codemorph.errors import ParseError
 from codemorph.naturalness import DEFAULT_ORDER, default_model
+from codemorph.jobs.generate import default_transforms
 from codemorph.rows.dataset import rejects_path
 
 DEFAULT_DATA = Path("/work/ref/base_full.jsonl")
@@ -256,6 +257,7 @@ def readme_table(rows: list[dict], rejects: list[dict], deltas: dict[str, list[f
         lost[name] += 1
         if j.get("stage") == "verify":
             (rejected if j["reason"].startswith("differs") else inconclusive)[name] += 1
+    names |= set(default_transforms())  # a transform that never applied has no row to name it
     order = [n for n in README_ORDER if n in names] + sorted(names - set(README_ORDER))
     out = ["| transform | applied | of which unreached | not applicable | rejected | inconclusive | naturalness |",
            "|---|---:|---:|---:|---:|---:|---:|"]

@@ -13,7 +13,7 @@ import itertools
 import os
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -28,7 +28,7 @@ from codemorph.engine.pipeline import Pipeline
 from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
-from codemorph.naturalness import default_model, prepare_default_model
+from codemorph.naturalness import cached_model, prepare_default_model
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
 from codemorph.engine.transform import derive_rng, derive_seed
@@ -69,6 +69,9 @@ class GenerateConfig:
         max_naturalness_delta: a variant whose ``naturalness_delta`` (bits per token over
             its original, :func:`codemorph.naturalness.naturalness_delta`) exceeds this is
             not written but rejected (stage ``naturalness``); ``None``: no limit.
+        naturalness_model: the naturalness model's cache file for the workers to read
+            (:func:`generate` sets it from
+            :func:`~codemorph.naturalness.prepare_default_model`); ``None``: the default model.
     """
 
     variants: tuple[Variant, ...]
@@ -80,6 +83,7 @@ class GenerateConfig:
     perturb: Any = None
     prove: bool = False
     max_naturalness_delta: float | None = None
+    naturalness_model: str | None = None
 
     @classmethod
     def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
@@ -341,8 +345,9 @@ class RowProcessor:
     def _naturalness(self, original: str, variant: str) -> float | None:
         """``naturalness_delta(original, variant)`` rounded to 3 decimals (bits per token), the
         original's cross-entropy computed once per row; ``None`` when a source cannot be lexed.
-        The model is loaded on first use, once per process (:func:`~codemorph.naturalness.default_model`)."""
-        model = default_model()
+        The model is read on first use, once per process, from :attr:`GenerateConfig.naturalness_model`
+        (:func:`~codemorph.naturalness.cached_model`)."""
+        model = cached_model(self.config.naturalness_model)
         try:
             if self._base_entropy is None or self._base_entropy[0] != original:
                 self._base_entropy = (original, model.cross_entropy(original))
@@ -559,7 +564,8 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     summary.time_per_transform = {v.name: 0.0 for v in config.variants}
     summary.naturalness_per_transform = {v.name: [] for v in config.variants}
     summary.max_naturalness_delta = config.max_naturalness_delta
-    prepare_default_model()  # trained (if not cached yet) here, once, not in every worker
+    # trained (if not cached yet) here, once, not in every worker; the workers read that file
+    config = replace(config, naturalness_model=str(prepare_default_model()))
     start = time.perf_counter()
     checkpoint = Checkpoint(progress_path(out_path), _run_description(in_path, config))
     if resume:
