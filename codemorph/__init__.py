@@ -3,7 +3,7 @@ execution in a sandbox, for benchmarks of how well models understand execution."
 
 from codemorph.errors import CodemorphError, InputError, NotApplicable, ParseError, UnknownTransformError
 from codemorph.engine.program import Program
-from codemorph.engine.transform import RewriteContext, Site, Transform, TransformResult
+from codemorph.engine.transform import Claim, RewriteContext, Site, Transform, TransformResult
 from codemorph.engine.registry import Registry, default_registry, get_transform, list_transforms
 from codemorph.engine.pipeline import OneOf, Pipeline, PipelineResult, Repeat, Sequence_, SomeOf
 
@@ -19,7 +19,7 @@ def __getattr__(name):  # lazy: verification pulls in the sandbox
 
 __all__ = [
     "CodemorphError", "InputError", "NotApplicable", "ParseError", "UnknownTransformError",
-    "Program", "RewriteContext", "Site", "Transform", "TransformResult",
+    "Claim", "Program", "RewriteContext", "Site", "Transform", "TransformResult",
     "Registry", "default_registry", "get_transform", "list_transforms",
     "Pipeline", "PipelineResult", "Sequence_", "OneOf", "SomeOf", "Repeat",
     "verify", "Verdict", "__version__",

@@ -109,7 +109,10 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
     :attr:`~codemorph.Transform.needs_runtime_types` (and ``observations`` is not given);
     apply the transform with ``seed``; run the rewrite on every input and compare return
     value (type-exact), exception class, final argument state and stdout
-    (:func:`codemorph.verification.check`).  Only an ``equivalent`` (or ``proved``) verdict
+    (:func:`codemorph.verification.check`; stdout may gain the lines the rewrite declared,
+    :attr:`~codemorph.TransformResult.stdout_lines`), and run every
+    :attr:`~codemorph.TransformResult.claims` entry, which must come out false
+    (:func:`codemorph.verification.claims.refutation`).  Only an ``equivalent`` (or ``proved``) verdict
     passes: ``inconclusive`` fails too -- e.g. when no input executes the changed code, the
     message says so, and the fix is an input that reaches it.
 
@@ -132,7 +135,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
         AssertionError: the transform refused (with ``must_apply``); the original program
             is nondeterministic; or verification found a difference or could not decide --
             the message shows the rewritten code, the counterexample input and both
-            outcomes.
+            outcomes; or a declared claim was not shown false.
         ParseError: ``code`` is not valid Python.
     """
     from codemorph.verification.differential import check, make_baseline
@@ -155,7 +158,16 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
                                      f"(pass must_apply=False if refusing is acceptable here)\n"
                                      f"program:\n{_numbered(code)}")
             return result
-        verdict = check(sb, baseline, result.program)
+        verdict = check(sb, baseline, result.program, stdout_lines=result.stdout_lines)
+        held = None
+        if verdict.status in ("equivalent", "proved") and result.claims:
+            from codemorph.verification.claims import claim_requests, refutation
+
+            outs = sb.run_batch(claim_requests(result.claims, sb.limits.timeout))
+            held = next((why for c, o in zip(result.claims, outs) if (why := refutation(c, o))), None)
+    if held is not None:
+        raise AssertionError(f"{transform.name} wrote a claim that execution did not show false: {held}\n"
+                             f"rewritten code:\n{_numbered(result.source)}")
     if verdict.status in ("equivalent", "proved"):
         return result
     lines = [f"{transform.name} changed behaviour: verification says {verdict.status}"

@@ -18,6 +18,7 @@ internal error of the run itself.
 from __future__ import annotations
 
 import fnmatch
+import math
 import os
 import sys
 from contextlib import contextmanager
@@ -135,17 +136,29 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
     (``failed``), transform exceptions (``errors``) and time; then one line of totals."""
     table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
     table.add_column("variant", no_wrap=True)
-    for col in ("applied", "unreached", "not applicable", "differs", "inconclusive", "failed", "errors", "time (s)"):
+    limit = getattr(summary, "max_naturalness_delta", None)
+    cols = ["applied", "unreached", "not applicable", "differs", "inconclusive", "failed", "errors"]
+    if limit is not None:
+        cols.append("unnatural")
+    for col in (*cols, "naturalness", "time (s)"):
         table.add_column(col, justify="right")
+    deltas = getattr(summary, "naturalness_per_transform", {})
     for name, c in summary.per_transform.items():
-        table.add_row(name, str(c["written"] + c["written-unreached"]), str(c["written-unreached"]),
-                      str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
-                      str(c["transform-error"]), f"{summary.time_per_transform[name]:.1f}")
+        cells = [str(c["written"] + c["written-unreached"]), str(c["written-unreached"]),
+                 str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
+                 str(c["transform-error"])]
+        if limit is not None:
+            cells.append(str(c["unnatural"]))
+        d = deltas.get(name) or []
+        cells.append(f"{math.fsum(d) / len(d):+.3f}" if d else "-")
+        table.add_row(name, *cells, f"{summary.time_per_transform[name]:.1f}")
     out_console.print(table)
     out_console.print("applied: variants written (unreached: of those, verified on inputs that never ran the "
                       "changed code); differs: rejected by verification; failed: the variant did not return the "
-                      "recorded output on the row's input; errors: a transform raised (all in the rejects file)",
-                      highlight=False)
+                      "recorded output on the row's input; errors: a transform raised"
+                      + (f"; unnatural: naturalness delta above {limit:g}" if limit is not None else "")
+                      + " (all in the rejects file); naturalness: mean naturalness_delta of the written "
+                        "variants, bits per token over the original", highlight=False)
     perturbations = getattr(summary, "perturbations_written", 0)
     out_console.print(
         f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "

@@ -161,6 +161,13 @@ def analyze(
         table.add_row(m["model"], str(m["rows"]), pct(m["accuracy"]),
                       "-" if m["ci_low"] is None else f"[{100 * m['ci_low']:.1f}, {100 * m['ci_high']:.1f}]")
     out_console.print(table)
+    if report.naturalness:
+        nat = Table(title="naturalness per transform (bits per token over the original)")
+        for col in ("transform", "variants", "mean", "median"):
+            nat.add_column(col, justify="left" if col == "transform" else "right")
+        for n in report.naturalness:
+            nat.add_row(n["group"], str(n["variants"]), f"{n['mean']:+.3f}", f"{n['median']:+.3f}")
+        out_console.print(nat)
     for note in report.notes:
         err_console.print(f"note: {note}", highlight=False)
     out_console.print(f"{len(files)} files written to {out_dir}; open {files['report.html']}", highlight=False)

@@ -50,6 +50,10 @@ def generate(
     perturb_output_changes: int = typer.Option(1, help="With --perturb-inputs: output-changing inputs per row."),
     perturb_budget: int = typer.Option(1500, help="With --perturb-inputs: executions per row's search."),
     fail_on_error: bool = typer.Option(False, "--fail-on-error", help=FAIL_ON_ERROR_HELP),
+    max_naturalness_delta: Optional[float] = typer.Option(
+        None, "--max-naturalness-delta", metavar="X",
+        help="Reject (stage naturalness, in the rejects file) every variant whose naturalness_delta (bits per "
+             "token over its original) is above X."),
 ) -> None:
     """Write, for every input row and transform, one verified variant row (plus the re-executed
     original rows).  Rows that cannot be processed go to OUT.rejects.jsonl with the reason."""
@@ -64,11 +68,14 @@ def generate(
         fail("--timeout must be > 0 seconds, --memory at least 64 MiB, --output-limit at least 1 KiB")
     if workers < 0 or extra_inputs < 0:
         fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
+    if max_naturalness_delta is not None and max_naturalness_delta != max_naturalness_delta:
+        fail("--max-naturalness-delta must be a number of bits per token, not nan")
     check_output_path(output, in_path)
     from codemorph.jobs.executors import default_workers
 
     common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs,
-                  limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove)
+                  limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove,
+                  max_naturalness_delta=max_naturalness_delta)
     if perturb_inputs:
         from codemorph.jobs.perturb import DEFAULT_EXCEPTIONS, PerturbConfig
         from codemorph.perturb import Budget

@@ -44,6 +44,16 @@ class PipelineResult:
         return [r.error for r in self.results if r.error is not None]
 
     @property
+    def claims(self) -> tuple:
+        """Every :class:`~codemorph.engine.transform.Claim` of the applied steps, in order."""
+        return tuple(c for r in self.results if r.applied for c in r.claims)
+
+    @property
+    def stdout_lines(self) -> tuple[str, ...]:
+        """Every line the applied steps allowed the program to print in addition, in order."""
+        return tuple(dict.fromkeys(line for r in self.results if r.applied for line in r.stdout_lines))
+
+    @property
     def changed(self) -> bool:
         return any(r.applied for r in self.results)
 
@@ -64,11 +74,11 @@ class Pipeline:
         return Sequence_(*steps)
 
     def run(self, program: Program, rng: random.Random, inputs: Sequence[str],
-            observations: Any) -> list[TransformResult]:
+            observations: Any, outputs: Sequence[str] = ()) -> list[TransformResult]:
         raise NotImplementedError
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
-              inputs: Sequence[str] = (), observations: Any = None) -> PipelineResult:
+              inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = ()) -> PipelineResult:
         """Run the pipeline on ``program``.
 
         Args:
@@ -76,10 +86,12 @@ class Pipeline:
             rng: a :class:`random.Random` or an int seed (``None`` means 0).
             inputs: argument literals of the entry point (passed to each transform).
             observations: runtime observations (passed to each transform).
+            outputs: the recorded result literal of the entry point on each of ``inputs``
+                (passed to each transform, see :attr:`RewriteContext.outputs`).
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), "pipeline", self.describe())
-        results = self.run(program, rng, inputs, observations)
+        results = self.run(program, rng, inputs, observations, outputs)
         final = program
         for r in results:
             if r.applied:
@@ -93,10 +105,12 @@ class Pipeline:
         raise NotImplementedError
 
 
-def _run_step(step: Step, program: Program, rng: random.Random, inputs, observations) -> list[TransformResult]:
+def _run_step(step: Step, program: Program, rng: random.Random, inputs, observations,
+              outputs: Sequence[str] = ()) -> list[TransformResult]:
     if isinstance(step, Transform):
-        return [step.apply(program, random.Random(rng.getrandbits(64)), inputs=inputs, observations=observations)]
-    return step.run(program, rng, inputs, observations)
+        return [step.apply(program, random.Random(rng.getrandbits(64)), inputs=inputs, observations=observations,
+                           outputs=outputs)]
+    return step.run(program, rng, inputs, observations, outputs)
 
 
 def renames_bindings(transform: Transform) -> bool:
@@ -139,12 +153,12 @@ class Sequence_(Pipeline):
     def __init__(self, *steps: Step) -> None:
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, outputs=()):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for step in self.steps:
             out += _run_step(step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming))
+                             _observations_after(observations, out, renaming), outputs)
         return out
 
     def transforms(self):
@@ -163,12 +177,12 @@ class OneOf(Pipeline):
             raise ValueError("OneOf needs at least one step")
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, outputs=()):
         order = list(range(len(self.steps)))
         rng.shuffle(order)
         tried: list[TransformResult] = []
         for i in order:
-            res = _run_step(self.steps[i], program, rng, inputs, observations)
+            res = _run_step(self.steps[i], program, rng, inputs, observations, outputs)
             tried += res
             if any(r.applied for r in res):
                 return tried
@@ -190,13 +204,13 @@ class SomeOf(Pipeline):
         self.k = k
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, outputs=()):
         chosen = rng.sample(range(len(self.steps)), self.k)
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for i in chosen:
             out += _run_step(self.steps[i], _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming))
+                             _observations_after(observations, out, renaming), outputs)
         return out
 
     def transforms(self):
@@ -215,12 +229,12 @@ class Repeat(Pipeline):
         self.step = as_step(step)
         self.times = times
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, outputs=()):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for _ in range(self.times):
             out += _run_step(self.step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming))
+                             _observations_after(observations, out, renaming), outputs)
         return out
 
     def transforms(self):

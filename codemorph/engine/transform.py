@@ -24,6 +24,7 @@ from codemorph.engine.program import Program
 
 __all__ = [
     "Site",
+    "Claim",
     "TransformError",
     "TransformResult",
     "record_distribution",
@@ -294,6 +295,37 @@ def _distribution_of(cls: type) -> str:
 
 
 @dataclass(frozen=True)
+class Claim:
+    """A statement a distractor wrote into a program that must be *false*, with the
+    execution that shows it false (run by :mod:`codemorph.verification.claims`, never by
+    the transform).
+
+    The claim is shown false when ``entry(args)`` of ``code``, run in the sandbox, returns
+    normally and -- when ``expected`` is given -- returns a value that is not equal to
+    ``eval(expected)`` (CRUXEval's assertion).  Two kinds are used:
+
+    * an input/output pair (``# f([1, 2]) == 3``): ``code`` is the program, ``args``
+      the stated input, ``expected`` the stated output;
+    * a value at a point of the program (``print("n = 4")``): ``code`` is a *probe*, the
+      program with ``if n == 4: raise AssertionError(...)`` at that point, and ``expected``
+      is ``None``: the probe returning at all shows that the value was never 4 there.
+
+    Attributes:
+        text: the words inserted (a comment's or a printed line's text).
+        code: the program to run (source text).
+        entry: the function to call.
+        args: the argument-list literal.
+        expected: a result literal, or ``None`` (see above).
+    """
+
+    text: str
+    code: str
+    entry: str
+    args: str
+    expected: str | None = None
+
+
+@dataclass(frozen=True)
 class TransformResult:
     """What :meth:`Transform.apply` returns.
 
@@ -305,6 +337,11 @@ class TransformResult:
         reason: why nothing was applied (``None`` when applied).
         error: the :class:`TransformError` when the transform raised an unexpected
             exception (then ``applied`` is false), else ``None``.
+        claims: the :class:`Claim` objects the rewrite must be shown false by execution
+            before it is written (``distractors`` family; empty for others).
+        stdout_lines: lines (without their newline) the rewritten program may print and
+            the original does not: its stdout may gain exactly these lines, and
+            verification accepts that difference and no other.
     """
 
     transform: str
@@ -313,6 +350,8 @@ class TransformResult:
     sites: tuple[Site, ...] = ()
     reason: str | None = None
     error: TransformError | None = None
+    claims: tuple[Claim, ...] = ()
+    stdout_lines: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -332,17 +371,24 @@ class RewriteContext:
             harness passes by keyword.
         observations: runtime facts observed in the sandbox (types of variables per
             function), or ``None`` when not collected; see ``codemorph.observe``.
+        outputs: the result literal the entry point returns on each of ``inputs`` (e.g.
+            a benchmark row's recorded ``output``), when known; empty otherwise.
 
     Helpers: :meth:`fresh_name`, :meth:`metadata`, :meth:`position`, :meth:`record`,
     :meth:`shadowed`.
     """
 
     def __init__(self, program: Program, rng: random.Random, inputs: Sequence[str] = (),
-                 observations: Any = None) -> None:
+                 observations: Any = None, outputs: Sequence[str] = ()) -> None:
         self.program = program
         self.rng = rng
         self.inputs = tuple(inputs)
+        self.outputs = tuple(outputs)
         self.observations = observations
+        #: false statements the rewrite makes, to be shown false by execution (:meth:`claim`)
+        self.claims: list[Claim] = []
+        #: lines the rewritten program may print in addition (:meth:`allow_stdout`)
+        self.stdout_lines: list[str] = []
         self.entry_point = program.entry_point
         #: a transform that renames the entry point sets the new name here
         self.new_entry_point: str | None = None
@@ -376,6 +422,17 @@ class RewriteContext:
         """Record one changed site at ``node`` (a node of the input tree)."""
         line, col = self.position(node) if node is not None else (0, 0)
         self.sites.append(Site(line, col, description))
+
+    def claim(self, claim: Claim) -> None:
+        """Declare a false statement the rewrite writes; verification runs ``claim`` and
+        rejects the rewrite unless the execution shows it false (see :class:`Claim`)."""
+        self.claims.append(claim)
+
+    def allow_stdout(self, line: str) -> None:
+        """Declare a line (no newline) the rewritten program prints and the original does
+        not; verification then accepts exactly such extra lines on stdout."""
+        if line not in self.stdout_lines:
+            self.stdout_lines.append(line)
 
     # -- names --------------------------------------------------------------------
     def fresh_name(self, hint: str = "v") -> str:
@@ -454,7 +511,8 @@ class Transform:
         raise NotImplementedError
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
-              inputs: Sequence[str] = (), observations: Any = None) -> TransformResult:
+              inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = ()
+              ) -> TransformResult:
         """Rewrite ``program``.
 
         Args:
@@ -463,6 +521,8 @@ class Transform:
             inputs: argument literals the entry point will be called with.
             observations: runtime observations (required when
                 :attr:`needs_runtime_types`; otherwise optional).
+            outputs: the recorded result literal on each of ``inputs``, when known
+                (:attr:`RewriteContext.outputs`).
 
         Returns:
             A :class:`TransformResult`; ``applied=False`` with a ``reason`` when a
@@ -481,16 +541,16 @@ class Transform:
             return TransformResult(self.name, program, False,
                                    reason="needs runtime type observations, none given")
         try:
-            return self._apply(program, rng, inputs, observations)
+            return self._apply(program, rng, inputs, observations, outputs)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
             # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
             err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
             return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
                                    error=err)
 
-    def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any
-               ) -> TransformResult:
-        ctx = RewriteContext(program, rng, inputs, observations)
+    def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any,
+               outputs: Sequence[str] = ()) -> TransformResult:
+        ctx = RewriteContext(program, rng, inputs, observations, outputs)
         try:
             new_module = self.rewrite(program.module, ctx)
         except NotApplicable as exc:
@@ -504,4 +564,5 @@ class Transform:
             return TransformResult(self.name, program, False,
                                    reason=f"rewrite did not compile ({exc}); left unchanged")
         sites = tuple(sorted(ctx.sites, key=lambda s: (s.line, s.column, s.description)))
-        return TransformResult(self.name, new_program, True, sites)
+        return TransformResult(self.name, new_program, True, sites, claims=tuple(ctx.claims),
+                               stdout_lines=tuple(ctx.stdout_lines))

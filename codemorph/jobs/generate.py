@@ -13,7 +13,7 @@ import itertools
 import os
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -28,9 +28,11 @@ from codemorph.engine.pipeline import Pipeline
 from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
+from codemorph.naturalness import cached_model, prepare_default_model
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
 from codemorph.engine.transform import derive_rng, derive_seed
+from codemorph.verification.claims import claim_requests, refutation
 from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, check_requests, judge, make_baseline,
                            may_depend_on_hash, prove_verdict)
 
@@ -64,6 +66,12 @@ class GenerateConfig:
         prove: also try to prove each variant's changed region equivalent with Z3
             (:func:`~codemorph.verification.prove_verdict`); a proved variant's
             ``verification`` has ``status`` ``"proved"`` and ``proved`` true.
+        max_naturalness_delta: a variant whose ``naturalness_delta`` (bits per token over
+            its original, :func:`codemorph.naturalness.naturalness_delta`) exceeds this is
+            not written but rejected (stage ``naturalness``); ``None``: no limit.
+        naturalness_model: the naturalness model's cache file for the workers to read
+            (:func:`generate` sets it from
+            :func:`~codemorph.naturalness.prepare_default_model`); ``None``: the default model.
     """
 
     variants: tuple[Variant, ...]
@@ -74,6 +82,8 @@ class GenerateConfig:
     recipe: tuple[str, str] | None = None
     perturb: Any = None
     prove: bool = False
+    max_naturalness_delta: float | None = None
+    naturalness_model: str | None = None
 
     @classmethod
     def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
@@ -92,15 +102,18 @@ class TransformStat:
 
     ``status`` is ``written``, ``not-applicable``, ``rejected`` (verification found a
     difference), ``inconclusive`` (verification could not decide; not written),
-    ``error`` (the variant did not run on the row's input) or ``transform-error`` (a
-    transform of the variant raised; a reject of stage ``transform``); ``seconds`` is wall
-    time.
+    ``error`` (the variant did not run on the row's input), ``transform-error`` (a
+    transform of the variant raised; a reject of stage ``transform``) or ``unnatural``
+    (above :attr:`GenerateConfig.max_naturalness_delta`; a reject of stage
+    ``naturalness``); ``seconds`` is wall time; ``naturalness`` the variant's naturalness
+    delta (bits per token) when it was measured (written and ``unnatural`` variants).
     """
 
     transform: str
     status: str
     seconds: float
     reason: str | None = None
+    naturalness: float | None = None
 
 
 @dataclass
@@ -130,6 +143,7 @@ class RowProcessor:
                                for _, p in self.pipelines for t in p.transforms())
         self.sandbox = Sandbox(config.limits, workers=1)
         self._perturb_sandbox: Sandbox | None = None
+        self._base_entropy: tuple[str, float] | None = None  # (original source, its cross-entropy)
 
     def close(self) -> None:
         self.sandbox.close()
@@ -224,7 +238,7 @@ class RowProcessor:
         for name, pipeline in self.pipelines:
             start = time.perf_counter()
             res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=[row.input],
-                                 observations=observations)
+                                 observations=observations, outputs=[row.output])
             candidates.append((name, res, time.perf_counter() - start))
 
         # one sandbox batch: per variant, the differential check on every baseline input; the
@@ -244,6 +258,7 @@ class RowProcessor:
             if not own_compared:
                 requests.append(ExecRequest(res.program.source, res.program.entry_point, row.input,
                                             expected_output=row.output))
+            requests += claim_requests(res.claims, self.sandbox.limits.timeout)  # a distractor's false claims
         start = time.perf_counter()
         outs = self.sandbox.run_batch(requests)
         share = (time.perf_counter() - start) / max(1, len(requests))
@@ -270,18 +285,23 @@ class RowProcessor:
                 continue
             at, checks = sl
             check_outs = outs[at:at + len(checks)]
-            verdict = judge(baseline, checks, check_outs)
+            verdict = judge(baseline, checks, check_outs, stdout_lines=res.stdout_lines)
+            at_claims = at + len(checks) + (0 if own_compared else 1)
+            held = _claim_held(verdict, res.claims, outs[at_claims:at_claims + len(res.claims)])
+            if held is not None:  # a distractor's claim is true: the variant is not made, as a precondition
+                out.stats.append(TransformStat(name, "not-applicable", seconds + share * len(checks), held))
+                continue
             if cfg.prove:
                 verdict = prove_verdict(verdict, baseline, res.program, check_outs)
-            status, reason = self._variant(row, name, res, verdict, run, out)
-            n = len(checks) + (0 if own_compared else 1)
-            out.stats.append(TransformStat(name, status, seconds + share * n, reason))
+            status, reason, delta = self._variant(row, name, res, verdict, run, out)
+            n = len(checks) + (0 if own_compared else 1) + len(res.claims)
+            out.stats.append(TransformStat(name, status, seconds + share * n, reason, delta))
         if unstable:
             # the row's own input gave another result in a variant's run: a nondeterministic
             # program (or a transform bug) -- neither the original nor any variant is written
             # (the variants' own rejects stay, for diagnosis)
             out.rows = []
-            out.stats = [TransformStat(st.transform, "error", st.seconds, f"withheld: {unstable}")
+            out.stats = [TransformStat(st.transform, "error", st.seconds, f"withheld: {unstable}", st.naturalness)
                          if st.status.startswith("written") else st for st in out.stats]
             return reject("execute", unstable)
         if cfg.perturb is not None:
@@ -322,7 +342,21 @@ class RowProcessor:
         return TransformReject(f"{row.id}:{name}", row.id, row.line, row.file, reason, err.transform,
                                err.distribution, err.exception, err.message)
 
-    def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
+    def _naturalness(self, original: str, variant: str) -> float | None:
+        """``naturalness_delta(original, variant)`` rounded to 3 decimals (bits per token), the
+        original's cross-entropy computed once per row; ``None`` when a source cannot be lexed.
+        The model is read on first use, once per process, from :attr:`GenerateConfig.naturalness_model`
+        (:func:`~codemorph.naturalness.cached_model`)."""
+        model = cached_model(self.config.naturalness_model)
+        try:
+            if self._base_entropy is None or self._base_entropy[0] != original:
+                self._base_entropy = (original, model.cross_entropy(original))
+            return round(model.cross_entropy(variant) - self._base_entropy[1], 3)
+        except ParseError:
+            return None
+
+    def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome
+                 ) -> tuple[str, str | None, float | None]:
         new = res.program
         vid = f"{row.id}:{name}"
         status = verdict.status
@@ -335,12 +369,19 @@ class RowProcessor:
             out.variant_rejects.append(VariantReject(vid, row.id, row.line, "verify",
                                                      f"{verdict.status}: {verdict.reason}", new.source,
                                                      _cex_json(verdict.counterexample)))
-            return ("rejected" if verdict.status == "differs" else "inconclusive"), verdict.reason
+            return ("rejected" if verdict.status == "differs" else "inconclusive"), verdict.reason, None
         if run.status != "returned" or run.output_matches is not True:
             why = (f"the variant, run on the row's input, {_run_words(run)}, while the original returned the "
                    f"recorded output {row.output[:80]!r}")
             out.variant_rejects.append(VariantReject(vid, row.id, row.line, "execute", why, new.source))
-            return "error", why
+            return "error", why, None
+        delta = self._naturalness(row.code, new.source)
+        limit = self.config.max_naturalness_delta
+        if limit is not None and delta is not None and delta > limit:
+            why = (f"naturalness delta {delta:+.3f} bits/token over the original is above "
+                   f"--max-naturalness-delta {limit:g}")
+            out.variant_rejects.append(VariantReject(vid, row.id, row.line, "naturalness", why, new.source))
+            return "unnatural", why, delta
         # the input row's own columns (difficulty, source...) come first, as on the original row;
         # a result whose repr is no literal (inf, a class instance) keeps the row's recorded
         # output text, which the variant's result was just checked to equal
@@ -349,9 +390,24 @@ class RowProcessor:
             res.applied, self.config.seed, {
                 "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
                 "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
-            sum(len(r.sites) for r in res.results if r.applied), extra=row.extra, recipe=self._recipe()).to_json())
+            sum(len(r.sites) for r in res.results if r.applied), extra=row.extra, recipe=self._recipe(),
+            naturalness_delta=delta).to_json())
         return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
-            else None
+            else None, delta
+
+
+def _claim_held(verdict, claims, outs) -> str | None:
+    """Why a rewrite that passed verification is still not written: a claim it declared
+    (a distractor's false statement) that its run (``outs``, one per claim) did not show
+    false (:func:`~codemorph.verification.claims.refutation`); ``None`` when every claim is
+    shown false, or when the verdict rejects the rewrite anyway."""
+    if not claims or not (verdict.ok or _unreached(verdict)):
+        return None
+    for claim, o in zip(claims, outs):
+        why = refutation(claim, o)
+        if why is not None:
+            return f"{why}; a distractor's claim must be false, so the variant is not written"
+    return None
 
 
 def _run_words(run) -> str:
@@ -457,6 +513,10 @@ class GenerateSummary:
     seconds: float = 0.0
     per_transform: dict[str, Counter] = field(default_factory=dict)
     time_per_transform: dict[str, float] = field(default_factory=dict)
+    #: per variant name, the naturalness deltas of its written variants (bits per token)
+    naturalness_per_transform: dict[str, list[float]] = field(default_factory=dict)
+    #: the run's :attr:`GenerateConfig.max_naturalness_delta`
+    max_naturalness_delta: float | None = None
     reject_reasons: Counter = field(default_factory=Counter)
     #: input rows a resumed run found already done (not counted in the other fields)
     rows_resumed: int = 0
@@ -502,6 +562,10 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     summary = GenerateSummary(Path(out_path), rejects_path(out_path))
     summary.per_transform = {v.name: Counter() for v in config.variants}
     summary.time_per_transform = {v.name: 0.0 for v in config.variants}
+    summary.naturalness_per_transform = {v.name: [] for v in config.variants}
+    summary.max_naturalness_delta = config.max_naturalness_delta
+    # trained (if not cached yet) here, once, not in every worker; the workers read that file
+    config = replace(config, naturalness_model=str(prepare_default_model()))
     start = time.perf_counter()
     checkpoint = Checkpoint(progress_path(out_path), _run_description(in_path, config))
     if resume:
@@ -534,6 +598,8 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
             for st in res.stats:
                 summary.per_transform[st.transform][st.status] += 1
                 summary.time_per_transform[st.transform] += st.seconds
+                if st.status.startswith("written") and st.naturalness is not None:
+                    summary.naturalness_per_transform[st.transform].append(st.naturalness)
             checkpoint.mark(done, [writer, rejects])
             if progress:
                 progress(done, total)
@@ -549,4 +615,6 @@ def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) ->
             "variants": [[v.name, v.spec] for v in config.variants], "seed": config.seed,
             "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe,
             **({"prove": True} if config.prove else {}),
+            **({"max_naturalness_delta": config.max_naturalness_delta}
+               if config.max_naturalness_delta is not None else {}),
             **({"perturb": repr(config.perturb)} if config.perturb is not None else {})}

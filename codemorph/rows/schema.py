@@ -67,7 +67,10 @@ class VariantRow:
             (possibly renamed) function to call; original_id: the source row's id;
             transforms: names of the transforms applied, in order; seed: master seed;
             verification: ``{"status", "inputs", "proved", "coverage"}``; sites: places
-            changed (int); extra, recipe: as for :class:`OriginalRow`.
+            changed (int); naturalness_delta: the variant's cross-entropy minus the
+            original's under :mod:`codemorph.naturalness` (bits per token, rounded to 3
+            decimals; ``None`` when either source could not be lexed); extra, recipe: as
+            for :class:`OriginalRow`.
     """
 
     id: str
@@ -82,13 +85,15 @@ class VariantRow:
     sites: int
     extra: dict[str, Any] = field(default_factory=dict)
     recipe: dict[str, str] | None = None
+    naturalness_delta: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The row as written (a new dict)."""
         return _with_recipe({**self.extra, "id": self.id, "code": self.code, "input": self.input,
                              "output": self.output, "entry_point": self.entry_point, "original_id": self.original_id,
                              "transforms": self.transforms, "seed": self.seed, "verification": self.verification,
-                             "sites": self.sites, "kind": "code-transform"}, self.recipe)
+                             "sites": self.sites, "naturalness_delta": self.naturalness_delta,
+                             "kind": "code-transform"}, self.recipe)
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,15 @@ class Reject:
         return d
 
 
-_NO_COUNTEREXAMPLE = object()
+class _NoCounterexample:
+    """The "no counterexample key" marker; pickles as the module's one instance, so a
+    reject made in a worker process and written by the parent keeps meaning "no key"."""
+
+    def __reduce__(self) -> str:
+        return "_NO_COUNTEREXAMPLE"
+
+
+_NO_COUNTEREXAMPLE = _NoCounterexample()
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ import ast
 import builtins
 import math
 import os
+import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,6 +65,7 @@ from codemorph.scoring.predictions import EvalRow, load_rows
 from codemorph.scoring.tables import BINS, CONSTRUCTS, CORRELATED, OUTPUT_TYPES, Report
 from codemorph.engine.program import parse_source
 from codemorph.engine.transform import bound_names
+from codemorph.naturalness import naturalness_delta
 
 __all__ = [
     "CONSTRUCTS",
@@ -763,7 +765,42 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
             rob[m] = None
     source = str(dataset) if isinstance(dataset, (str, os.PathLike)) else ""
     return Report(programs, scores, models, summary, prop_acc, correlations, rob, notes, source,
-                  compare_models(scores, models))
+                  compare_models(scores, models), naturalness_table(programs, by_id, notes))
+
+
+def naturalness_table(programs: list[dict[str, Any]], by_id: Mapping[str, EvalRow],
+                      notes: list[str] | None = None) -> list[dict[str, Any]]:
+    """Per transform (robustness group), the naturalness deltas of the analysed
+    code-transform rows: ``{group, variants, mean, median, min, max}`` in bits per token,
+    sorted by group.  A row's own ``naturalness_delta`` field (written by ``generate``) is
+    used; a row without it gets :func:`codemorph.naturalness.naturalness_delta` of its
+    original's code (when that row is in ``by_id``) and its own.  Each program record of a
+    variant gets its value as ``naturalness_delta``.  Rows neither way measured are counted
+    in a note."""
+    per: dict[str, list[float]] = {}
+    missing = 0
+    for rec in programs:
+        r = by_id[rec["id"]]
+        if r.kind != "code-transform":
+            continue
+        delta = r.extra.get("naturalness_delta")
+        if not isinstance(delta, (int, float)) or isinstance(delta, bool):
+            original = by_id.get(r.original_id)
+            delta = None
+            if original is not None and original.kind == "original":
+                try:
+                    delta = round(naturalness_delta(original.code, r.code), 3)
+                except ParseError:
+                    delta = None
+        rec["naturalness_delta"] = delta
+        if delta is None:
+            missing += 1
+            continue
+        per.setdefault(r.group, []).append(float(delta))
+    if missing and notes is not None:
+        notes.append(f"{missing} variant rows have no naturalness_delta and no original row to measure it against")
+    return [{"group": g, "variants": len(v), "mean": statistics.fmean(v), "median": statistics.median(v),
+             "min": min(v), "max": max(v)} for g, v in sorted(per.items())]
 
 
 def compare_models(scores: Mapping[str, Mapping[str, float]], models: Sequence[str]) -> list[dict[str, Any]]:

@@ -301,6 +301,11 @@ def render_html(report: "Report", images: dict[str, bytes]) -> str:
     parts.append("<p>Drops are in fraction points against the paired originals; intervals are bootstrap "
                  "95% intervals resampling original programs.</p>")
     parts.append(_html_table(tables["robustness"], table_id="robustness"))
+    if tables["naturalness"]:
+        parts.append("<h2>Naturalness per transform</h2>")
+        parts.append("<p>Cross-entropy of each variant minus its original's under the 4-gram model of "
+                     "<code>codemorph.naturalness</code>, in bits per token (positive: less natural).</p>")
+        parts.append(_html_table(tables["naturalness"], table_id="naturalness"))
     parts.append("<h2>Accuracy per exception class</h2>")
     parts.append(_html_table(tables["exceptions"], table_id="exceptions"))
     parts.append("<h2>Programs</h2>")

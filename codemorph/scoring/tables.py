@@ -20,7 +20,7 @@ CONSTRUCTS = ("for", "while", "nested_loops", "if", "nested_if", "try", "compreh
 OUTPUT_TYPES = ("bool", "int", "float", "str", "list", "tuple", "dict", "set", "None", "exception", "other")
 #: table file names (without extension)
 TABLES = ("programs", "model_summary", "model_comparison", "property_accuracy", "correlations", "robustness",
-          "exceptions")
+          "exceptions", "naturalness")
 
 
 @dataclass
@@ -46,6 +46,11 @@ class Report:
             mcnemar_p}``; ``only_a``/``only_b`` count rows one model got right and the other
             wrong (expected counts when rows have several generations), ``mcnemar_p`` is the
             exact McNemar p-value (``None`` unless every score is 0 or 1).
+        naturalness: per transform (the robustness group of code-transform rows): ``{group,
+            variants, mean, median, min, max}`` of the variants' ``naturalness_delta`` (bits
+            per token over the original; the row's field, or computed with
+            :func:`codemorph.naturalness.naturalness_delta` when a row lacks it and its
+            original is in the data set); empty when the data set has no variants.
         notes: warnings (rows that could not be parsed or traced, unknown ids).
         dataset: where the rows came from.
     """
@@ -60,6 +65,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
     dataset: str = ""
     model_comparison: list[dict[str, Any]] = field(default_factory=list)
+    naturalness: list[dict[str, Any]] = field(default_factory=list)
 
 
 #: numeric properties binned for the accuracy tables: name -> (bin upper bounds, labels)
@@ -111,4 +117,5 @@ def report_tables(report: Report) -> dict[str, list[dict[str, Any]]]:
         programs.append(row)
     return {"programs": programs, "model_summary": report.model_summary,
             "model_comparison": report.model_comparison, "property_accuracy": report.property_accuracy,
-            "correlations": report.correlations, "robustness": groups, "exceptions": excs}
+            "correlations": report.correlations, "robustness": groups, "exceptions": excs,
+            "naturalness": report.naturalness}

@@ -7,6 +7,9 @@ The package's modules, one concern each (lowest first):
 * :mod:`~codemorph.verification.hashseed` -- whether a result could depend on string hashing
   and whether it survives other ``PYTHONHASHSEED`` values (:func:`may_depend_on_hash`,
   :func:`hash_stable`);
+* :mod:`~codemorph.verification.claims` -- the verification rules of distractors: false
+  claims shown false by execution (:func:`claim_requests`, :func:`refutation`), stdout that
+  may gain exactly the printed lines (:func:`stdout_gains`);
 * :mod:`~codemorph.verification.differential` -- differential testing in the sandbox
   (:func:`make_baseline`, :func:`check`, :func:`judge`, :class:`Verdict`);
 * :mod:`~codemorph.verification.proof` -- Z3 proofs of the changed region (:func:`prove_verdict`);
@@ -29,8 +32,10 @@ from codemorph.verification.differential import *  # noqa: F401,F403
 from codemorph.verification.differential import DEFAULT_INPUTS, Verdict, check, make_baseline
 from codemorph.verification.differential import __all__ as _differential_all
 from codemorph.verification.hashseed import HASH_SEEDS, hash_stable, may_depend_on_hash
+from codemorph.verification.claims import claim_requests, refutation, stdout_gains
 
-__all__ = list(_differential_all) + ["HASH_SEEDS", "hash_stable", "may_depend_on_hash"]
+__all__ = list(_differential_all) + ["HASH_SEEDS", "hash_stable", "may_depend_on_hash", "claim_requests",
+                                     "refutation", "stdout_gains"]
 
 
 def verify(original: Program | str, rewritten: Program | str, entry: str = "f", inputs: Sequence[str] = ("",),

@@ -37,6 +37,7 @@ from codemorph.inputs import coverage_additions, mutate_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_rng
+from codemorph.verification.claims import stdout_gains
 from codemorph.verification.coverage import Coverage, Region, changed_region, region_coverage
 from codemorph.verification.hashseed import HASH_SEEDS, hash_stable, may_depend_on_hash  # noqa: F401 (re-exported)
 
@@ -438,9 +439,17 @@ def _short(text: Any, n: int = 80) -> str:
 
 
 def describe_difference(original: Outcome, rewritten: Outcome,
-                        labels: tuple[str, str] = ("original", "rewritten")) -> str | None:
+                        labels: tuple[str, str] = ("original", "rewritten"),
+                        stdout_lines: Sequence[str] = ()) -> str | None:
     """What differs between two comparable outcomes (``None`` when their
-    :meth:`~codemorph.sandbox.Outcome.behaviour` is equal); ``labels`` name the two sides."""
+    :meth:`~codemorph.sandbox.Outcome.behaviour` is equal); ``labels`` name the two sides.
+
+    ``stdout_lines``: lines the rewritten program may print in addition (a ``print``
+    distractor): stdout then agrees when the rewritten one is the original's with only such
+    lines added (:func:`codemorph.verification.claims.stdout_gains`); status, value or
+    exception class and the arguments' final state are compared as always."""
+    if stdout_lines and original.behaviour()[:3] == rewritten.behaviour()[:3]:
+        return stdout_gains(original.stdout, rewritten.stdout, stdout_lines)
     if original.behaviour() == rewritten.behaviour():
         return None
     a, b = labels
@@ -463,7 +472,8 @@ def describe_difference(original: Outcome, rewritten: Outcome,
 
 
 def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown: float = 10.0,
-          min_timeout: float = 0.5, exception_policy: str = "same-class", prove: bool = False) -> Verdict:
+          min_timeout: float = 0.5, exception_policy: str = "same-class", prove: bool = False,
+          stdout_lines: Sequence[str] = ()) -> Verdict:
     """Run ``rewritten`` (with its own entry point) on ``baseline.inputs`` and compare.
 
     Args:
@@ -482,14 +492,15 @@ def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown:
     difference; the first input whose behaviour differs gives ``differs`` with the
     counterexample.  Output over the limit where the original's output was within it is a
     difference.  ``exception_policy``: see :func:`judge`.  With ``prove``, see
-    :func:`prove_verdict`.
+    :func:`prove_verdict`.  ``stdout_lines``: lines the rewrite may print in addition (see
+    :func:`judge`).
     """
     if baseline.nondeterministic:
         return Verdict("inconclusive", 0, reason=baseline.reason or "the original program is nondeterministic")
     requests = check_requests(baseline, rewritten, sandbox.limits.timeout, slowdown=slowdown, min_timeout=min_timeout,
                               types=prove)
     outs = sandbox.run_batch(requests)
-    verdict = judge(baseline, requests, outs, exception_policy=exception_policy)
+    verdict = judge(baseline, requests, outs, exception_policy=exception_policy, stdout_lines=stdout_lines)
     return prove_verdict(verdict, baseline, rewritten, outs) if prove else verdict
 
 
@@ -552,8 +563,12 @@ def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdo
 
 
 def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Outcome], *,
-          exception_policy: str = "same-class") -> Verdict:
+          exception_policy: str = "same-class", stdout_lines: Sequence[str] = ()) -> Verdict:
     """The verdict of :func:`check` from the outcomes of :func:`check_requests`.
+
+    ``stdout_lines``: the rewrite's declared extra printed lines
+    (:attr:`~codemorph.engine.transform.TransformResult.stdout_lines`; see
+    :func:`describe_difference`); empty: stdout must be equal.
 
     ``exception_policy`` (one of :data:`EXCEPTION_POLICIES`): ``"same-class"`` compares
     raised exceptions by class name; ``"same-class-and-message"`` also by ``str(exc)``.
@@ -590,7 +605,7 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
                 inconclusive = (f"rewritten program's result on input {_short(text)} could not be "
                                 f"compared ({r.note or r.repr_error or 'no fingerprint'})")
             continue
-        why = describe_difference(o, r)
+        why = describe_difference(o, r, stdout_lines=stdout_lines)
         if why is None and exception_policy == "same-class-and-message" and o.exception is not None \
                 and r.exception is not None and o.exception.message != r.exception.message:
             why = (f"exception message: original {_short(o.exception.message)!r}, "

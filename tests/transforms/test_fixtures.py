@@ -9,6 +9,7 @@ A case is ``NAME.py`` (the program, entry point ``f``) with ``NAME.json``:
   even though / although the transform does not / does declare ``needs_runtime_types``;
 * ``extra_inputs`` -- type-preserving mutants added to ``inputs`` for verification (default 8);
 * ``entry_point`` -- the expected entry-point name after the rewrite (default ``f``);
+* ``outputs`` -- the recorded result literal on each input (``RewriteContext.outputs``);
 * ``inconclusive`` -- the verifier may not vouch for this program (e.g. an event loop): the
   verdict must be ``inconclusive`` with a reason starting so, instead of ``equivalent``.
 
@@ -17,8 +18,9 @@ applies the transform and asserts the refusal (reason substring, source unchange
 exact expected code, a reported site, the expected entry point, and that a second
 application gives the same result.  When ``inputs`` are given it then runs both programs in
 the sandbox: on each input both finish with the same behaviour (return value, exception
-class, final argument state, stdout); the verifier (:mod:`codemorph.verification`) finds the
-rewrite equivalent on the inputs plus mutants.  Families add their own property:
+class, final argument state, stdout -- which may gain exactly the lines a rewrite declares,
+``stdout_lines``); the verifier (:mod:`codemorph.verification`) finds the rewrite equivalent
+on the inputs plus mutants; every claim a distractor declares runs false in the sandbox.  Families add their own property:
 
 * dead-code family: one site; the inserted dead block never executes (line tracing);
 * naming family: comments survive, and the rewrite is a consistent renaming by the
@@ -39,6 +41,7 @@ from conftest import (FIXTURES, assert_matches_expected, expected_path, fixture_
 from codemorph import Program, get_transform
 from codemorph.testing import observe_types
 from codemorph.transforms.naming import check_renaming
+from codemorph.verification.claims import claim_requests, refutation, stdout_gains
 from codemorph.verification.differential import check, make_baseline
 
 #: every fixture folder: one per transform, plus the naming schemes of rename-locals
@@ -66,7 +69,8 @@ def _apply(folder: str, path: Path, sandbox):
     inputs = spec.get("inputs", [])
     observe = spec.get("observe") or (transform.needs_runtime_types and not spec.get("no_observations"))
     observations = (observe_types(source, inputs, sandbox=sandbox) if inputs else {}) if observe else None
-    result = transform.apply(Program(source), spec.get("seed", 0), inputs=inputs, observations=observations)
+    result = transform.apply(Program(source), spec.get("seed", 0), inputs=inputs, observations=observations,
+                             outputs=spec.get("outputs", []))
     return spec, source, result
 
 
@@ -98,7 +102,11 @@ def test_fixture(folder: str, path: Path, sandbox) -> None:
     dead = set(never_run_lines(name, source, result.source)) if name in DEAD_CODE else set()
     for args, o, r in _run_both(sandbox, source, result, inputs, trace=name in DEAD_CODE):
         assert o.status in ("returned", "raised"), (args, o)
-        assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
+        if result.stdout_lines:
+            assert o.behaviour()[:3] == r.behaviour()[:3], f"input {args}: {o.behaviour()} != {r.behaviour()}"
+            assert stdout_gains(o.stdout, r.stdout, result.stdout_lines) is None, (args, o.stdout, r.stdout)
+        else:
+            assert o.behaviour() == r.behaviour(), f"input {args}: {o.behaviour()} != {r.behaviour()}"
         if name in DEAD_CODE:
             assert r.lines is not None and not dead & set(r.lines), f"dead code ran on input {args}"
     # the verifier: the inputs plus type-preserving mutants, outcomes compared type-exactly
@@ -106,7 +114,9 @@ def test_fixture(folder: str, path: Path, sandbox) -> None:
                          seed=spec.get("seed", 0), check_hash_seed=False)
     assert "inconclusive" in spec or not base.nondeterministic, "the fixture program must be deterministic"
     assert all(o.status in ("returned", "raised") for o in base.outcomes[:len(inputs)])
-    verdict = check(sandbox, base, result.program)
+    verdict = check(sandbox, base, result.program, stdout_lines=result.stdout_lines)
+    outs = sandbox.run_batch(claim_requests(result.claims, 5.0))
+    assert [refutation(c, o) for c, o in zip(result.claims, outs)] == [None] * len(result.claims)
     if "inconclusive" in spec:
         assert verdict.status == "inconclusive" and verdict.reason.startswith(spec["inconclusive"]), verdict.reason
         return

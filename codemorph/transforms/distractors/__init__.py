@@ -4,7 +4,18 @@
   plausible but wrong facts (a wrong starting value, a loop described as running backwards,
   a condition described by its negation, ``append`` described as inserting at the front);
 * ``misleading-docstring`` (:class:`MisleadingDocstring`): a wrong docstring for the entry
-  function.
+  function;
+* ``misleading-io-comment`` (:class:`MisleadingIOComment`): a wrong output for the row's
+  input, in a comment on the ``def`` line;
+* ``misleading-value-comment`` (:class:`MisleadingValueComment`): a wrong value of a local
+  in an end-of-line comment;
+* ``misleading-print`` (:class:`MisleadingPrint`): ``print`` statements stating a wrong value.
+
+The last three state claims that depend on the input; each is declared as a
+:class:`~codemorph.engine.transform.Claim` and must be shown false by execution in the
+sandbox before the variant is written (:mod:`codemorph.verification.claims`);
+``misleading-print`` also declares the lines it prints, the only difference its stdout may
+show.
 
 Every claim is *certainly* wrong as a description of the code it is attached to: it is
 derived from the syntax (``range(n)`` never starts at 1, ``xs.append(v)`` never inserts at
@@ -17,12 +28,17 @@ Soundness is checked, not assumed: after rewriting, ``misleading-comment`` requi
 line moves), and ``misleading-docstring`` requires the two trees to be equal once the entry
 function's docstring is removed from both.
 
-One transform per module: :mod:`.misleading_comment`, :mod:`.misleading_docstring`;
-shared parts in :mod:`.claims`.
+One transform per module: :mod:`.misleading_comment`, :mod:`.misleading_docstring`,
+:mod:`.io_comment`, :mod:`.value_comment`, :mod:`.misleading_print`; shared parts in
+:mod:`.claims` and :mod:`.values`.
 """
 
 from codemorph.transforms.distractors.claims import SOURCE_HAZARDS, DOC_HAZARDS, CLAIM_BUILTINS
 from codemorph.transforms.distractors.misleading_comment import MisleadingComment
 from codemorph.transforms.distractors.misleading_docstring import MisleadingDocstring
+from codemorph.transforms.distractors.io_comment import MisleadingIOComment
+from codemorph.transforms.distractors.value_comment import MisleadingValueComment
+from codemorph.transforms.distractors.misleading_print import STDOUT_HAZARDS, MisleadingPrint
 
-__all__ = ["MisleadingComment", "MisleadingDocstring", "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS"]
+__all__ = ["MisleadingComment", "MisleadingDocstring", "MisleadingIOComment", "MisleadingValueComment",
+           "MisleadingPrint", "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "STDOUT_HAZARDS"]

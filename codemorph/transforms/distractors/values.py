@@ -1,0 +1,215 @@
+"""What the value distractors share (``misleading-print``, ``misleading-value-comment``):
+sites where a wrong value can be stated, the statement, and the probe program that checks
+it false by execution.
+
+A *site* is an assignment ``name = ...`` or ``name op= ...`` on a line of its own in the
+entry function (directly in its body or in ``if``/``for``/``while`` blocks, never in
+``try``/``with``/``match`` or nested functions) whose local was observed with one type:
+``int`` (the claim states its value: ``n == 4``) or ``str``/``list``/``tuple``/``dict``
+(its length: ``len(xs) == 3``).  The value stated is wrong for certain when the statement
+assigns an int literal (``n = 3`` -> 4) or an empty display (``xs = []`` -> length 2);
+otherwise it is drawn from small values and *checked*: the probe is the program with
+``if n == 4: raise AssertionError(...)`` right after the site, and the claim counts as
+false only when the probe, run on the row's input in the sandbox, returns
+(:class:`~codemorph.engine.transform.Claim` with ``expected=None``).  Comparing an ``int``
+or taking ``len`` of a builtin container has no side effect, and a program with any
+``try``/``with`` cannot catch the probe's exception.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+
+from codemorph.engine import NotApplicable, RewriteContext
+from codemorph.engine.transform import Claim
+from codemorph.authoring.facts import is_generator_function
+from codemorph.authoring.scopes import FunctionIndex
+
+__all__ = ["ValueSite", "value_sites", "insert_after", "probe_source", "site_claim", "PROBE_MESSAGE"]
+
+_LEN_TYPES = ("str", "list", "tuple", "dict")
+#: the message of a probe's exception
+PROBE_MESSAGE = "codemorph claim probe: the stated value occurred"
+
+
+@dataclass(frozen=True)
+class ValueSite:
+    """One place a wrong value is stated.
+
+    Attributes:
+        node: the ``SimpleStatementLine`` of the assignment (a node of the input tree).
+        name: the local assigned.
+        kind: ``"value"`` (an int's value) or ``"len"`` (a container's length).
+        wrong: the value stated (an int).
+        in_loop: the line is inside a loop of the entry function.
+    """
+
+    node: cst.SimpleStatementLine
+    name: str
+    kind: str
+    wrong: int
+    in_loop: bool
+
+    @property
+    def condition(self) -> str:
+        """The claim as a Python condition (``n == 4``, ``len(xs) == 3``)."""
+        return f"{self.name} == {self.wrong}" if self.kind == "value" else f"len({self.name}) == {self.wrong}"
+
+
+def _has_compound(module: cst.Module, kinds: tuple[type, ...]) -> bool:
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def _int_literal(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(ast.literal_eval(node.value))
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
+            and isinstance(node.expression, cst.Integer):
+        return -int(ast.literal_eval(node.expression.value))
+    return None
+
+
+def _wrong_value(stmt: cst.BaseSmallStatement, kind: str, ctx: RewriteContext) -> int:
+    """The value to state: wrong for certain where the statement shows the value, else a
+    small value drawn with ``ctx.rng`` (checked by the probe)."""
+    rng = ctx.rng
+    if isinstance(stmt, cst.Assign):
+        if kind == "value":
+            k = _int_literal(stmt.value)
+            if k is not None:
+                return k + rng.choice((1, -1, 2))
+        elif isinstance(stmt.value, (cst.List, cst.Tuple, cst.Dict)) and not stmt.value.elements:
+            return rng.choice((1, 2, 3))
+        elif isinstance(stmt.value, cst.SimpleString) and stmt.value.evaluated_value == "":
+            return rng.choice((1, 2, 3))
+    if kind == "len":
+        return rng.choice((2, 3, 4, 5, 6, 7))
+    return rng.choice((-1, 2, 3, 5, 6, 7, 8, 9, 11, 12))
+
+
+def value_sites(module: cst.Module, ctx: RewriteContext, *, loops: bool = True) -> list[ValueSite]:
+    """Every site of the entry function (see the module docstring), in source order, with
+    its wrong value drawn.
+
+    Args:
+        module: the program's tree.
+        ctx: the rewrite context (observations, rng, entry point).
+        loops: also sites inside loops.
+
+    Raises:
+        NotApplicable: no observations, no such entry function, a generator entry function,
+            a ``try``/``with`` anywhere, ``eval``/``exec``/``locals``... in the entry
+            function, or no site.
+    """
+    if ctx.observations is None:
+        raise NotApplicable("needs the observed types of the entry function's locals")
+    if _has_compound(module, (cst.Try, cst.TryStar, cst.With)):
+        raise NotApplicable("the program has try/with, which could catch or hide the claim's check")
+    entry = None
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == ctx.entry_point:
+            entry = stmt
+    if entry is None:
+        raise NotApplicable(f"no top-level function {ctx.entry_point!r}")
+    if not isinstance(entry.body, cst.IndentedBlock):
+        raise NotApplicable("the entry function's body is on the line of its def")
+    if is_generator_function(entry):
+        raise NotApplicable("the entry function is a generator")
+    index = FunctionIndex(ctx)
+    if entry in index.dynamic:
+        raise NotApplicable("the entry function uses eval/exec/locals/globals/vars/dir")
+    qualname = index.qualnames.get(entry, ctx.entry_point)
+    if ctx.shadowed("AssertionError"):
+        raise NotApplicable("the program may rebind AssertionError, which the claim's check raises")
+    no_len = bool(ctx.shadowed("len"))
+    out: list[ValueSite] = []
+
+    def walk(block: cst.BaseSuite, in_loop: bool) -> None:
+        if not isinstance(block, cst.IndentedBlock):
+            return
+        for s in block.body:
+            if isinstance(s, cst.SimpleStatementLine):
+                site = site_of(s, in_loop)
+                if site is not None:
+                    out.append(site)
+            elif isinstance(s, cst.If):
+                walk(s.body, in_loop)
+                orelse = s.orelse
+                while isinstance(orelse, cst.If):
+                    walk(orelse.body, in_loop)
+                    orelse = orelse.orelse
+                if isinstance(orelse, cst.Else):
+                    walk(orelse.body, in_loop)
+            elif isinstance(s, (cst.For, cst.While)) and loops and not getattr(s, "asynchronous", None):
+                walk(s.body, True)
+                if s.orelse is not None:
+                    walk(s.orelse.body, in_loop)
+
+    def site_of(line: cst.SimpleStatementLine, in_loop: bool) -> ValueSite | None:
+        if len(line.body) != 1 or line.trailing_whitespace.comment is not None:
+            return None
+        stmt = line.body[0]
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
+            name = stmt.targets[0].target.value
+        elif isinstance(stmt, cst.AugAssign) and isinstance(stmt.target, cst.Name):
+            name = stmt.target.value
+        else:
+            return None
+        types = index.observed(qualname, name)
+        if not types or len(types) != 1:
+            return None
+        if types[0] == "int":
+            kind = "value"
+        elif types[0] in _LEN_TYPES and not no_len:
+            kind = "len"
+        else:
+            return None
+        return ValueSite(line, name, kind, _wrong_value(stmt, kind, ctx), in_loop)
+
+    walk(entry.body, False)
+    if not out:
+        raise NotApplicable("no assignment in the entry function to a local observed as one int, str, list, "
+                            "tuple or dict")
+    return out
+
+
+def insert_after(module: cst.Module, extra: dict[int, list[cst.BaseStatement]]) -> cst.Module:
+    """``module`` with the statements ``extra[id(node)]`` inserted right after each
+    statement ``node`` (nodes of ``module``, in indented blocks)."""
+
+    class Insert(cst.CSTTransformer):
+        def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+            if not any(id(s) in extra for s in original.body):
+                return updated
+            body: list[cst.BaseStatement] = []
+            for old, new in zip(original.body, updated.body):
+                body.append(new)
+                body += extra.get(id(old), [])
+            return updated.with_changes(body=body)
+
+    return module.visit(Insert())
+
+
+def probe_source(module: cst.Module, sites: list[ValueSite]) -> str:
+    """The probe program of ``sites``: ``module`` with ``if <condition>: raise
+    AssertionError(...)`` after each site (see the module docstring)."""
+    extra = {id(s.node): [cst.parse_statement(f"if {s.condition}:\n    raise AssertionError({PROBE_MESSAGE!r})\n")]
+             for s in sites}
+    return insert_after(module, extra).code
+
+
+def site_claim(module: cst.Module, ctx: RewriteContext, site: ValueSite, text: str) -> Claim:
+    """The :class:`Claim` of ``text`` stated at ``site``, checked on the row's input (the
+    first of ``ctx.inputs``)."""
+    if not ctx.inputs:
+        raise NotApplicable("no input to check the claim on")
+    return Claim(text, probe_source(module, [site]), ctx.entry_point, ctx.inputs[0])

@@ -1,0 +1,221 @@
+"""The distractors whose falsehood is checked by execution: ``misleading-print``,
+``misleading-io-comment``, ``misleading-value-comment``.
+
+Each test shows the exact rewrite, and that every claim written is false by running it in
+the sandbox -- both through codemorph's own rule (:mod:`codemorph.verification.claims`) and,
+for the CRUXEval sample, through a probe rebuilt here from the written row's text alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from paths import CRUXEVAL, SHARED_DATA, needs_shared
+
+from codemorph import Program
+from codemorph.engine.transform import Claim
+from codemorph.sandbox.pool import ExecRequest
+from codemorph.testing import assert_refuses, observe_types
+from codemorph.transforms.distractors import MisleadingIOComment, MisleadingPrint, MisleadingValueComment
+from codemorph.transforms.distractors.io_comment import wrong_output
+from codemorph.verification.claims import claim_requests, refutation, stdout_gains
+from codemorph.verification.differential import check, make_baseline
+
+
+def _apply(sandbox, transform, code: str, args: str, output: str, seed: int = 0):
+    program = Program(code)
+    obs = observe_types(program, [args], sandbox=sandbox)
+    return transform.apply(program, seed, inputs=[args], observations=obs, outputs=[output])
+
+
+def _claims_false(sandbox, result) -> list[str | None]:
+    outs = sandbox.run_batch(claim_requests(result.claims, 5.0))
+    return [refutation(c, o) for c, o in zip(result.claims, outs)]
+
+
+def test_print_states_a_wrong_value_and_stdout_gains_only_that_line(sandbox) -> None:
+    code = "def f(xs):\n    n = len(xs)\n    return n * 2\n"
+    res = _apply(sandbox, MisleadingPrint(), code, "[1, 2, 3]", "6")
+    assert res.source == "def f(xs):\n    n = len(xs)\n    print('n = 12')\n    return n * 2\n"
+    assert res.stdout_lines == ("n = 12",)
+    assert [c.text for c in res.claims] == ["n = 12"]
+    assert _claims_false(sandbox, res) == [None]
+    a, b = sandbox.run_batch([ExecRequest(code, "f", "[1, 2, 3]"), ExecRequest(res.source, "f", "[1, 2, 3]")])
+    assert (a.status, a.value_repr, a.stdout) == ("returned", "6", "")
+    assert (b.status, b.value_repr, b.stdout) == ("returned", "6", "n = 12\n")
+    base = make_baseline(sandbox, Program(code), ["[1, 2, 3]"], extra_inputs=10)
+    assert check(sandbox, base, res.program, stdout_lines=res.stdout_lines).status == "equivalent"
+    # without the declared line the same stdout is a difference
+    assert check(sandbox, base, res.program).status == "differs"
+
+
+def test_print_after_an_int_literal_states_another_value(sandbox) -> None:
+    code = ("def f(text):\n    count = 0\n    for ch in text:\n        if ch == 'a':\n            count += 1\n"
+            "    return count\n")
+    res = _apply(sandbox, MisleadingPrint(), code, "'banana'", "3")
+    assert res.source == ("def f(text):\n    count = 0\n    print('count = 2')\n    for ch in text:\n"
+                          "        if ch == 'a':\n            count += 1\n    return count\n")
+    assert _claims_false(sandbox, res) == [None]
+
+
+def test_print_that_adds_another_line_differs(sandbox) -> None:
+    code = "def f(xs):\n    n = len(xs)\n    return n * 2\n"
+    base = make_baseline(sandbox, Program(code), ["[1, 2, 3]"], extra_inputs=5)
+    extra = "def f(xs):\n    n = len(xs)\n    print('n = 12')\n    print(xs)\n    return n * 2\n"
+    verdict = check(sandbox, base, Program(extra), stdout_lines=("n = 12",))
+    assert verdict.status == "differs" and "stdout" in verdict.reason
+
+
+def test_stdout_gains_accepts_exactly_the_declared_lines() -> None:
+    assert stdout_gains("a\nb\n", "a\nx = 1\nb\nx = 1\n", ["x = 1"]) is None
+    assert stdout_gains("", "x = 1\n", ["x = 1"]) is None
+    assert stdout_gains("a\n", "a\nx = 2\n", ["x = 1"]) is not None
+    assert stdout_gains("a\n", "", ["x = 1"]) is not None
+    # a line the original prints itself cannot be told from an added one
+    assert "itself prints" in stdout_gains("x = 1\n", "x = 1\nx = 1\n", ["x = 1"])
+
+
+def test_a_true_claim_is_caught(sandbox) -> None:
+    code = "def f(xs):\n    n = len(xs)\n    return n * 2\n"
+    probe = "def f(xs):\n    n = len(xs)\n    if n == 3:\n        raise AssertionError('holds')\n    return n * 2\n"
+    true_value = Claim("n = 3", probe, "f", "[1, 2, 3]")
+    true_pair = Claim("f([1, 2, 3]) == 6", code, "f", "[1, 2, 3]", expected="6")
+    false_pair = Claim("f([1, 2, 3]) == 7", code, "f", "[1, 2, 3]", expected="7")
+    outs = sandbox.run_batch(claim_requests([true_value, true_pair, false_pair], 5.0))
+    assert "holds" in refutation(true_value, outs[0])
+    assert "is true" in refutation(true_pair, outs[1])
+    assert refutation(false_pair, outs[2]) is None
+
+
+def test_io_comment_states_a_wrong_output_for_the_rows_input(sandbox) -> None:
+    code = "def f(nums):\n    return sum(nums)\n"
+    res = _apply(sandbox, MisleadingIOComment(), code, "[1, 2]", "3")
+    assert res.source == "def f(nums):  # f([1, 2]) == 5\n    return sum(nums)\n"
+    assert [(c.args, c.expected) for c in res.claims] == [("[1, 2]", "5")]
+    assert _claims_false(sandbox, res) == [None]
+    assert ast.dump(ast.parse(res.source), include_attributes=True) == \
+        ast.dump(ast.parse(code), include_attributes=True)
+
+
+def test_wrong_output_keeps_the_type_and_differs() -> None:
+    import random
+
+    for text in ["3", "-1", "True", "False", "2.5", "'abc'", "''", "[1, 2]", "[]", "(1, 'a')", "{'a': 1, 'b': 2}",
+                 "{}", "'x'"]:
+        value = ast.literal_eval(text)
+        for seed in range(5):
+            wrong = wrong_output(text, random.Random(seed))
+            assert wrong is not None, text
+            w = ast.literal_eval(wrong)
+            assert type(w) is type(value) and w != value, (text, wrong)
+    for text in ["None", "{1, 2}", "[[1], [2]]", "float('inf')"]:
+        assert wrong_output(text, random.Random(0)) is None
+
+
+def test_value_comment_states_a_wrong_length_and_changes_no_code(sandbox) -> None:
+    code = "def f(text):\n    words = text.split()\n    words.append('x')\n    return words\n"
+    res = _apply(sandbox, MisleadingValueComment(), code, "'a b'", "['a', 'b', 'x']")
+    assert res.source == ("def f(text):\n    words = text.split()  # len(words) == 3 here\n"
+                          "    words.append('x')\n    return words\n")
+    assert _claims_false(sandbox, res) == [None]
+    assert res.stdout_lines == ()
+
+
+def test_value_claim_is_checked_in_every_iteration(sandbox) -> None:
+    # ``total`` is 3 after the second iteration: a probe checks every execution of the line
+    code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n"
+    probe = ("def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n        if total == 3:\n"
+             "            raise AssertionError('holds')\n    return total\n")
+    claim = Claim("total == 3 here", probe, "f", "[1, 2, 4]")
+    (out,) = sandbox.run_batch(claim_requests([claim], 5.0))
+    assert refutation(claim, out) is not None
+
+
+def test_refusals() -> None:
+    assert_refuses(MisleadingPrint(), "import sys\n\ndef f(xs):\n    n = len(xs)\n    return n\n",
+                   "redirect what print writes", inputs=["[1]"])
+    assert_refuses(MisleadingPrint(), "def f(xs):\n    try:\n        n = len(xs)\n    except ValueError:\n"
+                   "        n = 0\n    return n\n", "try/with", inputs=["[1]"])
+    assert_refuses(MisleadingPrint(), "print = len\n\ndef f(xs):\n    n = len(xs)\n    return n\n",
+                   "rebind print", inputs=["[1]"])
+    assert_refuses(MisleadingPrint(), "def f(xs):\n    for x in xs:\n        n = x\n    return xs\n",
+                   "no assignment", inputs=["[1]"])
+    assert_refuses(MisleadingValueComment(), "def f(xs):\n    n = len(xs)\n    yield n\n", "generator",
+                   inputs=["[1]"])
+    assert_refuses(MisleadingValueComment(), "def f(x):\n    y = x * 0.5\n    return y\n", "no assignment",
+                   inputs=["3.0"])
+    assert_refuses(MisleadingIOComment(), "def f(x):\n    return x\n", "recorded output")
+    program = Program("def f(x):\n    return None\n")
+    res = MisleadingIOComment().apply(program, 0, inputs=["1"], outputs=["None"])
+    assert not res.applied and "no wrong output" in res.reason
+
+
+# -- every written variant on a CRUXEval sample ------------------------------------------------
+_PRINT = re.compile(r"^(\s*)print\('(len\((\w+)\)|(\w+)) = (-?\d+)'\)$")
+_COMMENT = re.compile(r"^(\s*)(.*?)  # ((?:len\(\w+\)|\w+) == -?\d+) here$")
+_IO = re.compile(r"^def (\w+)\(.*\):  # (.*)$")
+
+
+def _probe_of(row: dict) -> tuple[str, str | None] | None:
+    """An independent check of the claim written in ``row``: ``(program, expected)``, the
+    program to run on the row's input (returning shows a value claim false) and, for an
+    input/output comment, the stated output."""
+    lines = row["code"].split("\n")
+    for i, line in enumerate(lines):
+        m = _PRINT.match(line)
+        if m and row["id"].endswith(":misleading-print"):
+            cond = (f"len({m.group(3)})" if m.group(3) else m.group(4)) + f" == {m.group(5)}"
+            lines[i] = f"{m.group(1)}if {cond}:\n{m.group(1)}    raise AssertionError('claim holds')"
+            return "\n".join(lines), None
+        m = _COMMENT.match(line)
+        if m and row["id"].endswith(":misleading-value-comment"):
+            lines.insert(i + 1, f"{m.group(1)}if {m.group(3)}:\n{m.group(1)}    raise AssertionError('claim holds')")
+            return "\n".join(lines), None
+        m = _IO.match(line)
+        if m and row["id"].endswith(":misleading-io-comment"):
+            call, _, stated = m.group(2).rpartition(" == ")
+            assert call.startswith(m.group(1) + "(")
+            return row["code"], stated
+    return None
+
+
+@needs_shared("cruxeval", "cruxeval.jsonl")
+def test_cruxeval_sample_variants_pass_the_checker_and_every_claim_is_false(tmp_path, sandbox) -> None:
+    from codemorph.jobs.generate import GenerateConfig, generate
+
+    rows = [json.loads(line) for line in CRUXEVAL.read_text().splitlines()][::20]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    names = ("misleading-print", "misleading-io-comment", "misleading-value-comment")
+    summary = generate(src, out, GenerateConfig.from_transforms(names, workers=1, extra_inputs=9))
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    variants = [r for r in written if r["kind"] == "code-transform"]
+    for name in names:  # each applies to part of the sample and none is rejected
+        c = summary.per_transform[name]
+        assert c["written"] + c["written-unreached"] > 5, (name, c)
+        assert c["rejected"] == 0 and c["inconclusive"] == 0, (name, c)
+    checker = SHARED_DATA.parent / "checks" / "check_dataset.py"
+    if checker.exists():
+        done = subprocess.run([sys.executable, str(checker), str(out)], capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout[-2000:]
+        assert done.stdout.strip().splitlines()[-1] == f"{len(written)} passed, 0 failed"
+    requests, stated = [], []
+    for r in variants:
+        probe = _probe_of(r)
+        assert probe is not None, r["code"]
+        code, expected = probe
+        requests.append(ExecRequest(code, r["entry_point"], r["input"], expected_output=expected))
+        stated.append(expected)
+    outs = sandbox.run_batch(requests)
+    for r, o, expected in zip(variants, outs, stated):
+        assert o.status == "returned", (r["id"], r["code"], o.status, o.exception)
+        if expected is not None:
+            assert o.output_matches is False, (r["id"], expected)
+        # the original's output is the row's, whatever the distractor prints
+        assert r["output"] == next(w["output"] for w in written if w["id"] == r["original_id"])
