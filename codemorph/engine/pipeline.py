@@ -64,11 +64,11 @@ class Pipeline:
         return Sequence_(*steps)
 
     def run(self, program: Program, rng: random.Random, inputs: Sequence[str],
-            observations: Any) -> list[TransformResult]:
+            observations: Any, harness: bool = False) -> list[TransformResult]:
         raise NotImplementedError
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
-              inputs: Sequence[str] = (), observations: Any = None) -> PipelineResult:
+              inputs: Sequence[str] = (), observations: Any = None, harness: bool = False) -> PipelineResult:
         """Run the pipeline on ``program``.
 
         Args:
@@ -76,10 +76,12 @@ class Pipeline:
             rng: a :class:`random.Random` or an int seed (``None`` means 0).
             inputs: argument literals of the entry point (passed to each transform).
             observations: runtime observations (passed to each transform).
+            harness: the harness contract (passed to each transform; see
+                :meth:`Transform.apply <codemorph.Transform.apply>`).
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), "pipeline", self.describe())
-        results = self.run(program, rng, inputs, observations)
+        results = self.run(program, rng, inputs, observations, harness)
         final = program
         for r in results:
             if r.applied:
@@ -93,10 +95,12 @@ class Pipeline:
         raise NotImplementedError
 
 
-def _run_step(step: Step, program: Program, rng: random.Random, inputs, observations) -> list[TransformResult]:
+def _run_step(step: Step, program: Program, rng: random.Random, inputs, observations,
+              harness: bool = False) -> list[TransformResult]:
     if isinstance(step, Transform):
-        return [step.apply(program, random.Random(rng.getrandbits(64)), inputs=inputs, observations=observations)]
-    return step.run(program, rng, inputs, observations)
+        return [step.apply(program, random.Random(rng.getrandbits(64)), inputs=inputs, observations=observations,
+                           harness=harness)]
+    return step.run(program, rng, inputs, observations, harness)
 
 
 def renames_bindings(transform: Transform) -> bool:
@@ -139,12 +143,12 @@ class Sequence_(Pipeline):
     def __init__(self, *steps: Step) -> None:
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, harness=False):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for step in self.steps:
             out += _run_step(step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming))
+                             _observations_after(observations, out, renaming), harness)
         return out
 
     def transforms(self):
@@ -163,12 +167,12 @@ class OneOf(Pipeline):
             raise ValueError("OneOf needs at least one step")
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, harness=False):
         order = list(range(len(self.steps)))
         rng.shuffle(order)
         tried: list[TransformResult] = []
         for i in order:
-            res = _run_step(self.steps[i], program, rng, inputs, observations)
+            res = _run_step(self.steps[i], program, rng, inputs, observations, harness)
             tried += res
             if any(r.applied for r in res):
                 return tried
@@ -190,13 +194,13 @@ class SomeOf(Pipeline):
         self.k = k
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, harness=False):
         chosen = rng.sample(range(len(self.steps)), self.k)
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for i in chosen:
             out += _run_step(self.steps[i], _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming))
+                             _observations_after(observations, out, renaming), harness)
         return out
 
     def transforms(self):
@@ -215,12 +219,12 @@ class Repeat(Pipeline):
         self.step = as_step(step)
         self.times = times
 
-    def run(self, program, rng, inputs, observations):
+    def run(self, program, rng, inputs, observations, harness=False):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for _ in range(self.times):
             out += _run_step(self.step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming))
+                             _observations_after(observations, out, renaming), harness)
         return out
 
     def transforms(self):

@@ -332,17 +332,25 @@ class RewriteContext:
             harness passes by keyword.
         observations: runtime facts observed in the sandbox (types of variables per
             function), or ``None`` when not collected; see ``codemorph.observe``.
+        harness: the *harness contract* (``generate`` sets it): the program is a
+            standalone module whose only outside caller is a harness that calls the entry
+            point with ``inputs`` (as written: positional arguments stay positional).  Then
+            no other function, class or parameter is part of an API.  ``False`` (the
+            default, and ``codemorph apply FILE``): the program may be a library module, so
+            its public module-level names and their parameters are an API that callers
+            codemorph cannot see may use by name (keyword arguments).
 
     Helpers: :meth:`fresh_name`, :meth:`metadata`, :meth:`position`, :meth:`record`,
     :meth:`shadowed`.
     """
 
     def __init__(self, program: Program, rng: random.Random, inputs: Sequence[str] = (),
-                 observations: Any = None) -> None:
+                 observations: Any = None, harness: bool = False) -> None:
         self.program = program
         self.rng = rng
         self.inputs = tuple(inputs)
         self.observations = observations
+        self.harness = bool(harness)
         self.entry_point = program.entry_point
         #: a transform that renames the entry point sets the new name here
         self.new_entry_point: str | None = None
@@ -454,7 +462,7 @@ class Transform:
         raise NotImplementedError
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
-              inputs: Sequence[str] = (), observations: Any = None) -> TransformResult:
+              inputs: Sequence[str] = (), observations: Any = None, harness: bool = False) -> TransformResult:
         """Rewrite ``program``.
 
         Args:
@@ -463,6 +471,10 @@ class Transform:
             inputs: argument literals the entry point will be called with.
             observations: runtime observations (required when
                 :attr:`needs_runtime_types`; otherwise optional).
+            harness: whether the harness contract holds (see :class:`RewriteContext`):
+                only a harness calls the program, and only its entry point, with
+                ``inputs``.  ``generate`` passes ``True``; the default ``False`` keeps the
+                program's public names and parameters (an API) as they are.
 
         Returns:
             A :class:`TransformResult`; ``applied=False`` with a ``reason`` when a
@@ -481,16 +493,16 @@ class Transform:
             return TransformResult(self.name, program, False,
                                    reason="needs runtime type observations, none given")
         try:
-            return self._apply(program, rng, inputs, observations)
+            return self._apply(program, rng, inputs, observations, harness)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
             # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
             err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
             return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
                                    error=err)
 
-    def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any
-               ) -> TransformResult:
-        ctx = RewriteContext(program, rng, inputs, observations)
+    def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any,
+               harness: bool = False) -> TransformResult:
+        ctx = RewriteContext(program, rng, inputs, observations, harness)
         try:
             new_module = self.rewrite(program.module, ctx)
         except NotApplicable as exc:

@@ -19,7 +19,8 @@ from codemorph.transforms.naming.scopes import Analysis, RenamingTransform
 
 __all__ = [
     "NAME_OBSERVERS", "CLASS_OBSERVERS", "Confinement", "is_generator", "names_of_inputs",
-    "DefRenamer", "is_top_level", "harness_keywords", "direct_calls", "callers_problem",
+    "DefRenamer", "is_top_level", "harness_keywords", "direct_calls", "callers_problem", "is_public",
+    "api_problem",
 ]
 
 
@@ -223,12 +224,35 @@ def names_of_inputs(inputs: Sequence[str]) -> set[str] | None:
 
 
 class DefRenamer(RenamingTransform):
-    """Shared checks of rename-functions and rename-classes."""
+    """Shared checks of rename-functions and rename-classes.
+
+    Options (besides ``scheme`` and ``mapping``):
+        public (bool): also rename public module-level names (:func:`is_public`).  Default:
+            ``True`` under the harness contract (``ctx.harness``: the harness calls the
+            entry point and nothing else), else ``False`` (``codemorph apply FILE``: code
+            that imports the module may use every public name).
+
+    Raises (constructor): ``TypeError`` when ``public`` is not a bool.
+    """
 
     #: what a binding must be bound by (``cst.FunctionDef`` or ``cst.ClassDef``)
     node_type: ClassVar[type] = cst.FunctionDef
     kind: ClassVar[str] = "function"
     observers: ClassVar[frozenset[str]] = NAME_OBSERVERS
+
+    def __init__(self, scheme: str | None = None, mapping=None, public: bool | None = None, **options) -> None:
+        super().__init__(scheme, mapping, **options)
+        if public is not None and not isinstance(public, bool):
+            raise TypeError(f"{self.name}: public must be a bool, got {type(public).__name__}")
+        self.public = public
+
+    def _api_problem(self, an: Analysis, sc, name: str) -> str | None:
+        """Why the module-level ``name`` is an API that must keep its name, or ``None``."""
+        public = self.public if self.public is not None else an.ctx.harness
+        if public or not isinstance(sc, GlobalScope) or not is_public(name, an.survey):
+            return None
+        return f"{self.kind} {name} is public (a module-level name without a leading underscore): code that " \
+               f"imports the module uses it by name (option public=true renames it)"
 
     def _program_problem(self, an: Analysis) -> str | None:
         s = an.survey
@@ -313,11 +337,58 @@ def harness_keywords(inputs: Sequence[str]) -> set[str] | None:
             return None
         if not isinstance(call, ast.Call):
             return None
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return None  # which parameters an unpacked iterable binds is not visible in the text
         for kw in call.keywords:
             if kw.arg is None:
                 return None
             out.add(kw.arg)
     return out
+
+
+def is_public(name: str, survey: Survey) -> bool:
+    """Whether a module-level ``name`` is part of the module's API for code that imports
+    it: it has no leading underscore, or some string spells it (``__all__``,
+    ``getattr(module, "name")``)."""
+    return not name.startswith("_") or name in survey.string_words
+
+
+def api_problem(an, info: FuncInfo, policy: str, input_names: set[str] | None) -> str | None:
+    """Why callers outside the program might bind the parameters of ``info`` by name under
+    the ``parameters`` ``policy`` of rename-locals (``"all"``, ``"entry-point"``,
+    ``"private"``), or ``None``.  ``an`` is the module's :class:`Analysis`; ``input_names``
+    the identifiers the harness inputs spell (:func:`names_of_inputs`).
+
+    Under the harness contract (``an.ctx.harness``) the only outside caller is the harness,
+    which calls the entry point and nothing else, so only the entry point (kept with
+    ``"private"``) and a module-level function an input names are reachable.  Otherwise
+    every public module-level function (:func:`is_public`) and every method (reached through
+    instances and subclasses) is, unless the policy is ``"all"``; the entry point's
+    parameters are renamed under ``"entry-point"`` and ``"all"`` (the user's request).
+    Nested functions are reachable only through uses the program shows
+    (:func:`callers_problem` checks those)."""
+    ctx = an.ctx
+    fname = info.node.name.value
+    outer = an.scopes.get(info.node)
+    if isinstance(outer, ClassScope):
+        if ctx.harness or policy == "all":
+            return None
+        return f"{fname} is a method (reachable through instances); its parameters keep their names " \
+               f"(parameters=\"all\" renames them)"
+    if not isinstance(outer, GlobalScope):
+        return None
+    if fname == ctx.entry_point and is_top_level(info.node, ctx):
+        if policy == "private":
+            return f"{fname} is the entry point; its parameters keep their names (parameters=\"private\")"
+        return None
+    if ctx.harness:
+        if input_names is None or fname in input_names:
+            return f"{fname} is named by a harness input (which may pass it on); its parameters keep their names"
+        return None
+    if policy != "all" and is_public(fname, an.survey):
+        return f"{fname} is public (a module-level name without a leading underscore, or spelled in a string); " \
+               f"callers outside the program may pass its parameters by keyword (parameters=\"all\" renames them)"
+    return None
 
 
 def _def_binding(info: FuncInfo, scopes, assignments):
