@@ -26,10 +26,11 @@ class RenameClasses(DefRenamer):
             ``C1``, ...), ``"natural"`` (synonyms, CamelCase kept) or ``"misleading"``
             (unrelated class names, and exchanges between sibling classes).
         mapping (dict[str, str]): rename exactly these classes, old -> new.
-        public (bool): also rename public module-level classes (no leading underscore).
-            Default: ``True`` under the harness contract (``generate``), ``False`` otherwise
-            (``codemorph apply FILE``: importers use public classes by name), so there only
-            private (``_Name``) classes and classes defined in functions are renamed.
+        module_names (str): which module-level classes may be renamed: ``"all"``,
+            ``"private"`` (leading underscore) or ``"none"``.  Default: ``"all"`` under the
+            harness contract (``generate``), ``"none"`` otherwise (``codemorph apply
+            FILE``: importers use the module's classes by name), so there only classes
+            defined in functions are renamed.
 
     A class's name shows in the default ``repr``/``str`` of its instances
     (``<__main__.C object at ...>``), in ``type(x)``, in error messages and in the type

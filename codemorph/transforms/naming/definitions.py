@@ -20,9 +20,12 @@ from codemorph.transforms.naming.scopes import Analysis, RenamingTransform
 __all__ = [
     "NAME_OBSERVERS", "CLASS_OBSERVERS", "Confinement", "is_generator", "names_of_inputs",
     "DefRenamer", "is_top_level", "harness_keywords", "direct_calls", "callers_problem", "is_public",
-    "api_problem",
+    "api_problem", "MODULE_NAME_POLICIES",
 ]
 
+
+#: values of the ``module_names`` option of rename-functions and rename-classes
+MODULE_NAME_POLICIES: tuple[str, ...] = ("all", "private", "none")
 
 #: Identifiers whose presence means a program may observe the names of its functions or
 #: classes: name attributes (also when spelled in a string, for ``getattr``), pickling
@@ -227,12 +230,15 @@ class DefRenamer(RenamingTransform):
     """Shared checks of rename-functions and rename-classes.
 
     Options (besides ``scheme`` and ``mapping``):
-        public (bool): also rename public module-level names (:func:`is_public`).  Default:
-            ``True`` under the harness contract (``ctx.harness``: the harness calls the
-            entry point and nothing else), else ``False`` (``codemorph apply FILE``: code
-            that imports the module may use every public name).
+        module_names (str): which module-level names may be renamed: ``"all"``,
+            ``"private"`` (only names with a leading underscore that no string spells, see
+            :func:`is_public`; code importing the module may still use them, as test
+            suites do) or ``"none"`` (only functions and classes defined inside
+            functions).  Default: ``"all"`` under the harness contract (``ctx.harness``:
+            the harness calls the entry point and nothing else), else ``"none"``
+            (``codemorph apply FILE``: the module's names are its API).
 
-    Raises (constructor): ``TypeError`` when ``public`` is not a bool.
+    Raises (constructor): ``ValueError`` for another ``module_names``.
     """
 
     #: what a binding must be bound by (``cst.FunctionDef`` or ``cst.ClassDef``)
@@ -240,19 +246,24 @@ class DefRenamer(RenamingTransform):
     kind: ClassVar[str] = "function"
     observers: ClassVar[frozenset[str]] = NAME_OBSERVERS
 
-    def __init__(self, scheme: str | None = None, mapping=None, public: bool | None = None, **options) -> None:
+    def __init__(self, scheme: str | None = None, mapping=None, module_names: str | None = None,
+                 **options) -> None:
         super().__init__(scheme, mapping, **options)
-        if public is not None and not isinstance(public, bool):
-            raise TypeError(f"{self.name}: public must be a bool, got {type(public).__name__}")
-        self.public = public
+        if module_names is not None and module_names not in MODULE_NAME_POLICIES:
+            raise ValueError(f"{self.name}: module_names must be one of {', '.join(MODULE_NAME_POLICIES)}, "
+                             f"got {module_names!r}")
+        self.module_names = module_names
 
     def _api_problem(self, an: Analysis, sc, name: str) -> str | None:
         """Why the module-level ``name`` is an API that must keep its name, or ``None``."""
-        public = self.public if self.public is not None else an.ctx.harness
-        if public or not isinstance(sc, GlobalScope) or not is_public(name, an.survey):
+        if not isinstance(sc, GlobalScope):
             return None
-        return f"{self.kind} {name} is public (a module-level name without a leading underscore): code that " \
-               f"imports the module uses it by name (option public=true renames it)"
+        policy = self.module_names or ("all" if an.ctx.harness else "none")
+        if policy == "all" or (policy == "private" and not is_public(name, an.survey)):
+            return None
+        what = "a public" if is_public(name, an.survey) else "a"
+        return f"{self.kind} {name} is {what} module-level name, which code importing the module may use " \
+               f"(option module_names=\"{'all' if is_public(name, an.survey) else 'private'}\" renames it)"
 
     def _program_problem(self, an: Analysis) -> str | None:
         s = an.survey
@@ -261,7 +272,11 @@ class DefRenamer(RenamingTransform):
         dynamic = an.first_dynamic()
         if dynamic is not None:
             return f"the program uses {dynamic}, which can reach functions and classes by name"
-        seen = sorted((self.observers & set(s.all_names)) | (self.observers & s.string_words))
+        spelled = {n for n in self.observers & set(s.all_names)
+                   if n != "__name__" or any(s.special.get(node) is not None for node in s.all_names[n])}
+        # (a bare ``__name__`` -- ``if __name__ == "__main__":`` -- reads the module's name,
+        # never a function's or a class's; ``obj.__name__`` and ``"__name__"`` do)
+        seen = sorted(spelled | (self.observers & s.string_words))
         if seen:
             return f"the program may observe names of {'classes' if self.kind == 'class' else 'functions'} " \
                    f"({', '.join(seen)})"
@@ -362,10 +377,11 @@ def api_problem(an, info: FuncInfo, policy: str, input_names: set[str] | None) -
     Under the harness contract (``an.ctx.harness``) the only outside caller is the harness,
     which calls the entry point and nothing else, so only the entry point (kept with
     ``"private"``) and a module-level function an input names are reachable.  Otherwise
-    every public module-level function (:func:`is_public`) and every method (reached through
-    instances and subclasses) is, unless the policy is ``"all"``; the entry point's
-    parameters are renamed under ``"entry-point"`` and ``"all"`` (the user's request).
-    Nested functions are reachable only through uses the program shows
+    every module-level function is an attribute of the module that importers can call --
+    private (``_name``) ones too: test suites do (``statistics._sum``, ``difflib._mdiff``)
+    -- and every method is reached through instances, so they keep their parameters unless
+    the policy is ``"all"``; the entry point's are renamed under ``"entry-point"`` (the
+    user's request).  Nested functions are reachable only through uses the program shows
     (:func:`callers_problem` checks those)."""
     ctx = an.ctx
     fname = info.node.name.value
@@ -385,9 +401,9 @@ def api_problem(an, info: FuncInfo, policy: str, input_names: set[str] | None) -
         if input_names is None or fname in input_names:
             return f"{fname} is named by a harness input (which may pass it on); its parameters keep their names"
         return None
-    if policy != "all" and is_public(fname, an.survey):
-        return f"{fname} is public (a module-level name without a leading underscore, or spelled in a string); " \
-               f"callers outside the program may pass its parameters by keyword (parameters=\"all\" renames them)"
+    if policy != "all":
+        return f"{fname} is a module-level function, which code importing the module may call with keyword " \
+               f"arguments; its parameters keep their names (parameters=\"all\" renames them)"
     return None
 
 

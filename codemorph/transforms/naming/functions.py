@@ -27,11 +27,12 @@ class RenameFunctions(DefRenamer):
         entry_point (bool): also rename the entry point (default ``False``).  The new name
             is set as ``ctx.new_entry_point``, so the rewritten :class:`~codemorph.Program`
             and the ``entry_point`` field of generated rows carry it.
-        public (bool): also rename the other public module-level functions (no leading
-            underscore).  Default: ``True`` under the harness contract (``generate``: the
-            harness calls only the entry point), ``False`` otherwise (``codemorph apply
-            FILE``: importers call public functions by name), so there only private
-            (``_name``) and nested functions are renamed.
+        module_names (str): which other module-level functions may be renamed:
+            ``"all"``, ``"private"`` (leading underscore) or ``"none"``.  Default:
+            ``"all"`` under the harness contract (``generate``: the harness calls only the
+            entry point), ``"none"`` otherwise (``codemorph apply FILE``: importers call
+            the module's functions by name, private ones too), so there only functions
+            nested in functions are renamed.
 
     What is renamed: the ``def`` statement's name and every variable-role use of it
     (recursive calls, calls from other functions, ``del``), resolved with libcst's scopes
@@ -67,8 +68,8 @@ class RenameFunctions(DefRenamer):
     )
 
     def __init__(self, scheme: str | None = None, mapping: Mapping[str, str] | None = None,
-                 entry_point: bool = False, public: bool | None = None, **options) -> None:
-        super().__init__(scheme, mapping, public, **options)
+                 entry_point: bool = False, module_names: str | None = None, **options) -> None:
+        super().__init__(scheme, mapping, module_names, **options)
         if not isinstance(entry_point, bool):
             raise TypeError(f"rename-functions: entry_point must be a bool, got {type(entry_point).__name__}")
         self.entry_point = entry_point

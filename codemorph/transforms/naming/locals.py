@@ -42,15 +42,16 @@ class RenameLocals(RenamingTransform):
               does not parse keeps them all) and those of every function nothing outside
               the program can call;
             * ``"private"`` -- only those of functions nothing outside the program can
-              call: nested functions whose every use is a direct call, and module-level
-              functions that are private -- under the harness contract every module-level
-              function but the entry point (the harness calls nothing else), otherwise
-              only names with a leading underscore that no string spells (``__all__``,
-              ``getattr``); a public module-level function or any method keeps its
-              parameter names, ``*args``/``**kwargs`` included;
-            * ``"all"`` -- also public module-level functions and methods' ``*args``,
+              call: functions nested in functions whose every use is a direct call, and,
+              under the harness contract, every module-level function but the entry
+              point (the harness calls nothing else).  Without the contract a
+              module-level function -- even a ``_private`` one, which test suites call as
+              ``module._name`` -- and any method keeps its parameter names, ``*args`` and
+              ``**kwargs`` included;
+            * ``"all"`` -- also module-level functions and methods' ``*args``,
               ``**kwargs`` and positional-only parameters (the user vouches that no caller
-              outside the program passes them by keyword);
+              outside the program passes them by keyword; methods' other parameters are
+              always kept, their calls go through attributes);
             * ``"none"`` -- no parameter.
 
             Default: ``"entry-point"`` under the harness contract (``ctx.harness``, as in
@@ -88,11 +89,13 @@ class RenameLocals(RenamingTransform):
     also bound in a nested class body, a name inside a string annotation or a
     self-documenting f-string (``f"{x=}"``).
 
-    Parameters are renamed only when no caller can pass them by name: positional-only,
-    ``*args`` and ``**kwargs`` parameters always; the others only for a function that is
-    not a method, not decorated, defined once, and whose name is used only in direct
-    calls without ``**`` (the keyword arguments of those calls are updated), and never a
-    parameter that a harness input (``ctx.inputs``) passes to the entry point by keyword.
+    Parameters are renamed only when no caller can pass them by name: first the
+    ``parameters`` policy must let the function's outside callers in (above); then
+    positional-only, ``*args`` and ``**kwargs`` parameters are renamed; the others only for
+    a function that is not a method, not decorated, defined once, and whose name is used
+    only in direct calls without ``**`` (the keyword arguments of those calls are updated),
+    and never a parameter that a harness input (``ctx.inputs``) passes to the entry point by
+    keyword.
 
     Refused as a whole (``applied=False`` with the reason): programs that introspect
     frames, code objects or signatures (:data:`INTROSPECTION_NAMES`) and programs that
