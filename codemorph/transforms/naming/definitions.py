@@ -219,7 +219,7 @@ def names_of_inputs(inputs: Sequence[str]) -> set[str] | None:
             call = ast.parse(f"f({text})", mode="eval").body
         except (SyntaxError, ValueError):
             return None
-        if not isinstance(call, ast.Call):
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
             return None
         for part in [*call.args, *call.keywords]:
             out.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name))
@@ -350,8 +350,8 @@ def harness_keywords(inputs: Sequence[str]) -> set[str] | None:
             call = ast.parse(f"f({text})", mode="eval").body
         except (SyntaxError, ValueError):
             return None
-        if not isinstance(call, ast.Call):
-            return None
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+            return None  # e.g. "1)(x=2": the text is not one argument list
         if any(isinstance(a, ast.Starred) for a in call.args):
             return None  # which parameters an unpacked iterable binds is not visible in the text
         for kw in call.keywords:
