@@ -312,7 +312,9 @@ class ProseRenaming:
     decorators and the comments above it, or a comprehension); inside it, a nested scope
     that binds the same name without renaming it (or renaming it otherwise) takes the word
     over.  A word is respelled when it is exactly the old name, not preceded by ``.``
-    (an attribute) nor part of a longer word, and not one of :data:`PROSE_WORDS`.
+    (an attribute) nor part of a longer word, and not one of :data:`PROSE_WORDS`.  A
+    docstring holding a doctest (``>>>``) is left as written: its examples and expected
+    outputs are run by test suites.
     """
 
     def __init__(self, an: Analysis, chosen: Mapping[int, str], bindings: Sequence[Binding],
@@ -329,7 +331,7 @@ class ProseRenaming:
             for node in an.scope_of_node:
                 if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
                     doc = _docstring_node(node)
-                    if doc is not None:
+                    if doc is not None and ">>>" not in doc.value:  # doctests: examples and outputs are code
                         self.doc_nodes.add(id(doc))
 
     def enter(self, node: cst.CSTNode, active: Mapping[str, str]) -> dict[str, str] | None:
