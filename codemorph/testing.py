@@ -94,13 +94,14 @@ def _numbered(code: str) -> str:
 
 
 def _apply(transform: Transform, program: Program, seed: int, inputs: Sequence[str],
-           observations: Any) -> TransformResult:
-    return transform.apply(program, seed, inputs=list(inputs), observations=observations)
+           observations: Any, harness: bool) -> TransformResult:
+    return transform.apply(program, seed, inputs=list(inputs), observations=observations, harness=harness)
 
 
 def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, seed: int = 0, entry: str = "f",
                      extra_inputs: int = 20, must_apply: bool = True, observations: Mapping | None = None,
-                     sandbox: Sandbox | None = None, limits: Limits | None = None) -> TransformResult:
+                     sandbox: Sandbox | None = None, limits: Limits | None = None,
+                     harness: bool = True) -> TransformResult:
     """Assert that ``transform`` rewrites ``code`` without changing its behaviour.
 
     Steps: build the baseline of the original program in the sandbox on ``inputs`` plus
@@ -127,6 +128,9 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
             refusal returns the (unapplied) result silently.
         observations: runtime observations to use instead of collecting them.
         sandbox: a sandbox to reuse (default: a temporary one); ``limits`` for a temporary one.
+        harness: apply under the harness contract, as ``generate`` does (default ``True``:
+            only a harness calls ``entry``, with ``inputs``); ``False`` as ``codemorph
+            apply`` does (public names and parameters are an API and are kept).
 
     Returns:
         The :class:`~codemorph.TransformResult` (its ``source`` is the rewritten code).
@@ -151,7 +155,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
                 "of it can be verified; make the test program deterministic")
         if observations is None and transform.needs_runtime_types:
             observations = observe_types(program, baseline.inputs, sandbox=sb)
-        result = _apply(transform, program, seed, inputs, observations)
+        result = _apply(transform, program, seed, inputs, observations, harness)
         if not result.applied:
             if must_apply:
                 raise AssertionError(f"{transform.name} did not apply: {result.reason}\n"
@@ -191,7 +195,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
 def assert_refuses(transform: Transform, code: str, reason_contains: str | None = None, *,
                    inputs: Sequence[str] = (), entry: str = "f", seed: int = 0,
                    observations: Mapping | None = None, sandbox: Sandbox | None = None,
-                   limits: Limits | None = None) -> TransformResult:
+                   limits: Limits | None = None, harness: bool = True) -> TransformResult:
     """Assert that ``transform`` does not rewrite ``code`` (``applied=False``).
 
     When the transform needs runtime types and ``observations`` is not given, they are
@@ -207,7 +211,7 @@ def assert_refuses(transform: Transform, code: str, reason_contains: str | None 
         entry: entry-point function name.
         seed: seed of the transform's rng.
         observations: runtime observations to use instead of collecting them.
-        sandbox, limits: as for :func:`assert_preserves`.
+        sandbox, limits, harness: as for :func:`assert_preserves`.
 
     Returns:
         The unapplied :class:`~codemorph.TransformResult` (its ``reason`` is set).
@@ -219,7 +223,7 @@ def assert_refuses(transform: Transform, code: str, reason_contains: str | None 
     program = Program(code, entry)
     if observations is None and transform.needs_runtime_types:
         observations = observe_types(program, inputs, sandbox=sandbox, limits=limits) if inputs else {}
-    result = _apply(transform, program, seed, inputs, observations)
+    result = _apply(transform, program, seed, inputs, observations, harness)
     if result.applied:
         raise AssertionError(f"{transform.name} applied but was expected to refuse"
                              + (f" ({reason_contains!r})" if reason_contains else "") + ":\n"

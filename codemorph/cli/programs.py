@@ -19,19 +19,27 @@ def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."
           transform: List[str] = typer.Option(..., "--transform", "-t", help="Transform name; repeat to chain."),
           seed: int = typer.Option(0, help="Seed for every random choice."),
           entry: str = typer.Option("f", help="Entry-point function name."),
+          option: List[str] = typer.Option([], "--option", "-O",
+                                           help="Transform option KEY=VALUE (VALUE in TOML: all, true, 3, "
+                                                "'text'); TRANSFORM.KEY=VALUE when several -t are given. "
+                                                "Repeatable."),
           ) -> None:
     """Print FILE rewritten by the transforms, in order.  When nothing applies, print the
-    source unchanged and say why on stderr (exit 0)."""
+    source unchanged and say why on stderr (exit 0).  FILE is taken as a module others may
+    import: public names and their parameters keep their names unless an option asks."""
     from codemorph.engine.pipeline import Sequence_
     from codemorph.engine.program import Program
     from codemorph.engine.registry import get_transform
 
     source = read_text(file, "the program to rewrite")
+    options = _parse_options(option, transform)
     try:
         program = Program(source, entry, filename=str(file))
-        pipeline = Sequence_(*[get_transform(t) for t in transform])
+        pipeline = Sequence_(*[get_transform(t, **options.get(t, {})) for t in transform])
     except (ParseError, UnknownTransformError, CodemorphError) as exc:
         fail(str(exc))
+    except (TypeError, ValueError) as exc:
+        fail(f"bad --option: {exc}")
     result = pipeline.apply(program, seed)
     sys.stdout.write(result.program.source)
     for r in result.results:
@@ -39,6 +47,34 @@ def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."
             err_console.print(f"{r.transform}: not applied: {r.reason}", highlight=False)
     if result.program.entry_point != entry:
         err_console.print(f"entry point is now {result.program.entry_point!r}", highlight=False)
+
+
+def _parse_options(texts: List[str], transforms: List[str]) -> dict[str, dict]:
+    """``--option`` values -> {transform name: {key: value}}; exits 2 on a malformed one."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    out: dict[str, dict] = {}
+    for text in texts:
+        key, eq, raw = text.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            fail(f"--option {text!r}: expected KEY=VALUE or TRANSFORM.KEY=VALUE")
+        name, dot, key = key.rpartition(".")
+        if not dot:
+            if len(set(transforms)) != 1:
+                fail(f"--option {text!r}: several transforms are given; write TRANSFORM.{key}=VALUE")
+            name = transforms[0]
+        if name not in transforms:
+            fail(f"--option {text!r}: {name!r} is not one of the -t transforms")
+        try:
+            value = tomllib.loads(f"v = {raw.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw.strip()  # a bare word: all, entry-point, obfuscated
+        out.setdefault(name, {})[key] = value
+    return out
 
 
 def verify(original: Path = typer.Argument(..., help="The original program."),

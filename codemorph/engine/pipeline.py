@@ -74,11 +74,12 @@ class Pipeline:
         return Sequence_(*steps)
 
     def run(self, program: Program, rng: random.Random, inputs: Sequence[str],
-            observations: Any, outputs: Sequence[str] = ()) -> list[TransformResult]:
+            observations: Any, outputs: Sequence[str] = (), harness: bool = False) -> list[TransformResult]:
         raise NotImplementedError
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
-              inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = ()) -> PipelineResult:
+              inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = (),
+              harness: bool = False) -> PipelineResult:
         """Run the pipeline on ``program``.
 
         Args:
@@ -88,10 +89,12 @@ class Pipeline:
             observations: runtime observations (passed to each transform).
             outputs: the recorded result literal of the entry point on each of ``inputs``
                 (passed to each transform, see :attr:`RewriteContext.outputs`).
+            harness: the harness contract (passed to each transform; see
+                :meth:`Transform.apply <codemorph.Transform.apply>`).
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), "pipeline", self.describe())
-        results = self.run(program, rng, inputs, observations, outputs)
+        results = self.run(program, rng, inputs, observations, outputs, harness)
         final = program
         for r in results:
             if r.applied:
@@ -106,11 +109,11 @@ class Pipeline:
 
 
 def _run_step(step: Step, program: Program, rng: random.Random, inputs, observations,
-              outputs: Sequence[str] = ()) -> list[TransformResult]:
+              outputs: Sequence[str] = (), harness: bool = False) -> list[TransformResult]:
     if isinstance(step, Transform):
         return [step.apply(program, random.Random(rng.getrandbits(64)), inputs=inputs, observations=observations,
-                           outputs=outputs)]
-    return step.run(program, rng, inputs, observations, outputs)
+                           outputs=outputs, harness=harness)]
+    return step.run(program, rng, inputs, observations, outputs, harness)
 
 
 def renames_bindings(transform: Transform) -> bool:
@@ -153,12 +156,12 @@ class Sequence_(Pipeline):
     def __init__(self, *steps: Step) -> None:
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations, outputs=()):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for step in self.steps:
             out += _run_step(step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming), outputs)
+                             _observations_after(observations, out, renaming), outputs, harness)
         return out
 
     def transforms(self):
@@ -177,12 +180,12 @@ class OneOf(Pipeline):
             raise ValueError("OneOf needs at least one step")
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations, outputs=()):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
         order = list(range(len(self.steps)))
         rng.shuffle(order)
         tried: list[TransformResult] = []
         for i in order:
-            res = _run_step(self.steps[i], program, rng, inputs, observations, outputs)
+            res = _run_step(self.steps[i], program, rng, inputs, observations, outputs, harness)
             tried += res
             if any(r.applied for r in res):
                 return tried
@@ -204,13 +207,13 @@ class SomeOf(Pipeline):
         self.k = k
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations, outputs=()):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
         chosen = rng.sample(range(len(self.steps)), self.k)
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for i in chosen:
             out += _run_step(self.steps[i], _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming), outputs)
+                             _observations_after(observations, out, renaming), outputs, harness)
         return out
 
     def transforms(self):
@@ -229,12 +232,12 @@ class Repeat(Pipeline):
         self.step = as_step(step)
         self.times = times
 
-    def run(self, program, rng, inputs, observations, outputs=()):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for _ in range(self.times):
             out += _run_step(self.step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming), outputs)
+                             _observations_after(observations, out, renaming), outputs, harness)
         return out
 
     def transforms(self):

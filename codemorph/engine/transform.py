@@ -373,13 +373,21 @@ class RewriteContext:
             function), or ``None`` when not collected; see ``codemorph.observe``.
         outputs: the result literal the entry point returns on each of ``inputs`` (e.g.
             a benchmark row's recorded ``output``), when known; empty otherwise.
+        harness: the *harness contract* (``generate`` sets it): the program is a
+            standalone module whose only outside caller is a harness that calls the entry
+            point with ``inputs`` (as written: positional arguments stay positional).  Then
+            no other function, class or parameter is part of an API.  ``False`` (the
+            default, and ``codemorph apply FILE``): the program may be a library module, so
+            its public module-level names and their parameters are an API that callers
+            codemorph cannot see may use by name (keyword arguments).
 
     Helpers: :meth:`fresh_name`, :meth:`metadata`, :meth:`position`, :meth:`record`,
     :meth:`shadowed`.
     """
 
     def __init__(self, program: Program, rng: random.Random, inputs: Sequence[str] = (),
-                 observations: Any = None, outputs: Sequence[str] = ()) -> None:
+                 observations: Any = None, outputs: Sequence[str] = (),
+                 harness: bool = False) -> None:
         self.program = program
         self.rng = rng
         self.inputs = tuple(inputs)
@@ -389,6 +397,7 @@ class RewriteContext:
         self.claims: list[Claim] = []
         #: lines the rewritten program may print in addition (:meth:`allow_stdout`)
         self.stdout_lines: list[str] = []
+        self.harness = bool(harness)
         self.entry_point = program.entry_point
         #: a transform that renames the entry point sets the new name here
         self.new_entry_point: str | None = None
@@ -511,8 +520,8 @@ class Transform:
         raise NotImplementedError
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
-              inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = ()
-              ) -> TransformResult:
+              inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = (),
+              harness: bool = False) -> TransformResult:
         """Rewrite ``program``.
 
         Args:
@@ -523,6 +532,10 @@ class Transform:
                 :attr:`needs_runtime_types`; otherwise optional).
             outputs: the recorded result literal on each of ``inputs``, when known
                 (:attr:`RewriteContext.outputs`).
+            harness: whether the harness contract holds (see :class:`RewriteContext`):
+                only a harness calls the program, and only its entry point, with
+                ``inputs``.  ``generate`` passes ``True``; the default ``False`` keeps the
+                program's public names and parameters (an API) as they are.
 
         Returns:
             A :class:`TransformResult`; ``applied=False`` with a ``reason`` when a
@@ -541,7 +554,7 @@ class Transform:
             return TransformResult(self.name, program, False,
                                    reason="needs runtime type observations, none given")
         try:
-            return self._apply(program, rng, inputs, observations, outputs)
+            return self._apply(program, rng, inputs, observations, outputs, harness)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
             # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
             err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
@@ -549,8 +562,8 @@ class Transform:
                                    error=err)
 
     def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any,
-               outputs: Sequence[str] = ()) -> TransformResult:
-        ctx = RewriteContext(program, rng, inputs, observations, outputs)
+               outputs: Sequence[str] = (), harness: bool = False) -> TransformResult:
+        ctx = RewriteContext(program, rng, inputs, observations, outputs, harness)
         try:
             new_module = self.rewrite(program.module, ctx)
         except NotApplicable as exc:

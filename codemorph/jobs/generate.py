@@ -238,7 +238,7 @@ class RowProcessor:
         for name, pipeline in self.pipelines:
             start = time.perf_counter()
             res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=[row.input],
-                                 observations=observations, outputs=[row.output])
+                                 observations=observations, outputs=[row.output], harness=True)
             candidates.append((name, res, time.perf_counter() - start))
 
         # one sandbox batch: per variant, the differential check on every baseline input; the

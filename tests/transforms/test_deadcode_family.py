@@ -315,3 +315,15 @@ def test_with_observations_positions_are_in_functions_that_ran(sandbox) -> None:
             lines_without.add(get_transform(name).apply(Program(src), seed).sites[0].line)
             lines_with.add(get_transform(name).apply(Program(src), seed, observations=obs).sites[0].line)
         assert lines_with <= {7, 8} and lines_without & {2, 3}, (name, lines_with, lines_without)
+
+
+def test_unused_function_is_private_outside_the_harness_contract() -> None:
+    # a library module's API (star imports, __all__ checks) must not grow: `apply FILE` adds `_name`
+    src = "def f(x):\n    return x\n"
+    outside = get_transform("unused-function").apply(Program(src), 0)
+    inside = get_transform("unused-function").apply(Program(src), 0, harness=True)
+    new_outside = {d.name for d in ast.parse(outside.source).body if isinstance(d, ast.FunctionDef)} - {"f"}
+    new_inside = {d.name for d in ast.parse(inside.source).body if isinstance(d, ast.FunctionDef)} - {"f"}
+    assert [n.startswith("_") for n in new_outside] == [True]
+    assert [n.startswith("_") for n in new_inside] == [False]
+    assert {n.lstrip("_") for n in new_outside} == new_inside

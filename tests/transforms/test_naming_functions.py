@@ -16,12 +16,12 @@ HELPER = "def g(x):\n    return x + 1\n\n"
 
 def rf(source: str, inputs=("1",), seed: int = 0, **options):
     options.setdefault("scheme", "obfuscated")
-    return RenameFunctions(**options).apply(Program(source), seed, inputs=list(inputs))
+    return RenameFunctions(**options).apply(Program(source), seed, inputs=list(inputs), harness=True)
 
 
 def rc(source: str, inputs=("1",), seed: int = 0, **options):
     options.setdefault("scheme", "obfuscated")
-    return RenameClasses(**options).apply(Program(source), seed, inputs=list(inputs))
+    return RenameClasses(**options).apply(Program(source), seed, inputs=list(inputs), harness=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -45,7 +45,7 @@ def test_entry_point_is_renamed_on_request_and_carried_by_the_program() -> None:
 def test_entry_point_option_through_a_pipeline_spec() -> None:
     pipeline = build_pipeline({"seq": ["rename-locals", {"transform": "rename-functions",
                                                          "options": {"scheme": "natural", "entry_point": True}}]})
-    res = pipeline.apply(Program("def f(text):\n    return text[::-1]\n"), 0, inputs=["'ab'"])
+    res = pipeline.apply(Program("def f(text):\n    return text[::-1]\n"), 0, inputs=["'ab'"], harness=True)
     assert res.applied == ["rename-locals", "rename-functions"]
     assert res.program.entry_point in ("func", "fn")
     assert res.program.source.startswith(f"def {res.program.entry_point}(")
@@ -76,14 +76,14 @@ def test_shadowed_map_is_not_a_safe_sink() -> None:
 
 def test_mapping_renames_only_the_listed_function() -> None:
     source = HELPER + "def h(x):\n    return g(x)\n\ndef f(a):\n    return h(a)\n"
-    result = RenameFunctions(mapping={"g": "increment"}).apply(Program(source), 0, inputs=["1"])
+    result = RenameFunctions(mapping={"g": "increment"}).apply(Program(source), 0, inputs=["1"], harness=True)
     assert result.source == ("def increment(x):\n    return x + 1\n\ndef h(x):\n    return increment(x)\n\n"
                              "def f(a):\n    return h(a)\n")
 
 
 def test_mapping_onto_an_existing_name_is_refused() -> None:
     source = HELPER + "def f(a):\n    x = 1\n    return g(a) + x\n"
-    result = RenameFunctions(mapping={"g": "x"}).apply(Program(source), 0, inputs=["1"])
+    result = RenameFunctions(mapping={"g": "x"}).apply(Program(source), 0, inputs=["1"], harness=True)
     assert not result.applied
     assert result.reason == ("mapping 'g' -> 'x': 'x' is already used in the program (or passed by a harness "
                              "keyword); renaming would merge two names")
@@ -287,7 +287,7 @@ def test_misleading_exchanges_classes_and_mapping_renames_one() -> None:
               "def f(a):\n    Stack()\n    Queue()\n    return a\n")
     assert rc(source, scheme="misleading").source == source.replace("Stack", "@").replace(
         "Queue", "Stack").replace("@", "Queue")
-    mapped = RenameClasses(mapping={"Queue": "Fifo"}).apply(Program(source), 0)
+    mapped = RenameClasses(mapping={"Queue": "Fifo"}).apply(Program(source), 0, harness=True)
     assert mapped.source == source.replace("Queue", "Fifo")
 
 
@@ -302,7 +302,7 @@ def test_cruxeval_sample_entry_point_renamed_behaves(sandbox) -> None:
     for i, row in enumerate(rows):
         scheme = ("misleading", "natural", "obfuscated", "random")[i % 4]
         program = Program(row["code"], "f", row["id"])
-        result = RenameFunctions(scheme=scheme, entry_point=True).apply(program, 0, inputs=[row["input"]])
+        result = RenameFunctions(scheme=scheme, entry_point=True).apply(program, 0, inputs=[row["input"]], harness=True)
         if not result.applied:
             assert "appears in a string" in result.reason, (row["id"], result.reason)
             continue

@@ -34,7 +34,7 @@ def ctx_for(source: str, seed: int = 0, observations=None) -> RewriteContext:
 
 
 def rename(source: str, seed: int = 0, inputs=(), **options):
-    return RenameLocals(**options).apply(Program(source), seed, inputs=list(inputs))
+    return RenameLocals(**options).apply(Program(source), seed, inputs=list(inputs), harness=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -320,7 +320,7 @@ def test_cruxeval_sample_natural_and_misleading_behave(sandbox) -> None:
     rows = cruxeval_sample(7, step=50)  # 16 rows; all 800 with CODEMORPH_FULL=1
     for i, row in enumerate(rows):
         program = Program(row["code"], "f", row["id"])
-        result = RenameLocals(scheme=("natural", "misleading")[i % 2]).apply(program, 0, inputs=[row["input"]])
+        result = RenameLocals(scheme=("natural", "misleading")[i % 2]).apply(program, 0, inputs=[row["input"]], harness=True)
         assert result.applied, (row["id"], result.reason)
         base = make_baseline(sandbox, program, [row["input"]], extra_inputs=2, check_hash_seed=False)
         verdict = check(sandbox, base, result.program)

@@ -40,7 +40,7 @@ INPUTS: dict[str, list[str]] = {case: fixture_spec(FIXTURES / f"{case}.py")["inp
 
 
 def rename(source: str, seed: int = 0, inputs=(), **options):
-    return RenameLocals(**options).apply(Program(source), seed, inputs=inputs)
+    return RenameLocals(**options).apply(Program(source), seed, inputs=inputs, harness=True)
 
 
 # --------------------------------------------------------------------------------------
@@ -207,9 +207,9 @@ def test_method_called_by_keyword_keeps_parameters() -> None:
 
 def test_default_scheme_is_random_and_deterministic() -> None:
     source = (FIXTURES / "control_flow.py").read_text()
-    a = get_transform("rename-locals").apply(Program(source), 7)
-    b = get_transform("rename-locals").apply(Program(source), 7)
-    c = get_transform("rename-locals").apply(Program(source), 8)
+    a = get_transform("rename-locals").apply(Program(source), 7, harness=True)
+    b = get_transform("rename-locals").apply(Program(source), 7, harness=True)
+    c = get_transform("rename-locals").apply(Program(source), 8, harness=True)
     assert a.applied and a.source == b.source
     assert a.source != c.source
     new_names = [s.description.split(" -> ")[1] for s in a.sites]
@@ -294,7 +294,7 @@ def test_check_renaming_rejects(new: str, back: dict, message: str) -> None:
 def test_failed_consistency_check_emits_nothing(monkeypatch) -> None:
     import codemorph.transforms.naming.scopes as naming  # where the renaming transforms call it
 
-    def broken(old, new, back):
+    def broken(old, new, back, **_options):
         raise RenamingMismatch("simulated")
 
     monkeypatch.setattr(naming, "check_renaming", broken)
@@ -343,7 +343,7 @@ def test_cruxeval_sample_applies_and_behaves(sandbox) -> None:
     rows = cruxeval_sample(0, step=20)  # 40 programs; all 800: CODEMORPH_FULL=1
     for row in rows:
         program = Program(row["code"], "f", row["id"])
-        result = RenameLocals().apply(program, 0, inputs=[row["input"]])
+        result = RenameLocals().apply(program, 0, inputs=[row["input"]], harness=True)
         assert result.applied, (row["id"], result.reason)
         v = verdict(sandbox, row["code"], result.source, [row["input"]], mutants=4)
         assert v.status == "equivalent", (row["id"], v.reason)

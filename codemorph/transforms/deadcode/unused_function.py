@@ -63,6 +63,10 @@ class UnusedFunction(Transform):
     ``sys.modules``, ``__dict__``, ``getattr``...), reaches builtins/imports dynamically,
     inspects frames or line numbers (lines below the helper move), or uses ``gc``/``weakref``.
 
+    Outside the harness contract (``ctx.harness`` false, as in ``codemorph apply FILE``) the
+    helper's name starts with ``_``, so a library module's public API (``from module import
+    *``, the names checks of test suites compare with ``__all__``) does not grow.
+
     Takes no options.  Deterministic for a given rng.
     """
 
@@ -87,7 +91,9 @@ class UnusedFunction(Transform):
         positions.append(len(body))
         index = ctx.rng.choice(positions)
         template = ctx.rng.choice(HELPER_TEMPLATES)
-        fname = ctx.fresh_name(template.hint)
+        # outside the harness contract the module may be imported: a private name stays out
+        # of its API (``from module import *``, ``support.check__all__``-style checks)
+        fname = ctx.fresh_name(template.hint if ctx.harness else "_" + template.hint)
         helper = cst.parse_statement(template.source.format(name=fname))
         two = [cst.EmptyLine(indent=False), cst.EmptyLine(indent=False)]
         if index > 0:

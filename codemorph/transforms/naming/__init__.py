@@ -1,12 +1,20 @@
 """The naming family: transforms that change identifiers and nothing else.
 
-* ``rename-locals`` (:class:`RenameLocals`): local variables and parameters of every
-  function (options ``params``/``locals`` to keep parameters or rename only them);
+* ``rename-locals`` (:class:`RenameLocals`): local variables of every function, and the
+  parameters no caller outside the program can bind by name (option ``parameters``:
+  ``all``/``entry-point``/``private``/``none``; ``locals=false`` renames only
+  parameters), with the comments and docstrings that name them (``comments``);
 * ``rename-functions`` (:class:`RenameFunctions`): ``def`` names and their calls, the
   entry point on request (``entry_point=true``; the new name becomes the program's, and
   the generated row's, ``entry_point``);
 * ``rename-classes`` (:class:`RenameClasses`): classes whose instances provably never
   reach the output.
+
+Public names are an API: under the harness contract (``ctx.harness``, set by ``generate``:
+only a harness calls the program, only its entry point, positionally) every module-level
+name may be renamed; otherwise (``codemorph apply FILE``) module-level functions and classes
+keep their names and module-level functions and methods their parameters (options
+``module_names`` and ``parameters`` widen this on request).
 
 Each rewrite is proved twice: once by construction (libcst's
 :class:`~libcst.metadata.ScopeProvider` plus Python's own name-resolution rules, applied

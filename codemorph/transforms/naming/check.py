@@ -117,7 +117,21 @@ def _identifiers(tree: ast.AST) -> set[str]:
     return out
 
 
-def check_renaming(old_source: str, new_source: str, back: Mapping[str, str]) -> None:
+class _BlankDocstrings(ast.NodeTransformer):
+    """Replace the text of every docstring (module, class, function) by ``""``."""
+
+    def _blank(self, node):
+        self.generic_visit(node)
+        body = getattr(node, "body", None)
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body[0].value.value = ""
+        return node
+
+    visit_Module = visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = _blank
+
+
+def check_renaming(old_source: str, new_source: str, back: Mapping[str, str], *, docstrings: bool = False) -> None:
     """Check that ``new_source`` is ``old_source`` with identifiers renamed, nothing else.
 
     Args:
@@ -138,7 +152,9 @@ def check_renaming(old_source: str, new_source: str, back: Mapping[str, str]) ->
     maps through ``back`` to a symbol with identical flags (local, global, free,
     parameter, nonlocal, referenced, assigned, annotated, imported, namespace); (4) no
     renamed global is spelled like a builtin (while unbound, it would have read the
-    builtin).
+    builtin).  With ``docstrings=True`` the text of docstrings may differ as well (a
+    renaming that also respells the names a docstring mentions); every other string must
+    be unchanged.
 
     Raises:
         RenamingMismatch: describing the first difference found.
@@ -151,7 +167,10 @@ def check_renaming(old_source: str, new_source: str, back: Mapping[str, str]) ->
         if new in spelled and (new not in renamed_away or new in RESERVED):
             raise RenamingMismatch(f"new name {new!r} already occurs in the original program")
     _keyword_targets_ok(new_tree, back)
-    if ast.dump(old_tree) != ast.dump(_MapBack(back).visit(new_tree)):
+    mapped = _MapBack(back).visit(new_tree)
+    if docstrings:
+        old_tree, mapped = _BlankDocstrings().visit(old_tree), _BlankDocstrings().visit(mapped)
+    if ast.dump(old_tree) != ast.dump(mapped):
         raise RenamingMismatch("the programs differ in more than the renamed identifiers")
     _compare_tables(symtable.symtable(old_source, "<old>", "exec"),
                     symtable.symtable(new_source, "<new>", "exec"), back)

@@ -26,6 +26,11 @@ class RenameClasses(DefRenamer):
             ``C1``, ...), ``"natural"`` (synonyms, CamelCase kept) or ``"misleading"``
             (unrelated class names, and exchanges between sibling classes).
         mapping (dict[str, str]): rename exactly these classes, old -> new.
+        module_names (str): which module-level classes may be renamed: ``"all"``,
+            ``"private"`` (leading underscore) or ``"none"``.  Default: ``"all"`` under the
+            harness contract (``generate``), ``"none"`` otherwise (``codemorph apply
+            FILE``: importers use the module's classes by name), so there only classes
+            defined in functions are renamed.
 
     A class's name shows in the default ``repr``/``str`` of its instances
     (``<__main__.C object at ...>``), in ``type(x)``, in error messages and in the type
@@ -84,7 +89,7 @@ class RenameClasses(DefRenamer):
         words = set(an.survey.all_names) | an.survey.string_words
 
         def problem(sc, name: str, asgs: list, defs: list) -> str | None:
-            why = self._common_problem(an, sc, name, asgs, defs, input_names)
+            why = self._api_problem(an, sc, name) or self._common_problem(an, sc, name, asgs, defs, input_names)
             if why is not None:
                 return why
             if len(defs) != 1:

@@ -19,9 +19,13 @@ from codemorph.transforms.naming.scopes import Analysis, RenamingTransform
 
 __all__ = [
     "NAME_OBSERVERS", "CLASS_OBSERVERS", "Confinement", "is_generator", "names_of_inputs",
-    "DefRenamer", "is_top_level", "harness_keywords", "direct_calls", "callers_problem",
+    "DefRenamer", "is_top_level", "harness_keywords", "direct_calls", "callers_problem", "is_public",
+    "api_problem", "MODULE_NAME_POLICIES",
 ]
 
+
+#: values of the ``module_names`` option of rename-functions and rename-classes
+MODULE_NAME_POLICIES: tuple[str, ...] = ("all", "private", "none")
 
 #: Identifiers whose presence means a program may observe the names of its functions or
 #: classes: name attributes (also when spelled in a string, for ``getattr``), pickling
@@ -215,7 +219,7 @@ def names_of_inputs(inputs: Sequence[str]) -> set[str] | None:
             call = ast.parse(f"f({text})", mode="eval").body
         except (SyntaxError, ValueError):
             return None
-        if not isinstance(call, ast.Call):
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
             return None
         for part in [*call.args, *call.keywords]:
             out.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name))
@@ -223,12 +227,43 @@ def names_of_inputs(inputs: Sequence[str]) -> set[str] | None:
 
 
 class DefRenamer(RenamingTransform):
-    """Shared checks of rename-functions and rename-classes."""
+    """Shared checks of rename-functions and rename-classes.
+
+    Options (besides ``scheme`` and ``mapping``):
+        module_names (str): which module-level names may be renamed: ``"all"``,
+            ``"private"`` (only names with a leading underscore that no string spells, see
+            :func:`is_public`; code importing the module may still use them, as test
+            suites do) or ``"none"`` (only functions and classes defined inside
+            functions).  Default: ``"all"`` under the harness contract (``ctx.harness``:
+            the harness calls the entry point and nothing else), else ``"none"``
+            (``codemorph apply FILE``: the module's names are its API).
+
+    Raises (constructor): ``ValueError`` for another ``module_names``.
+    """
 
     #: what a binding must be bound by (``cst.FunctionDef`` or ``cst.ClassDef``)
     node_type: ClassVar[type] = cst.FunctionDef
     kind: ClassVar[str] = "function"
     observers: ClassVar[frozenset[str]] = NAME_OBSERVERS
+
+    def __init__(self, scheme: str | None = None, mapping=None, module_names: str | None = None,
+                 **options) -> None:
+        super().__init__(scheme, mapping, **options)
+        if module_names is not None and module_names not in MODULE_NAME_POLICIES:
+            raise ValueError(f"{self.name}: module_names must be one of {', '.join(MODULE_NAME_POLICIES)}, "
+                             f"got {module_names!r}")
+        self.module_names = module_names
+
+    def _api_problem(self, an: Analysis, sc, name: str) -> str | None:
+        """Why the module-level ``name`` is an API that must keep its name, or ``None``."""
+        if not isinstance(sc, GlobalScope):
+            return None
+        policy = self.module_names or ("all" if an.ctx.harness else "none")
+        if policy == "all" or (policy == "private" and not is_public(name, an.survey)):
+            return None
+        what = "a public" if is_public(name, an.survey) else "a"
+        return f"{self.kind} {name} is {what} module-level name, which code importing the module may use " \
+               f"(option module_names=\"{'all' if is_public(name, an.survey) else 'private'}\" renames it)"
 
     def _program_problem(self, an: Analysis) -> str | None:
         s = an.survey
@@ -237,7 +272,11 @@ class DefRenamer(RenamingTransform):
         dynamic = an.first_dynamic()
         if dynamic is not None:
             return f"the program uses {dynamic}, which can reach functions and classes by name"
-        seen = sorted((self.observers & set(s.all_names)) | (self.observers & s.string_words))
+        spelled = {n for n in self.observers & set(s.all_names)
+                   if n != "__name__" or any(s.special.get(node) is not None for node in s.all_names[n])}
+        # (a bare ``__name__`` -- ``if __name__ == "__main__":`` -- reads the module's name,
+        # never a function's or a class's; ``obj.__name__`` and ``"__name__"`` do)
+        seen = sorted(spelled | (self.observers & s.string_words))
         if seen:
             return f"the program may observe names of {'classes' if self.kind == 'class' else 'functions'} " \
                    f"({', '.join(seen)})"
@@ -311,13 +350,61 @@ def harness_keywords(inputs: Sequence[str]) -> set[str] | None:
             call = ast.parse(f"f({text})", mode="eval").body
         except (SyntaxError, ValueError):
             return None
-        if not isinstance(call, ast.Call):
-            return None
+        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+            return None  # e.g. "1)(x=2": the text is not one argument list
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return None  # which parameters an unpacked iterable binds is not visible in the text
         for kw in call.keywords:
             if kw.arg is None:
                 return None
             out.add(kw.arg)
     return out
+
+
+def is_public(name: str, survey: Survey) -> bool:
+    """Whether a module-level ``name`` is part of the module's API for code that imports
+    it: it has no leading underscore, or some string spells it (``__all__``,
+    ``getattr(module, "name")``)."""
+    return not name.startswith("_") or name in survey.string_words
+
+
+def api_problem(an, info: FuncInfo, policy: str, input_names: set[str] | None) -> str | None:
+    """Why callers outside the program might bind the parameters of ``info`` by name under
+    the ``parameters`` ``policy`` of rename-locals (``"all"``, ``"entry-point"``,
+    ``"private"``), or ``None``.  ``an`` is the module's :class:`Analysis`; ``input_names``
+    the identifiers the harness inputs spell (:func:`names_of_inputs`).
+
+    Under the harness contract (``an.ctx.harness``) the only outside caller is the harness,
+    which calls the entry point and nothing else, so only the entry point (kept with
+    ``"private"``) and a module-level function an input names are reachable.  Otherwise
+    every module-level function is an attribute of the module that importers can call --
+    private (``_name``) ones too: test suites do (``statistics._sum``, ``difflib._mdiff``)
+    -- and every method is reached through instances, so they keep their parameters unless
+    the policy is ``"all"``; the entry point's are renamed under ``"entry-point"`` (the
+    user's request).  Nested functions are reachable only through uses the program shows
+    (:func:`callers_problem` checks those)."""
+    ctx = an.ctx
+    fname = info.node.name.value
+    outer = an.scopes.get(info.node)
+    if isinstance(outer, ClassScope):
+        if ctx.harness or policy == "all":
+            return None
+        return f"{fname} is a method (reachable through instances); its parameters keep their names " \
+               f"(parameters=\"all\" renames them)"
+    if not isinstance(outer, GlobalScope):
+        return None
+    if fname == ctx.entry_point and is_top_level(info.node, ctx):
+        if policy == "private":
+            return f"{fname} is the entry point; its parameters keep their names (parameters=\"private\")"
+        return None
+    if ctx.harness:
+        if input_names is None or fname in input_names:
+            return f"{fname} is named by a harness input (which may pass it on); its parameters keep their names"
+        return None
+    if policy != "all":
+        return f"{fname} is a module-level function, which code importing the module may call with keyword " \
+               f"arguments; its parameters keep their names (parameters=\"all\" renames them)"
+    return None
 
 
 def _def_binding(info: FuncInfo, scopes, assignments):

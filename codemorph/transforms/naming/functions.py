@@ -27,6 +27,12 @@ class RenameFunctions(DefRenamer):
         entry_point (bool): also rename the entry point (default ``False``).  The new name
             is set as ``ctx.new_entry_point``, so the rewritten :class:`~codemorph.Program`
             and the ``entry_point`` field of generated rows carry it.
+        module_names (str): which other module-level functions may be renamed:
+            ``"all"``, ``"private"`` (leading underscore) or ``"none"``.  Default:
+            ``"all"`` under the harness contract (``generate``: the harness calls only the
+            entry point), ``"none"`` otherwise (``codemorph apply FILE``: importers call
+            the module's functions by name, private ones too), so there only functions
+            nested in functions are renamed.
 
     What is renamed: the ``def`` statement's name and every variable-role use of it
     (recursive calls, calls from other functions, ``del``), resolved with libcst's scopes
@@ -62,8 +68,8 @@ class RenameFunctions(DefRenamer):
     )
 
     def __init__(self, scheme: str | None = None, mapping: Mapping[str, str] | None = None,
-                 entry_point: bool = False, **options) -> None:
-        super().__init__(scheme, mapping, **options)
+                 entry_point: bool = False, module_names: str | None = None, **options) -> None:
+        super().__init__(scheme, mapping, module_names, **options)
         if not isinstance(entry_point, bool):
             raise TypeError(f"rename-functions: entry_point must be a bool, got {type(entry_point).__name__}")
         self.entry_point = entry_point
@@ -83,6 +89,10 @@ class RenameFunctions(DefRenamer):
         def problem(sc, name: str, asgs: list, defs: list) -> str | None:
             if isinstance(sc, GlobalScope) and name == ctx.entry_point and not self.entry_point:
                 return f"{name} is the entry point (option entry_point=true renames it)"
+            if not (isinstance(sc, GlobalScope) and name == ctx.entry_point):
+                why = self._api_problem(an, sc, name)
+                if why is not None:
+                    return why
             why = self._common_problem(an, sc, name, asgs, defs, input_names)
             if why is not None:
                 return why

@@ -1,4 +1,5 @@
-"""``rename-locals``: local variables and parameters of every function.
+"""``rename-locals``: local variables of every function, and the parameters no caller
+outside the program can pass by name.
 """
 
 from __future__ import annotations
@@ -11,12 +12,15 @@ from libcst.metadata import ComprehensionScope, FunctionScope
 
 from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.transforms.naming.survey import Binding, FuncInfo, is_dunder
-from codemorph.transforms.naming.scopes import Analysis, RenamingTransform
+from codemorph.transforms.naming.scopes import Analysis, ProseRenaming, RenamingTransform
 from codemorph.transforms.naming.definitions import (
-    callers_problem, direct_calls, harness_keywords, is_top_level,
+    api_problem, callers_problem, direct_calls, harness_keywords, is_top_level, names_of_inputs,
 )
 
-__all__ = ["RenameLocals"]
+__all__ = ["RenameLocals", "PARAMETER_POLICIES"]
+
+#: values of rename-locals' ``parameters`` option, from most to least renamed
+PARAMETER_POLICIES: tuple[str, ...] = ("all", "entry-point", "private", "none")
 
 
 class RenameLocals(RenamingTransform):
@@ -30,12 +34,42 @@ class RenameLocals(RenamingTransform):
             and exchanges of the function's own variable names).
         mapping (dict[str, str]): rename exactly these names, old -> new, in every
             function where that is safe (instead of ``scheme``).
-        params (bool): rename parameters (default ``True``: benchmark harnesses call the
-            entry point positionally; a parameter a harness input passes by keyword is
-            kept anyway).
+        parameters (str): whose parameters may be renamed (see :data:`PARAMETER_POLICIES`):
+
+            * ``"entry-point"`` -- the entry point's (its only outside caller is a harness
+              that calls it with ``ctx.inputs``, positionally; a parameter an input passes
+              by keyword is kept, and an input with ``*``/``**`` unpacking or one that
+              does not parse keeps them all) and those of every function nothing outside
+              the program can call;
+            * ``"private"`` -- only those of functions nothing outside the program can
+              call: functions nested in functions whose every use is a direct call, and,
+              under the harness contract, every module-level function but the entry
+              point (the harness calls nothing else).  Without the contract a
+              module-level function -- even a ``_private`` one, which test suites call as
+              ``module._name`` -- and any method keeps its parameter names, ``*args`` and
+              ``**kwargs`` included;
+            * ``"all"`` -- also module-level functions and methods' ``*args``,
+              ``**kwargs`` and positional-only parameters (the user vouches that no caller
+              outside the program passes them by keyword; methods' other parameters are
+              always kept, their calls go through attributes);
+            * ``"none"`` -- no parameter.
+
+            Default: ``"entry-point"`` under the harness contract (``ctx.harness``, as in
+            ``generate``), else ``"private"`` (``codemorph apply FILE``, library modules).
+            In every case a parameter is renamed only where every visible call binds it
+            positionally or by a keyword argument that is renamed with it (below).
+        params (bool): ``False`` is ``parameters="none"`` (kept for compatibility).
         locals (bool): rename local variables and comprehension variables (default
-            ``True``).  ``params=True, locals=False`` renames only the parameters;
-            ``params=False`` leaves every parameter alone.
+            ``True``).  ``locals=False`` renames only the parameters.
+        comments (bool): also rename, in comments and docstrings, every whole word that is
+            exactly a renamed name, in the region where the binding lives (the ``def`` with
+            the comments above it, minus nested scopes that bind the same name); attribute
+            words (``self.n``) and common English words (``a``, ``the``, ...,
+            :data:`PROSE_WORDS`) are not names.  Docstrings are left alone when the program
+            spells ``__doc__`` or ``doctest``.  Default ``True``, except with the
+            ``misleading`` scheme, whose names are meant to mislead: there comments keep
+            the old names (which then point at the wrong variables) unless
+            ``comments=true`` is given.
 
     What is renamed: names bound in a function body (assignments, augmented and annotated
     assignments, ``for``/``with``/``except ... as``/walrus targets, ``del``), parameters,
@@ -55,11 +89,13 @@ class RenameLocals(RenamingTransform):
     also bound in a nested class body, a name inside a string annotation or a
     self-documenting f-string (``f"{x=}"``).
 
-    Parameters are renamed only when no caller can pass them by name: positional-only,
-    ``*args`` and ``**kwargs`` parameters always; the others only for a function that is
-    not a method, not decorated, defined once, and whose name is used only in direct
-    calls without ``**`` (the keyword arguments of those calls are updated), and never a
-    parameter that a harness input (``ctx.inputs``) passes to the entry point by keyword.
+    Parameters are renamed only when no caller can pass them by name: first the
+    ``parameters`` policy must let the function's outside callers in (above); then
+    positional-only, ``*args`` and ``**kwargs`` parameters are renamed; the others only for
+    a function that is not a method, not decorated, defined once, and whose name is used
+    only in direct calls without ``**`` (the keyword arguments of those calls are updated),
+    and never a parameter that a harness input (``ctx.inputs``) passes to the entry point by
+    keyword.
 
     Refused as a whole (``applied=False`` with the reason): programs that introspect
     frames, code objects or signatures (:data:`INTROSPECTION_NAMES`) and programs that
@@ -82,17 +118,36 @@ class RenameLocals(RenamingTransform):
     )
 
     def __init__(self, scheme: str | None = None, params: bool = True, mapping: Mapping[str, str] | None = None,
-                 **options) -> None:
+                 parameters: str | None = None, comments: bool | None = None, **options) -> None:
         rename_locals = options.pop("locals", True)
         super().__init__(scheme, mapping, **options)
         if not isinstance(params, bool):
             raise TypeError(f"rename-locals: params must be a bool, got {type(params).__name__}")
         if not isinstance(rename_locals, bool):
             raise TypeError(f"rename-locals: locals must be a bool, got {type(rename_locals).__name__}")
-        if not params and not rename_locals:
+        if parameters is not None and parameters not in PARAMETER_POLICIES:
+            raise ValueError(f"rename-locals: parameters must be one of {', '.join(PARAMETER_POLICIES)}, "
+                             f"got {parameters!r}")
+        if not params:
+            if parameters not in (None, "none"):
+                raise ValueError(f"rename-locals: params=False contradicts parameters={parameters!r}")
+            parameters = "none"
+        if comments is not None and not isinstance(comments, bool):
+            raise TypeError(f"rename-locals: comments must be a bool, got {type(comments).__name__}")
+        if parameters == "none" and not rename_locals:
             raise ValueError("rename-locals: params=False and locals=False leave nothing to rename")
         self.params = params
+        self.parameters = parameters
         self.locals = rename_locals
+        self.comments = comments
+
+    def policy(self, ctx: RewriteContext) -> str:
+        """The parameter policy in effect for ``ctx``: the ``parameters`` option, or its
+        default for the context (``"entry-point"`` under the harness contract, else
+        ``"private"``)."""
+        if self.parameters is not None:
+            return self.parameters
+        return "entry-point" if ctx.harness else "private"
 
     # ------------------------------------------------------------------------------
     def _rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
@@ -115,6 +170,8 @@ class RenameLocals(RenamingTransform):
         harness_kw = harness_keywords(ctx.inputs)
         for kw in sorted(harness_kw or ()):
             ctx.reserve(kw)  # a new parameter name must not meet a harness keyword in **kwargs
+        policy = self.policy(ctx)
+        input_names = names_of_inputs(ctx.inputs)
 
         # parameters by name for every def, and whether outside callers may use keywords
         keyword_safe: dict[int, str | None] = {}
@@ -160,7 +217,8 @@ class RenameLocals(RenamingTransform):
                 params = [a.node for a in asgs if isinstance(a.node, cst.Param)]
                 kind = "param" if params else kind_default
                 if params:
-                    why = self._param_problem(params, info, ctx, harness_kw, callers_ok)
+                    why = self._param_problem(params, info, ctx, harness_kw, callers_ok, policy,
+                                              lambda i: api_problem(an, i, policy, input_names))
                     if why is not None:
                         skipped.append(why)
                         continue
@@ -202,7 +260,13 @@ class RenameLocals(RenamingTransform):
                         new_value[arg.keyword] = mapping[arg.keyword.value]
                         ctx.record(arg.keyword, f"keyword {arg.keyword.value}= -> {mapping[arg.keyword.value]}=")
 
-        return self._finish(module, new_value, back)
+        comments = self.comments if self.comments is not None else self.scheme != "misleading"
+        words = None
+        if comments:
+            words = ProseRenaming(an, {id(b): chosen[id(b)] for b in bindings}, bindings,
+                                  docstrings=not ({"__doc__", "doctest"} & (set(survey.all_names)
+                                                                          | survey.string_words)))
+        return self._finish(module, new_value, back, words)
 
     # ------------------------------------------------------------------------------
     @staticmethod
@@ -228,12 +292,18 @@ class RenameLocals(RenamingTransform):
         return None
 
     def _param_problem(self, params: list[cst.Param], info: FuncInfo, ctx: RewriteContext,
-                       harness_kw: set[str] | None, callers_ok: Callable[[FuncInfo], str | None]) -> str | None:
+                       harness_kw: set[str] | None, callers_ok: Callable[[FuncInfo], str | None], policy: str,
+                       outside: Callable[[FuncInfo], str | None]) -> str | None:
         fname = info.node.name.value
         if not self.params:
             return f"{fname}: parameters kept (params=False)"
+        if policy == "none":
+            return f"{fname}: parameters kept (parameters=\"none\")"
         if info.node.decorators:
             return f"{fname} is decorated; its parameters keep their names"
+        why = outside(info)
+        if why is not None:
+            return why
         ps = info.node.params
         p = params[0]
         if any(p is q for q in ps.posonly_params) or p is ps.star_arg or p is ps.star_kwarg:
@@ -243,7 +313,7 @@ class RenameLocals(RenamingTransform):
             return why
         if fname == ctx.entry_point and is_top_level(info.node, ctx):
             if harness_kw is None:
-                return f"{fname}: a harness input passes ** or does not parse; parameters kept"
+                return f"{fname}: a harness input unpacks * or ** or does not parse; parameters kept"
             if p.name.value in harness_kw:
                 return f"{fname}: a harness input passes {p.name.value}= by keyword"
         return None

@@ -5,6 +5,7 @@ applied conservatively (:class:`Analysis`), and the base of its three transforms
 
 from __future__ import annotations
 
+import re
 from typing import Mapping, Sequence
 
 import libcst as cst
@@ -19,7 +20,7 @@ from codemorph.transforms.naming.schemes import (
 from codemorph.transforms.naming.check import RenamingMismatch, check_renaming
 from codemorph.transforms.naming.survey import Binding, FuncInfo, Survey, resolve_binding
 
-__all__ = ["Analysis", "RenamingTransform"]
+__all__ = ["Analysis", "RenamingTransform", "ProseRenaming", "PROSE_WORDS"]
 
 
 class Analysis:
@@ -255,10 +256,12 @@ class RenamingTransform(Transform):
         return new_value, back, chosen
 
     @staticmethod
-    def _finish(module: cst.Module, new_value: Mapping[cst.Name, str], back: Mapping[str, str]) -> cst.Module:
-        new_module = module.visit(_Respell(new_value))
+    def _finish(module: cst.Module, new_value: Mapping[cst.Name, str], back: Mapping[str, str],
+                words: "ProseRenaming | None" = None) -> cst.Module:
+        new_module = module.visit(_Respell(new_value, words))
         try:
-            check_renaming(module.code, new_module.code, back)
+            check_renaming(module.code, new_module.code, back,
+                           docstrings=words is not None and words.docstrings)
         except (RenamingMismatch, SyntaxError, ValueError) as exc:
             raise NotApplicable(f"internal consistency check failed ({exc}); left unchanged") from None
         return new_module
@@ -284,14 +287,139 @@ def _inner_scope(node: cst.CSTNode, scopes):
     return None
 
 
-class _Respell(cst.CSTTransformer):
-    """Give each listed ``Name`` node (by identity) its new spelling."""
+#: Common English words that are not taken for variable names in comments and docstrings
+#: (``# a list of words`` keeps its article when a variable ``a`` is renamed).
+PROSE_WORDS: frozenset[str] = frozenset({
+    "a", "A", "an", "the", "it", "its", "be", "by", "on", "at", "of", "to", "so", "no", "up", "we",
+    "me", "my", "do", "us", "am", "this", "that", "then", "than", "but", "each", "one", "I",
+})
 
-    def __init__(self, new_value: Mapping[cst.Name, str]) -> None:
+_SCOPE_NODES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                cst.DictComp)
+
+
+class ProseRenaming:
+    """Which words of comments and docstrings a renaming respells, region by region.
+
+    Args:
+        an: the module's :class:`Analysis`.
+        chosen: new name per ``id(binding)``.
+        bindings: the renamed bindings (:class:`Binding`).
+        docstrings: also respell docstrings (``False`` when the program may read
+            ``__doc__``, since a docstring is a value the program can observe).
+
+    The region of a binding is the node that creates its scope (a ``def`` with its
+    decorators and the comments above it, or a comprehension); inside it, a nested scope
+    that binds the same name without renaming it (or renaming it otherwise) takes the word
+    over.  A word is respelled when it is exactly the old name, not preceded by ``.``
+    (an attribute) nor part of a longer word, and not one of :data:`PROSE_WORDS`.  A
+    docstring holding a doctest (``>>>``) is left as written: its examples and expected
+    outputs are run by test suites.
+    """
+
+    def __init__(self, an: Analysis, chosen: Mapping[int, str], bindings: Sequence[Binding],
+                 docstrings: bool = True) -> None:
+        self.an = an
+        self.docstrings = docstrings
+        self.renames: dict[int, dict[str, str]] = {}
+        for b in bindings:
+            if b.name in PROSE_WORDS:
+                continue
+            self.renames.setdefault(id(b.scope), {})[b.name] = chosen[id(b)]
+        self.doc_nodes: set[int] = set()
+        if docstrings:
+            for node in an.scope_of_node:
+                if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                    doc = _docstring_node(node)
+                    if doc is not None and ">>>" not in doc.value:  # doctests: examples and outputs are code
+                        self.doc_nodes.add(id(doc))
+
+    def enter(self, node: cst.CSTNode, active: Mapping[str, str]) -> dict[str, str] | None:
+        """The word mapping inside scope node ``node`` given the enclosing ``active`` one,
+        or ``None`` when ``node`` creates no scope of the analysis."""
+        sc = self.an.scope_of_node.get(node)
+        if sc is None:
+            return None
+        out = dict(active)
+        own = self.renames.get(id(sc), {})
+        for name in self.an.binds.get(sc, ()):
+            if name in own:
+                out[name] = own[name]
+            else:
+                out.pop(name, None)
+        return out
+
+    @staticmethod
+    def respell(text: str, active: Mapping[str, str]) -> str:
+        """``text`` with every whole-word, non-attribute occurrence of a key of ``active``
+        replaced by its value (one pass, so exchanged names stay exchanged)."""
+        if not active:
+            return text
+        pattern = re.compile(r"(?<![\w.])(" + "|".join(re.escape(k) for k in sorted(active, key=len, reverse=True))
+                             + r")(?!\w)")
+        return pattern.sub(lambda m: active[m.group(1)], text)
+
+
+def _docstring_node(node: cst.FunctionDef | cst.ClassDef) -> cst.SimpleString | None:
+    """The plain (not bytes, not f-) string literal that is ``node``'s docstring, if any."""
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return None
+    first = body.body[0]
+    if not isinstance(first, cst.SimpleStatementLine) or len(first.body) != 1:
+        return None
+    expr = first.body[0]
+    if not isinstance(expr, cst.Expr) or not isinstance(expr.value, cst.SimpleString):
+        return None
+    prefix = expr.value.prefix.lower()
+    if "b" in prefix or "f" in prefix:
+        return None
+    return expr.value
+
+
+class _Respell(cst.CSTTransformer):
+    """Give each listed ``Name`` node (by identity) its new spelling, and, with a
+    :class:`ProseRenaming`, the words of comments and docstrings."""
+
+    def __init__(self, new_value: Mapping[cst.Name, str], words: ProseRenaming | None = None) -> None:
         self.new_value = new_value
+        self.words = words
+        self.stack: list[dict[str, str]] = [{}]
+        self.pushed: list[bool] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.words is not None and isinstance(node, _SCOPE_NODES):
+            inner = self.words.enter(node, self.stack[-1])
+            self.pushed.append(inner is not None)
+            if inner is not None:
+                self.stack.append(inner)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node, updated_node):
+        out = super().on_leave(original_node, updated_node)
+        if self.words is not None and isinstance(original_node, _SCOPE_NODES):
+            if self.pushed.pop():
+                self.stack.pop()
+        return out
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
         new = self.new_value.get(original_node)
         if new is None:
             return updated_node
         return updated_node.with_changes(value=new)
+
+    def leave_Comment(self, original_node: cst.Comment, updated_node: cst.Comment) -> cst.Comment:
+        if self.words is None:
+            return updated_node
+        text = self.words.respell(updated_node.value, self.stack[-1])
+        return updated_node if text == updated_node.value else updated_node.with_changes(value=text)
+
+    def leave_SimpleString(self, original_node: cst.SimpleString, updated_node: cst.SimpleString
+                           ) -> cst.SimpleString:
+        if self.words is None or id(original_node) not in self.words.doc_nodes:
+            return updated_node
+        value = updated_node.value
+        start = len(updated_node.prefix) + len(updated_node.quote)
+        body = self.words.respell(value[start:len(value) - len(updated_node.quote)], self.stack[-1])
+        text = value[:start] + body + value[len(value) - len(updated_node.quote):]
+        return updated_node if text == value else updated_node.with_changes(value=text)

@@ -1,0 +1,132 @@
+"""The renaming transforms on real library modules: each standard-library module is rewritten
+as ``codemorph apply FILE -t NAME`` does (no harness contract: public names and module-level
+parameters are an API), then the module's own test suite (``test.test_<module>``) runs
+against the rewrite.
+
+For every module and every step (``rename-locals``, ``rename-functions``,
+``rename-classes``, then the three chained as ``apply -t rename-locals -t rename-functions
+-t rename-classes``) the script prints how many names were renamed (the sites of the
+result: one per renamed binding, plus one per updated keyword argument), the first reason
+given when a transform did not apply, and whether the suite passed against the rewrite.
+
+The suite runs in a fresh interpreter (``python -I -S``: only the standard library on
+``sys.path``) with the rewritten module's folder first on ``sys.path`` before anything is
+imported, so ``unittest`` itself and every other module import the rewrite too; the script
+checks that the module imported is the rewrite.  These are the interpreter's own, trusted
+files, so they run as plain subprocesses, not in the sandbox.
+
+Usage::
+
+    python benchmarks/naming_stdlib.py                       # the default list below
+    python benchmarks/naming_stdlib.py textwrap shlex        # chosen modules
+    python benchmarks/naming_stdlib.py --option rename-locals.parameters=all textwrap
+
+Modules whose ``test.test_<module>`` is not installed (the ``test`` package is optional in
+some distributions) are listed as skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from codemorph.engine.pipeline import Sequence_
+from codemorph.engine.program import Program
+from codemorph.engine.registry import get_transform
+
+#: modules with keyword-heavy APIs and their own test.test_<module> suites
+DEFAULT_MODULES = (
+    "textwrap", "shlex", "difflib", "string", "fnmatch", "calendar", "statistics", "colorsys", "heapq",
+    "bisect", "fractions", "pprint", "argparse", "optparse", "configparser", "ipaddress", "gettext",
+    "base64", "html", "quopri", "graphlib", "getopt",
+)
+STEPS = (("rename-locals",), ("rename-functions",), ("rename-classes",),
+         ("rename-locals", "rename-functions", "rename-classes"))
+
+RUNNER = """
+import sys
+sys.path.insert(0, {folder!r})
+import importlib, unittest
+module = importlib.import_module({module!r})
+assert module.__file__.startswith({folder!r}), module.__file__
+result = unittest.main(module={suite!r}, exit=False, verbosity=0).result
+sys.exit(0 if result.wasSuccessful() and result.testsRun else 1)
+"""
+
+
+def source_of(module: str) -> Path | None:
+    """The ``.py`` file of a standard-library module (``None`` for built-in or frozen ones)."""
+    spec = importlib.util.find_spec(module)
+    origin = getattr(spec, "origin", None)
+    return Path(origin) if origin and origin.endswith(".py") and spec.submodule_search_locations is None else None
+
+
+def has_suite(module: str) -> bool:
+    """Whether ``test.test_<module>`` is installed (found without importing it)."""
+    try:
+        return importlib.util.find_spec(f"test.test_{module}") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def run_suite(module: str, folder: Path, timeout: float = 600.0) -> tuple[bool, str]:
+    """Run ``test.test_<module>`` with ``folder`` first on ``sys.path``; (passed, output tail)."""
+    code = RUNNER.format(folder=str(folder), module=module, suite=f"test.test_{module}")
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True,
+                          timeout=timeout, cwd=folder)
+    return proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+
+
+def rewrite(source: str, steps: tuple[str, ...], options: dict[str, dict]) -> tuple[str, int, list[str]]:
+    """Apply ``steps`` as ``codemorph apply`` does; (new source, sites, reasons of steps not applied)."""
+    pipeline = Sequence_(*[get_transform(t, **options.get(t, {})) for t in steps])
+    result = pipeline.apply(Program(source), 0)
+    sites = sum(len(r.sites) for r in result.results if r.applied)
+    reasons = [f"{r.transform}: {r.reason}" for r in result.results if not r.applied]
+    return result.program.source, sites, reasons
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", default=list(DEFAULT_MODULES))
+    parser.add_argument("--option", "-O", action="append", default=[],
+                        help="TRANSFORM.KEY=VALUE (VALUE a bare word, true/false or a number)")
+    args = parser.parse_args(argv)
+    options: dict[str, dict] = {}
+    for text in args.option:
+        key, _, raw = text.partition("=")
+        name, _, key = key.rpartition(".")
+        value: object = {"true": True, "false": False}.get(raw, raw)
+        if isinstance(value, str) and value.lstrip("-").isdigit():
+            value = int(value)
+        options.setdefault(name, {})[key] = value
+    failures = 0
+    print(f"{'module':<14} {'step':<50} {'sites':>5}  suite  seconds  first reason when not applied")
+    for module in args.modules:
+        path = source_of(module)
+        if path is None or not has_suite(module):
+            print(f"{module:<14} skipped: {'no .py source' if path is None else f'test.test_{module} not installed'}")
+            continue
+        source = path.read_text(encoding="utf-8")
+        for steps in STEPS:
+            start = time.perf_counter()
+            new, sites, reasons = rewrite(source, steps, options)
+            with tempfile.TemporaryDirectory(prefix="naming-stdlib-") as tmp:
+                (Path(tmp) / f"{module}.py").write_text(new, encoding="utf-8")
+                ok, tail = run_suite(module, Path(tmp))
+            failures += not ok
+            reason = reasons[0][:90] if reasons else ""
+            print(f"{module:<14} {' + '.join(steps):<50} {sites:>5}  {'pass' if ok else 'FAIL'}   "
+                  f"{time.perf_counter() - start:6.1f}  {reason}", flush=True)
+            if not ok:
+                print("    " + tail.strip().replace("\n", "\n    ")[-800:])
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
