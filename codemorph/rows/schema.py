@@ -66,8 +66,11 @@ class VariantRow:
             input; output: ``repr`` of the variant's own result on it; entry_point: the
             (possibly renamed) function to call; original_id: the source row's id;
             transforms: names of the transforms applied, in order; seed: master seed;
-            verification: ``{"status", "inputs", "proved", "coverage"}``; sites: places
-            changed (int); extra, recipe: as for :class:`OriginalRow`.
+            verification: ``{"status", "inputs", "proved", "coverage"}``, ``status`` one of
+            ``"proved"``, ``"equivalent"``, ``"unreached"`` (no input ran the changed code)
+            and ``"weak"`` (compared on fewer distinct inputs than the run's minimum, 20 by
+            default), ``inputs`` the inputs compared; sites: places changed (int); extra,
+            recipe: as for :class:`OriginalRow`.
     """
 
     id: str
