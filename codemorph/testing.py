@@ -100,7 +100,8 @@ def _apply(transform: Transform, program: Program, seed: int, inputs: Sequence[s
 
 def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, seed: int = 0, entry: str = "f",
                      extra_inputs: int = 20, must_apply: bool = True, observations: Mapping | None = None,
-                     sandbox: Sandbox | None = None, limits: Limits | None = None) -> TransformResult:
+                     sandbox: Sandbox | None = None, limits: Limits | None = None,
+                     min_inputs: int = 1) -> TransformResult:
     """Assert that ``transform`` rewrites ``code`` without changing its behaviour.
 
     Steps: build the baseline of the original program in the sandbox on ``inputs`` plus
@@ -124,6 +125,10 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
             refusal returns the (unapplied) result silently.
         observations: runtime observations to use instead of collecting them.
         sandbox: a sandbox to reuse (default: a temporary one); ``limits`` for a temporary one.
+        min_inputs: fewest distinct inputs compared for a pass (default 1: a test chooses
+            its own inputs; ``codemorph.verification.MIN_INPUTS``, 20, is what ``generate``
+            requires of an ``equivalent`` variant, and a check on fewer is ``weak``, which
+            fails).
 
     Returns:
         The :class:`~codemorph.TransformResult` (its ``source`` is the rewritten code).
@@ -155,7 +160,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
                                      f"(pass must_apply=False if refusing is acceptable here)\n"
                                      f"program:\n{_numbered(code)}")
             return result
-        verdict = check(sb, baseline, result.program)
+        verdict = check(sb, baseline, result.program, min_inputs=min_inputs)
     if verdict.status in ("equivalent", "proved"):
         return result
     lines = [f"{transform.name} changed behaviour: verification says {verdict.status}"
