@@ -496,6 +496,17 @@ class _Evidence(ast.NodeVisitor):
         self.bind(node.target, node.iter)
         self.generic_visit(node)
 
+    def _comprehension(self, node: ast.AST) -> None:
+        # the generators bind the names the element expressions use: visit them first
+        for g in node.generators:
+            self.visit(g)
+        for name in ("elt", "key", "value"):
+            part = getattr(node, name, None)
+            if part is not None:
+                self.visit(part)
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _comprehension
+
     def visit_comprehension(self, node: ast.comprehension) -> None:
         self.bind(node.target, node.iter)
         self.generic_visit(node)

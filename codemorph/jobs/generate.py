@@ -353,7 +353,8 @@ class RowProcessor:
             vid, new.source, row.input, run.value_repr if run.literal_ok else row.output, new.entry_point, row.id,
             res.applied, self.config.seed, {
                 "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
-                "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
+                "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None,
+                **({"reason": verdict.reason} if status == "weak" else {})},
             sum(len(r.sites) for r in res.results if r.applied), extra=row.extra, recipe=self._recipe()).to_json())
         if status in ("unreached", "weak"):
             return f"written-{status}", verdict.reason

@@ -69,7 +69,8 @@ class VariantRow:
             verification: ``{"status", "inputs", "proved", "coverage"}``, ``status`` one of
             ``"proved"``, ``"equivalent"``, ``"unreached"`` (no input ran the changed code)
             and ``"weak"`` (compared on fewer distinct inputs than the run's minimum, 20 by
-            default), ``inputs`` the inputs compared; sites: places changed (int); extra,
+            default; then ``reason`` says how many were compared and what could not be
+            varied), ``inputs`` the inputs compared; sites: places changed (int); extra,
             recipe: as for :class:`OriginalRow`.
     """
 
