@@ -269,7 +269,8 @@ def plan_seeds(sandbox: Sandbox, source: str, entry: str, texts: Sequence[str],
             elif not p.literal:
                 continue
             elif isinstance(p.value, _CONTAINERS) and not p.value:
-                cands = _container_candidates(p.value, _param_name(source, entry, i, p), evidence, parts, i)
+                cands = _container_candidates(p.value, _param_name(source, entry, i, p), evidence, parts, i,
+                                              _strings(source, parts))
             else:
                 continue
             candidates[(t, i)] = cands
@@ -377,11 +378,31 @@ def _entry_function(source: str, entry: str) -> ast.FunctionDef | None:
     return None
 
 
+def _strings(source: str, parts: Sequence[_Part]) -> tuple[str, ...]:
+    """Strings worth putting into an empty container besides ``'b'``, ``'a'``, ``'ab'``: the
+    other arguments' short strings, and strings as long as the program's small integer
+    literals say (``len(key) == 3`` gives ``'aaa'``; the first two such lengths)."""
+    out: list[str] = []
+    for q in parts:
+        if q.literal and isinstance(q.value, str) and 0 < len(q.value) <= 10:
+            out.append(q.value)
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        tree = None
+    if tree is not None:
+        ints = sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is int
+                       and 3 <= n.value <= 8})
+        out += ["a" * n for n in ints[:2]]
+    return tuple(x for x in dict.fromkeys(out) if x not in _SAMPLES["str"])
+
+
 def _container_candidates(empty: Any, name: str | None, evidence: dict[str, dict[str, list[str]]],
-                          parts: Sequence[_Part], slot: int) -> list[tuple[str, bool, Any]]:
+                          parts: Sequence[_Part], slot: int, strings: tuple[str, ...] = ()
+                          ) -> list[tuple[str, bool, Any]]:
     """``(label, inferred, filled value)`` candidates for an empty container argument: the
     types the program shows first, then the other arguments' element types, then
-    :data:`FALLBACK_TYPES`."""
+    :data:`FALLBACK_TYPES`.  ``strings`` are added to the string samples (:func:`_strings`)."""
     ev = evidence.get(name or "", {})
     out: list[tuple[str, bool, Any]] = []
     seen: set[str] = set()
@@ -390,38 +411,40 @@ def _container_candidates(empty: Any, name: str | None, evidence: dict[str, dict
         values = [v for v in ev.get("value", []) if v in _SAMPLES]
         pairs = [(k, v) for k in keys or ["str", "int"] for v in values or ["int", "str"]] if keys or values else []
         for k, v in pairs:
-            _add_dict(out, seen, k, v, True)
+            _add_dict(out, seen, k, v, True, strings)
         for k, v in FALLBACK_ITEMS:
-            _add_dict(out, seen, k, v, False)
+            _add_dict(out, seen, k, v, False, strings)
         return out
     kind = type(empty)
     for t in ev.get("element", []):
-        _add_seq(out, seen, kind, t, True)
+        _add_seq(out, seen, kind, t, True, strings)
     for j, q in enumerate(parts):  # the other arguments' element types
         if j != slot and q.literal and isinstance(q.value, (list, tuple, set, frozenset)) and q.value:
             for e in q.value:
-                _add_seq(out, seen, kind, type(e).__name__, False)
+                _add_seq(out, seen, kind, type(e).__name__, False, strings)
     for t in FALLBACK_TYPES:
-        _add_seq(out, seen, kind, t, False)
+        _add_seq(out, seen, kind, t, False, strings)
     return out
 
 
-def _add_seq(out: list, seen: set, kind: type, t: str, inferred: bool) -> None:
+def _add_seq(out: list, seen: set, kind: type, t: str, inferred: bool, strings: tuple[str, ...] = ()) -> None:
     if t in seen or t not in _SAMPLES or (kind in (set, frozenset) and t in ("list", "dict")):
         return
     seen.add(t)
-    samples = list(_SAMPLES[t])
+    samples = list(_SAMPLES[t]) + (list(strings) if t == "str" else [])
     if kind in (set, frozenset):
         samples = list(dict.fromkeys(samples))
     out.append((f"{kind.__name__} of {t}", inferred, kind(samples)))
 
 
-def _add_dict(out: list, seen: set, k: str, v: str, inferred: bool) -> None:
+def _add_dict(out: list, seen: set, k: str, v: str, inferred: bool, strings: tuple[str, ...] = ()) -> None:
     label = f"dict of {k} to {v}"
     if label in seen:
         return
     seen.add(label)
-    out.append((label, inferred, dict(zip(_DICT_KEYS[k], _SAMPLES[v]))))
+    keys = list(_DICT_KEYS[k]) + (list(strings) if k == "str" else [])
+    values = list(_SAMPLES[v]) + (list(strings) if v == "str" else [])
+    out.append((label, inferred, {key: values[i % len(values)] for i, key in enumerate(keys)}))
 
 
 # ------------------------------------------------------------------ static element evidence

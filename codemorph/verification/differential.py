@@ -266,7 +266,9 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, lite
             per_seed.append([])
     out: list[str] = []
     taken = set(seeds)
-    for round_ in range(extra):  # round robin over the seeds
+    # a planned seed's proxies are seeds of their own: each brings a budget of mutants
+    budget = extra + extra * sum(len(p.proxies) - (p.base is None) for p in plans.values() if p.proxies)
+    for round_ in range(max((len(ms) for ms in per_seed), default=0) if plans else extra):  # round robin
         for ms in per_seed:
             if round_ < len(ms) and ms[round_] not in taken:
                 taken.add(ms[round_])
@@ -276,10 +278,10 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, lite
     # after 8 more generations (an int seed such as 12345 needs 6)
     frontier = list(out)
     for generation in range(2, 10):
-        if len(out) >= extra or not frontier:
+        if len(out) >= budget or not frontier:
             break
         nxt: list[str] = []
-        per = max(4, -(-(extra - len(out)) // len(frontier)))
+        per = max(4, -(-(budget - len(out)) // len(frontier)))
         for text in frontier:
             nxt += _next_generation(text, per, seed, f"mutate-inputs-{generation}", literals, hints, literal_of,
                                     taken)
@@ -300,7 +302,7 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, lite
                 break
         out += nxt
         frontier = nxt
-    return out[:extra]
+    return out[:budget]
 
 
 def _next_generation(text: str, n: int, seed: int, stream: str, literals: list, hints: Iterable[str],
