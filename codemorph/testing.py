@@ -101,7 +101,7 @@ def _apply(transform: Transform, program: Program, seed: int, inputs: Sequence[s
 def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, seed: int = 0, entry: str = "f",
                      extra_inputs: int = 20, must_apply: bool = True, observations: Mapping | None = None,
                      sandbox: Sandbox | None = None, limits: Limits | None = None,
-                     harness: bool = True) -> TransformResult:
+                     harness: bool = True, min_inputs: int = 1) -> TransformResult:
     """Assert that ``transform`` rewrites ``code`` without changing its behaviour.
 
     Steps: build the baseline of the original program in the sandbox on ``inputs`` plus
@@ -131,6 +131,10 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
         harness: apply under the harness contract, as ``generate`` does (default ``True``:
             only a harness calls ``entry``, with ``inputs``); ``False`` as ``codemorph
             apply`` does (public names and parameters are an API and are kept).
+        min_inputs: fewest distinct inputs compared for a pass (default 1: a test chooses
+            its own inputs; ``codemorph.verification.MIN_INPUTS``, 20, is what ``generate``
+            requires of an ``equivalent`` variant, and a check on fewer is ``weak``, which
+            fails).
 
     Returns:
         The :class:`~codemorph.TransformResult` (its ``source`` is the rewritten code).
@@ -162,7 +166,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
                                      f"(pass must_apply=False if refusing is acceptable here)\n"
                                      f"program:\n{_numbered(code)}")
             return result
-        verdict = check(sb, baseline, result.program, stdout_lines=result.stdout_lines)
+        verdict = check(sb, baseline, result.program, stdout_lines=result.stdout_lines, min_inputs=min_inputs)
         held = None
         if verdict.status in ("equivalent", "proved") and result.claims:
             from codemorph.verification.claims import claim_requests, refutation

@@ -132,20 +132,20 @@ def _errors_words(summary: Any) -> str:
 
 def print_generate_summary(summary: Any, in_path: Any) -> None:
     """Print a :class:`~codemorph.jobs.generate.GenerateSummary`: per variant, variants
-    written, unreached, not applicable, differs, inconclusive, failed on the row's input
+    written, unreached, weak, not applicable, differs, inconclusive, failed on the row's input
     (``failed``), transform exceptions (``errors``) and time; then one line of totals."""
     table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
     table.add_column("variant", no_wrap=True)
     limit = getattr(summary, "max_naturalness_delta", None)
-    cols = ["applied", "unreached", "not applicable", "differs", "inconclusive", "failed", "errors"]
+    cols = ["applied", "unreached", "weak", "not applicable", "differs", "inconclusive", "failed", "errors"]
     if limit is not None:
         cols.append("unnatural")
     for col in (*cols, "naturalness", "time (s)"):
         table.add_column(col, justify="right")
     deltas = getattr(summary, "naturalness_per_transform", {})
     for name, c in summary.per_transform.items():
-        cells = [str(c["written"] + c["written-unreached"]), str(c["written-unreached"]),
-                 str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
+        cells = [str(c["written"] + c["written-unreached"] + c["written-weak"]), str(c["written-unreached"]),
+                 str(c["written-weak"]), str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
                  str(c["transform-error"])]
         if limit is not None:
             cells.append(str(c["unnatural"]))
@@ -154,7 +154,7 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
         table.add_row(name, *cells, f"{summary.time_per_transform[name]:.1f}")
     out_console.print(table)
     out_console.print("applied: variants written (unreached: of those, verified on inputs that never ran the "
-                      "changed code); differs: rejected by verification; failed: the variant did not return the "
+                      "changed code; weak: compared on fewer distinct inputs than --min-inputs); differs: rejected by verification; failed: the variant did not return the "
                       "recorded output on the row's input; errors: a transform raised"
                       + (f"; unnatural: naturalness delta above {limit:g}" if limit is not None else "")
                       + " (all in the rejects file); naturalness: mean naturalness_delta of the written "

@@ -29,6 +29,9 @@ def generate(
                                         "waiting for its sandbox)."),
     extra_inputs: int = typer.Option(49, help="Mutated inputs per row used to verify each variant "
                                               "(50 inputs with the row's own)."),
+    min_inputs: int = typer.Option(20, help="Fewest distinct inputs that must run the original and the variant "
+                                            "to the end for status equivalent/proved; a variant compared on "
+                                            "fewer is written with status weak."),
     timeout: float = typer.Option(5.0, help="Seconds per execution in the sandbox."),
     memory: int = typer.Option(2048, help="Address-space limit per execution in the sandbox, in MiB."),
     output_limit: int = typer.Option(1024, help="Captured stdout+stderr per execution, in KiB; a program "
@@ -70,10 +73,12 @@ def generate(
         fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
     if max_naturalness_delta is not None and max_naturalness_delta != max_naturalness_delta:
         fail("--max-naturalness-delta must be a number of bits per token, not nan")
+    if min_inputs < 1:
+        fail(f"--min-inputs must be >= 1, got {min_inputs}")
     check_output_path(output, in_path)
     from codemorph.jobs.executors import default_workers
 
-    common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs,
+    common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs, min_inputs=min_inputs,
                   limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove,
                   max_naturalness_delta=max_naturalness_delta)
     if perturb_inputs:

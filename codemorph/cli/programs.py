@@ -90,9 +90,13 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
            exception_policy: str = typer.Option("same-class", help="same-class or same-class-and-message."),
            seed: int = typer.Option(0),
            timeout: float = typer.Option(5.0, help="Seconds per execution."),
+           min_inputs: int = typer.Option(20, help="Fewest distinct inputs that must run both programs to the end "
+                                                   "for 'equivalent'; fewer give 'weak' (exit 4)."),
            ) -> None:
     """Differentially test REWRITTEN against ORIGINAL in the sandbox.  Exit 0 when
-    equivalent on every input, 3 when they differ, 4 when inconclusive."""
+    equivalent on every input (at least --min-inputs distinct ones), 3 when they differ, 4
+    when inconclusive or weak (fewer inputs compared; the reason says what could not be
+    varied)."""
     from codemorph.engine.program import Program
     from codemorph.sandbox.pool import Limits
     from codemorph.verification.differential import verify as run_verify
@@ -101,6 +105,8 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
 
     if extra_inputs < 0:
         fail(f"--extra-inputs must be >= 0, got {extra_inputs}")
+    if min_inputs < 1:
+        fail(f"--min-inputs must be >= 1, got {min_inputs}")
     if backend not in ("sandbox", "crosshair"):
         fail(f"--backend must be sandbox or crosshair, got {backend!r}")
     if backend == "crosshair":
@@ -118,9 +124,12 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
             try:
                 parse_args(text)
             except InputError as exc:
-                fail(f"--input #{i}: {exc}; expected an argument-list literal such as \"'abc', [1, 2]\"")
+                # a call such as list(range(5)) is evaluated in the sandbox; the text must
+                # still be an argument list
+                if not _argument_list(text):
+                    fail(f"--input #{i}: {exc}; expected an argument-list literal such as \"'abc', [1, 2]\"")
         verdict = run_verify(a, b, entry, input, extra_inputs=extra_inputs, seed=seed, limits=Limits(timeout=timeout),
-                             prove=prove, backend=backend, exception_policy=exception_policy)
+                             prove=prove, backend=backend, exception_policy=exception_policy, min_inputs=min_inputs)
     except (ParseError, InputError, ValueError) as exc:
         fail(str(exc))
     if verdict.status == "differs":
@@ -142,3 +151,14 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
         out_console.print(escape(f"  original:  {show(cex.original)}"), highlight=False)
         out_console.print(escape(f"  rewritten: {show(cex.rewritten)}"), highlight=False)
     raise typer.Exit({"equivalent": 0, "proved": 0, "differs": 3}.get(verdict.status, 4))
+
+
+def _argument_list(text: str) -> bool:
+    """Whether ``text`` parses as the arguments of a call (``list(range(5)), 'a'``); it is
+    evaluated in the sandbox, never here."""
+    import ast
+
+    try:
+        return isinstance(ast.parse(f"f({text}\n)", mode="eval").body, ast.Call)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False

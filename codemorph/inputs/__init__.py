@@ -13,7 +13,10 @@ Modules, by concern:
   :func:`mutate_args`;
 * :mod:`codemorph.inputs.edges`: systematic edge cases (:func:`edge_cases`);
 * :mod:`codemorph.inputs.guided`: coverage-guided additions run in the sandbox
-  (:func:`coverage_additions`).
+  (:func:`coverage_additions`);
+* :mod:`codemorph.inputs.seeds`: seeds mutation alone cannot vary (empty containers, call
+  inputs, only ``None``) made variable with the sandbox's help (:func:`plan_seeds`,
+  :class:`SeedPlan`, :func:`element_evidence`).
 """
 
 from codemorph.inputs.edges import CLASS_CALLS, EDGE_FILL, EDGE_MIN_REQUEST, EDGE_SHARE, RANKED, edge_cases
@@ -21,9 +24,11 @@ from codemorph.inputs.guided import GUIDED_EXECUTIONS, GUIDED_MAX, GuidedResult,
 from codemorph.inputs.literals import format_args, format_value, parse_args
 from codemorph.inputs.mutation import (BIG_INTS, CROSS_SHARE, MAX_RESIZE_GROWTH, NESTED_FILL, MutationSpace,
                                        mutate_args)
+from codemorph.inputs.seeds import FALLBACK_TYPES, SeedPlan, element_evidence, needs_plan, plan_seed, plan_seeds
 from codemorph.inputs.values import MAX_GROWTH, is_type_changing, type_paths, type_signature
 
 __all__ = ["parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
            "coverage_additions", "GuidedResult", "GUIDED_MAX", "GUIDED_EXECUTIONS", "edge_cases", "EDGE_SHARE",
            "EDGE_MIN_REQUEST", "EDGE_FILL", "CLASS_CALLS", "RANKED", "MutationSpace", "is_type_changing",
-           "type_signature", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL"]
+           "type_signature", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL", "SeedPlan", "plan_seed", "plan_seeds",
+           "needs_plan", "element_evidence", "FALLBACK_TYPES"]

@@ -28,7 +28,9 @@ Mutation operators of :func:`mutate_args` (each mutant starts from the seed and 
 argument, sometimes two; a changed container may have one of its elements changed in turn,
 down to depth 3).  Every operator keeps the exact type of the value it changes, and new
 container elements are copies or mutants of elements already in that container, so
-containers keep the element types seen in the seed (an empty seed container stays empty):
+containers keep the element types seen in the seed (an empty seed container stays empty;
+:func:`codemorph.inputs.seeds.plan_seeds` gives verification such seeds filled proxies to
+mutate instead):
 
 * ``bool``: negation.
 * ``int``: 0, 1, -1, ``v±1``, ``v±2..5``, ``-v``, ``v*2``, ``v//2``, and the program's integer

@@ -33,7 +33,7 @@ from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
 from codemorph.engine.transform import derive_rng, derive_seed
 from codemorph.verification.claims import claim_requests, refutation
-from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, check_requests, judge, make_baseline,
+from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, MIN_INPUTS, check_requests, judge, make_baseline,
                            may_depend_on_hash, prove_verdict)
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
@@ -58,6 +58,9 @@ class GenerateConfig:
         workers: host processes working on rows in parallel (each with one sandbox worker).
         extra_inputs: mutated inputs per row used for differential verification, besides
             the row's own input.
+        min_inputs: fewest distinct inputs that ran the original and the variant to the end
+            for a variant's status ``equivalent`` or ``proved``; a variant compared on fewer
+            is written with status ``weak`` (:func:`~codemorph.verification.judge`).
         limits: sandbox limits per execution (seconds, bytes).
         options: per-transform constructor options, ``{name: {option: value}}``.
         perturb: a :class:`~codemorph.perturb.PerturbConfig` to also write, after each
@@ -78,6 +81,7 @@ class GenerateConfig:
     seed: int = 0
     workers: int = 1
     extra_inputs: int = DEFAULT_INPUTS - 1
+    min_inputs: int = MIN_INPUTS
     limits: Limits = field(default_factory=Limits)
     recipe: tuple[str, str] | None = None
     perturb: Any = None
@@ -100,7 +104,8 @@ class GenerateConfig:
 class TransformStat:
     """What happened to one (row, variant) pair (``transform`` is the variant's name).
 
-    ``status`` is ``written``, ``not-applicable``, ``rejected`` (verification found a
+    ``status`` is ``written``, ``written-unreached`` / ``written-weak`` (written with status
+    ``unreached`` / ``weak``), ``not-applicable``, ``rejected`` (verification found a
     difference), ``inconclusive`` (verification could not decide; not written),
     ``error`` (the variant did not run on the row's input), ``transform-error`` (a
     transform of the variant raised; a reject of stage ``transform``) or ``unnatural``
@@ -218,7 +223,7 @@ class RowProcessor:
                                  # five other hash seeds where the syntax tree shows a way to
                                  # a set or to hash order; none where it shows none
                                  check_hash_seed=HASH_SEEDS if may_depend_on_hash(row.code, row.input) else False,
-                                 expected_output=row.output, types=self.needs_types)
+                                 expected_output=row.output, types=self.needs_types, min_inputs=cfg.min_inputs)
         problem = _original_problem(baseline.outcomes[0], row, check_output=False)
         if problem:
             return reject("execute", problem)
@@ -285,14 +290,15 @@ class RowProcessor:
                 continue
             at, checks = sl
             check_outs = outs[at:at + len(checks)]
-            verdict = judge(baseline, checks, check_outs, stdout_lines=res.stdout_lines)
+            verdict = judge(baseline, checks, check_outs, stdout_lines=res.stdout_lines,
+                            min_inputs=cfg.min_inputs)
             at_claims = at + len(checks) + (0 if own_compared else 1)
             held = _claim_held(verdict, res.claims, outs[at_claims:at_claims + len(res.claims)])
             if held is not None:  # a distractor's claim is true: the variant is not made, as a precondition
                 out.stats.append(TransformStat(name, "not-applicable", seconds + share * len(checks), held))
                 continue
             if cfg.prove:
-                verdict = prove_verdict(verdict, baseline, res.program, check_outs)
+                verdict = prove_verdict(verdict, baseline, res.program, check_outs, min_inputs=cfg.min_inputs)
             status, reason, delta = self._variant(row, name, res, verdict, run, out)
             n = len(checks) + (0 if own_compared else 1) + len(res.claims)
             out.stats.append(TransformStat(name, status, seconds + share * n, reason, delta))
@@ -365,7 +371,7 @@ class RowProcessor:
             # output is still exact (the new code ran on the row's input), so the variant is
             # written, labelled honestly rather than "equivalent"
             status = "unreached"
-        elif not verdict.ok:  # "equivalent" or "proved"
+        elif not verdict.ok and verdict.status != "weak":  # "equivalent" or "proved", or labelled "weak"
             out.variant_rejects.append(VariantReject(vid, row.id, row.line, "verify",
                                                      f"{verdict.status}: {verdict.reason}", new.source,
                                                      _cex_json(verdict.counterexample)))
@@ -389,11 +395,13 @@ class RowProcessor:
             vid, new.source, row.input, run.value_repr if run.literal_ok else row.output, new.entry_point, row.id,
             res.applied, self.config.seed, {
                 "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
-                "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
+                "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None,
+                **({"reason": verdict.reason} if status == "weak" else {})},
             sum(len(r.sites) for r in res.results if r.applied), extra=row.extra, recipe=self._recipe(),
             naturalness_delta=delta).to_json())
-        return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
-            else None, delta
+        if status in ("unreached", "weak"):
+            return f"written-{status}", verdict.reason, delta
+        return "written", None, delta
 
 
 def _claim_held(verdict, claims, outs) -> str | None:
@@ -401,7 +409,7 @@ def _claim_held(verdict, claims, outs) -> str | None:
     (a distractor's false statement) that its run (``outs``, one per claim) did not show
     false (:func:`~codemorph.verification.claims.refutation`); ``None`` when every claim is
     shown false, or when the verdict rejects the rewrite anyway."""
-    if not claims or not (verdict.ok or _unreached(verdict)):
+    if not claims or not (verdict.ok or verdict.status == "weak" or _unreached(verdict)):
         return None
     for claim, o in zip(claims, outs):
         why = refutation(claim, o)
@@ -613,7 +621,8 @@ def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) ->
     p = Path(in_path)
     return {"input": str(p.resolve()), "input_bytes": [[str(f), f.stat().st_size] for f in input_files(in_path)],
             "variants": [[v.name, v.spec] for v in config.variants], "seed": config.seed,
-            "extra_inputs": config.extra_inputs, "limits": asdict(config.limits), "recipe": config.recipe,
+            "extra_inputs": config.extra_inputs,
+            **({"min_inputs": config.min_inputs} if config.min_inputs != MIN_INPUTS else {}), "limits": asdict(config.limits), "recipe": config.recipe,
             **({"prove": True} if config.prove else {}),
             **({"max_naturalness_delta": config.max_naturalness_delta}
                if config.max_naturalness_delta is not None else {}),

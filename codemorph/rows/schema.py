@@ -66,11 +66,14 @@ class VariantRow:
             input; output: ``repr`` of the variant's own result on it; entry_point: the
             (possibly renamed) function to call; original_id: the source row's id;
             transforms: names of the transforms applied, in order; seed: master seed;
-            verification: ``{"status", "inputs", "proved", "coverage"}``; sites: places
-            changed (int); naturalness_delta: the variant's cross-entropy minus the
+            verification: ``{"status", "inputs", "proved", "coverage"}``, ``status`` one of
+            ``"proved"``, ``"equivalent"``, ``"unreached"`` (no input ran the changed code)
+            and ``"weak"`` (compared on fewer distinct inputs than the run's minimum, 20 by
+            default; then ``reason`` says how many were compared and what could not be
+            varied), ``inputs`` the inputs compared; sites: places changed (int); naturalness_delta: the variant's cross-entropy minus the
             original's under :mod:`codemorph.naturalness` (bits per token, rounded to 3
-            decimals; ``None`` when either source could not be lexed); extra, recipe: as
-            for :class:`OriginalRow`.
+            decimals; ``None`` when either source could not be lexed); extra,
+            recipe: as for :class:`OriginalRow`.
     """
 
     id: str

@@ -29,7 +29,7 @@ from codemorph.sandbox.pool import Limits, Sandbox
 from codemorph.verification.coverage import *  # noqa: F401,F403
 from codemorph.verification.crosshair import check_crosshair
 from codemorph.verification.differential import *  # noqa: F401,F403
-from codemorph.verification.differential import DEFAULT_INPUTS, Verdict, check, make_baseline
+from codemorph.verification.differential import DEFAULT_INPUTS, MIN_INPUTS, Verdict, check, make_baseline
 from codemorph.verification.differential import __all__ as _differential_all
 from codemorph.verification.hashseed import HASH_SEEDS, hash_stable, may_depend_on_hash
 from codemorph.verification.claims import claim_requests, refutation, stdout_gains
@@ -41,7 +41,7 @@ __all__ = list(_differential_all) + ["HASH_SEEDS", "hash_stable", "may_depend_on
 def verify(original: Program | str, rewritten: Program | str, entry: str = "f", inputs: Sequence[str] = ("",),
            *, extra_inputs: int = DEFAULT_INPUTS - 1, seed: int = 0, sandbox: Sandbox | None = None,
            limits: Limits | None = None, exception_policy: str = "same-class", prove: bool = False,
-           backend: str = "sandbox", crosshair_seconds: float = 10.0) -> Verdict:
+           backend: str = "sandbox", crosshair_seconds: float = 10.0, min_inputs: int = MIN_INPUTS) -> Verdict:
     """Verify a rewrite: differential testing in the sandbox (a baseline of the original
     on ``inputs`` plus mutants, then :func:`check`, with coverage of the changed region and
     hash-seed re-runs), optionally a Z3 proof (``prove``) and a CrossHair search
@@ -61,6 +61,9 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
             finds no difference, CrossHair's behaviour diffing searches for one
             (:func:`codemorph.verification.crosshair.check_crosshair`, ``crosshair_seconds`` of
             wall-clock time; needs ``codemorph[crosshair]``).
+        min_inputs: fewest distinct inputs that ran both programs to the end for
+            ``"equivalent"``/``"proved"`` (default :data:`MIN_INPUTS`, 20); fewer give
+            ``"weak"`` (see :func:`judge`).
 
     Raises:
         ValueError: unknown ``backend`` or ``exception_policy``.
@@ -84,11 +87,12 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
         if backend == "crosshair":
             return check_crosshair(sb, original, rewritten, list(inputs), seconds=crosshair_seconds,
                                    exception_policy=exception_policy, prove=prove, extra_inputs=extra_inputs,
-                                   seed=seed)
+                                   seed=seed, min_inputs=min_inputs)
         if backend != "sandbox":
             raise ValueError(f"backend must be 'sandbox' or 'crosshair', got {backend!r}")
-        base = make_baseline(sb, original, list(inputs), extra_inputs=extra_inputs, seed=seed, types=False)
-        return check(sb, base, rewritten, exception_policy=exception_policy, prove=prove)
+        base = make_baseline(sb, original, list(inputs), extra_inputs=extra_inputs, seed=seed, types=False,
+                             min_inputs=min_inputs)
+        return check(sb, base, rewritten, exception_policy=exception_policy, prove=prove, min_inputs=min_inputs)
     finally:
         if own:
             sb.close()

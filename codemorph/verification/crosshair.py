@@ -46,7 +46,7 @@ from codemorph.errors import InputError
 from codemorph.inputs import format_args, parse_args
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import Sandbox
-from codemorph.verification.differential import DEFAULT_INPUTS, Verdict, check, make_baseline
+from codemorph.verification.differential import DEFAULT_INPUTS, MIN_INPUTS, Verdict, check, make_baseline
 
 __all__ = ["CrosshairResult", "crosshair_available", "crosshair_diff", "crosshair_inputs", "check_crosshair",
            "infer_annotation"]
@@ -441,17 +441,20 @@ def crosshair_inputs(program: Program, seed_args: tuple[list, dict], *, seconds:
 
 def check_crosshair(sandbox: Sandbox, original: Program, rewritten: Program, seed_inputs: Sequence[str], *,
                     seconds: float = 10.0, exception_policy: str = "same-class", prove: bool = False,
-                    extra_inputs: int = DEFAULT_INPUTS - 1, seed: int = 0) -> Verdict:
+                    extra_inputs: int = DEFAULT_INPUTS - 1, seed: int = 0, min_inputs: int = MIN_INPUTS) -> Verdict:
     """Differential testing (:func:`codemorph.verification.check`) followed, when it finds no
     difference, by the CrossHair search (:func:`crosshair_diff`) on the first seed input.
+    ``min_inputs``: see :func:`~codemorph.verification.judge` (a CrossHair search that finds
+    nothing does not lift a ``"weak"`` verdict).
 
     Returns:
         The testing verdict when it is ``"differs"``; ``"differs"`` with the confirmed
         CrossHair counterexample; otherwise the testing verdict with the search's summary
         appended to its ``reason``.
     """
-    base = make_baseline(sandbox, original, list(seed_inputs), extra_inputs=extra_inputs, seed=seed)
-    verdict = check(sandbox, base, rewritten, exception_policy=exception_policy, prove=prove)
+    base = make_baseline(sandbox, original, list(seed_inputs), extra_inputs=extra_inputs, seed=seed,
+                         min_inputs=min_inputs)
+    verdict = check(sandbox, base, rewritten, exception_policy=exception_policy, prove=prove, min_inputs=min_inputs)
     if verdict.status == "differs" or not seed_inputs:
         return verdict
     res = crosshair_diff(sandbox, original, rewritten, seed_inputs[0], seconds=seconds,

@@ -27,13 +27,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 import libcst as cst
 
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.errors import InputError, ParseError
-from codemorph.inputs import coverage_additions, mutate_args
+from codemorph.inputs import coverage_additions, format_args, mutate_args, parse_args
+from codemorph.inputs import SeedPlan, needs_plan, plan_seeds
 from codemorph.engine.program import Program
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_rng
@@ -43,10 +44,13 @@ from codemorph.verification.hashseed import HASH_SEEDS, hash_stable, may_depend_
 
 __all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "program_calls", "make_baseline", "check", "check_requests",
            "judge", "verify", "describe_difference", "Region", "Coverage", "changed_region", "region_coverage",
-           "prove_verdict", "DEFAULT_INPUTS", "EXCEPTION_POLICIES"]
+           "prove_verdict", "DEFAULT_INPUTS", "MIN_INPUTS", "EXCEPTION_POLICIES", "require_inputs"]
 
 #: Inputs per differential check by default: the seed input plus mutants (see :func:`make_baseline`).
 DEFAULT_INPUTS = 50
+#: Fewest distinct inputs that ran both programs to the end (a return or an exception, the
+#: same in both) for an ``"equivalent"`` or ``"proved"`` verdict; fewer give ``"weak"``.
+MIN_INPUTS = 20
 #: How raised exceptions are compared: by class only (default), or by class and ``str(exc)``.
 EXCEPTION_POLICIES = ("same-class", "same-class-and-message")
 
@@ -76,7 +80,8 @@ class Verdict:
     """Result of a differential check.
 
     Attributes:
-        status: ``"equivalent"`` (no difference on any input checked), ``"differs"``
+        status: ``"equivalent"`` (no difference on any input checked, at least
+            :data:`MIN_INPUTS` of them), ``"weak"`` (no difference, on fewer), ``"differs"``
             (a counterexample was found) or ``"inconclusive"`` (nondeterministic original,
             the rewritten program timed out / ran out of memory / crashed where the
             original finished, or no input could be compared).
@@ -91,7 +96,9 @@ class Verdict:
             equivalent with Z3 (:mod:`codemorph.proof`) under the types observed on the inputs.
 
     ``"proved"`` is a fifth status, stronger than ``"equivalent"``: the differential test
-    found no difference *and* the changed region was proved equivalent.  A check whose
+    found no difference *and* the changed region was proved equivalent.  ``"weak"``: no
+    difference, but on fewer than :data:`MIN_INPUTS` (or the check's ``min_inputs``)
+    distinct inputs, which ``reason`` names; not :attr:`ok`.  A check whose
     inputs never execute the changed region is ``"inconclusive"``, never ``"equivalent"``.
     """
 
@@ -126,6 +133,10 @@ class Baseline:
         reason: what made the baseline nondeterministic or hash-sensitive.
         traced: the original ran traced; :func:`check_requests` then traces the rewritten
             program too, so both sides run under the same conditions.
+        notes: what the inputs could not vary (an argument that is not a literal, an empty
+            container whose element type the program accepted none of), in words; a
+            ``"weak"`` verdict quotes them.
+        requested: the mutants asked for (``extra_inputs`` of :func:`make_baseline`).
     """
 
     program: Program
@@ -136,6 +147,8 @@ class Baseline:
     hash_sensitive: bool | None = None
     reason: str | None = None
     traced: bool = False
+    notes: tuple[str, ...] = ()
+    requested: int | None = None
 
 
 # ----------------------------------------------------------------------------- literals
@@ -227,20 +240,36 @@ def _requests(program: Program, inputs: Sequence[str], trace: bool = False, type
     return [ExecRequest(program.source, program.entry_point, args, trace=trace, types=types) for args in inputs]
 
 
-def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, literals: list | None = None) -> list[str]:
+def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, literals: list | None = None,
+             plans: Mapping[str, SeedPlan] | None = None, min_inputs: int = 0) -> list[str]:
+    """Mutant texts of ``seeds`` (see :func:`make_baseline`).  A seed with a
+    :class:`~codemorph.inputs.SeedPlan` in ``plans`` is varied through it: its proxies (new
+    inputs) and the mutants of its base and proxies, interleaved; the others exactly as
+    before plans existed.  When fewer than ``min_inputs - len(seeds)`` mutants come out,
+    more generations are drawn (each asking for the whole budget) and appended, so the
+    mutants of a seed that reaches that number are unchanged."""
     if extra <= 0 or not seeds:
         return []
     literals = program_literals(program) if literals is None else literals
     hints = program_calls(program)
+    plans = plans or {}
+    # mutants of a plan's base or proxies: the full text -> (its literal part, the plan)
+    literal_of: dict[str, tuple[str, SeedPlan]] = {}
     per_seed: list[list[str]] = []
     for text in seeds:
+        plan = plans.get(text)
+        if plan is not None:
+            per_seed.append(_plan_mutants(plan, extra, seed, literals, hints, literal_of))
+            continue
         try:
             per_seed.append(mutate_args(text, extra, derive_rng(seed, "mutate-inputs", text), literals, hints))
         except InputError:  # not a literal (e.g. "''.join(['A'] * 20)"): run as is, no mutants
             per_seed.append([])
     out: list[str] = []
     taken = set(seeds)
-    for round_ in range(extra):  # round robin over the seeds
+    # a planned seed's proxies are seeds of their own: each brings a budget of mutants
+    budget = extra + extra * sum(len(p.proxies) - (p.base is None) for p in plans.values() if p.proxies)
+    for round_ in range(max((len(ms) for ms in per_seed), default=0) if plans else extra):  # round robin
         for ms in per_seed:
             if round_ < len(ms) and ms[round_] not in taken:
                 taken.add(ms[round_])
@@ -250,22 +279,84 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, lite
     # after 8 more generations (an int seed such as 12345 needs 6)
     frontier = list(out)
     for generation in range(2, 10):
-        if len(out) >= extra or not frontier:
+        if len(out) >= budget or not frontier:
             break
         nxt: list[str] = []
-        per = max(4, -(-(extra - len(out)) // len(frontier)))
+        per = max(4, -(-(budget - len(out)) // len(frontier)))
         for text in frontier:
-            try:
-                ms = mutate_args(text, per, derive_rng(seed, f"mutate-inputs-{generation}", text), literals, hints)
-            except InputError:
-                continue
-            for m in ms:
-                if m not in taken:
-                    taken.add(m)
-                    nxt.append(m)
+            nxt += _next_generation(text, per, seed, f"mutate-inputs-{generation}", literals, hints, literal_of,
+                                    taken)
         out += nxt
         frontier = nxt
-    return out[:extra]
+    # still fewer than the minimum a verdict needs (an int seed such as 2 whose mutants stay
+    # within a few values of it): more generations, each asking for the whole budget
+    needed = min(extra, max(0, min_inputs - len(seeds)))
+    frontier = list(out)
+    for generation in range(10, 18):
+        if len(out) >= needed or not frontier:
+            break
+        nxt = []
+        for text in frontier:
+            nxt += _next_generation(text, extra, seed, f"mutate-inputs-{generation}", literals, hints, literal_of,
+                                    taken)
+            if len(out) + len(nxt) >= extra:
+                break
+        out += nxt
+        frontier = nxt
+    return out[:budget]
+
+
+def _next_generation(text: str, n: int, seed: int, stream: str, literals: list, hints: Iterable[str],
+                     literal_of: dict[str, tuple[str, SeedPlan]], taken: set[str]) -> list[str]:
+    """Up to ``n`` new mutants of one mutant ``text`` (those not in ``taken``, which is
+    updated); a mutant made through a plan is mutated in its literal part."""
+    lit, plan = literal_of.get(text, (text, None))
+    try:
+        ms = mutate_args(lit, n, derive_rng(seed, stream, text), literals, hints)
+    except InputError:
+        return []
+    out = []
+    for m in ms:
+        full = m
+        if plan is not None:
+            try:
+                full = plan.wrap(m)
+            except InputError:
+                continue
+            literal_of.setdefault(full, (m, plan))
+        if full not in taken:
+            taken.add(full)
+            out.append(full)
+    return out
+
+
+def _plan_mutants(plan: SeedPlan, extra: int, seed: int, literals: list, hints: Iterable[str],
+                  literal_of: dict[str, tuple[str, SeedPlan]]) -> list[str]:
+    """A planned seed's inputs: each proxy, then the mutants of the proxies and of the
+    base, round robin (proxies first)."""
+    sources = list(plan.proxies) + ([plan.base] if plan.base is not None else [])
+    lists: list[list[str]] = []
+    for k, lit in enumerate(sources):
+        own = [] if lit == plan.base else [lit]
+        try:
+            ms = mutate_args(lit, extra, derive_rng(seed, "mutate-inputs", plan.text, lit), literals, hints)
+        except InputError:
+            ms = []
+        lists.append(own + ms)
+    out: list[str] = []
+    seen: set[str] = {plan.text}
+    for round_ in range(max((len(x) for x in lists), default=0)):
+        for ms in lists:
+            if round_ < len(ms):
+                try:
+                    full = plan.wrap(ms[round_])
+                except InputError:
+                    continue
+                if full not in seen:
+                    seen.add(full)
+                    literal_of.setdefault(full, (ms[round_], plan))
+                    out.append(full)
+    return out
 
 
 def _same_run(a: Outcome, b: Outcome) -> str | None:
@@ -288,7 +379,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                   seed: int = 0, check_hash_seed: bool | int = True, mutant_timeout: float | None = 1.0,
                   trace: bool = True, expected_output: str | None = None,
                   mutant_cpu_timeout: float | None = 0.25, mutant_max_lines: int | None = 50_000,
-                  guided: bool = True, types: bool = True) -> Baseline:
+                  guided: bool = True, types: bool = True, min_inputs: int = MIN_INPUTS) -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
     Args:
@@ -343,6 +434,16 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         types: with ``trace``, also record the types of locals (``ExecRequest.types``),
             which :func:`~codemorph.testing.merge_observations` hands to transforms that use
             runtime types; ``False`` when no transform will (a cheaper trace).
+        min_inputs: when the mutants fall short of ``min_inputs`` inputs in all (a seed
+            with few neighbours, such as a small int), more generations of mutants of the
+            mutants are appended until they reach the budget or add nothing.
+
+    Seeds that mutation alone cannot vary -- a top-level empty container, a call rather
+    than a literal (``list(range(5))``), or only ``None`` arguments -- are first planned by
+    :func:`codemorph.inputs.seeds.plan_seeds` (the call evaluated in the program's module
+    and element types tried, in the sandbox: one or two small batches for such seeds only);
+    their mutants are those of the plan's proxies and base.  What could still not be varied
+    is in :attr:`Baseline.notes`.
 
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
@@ -354,7 +455,9 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         raise TypeError("seed_inputs must be a sequence of argument literals, not one string")
     seeds = list(dict.fromkeys(seed_inputs))
     literals = program_literals(program)
-    mutants = _mutants(program, seeds, extra_inputs, seed, literals)
+    plans = plan_seeds(sandbox, program.source, program.entry_point, seeds) \
+        if extra_inputs > 0 and any(needs_plan(t) for t in seeds) else {}
+    mutants = _mutants(program, seeds, extra_inputs, seed, literals, plans, min_inputs)
     inputs = seeds + mutants
     short = None if mutant_timeout is None else min(mutant_timeout, sandbox.limits.timeout)
     requests = (_requests(program, seeds, trace, types)
@@ -403,8 +506,9 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                     break
             if hash_sensitive:
                 break
+    notes = tuple(dict.fromkeys(n for p in plans.values() for n in p.notes))
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,
-                    "; ".join(reasons) or None, trace)
+                    "; ".join(reasons) or None, trace, notes, extra_inputs)
 
 
 #: mutant inputs whose run ends in ``RecursionError`` that a check compares, at most (in input order)
@@ -473,7 +577,7 @@ def describe_difference(original: Outcome, rewritten: Outcome,
 
 def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown: float = 10.0,
           min_timeout: float = 0.5, exception_policy: str = "same-class", prove: bool = False,
-          stdout_lines: Sequence[str] = ()) -> Verdict:
+          stdout_lines: Sequence[str] = (), min_inputs: int = MIN_INPUTS) -> Verdict:
     """Run ``rewritten`` (with its own entry point) on ``baseline.inputs`` and compare.
 
     Args:
@@ -491,7 +595,8 @@ def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown:
     the original finished makes the verdict ``inconclusive`` unless another input shows a
     difference; the first input whose behaviour differs gives ``differs`` with the
     counterexample.  Output over the limit where the original's output was within it is a
-    difference.  ``exception_policy``: see :func:`judge`.  With ``prove``, see
+    difference.  ``exception_policy``, ``min_inputs``: see :func:`judge` (fewer than
+    ``min_inputs`` distinct inputs compared give ``"weak"``).  With ``prove``, see
     :func:`prove_verdict`.  ``stdout_lines``: lines the rewrite may print in addition (see
     :func:`judge`).
     """
@@ -500,18 +605,21 @@ def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown:
     requests = check_requests(baseline, rewritten, sandbox.limits.timeout, slowdown=slowdown, min_timeout=min_timeout,
                               types=prove)
     outs = sandbox.run_batch(requests)
-    verdict = judge(baseline, requests, outs, exception_policy=exception_policy, stdout_lines=stdout_lines)
-    return prove_verdict(verdict, baseline, rewritten, outs) if prove else verdict
+    verdict = judge(baseline, requests, outs, exception_policy=exception_policy, stdout_lines=stdout_lines,
+                    min_inputs=min_inputs)
+    return prove_verdict(verdict, baseline, rewritten, outs, min_inputs=min_inputs) if prove else verdict
 
 
-def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs: Sequence[Outcome]) -> Verdict:
+def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs: Sequence[Outcome],
+                  min_inputs: int = MIN_INPUTS) -> Verdict:
     """Upgrade a testing verdict to ``"proved"`` when :func:`codemorph.proof.prove_rewrite`
     proves the changed region equivalent under the local types observed in ``outs`` (the
     traced outcomes of :func:`check_requests` made with ``types=True``; without types
     nothing is proved).
 
     Only an ``"equivalent"`` verdict, or an ``"inconclusive"`` one whose only problem is that
-    no input reached the changed code, is upgraded; ``"differs"`` and nondeterministic
+    no input reached the changed code (and that compared at least ``min_inputs`` inputs), is
+    upgraded (a ``"weak"`` verdict is not: ``"proved"`` needs the inputs too); ``"differs"`` and nondeterministic
     baselines are returned unchanged.  When the region is outside the Z3 fragment the
     testing verdict is kept and its ``reason`` says that the proof fell back to testing.
     """
@@ -520,7 +628,7 @@ def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs
     if verdict.status == "differs" or baseline.nondeterministic:
         return verdict
     uncovered = (verdict.status == "inconclusive" and verdict.coverage is not None
-                 and verdict.coverage.lines_hit == 0 and verdict.inputs_checked > 0
+                 and verdict.coverage.lines_hit == 0 and verdict.inputs_checked >= max(1, min_inputs)
                  and (verdict.reason or "").startswith("no input executed"))
     if verdict.status != "equivalent" and not uncovered:
         return verdict
@@ -563,7 +671,8 @@ def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdo
 
 
 def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Outcome], *,
-          exception_policy: str = "same-class", stdout_lines: Sequence[str] = ()) -> Verdict:
+          exception_policy: str = "same-class", stdout_lines: Sequence[str] = (),
+          min_inputs: int = MIN_INPUTS) -> Verdict:
     """The verdict of :func:`check` from the outcomes of :func:`check_requests`.
 
     ``stdout_lines``: the rewrite's declared extra printed lines
@@ -574,6 +683,16 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
     raised exceptions by class name; ``"same-class-and-message"`` also by ``str(exc)``.
     When the requests were traced, the verdict carries the :class:`Coverage` of the changed
     region, and a check that never executed any changed line is ``"inconclusive"``.
+
+    ``min_inputs``: a check that finds no difference is ``"equivalent"`` only when at least
+    that many distinct inputs (by value: :func:`~codemorph.inputs.format_args` of the
+    parsed text) ran both programs to the end -- each returned, or each raised the same
+    exception class, with the same argument state and output; an input on which the
+    original or the rewrite timed out or hit a limit does not count.  Fewer give
+    ``"weak"``, whose reason says how many were compared and what could not be varied
+    (:attr:`Baseline.notes`).  An exception both programs raise counts: it is a behaviour
+    compared like a return (its class, the arguments' final state, the output), and a
+    rewrite that raises another class, or returns, is a difference.
 
     Raises:
         ValueError: unknown ``exception_policy``.
@@ -586,6 +705,7 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
     checked = 0
     inconclusive: str | None = None
     traced: list[Outcome] = []
+    compared: list[str] = []
     for (text, o), r, req in zip(pairs, outs, requests):
         if r.status == "timeout":
             if inconclusive is None:
@@ -614,6 +734,7 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
             return Verdict("differs", checked, Counterexample(text, o, r), f"on input {_short(text)}: {why}")
         checked += 1
         traced.append(r)
+        compared.append(text)
     cov = None
     region = changed_region(baseline.program.source, requests[0].code) \
         if requests and any(q.trace for q in requests) else None
@@ -627,7 +748,50 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
         return Verdict("inconclusive", checked, coverage=cov,
                        reason=f"no input executed the changed code (rewritten lines "
                               f"{', '.join(map(str, region.lines[:10]))})")
+    distinct = len({_input_key(text) for text in compared})
+    if distinct < min_inputs:
+        return Verdict("weak", checked, coverage=cov, reason=_weak_reason(baseline, distinct, min_inputs))
     return Verdict("equivalent", checked, coverage=cov)
+
+
+def _input_key(text: str) -> str:
+    """The canonical text of an argument list (two texts of one value give one key); a text
+    that is not a literal is its own key."""
+    try:
+        return format_args(*parse_args(text))
+    except InputError:
+        return text
+
+
+def _weak_reason(baseline: Baseline, distinct: int, min_inputs: int) -> str:
+    """Why a check compared fewer than ``min_inputs`` distinct inputs: how many were made,
+    how many the original did not finish, and what could not be varied."""
+    made = len(baseline.inputs)
+    unfinished = sum(not o.comparable for o in baseline.outcomes)
+    why = [f"compared on {distinct} distinct input{'s' if distinct != 1 else ''} that ran both programs to the "
+           f"end, fewer than the {min_inputs} an equivalent verdict needs: {made} input{'s' if made != 1 else ''} "
+           "made"]
+    if unfinished:
+        why.append(f"{unfinished} of them did not run the original to the end (time or size limits)")
+    why += list(baseline.notes)
+    asked = baseline.requested
+    if asked is not None and asked + baseline.seed_count < min_inputs:
+        why.append(f"only {asked} mutant{'s' if asked != 1 else ''} asked for (extra inputs)")
+    elif not baseline.notes and made < min_inputs:
+        why.append("the seed has no more type-preserving neighbours")
+    return "; ".join(why)
+
+
+def require_inputs(verdict: Verdict, min_inputs: int) -> Verdict:
+    """``verdict`` with the rule of :data:`MIN_INPUTS` applied for another minimum: an
+    ``"equivalent"`` or ``"proved"`` verdict on fewer than ``min_inputs`` compared inputs
+    becomes ``"weak"`` (its reason says so); any other verdict is returned unchanged."""
+    if verdict.status in ("equivalent", "proved") and verdict.inputs_checked < min_inputs:
+        why = (f"compared on {verdict.inputs_checked} inputs that ran both programs to the end, fewer than the "
+               f"{min_inputs} an equivalent verdict needs")
+        return Verdict("weak", verdict.inputs_checked, None, f"{why}; {verdict.reason}" if verdict.reason else why,
+                       verdict.coverage)
+    return verdict
 
 
 def verify(*args: Any, **kwargs: Any) -> Verdict:

@@ -43,7 +43,7 @@ def _check_perturbation(row: dict) -> None:
 def test_generate_copies_extra_columns_to_every_derived_row(tmp_path):
     out = tmp_path / "out.jsonl"
     generate(_write(tmp_path / "in.jsonl"), out,
-             GenerateConfig.from_transforms(("rename-locals",), extra_inputs=5, perturb=PERTURB))
+             GenerateConfig.from_transforms(("rename-locals",), extra_inputs=5, min_inputs=6, perturb=PERTURB))
     rows = _read(out)
     assert [r["kind"] for r in rows] == ["original", "code-transform", "input-perturbation", "input-perturbation"]
     original, variant, *perturbations = rows

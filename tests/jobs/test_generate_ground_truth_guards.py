@@ -74,7 +74,7 @@ def test_perturb_inputs_and_prove(tmp_path):
     rows = [{"id": "idx", "code": "def f(xs, i):\n    if i > 100:\n        return -1\n    return xs[i]\n",
              "input": "[1, 2, 3], 1", "output": "2"}]
     pert = PerturbConfig(exceptions=("IndexError",), output_changes=1, budget=Budget(executions=300), seed=0)
-    summary, out, rejects = _run(tmp_path, rows, "dead-code", "invert-if", perturb=pert, prove=True)
+    summary, out, rejects = _run(tmp_path, rows, "dead-code", "invert-if", perturb=pert, prove=True, min_inputs=10)
     kinds = [r["kind"] for r in out]
     assert kinds[:3] == ["original", "code-transform", "code-transform"]
     assert set(kinds[3:]) == {"input-perturbation"} and summary.perturbations_written == len(kinds) - 3

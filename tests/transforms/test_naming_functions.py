@@ -308,5 +308,5 @@ def test_cruxeval_sample_entry_point_renamed_behaves(sandbox) -> None:
             continue
         assert result.program.entry_point != "f"
         base = make_baseline(sandbox, program, [row["input"]], extra_inputs=2, check_hash_seed=False)
-        verdict = check(sandbox, base, result.program)
+        verdict = check(sandbox, base, result.program, min_inputs=1)  # few inputs: differences only
         assert verdict.status == "equivalent", (row["id"], verdict.reason)

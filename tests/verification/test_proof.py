@@ -102,15 +102,20 @@ def test_names_that_may_be_unbound_under_short_circuit_are_refused():
 def test_verify_proved_and_fallback(sb):
     orig = "def f(x):\n    if x > 3 and not x > 10:\n        return 1\n    return 0\n"
     proved = verify(orig, orig.replace("x > 3 and not x > 10", "3 < x <= 10"), inputs=["5"], sandbox=sb,
-                    extra_inputs=5, prove=True)
+                    extra_inputs=5, prove=True, min_inputs=1)
     assert proved.status == "proved" and proved.proved and proved.ok
     assert proved.reason.startswith("Z3 proved")
     # the same pair without proof mode is only tested
     assert verify(orig, orig.replace("x > 3 and not x > 10", "3 < x <= 10"), inputs=["5"], sandbox=sb,
-                  extra_inputs=5).status == "equivalent"
+                  extra_inputs=5, min_inputs=1).status == "equivalent"
+    # on 6 inputs, fewer than the default minimum of 20: weak, and a proof does not lift it
+    few = verify(orig, orig.replace("x > 3 and not x > 10", "3 < x <= 10"), inputs=["5"], sandbox=sb,
+                 extra_inputs=5, prove=True)
+    assert few.status == "weak" and not few.ok and few.inputs_checked == 6
     # outside the fragment: testing verdict, and the reason says the proof fell back
     other = "def f(x):\n    if x > 3 and not x > 10:\n        return 1.0 * 1\n    return 0\n"
-    fb = verify(orig, other.replace("1.0 * 1", "int(1.0)"), inputs=["5"], sandbox=sb, extra_inputs=5, prove=True)
+    fb = verify(orig, other.replace("1.0 * 1", "int(1.0)"), inputs=["5"], sandbox=sb, extra_inputs=5, prove=True,
+                min_inputs=1)
     assert fb.status == "equivalent" and not fb.proved
     assert fb.reason.startswith("not proved, fell back to testing: ")
     # a real difference stays a difference in proof mode
@@ -123,8 +128,10 @@ def test_proof_upgrades_an_unreached_change(sb):
     new = "def f(x):\n    if x == 'zz':\n        return 0\n    return x\n"
     tested = verify(orig, new, inputs=["5"], sandbox=sb, extra_inputs=5)
     assert tested.status == "inconclusive"
-    proved = verify(orig, new, inputs=["5"], sandbox=sb, extra_inputs=5, prove=True)
+    proved = verify(orig, new, inputs=["5"], sandbox=sb, extra_inputs=5, prove=True, min_inputs=1)
     assert proved.status == "proved" and proved.coverage.lines_hit == 0
+    # fewer inputs than the minimum: the unreached change stays unproved
+    assert verify(orig, new, inputs=["5"], sandbox=sb, extra_inputs=5, prove=True).status == "inconclusive"
 
 
 def test_inverted_if_without_else_and_empty_loop():

@@ -61,11 +61,11 @@ def test_unreached_change_is_inconclusive_never_equivalent(sb):
 def test_reached_change_reports_line_and_branch_coverage(sb):
     orig = "def f(x):\n    if x > 3:\n        return 1\n    return 0\n"
     new = "def f(x):\n    if 3 < x:\n        return 1\n    return 0\n"
-    verdict = v(sb, orig, new, inputs=("10",), extra_inputs=0)
+    verdict = v(sb, orig, new, inputs=("10",), extra_inputs=0, min_inputs=1)
     assert verdict.status == "equivalent"
     # only the 'taken' outcome of the changed if was seen with the single input 10
     assert verdict.coverage == Coverage(1, 1, 2, 1)
-    both = v(sb, orig, new, inputs=("10", "-10"), extra_inputs=0)
+    both = v(sb, orig, new, inputs=("10", "-10"), extra_inputs=0, min_inputs=1)
     assert both.coverage == Coverage(1, 1, 2, 2)
     assert both.coverage.line_ratio == 1.0 and both.coverage.branch_ratio == 1.0
 
@@ -114,7 +114,7 @@ def test_stdout_difference_is_caught(sb):
 def test_exception_policy(sb):
     orig = "def f(x):\n    raise ValueError('bad ' + str(x))\n"
     new = "def f(x):\n    raise ValueError('wrong ' + str(x))\n"
-    assert v(sb, orig, new, extra_inputs=3).status == "equivalent"
+    assert v(sb, orig, new, extra_inputs=3, min_inputs=1).status == "equivalent"
     strict = v(sb, orig, new, extra_inputs=3, exception_policy="same-class-and-message")
     assert strict.status == "differs"
     assert strict.reason == "on input 3: exception message: original 'bad 3', rewritten 'wrong 3'"
@@ -127,7 +127,7 @@ def test_exception_policy(sb):
 def test_check_reuses_baseline_with_policy(sb):
     prog = Program("def f(s):\n    return s.upper()\n", "f")
     base = make_baseline(sb, prog, ["'ab'"], extra_inputs=5)
-    same = check(sb, base, Program("def f(s):\n    # same\n    return s.upper()\n", "f"))
+    same = check(sb, base, Program("def f(s):\n    # same\n    return s.upper()\n", "f"), min_inputs=1)
     assert same.status == "equivalent" and same.coverage is None  # only a comment changed
     wrong = check(sb, base, Program("def f(s):\n    return s.lower()\n", "f"))
     assert wrong.status == "differs" and wrong.counterexample.args == "'ab'"
@@ -137,7 +137,7 @@ def test_docstring_change_is_not_executable_code(sb):
     orig = "def f(x):\n    return x\n"
     new = "def f(x):\n    \"\"\"Returns x squared.\"\"\"\n    return x\n"
     assert changed_region(orig, new) == Region((), ())
-    verdict = v(sb, orig, new, extra_inputs=3)
+    verdict = v(sb, orig, new, extra_inputs=3, min_inputs=1)
     assert verdict.status == "equivalent" and verdict.coverage is None
 
 

@@ -9,6 +9,7 @@ import pytest
 import codemorph
 from codemorph import Program
 from codemorph.sandbox.pool import Limits, Sandbox
+from codemorph.inputs import parse_args
 from codemorph.verification import (Baseline, Verdict, check, check_requests, judge, make_baseline,
                                     program_literals, verify)
 from paths import CRUXEVAL, needs_shared
@@ -114,7 +115,7 @@ def test_original_timeout_inputs_are_skipped():
     loop = "def f(x):\n    while x > 100:\n        pass\n    return x\n"
     with Sandbox(Limits(timeout=0.3, grace=0.3)) as box:
         verdict = verify(loop, loop.replace("return x", "return x + 0"), inputs=("3", "1000"), extra_inputs=4,
-                         sandbox=box)
+                         sandbox=box, min_inputs=1)
         assert verdict.status == "equivalent"
         assert 1 <= verdict.inputs_checked <= 5
         assert verify(loop, loop, inputs=("1000",), extra_inputs=0, sandbox=box).reason == \
@@ -156,8 +157,9 @@ def test_baseline_reused_for_several_rewrites(sb):
     assert len(base.inputs) == 13 and len(set(base.inputs)) == 13
     assert len(base.outcomes) == 13 and base.outcomes[0].value_repr == "'HE'"
     assert not base.nondeterministic and base.hash_sensitive is False
-    assert check(sb, base, Program("def f(s, n):\n    t = s[:n]\n    return t.upper()\n")).ok
-    assert check(sb, base, Program("def f(s, n):\n    return s.upper()[:n]\n")).ok
+    assert check(sb, base, Program("def f(s, n):\n    t = s[:n]\n    return t.upper()\n"), min_inputs=13).ok
+    assert check(sb, base, Program("def f(s, n):\n    return s.upper()[:n]\n"), min_inputs=13).ok
+    assert check(sb, base, Program("def f(s, n):\n    return s.upper()[:n]\n"), min_inputs=14).status == "weak"
     assert check(sb, base, Program("def f(s, n):\n    return s[:n + 1].upper()\n")).status == "differs"
     again = make_baseline(sb, prog, ["'hello', 2"], extra_inputs=12, seed=4)
     other = make_baseline(sb, prog, ["'hello', 2"], extra_inputs=12, seed=5)
@@ -171,7 +173,7 @@ def test_several_rewrites_judged_from_one_batch(sb):
     bad = check_requests(base, Program("def f(xs):\n    return sum(xs) + 2\n"), sb.limits.timeout)
     assert len(good) == len(bad) == len(base.inputs) == 7
     outs = sb.run_batch(good + bad)
-    assert judge(base, good, outs[:len(good)]).ok
+    assert judge(base, good, outs[:len(good)], min_inputs=7).ok
     verdict = judge(base, bad, outs[len(good):])
     assert verdict.status == "differs" and verdict.counterexample.args == "[1, 2, 3]"
 
@@ -181,13 +183,19 @@ def test_hash_sensitive_baseline(sb):
     base = make_baseline(sb, prog, ["'abcdefghijkl'"], extra_inputs=2)
     assert base.hash_sensitive is True and base.nondeterministic is False
     assert "PYTHONHASHSEED" in base.reason
-    assert check(sb, base, Program("def f(s):\n    chars = set(s)\n    return ''.join(chars)\n")).ok
+    assert check(sb, base, Program("def f(s):\n    chars = set(s)\n    return ''.join(chars)\n"), min_inputs=1).ok
 
 
-def test_non_literal_seed_runs_without_mutants(sb):
+def test_call_seed_is_evaluated_in_the_sandbox_and_mutated(sb):
     base = make_baseline(sb, Program("def f(s):\n    return len(s)\n"), ["''.join(['A'] * 20)"])
-    assert base.inputs == ("''.join(['A'] * 20)",)
-    assert base.outcomes[0].value_repr == "20"
+    assert base.inputs[0] == "''.join(['A'] * 20)" and base.outcomes[0].value_repr == "20"
+    mutants = base.inputs[1:]
+    assert len(mutants) == 49 and len(set(mutants)) == 49
+    values = [parse_args(m) for m in mutants]
+    assert all(kw == {} and len(a) == 1 and type(a[0]) is str for a, kw in values)
+    # the seed's own value is not counted again: every mutant differs from 'A' * 20
+    assert all(a[0] != "A" * 20 for a, _ in values)
+    assert sum(len(a[0]) in (19, 21) for a, _ in values) >= 1  # one character fewer or more
 
 
 def test_program_literals():
@@ -203,7 +211,7 @@ def test_cruxeval_programs_are_equivalent_to_themselves(sb):
         prog = Program(row["code"])
         base = make_baseline(sb, prog, [row["input"]], extra_inputs=8)
         assert base.outcomes[0].value_repr == row["output"]
-        verdict = check(sb, base, Program("# reformatted\n" + row["code"] + "\n"))
+        verdict = check(sb, base, Program("# reformatted\n" + row["code"] + "\n"), min_inputs=1)
         assert verdict.status == "equivalent", (row["id"], verdict)
 
 
@@ -230,7 +238,8 @@ def test_check_requests_test_the_recorded_output_on_the_seed_input_only(sb):
     assert [r.args for r in reqs] == list(base.inputs)
     outs = sb.run_batch(reqs)
     assert outs[0].output_matches is True and outs[0].value_repr == "6"
-    assert judge(base, reqs, outs).status == "equivalent"
+    assert judge(base, reqs, outs, min_inputs=5).status == "equivalent"
+    assert judge(base, reqs, outs).status == "weak"  # 5 inputs, fewer than the default 20
     assert all(r.expected_output is None for r in check_requests(base, new, 5.0))
 
 
