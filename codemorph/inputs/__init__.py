@@ -11,6 +11,9 @@ Modules, by concern:
 * :mod:`codemorph.inputs.mutation`: the one mutation engine, :class:`MutationSpace`
   (verification mutants and the perturbation search's steps and neighbours) and
   :func:`mutate_args`;
+* :mod:`codemorph.inputs.kinds`: the inputs of ``call`` and ``stdin`` rows
+  (:func:`kind_mutants`: standard inputs that keep their token structure, call expressions
+  and harness methods with other literals), through :class:`MutationSpace`;
 * :mod:`codemorph.inputs.edges`: systematic edge cases (:func:`edge_cases`);
 * :mod:`codemorph.inputs.guided`: coverage-guided additions run in the sandbox
   (:func:`coverage_additions`);
@@ -20,6 +23,7 @@ Modules, by concern:
 """
 
 from codemorph.inputs.edges import CLASS_CALLS, EDGE_FILL, EDGE_MIN_REQUEST, EDGE_SHARE, RANKED, edge_cases
+from codemorph.inputs.kinds import call_mutants, harness_method, kind_mutants, parse_stdin, stdin_mutants
 from codemorph.inputs.guided import GUIDED_EXECUTIONS, GUIDED_MAX, GuidedResult, coverage_additions
 from codemorph.inputs.literals import format_args, format_value, parse_args
 from codemorph.inputs.mutation import (BIG_INTS, CROSS_SHARE, MAX_RESIZE_GROWTH, NESTED_FILL, MutationSpace,
@@ -27,7 +31,7 @@ from codemorph.inputs.mutation import (BIG_INTS, CROSS_SHARE, MAX_RESIZE_GROWTH,
 from codemorph.inputs.seeds import FALLBACK_TYPES, SeedPlan, element_evidence, needs_plan, plan_seed, plan_seeds
 from codemorph.inputs.values import MAX_GROWTH, is_type_changing, type_paths, type_signature
 
-__all__ = ["parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
+__all__ = ["kind_mutants", "stdin_mutants", "call_mutants", "parse_stdin", "harness_method", "parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
            "coverage_additions", "GuidedResult", "GUIDED_MAX", "GUIDED_EXECUTIONS", "edge_cases", "EDGE_SHARE",
            "EDGE_MIN_REQUEST", "EDGE_FILL", "CLASS_CALLS", "RANKED", "MutationSpace", "is_type_changing",
            "type_signature", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL", "SeedPlan", "plan_seed", "plan_seeds",

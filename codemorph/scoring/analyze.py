@@ -595,7 +595,8 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
         max_loop_iterations, run_status, run_exception}``, or ``None`` when the traced run
         did not finish (timeout, memory, crash).
     """
-    from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
+    from codemorph.sandbox.kinds import row_request
+    from codemorph.sandbox.pool import Limits, Sandbox
 
     own = None
     if sandbox is None:
@@ -603,7 +604,8 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
     out: dict[str, dict[str, Any] | None] = {}
     try:
         # the sandbox's own tracer, counting line events and call depth during the call
-        reqs = [(r, ExecRequest(r.code, r.entry_point, r.input, trace=True, types=False, counts=True)) for r in rows]
+        # (each row run the way its kind says: codemorph.sandbox.row_request)
+        reqs = [(r, row_request(r, check_output=False, trace=True, types=False, counts=True)) for r in rows]
         size = 16
         chunks = [reqs[i:i + size] for i in range(0, len(reqs), size)]
         done = 0

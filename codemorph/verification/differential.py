@@ -33,9 +33,10 @@ import libcst as cst
 
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.errors import InputError, ParseError
-from codemorph.inputs import coverage_additions, format_args, mutate_args, parse_args
+from codemorph.inputs import coverage_additions, format_args, kind_mutants, mutate_args, parse_args
 from codemorph.inputs import SeedPlan, needs_plan, plan_seeds
 from codemorph.engine.program import Program
+from codemorph.sandbox.kinds import request_for
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_rng
 from codemorph.verification.claims import stdout_gains
@@ -137,6 +138,9 @@ class Baseline:
             container whose element type the program accepted none of), in words; a
             ``"weak"`` verdict quotes them.
         requested: the mutants asked for (``extra_inputs`` of :func:`make_baseline`).
+        input_kind: the kind of every input (:data:`~codemorph.rows.INPUT_KINDS`):
+            argument lists (``args``), call expressions or harness blocks (``call``), standard
+            inputs (``stdin``); :func:`check_requests` runs the rewritten program the same way.
     """
 
     program: Program
@@ -149,6 +153,7 @@ class Baseline:
     traced: bool = False
     notes: tuple[str, ...] = ()
     requested: int | None = None
+    input_kind: str = "args"
 
 
 # ----------------------------------------------------------------------------- literals
@@ -236,20 +241,25 @@ def program_calls(program: Program) -> frozenset[str]:
 
 
 # ----------------------------------------------------------------------------- baseline
-def _requests(program: Program, inputs: Sequence[str], trace: bool = False, types: bool = True) -> list[ExecRequest]:
-    return [ExecRequest(program.source, program.entry_point, args, trace=trace, types=types) for args in inputs]
+def _requests(program: Program, inputs: Sequence[str], trace: bool = False, types: bool = True,
+              kind: str = "args") -> list[ExecRequest]:
+    return [request_for(program.source, program.entry_point, kind, args, trace=trace, types=types) for args in inputs]
 
 
 def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, literals: list | None = None,
-             plans: Mapping[str, SeedPlan] | None = None, min_inputs: int = 0) -> list[str]:
+             plans: Mapping[str, SeedPlan] | None = None, min_inputs: int = 0,
+             kind: str = "args") -> list[str]:
     """Mutant texts of ``seeds`` (see :func:`make_baseline`).  A seed with a
     :class:`~codemorph.inputs.SeedPlan` in ``plans`` is varied through it: its proxies (new
     inputs) and the mutants of its base and proxies, interleaved; the others exactly as
     before plans existed.  When fewer than ``min_inputs - len(seeds)`` mutants come out,
     more generations are drawn (each asking for the whole budget) and appended, so the
-    mutants of a seed that reaches that number are unchanged."""
+    mutants of a seed that reaches that number are unchanged.  Inputs of another ``kind``
+    than ``args`` are varied by :func:`~codemorph.inputs.kind_mutants` (no plans)."""
     if extra <= 0 or not seeds:
         return []
+    if kind != "args":
+        return kind_mutants(program, seeds, extra, seed, kind, literals)
     literals = program_literals(program) if literals is None else literals
     hints = program_calls(program)
     plans = plans or {}
@@ -379,7 +389,8 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                   seed: int = 0, check_hash_seed: bool | int = True, mutant_timeout: float | None = 1.0,
                   trace: bool = True, expected_output: str | None = None,
                   mutant_cpu_timeout: float | None = 0.25, mutant_max_lines: int | None = 50_000,
-                  guided: bool = True, types: bool = True, min_inputs: int = MIN_INPUTS) -> Baseline:
+                  guided: bool = True, types: bool = True, min_inputs: int = MIN_INPUTS,
+                  input_kind: str = "args") -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
     Args:
@@ -444,6 +455,13 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     and element types tried, in the sandbox: one or two small batches for such seeds only);
     their mutants are those of the plan's proxies and base.  What could still not be varied
     is in :attr:`Baseline.notes`.
+        input_kind: what ``seed_inputs`` are (:data:`~codemorph.rows.INPUT_KINDS`): argument
+            lists of the entry point (``args``, the default), call expressions or harness
+            blocks (``call``: mutants change the literal arguments of the call, or the
+            literals of the harness method, :func:`kind_mutants`), or standard inputs
+            (``stdin``: mutants keep the token structure); ``expected_output`` is then the
+            recorded standard output, verbatim.  Coverage-guided additions are made for
+            ``args`` inputs only.
 
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
@@ -455,30 +473,31 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         raise TypeError("seed_inputs must be a sequence of argument literals, not one string")
     seeds = list(dict.fromkeys(seed_inputs))
     literals = program_literals(program)
+    kind = input_kind
     plans = plan_seeds(sandbox, program.source, program.entry_point, seeds) \
-        if extra_inputs > 0 and any(needs_plan(t) for t in seeds) else {}
-    mutants = _mutants(program, seeds, extra_inputs, seed, literals, plans, min_inputs)
+        if kind == "args" and extra_inputs > 0 and any(needs_plan(t) for t in seeds) else {}
+    mutants = _mutants(program, seeds, extra_inputs, seed, literals, plans, min_inputs, kind)
     inputs = seeds + mutants
     short = None if mutant_timeout is None else min(mutant_timeout, sandbox.limits.timeout)
-    requests = (_requests(program, seeds, trace, types)
-                + [ExecRequest(program.source, program.entry_point, m, timeout=short, trace=trace,
+    requests = (_requests(program, seeds, trace, types, kind)
+                + [request_for(program.source, program.entry_point, kind, m, timeout=short, trace=trace,
                                cpu_timeout=mutant_cpu_timeout, max_lines=mutant_max_lines if trace else None,
                                types=types)
                    for m in mutants]
-                + _requests(program, seeds, trace, False))
+                + _requests(program, seeds, trace, False, kind))
     if expected_output is not None and seeds:
         # both runs of the seed (the evaluation may run the value's own __eq__, which could print)
         for k in (0, len(inputs)):
             requests[k] = dataclasses.replace(requests[k], expected_output=expected_output)
     outs = sandbox.run_batch(requests)
     first, again = outs[:len(inputs)], outs[len(inputs):]
-    if guided and trace and mutants:
+    if guided and trace and mutants and kind == "args":
         g = coverage_additions(sandbox, program, inputs, first, len(seeds), seed=seed,
                                literals=literals, timeout=short)
         inputs, first = list(g.inputs), list(g.outcomes)
     first = _few_deep_recursions(first, len(seeds))
     reasons = []
-    static = nondeterminism_source(program.source)
+    static = nondeterminism_source(program.source, input_kind=kind, harness=seeds if kind == "call" else None)
     if static is not None:
         # what a second run a moment later cannot show: the clock, randomness, the process
         reasons.append(f"it {static}")
@@ -495,7 +514,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         # an iteration order that depends on string hashes agrees with seed 0's under one
         # other seed with probability about 1/k! for k elements (1/2 for two): several seeds
         for extra in range(1, int(check_hash_seed) + 1):
-            other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace, False),
+            other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace, False, kind),
                                       hash_seed=sandbox.hash_seed + extra)
             for (text, a), b in zip(finished, other):
                 why = _same_run(a, b)
@@ -508,7 +527,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                 break
     notes = tuple(dict.fromkeys(n for p in plans.values() for n in p.notes))
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,
-                    "; ".join(reasons) or None, trace, notes, extra_inputs)
+                    "; ".join(reasons) or None, trace, notes, extra_inputs, kind)
 
 
 #: mutant inputs whose run ends in ``RecursionError`` that a check compares, at most (in input order)
@@ -663,7 +682,7 @@ def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdo
     out = []
     for k, (text, o) in enumerate(zip(baseline.inputs, baseline.outcomes)):
         if o.comparable:
-            out.append(ExecRequest(rewritten.source, rewritten.entry_point, text,
+            out.append(request_for(rewritten.source, rewritten.entry_point, baseline.input_kind, text,
                                    expected_output=expected_output if k == 0 else None,
                                    timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace,
                                    types=types))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemorph.engine import RewriteContext, Transform
+from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.transforms.deadcode.predicates import BODY_TEMPLATES
 from codemorph.transforms.deadcode.positions import (
     InsertStatements, choose_natural_site, choose_position, dead_body, opaque_condition,
@@ -67,6 +67,12 @@ class DeadCode(Transform):
     :data:`BODY_TEMPLATES`) reads locals and assigns only fresh names or names already
     local, so scoping is unchanged.  Only predicates z3 proves false are used.
 
+    In a script (:attr:`RewriteContext.script`: a ``stdin`` row, whose module namespace no
+    harness reads) the positions of the module body count too (after its docstring and
+    ``from __future__`` imports), unless the program spells ``eval``/``exec``/``locals``/
+    ``globals``/``vars``/``dir``; there the predicate is over a fresh variable (rule 3) and
+    the body reads only it and never returns.
+
     Functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()`` are skipped;
     programs inspecting frames, code objects or line numbers are refused.
 
@@ -97,17 +103,24 @@ class DeadCode(Transform):
         self.style = check_style(self.name, style)
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        if self.style == "natural":
-            site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx))
+        natural = self.style == "natural"
+        if natural:
+            try:
+                site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx))
+            except NotApplicable:
+                if not ctx.script:
+                    raise
+                natural = False  # a script without functions: the opaque check at module level
+        if natural:
             block = natural_guard(module, ctx, site, facts)
             stmts = [cst.parse_statement(f"{line}\n") for line in block.before]
             stmts.append(cst.parse_statement(f"{block.header}\n" + "".join(f"    {b}\n" for b in block.body)))
             condition = block.header[len("if "):-1]
         else:
-            site = choose_position(module, ctx)
+            site = choose_position(module, ctx, scripts=True)
             stmts, var, condition = opaque_condition(module, ctx, site)
             body = dead_body(ctx, site, var, BODY_TEMPLATES)
             source = f"if {condition}:\n" + "".join(f"    {line}\n" for line in body)
             stmts.append(cst.parse_statement(source))
-        ctx.record(site.anchor, f"unreachable `if {condition}:` inserted in {site.func.name.value}()")
+        ctx.record(site.anchor, f"unreachable `if {condition}:` inserted in {site.where}")
         return module.visit(InsertStatements(site.suite, site.index, stmts))
