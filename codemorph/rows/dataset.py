@@ -30,11 +30,18 @@ from codemorph.rows.codemind import CODEMIND_FILES, is_codemind_layout, read_cod
 from codemorph.rows.schema import Reject, row_json
 from codemorph.rows.testformats import is_test_format, test_rows
 
-__all__ = ["SourceRow", "Reject", "read_rows", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
+__all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
            "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "PARQUET_BATCH_ROWS"]
 
 #: fields every input row must carry, each a string
 REQUIRED_FIELDS = ("id", "code", "input", "output")
+#: how a row's program is run (the optional field ``input_kind``; absent means ``"args"``):
+#: ``"args"`` calls ``entry_point(<input>)`` (CRUXEval; ``output`` is the repr of the value),
+#: ``"call"`` evaluates ``input``, a whole expression such as ``has_close_elements([1.0], 0.3)``
+#: or ``Test().test()``, in the program's namespace after its code ran (``output``: the repr of
+#: the value), ``"stdin"`` runs the program as ``__main__`` with ``input`` as its standard
+#: input (``output``: its standard output, verbatim text)
+INPUT_KINDS = ("args", "call", "stdin")
 #: characters; a row whose ``code`` or ``input`` is longer is rejected (CRUXEval programs are
 #: under 1,000 characters; parsing and rewriting grow faster than linearly with size)
 MAX_CODE_CHARS = 100_000
@@ -58,6 +65,8 @@ class SourceRow:
         file: the input file the row came from (``None`` when not read from a file).
         where: ``"line 4"``, or ``"line 4 of shards/a.jsonl"`` when the input has several
             files (``"row 4 ..."`` for Parquet): how messages name the row's place.
+        input_kind: one of :data:`INPUT_KINDS` (the row's ``input_kind`` field; ``"args"``
+            when absent): how ``input`` runs the program and what ``output`` holds.
     """
 
     id: str
@@ -69,11 +78,46 @@ class SourceRow:
     extra: dict[str, Any] = field(default_factory=dict)
     file: str | None = field(default=None, compare=False)  # rows compare by content
     where: str = field(default="", compare=False)
+    input_kind: str = "args"
 
     @property
     def place(self) -> str:
         """:attr:`where`, or ``"line N"`` when it is not set."""
         return self.where or f"line {self.line}"
+
+
+def call_parts(text: str) -> tuple[str, str] | None:
+    """``(name, arguments)`` when the expression ``text`` is one call of a plain name, such
+    as ``has_close_elements([1.0, 2.0], 0.3)`` -> ``("has_close_elements", "[1.0, 2.0], 0.3")``
+    (the argument text exactly as written, without the parentheses); ``None`` for anything
+    else (``Test().test()``, ``f(1) + 1``, ``obj.m(x)``, text that does not parse).  Parsed
+    with :mod:`ast`, never evaluated.
+
+    A ``call`` row of this shape runs exactly as an ``args`` row with that entry point and
+    argument list: ``eval(f"{name}({arguments})")`` in the program's globals."""
+    import ast
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    node = tree.body
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    stripped = text.strip()
+    # the argument text: between the name's parenthesis and the final one
+    head = len(node.func.id)
+    rest = stripped[head:].lstrip()
+    if not (rest.startswith("(") and rest.endswith(")")):
+        return None
+    inner = rest[1:-1]
+    try:  # the slice must be the same argument list
+        again = ast.parse(f"{node.func.id}({inner})", mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if ast.dump(again) != ast.dump(node):
+        return None
+    return node.func.id, inner
 
 
 def default_dataset_path() -> Path:
@@ -409,6 +453,11 @@ def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word:
         entry = "f"
     if not isinstance(entry, str) or not entry.isidentifier():
         problems.append(f"{field_word} 'entry_point' must be an identifier, got {entry!r}")
+    kind = row.get("input_kind")
+    if kind is None:
+        kind = "args"
+    if kind not in INPUT_KINDS:
+        problems.append(f"{field_word} 'input_kind' must be one of {', '.join(INPUT_KINDS)}, got {kind!r}")
     if not problems:
         for name in ("id", "code", "input", "output", "entry_point"):
             k = _lone_surrogate(rid if name == "id" else row.get(name))
@@ -429,9 +478,9 @@ def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word:
         return Reject(rid, lineno, "read", f"{label}: duplicate id (first seen on {ctx.first_seen(ctx.seen[rid])})",
                       row, file=str(ctx.path))
     ctx.seen[rid] = (ctx.index << 32) + lineno
-    extra = {k: v for k, v in row.items() if k not in REQUIRED_FIELDS and k != "entry_point"}
+    extra = {k: v for k, v in row.items() if k not in REQUIRED_FIELDS and k not in ("entry_point", "input_kind")}
     return SourceRow(rid, row["code"], row["input"], row["output"], entry, lineno, extra, file=str(ctx.path),
-                     where=ctx.first_seen((ctx.index << 32) + lineno))
+                     where=ctx.first_seen((ctx.index << 32) + lineno), input_kind=kind)
 
 
 # -- Parquet --------------------------------------------------------------------------------

@@ -22,6 +22,20 @@ __all__ = ["OriginalRow", "VariantRow", "PerturbationRow", "Reject", "VariantRej
            "row_json", "row_reject", "internal_reject", "parse_problem", "exception_site"]
 
 
+def _with_kind(d: dict[str, Any], kind: str) -> dict[str, Any]:
+    """``d`` with ``input_kind`` right after ``entry_point`` when ``kind`` is not ``"args"``
+    (rows of ``args`` rows carry no such field, so CRUXEval outputs stay as they were)."""
+    if kind == "args":
+        return d
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if k != "input_kind":
+            out[k] = v
+        if k == "entry_point":
+            out["input_kind"] = kind
+    return out
+
+
 def _with_recipe(d: dict[str, Any], recipe: dict[str, str] | None) -> dict[str, Any]:
     if recipe is not None:
         d["recipe"] = recipe
@@ -38,6 +52,7 @@ class OriginalRow:
         original_id: the row's own id; transforms: always empty; seed: the run's master seed.
         extra: the input row's extra columns (written first); recipe: ``{"name", "version"}``
             with ``generate --recipe`` (written last), else ``None`` (not written).
+        input_kind: the row's kind (written after ``entry_point`` unless ``"args"``).
     """
 
     id: str
@@ -49,12 +64,14 @@ class OriginalRow:
     seed: int
     extra: dict[str, Any] = field(default_factory=dict)
     recipe: dict[str, str] | None = None
+    input_kind: str = "args"
 
     def to_json(self) -> dict[str, Any]:
         """The row as written (a new dict)."""
-        return _with_recipe({**self.extra, "id": self.id, "code": self.code, "input": self.input,
-                             "output": self.output, "entry_point": self.entry_point, "original_id": self.original_id,
-                             "transforms": [], "seed": self.seed, "kind": "original"}, self.recipe)
+        return _with_recipe(_with_kind({**self.extra, "id": self.id, "code": self.code, "input": self.input,
+                                        "output": self.output, "entry_point": self.entry_point,
+                                        "original_id": self.original_id, "transforms": [], "seed": self.seed,
+                                        "kind": "original"}, self.input_kind), self.recipe)
 
 
 @dataclass(frozen=True)
@@ -67,7 +84,7 @@ class VariantRow:
             (possibly renamed) function to call; original_id: the source row's id;
             transforms: names of the transforms applied, in order; seed: master seed;
             verification: ``{"status", "inputs", "proved", "coverage"}``; sites: places
-            changed (int); extra, recipe: as for :class:`OriginalRow`.
+            changed (int); extra, recipe, input_kind: as for :class:`OriginalRow`.
     """
 
     id: str
@@ -82,13 +99,15 @@ class VariantRow:
     sites: int
     extra: dict[str, Any] = field(default_factory=dict)
     recipe: dict[str, str] | None = None
+    input_kind: str = "args"
 
     def to_json(self) -> dict[str, Any]:
         """The row as written (a new dict)."""
-        return _with_recipe({**self.extra, "id": self.id, "code": self.code, "input": self.input,
-                             "output": self.output, "entry_point": self.entry_point, "original_id": self.original_id,
-                             "transforms": self.transforms, "seed": self.seed, "verification": self.verification,
-                             "sites": self.sites, "kind": "code-transform"}, self.recipe)
+        return _with_recipe(_with_kind({**self.extra, "id": self.id, "code": self.code, "input": self.input,
+                                        "output": self.output, "entry_point": self.entry_point,
+                                        "original_id": self.original_id, "transforms": self.transforms,
+                                        "seed": self.seed, "verification": self.verification, "sites": self.sites,
+                                        "kind": "code-transform"}, self.input_kind), self.recipe)
 
 
 @dataclass(frozen=True)
@@ -101,7 +120,9 @@ class PerturbationRow:
             (the new argument list); entry_point; output: ``repr`` of the result, or
             ``None`` when it raises; exception: ``{"type", "message", "line"}`` or ``None``;
             target: class name or ``output-change``; seed_input: the row's own input;
-            distance: edit operations (int); strategy; type_changing (bool); seed; extra.
+            distance: edit operations (int); strategy; type_changing (bool); seed; extra;
+            input_kind: as for :class:`OriginalRow` (a ``stdin`` row's ``input`` is the new
+            standard input and ``output`` the standard output).
     """
 
     id: str
@@ -118,14 +139,15 @@ class PerturbationRow:
     type_changing: bool
     seed: int
     extra: dict[str, Any] = field(default_factory=dict)
+    input_kind: str = "args"
 
     def to_json(self) -> dict[str, Any]:
         """The row as written (a new dict)."""
-        return {**self.extra, "id": self.id, "kind": "input-perturbation", "original_id": self.original_id,
-                "code": self.code, "input": self.input, "entry_point": self.entry_point, "output": self.output,
-                "exception": self.exception, "target": self.target, "seed_input": self.seed_input,
-                "distance": self.distance, "strategy": self.strategy, "type_changing": self.type_changing,
-                "seed": self.seed}
+        return _with_kind({**self.extra, "id": self.id, "kind": "input-perturbation", "original_id": self.original_id,
+                           "code": self.code, "input": self.input, "entry_point": self.entry_point,
+                           "output": self.output, "exception": self.exception, "target": self.target,
+                           "seed_input": self.seed_input, "distance": self.distance, "strategy": self.strategy,
+                           "type_changing": self.type_changing, "seed": self.seed}, self.input_kind)
 
 
 @dataclass(frozen=True)
@@ -230,8 +252,12 @@ class TransformReject:
 def row_json(row: Any) -> dict[str, Any]:
     """A :class:`~codemorph.rows.dataset.SourceRow` as a JSON object again (its extra
     fields, then the standard ones)."""
-    return {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
-            "entry_point": row.entry_point}
+    d = {**row.extra, "id": row.id, "code": row.code, "input": row.input, "output": row.output,
+         "entry_point": row.entry_point}
+    kind = getattr(row, "input_kind", "args")
+    if kind != "args":
+        d["input_kind"] = kind
+    return d
 
 
 def row_reject(row: Any, stage: str, reason: str, detail: dict[str, Any] | None = None) -> Reject:

@@ -167,7 +167,13 @@ _GLOBALS_LISTERS = frozenset({"dir", "vars"})
 _DYNAMIC = frozenset({"__import__", "eval", "exec", "compile"})
 
 
-def nondeterminism_source(code: str) -> str | None:
+#: what a ``stdin`` program may read that others may not: it runs as ``__main__`` (so
+#: ``__name__`` is ``"__main__"``, as under ``python main.py``) with the row's input as its
+#: standard input (``input()``, ``sys.stdin``)
+STDIN_READS = ("input", "__name__", "sys.stdin")
+
+
+def nondeterminism_source(code: str, input_kind: str = "args") -> str | None:
     """Why a program's outcome may differ between runs, machines or minutes, or ``None``.
 
     A conservative (over-approximating) test on the libcst syntax tree, with libcst's
@@ -231,6 +237,9 @@ def nondeterminism_source(code: str) -> str | None:
 
     Args:
         code: a module's source text.
+        input_kind: how the program is run (:data:`~codemorph.rows.INPUT_KINDS`); a
+            ``"stdin"`` program may read :data:`STDIN_READS` (its standard input is the
+            row's input, and it runs as ``__main__``).
 
     Returns:
         A human reason naming the first source found in source order, e.g.
@@ -243,9 +252,10 @@ def nondeterminism_source(code: str) -> str | None:
     normal = code if code.isascii() else unicodedata.normalize("NFKC", code)
     if not _WORDS.search(normal):
         return None  # every flagged construct needs one of these words (fast path)
-    found = _check(code)
+    stdin = input_kind == "stdin"
+    found = _check(code, stdin)
     if found is None and normal != code:
-        found = _check(normal)
+        found = _check(normal, stdin)
     return found
 
 
@@ -256,12 +266,12 @@ _WORDS = re.compile(r"\b(?:import|__import__|id|hash|__hash__|open|input|eval|ex
                     r"|\b(?:" + "|".join(HARNESS_ATTRIBUTES) + r")\b")
 
 
-def _check(code: str) -> str | None:
+def _check(code: str, stdin: bool = False) -> str | None:
     try:
         module = cst.parse_module(code)
     except (cst.ParserSyntaxError, RecursionError, ValueError):
         return None
-    return _Finder(module).first()
+    return _Finder(module, stdin).first()
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
@@ -294,8 +304,9 @@ def _string_arg(call: cst.Call) -> str | None:
 class _Finder:
     """Collects (position, reason) pairs over a module and its literal eval/exec strings."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, stdin: bool = False) -> None:
         self.module = module
+        self.stdin = stdin
         self.wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.scopes = {s for s in self.wrapper.resolve(ScopeProvider).values() if s is not None}
         self.parents = self.wrapper.resolve(ParentNodeProvider)
@@ -338,7 +349,7 @@ class _Finder:
                     else:
                         for alias in node.names:
                             full = f"{mod}.{_alias_module(alias)}"
-                            if not _pure(full):
+                            if not _pure(full) and not (self.stdin and full == "sys.stdin"):
                                 yield self._pos(node), f"{PARTLY_FLAGGED[top]} ({full})"
                 else:
                     why = _module_reason(mod or "")
@@ -374,11 +385,12 @@ class _Finder:
                         yield from self._module_use(mod if alias.asname is not None else bound, access.node)
             for access in scope.accesses:
                 for ref in access.referents:
-                    if isinstance(ref, BuiltinAssignment) and ref.name in FLAGGED_BUILTINS:
+                    if isinstance(ref, BuiltinAssignment) and ref.name in FLAGGED_BUILTINS \
+                            and not (self.stdin and ref.name in STDIN_READS):
                         yield self._pos(access.node), f"{FLAGGED_BUILTINS[ref.name]} ({ref.name})"
                 name = getattr(access.node, "value", None)
                 if name in HARNESS_GLOBALS and all(isinstance(r, BuiltinAssignment) for r in access.referents) \
-                        and not self._main_guard(access.node):
+                        and not self._main_guard(access.node) and not (self.stdin and name in STDIN_READS):
                     # a global the harness sets (or a builtin of that name): not one the program bound
                     yield self._pos(access.node), f"{HARNESS_GLOBALS[name]} ({name})"
 
@@ -443,7 +455,7 @@ class _Finder:
             if text is not None:
                 yield from self._imported(top_node, text, full)
                 return
-        if not _pure(full):
+        if not _pure(full) and not (self.stdin and (full == "sys.stdin" or full.startswith("sys.stdin."))):
             yield self._pos(top_node), f"{reason} ({full})"
 
     def _imported(self, node: cst.CSTNode, text: str, how: str) -> Iterable[tuple[int, str]]:

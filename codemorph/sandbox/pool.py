@@ -150,6 +150,22 @@ class ExecRequest:
             deepest nesting of its function frames during the call of the entry point (not
             the module body): :attr:`Outcome.line_counts` and :attr:`Outcome.max_call_depth`
             (types of locals are then not collected).  Used by ``codemorph analyze``.
+        input_kind: how the program is run (:data:`~codemorph.rows.INPUT_KINDS`):
+            ``"args"`` (default) calls ``entry_point(<args>)`` as above; ``"call"``
+            evaluates ``args``, a whole expression (``has_close_elements([1.0], 0.3)``,
+            ``Test().test()``), in the module's globals after its code ran; ``args`` may
+            also be statements followed by that expression, on several lines (they run
+            first, in the same globals: how a harness method with other literals is put in
+            place); ``entry_point`` is not used; ``"stdin"`` runs the module as
+            ``__main__`` (``__name__ == "__main__"``) with :attr:`stdin` as its standard
+            input (``input()``, ``sys.stdin``, ``sys.stdin.buffer``); the outcome's value is
+            the text it wrote to standard output (:attr:`Outcome.stdout`, without standard
+            error, which goes to :attr:`Outcome.stderr`), ``SystemExit`` with code ``0`` or
+            ``None`` ends it normally, and ``expected_output`` is compared as verbatim text;
+            ``entry_point`` and ``args`` are not used.  The module body of a ``"call"`` or
+            ``"args"`` request that raises is ``bad-code``; of a ``"stdin"`` request it is
+            the program's own outcome, ``raised``.
+        stdin: the standard input of a ``"stdin"`` request (text; ``None`` is empty input).
     """
 
     code: str
@@ -163,10 +179,20 @@ class ExecRequest:
     types: bool = True
     recursion_limit: int | None = None
     counts: bool = False
+    input_kind: str = "args"
+    stdin: str | None = None
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
              "expected_output": self.expected_output, "trace": self.trace}
+        if self.input_kind != "args":
+            if self.input_kind not in ("call", "stdin"):
+                raise ValueError(f"input_kind must be one of args, call, stdin, got {self.input_kind!r}")
+            if self.input_kind == "call" and not isinstance(self.args, str):
+                raise ValueError("a call request needs the expression in args")
+            d["input_kind"] = self.input_kind
+            if self.input_kind == "stdin":
+                d["stdin"] = self.stdin or ""
         if self.trace and not self.types:
             d["types"] = False
         if self.trace and self.counts:
@@ -249,7 +275,9 @@ class Outcome:
         args_fingerprint: fingerprint of ``[positional args, keyword args]`` after the
             call (catches in-place mutation); ``None`` when the call did not happen.
         stdout: captured stdout and stderr (text, including ``os.write(1, ...)`` bytes,
-            decoded as UTF-8), at most ``Limits.output`` bytes.
+            decoded as UTF-8), at most ``Limits.output`` bytes; for a ``"stdin"`` request
+            standard output only (the row's output).
+        stderr: a ``"stdin"`` request's standard error (``sys.stderr``), else ``""``.
         output_matches: result of the ``expected_output`` check, ``None`` if not asked.
         duration: seconds the execution took (module body + call).
         lines, arcs, types: trace results (``trace=True``), else ``None``: sorted executed
@@ -288,6 +316,7 @@ class Outcome:
     incomplete: bool = False
     line_counts: tuple[tuple[int, int], ...] | None = None
     max_call_depth: int | None = None
+    stderr: str = ""
 
     def behaviour(self) -> tuple:
         """What differential testing compares: ``(status, fingerprint or exception type,
@@ -370,6 +399,7 @@ class Outcome:
             line_counts=tuple((int(a), int(b)) for a, b in d["line_counts"]) if d.get("line_counts") is not None
             else None,
             max_call_depth=int(d["max_call_depth"]) if d.get("max_call_depth") is not None else None,
+            stderr=d.get("stderr") or "",
         )
 
 

@@ -33,8 +33,9 @@ import libcst as cst
 
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.errors import InputError, ParseError
-from codemorph.inputs import coverage_additions, mutate_args
+from codemorph.inputs import coverage_additions, kind_mutants, mutate_args
 from codemorph.engine.program import Program
+from codemorph.sandbox.kinds import request_for
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
 from codemorph.engine.transform import derive_rng
 from codemorph.verification.coverage import Coverage, Region, changed_region, region_coverage
@@ -125,6 +126,9 @@ class Baseline:
         reason: what made the baseline nondeterministic or hash-sensitive.
         traced: the original ran traced; :func:`check_requests` then traces the rewritten
             program too, so both sides run under the same conditions.
+        input_kind: the kind of every input (:data:`~codemorph.rows.INPUT_KINDS`):
+            argument lists (``args``), call expressions or harness blocks (``call``), standard
+            inputs (``stdin``); :func:`check_requests` runs the rewritten program the same way.
     """
 
     program: Program
@@ -135,6 +139,7 @@ class Baseline:
     hash_sensitive: bool | None = None
     reason: str | None = None
     traced: bool = False
+    input_kind: str = "args"
 
 
 # ----------------------------------------------------------------------------- literals
@@ -222,13 +227,17 @@ def program_calls(program: Program) -> frozenset[str]:
 
 
 # ----------------------------------------------------------------------------- baseline
-def _requests(program: Program, inputs: Sequence[str], trace: bool = False, types: bool = True) -> list[ExecRequest]:
-    return [ExecRequest(program.source, program.entry_point, args, trace=trace, types=types) for args in inputs]
+def _requests(program: Program, inputs: Sequence[str], trace: bool = False, types: bool = True,
+              kind: str = "args") -> list[ExecRequest]:
+    return [request_for(program.source, program.entry_point, kind, args, trace=trace, types=types) for args in inputs]
 
 
-def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, literals: list | None = None) -> list[str]:
+def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, literals: list | None = None,
+             kind: str = "args") -> list[str]:
     if extra <= 0 or not seeds:
         return []
+    if kind != "args":
+        return kind_mutants(program, seeds, extra, seed, kind, literals)
     literals = program_literals(program) if literals is None else literals
     hints = program_calls(program)
     per_seed: list[list[str]] = []
@@ -287,7 +296,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                   seed: int = 0, check_hash_seed: bool | int = True, mutant_timeout: float | None = 1.0,
                   trace: bool = True, expected_output: str | None = None,
                   mutant_cpu_timeout: float | None = 0.25, mutant_max_lines: int | None = 50_000,
-                  guided: bool = True, types: bool = True) -> Baseline:
+                  guided: bool = True, types: bool = True, input_kind: str = "args") -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
     Args:
@@ -342,6 +351,13 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         types: with ``trace``, also record the types of locals (``ExecRequest.types``),
             which :func:`~codemorph.testing.merge_observations` hands to transforms that use
             runtime types; ``False`` when no transform will (a cheaper trace).
+        input_kind: what ``seed_inputs`` are (:data:`~codemorph.rows.INPUT_KINDS`): argument
+            lists of the entry point (``args``, the default), call expressions or harness
+            blocks (``call``: mutants change the literal arguments of the call, or the
+            literals of the harness method, :func:`kind_mutants`), or standard inputs
+            (``stdin``: mutants keep the token structure); ``expected_output`` is then the
+            recorded standard output, verbatim.  Coverage-guided additions are made for
+            ``args`` inputs only.
 
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
@@ -353,28 +369,29 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         raise TypeError("seed_inputs must be a sequence of argument literals, not one string")
     seeds = list(dict.fromkeys(seed_inputs))
     literals = program_literals(program)
-    mutants = _mutants(program, seeds, extra_inputs, seed, literals)
+    kind = input_kind
+    mutants = _mutants(program, seeds, extra_inputs, seed, literals, kind)
     inputs = seeds + mutants
     short = None if mutant_timeout is None else min(mutant_timeout, sandbox.limits.timeout)
-    requests = (_requests(program, seeds, trace, types)
-                + [ExecRequest(program.source, program.entry_point, m, timeout=short, trace=trace,
+    requests = (_requests(program, seeds, trace, types, kind)
+                + [request_for(program.source, program.entry_point, kind, m, timeout=short, trace=trace,
                                cpu_timeout=mutant_cpu_timeout, max_lines=mutant_max_lines if trace else None,
                                types=types)
                    for m in mutants]
-                + _requests(program, seeds, trace, False))
+                + _requests(program, seeds, trace, False, kind))
     if expected_output is not None and seeds:
         # both runs of the seed (the evaluation may run the value's own __eq__, which could print)
         for k in (0, len(inputs)):
             requests[k] = dataclasses.replace(requests[k], expected_output=expected_output)
     outs = sandbox.run_batch(requests)
     first, again = outs[:len(inputs)], outs[len(inputs):]
-    if guided and trace and mutants:
+    if guided and trace and mutants and kind == "args":
         g = coverage_additions(sandbox, program, inputs, first, len(seeds), seed=seed,
                                literals=literals, timeout=short)
         inputs, first = list(g.inputs), list(g.outcomes)
     first = _few_deep_recursions(first, len(seeds))
     reasons = []
-    static = nondeterminism_source(program.source)
+    static = nondeterminism_source(program.source, input_kind=kind)
     if static is not None:
         # what a second run a moment later cannot show: the clock, randomness, the process
         reasons.append(f"it {static}")
@@ -391,7 +408,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         # an iteration order that depends on string hashes agrees with seed 0's under one
         # other seed with probability about 1/k! for k elements (1/2 for two): several seeds
         for extra in range(1, int(check_hash_seed) + 1):
-            other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace, False),
+            other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace, False, kind),
                                       hash_seed=sandbox.hash_seed + extra)
             for (text, a), b in zip(finished, other):
                 why = _same_run(a, b)
@@ -403,7 +420,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             if hash_sensitive:
                 break
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,
-                    "; ".join(reasons) or None, trace)
+                    "; ".join(reasons) or None, trace, kind)
 
 
 #: mutant inputs whose run ends in ``RecursionError`` that a check compares, at most (in input order)
@@ -544,7 +561,7 @@ def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdo
     out = []
     for k, (text, o) in enumerate(zip(baseline.inputs, baseline.outcomes)):
         if o.comparable:
-            out.append(ExecRequest(rewritten.source, rewritten.entry_point, text,
+            out.append(request_for(rewritten.source, rewritten.entry_point, baseline.input_kind, text,
                                    expected_output=expected_output if k == 0 else None,
                                    timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace,
                                    types=types))

@@ -16,7 +16,7 @@ import types as _types
 import warnings
 
 from .common import HDR, IDX, MARK, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
-from .execution import (Capture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
+from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
 from .fingerprint import fingerprint
 from ..guard import install_guard
 from .protocol import encode_outcome, read_exact, write_all
@@ -112,6 +112,7 @@ class _Child:
         self.unraisable = []
         self.arg_codes = {}
         self.eval_codes = {}
+        self.call_codes = {}
         self.cap = None
         self.cwd_fd = os.open(cwd, os.O_RDONLY)
         self.null_fd = os.open(os.devnull, os.O_RDONLY)
@@ -309,6 +310,22 @@ class _Child:
                 self.arg_codes[args] = obj
         return obj
 
+    def compile_call(self, text):
+        """The code objects of a ``call`` request's input: ``(statements or None,
+        expression)``; the text is an expression, or statements ending with one (cached).
+        Raises ``SyntaxError`` when it does not parse or does not end with an expression."""
+        got = self.call_codes.get(text)
+        if got is None:
+            tree = ast.parse(text.strip(), "<input>", "exec")
+            if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+                raise SyntaxError("a call input must be an expression, or statements ending with one")
+            last = tree.body.pop()
+            pre = compile(tree, "<input>", "exec", dont_inherit=True) if tree.body else None
+            got = (pre, compile(ast.Expression(last.value), "<input>", "eval", dont_inherit=True))
+            if len(self.call_codes) < 256:
+                self.call_codes[text] = got
+        return got
+
     def compile_eval(self, text):
         """``compile(text, "<string>", "eval")`` as ``eval(text)`` does, cached (the same
         expected output and result literals come back for every input of a batch)."""
@@ -340,11 +357,18 @@ class _Child:
         entry = req.get("entry_point") or "f"
         args = req.get("args", "")
         expected = req.get("expected_output")
+        kind = req.get("input_kind") or "args"
         tracer = Tracer(req.get("max_lines"), req.get("types", True) and not observes_lifetimes(code),
                         bool(req.get("counts"))) if req.get("trace") else None
-        script = args is None
+        script = args is None and kind == "args"
         self.progress(0)
         self.reset()
+        err = None
+        if kind == "stdin":
+            # a plain ``python main.py < input``: standard input, standard error apart
+            err = ErrCapture(self.limits["output"])
+            sys.stderr = err
+            sys.stdin = io.TextIOWrapper(io.BytesIO((req.get("stdin") or "").encode("utf-8")), encoding="utf-8")
         self.reseed_random(code)
         recursion_limit = req.get("recursion_limit")
         if recursion_limit:
@@ -370,6 +394,8 @@ class _Child:
         module = _types.ModuleType(MODULE_NAME)
         sys.modules[MODULE_NAME] = module
         g = module.__dict__
+        if kind == "stdin":
+            g["__name__"] = "__main__"  # the script's main block runs, as under ``python main.py``
         value = None
         call_args = None
         phase = "compile"
@@ -384,8 +410,27 @@ class _Child:
                 phase = "module"
                 if watcher is not None:
                     sys.settrace(watcher)
-                exec(codeobj, g)
-                if not script:
+                if kind == "stdin":
+                    if tracer is not None:
+                        tracer.counting = True
+                    try:
+                        exec(codeobj, g)
+                    except SystemExit as stop:
+                        if stop.code not in (None, 0):
+                            raise
+                elif kind == "call":
+                    exec(codeobj, g)
+                    phase = "args"
+                    pre, expr = self.compile_call(args)
+                    phase = "call"
+                    if tracer is not None:
+                        tracer.counting = True
+                    if pre is not None:
+                        exec(pre, g)
+                    value = eval(expr, g)
+                else:
+                    exec(codeobj, g)
+                if not script and kind == "args":
                     phase = "args"
                     # CRUXEval evaluates f(<args>) in the module's globals: evaluate the same
                     # argument list there, through a packing function under a reserved name
@@ -421,7 +466,7 @@ class _Child:
                 out["status"] = "memory"
                 out["exception"] = {"type": "MemoryError", "message": "", "line": None}
             else:
-                if phase == "compile" or phase == "entry" or (phase == "module" and not script):
+                if phase == "compile" or phase == "entry" or (phase == "module" and not script and kind != "stdin"):
                     out["status"] = "bad-code"
                 elif phase == "args":
                     out["status"] = "bad-input"
@@ -452,8 +497,12 @@ class _Child:
         self.reset_builtins_only()
         if STATE.refused:
             _refused_outcome(out)
+        if err is not None:
+            out["stderr"] = err.text()
+            if out["status"] == "returned":
+                value = self.read_output()[0]  # a script's value: what it wrote to standard output
         self.progress(1)
-        self.post(i, out, value, call_args, expected, g, script, timeout)
+        self.post(i, out, value, call_args, expected, g, script, timeout, verbatim=kind == "stdin")
         if STATE.refused and out["status"] != "refused":  # e.g. the result's __repr__ opened a socket
             _refused_outcome(out)
         text, truncated = self.read_output()
@@ -499,9 +548,10 @@ class _Child:
             # whose literal a harness cannot even compile (``assert f(x) == <output>``)
             sys.set_int_max_str_digits(self.int_digits)
 
-    def post(self, i, out, value, call_args, expected, g, script, timeout):
+    def post(self, i, out, value, call_args, expected, g, script, timeout, verbatim=False):
         """repr (under its own timer), then fingerprints, literal check and expected-output
-        check (under one more timer)."""
+        check (under one more timer); ``verbatim``: the expected output is text compared as
+        it is (a ``stdin`` request), not a literal evaluated in the program's globals."""
         status = out["status"]
         if status == "returned":
             try:
@@ -547,7 +597,9 @@ class _Child:
                         out["literal_ok"] = False
                 if expected is not None and not script:
                     step = "expected output"
-                    if status == "returned":
+                    if status == "returned" and verbatim:
+                        out["output_matches"] = value == expected
+                    elif status == "returned":
                         try:
                             out["output_matches"] = bool(value == eval(self.compile_eval(expected), g))
                         except (Timeout, OutputLimit):

@@ -270,6 +270,47 @@ class Capture(io.TextIOBase):
         pass
 
 
+class ErrCapture(io.TextIOBase):
+    """``sys.stderr`` of a ``stdin`` request: kept apart from standard output (the row's
+    output is standard output alone), in memory, bounded by the output limit."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.parts = []
+        self.written = 0
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        n = len(s.encode("utf-8", "backslashreplace"))
+        if self.written + n > self.limit:
+            STATE.output_over = True
+            raise OutputLimit()
+        self.parts.append(s)
+        self.written += n
+        return len(s)
+
+    def flush(self):
+        pass
+
+    def text(self):
+        return "".join(self.parts)
+
+
 class _BinaryCapture(io.RawIOBase):
     """``sys.stdout.buffer`` of a program."""
 

@@ -1,0 +1,75 @@
+"""Row kinds in the sandbox: the one place that turns a row (or a program and one input of
+its kind) into the :class:`~codemorph.sandbox.ExecRequest` that runs it, and reads a row's
+``output`` back from an :class:`~codemorph.sandbox.Outcome`.
+
+Kinds (:data:`~codemorph.rows.INPUT_KINDS`): ``args`` (CRUXEval, ``entry_point(<input>)``),
+``call`` (``input`` is a whole expression evaluated in the program's namespace after its code
+ran) and ``stdin`` (the program runs as ``__main__`` with ``input`` as its standard input;
+its output is the text it writes to standard output).  Every command builds its requests
+through :func:`request_for` / :func:`row_request`, so the kinds run the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from codemorph.rows.dataset import INPUT_KINDS, call_parts
+from codemorph.sandbox.pool import ExecRequest, Outcome
+
+__all__ = ["request_for", "row_request", "output_of", "plain_call", "INPUT_KINDS"]
+
+
+def request_for(code: str, entry_point: str, input_kind: str, text: str, *, expected_output: str | None = None,
+                **options: Any) -> ExecRequest:
+    """The request that runs ``code`` on the input ``text`` of kind ``input_kind``.
+
+    Args:
+        code: the program's source.
+        entry_point: the function an ``args`` input is passed to (ignored by the other kinds).
+        input_kind: ``"args"``, ``"call"`` or ``"stdin"``.
+        text: the input: an argument-list literal (``args``), an expression, or statements
+            ending with one (``call``), the standard input (``stdin``).
+        expected_output: a recorded ``output`` to check in the same run
+            (:attr:`~codemorph.sandbox.Outcome.output_matches`): a literal for ``args`` and
+            ``call``, the verbatim standard output for ``stdin``.
+        options: any other :class:`~codemorph.sandbox.ExecRequest` field (``trace``,
+            ``timeout``, ``cpu_timeout``, ``max_lines``, ``types``, ``recursion_limit``,
+            ``counts``).
+
+    Raises:
+        ValueError: an unknown ``input_kind``.
+    """
+    if input_kind == "args":
+        return ExecRequest(code, entry_point, text, expected_output=expected_output, **options)
+    if input_kind == "call":
+        return ExecRequest(code, entry_point, text, expected_output=expected_output, input_kind="call", **options)
+    if input_kind == "stdin":
+        return ExecRequest(code, entry_point, "", expected_output=expected_output, input_kind="stdin", stdin=text,
+                           **options)
+    raise ValueError(f"input_kind must be one of {', '.join(INPUT_KINDS)}, got {input_kind!r}")
+
+
+def row_request(row: Any, *, check_output: bool = True, **options: Any) -> ExecRequest:
+    """The request that runs a :class:`~codemorph.rows.SourceRow` on its own input the way
+    its kind says, checking its recorded ``output`` unless ``check_output`` is false;
+    ``options`` as for :func:`request_for`."""
+    return request_for(row.code, row.entry_point, getattr(row, "input_kind", "args"), row.input,
+                       expected_output=row.output if check_output else None, **options)
+
+
+def output_of(outcome: Outcome, input_kind: str) -> str | None:
+    """A row's ``output`` text from the outcome of its run: the result's ``repr`` when it
+    reads back as an equal literal (``args``, ``call``), the standard output verbatim
+    (``stdin``); ``None`` when the run did not return or the repr is no literal."""
+    if outcome.status != "returned":
+        return None
+    if input_kind == "stdin":
+        return outcome.stdout
+    return outcome.value_repr if outcome.literal_ok else None
+
+
+def plain_call(text: str) -> tuple[str, str] | None:
+    """:func:`codemorph.rows.call_parts`: ``(name, arguments)`` of a ``call`` input that is one
+    call of a plain name, which runs exactly as the ``args`` input ``arguments`` of entry
+    point ``name``."""
+    return call_parts(text)
