@@ -419,8 +419,9 @@ def layout_output(row: dict[str, Any]) -> str:
 def write_codemind_row(root: str | os.PathLike[str], row: dict[str, Any], bench: str | None = None) -> Path:
     """Write one row (a JSON object as ``generate``/``perturb`` write them) as
     ``<root>/<bench>/<folder>/{main.py,input.txt,output.txt}`` and return the folder.
-    ``bench``: the row's ``bench`` column, else this, else ``"dataset"``.  A row without
-    ``output`` (an exception row) gets no ``output.txt``."""
+    ``bench``: the row's ``bench`` column, else this, else ``"dataset"``.  An exception row
+    (``output`` null, ``exception: {"type": T}``) gets ``output.txt`` ``raises T``, the answer
+    ``codemorph evaluate`` scores such rows by."""
     b = str(row.get("bench") or bench or "dataset")
     folder = Path(root) / b / layout_folder_name(str(row["id"]), b)
     folder.mkdir(parents=True, exist_ok=True)
@@ -428,6 +429,9 @@ def write_codemind_row(root: str | os.PathLike[str], row: dict[str, Any], bench:
     (folder / "input.txt").write_text(layout_input(row), encoding="utf-8", newline="")
     if row.get("output") is not None:
         (folder / "output.txt").write_text(layout_output(row), encoding="utf-8", newline="")
+    elif isinstance(row.get("exception"), dict) and row["exception"].get("type"):
+        # an exception row: the layout has no field for it; codemorph's exception answer
+        (folder / "output.txt").write_text(f"raises {row['exception']['type']}", encoding="utf-8", newline="")
     return folder
 
 

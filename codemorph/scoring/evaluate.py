@@ -725,11 +725,32 @@ def _run_checks(sandbox, task: tuple[int, bool, str | None, list[str]]) -> list[
     """One task of a map: run the check programs ``task[3]`` of one row in one sandbox
     batch; ``task[:3]``: the row's index, whether it is an exception row, and its exception
     class.  Returns one ``(correct, status)`` per program."""
+    from codemorph.sandbox.kinds import request_for
     from codemorph.sandbox.pool import ExecRequest
 
     _, exception_row, exception_type, codes = task
-    outcomes = sandbox.run_batch([ExecRequest(code, args=None) for code in codes])
-    return [_outcome_status(o, exception_row, exception_type) for o in outcomes]
+    requests = [ExecRequest(code, args=None) if isinstance(code, str) else request_for(code[1], "__main__", "stdin", code[2])
+                for code in codes]
+    outcomes = sandbox.run_batch(requests)
+    return [_outcome_status(o, exception_row, exception_type) if isinstance(code, str)
+            else _stdin_status(o, code[3], code[4]) for code, o in zip(codes, outcomes)]
+
+
+def _stdin_status(outcome, expected: str | None, exception_type: str | None = None) -> tuple[bool, str]:
+    """A predicted standard input's run: correct iff the program ends normally and writes
+    ``expected`` (:func:`~codemorph.rows.codemind.same_stdout`), or, for an exception row,
+    raises exactly ``exception_type``."""
+    if exception_type is not None:
+        exc = outcome.exception
+        if outcome.status == "raised" and exc is not None:
+            return exc.type == exception_type, f"raised:{exc.type}"
+        return False, outcome.status
+    if outcome.status != "returned":
+        if outcome.status == "raised" and outcome.exception is not None:
+            return False, f"fail:{outcome.exception.type}"
+        return False, outcome.status
+    ok = expected is not None and same_stdout(expected, outcome.stdout or "")
+    return ok, "stdout-match" if ok else "stdout-differs"
 
 
 def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, strict: bool, sandbox,
@@ -747,9 +768,13 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
             programs.append(check_program(r, g, mode, strict))
         unique = list(dict.fromkeys(p for p in programs if p is not None))
         plans.append((r, programs, unique))
-        if r.input_kind == "stdin":
-            verdicts[r.id] = [stdout_verdict(r, g) if mode == "output" else (False, "skip:stdin-input-mode")
-                              for g in gens]
+        if r.input_kind == "stdin" and (mode == "input" or r.output is not None):
+            if mode == "output":
+                verdicts[r.id] = [stdout_verdict(r, g) for g in gens]
+                plans[-1] = (r, programs, [])
+            else:  # the predicted standard input is run; it must write the row's output (or raise its class)
+                programs = [("stdin", r.code, g, r.output, r.exception_type) for g in gens]
+                plans[-1] = (r, programs, list(dict.fromkeys(programs)))
         elif r.output is None and mode == "output":
             verdicts[r.id] = [(names_exception(g, r.exception_type or ""),
                                "names-exception" if names_exception(g, r.exception_type or "") else "no-match")
