@@ -94,8 +94,10 @@ class EvalRow:
     Attributes:
         id: row id.
         code: program source.
-        input: argument-list literal (the call is ``entry_point(<input>)``).
-        output: repr of the expected return value, or ``None`` for an exception row.
+        input: argument-list literal (the call is ``entry_point(<input>)``), the whole
+            expression of a ``call`` row, or the standard input of a ``stdin`` row.
+        output: repr of the expected return value (a ``stdin`` row: its standard output),
+            or ``None`` for an exception row.
         entry_point: function name (``"f"`` for CRUXEval).
         original_id: id of the original program (``id`` itself for originals).
         kind: ``"original"``, ``"code-transform"`` or ``"input-perturbation"``.
