@@ -61,6 +61,11 @@ class Program:
         source: the module's full source text (str).
         entry_point: name of the function a harness calls, ``"f"`` for CRUXEval.
         filename: used in error messages only (a path or a row id).
+        script: the program runs as a script (``python main.py < input``: a ``stdin`` row),
+            so nothing outside it reads its module namespace after it ran and module-level
+            names are its own, as a function's locals are; ``False`` (default) when a
+            harness calls into it (``args`` and ``call`` rows), which may reach any
+            module-level name.  Transforms read it as :attr:`RewriteContext.script`.
 
     Raises:
         ParseError: when ``source`` is not valid Python; carries line and column.
@@ -72,6 +77,7 @@ class Program:
     source: str
     entry_point: str = "f"
     filename: str = field(default="<program>", compare=False)
+    script: bool = False
 
     def __post_init__(self) -> None:
         # parse eagerly so that a bad program fails where it is created
@@ -103,4 +109,4 @@ class Program:
 
     def with_source(self, source: str, entry_point: str | None = None) -> "Program":
         """A new program with other source text (and optionally another entry point)."""
-        return Program(source, entry_point or self.entry_point, self.filename)
+        return Program(source, entry_point or self.entry_point, self.filename, self.script)

@@ -21,6 +21,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from codemorph.errors import NotApplicable, ParseError
 from codemorph.engine.program import Program
+from codemorph.engine.stdlib import star_import_names
 
 __all__ = [
     "Site",
@@ -194,8 +195,16 @@ class _Bindings(cst.CSTVisitor):
             if isinstance(name, cst.Name):
                 self.names.add(name.value)
 
-    def visit_ImportStar(self, node: cst.ImportStar) -> None:
-        self.star_import = True
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if not isinstance(node.names, cst.ImportStar):
+            return
+        names = None
+        if not node.relative and node.module is not None:
+            names = star_import_names(_dotted_name(node.module))
+        if names is None:
+            self.star_import = True  # a module outside the standard library may bind anything
+        else:
+            self.names.update(names)
 
     def visit_MatchAs(self, node: cst.MatchAs) -> None:
         if node.name is not None:
@@ -210,9 +219,18 @@ class _Bindings(cst.CSTVisitor):
             self.names.add(node.rest.value)
 
 
+def _dotted_name(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted_name(node.value)}.{node.attr.value}"
+    return node.value if isinstance(node, cst.Name) else ""
+
+
 def bound_names(node: cst.CSTNode) -> tuple[frozenset[str], bool]:
     """Names that ``node`` binds anywhere inside it (any scope), and whether it contains
-    ``from ... import *`` (which may bind anything).
+    a ``from ... import *`` that may bind anything.  A star import of a standard-library
+    module binds the names that module exports (:func:`codemorph.engine.stdlib.star_import_names`,
+    read from its source, never from the program): ``from typing import *`` binds ``List``,
+    ``Any``... but not ``iter``; a star import of any other module counts as binding anything.
 
     Used to decide, conservatively, whether a builtin such as ``iter`` or ``type`` may
     have been shadowed: a transform that emits a call to ``iter`` must refuse when
@@ -344,6 +362,10 @@ class RewriteContext:
         self.inputs = tuple(inputs)
         self.observations = observations
         self.entry_point = program.entry_point
+        #: the program runs as a script (:attr:`Program.script`): its module-level names are
+        #: its own (no harness reads them), so module-level code may be rewritten like a
+        #: function body
+        self.script = program.script
         #: a transform that renames the entry point sets the new name here
         self.new_entry_point: str | None = None
         self.sites: list[Site] = []
@@ -499,7 +521,7 @@ class Transform:
             return TransformResult(self.name, program, False, reason="no site to rewrite")
         code = new_module.code
         try:
-            new_program = Program(code, ctx.new_entry_point or program.entry_point, program.filename)
+            new_program = Program(code, ctx.new_entry_point or program.entry_point, program.filename, program.script)
         except ParseError as exc:  # a transform bug must never reach the output
             return TransformResult(self.name, program, False,
                                    reason=f"rewrite did not compile ({exc}); left unchanged")

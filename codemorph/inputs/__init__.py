@@ -17,14 +17,14 @@ Modules, by concern:
 """
 
 from codemorph.inputs.edges import CLASS_CALLS, EDGE_FILL, EDGE_MIN_REQUEST, EDGE_SHARE, RANKED, edge_cases
-from codemorph.inputs.kinds import kind_mutants
+from codemorph.inputs.kinds import call_mutants, harness_method, kind_mutants, parse_stdin, stdin_mutants
 from codemorph.inputs.guided import GUIDED_EXECUTIONS, GUIDED_MAX, GuidedResult, coverage_additions
 from codemorph.inputs.literals import format_args, format_value, parse_args
 from codemorph.inputs.mutation import (BIG_INTS, CROSS_SHARE, MAX_RESIZE_GROWTH, NESTED_FILL, MutationSpace,
                                        mutate_args)
 from codemorph.inputs.values import MAX_GROWTH, is_type_changing, type_paths, type_signature
 
-__all__ = ["kind_mutants", "parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
+__all__ = ["kind_mutants", "stdin_mutants", "call_mutants", "parse_stdin", "harness_method", "parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
            "coverage_additions", "GuidedResult", "GUIDED_MAX", "GUIDED_EXECUTIONS", "edge_cases", "EDGE_SHARE",
            "EDGE_MIN_REQUEST", "EDGE_FILL", "CLASS_CALLS", "RANKED", "MutationSpace", "is_type_changing",
            "type_signature", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL"]

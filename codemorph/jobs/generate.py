@@ -28,6 +28,7 @@ from codemorph.engine.pipeline import Pipeline
 from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
+from codemorph.sandbox.kinds import RunView, output_of, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
 from codemorph.engine.transform import derive_rng, derive_seed
@@ -194,18 +195,23 @@ class RowProcessor:
             program = Program(row.code, row.entry_point, filename=row.id)
         except ParseError as exc:
             return reject("parse", parse_problem(exc))
-        if not program.has_entry_point():
+        view = run_view(row, program)
+        kind, run_input = view.kind, view.input
+        if view.entry_point != program.entry_point or kind == "stdin":
+            program = Program(row.code, view.entry_point, filename=row.id, script=kind == "stdin")
+        if kind == "args" and not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 
         # the original on its input (checked against the recorded output in the same run) and
         # on the mutants, traced: coverage, and the local types transforms may use
-        baseline = make_baseline(self.sandbox, program, [row.input], extra_inputs=cfg.extra_inputs,
+        baseline = make_baseline(self.sandbox, program, [run_input], extra_inputs=cfg.extra_inputs,
                                  seed=derive_seed(cfg.seed, row.id, "inputs"),
                                  # five other hash seeds where the syntax tree shows a way to
                                  # a set or to hash order; none where it shows none
-                                 check_hash_seed=HASH_SEEDS if may_depend_on_hash(row.code, row.input) else False,
-                                 expected_output=row.output, types=self.needs_types)
-        problem = _original_problem(baseline.outcomes[0], row, check_output=False)
+                                 check_hash_seed=HASH_SEEDS if may_depend_on_hash(
+                                     row.code, run_input if kind != "stdin" else "") else False,
+                                 expected_output=row.output, types=self.needs_types, input_kind=kind)
+        problem = _original_problem(baseline.outcomes[0], row, check_output=False, kind=kind)
         if problem:
             return reject("execute", problem)
         if baseline.nondeterministic:
@@ -215,7 +221,7 @@ class RowProcessor:
             return reject("execute", "the result changed in a fresh process under another PYTHONHASHSEED (set "
                                      "order of strings, or something else of the process such as its id): "
                                      f"{baseline.reason}; a harness running elsewhere would see another output")
-        problem = _original_problem(baseline.outcomes[0], row)
+        problem = _original_problem(baseline.outcomes[0], row, kind=kind)
         if problem:
             return reject("execute", problem)
 
@@ -223,7 +229,7 @@ class RowProcessor:
         candidates = []  # (variant name, PipelineResult, seconds spent rewriting)
         for name, pipeline in self.pipelines:
             start = time.perf_counter()
-            res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=[row.input],
+            res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=view.harness_inputs,
                                  observations=observations)
             candidates.append((name, res, time.perf_counter() - start))
 
@@ -242,7 +248,7 @@ class RowProcessor:
             slices.append((len(requests), checks))
             requests += checks
             if not own_compared:
-                requests.append(ExecRequest(res.program.source, res.program.entry_point, row.input,
+                requests.append(request_for(res.program.source, res.program.entry_point, kind, run_input,
                                             expected_output=row.output))
         start = time.perf_counter()
         outs = self.sandbox.run_batch(requests)
@@ -254,10 +260,9 @@ class RowProcessor:
         # recorded text only has to compare equal (``1`` for ``True``, ``2.0`` for ``2``, a
         # dict in another order, even an expression), and a harness compares the row's text
         own = baseline.outcomes[0]
-        out.rows.append(OriginalRow(row.id, row.code, row.input,
-                                    own.value_repr if own.literal_ok and own.value_repr is not None else row.output,
+        out.rows.append(OriginalRow(row.id, row.code, row.input, output_of(own, kind) or row.output,
                                     row.entry_point, row.id, cfg.seed, extra=row.extra,
-                                    recipe=self._recipe()).to_json())
+                                    recipe=self._recipe(), input_kind=row.input_kind).to_json())
         for (name, res, seconds), sl, run in zip(candidates, slices, row_runs):
             if res.errors:
                 # a transform raised (Transform.apply caught it): this variant is rejected,
@@ -273,7 +278,7 @@ class RowProcessor:
             verdict = judge(baseline, checks, check_outs)
             if cfg.prove:
                 verdict = prove_verdict(verdict, baseline, res.program, check_outs)
-            status, reason = self._variant(row, name, res, verdict, run, out)
+            status, reason = self._variant(row, name, res, verdict, run, out, view)
             n = len(checks) + (0 if own_compared else 1)
             out.stats.append(TransformStat(name, status, seconds + share * n, reason))
         if unstable:
@@ -322,7 +327,8 @@ class RowProcessor:
         return TransformReject(f"{row.id}:{name}", row.id, row.line, row.file, reason, err.transform,
                                err.distribution, err.exception, err.message)
 
-    def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome) -> tuple[str, str | None]:
+    def _variant(self, row: SourceRow, name: str, res, verdict, run, out: RowOutcome,
+                 view: "RunView | None" = None) -> tuple[str, str | None]:
         new = res.program
         vid = f"{row.id}:{name}"
         status = verdict.status
@@ -344,12 +350,20 @@ class RowProcessor:
         # the input row's own columns (difficulty, source...) come first, as on the original row;
         # a result whose repr is no literal (inf, a class instance) keeps the row's recorded
         # output text, which the variant's result was just checked to equal
+        view = view or run_view(row, res.program)
+        entry, text = new.entry_point, row.input
+        if row.input_kind == "call" and view.kind == "args":
+            if new.entry_point != view.entry_point:  # the called function was renamed: so is the call
+                text = f"{new.entry_point}({view.input})"
+        elif row.input_kind != "args":
+            entry = row.entry_point
         out.rows.append(VariantRow(
-            vid, new.source, row.input, run.value_repr if run.literal_ok else row.output, new.entry_point, row.id,
+            vid, new.source, text, output_of(run, view.kind) or row.output, entry, row.id,
             res.applied, self.config.seed, {
                 "status": status, "inputs": verdict.inputs_checked, "proved": verdict.proved,
                 "coverage": verdict.coverage.to_json() if verdict.coverage is not None else None},
-            sum(len(r.sites) for r in res.results if r.applied), extra=row.extra, recipe=self._recipe()).to_json())
+            sum(len(r.sites) for r in res.results if r.applied), extra=row.extra, recipe=self._recipe(),
+            input_kind=row.input_kind).to_json())
         return ("written-unreached" if status == "unreached" else "written"), verdict.reason if status == "unreached" \
             else None
 
@@ -381,7 +395,7 @@ def _cex_json(cex) -> dict[str, Any] | None:
     return {"input": cex.args, "original": o(cex.original), "rewritten": o(cex.rewritten)}
 
 
-def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | None:
+def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = "args") -> str | None:
     if o.status == "bad-code":
         e = o.exception
         return f"the module fails when loaded: {e.type}: {e.message}" if e else "the module fails when loaded"
@@ -412,6 +426,8 @@ def _original_problem(o, row: SourceRow, check_output: bool = True) -> str | Non
             return (f"recorded output {row.output[:80]!r} cannot be checked: execution returned "
                     f"{o.value_words()}, whose repr is not a Python literal, and the recorded output does "
                     "not evaluate to an equal value")
+        if kind == "stdin":
+            return f"recorded output {row.output[:80]!r} is not the standard output, {o.stdout[:80]!r}"
         return f"recorded output {row.output[:80]!r} does not match execution, which returned {o.value_words()}"
     return None
 

@@ -65,11 +65,14 @@ from codemorph.errors import InputError, ParseError
 from codemorph.jobs.executors import DaskExecutor, LocalExecutor, map_rows
 from codemorph.engine.program import Program
 from codemorph.sandbox.determinism import nondeterminism_source
+from codemorph.sandbox.kinds import RunView, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Outcome, Sandbox
 from codemorph.verification.differential import HASH_SEEDS, hash_stable, may_depend_on_hash
 from codemorph.engine.transform import derive_seed
 from codemorph.perturb.search import ANY_EXCEPTION, DEFAULT_STRATEGIES, OUTPUT_CHANGE, Budget, Perturbation, search_limits, \
     search_many
+from codemorph.perturb.kinds import search_kind
+from codemorph.verification.differential import program_literals
 
 __all__ = ["PerturbConfig", "PerturbSummary", "TargetStats", "RowResult", "perturb_dataset", "perturb_row", "search_row",
            "perturb_ordered", "DEFAULT_EXCEPTIONS", "summary_table", "HARNESS_RECURSION_LIMIT"]
@@ -239,9 +242,13 @@ def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowR
         program = Program(row.code, row.entry_point, filename=row.id)
     except ParseError as exc:
         return reject("parse", parse_problem(exc))
-    if not program.has_entry_point():
+    view = run_view(row, program)
+    kind = view.kind
+    if view.entry_point != program.entry_point:
+        program = program.with_source(row.code, view.entry_point)
+    if kind == "args" and not program.has_entry_point():
         return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
-    source = nondeterminism_source(row.code)
+    source = nondeterminism_source(row.code, input_kind=kind)
     if source is not None:
         # an outcome that a second run a moment later cannot contradict (the clock, unseeded
         # random numbers, the process): no found input of it can be a ground truth
@@ -251,9 +258,15 @@ def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowR
     if OUTPUT_CHANGE in want:
         want[OUTPUT_CHANGE] = config.output_changes
     try:
-        report = search_many(program, row.input, targets, config.budget, derive_seed(config.seed, row.id),
-                             strategies=config.strategies, allow_type_change=config.allow_type_change,
-                             want=want, max_results=max(want.values()), sandbox=sandbox)
+        if kind == "args":
+            report = search_many(program, view.input, targets, config.budget, derive_seed(config.seed, row.id),
+                                 strategies=config.strategies, allow_type_change=config.allow_type_change,
+                                 want=want, max_results=max(want.values()), sandbox=sandbox)
+        else:  # standard inputs, harness methods or call expressions with other literals
+            report = search_kind(program, kind, view.input, targets, config.budget,
+                                 derive_seed(config.seed, row.id), want=want, max_results=max(want.values()),
+                                 sandbox=sandbox, literals=program_literals(program),
+                                 allow_type_change=config.allow_type_change)
     except InputError as exc:
         return reject("input", f"input {row.input[:80]!r} is not an argument-list literal: {exc}")
     res.executions = report.executions
@@ -267,7 +280,7 @@ def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowR
                     and (p.exception is None or p.exception.type not in lookalikes)][: want[t]] for t in targets}
     cands = list(dict.fromkeys(p.input for t in targets for p in found_by[t]))
     if cands:
-        found_by, res.executions = _recheck(sandbox, row, found_by, cands, res.executions)
+        found_by, res.executions = _recheck(sandbox, row, found_by, cands, res.executions, view)
     for t in targets:
         found = found_by[t]
         if found:
@@ -278,13 +291,16 @@ def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowR
                 continue
             written.add(p.input)
             label = t
+            # a call row searched as the arguments of its function gets its call back
+            text = f"{view.entry_point}({p.input})" if row.input_kind == "call" and kind == "args" else p.input
             res.rows.append(PerturbationRow(
-                f"{row.id}:perturb:{label}:{n}", row.id, row.code, p.input, row.entry_point,
+                f"{row.id}:perturb:{label}:{n}", row.id, row.code, text, row.entry_point,
                 p.output if p.status == "returned" else None,
                 None if p.exception is None else
                 {"type": p.exception.type, "message": p.exception.message, "line": p.exception.line},
                 t, row.input, p.distance, p.strategy, p.type_changing, config.seed,
                 extra=row.extra,  # the input row's own columns (difficulty, source...), unchanged
+                input_kind=row.input_kind,
             ).to_json())
             n += 1
     return res
@@ -298,12 +314,13 @@ def _same(a: Outcome, b: Outcome) -> bool:
     return (a.status, ea, a.value_repr, a.stdout) == (b.status, eb, b.value_repr, b.stdout)
 
 
-def _matches(p: Perturbation, o: Outcome) -> bool:
-    """Whether an execution agrees with what the search recorded for ``p``."""
+def _matches(p: Perturbation, o: Outcome, kind: str = "args") -> bool:
+    """Whether an execution agrees with what the search recorded for ``p`` (a ``stdin``
+    finding records the standard output)."""
     if o.status != p.status:
         return False
     if p.status == "returned":
-        return o.value_repr == p.output
+        return (o.stdout if kind == "stdin" else o.value_repr) == p.output
     e = o.exception
     return e is not None and p.exception is not None and \
         (e.type, e.message, e.line) == (p.exception.type, p.exception.message, p.exception.line)
@@ -324,7 +341,7 @@ class _Counting:
 
 
 def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturbation]], cands: list[str],
-             executions: int) -> tuple[dict[str, list[Perturbation]], int]:
+             executions: int, view: RunView | None = None) -> tuple[dict[str, list[Perturbation]], int]:
     """Drop the findings whose outcome is not reproducible.
 
     Every candidate input (and the seed input, which the output-change target is measured
@@ -348,8 +365,10 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
 
     Returns ``(found_by without the dropped findings, executions + executions spent)``.
     """
-    inputs = [row.input] + cands
-    reqs = [ExecRequest(row.code, row.entry_point, i) for i in inputs]
+    view = view or RunView("args", row.entry_point, row.input, (row.input,))
+    kind, entry = view.kind, view.entry_point
+    inputs = [view.input] + cands
+    reqs = [request_for(row.code, entry, kind, i) for i in inputs]
     outs = sandbox.run_batch(reqs + reqs)
     executions += len(outs)
     n = len(inputs)
@@ -359,7 +378,7 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
     # dict keeps its last (candidate) position, whose runs are compared the same way
     seed_stable = _same(outs[0], outs[n])
     stable = {i: _same(firsts[i], seconds[i]) for i in cands}
-    kept = {t: [p for p in f if stable[p.input] and _matches(p, firsts[p.input])
+    kept = {t: [p for p in f if stable[p.input] and _matches(p, firsts[p.input], kind)
                 and (t != OUTPUT_CHANGE or seed_stable)] for t, f in found_by.items()}
     left = list(dict.fromkeys(p.input for f in kept.values() for p in f))
     if left:
@@ -369,12 +388,12 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
         # code may depend on string hashing, more seeds: a finding whose outcome changes
         # under another hash seed (a set of strings iterated) is a ground truth for one
         # hash seed only.  Either way: dropped.
-        seeds = HASH_SEEDS if may_depend_on_hash(row.code, row.input, *left) else 1
+        seeds = HASH_SEEDS if kind == "stdin" or may_depend_on_hash(row.code, view.input, *left) else 1
         counting = _Counting(sandbox)
         # compared by _same: a row records the exception's message and line too (a message
         # showing a set of strings changes with the hash seed)
-        ok = dict(zip(left, hash_stable(counting, row.code, row.entry_point, left,  # type: ignore[arg-type]
-                                        [firsts[i] for i in left], seeds=seeds, same=_same)))
+        ok = dict(zip(left, hash_stable(counting, row.code, entry, left,  # type: ignore[arg-type]
+                                        [firsts[i] for i in left], seeds=seeds, same=_same, input_kind=kind)))
         executions += counting.executions
         kept = {t: [p for p in f if ok[p.input]] for t, f in kept.items()}
         left = list(dict.fromkeys(p.input for f in kept.values() for p in f))
@@ -382,8 +401,8 @@ def _recheck(sandbox: Sandbox, row: SourceRow, found_by: dict[str, list[Perturba
         # the stack of CPython's default recursion limit (CRUXEval's harness) instead of the
         # search's 10,000: an input that recursed deeper, or whose RecursionError comes at
         # another line or with another message, gives another outcome there: dropped
-        shallow = sandbox.run_batch([ExecRequest(row.code, row.entry_point, i,
-                                                 recursion_limit=HARNESS_RECURSION_LIMIT) for i in left])
+        shallow = sandbox.run_batch([request_for(row.code, entry, kind, i, recursion_limit=HARNESS_RECURSION_LIMIT)
+                                     for i in left])
         executions += len(shallow)
         same = {i: _same(firsts[i], o) for i, o in zip(left, shallow)}
         kept = {t: [p for p in f if same[p.input]] for t, f in kept.items()}

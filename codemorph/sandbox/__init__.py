@@ -8,6 +8,6 @@ search process share.
 
 from codemorph.sandbox.pool import *  # noqa: F401,F403
 from codemorph.sandbox.pool import __all__ as _pool_all
-from codemorph.sandbox.kinds import INPUT_KINDS, output_of, plain_call, request_for, row_request  # noqa: F401
+from codemorph.sandbox.kinds import INPUT_KINDS, RunView, output_of, plain_call, request_for, row_request, run_view  # noqa: F401
 
-__all__ = [*_pool_all, "request_for", "row_request", "output_of", "plain_call", "INPUT_KINDS"]
+__all__ = [*_pool_all, "request_for", "row_request", "output_of", "plain_call", "RunView", "run_view", "INPUT_KINDS"]

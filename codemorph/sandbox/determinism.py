@@ -93,6 +93,9 @@ PURE_MODULES: frozenset[str] = frozenset({
     "functools", "graphlib", "hashlib", "heapq", "hmac", "html", "ipaddress", "itertools", "json", "keyword",
     "math", "numbers", "operator", "pprint", "queue", "re", "reprlib", "shlex", "statistics", "string",
     "stringprep", "struct", "textwrap", "types", "typing", "unicodedata", "urllib.parse", "zlib",
+    # ClassEval's harness classes subclass unittest.TestCase; its assertions are pure (a test
+    # runner's timings are not reached by calling a test method)
+    "unittest",
 })
 
 #: why importing a standard-library module outside :data:`PURE_MODULES` is flagged

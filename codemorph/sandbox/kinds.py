@@ -11,12 +11,13 @@ through :func:`request_for` / :func:`row_request`, so the kinds run the same way
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from codemorph.rows.dataset import INPUT_KINDS, call_parts
 from codemorph.sandbox.pool import ExecRequest, Outcome
 
-__all__ = ["request_for", "row_request", "output_of", "plain_call", "INPUT_KINDS"]
+__all__ = ["request_for", "row_request", "output_of", "plain_call", "RunView", "run_view", "INPUT_KINDS"]
 
 
 def request_for(code: str, entry_point: str, input_kind: str, text: str, *, expected_output: str | None = None,
@@ -73,3 +74,70 @@ def plain_call(text: str) -> tuple[str, str] | None:
     call of a plain name, which runs exactly as the ``args`` input ``arguments`` of entry
     point ``name``."""
     return call_parts(text)
+
+
+@dataclass(frozen=True)
+class RunView:
+    """How a row's program is run by its jobs (:func:`run_view`).
+
+    Attributes:
+        kind: the sandbox kind of the runs (``args``, ``call`` or ``stdin``).
+        entry_point: the function an ``args`` input is passed to.
+        input: the row's input as runs of that kind take it.
+        harness_inputs: what transforms get as ``ctx.inputs`` (the texts a harness evaluates
+            in the program's globals): the argument list, the call expression (and, for a
+            harness call ``C().m()``, the names the method ``C.m`` reads, written as one more
+            input ``"A, B"``, since the verification inputs of such a row run the original
+            method with other literals against the rewritten program: renaming keeps every
+            name the harness reaches), or nothing for a script.
+    """
+
+    kind: str
+    entry_point: str
+    input: str
+    harness_inputs: tuple[str, ...]
+
+
+def run_view(row: Any, program: Any) -> RunView:
+    """The :class:`RunView` of ``row``: an ``args`` row as it is; a ``call`` row whose input
+    is one call of a plain name defined by a top-level ``def`` (``add(6, 8)``) as the
+    ``args`` input ``6, 8`` of entry point ``add`` (so its literal arguments are mutated and
+    the parameters a keyword passes are kept, as for CRUXEval); any other ``call`` row
+    (``Test().test()``) as its expression; a ``stdin`` row as its standard input.
+
+    Args:
+        row: a :class:`~codemorph.rows.SourceRow`; program: its parsed
+            :class:`~codemorph.engine.Program` (for the names of its top-level functions).
+    """
+    if row.input_kind == "call":
+        parts = plain_call(row.input)
+        if parts is not None and parts[0] in program.functions:
+            return RunView("args", parts[0], parts[1], (parts[1],))
+        reached = _harness_names(row.code, row.input)
+        return RunView("call", row.entry_point, row.input, (row.input, reached) if reached else (row.input,))
+    if row.input_kind == "stdin":
+        return RunView("stdin", row.entry_point, row.input, ())
+    return RunView("args", row.entry_point, row.input, (row.input,))
+
+
+def _harness_names(code: str, text: str) -> str:
+    """The names the method ``C.m`` of a harness call ``C().m()`` reads, as ``"A, B"``
+    (sorted; ``""`` when ``text`` is no such call of a method of a module-level class)."""
+    import ast
+
+    try:
+        call = ast.parse(text.strip(), mode="eval").body
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name)):
+        return ""
+    cls, meth = call.func.value.func.id, call.func.attr
+    names: set[str] = set()
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef) and stmt.name == cls:
+            for d in stmt.body:
+                if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) and d.name == meth:
+                    names.update(n.id for n in ast.walk(d) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+    return ", ".join(sorted(names))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Sequence
 
+from codemorph.sandbox.kinds import request_for
 from codemorph.sandbox.pool import ExecRequest, Outcome, Sandbox
 
 __all__ = ["HASH_SEEDS", "may_depend_on_hash", "hash_stable"]
@@ -96,18 +97,20 @@ def _same_class_run(a: Outcome, b: Outcome) -> bool:
 
 
 def hash_stable(sandbox: Sandbox, code: str, entry: str, inputs: Sequence[str], outcomes: Sequence[Outcome],
-                seeds: int = HASH_SEEDS, same: Callable[[Outcome, Outcome], bool] = _same_class_run) -> list[bool]:
+                seeds: int = HASH_SEEDS, same: Callable[[Outcome, Outcome], bool] = _same_class_run,
+                input_kind: str = "args") -> list[bool]:
     """For each input, whether the program's outcome under ``PYTHONHASHSEED`` 1..``seeds``
     (relative to the sandbox's) equals ``outcomes[i]`` by ``same`` (default: status,
     exception class, result repr and stdout; a caller that records exception messages and
-    lines passes a stricter test).  One sandbox batch per seed.  Returns a list of bools,
+    lines passes a stricter test); ``input_kind``: what ``inputs`` are
+    (:func:`~codemorph.sandbox.request_for`).  One sandbox batch per seed.  Returns a list of bools,
     one per input."""
     ok = [True] * len(inputs)
     for extra in range(1, seeds + 1):
         idx = [i for i in range(len(inputs)) if ok[i]]
         if not idx:
             break
-        outs = sandbox.run_batch([ExecRequest(code, entry, inputs[i]) for i in idx],
+        outs = sandbox.run_batch([request_for(code, entry, input_kind, inputs[i]) for i in idx],
                                  hash_seed=sandbox.hash_seed + extra)
         for i, b in zip(idx, outs):
             if not same(outcomes[i], b):

@@ -42,6 +42,12 @@ class DeadCode(Transform):
     :data:`BODY_TEMPLATES`) reads locals and assigns only fresh names or names already
     local, so scoping is unchanged.
 
+    In a script (:attr:`RewriteContext.script`: a ``stdin`` row, whose module namespace no
+    harness reads) the positions of the module body count too (after its docstring and
+    ``from __future__`` imports), unless the program spells ``eval``/``exec``/``locals``/
+    ``globals``/``vars``/``dir``; there the predicate is over a fresh variable (rule 3) and
+    the body reads only it and never returns.
+
     Functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()`` are skipped;
     programs inspecting frames, code objects or line numbers are refused.
 
@@ -62,10 +68,10 @@ class DeadCode(Transform):
     )
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        site = choose_position(module, ctx)
+        site = choose_position(module, ctx, scripts=True)
         stmts, var, condition = opaque_condition(module, ctx, site)
         body = dead_body(ctx, site, var, BODY_TEMPLATES)
         source = f"if {condition}:\n" + "".join(f"    {line}\n" for line in body)
         stmts.append(cst.parse_statement(source))
-        ctx.record(site.anchor, f"unreachable `if {condition}:` inserted in {site.func.name.value}()")
+        ctx.record(site.anchor, f"unreachable `if {condition}:` inserted in {site.where}")
         return module.visit(InsertStatements(site.suite, site.index, stmts))

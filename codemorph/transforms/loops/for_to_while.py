@@ -8,7 +8,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine import DYNAMIC_SCOPE_BUILTINS, NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.facts import ProgramFacts, finalisation_hazard
 from codemorph.authoring.hazards import BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers
@@ -88,8 +88,10 @@ class ForToWhile(SiteChoice, Transform):
     Refuses (``NotApplicable``) when ``iter``, ``next`` or ``object`` may be rebound
     (anywhere in the program, or through ``builtins``), when the program can observe when
     the iterator is released (see :func:`finalisation_hazard`) or inspects frames/lines,
-    and skips loops that are ``async for``, at module level, directly in a class body, or
-    in a function using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``.
+    and skips loops that are ``async for``, at module level (but for a script,
+    :attr:`RewriteContext.script`, whose module namespace no harness reads, unless it
+    spells ``eval``/``exec``/``locals``/``globals``/``vars``/``dir``), directly in a class
+    body, or in a function using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``.
 
     Raises:
         ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``.
@@ -102,7 +104,7 @@ class ForToWhile(SiteChoice, Transform):
         "iter, next and object are the builtins (not rebound anywhere, no builtins-module access)",
         "no generator with try/with, no __del__, no weakref/gc: iterator lifetime is unobservable",
         "no frame or line introspection (new locals, moved lines are unobservable)",
-        "loop is a plain `for` directly in a function body (not module level, not a class body)",
+        "loop is a plain `for` in a function body, or at module level of a script (not a class body)",
         "the function does not use eval/exec/locals/globals/vars/dir()",
     )
 
@@ -130,8 +132,17 @@ class ForToWhile(SiteChoice, Transform):
             line = ctx.position(loop)[0]
             if loop.asynchronous is not None:
                 reasons.append(f"line {line}: async for")
-            elif owner is None:
+            elif owner is None and not ctx.script:
                 reasons.append(f"line {line}: loop at module level")
+            elif owner is None:
+                # a script's module namespace is its own (ctx.script): the new names are as
+                # invisible there as a function's locals, unless something lists or reads
+                # the namespace by name
+                dynamic = sorted(names & DYNAMIC_SCOPE_BUILTINS)
+                if dynamic:
+                    reasons.append(f"line {line}: loop at module level of a script using {', '.join(dynamic)}")
+                else:
+                    eligible.append(loop)
             elif isinstance(owner, cst.ClassDef):
                 reasons.append(f"line {line}: loop in a class body")
             elif facts.functions[owner].dynamic:

@@ -7,7 +7,7 @@ import re
 from typing import Callable, Mapping
 
 import libcst as cst
-from libcst.metadata import ComprehensionScope, FunctionScope
+from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
 from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.transforms.naming.survey import Binding, FuncInfo, is_dunder
@@ -105,7 +105,10 @@ class RenameLocals(RenamingTransform):
         if survey.exception_objects:
             raise NotApplicable("the program inspects caught exceptions (" + survey.exception_objects[0]
                                 + "), whose messages may quote variable names; left unchanged")
-        if not survey.functions:
+        # a script (ctx.script: a stdin row) owns its module namespace: its module-level
+        # variables are renamed like a function's locals
+        module_info = _module_info(an) if ctx.script else None
+        if not survey.functions and module_info is None:
             raise NotApplicable("no function in the program")
 
         scopes, parents = an.scopes, an.parents
@@ -134,10 +137,13 @@ class RenameLocals(RenamingTransform):
                 info = an.func_scope[id(sc)]
                 kind_default = "local"
             elif isinstance(sc, ComprehensionScope):
-                info = an.owner(sc)
+                info = an.owner(sc) or module_info
                 kind_default = "comprehension"
                 if info is None:
                     continue
+            elif isinstance(sc, GlobalScope) and module_info is not None:
+                info = module_info
+                kind_default = "global"
             else:
                 continue
             fname = info.node.name.value
@@ -152,6 +158,8 @@ class RenameLocals(RenamingTransform):
                     continue
                 asgs = an.assignments[sc][name]
                 why = self._binding_problem(name, asgs, sc, info, an.class_bound, an.class_reads, an.unscoped)
+                if why is None and info is module_info:
+                    why = _module_name_problem(an, name)
                 if why is not None:
                     if not any(isinstance(a.node, (cst.FunctionDef, cst.ClassDef)) for a in asgs):
                         skipped.append(f"{fname}: {name} {why}")
@@ -176,7 +184,7 @@ class RenameLocals(RenamingTransform):
                     continue
                 first = min(an.pos(t) for t in targets)
                 bindings.append(Binding(sc, name, kind, targets, first, params, info if params else None,
-                                         group=an.pos(info.node)))
+                                         group=(0, 0) if info is module_info else an.pos(info.node)))
 
         if not bindings:
             default = "no local variable or parameter to rename"
@@ -247,3 +255,30 @@ class RenameLocals(RenamingTransform):
             if p.name.value in harness_kw:
                 return f"{fname}: a harness input passes {p.name.value}= by keyword"
         return None
+
+
+#: the name messages give the module of a script ("module: x is spelled inside a string")
+_MODULE = "module"
+
+
+def _module_info(an: Analysis) -> FuncInfo:
+    """The module of a script as the :class:`FuncInfo` its module-level names are checked
+    with: the names no function may rename anywhere (global/nonlocal, match patterns...),
+    and its dynamic-scope uses (``globals()``, ``eval``... at module level or in any
+    function, which can reach module-level names by their spelling)."""
+    dynamic = list(an.survey.module_dynamic) + [d for f in an.survey.functions for d in f.dynamic]
+    return FuncInfo(cst.FunctionDef(cst.Name(_MODULE), cst.Parameters(), cst.IndentedBlock([])), dynamic,
+                    dict(an.survey.forbidden_anywhere))
+
+
+def _module_name_problem(an: Analysis, name: str) -> str | None:
+    """Why the module-level variable ``name`` of a script keeps its name, or ``None``: it
+    is declared ``global``/``nonlocal`` somewhere, spelled inside a string (an annotation,
+    a format template, ``eval`` text), or also bound in a class body."""
+    if name in an.survey.decl_names:
+        return "is declared global or nonlocal"
+    if name in an.survey.string_words:
+        return "is spelled inside a string"
+    if any(name in an.binds.get(sc, ()) for sc in an.all_scopes if type(sc).__name__ == "ClassScope"):
+        return "is also bound in a class body"
+    return None
