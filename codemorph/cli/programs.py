@@ -45,6 +45,9 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
            rewritten: Path = typer.Argument(..., help="The rewritten program."),
            entry: str = typer.Option("f", help="Entry point of both programs."),
            input: List[str] = typer.Option(..., "--input", "-i", help="Argument-list literal, e.g. \"'abc', 3\"; repeatable."),
+           input_kind: str = typer.Option("args", "--input-kind", help="args (argument lists of --entry), call "
+                                           "(call expressions, e.g. \"Test().test()\") or stdin (standard inputs; "
+                                           "standard outputs compared)."),
            extra_inputs: int = typer.Option(49, help="Type-preserving mutants of each input to test as well "
                                                      "(50 inputs with the seed)."),
            prove: bool = typer.Option(False, "--prove", help="Try to prove the changed region equivalent with Z3 "
@@ -65,6 +68,8 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
 
     if extra_inputs < 0:
         fail(f"--extra-inputs must be >= 0, got {extra_inputs}")
+    if input_kind not in ("args", "call", "stdin"):
+        fail(f"--input-kind must be args, call or stdin, got {input_kind!r}")
     if backend not in ("sandbox", "crosshair"):
         fail(f"--backend must be sandbox or crosshair, got {backend!r}")
     if backend == "crosshair":
@@ -76,15 +81,19 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
         a = Program(read_text(original, "original"), entry, filename=str(original))
         b = Program(read_text(rewritten, "rewritten"), entry, filename=str(rewritten))
         for path, prog in ((original, a), (rewritten, b)):
-            if not prog.has_entry_point():
+            if input_kind == "args" and not prog.has_entry_point():
                 fail(f"{path}: defines no top-level function {entry!r} (the entry point, --entry)")
         for i, text in enumerate(input, 1):
             try:
-                parse_args(text)
+                if input_kind == "args":
+                    parse_args(text)
             except InputError as exc:
                 fail(f"--input #{i}: {exc}; expected an argument-list literal such as \"'abc', [1, 2]\"")
+        if input_kind == "stdin":
+            a, b = (Program(p.source, entry, p.filename, script=True) for p in (a, b))
         verdict = run_verify(a, b, entry, input, extra_inputs=extra_inputs, seed=seed, limits=Limits(timeout=timeout),
-                             prove=prove, backend=backend, exception_policy=exception_policy)
+                             prove=prove, backend=backend, exception_policy=exception_policy,
+                             input_kind=input_kind)
     except (ParseError, InputError, ValueError) as exc:
         fail(str(exc))
     if verdict.status == "differs":
@@ -102,7 +111,8 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
             if o.exception is not None:
                 return f"{o.status} {o.exception.type}: {o.exception.message}"
             return o.status
-        out_console.print(escape(f"counterexample: {entry}({cex.args})"), highlight=False)
+        shown = {"args": f"{entry}({cex.args})", "call": cex.args, "stdin": f"standard input {cex.args!r}"}
+        out_console.print(escape(f"counterexample: {shown.get(input_kind, cex.args)}"), highlight=False)
         out_console.print(escape(f"  original:  {show(cex.original)}"), highlight=False)
         out_console.print(escape(f"  rewritten: {show(cex.rewritten)}"), highlight=False)
     raise typer.Exit({"equivalent": 0, "proved": 0, "differs": 3}.get(verdict.status, 4))

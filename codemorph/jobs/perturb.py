@@ -248,7 +248,7 @@ def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowR
         program = program.with_source(row.code, view.entry_point)
     if kind == "args" and not program.has_entry_point():
         return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
-    source = nondeterminism_source(row.code, input_kind=kind)
+    source = nondeterminism_source(row.code, input_kind=kind, harness=[view.input] if kind == "call" else None)
     if source is not None:
         # an outcome that a second run a moment later cannot contradict (the clock, unseeded
         # random numbers, the process): no found input of it can be a ground truth

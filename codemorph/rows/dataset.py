@@ -31,7 +31,8 @@ from codemorph.rows.schema import Reject, row_json
 from codemorph.rows.testformats import is_test_format, test_rows
 
 __all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
-           "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "PARQUET_BATCH_ROWS"]
+           "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "MAX_STDIN_CHARS",
+           "PARQUET_BATCH_ROWS"]
 
 #: fields every input row must carry, each a string
 REQUIRED_FIELDS = ("id", "code", "input", "output")
@@ -45,6 +46,9 @@ INPUT_KINDS = ("args", "call", "stdin")
 #: characters; a row whose ``code`` or ``input`` is longer is rejected (CRUXEval programs are
 #: under 1,000 characters; parsing and rewriting grow faster than linearly with size)
 MAX_CODE_CHARS = 100_000
+#: characters; the ``input`` of a ``stdin`` row may be this long (it is data, never parsed as
+#: code: competitive-programming inputs run to hundreds of thousands of characters)
+MAX_STDIN_CHARS = 1_000_000
 #: rows per record batch read from a Parquet file (bounds the reader's memory)
 PARQUET_BATCH_ROWS = 1024
 #: file name endings read as JSON Lines and as Parquet (anything else is read as JSON Lines;
@@ -187,7 +191,8 @@ def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS
     rejects that row.
 
     ``max_code_chars``: rows whose ``code`` or ``input`` has more characters are rejected
-    (the ``input`` of a ``stdin`` row, text the program reads, is not limited).
+    (the ``input`` of a ``stdin`` row may have up to :data:`MAX_STDIN_CHARS`, or
+    ``max_code_chars`` if that is more).
 
     A folder in the CodeMind/ExeRScope layout (a ``dataset/<bench>`` folder, ``dataset/``
     or the layout root) gives one row per row folder, read by the rules of
@@ -466,11 +471,12 @@ def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word:
                 problems.append(f"{field_word} {name!r} holds a lone surrogate (U+{ord(text[k]):04X} at character "
                                 f"{k + 1}), which Python source cannot contain and UTF-8 cannot encode")
         for name in ("code", "input"):
-            if name == "input" and row.get("input_kind") == "stdin":
-                continue  # standard input is text the program reads, never parsed or rewritten as code
-            if len(row[name]) > ctx.max_code_chars:
+            limit = ctx.max_code_chars
+            if name == "input" and kind == "stdin":
+                limit = max(limit, MAX_STDIN_CHARS)
+            if len(row[name]) > limit:
                 problems.append(f"{field_word} {name!r} has {len(row[name]):,} characters, over the limit of "
-                                f"{ctx.max_code_chars:,}")
+                                f"{limit:,}")
     if problems:
         return Reject(rid if isinstance(rid, str) else None, lineno, "read", f"{label}: " + "; ".join(problems), row,
                       file=str(ctx.path))

@@ -14,16 +14,17 @@ flags these on the syntax tree, so such rows are rejected before anything is wri
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 import unicodedata
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import libcst as cst
 from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrapper, ParentNodeProvider,
                              ScopeProvider)
 
-__all__ = ["nondeterminism_source", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
+__all__ = ["nondeterminism_source", "reached_part", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
            "HARNESS_ATTRIBUTES", "NON_STDLIB", "PURE_MODULES", "UNKNOWN_MODULE"]
 
 #: modules whose import alone is flagged (top-level package name -> what it reads)
@@ -176,7 +177,92 @@ _DYNAMIC = frozenset({"__import__", "eval", "exec", "compile"})
 STDIN_READS = ("input", "__name__", "sys.stdin")
 
 
-def nondeterminism_source(code: str, input_kind: str = "args") -> str | None:
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _words(node: ast.AST) -> set[str]:
+    """Names, attribute names and identifier-like words of string constants in ``node``."""
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+            out.update(_WORD.findall(n.value))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+    return out
+
+
+def reached_part(code: str, harness: Sequence[str]) -> str | None:
+    """The program ``code`` with the bodies of the functions and methods that the harness
+    texts ``harness`` (call expressions such as ``Test().test()``) cannot reach replaced by
+    ``pass``, and then module-level imports of modules in :data:`FLAGGED_MODULES` or
+    :data:`PARTLY_FLAGGED` that nothing left refers to dropped (importing them has no effect
+    of its own); ``None`` when it does not parse.
+
+    Reachable, by name (an over-approximation): a ``def`` is reached when its name is
+    spelled -- as a name, an attribute or a word inside a string -- by the harness texts, by
+    module-level code (class bodies and decorators included) or by a reached ``def``; every
+    dunder method is reached (operators, construction and printing call them).  A ClassEval
+    program's ``shuffle`` method that imports ``random`` is unreached when the harness only
+    calls ``set_volume``."""
+    try:
+        tree = ast.parse(code)
+        roots = set().union(*(_words(ast.parse(h.strip(), mode="eval")) for h in harness)) if harness else set()
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    defs: list[ast.AST] = []
+
+    class _Outer(ast.NodeVisitor):
+        """Module-level code outside every def body: its words are roots."""
+
+        def generic_visit(self, node: ast.AST) -> None:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                defs.append(node)
+                for d in node.decorator_list:
+                    roots.update(_words(d))
+                for a in [*node.args.defaults, *node.args.kw_defaults]:
+                    if a is not None:
+                        roots.update(_words(a))
+                return
+            if isinstance(node, (ast.Name, ast.Attribute, ast.Constant)):
+                roots.update(_words(node))
+            super().generic_visit(node)
+
+    _Outer().visit(tree)
+    reached: set[int] = set()
+    known = set(roots)
+    changed = True
+    while changed:
+        changed = False
+        for d in defs:
+            if id(d) in reached:
+                continue
+            name = d.name  # type: ignore[attr-defined]
+            if name in known or (name.startswith("__") and name.endswith("__")):
+                reached.add(id(d))
+                known |= _words(d)
+                changed = True
+    for d in defs:
+        if id(d) not in reached:
+            d.body = [ast.Pass()]  # type: ignore[attr-defined]
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    body = []
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)) and not (isinstance(stmt, ast.ImportFrom) and stmt.level):
+            mods = [a.name for a in stmt.names] if isinstance(stmt, ast.Import) else [stmt.module or ""]
+            bound = [(a.asname or a.name).split(".")[0] for a in stmt.names]
+            if all(m.split(".")[0] in FLAGGED_MODULES or m.split(".")[0] in PARTLY_FLAGGED for m in mods) \
+                    and "*" not in bound and not set(bound) & used:
+                continue
+        body.append(stmt)
+    tree.body = body
+    return ast.unparse(tree)
+
+
+def nondeterminism_source(code: str, input_kind: str = "args", harness: Sequence[str] | None = None) -> str | None:
     """Why a program's outcome may differ between runs, machines or minutes, or ``None``.
 
     A conservative (over-approximating) test on the libcst syntax tree, with libcst's
@@ -243,6 +329,10 @@ def nondeterminism_source(code: str, input_kind: str = "args") -> str | None:
         input_kind: how the program is run (:data:`~codemorph.rows.INPUT_KINDS`); a
             ``"stdin"`` program may read :data:`STDIN_READS` (its standard input is the
             row's input, and it runs as ``__main__``).
+        harness: for a ``"call"`` program, the call expressions that run it: only the part
+            of the program they can reach is checked (:func:`reached_part`), so a class
+            whose unused method reads the clock is not flagged for a harness that never
+            calls it.
 
     Returns:
         A human reason naming the first source found in source order, e.g.
@@ -252,6 +342,10 @@ def nondeterminism_source(code: str, input_kind: str = "args") -> str | None:
     """
     # identifiers are NFKC-normalized by Python (a fullwidth ``ｉｄ`` is ``id``): the
     # normalized text is checked too, when it differs and still parses
+    if input_kind == "call" and harness:
+        part = reached_part(code, harness)
+        if part is not None and part != code:
+            return nondeterminism_source(part, input_kind)
     normal = code if code.isascii() else unicodedata.normalize("NFKC", code)
     if not _WORDS.search(normal):
         return None  # every flagged construct needs one of these words (fast path)

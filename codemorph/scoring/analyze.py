@@ -34,7 +34,8 @@ Definitions (all per program = per data-set row):
   header, ``except`` handler and ``case`` is a decision; boolean operators and
   conditional expressions are not.
 * dynamic (sandbox, the row's own input run the way its ``input_kind`` says, line events of
-  the program's frames during the call, or during the whole script for ``stdin`` rows): ``loop_length`` = executions of the most executed line (ExeRScope's "loop
+  the program's frames during the call, or during the whole script for ``stdin`` rows):
+  ``loop_length`` = executions of the most executed line (ExeRScope's "loop
   length", Intelligent-CAT-Lab/ExeRScope ``analysis/collect_loop_length.py``);
   ``distinct_lines``; ``line_executions`` (total); ``max_call_depth`` (deepest stack of
   program function frames, comprehension frames not counted); ``max_loop_iterations``
@@ -608,7 +609,7 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
         max_loop_iterations, run_status, run_exception}``, or ``None`` when the traced run
         did not finish (timeout, memory, crash).
     """
-    from codemorph.sandbox.kinds import request_for
+    from codemorph.sandbox.kinds import row_request
     from codemorph.sandbox.pool import Limits, Sandbox
 
     own = None
@@ -617,8 +618,8 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
     out: dict[str, dict[str, Any] | None] = {}
     try:
         # the sandbox's own tracer, counting line events and call depth during the call
-        reqs = [(r, request_for(r.code, r.entry_point, r.input_kind, r.input, trace=True, types=False, counts=True))
-                for r in rows]
+        # (each row run the way its kind says: codemorph.sandbox.row_request)
+        reqs = [(r, row_request(r, check_output=False, trace=True, types=False, counts=True)) for r in rows]
         size = 16
         chunks = [reqs[i:i + size] for i in range(0, len(reqs), size)]
         done = 0

@@ -36,7 +36,7 @@ __all__ = list(_differential_all) + ["HASH_SEEDS", "hash_stable", "may_depend_on
 def verify(original: Program | str, rewritten: Program | str, entry: str = "f", inputs: Sequence[str] = ("",),
            *, extra_inputs: int = DEFAULT_INPUTS - 1, seed: int = 0, sandbox: Sandbox | None = None,
            limits: Limits | None = None, exception_policy: str = "same-class", prove: bool = False,
-           backend: str = "sandbox", crosshair_seconds: float = 10.0) -> Verdict:
+           backend: str = "sandbox", crosshair_seconds: float = 10.0, input_kind: str = "args") -> Verdict:
     """Verify a rewrite: differential testing in the sandbox (a baseline of the original
     on ``inputs`` plus mutants, then :func:`check`, with coverage of the changed region and
     hash-seed re-runs), optionally a Z3 proof (``prove``) and a CrossHair search
@@ -55,7 +55,10 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
         backend: ``"sandbox"`` (differential testing only) or ``"crosshair"``: when testing
             finds no difference, CrossHair's behaviour diffing searches for one
             (:func:`codemorph.verification.crosshair.check_crosshair`, ``crosshair_seconds`` of
-            wall-clock time; needs ``codemorph[crosshair]``).
+            wall-clock time; needs ``codemorph[crosshair]``; ``args`` inputs only).
+        input_kind: what ``inputs`` are (:data:`~codemorph.rows.INPUT_KINDS`): argument
+            lists of ``entry`` (default), call expressions (``call``) or standard inputs
+            (``stdin``: the programs run as scripts, their standard outputs are compared).
 
     Raises:
         ValueError: unknown ``backend`` or ``exception_policy``.
@@ -67,22 +70,25 @@ def verify(original: Program | str, rewritten: Program | str, entry: str = "f", 
         ParseError: when the original source does not parse.
     """
     if not isinstance(original, Program):
-        original = Program(original, entry)
+        original = Program(original, entry, script=input_kind == "stdin")
     if not isinstance(rewritten, Program):
         try:
-            rewritten = Program(rewritten, entry)
+            rewritten = Program(rewritten, entry, script=input_kind == "stdin")
         except ParseError as exc:
             return Verdict("differs", 0, reason=f"rewritten program does not parse: {exc}")
     own = sandbox is None
     sb = Sandbox(limits or Limits()) if own else sandbox
     try:
+        if backend == "crosshair" and input_kind != "args":
+            raise ValueError(f"backend 'crosshair' checks argument lists only, not {input_kind} inputs")
         if backend == "crosshair":
             return check_crosshair(sb, original, rewritten, list(inputs), seconds=crosshair_seconds,
                                    exception_policy=exception_policy, prove=prove, extra_inputs=extra_inputs,
                                    seed=seed)
         if backend != "sandbox":
             raise ValueError(f"backend must be 'sandbox' or 'crosshair', got {backend!r}")
-        base = make_baseline(sb, original, list(inputs), extra_inputs=extra_inputs, seed=seed, types=False)
+        base = make_baseline(sb, original, list(inputs), extra_inputs=extra_inputs, seed=seed, types=False,
+                             input_kind=input_kind)
         return check(sb, base, rewritten, exception_policy=exception_policy, prove=prove)
     finally:
         if own:

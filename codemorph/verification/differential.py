@@ -391,7 +391,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         inputs, first = list(g.inputs), list(g.outcomes)
     first = _few_deep_recursions(first, len(seeds))
     reasons = []
-    static = nondeterminism_source(program.source, input_kind=kind)
+    static = nondeterminism_source(program.source, input_kind=kind, harness=seeds if kind == "call" else None)
     if static is not None:
         # what a second run a moment later cannot show: the clock, randomness, the process
         reasons.append(f"it {static}")

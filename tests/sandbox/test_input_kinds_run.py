@@ -109,3 +109,39 @@ def test_a_stdin_program_may_read_its_input_and_main_name():
     assert nondeterminism_source(SCRIPT, input_kind="stdin") is None
     assert nondeterminism_source("from sys import stdin\nprint(stdin.readline())\n", input_kind="stdin") is None
     assert "sys.argv" in nondeterminism_source("import sys\nprint(sys.argv)\n", input_kind="stdin")
+
+
+PLAYER = """import unittest
+import time
+
+
+class Player:
+    def __init__(self):
+        self.volume = 1
+
+    def set_volume(self, v):
+        self.volume = v
+        return self.volume
+
+    def shuffle(self, items):
+        import random
+        random.shuffle(items)
+        return items
+
+    def stamp(self):
+        return time.time()
+
+
+class Test(unittest.TestCase):
+    def test(self):
+        return Player().set_volume(3)
+"""
+
+
+def test_only_what_a_harness_call_reaches_is_checked_for_nondeterminism():
+    assert nondeterminism_source(PLAYER, input_kind="call") is not None
+    assert nondeterminism_source(PLAYER, input_kind="call", harness=["Test().test()"]) is None
+    reaching = PLAYER.replace("Player().set_volume(3)", "Player().stamp()")
+    assert "clock" in nondeterminism_source(reaching, input_kind="call", harness=["Test().test()"])
+    by_string = PLAYER.replace("Player().set_volume(3)", "getattr(Player(), 'shuffle')([1, 2])")
+    assert "random" in nondeterminism_source(by_string, input_kind="call", harness=["Test().test()"])

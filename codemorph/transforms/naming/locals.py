@@ -9,7 +9,7 @@ from typing import Callable, Mapping
 import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
-from codemorph.engine import NotApplicable, RewriteContext
+from codemorph.engine import BUILTIN_NAMES, NotApplicable, RewriteContext
 from codemorph.transforms.naming.survey import Binding, FuncInfo, is_dunder
 from codemorph.transforms.naming.scopes import Analysis, RenamingTransform
 from codemorph.transforms.naming.definitions import (
@@ -273,8 +273,11 @@ def _module_info(an: Analysis) -> FuncInfo:
 
 def _module_name_problem(an: Analysis, name: str) -> str | None:
     """Why the module-level variable ``name`` of a script keeps its name, or ``None``: it
-    is declared ``global``/``nonlocal`` somewhere, spelled inside a string (an annotation,
+    is spelled like a builtin (``input = sys.stdin.readline``), is declared
+    ``global``/``nonlocal`` somewhere, spelled inside a string (an annotation,
     a format template, ``eval`` text), or also bound in a class body."""
+    if name in BUILTIN_NAMES:
+        return "is spelled like a builtin (before it is bound, the name reads the builtin)"
     if name in an.survey.decl_names:
         return "is declared global or nonlocal"
     if name in an.survey.string_words:
