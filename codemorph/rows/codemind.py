@@ -62,7 +62,7 @@ from typing import Any, Iterator
 from codemorph.errors import InputError
 
 __all__ = ["CODEMIND_FILES", "BENCH_KINDS", "CodemindRecord", "is_codemind_layout", "codemind_benches",
-           "bench_kind", "read_codemind_records", "read_output", "read_stdin_text", "same_stdout",
+           "bench_kind", "read_codemind_records", "read_input", "read_output", "read_stdin_text", "same_stdout",
            "normalize_stdout", "layout_input", "layout_output", "layout_folder_name", "write_codemind_row",
            "CodemindWriter"]
 
@@ -110,7 +110,7 @@ class CodemindRecord:
             return self.problem
         assert self.code is not None and self.input_text is not None and self.output_text is not None
         try:
-            entry, inp = read_input(self.input_text, self.kind, self.code, self.bench)
+            entry, inp = read_input(self.input_text, self.kind, self.code)
         except ValueError as exc:
             return f"input.txt: {exc}"
         try:
@@ -265,7 +265,7 @@ def _class_harness(call: ast.Call, code: str) -> str | None:
     return None
 
 
-def read_input(text: str, kind: str, code: str = "", bench: str = "") -> tuple[str, str]:
+def read_input(text: str, kind: str, code: str = "") -> tuple[str, str]:
     """``input.txt`` as ``(entry_point, input)`` of a row of input kind ``kind``.
 
     * ``args``: a call of a name, ``f([1, 2])`` -> ``("f", "[1, 2]")`` (the argument text verbatim);

@@ -149,6 +149,7 @@ def test_rows(row: dict[str, Any]) -> tuple[list[dict[str, Any]], int, str | Non
         return [], 0, f"the program does not parse ({exc})"
     known = program_names | _BUILTINS
     extra = {k: v for k, v in row.items() if k not in drop and k not in ("entry_point", "id")}
+    source = str(row["test"]) if fmt == "humaneval" else "\n".join(row["test_list"])
     out: list[dict[str, Any]] = []
     left_out = 0
     for t in tests:
@@ -172,12 +173,12 @@ def test_rows(row: dict[str, Any]) -> tuple[list[dict[str, Any]], int, str | Non
             left_out += 1
             continue
         fn = entry if entry is not None else name
-        args = ast.get_source_segment(_source_of(t, fmt, row), call, padded=False)
+        args = ast.get_source_segment(source, call, padded=False)
         if args is None:
             left_out += 1
             continue
         call_text = fn + args[len(name):]
-        expected_text = ast.get_source_segment(_source_of(t, fmt, row), expected, padded=False) or ast.unparse(expected)
+        expected_text = ast.get_source_segment(source, expected, padded=False) or ast.unparse(expected)
         out.append({**extra, "id": f"{task}__{len(out)}", "code": code, "input": call_text,
                     "output": expected_text, "entry_point": fn, "input_kind": "call"})
     if not out:
@@ -185,10 +186,6 @@ def test_rows(row: dict[str, Any]) -> tuple[list[dict[str, Any]], int, str | Non
                               f"({len(tests)} assertion{'s' if len(tests) != 1 else ''} at the top level of the test, "
                               f"none of the form `assert CALL == LITERAL`)")
     return out, left_out, None
-
-
-def _source_of(node: ast.AST, fmt: str, row: dict[str, Any]) -> str:
-    return str(row["test"]) if fmt == "humaneval" else "\n".join(row["test_list"])
 
 
 def humaneval_path() -> Path:
