@@ -49,7 +49,16 @@ Exception rows (``output`` null, ``exception: {"type": T}``):
 ``match="exact"`` reproduces ExeRScope's string matching
 (Intelligent-CAT-Lab/ExeRScope, ``analysis/parse_results.py``): both prediction and
 expected output are stripped, spaces removed and ``"`` replaced by ``'``, then compared
-as strings (input mode compares with the call ``f(<input>)``).  Exception rows use the
+as strings; the expected output is the data set's recorded text
+(:attr:`EvalRow.recorded_output`, a CodeMind ``output.txt`` as Python's text mode reads it)
+when there is one, else ``output`` (input mode compares with the call ``f(<input>)``, a
+``call`` row's expression or a ``stdin`` row's input).
+
+Row kinds (:attr:`EvalRow.input_kind`): ``call`` rows are judged by
+``assert <input> == <generation>`` after the code (output mode; input mode as ``args``
+rows); ``stdin`` rows by comparing the generation with the row's standard output under
+:func:`codemorph.rows.codemind.same_stdout` (output mode), or by running the program on the
+predicted standard input in the sandbox and comparing what it writes (input mode).  Exception rows use the
 naming rule above.  Accuracies are over the rows that have a prediction, as there.
 """
 
