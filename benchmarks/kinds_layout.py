@@ -21,8 +21,11 @@ import sys
 import time
 from pathlib import Path
 
+from codemorph.engine import Program
+from codemorph.inputs import kind_mutants, mutate_args
 from codemorph.jobs.generate import GenerateConfig, generate
-from codemorph.sandbox import Sandbox, request_for
+from codemorph.rows import SourceRow
+from codemorph.sandbox import Sandbox, request_for, run_view
 
 BENCHES = {"humaneval": "call", "classeval": "call", "Avatar": "stdin"}
 FOUR = ("rename-locals", "dead-code", "for-to-while", "invert-if")
@@ -58,6 +61,44 @@ def convert(layout: Path, bench: str, sandbox: Sandbox) -> tuple[list[dict], lis
     return rows, wrong
 
 
+def nearby(out_path: Path, sandbox: Sandbox, n: int = 20, seed: int = 12345) -> tuple[int, int, list[str]]:
+    """Every variant against its original on ``n`` fresh inputs near the row's own (another
+    mutation seed than verification's): (variants checked, input runs compared, ids that
+    behaved differently)."""
+    rows = [json.loads(line) for line in out_path.read_text(encoding="utf-8").splitlines()]
+    originals = {r["id"]: r for r in rows if r["kind"] == "original"}
+    checked, compared, bad = 0, 0, []
+    for v in rows:
+        if v["kind"] != "code-transform":
+            continue
+        o = originals[v["original_id"]]
+        row = SourceRow(o["id"], o["code"], o["input"], o["output"], o["entry_point"], 1, input_kind=o["input_kind"])
+        view = run_view(row, Program(o["code"]))
+        if view.kind == "args":
+            try:
+                texts = mutate_args(view.input, n, __import__("random").Random(seed))
+            except Exception:  # noqa: BLE001 - not a literal: no nearby inputs
+                texts = []
+        else:
+            texts = kind_mutants(Program(o["code"]), [view.input], n, seed, view.kind)
+        entry_v = v["entry_point"] if view.kind != "args" or o["input_kind"] == "args" else \
+            (v["input"].split("(")[0] if o["input_kind"] == "call" else view.entry_point)
+        reqs = []
+        for t in texts:
+            reqs += [request_for(o["code"], view.entry_point, view.kind, t, cpu_timeout=1.0),
+                     request_for(v["code"], entry_v, view.kind, t, cpu_timeout=1.0)]
+        outs = sandbox.run_batch(reqs) if reqs else []
+        checked += 1
+        for a, b in zip(outs[::2], outs[1::2]):
+            if not (a.comparable and b.comparable):
+                continue
+            compared += 1
+            if a.behaviour() != b.behaviour():
+                bad.append(v["id"])
+                break
+    return checked, compared, bad
+
+
 def _has(code: str, kind: type) -> bool:
     return any(isinstance(n, kind) for n in ast.walk(ast.parse(code)))
 
@@ -69,11 +110,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--out", default="kinds-out")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--benches", nargs="*", default=list(BENCHES))
+    ap.add_argument("--nearby-only", action="store_true", help="only check the variants already written in -o")
     args = ap.parse_args(argv)
     layout, out = Path(args.layout), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with Sandbox(workers=1) as sb:
         for bench in args.benches:
+            if args.nearby_only:
+                checked, compared, bad = nearby(out / f"{bench}.out.jsonl", sb)
+                print(f"{bench}: nearby inputs: {checked} variants, {compared} input runs compared, "
+                      f"{len(bad)} behaved differently {bad}")
+                continue
             rows, wrong = convert(layout, bench, sb)
             total = len(rows) + len(wrong)
             src = out / f"{bench}.jsonl"
@@ -102,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
             for t in FOUR:
                 from collections import Counter
                 print(f"   {t}:", dict(summary.per_transform[t]))
+            checked, compared, bad = nearby(out / f"{bench}.out.jsonl", sb)
+            print(f"  nearby inputs: {checked} variants, {compared} input runs compared, "
+                  f"{len(bad)} behaved differently {bad}")
             rejects = (out / f"{bench}.out.rejects.jsonl").read_text().splitlines()
             for line in rejects:
                 r = json.loads(line)

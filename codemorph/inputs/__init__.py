@@ -11,6 +11,9 @@ Modules, by concern:
 * :mod:`codemorph.inputs.mutation`: the one mutation engine, :class:`MutationSpace`
   (verification mutants and the perturbation search's steps and neighbours) and
   :func:`mutate_args`;
+* :mod:`codemorph.inputs.kinds`: the inputs of ``call`` and ``stdin`` rows
+  (:func:`kind_mutants`: standard inputs that keep their token structure, call expressions
+  and harness methods with other literals), through :class:`MutationSpace`;
 * :mod:`codemorph.inputs.edges`: systematic edge cases (:func:`edge_cases`);
 * :mod:`codemorph.inputs.guided`: coverage-guided additions run in the sandbox
   (:func:`coverage_additions`).

@@ -12,7 +12,9 @@ value; this module only finds the values in an input and puts the changed ones b
   integer of the first line that equals the number of lines after it, or the number of
   tokens of the second line, is set to the new number after such an edit (``3`` /
   ``1 2 3`` -> ``2`` / ``1 3``) and is never changed on its own.  The line layout
-  (one space between tokens, the final newline) is kept.
+  (one space between tokens, the final newline) is kept.  With ``allow_type_change`` (the
+  perturbation search's ``--allow-type-change``) a token may also become a word where a
+  number was, or a number where a word was.
 * ``call`` (:func:`call_mutants`): the literal constants of the call expression
   (``count('abc' + 'd')``: ``'abc'`` and ``'d'``) are changed in place; for a harness call
   ``Test().test()`` of a method of a module-level class, the literals inside that method are
@@ -285,10 +287,9 @@ def call_mutants(code: str, text: str, n: int, rng: random.Random, literals: Ite
     the harness method (see the module docstring)."""
     harness = harness_method(code, text)
     if harness is not None:
-        cls_name, _meth, src = harness
-        target, prefix = src, None
+        cls_name, _meth, target = harness
     else:
-        target, prefix = text.strip(), None
+        target = text.strip()
     try:
         tree = ast.parse(target)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -324,7 +325,6 @@ def call_mutants(code: str, text: str, n: int, rng: random.Random, literals: Ite
             out.append(f"class {cls_name}({cls_name}):\n{body.rstrip()}\n{text.strip()}")
         else:
             out.append(new)
-    del prefix
     return out
 
 

@@ -352,11 +352,10 @@ class RowProcessor:
         # output text, which the variant's result was just checked to equal
         view = view or run_view(row, res.program)
         entry, text = new.entry_point, row.input
-        if row.input_kind == "call" and view.kind == "args":
-            if new.entry_point != view.entry_point:  # the called function was renamed: so is the call
-                text = f"{new.entry_point}({view.input})"
-        elif row.input_kind != "args":
-            entry = row.entry_point
+        if row.input_kind != "args":
+            entry = row.entry_point  # the input says what runs
+            if view.kind == "args" and new.entry_point != view.entry_point:
+                text = f"{new.entry_point}({view.input})"  # the called function was renamed: so is the call
         out.rows.append(VariantRow(
             vid, new.source, text, output_of(run, view.kind) or row.output, entry, row.id,
             res.applied, self.config.seed, {

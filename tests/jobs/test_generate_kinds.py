@@ -93,3 +93,18 @@ def test_perturb_finds_raising_stdin_that_replays(tmp_path, sandbox):
         else:
             assert o.status == "raised" and o.exception.type == r["exception"]["type"]
             assert o.exception.line == r["exception"]["line"]
+
+
+def test_a_renamed_called_function_renames_the_call(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(_lines(FIXTURE)[0]) + "\n", encoding="utf-8")
+    from codemorph.engine.recipes import Variant
+
+    out = tmp_path / "out.jsonl"
+    cfg = GenerateConfig(variants=(Variant("rn", {"transform": "rename-functions", "options": {"entry_point": True}}),))
+    generate(src, out, cfg)
+    (orig, var) = _lines(out)
+    assert var["kind"] == "code-transform" and var["entry_point"] == orig["entry_point"] == "f"
+    name = var["input"].split("(")[0]
+    assert name != "count_evens" and f"def {name}(" in var["code"] and var["input"] == f"{name}([1, 2, 4])"
+    assert var["output"] == "2"
