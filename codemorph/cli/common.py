@@ -198,3 +198,50 @@ def pct1(v: float | None) -> str:
         return "-"
     r = round(100 * v, 1)
     return f"{r if r != 0 else 0.0:.1f}"
+
+
+#: ``--format`` values of ``generate`` and ``perturb``
+OUTPUT_FORMATS = ("jsonl", "codemind")
+#: the JSON Lines file a ``--format codemind`` run keeps inside its data-set folder
+CODEMIND_ROWS_FILE = "codemorph.jsonl"
+
+
+def output_target(output: Path, fmt: str, in_path: Path) -> tuple[Path, Path | None]:
+    """``(JSON Lines path the job writes, CodeMind folder to fill or None)`` for ``-o`` and
+    ``--format``: with ``codemind``, ``-o`` is the ``dataset`` folder (created) and the rows
+    are also kept, with their rejects and checkpoint, as ``<folder>/codemorph.jsonl``."""
+    if fmt not in OUTPUT_FORMATS:
+        fail(f"--format must be one of {', '.join(OUTPUT_FORMATS)}, got {fmt!r}")
+    if fmt == "jsonl":
+        check_output_path(output, in_path)
+        return output, None
+    if output.exists() and not output.is_dir():
+        fail(f"{output}: exists and is not a folder; --format codemind writes a dataset folder (-o DATASET_DIR)")
+    if not output.parent.exists():
+        fail(f"{output.parent}: output directory does not exist")
+    try:
+        inputs = [Path(p).resolve() for p in input_files(in_path)]
+    except (InputError, OSError):
+        inputs = []
+    here = output.resolve()
+    if any(here == p or here in p.parents for p in inputs):
+        fail(f"{output}: holds input files; writing the layout there would mix output with input (choose another -o)")
+    output.mkdir(exist_ok=True)
+    return output / CODEMIND_ROWS_FILE, output
+
+
+def write_codemind_output(rows_path: Path, folder: Path, in_path: Path) -> int:
+    """Write the rows of ``rows_path`` as ``folder/<bench>/<id>/{main.py,input.txt,output.txt}``
+    (bench: the row's ``bench`` column, else the input's name without ``.jsonl``); returns
+    the number of row folders written."""
+    from codemorph.rows.codemind import CodemindWriter
+
+    name = Path(in_path).name
+    for suffix in (".gz", ".jsonl", ".parquet"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    try:
+        return CodemindWriter(folder, bench=name or "dataset").write_jsonl(rows_path)
+    except InputError as exc:
+        fail(str(exc))
+        return 0

@@ -26,7 +26,8 @@ def _parse_ks(text: str) -> list[int]:
 
 
 def evaluate(
-    dataset: Path = typer.Argument(..., help="Data set: CRUXEval/codemorph JSON Lines, or a CodeMind dataset/<bench> folder."),
+    dataset: Path = typer.Argument(..., help="Data set: CRUXEval/codemorph JSON Lines, or a CodeMind/ExeRScope "
+                                             "folder (dataset/<bench>, dataset/ or the layout root)."),
     predictions: Path = typer.Option(..., "--predictions", "-p",
                                      help="CRUXEval generations .json, JSON Lines {id, prediction}, or a "
                                           "CodeMind/ExeRScope folder (every model in it is scored)."),
@@ -36,7 +37,8 @@ def evaluate(
                                                 "(ExeRScope's normalised string match)."),
     fmt: str = typer.Option("auto", "--format", help="Prediction format: auto, cruxeval, jsonl or codemind."),
     model: Optional[str] = typer.Option(None, help="Model name (default: from the file or folder)."),
-    bench: Optional[str] = typer.Option(None, help="CodeMind layout: bench folder to read (e.g. cruxeval)."),
+    bench: Optional[str] = typer.Option(None, help="CodeMind layout: bench folder to read (e.g. cruxeval); "
+                                                   "default: every bench, ids <bench>/<id>."),
     strict: bool = typer.Option(False, help="Require each prediction to be one expression and parenthesise it."),
     missing: str = typer.Option("skip", help="Rows without a prediction: skip, or wrong (score 0)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),

@@ -7,8 +7,8 @@ from typing import List, Optional
 
 import typer
 
-from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, check_output_path, exit_on_errors, fail,
-                                  print_generate_summary, progress_bar)
+from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, exit_on_errors, fail, out_console,
+                                  output_target, print_generate_summary, progress_bar, write_codemind_output)
 from codemorph.errors import InputError, UnknownTransformError
 
 __all__ = ["generate"]
@@ -16,9 +16,13 @@ __all__ = ["generate"]
 
 def generate(
     input_path: Optional[Path] = typer.Argument(None, metavar="[IN.jsonl]",
-                                                help="CRUXEval-format JSON Lines (id, code, input, output). "
+                                                help="CRUXEval-format JSON Lines (id, code, input, output), Parquet, "
+                                                     "HumanEval/MBPP rows, or a CodeMind/ExeRScope dataset folder. "
                                                      "Default: the small data set bundled with codemorph."),
-    output: Path = typer.Option(Path("codemorph-out.jsonl"), "--output", "-o", help="Output JSON Lines file."),
+    output: Path = typer.Option(Path("codemorph-out.jsonl"), "--output", "-o",
+                                help="Output JSON Lines file (--format codemind: the dataset folder to write)."),
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl, or codemind: also write every row as "
+                                                      "OUT/<bench>/<id>/{main.py,input.txt,output.txt}."),
     transform: Optional[List[str]] = typer.Option(None, "--transform", "-t",
                                                   help="Transform to apply (repeatable). Default: every built-in."),
     recipe: Optional[str] = typer.Option(None, "--recipe", "-r",
@@ -75,7 +79,7 @@ def generate(
         fail("--max-naturalness-delta must be a number of bits per token, not nan")
     if min_inputs < 1:
         fail(f"--min-inputs must be >= 1, got {min_inputs}")
-    check_output_path(output, in_path)
+    rows_path, layout = output_target(output, fmt, in_path)
     from codemorph.jobs.executors import default_workers
 
     common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs, min_inputs=min_inputs,
@@ -108,7 +112,7 @@ def generate(
         fail(str(exc))
     try:
         with progress_bar("generate") as tick:
-            summary = run_generate(in_path, output, config, progress=tick, resume=resume, executor=runner)
+            summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)
     except (InputError, UnknownTransformError) as exc:
         fail(str(exc))
     except (OSError, TimeoutError, ValueError) as exc:
@@ -116,4 +120,7 @@ def generate(
             raise
         fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
     print_generate_summary(summary, in_path)
+    if layout is not None:
+        n = write_codemind_output(rows_path, layout, in_path)
+        out_console.print(f"{n} row folders written to {layout} (CodeMind/ExeRScope layout)", highlight=False)
     exit_on_errors(summary.errors, fail_on_error)

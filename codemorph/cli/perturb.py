@@ -13,8 +13,9 @@ from typing import List, Optional
 
 import typer
 
-from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, check_output_path, err_console,
-                                  exit_on_errors, fail, print_perturb_summary, progress_bar)
+from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, err_console, exit_on_errors, fail,
+                                  out_console, output_target, print_perturb_summary, progress_bar,
+                                  write_codemind_output)
 
 __all__ = ["perturb_command", "print_summary"]
 
@@ -24,9 +25,13 @@ print_summary = print_perturb_summary
 
 def perturb_command(
     input_path: Optional[Path] = typer.Argument(None, metavar="[IN.jsonl]",
-                                                help="CRUXEval-format JSON Lines (id, code, input, output). "
+                                                help="CRUXEval-format JSON Lines (id, code, input, output), Parquet, "
+                                                     "HumanEval/MBPP rows, or a CodeMind/ExeRScope dataset folder. "
                                                      "Default: the small data set bundled with codemorph."),
-    output: Path = typer.Option(Path("codemorph-perturb.jsonl"), "--output", "-o", help="Output JSON Lines file."),
+    output: Path = typer.Option(Path("codemorph-perturb.jsonl"), "--output", "-o",
+                                help="Output JSON Lines file (--format codemind: the dataset folder to write)."),
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl, or codemind: also write every row as "
+                                                      "OUT/<bench>/<id>/{main.py,input.txt,output.txt}."),
     exception: Optional[List[str]] = typer.Option(
         None, "--exception", "-e",
         help="Exception class to drive programs into (repeatable), or 'any-exception'. "
@@ -89,14 +94,14 @@ def perturb_command(
     in_path = input_path or default_dataset_path()
     if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
         fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")
-    check_output_path(output, in_path)
+    rows_path, layout = output_target(output, fmt, in_path)
     try:
         runner = make_executor(executor, scheduler, rows_per_task)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     try:
         with progress_bar("perturb") as tick:
-            summary = perturb_dataset(in_path, output, config, progress=tick,
+            summary = perturb_dataset(in_path, rows_path, config, progress=tick,
                                       executor=None if executor == "local" else runner)
     except (InputError, ValueError) as exc:
         fail(str(exc) if executor != "dask" or isinstance(exc, InputError)
@@ -106,4 +111,7 @@ def perturb_command(
             raise
         fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
     print_perturb_summary(summary)
+    if layout is not None:
+        n = write_codemind_output(rows_path, layout, in_path)
+        out_console.print(f"{n} row folders written to {layout} (CodeMind/ExeRScope layout)", highlight=False)
     exit_on_errors(summary.errors, fail_on_error)

@@ -16,15 +16,19 @@ first row is returned.
 from __future__ import annotations
 
 import glob
+import gzip
 import json
 import os
+from dataclasses import replace
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
 from codemorph.errors import InputError
+from codemorph.rows.codemind import CODEMIND_FILES, is_codemind_layout, read_codemind_records
 from codemorph.rows.schema import Reject, row_json
+from codemorph.rows.testformats import is_test_format, test_rows
 
 __all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
            "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "MAX_STDIN_CHARS",
@@ -47,8 +51,9 @@ MAX_CODE_CHARS = 100_000
 MAX_STDIN_CHARS = 1_000_000
 #: rows per record batch read from a Parquet file (bounds the reader's memory)
 PARQUET_BATCH_ROWS = 1024
-#: file name endings read as JSON Lines and as Parquet (anything else is read as JSON Lines)
-JSONL_SUFFIX, PARQUET_SUFFIX = ".jsonl", ".parquet"
+#: file name endings read as JSON Lines and as Parquet (anything else is read as JSON Lines;
+#: a name ending in ``.gz`` is decompressed first)
+JSONL_SUFFIX, PARQUET_SUFFIX, GZIP_SUFFIX = ".jsonl", ".parquet", ".gz"
 
 
 @dataclass(frozen=True)
@@ -136,8 +141,9 @@ def _is_parquet(path: Path) -> bool:
 
 
 def input_files(path: str | os.PathLike[str]) -> list[Path]:
-    """The input files ``path`` names: the file itself, the ``*.jsonl`` and ``*.parquet``
-    shards of a directory (sorted by name), or the files a glob pattern such as
+    """The input files ``path`` names: the file itself, the ``*.jsonl``, ``*.jsonl.gz`` and
+    ``*.parquet`` shards of a directory (sorted by name), the three files of every row
+    folder of a CodeMind/ExeRScope layout (:mod:`codemorph.rows.codemind`), or the files a glob pattern such as
     ``"corpus/part-*.jsonl"`` or ``"corpus/*.parquet"`` matches (sorted).  Files ending in
     ``.parquet`` are read as Parquet, every other file as JSON Lines.
 
@@ -146,8 +152,12 @@ def input_files(path: str | os.PathLike[str]) -> list[Path]:
             file, or the pattern matches no file.
     """
     p = Path(path)
+    if p.is_dir() and is_codemind_layout(p):
+        return sorted(r.folder / n for r in read_codemind_records(p) for n in CODEMIND_FILES
+                      if (r.folder / n).is_file())
     if p.is_dir():
-        files = sorted(f for f in p.iterdir() if f.is_file() and (f.name.endswith(JSONL_SUFFIX) or _is_parquet(f)))
+        files = sorted(f for f in p.iterdir() if f.is_file() and (f.name.endswith(JSONL_SUFFIX) or _is_parquet(f)
+                                                                 or f.name.endswith(JSONL_SUFFIX + GZIP_SUFFIX)))
         if not files:
             raise InputError(f"{p}: is a directory with no .jsonl or .parquet shards, expected a JSON Lines "
                              f"or Parquet file or a directory of them")
@@ -184,12 +194,23 @@ def read_rows(path: str | os.PathLike[str], max_code_chars: int = MAX_CODE_CHARS
     (the ``input`` of a ``stdin`` row may have up to :data:`MAX_STDIN_CHARS`, or
     ``max_code_chars`` if that is more).
 
+    A folder in the CodeMind/ExeRScope layout (a ``dataset/<bench>`` folder, ``dataset/``
+    or the layout root) gives one row per row folder, read by the rules of
+    :mod:`codemorph.rows.codemind` (a folder that breaks one is a reject naming the file and
+    the rule).  A JSON Lines row in HumanEval's or MBPP's layout (tests instead of
+    ``input``/``output``) gives one ``call`` row per assertion with a literal expected value
+    (:mod:`codemorph.rows.testformats`); one that gives none is a reject.  A file whose name
+    ends in ``.gz`` is read through gzip (``HumanEval.jsonl.gz``).
+
     Raises:
         InputError: the path does not exist, is a directory without shards, or holds no
             rows at all; a Parquet file is unreadable, lacks a required column or has a
             column of the wrong type (checked for every shard before the first row), or
             pyarrow is not installed.
     """
+    if Path(path).is_dir() and is_codemind_layout(path):
+        yield from _codemind_rows(Path(path), max_code_chars)
+        return
     files = input_files(path)
     for f in files:
         if _is_parquet(f):
@@ -278,6 +299,11 @@ def count_rows(path: str | os.PathLike[str]) -> int:
         InputError: the errors of :func:`input_files`; an unreadable Parquet file or a bad
             Parquet schema; no rows at all (the message of :func:`read_rows`).
     """
+    if Path(path).is_dir() and is_codemind_layout(path):
+        total = sum(1 for _ in read_codemind_records(path))
+        if total == 0:
+            raise InputError(_empty_message(path))
+        return total
     files = input_files(path)
     for f in files:
         if _is_parquet(f):
@@ -287,11 +313,53 @@ def count_rows(path: str | os.PathLike[str]) -> int:
         if _is_parquet(f):
             total += _parquet_file(f).metadata.num_rows
             continue
-        with open(f, "rb") as fh:
-            total += sum(1 for raw in fh if raw.strip())
+        with _open_jsonl(f) as fh:
+            for raw in fh:
+                if raw.strip():
+                    total += _expanded_count(raw)
     if total == 0:
         raise InputError(_empty_message(path))
     return total
+
+
+def _open_jsonl(path: Path) -> IO[bytes]:
+    """A JSON Lines file opened for reading bytes (through gzip when its name ends in ``.gz``)."""
+    if path.name.lower().endswith(GZIP_SUFFIX):
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def _expanded_count(raw: bytes) -> int:
+    """How many rows one JSON Lines line gives: 1, or for a HumanEval/MBPP-layout row the
+    number of its call rows (at least 1: a row that gives none is one reject)."""
+    if b'"test_list"' not in raw and b'"canonical_solution"' not in raw:
+        return 1
+    try:
+        row = json.loads(raw)
+    except ValueError:
+        return 1
+    if not isinstance(row, dict) or is_test_format(row) is None:
+        return 1
+    return max(1, len(test_rows(row)[0]))
+
+
+def _codemind_rows(path: Path, max_code_chars: int) -> Iterator[SourceRow | Reject]:
+    """The rows of a CodeMind/ExeRScope layout folder (see :func:`read_rows`)."""
+    seen: dict[str, int] = {}
+    count = 0
+    for n, rec in enumerate(read_codemind_records(path), 1):
+        count += 1
+        ctx = _Ctx(rec.folder, 0, [rec.folder], seen, max_code_chars)
+        row = rec.to_row()
+        where = f"folder {rec.folder}"
+        if isinstance(row, str):
+            yield Reject(rec.id, n, "read", f"{where} (row {rec.id!r}): {row}",
+                         {"id": rec.id, "bench": rec.bench, "folder": str(rec.folder)}, file=str(rec.folder))
+            continue
+        item = _check_row(ctx, n, row, where, "row", "field")
+        yield replace(item, where=where) if isinstance(item, SourceRow) else item
+    if count == 0:
+        raise InputError(_empty_message(path))
 
 
 def _empty_message(path: str | os.PathLike[str]) -> str:
@@ -328,30 +396,44 @@ def _lone_surrogate(text: Any) -> int | None:
 
 
 def _jsonl_rows(ctx: _Ctx) -> Iterator[SourceRow | Reject]:
-    with open(ctx.path, "rb") as fh:
+    with _open_jsonl(ctx.path) as fh:
         for lineno, raw in enumerate(fh, 1):
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows tools)
                 raw = raw[3:]
             if raw.strip():
-                yield _parse_line(ctx, lineno, raw)
+                yield from _parse_line(ctx, lineno, raw)
 
 
-def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> SourceRow | Reject:
+def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> Iterator[SourceRow | Reject]:
     where = f"{ctx.path}:{lineno}"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Reject(None, lineno, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
-                      raw.decode("utf-8", "replace"), file=str(ctx.path))
+        yield Reject(None, lineno, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
+                     raw.decode("utf-8", "replace"), file=str(ctx.path))
+        return
     try:
         row = json.loads(text.rstrip("\r\n"))  # an error at the end points into the line, not past it
     except json.JSONDecodeError as exc:
-        return Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
-                      text.rstrip("\n"), file=str(ctx.path))
+        yield Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
+                     text.rstrip("\n"), file=str(ctx.path))
+        return
     if not isinstance(row, dict):
-        return Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row,
-                      file=str(ctx.path))
-    return _check_row(ctx, lineno, row, where, "row", "field")
+        yield Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row,
+                     file=str(ctx.path))
+        return
+    fmt = is_test_format(row)
+    if fmt is None:
+        yield _check_row(ctx, lineno, row, where, "row", "field")
+        return
+    rows, _, problem = test_rows(row)
+    if problem is not None:
+        rid = row.get("task_id")
+        yield Reject(str(rid) if rid is not None else None, lineno, "read",
+                     f"{where} ({fmt} row {rid!r}): {problem}", row, file=str(ctx.path))
+        return
+    for r in rows:
+        yield _check_row(ctx, lineno, r, where, "row", "field")
 
 
 def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word: str, field_word: str

@@ -19,6 +19,8 @@ Definitions (all per program = per data-set row):
   ``match``, ``lambda``: the statement / expression.  ``comprehension``: a list, set or
   dict comprehension or a generator expression.  ``recursion``: a cycle in the call graph
   of the program's functions (direct or mutual; calls by plain name or ``self.<name>``).
+  ``class``: a class statement (ClassEval's classes and their ``Test`` harness count);
+  ``method``: a ``def`` directly in a class body.
 * ``max_nesting``: deepest nesting of compound statements (if/for/while/try/with/match)
   inside a function body (a function with one ``for`` holding an ``if`` has depth 2).
 * ``lines``: non-blank lines that are not only a comment.  ``calls``: call expressions.
@@ -31,8 +33,9 @@ Definitions (all per program = per data-set row):
   definitions and imports.  The graph is statement-level: each ``if``/``elif``, loop
   header, ``except`` handler and ``case`` is a decision; boolean operators and
   conditional expressions are not.
-* dynamic (sandbox, the row's own input, line events of the program's frames during the
-  call): ``loop_length`` = executions of the most executed line (ExeRScope's "loop
+* dynamic (sandbox, the row's own input run the way its ``input_kind`` says, line events of
+  the program's frames during the call, or during the whole script for ``stdin`` rows):
+  ``loop_length`` = executions of the most executed line (ExeRScope's "loop
   length", Intelligent-CAT-Lab/ExeRScope ``analysis/collect_loop_length.py``);
   ``distinct_lines``; ``line_executions`` (total); ``max_call_depth`` (deepest stack of
   program function frames, comprehension frames not counted); ``max_loop_iterations``
@@ -135,6 +138,7 @@ class _Collector(cst.CSTVisitor):
         self.builtin_methods: set[str] = set()
         self.loop_body_lines: list[int] = []
         self.func_stack: list[str] = []
+        self.scopes: list[str] = []  # "class" / "function", innermost last
         self.call_graph = nx.DiGraph()
         self.functions = 0
         self._elif: set[int] = set()
@@ -143,9 +147,20 @@ class _Collector(cst.CSTVisitor):
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
 
+    # classes and methods: a ``def`` directly in a class body is a method
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.counts["class"] += 1
+        self.scopes.append("class")
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.scopes.pop()
+
     # functions: loops and ifs do not nest across function boundaries
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions += 1
+        if self.scopes and self.scopes[-1] == "class":
+            self.counts["method"] += 1
+        self.scopes.append("function")
         name = node.name.value
         self.call_graph.add_node(name)
         self.func_stack.append(name)
@@ -153,6 +168,7 @@ class _Collector(cst.CSTVisitor):
         self.loop_depth = self.if_depth = 0
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.scopes.pop()
         self.func_stack.pop()
         self.loop_depth, self.if_depth = self._saved.pop()
 

@@ -49,7 +49,16 @@ Exception rows (``output`` null, ``exception: {"type": T}``):
 ``match="exact"`` reproduces ExeRScope's string matching
 (Intelligent-CAT-Lab/ExeRScope, ``analysis/parse_results.py``): both prediction and
 expected output are stripped, spaces removed and ``"`` replaced by ``'``, then compared
-as strings (input mode compares with the call ``f(<input>)``).  Exception rows use the
+as strings; the expected output is the data set's recorded text
+(:attr:`EvalRow.recorded_output`, a CodeMind ``output.txt`` as Python's text mode reads it)
+when there is one, else ``output`` (input mode compares with the call ``f(<input>)``, a
+``call`` row's expression or a ``stdin`` row's input).
+
+Row kinds (:attr:`EvalRow.input_kind`): ``call`` rows are judged by
+``assert <input> == <generation>`` after the code (output mode; input mode as ``args``
+rows); ``stdin`` rows by comparing the generation with the row's standard output under
+:func:`codemorph.rows.codemind.same_stdout` (output mode), or by running the program on the
+predicted standard input in the sandbox and comparing what it writes (input mode).  Exception rows use the
 naming rule above.  Accuracies are over the rows that have a prediction, as there.
 """
 
@@ -66,6 +75,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from codemorph.errors import InputError
+from codemorph.rows.codemind import same_stdout
 from codemorph.scoring.metrics import bootstrap_ci, mean_pass_at_k, pass_at_k, wilson_interval
 from codemorph.scoring.predictions import EvalRow, PredictionSet, load_predictions, load_rows
 
@@ -82,6 +92,7 @@ __all__ = [
     "names_exception",
     "normalize_exact",
     "check_program",
+    "stdout_verdict",
     "score_generations",
     "trivially_true",
     "harness_sandbox",
@@ -367,8 +378,12 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     """The script that judges ``generation`` on ``row`` by execution, or ``None`` when the
     harness rules refuse the generation without running it (counted as incorrect).
 
-    Output/input rows: ``f"{code}\\nassert {output} == {generation}"`` (strict:
-    ``assert {output} == (\\n{generation}\\n)``).  Exception rows in input mode:
+    ``args`` rows (CRUXEval's), both modes, and ``call`` rows in input mode:
+    ``f"{code}\\nassert {output} == {generation}"`` (strict:
+    ``assert {output} == (\\n{generation}\\n)``).  ``call`` rows in output mode:
+    ``f"{code}\\nassert {input} == {generation}"`` (the row's expression is evaluated
+    again; strict parenthesises the generation).  ``stdin`` rows give ``None``: their
+    standard output is compared as text (:func:`stdout_verdict`).  Exception rows in input mode:
     ``f"{code}\\n(\\n{generation}\\n)"``.  Output mode on exception rows is not executed
     (see :func:`names_exception`) and gives ``None``.
 
@@ -378,10 +393,20 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     if mode not in MODES:
         raise ValueError(f"mode must be 'output' or 'input', got {mode!r}")
     ep = row.entry_point
+    if row.input_kind == "stdin":
+        return None  # the standard output is compared as text (stdout_verdict), nothing runs
+    call = row.input if row.input_kind == "call" else f"{ep}({row.input})"
     if mode == "input" and f"{ep}(" not in generation:
         return None
-    if mode == "output" and f"{ep}({row.input})" in generation:
+    if mode == "output" and call in generation:
         return None
+    if row.input_kind == "call" and row.output is not None and mode == "output":
+        # the whole expression is evaluated after the code: assert <input> == <prediction>
+        if strict:
+            if not _is_expression(generation):
+                return None
+            return f"{row.code}\nassert {row.input} == (\n{generation}\n)"
+        return f"{row.code}\nassert {row.input} == {generation}"
     if row.output is None:
         if mode == "output" or not _is_expression(generation):
             return None
@@ -395,11 +420,21 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
 
 def _skip_status(row: EvalRow, generation: str, mode: str) -> str:
     ep = row.entry_point
+    call = row.input if row.input_kind == "call" else f"{ep}({row.input})"
     if mode == "input" and f"{ep}(" not in generation:
         return "skip:no-call"
-    if mode == "output" and f"{ep}({row.input})" in generation:
+    if mode == "output" and call in generation:
         return "skip:call-in-output"
     return "not-expression"
+
+
+def stdout_verdict(row: EvalRow, generation: str) -> tuple[bool, str]:
+    """Output prediction on a ``stdin`` row: the predicted text against the program's
+    standard output (``row.output``) under :func:`codemorph.rows.codemind.same_stdout`'s
+    whitespace rule (line ends, trailing spaces of a line and trailing empty lines do not
+    count).  Statuses ``stdout-match`` / ``stdout-differs``."""
+    ok = row.output is not None and same_stdout(row.output, generation)
+    return ok, "stdout-match" if ok else "stdout-differs"
 
 
 def _outcome_status(outcome, exception_row: bool, exception_type: str | None) -> tuple[bool, str]:
@@ -545,7 +580,7 @@ def trivially_true(row: EvalRow, generation: str) -> bool:
     ``assert OUTPUT == (generation)`` -- e.g. ``None or True``, which passes whatever the
     output, or ``1 if x else 2`` -- so CRUXEval's harness check is not a comparison with the
     generation.  ``--strict`` scores the parenthesised form.  Only parse trees are compared."""
-    if row.output is None:
+    if row.output is None or row.input_kind == "stdin":
         return False
     try:
         loose = ast.dump(ast.parse(f"assert {row.output} == {generation}"))
@@ -647,7 +682,10 @@ def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]
     if row.output is None:
         ok = names_exception(generation, row.exception_type or "")
         return ok, "names-exception" if ok else "no-match"
-    target = row.output if mode == "output" else f"{row.entry_point}({row.input})"
+    if mode == "output":
+        target = row.recorded_output if row.recorded_output is not None else row.output
+    else:
+        target = row.input if row.input_kind in ("call", "stdin") else f"{row.entry_point}({row.input})"
     ok = normalize_exact(generation) == normalize_exact(target)
     return ok, "exact" if ok else "no-match"
 
@@ -696,11 +734,32 @@ def _run_checks(sandbox, task: tuple[int, bool, str | None, list[str]]) -> list[
     """One task of a map: run the check programs ``task[3]`` of one row in one sandbox
     batch; ``task[:3]``: the row's index, whether it is an exception row, and its exception
     class.  Returns one ``(correct, status)`` per program."""
+    from codemorph.sandbox.kinds import request_for
     from codemorph.sandbox.pool import ExecRequest
 
     _, exception_row, exception_type, codes = task
-    outcomes = sandbox.run_batch([ExecRequest(code, args=None) for code in codes])
-    return [_outcome_status(o, exception_row, exception_type) for o in outcomes]
+    requests = [ExecRequest(code, args=None) if isinstance(code, str) else request_for(code[1], "__main__", "stdin", code[2])
+                for code in codes]
+    outcomes = sandbox.run_batch(requests)
+    return [_outcome_status(o, exception_row, exception_type) if isinstance(code, str)
+            else _stdin_status(o, code[3], code[4]) for code, o in zip(codes, outcomes)]
+
+
+def _stdin_status(outcome, expected: str | None, exception_type: str | None = None) -> tuple[bool, str]:
+    """A predicted standard input's run: correct iff the program ends normally and writes
+    ``expected`` (:func:`~codemorph.rows.codemind.same_stdout`), or, for an exception row,
+    raises exactly ``exception_type``."""
+    if exception_type is not None:
+        exc = outcome.exception
+        if outcome.status == "raised" and exc is not None:
+            return exc.type == exception_type, f"raised:{exc.type}"
+        return False, outcome.status
+    if outcome.status != "returned":
+        if outcome.status == "raised" and outcome.exception is not None:
+            return False, f"fail:{outcome.exception.type}"
+        return False, outcome.status
+    ok = expected is not None and same_stdout(expected, outcome.stdout or "")
+    return ok, "stdout-match" if ok else "stdout-differs"
 
 
 def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, strict: bool, sandbox,
@@ -718,7 +777,14 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
             programs.append(check_program(r, g, mode, strict))
         unique = list(dict.fromkeys(p for p in programs if p is not None))
         plans.append((r, programs, unique))
-        if r.output is None and mode == "output":
+        if r.input_kind == "stdin" and (mode == "input" or r.output is not None):
+            if mode == "output":
+                verdicts[r.id] = [stdout_verdict(r, g) for g in gens]
+                plans[-1] = (r, programs, [])
+            else:  # the predicted standard input is run; it must write the row's output (or raise its class)
+                programs = [("stdin", r.code, g, r.output, r.exception_type) for g in gens]
+                plans[-1] = (r, programs, list(dict.fromkeys(programs)))
+        elif r.output is None and mode == "output":
             verdicts[r.id] = [(names_exception(g, r.exception_type or ""),
                                "names-exception" if names_exception(g, r.exception_type or "") else "no-match")
                               for g in gens]
@@ -874,7 +940,7 @@ def evaluate_paths(dataset: str | os.PathLike[str], predictions: str | os.PathLi
     Raises:
         InputError: unreadable data set or predictions.
     """
-    rows = load_rows(dataset)
+    rows = load_rows(dataset, bench=bench)
     sets = load_predictions(predictions, fmt=fmt, model=model, bench=bench)
     results = evaluate_many(rows, sets, **kwargs)
     for r in results:

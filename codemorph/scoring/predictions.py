@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from codemorph.errors import InputError
+from codemorph.rows.codemind import codemind_benches, read_codemind_records
 
 __all__ = [
     "PredictionSet",
@@ -93,14 +94,23 @@ class EvalRow:
     Attributes:
         id: row id.
         code: program source.
-        input: argument-list literal (the call is ``entry_point(<input>)``).
-        output: repr of the expected return value, or ``None`` for an exception row.
+        input: argument-list literal (the call is ``entry_point(<input>)``), the whole
+            expression of a ``call`` row, or the standard input of a ``stdin`` row.
+        output: repr of the expected return value (a ``stdin`` row: its standard output),
+            or ``None`` for an exception row.
         entry_point: function name (``"f"`` for CRUXEval).
         original_id: id of the original program (``id`` itself for originals).
         kind: ``"original"``, ``"code-transform"`` or ``"input-perturbation"``.
         transforms: names of the transforms applied (empty for originals).
         exception_type: class name of the exception the call raises (exception rows), else ``None``.
         extra: every other field of the row.
+        input_kind: how the program is run: ``"args"`` (``entry_point(<input>)``), ``"call"``
+            (``input`` is a whole expression evaluated after the code) or ``"stdin"`` (the
+            program runs as ``__main__`` with ``input`` as its standard input; ``output`` is
+            its standard output, verbatim text).
+        recorded_output: the output text as the data set records it when that is not
+            ``output`` itself (a CodeMind ``output.txt``: ``str`` of the result), which
+            ``--match exact`` compares with, as ExeRScope does; else ``None``.
     """
 
     id: str
@@ -113,6 +123,8 @@ class EvalRow:
     transforms: tuple[str, ...] = ()
     exception_type: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    input_kind: str = "args"
+    recorded_output: str | None = None
 
     @property
     def group(self) -> str:
@@ -140,7 +152,7 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
             ``"cruxeval"``, ``"jsonl"``, ``"codemind"``, ``"inspect"`` or ``"lm-eval"``.
         model: model name to use when the source does not name one (default: file stem).
         bench: CodeMind layout only: which bench folder to read (default: every bench
-            found; an error when there are several).
+            found; with several, ids are ``<bench>/<id>``).
 
     Returns:
         One :class:`PredictionSet` per model, sorted by model name.
@@ -275,7 +287,9 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
     Args:
         path: layout root, ``Experiment_Results``, ``Experiment_Results/ER``, a model folder,
             or a bench folder inside a model folder.
-        bench: bench folder to read (e.g. ``"cruxeval"``); default: the only one present.
+        bench: bench folder to read (e.g. ``"cruxeval"``); default: every bench, the ids
+            then ``<bench>/<id>`` when there are several (as :func:`read_codemind_dataset`
+            names the rows of a whole layout).
         model: read this model only (default: every model folder).
 
     Returns:
@@ -283,7 +297,7 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
         ``predict.txt`` are left out (no prediction).
 
     Raises:
-        InputError: not such a layout, several benches and none chosen, no predictions.
+        InputError: not such a layout, no model with the bench, no predictions.
     """
     p = Path(path)
     er, models, path_bench = _codemind_er_root(p)
@@ -294,24 +308,28 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
         if model not in models:
             raise InputError(f"{er}: no model folder {model!r} (found: {', '.join(models) or 'none'})")
         models = [model]
-    if bench is None:
-        benches = sorted({b.name for m in models for b in (er / m).iterdir() if b.is_dir()})
-        if len(benches) != 1:
-            raise InputError(f"{er}: found benches {benches}; choose one (bench=...)")
-        bench = benches[0]
+    benches = [bench] if bench is not None else \
+        sorted({b.name for m in models for b in (er / m).iterdir() if b.is_dir()})
+    several = len(benches) > 1
     out = []
     for m in models:
-        folder = er / m / bench
-        if not folder.is_dir():
-            continue
         preds: dict[str, list[str]] = {}
-        for d in sorted(folder.iterdir()):
-            f = d / "predict.txt"
-            if d.is_dir() and f.is_file():
-                preds[d.name] = [f.read_text(encoding="utf-8", errors="replace").strip()]
-        out.append(PredictionSet(m, preds, str(folder), "codemind", bench))
+        found = []
+        for b in benches:
+            folder = er / m / b
+            if not folder.is_dir():
+                continue
+            found.append(folder)
+            for d in sorted(folder.iterdir()):
+                f = d / "predict.txt"
+                if d.is_dir() and f.is_file():
+                    preds[f"{b}/{d.name}" if several else d.name] = \
+                        [f.read_text(encoding="utf-8", errors="replace").strip()]
+        if found:
+            out.append(PredictionSet(m, preds, str(found[0] if len(found) == 1 else er / m), "codemind",
+                                     None if several else benches[0]))
     if not out:
-        raise InputError(f"{er}: no model has a {bench!r} folder")
+        raise InputError(f"{er}: no model has a {' or '.join(repr(b) for b in benches) or 'bench'} folder")
     return out
 
 
@@ -456,9 +474,10 @@ def find_codemind_dataset(pred_path: str | os.PathLike[str], bench: str) -> Path
 
 # --------------------------------------------------------------------------- data sets
 
-def load_rows(path: str | os.PathLike[str]) -> list[EvalRow]:
+def load_rows(path: str | os.PathLike[str], bench: str | None = None) -> list[EvalRow]:
     """Read a data set to score: a JSON Lines file (CRUXEval rows or rows written by
-    ``codemorph generate``) or a CodeMind ``dataset/<bench>`` folder.
+    ``codemorph generate``) or a CodeMind/ExeRScope folder (:func:`read_codemind_dataset`;
+    ``bench`` picks one bench of a layout that holds several).
 
     Raises:
         InputError: missing path, malformed rows (file and line named), duplicate ids.
@@ -467,7 +486,8 @@ def load_rows(path: str | os.PathLike[str]) -> list[EvalRow]:
     if not p.exists():
         raise InputError(f"{p}: no such file or folder (data set)")
     if p.is_dir():
-        return read_codemind_dataset(p)
+        several = len(codemind_benches(p)) > 1  # one bench folder is read whole, whatever bench says
+        return read_codemind_dataset(p, bench if several else None)
     return read_jsonl_rows(p)
 
 
@@ -503,7 +523,10 @@ def read_jsonl_rows(path: str | os.PathLike[str]) -> list[EvalRow]:
     return rows
 
 
-_KNOWN = {"id", "code", "input", "output", "entry_point", "original_id", "kind", "transforms", "exception"}
+_KNOWN = {"id", "code", "input", "output", "entry_point", "original_id", "kind", "transforms", "exception",
+          "input_kind"}
+#: the values of a row's ``input_kind`` field (absent means ``args``)
+INPUT_KINDS = ("args", "call", "stdin")
 
 
 def _row_from_dict(d: dict[str, Any], where: str) -> EvalRow:
@@ -535,9 +558,12 @@ def _row_from_dict(d: dict[str, Any], where: str) -> EvalRow:
     entry = d.get("entry_point") or "f"
     if not isinstance(entry, str) or not entry.isidentifier():
         raise InputError(f"{where}: 'entry_point' must be an identifier")
+    input_kind = d.get("input_kind") or "args"
+    if input_kind not in INPUT_KINDS:
+        raise InputError(f"{where}: unknown input_kind {input_kind!r}; expected one of {', '.join(INPUT_KINDS)}")
     original = d.get("original_id") or rid
     return EvalRow(rid, d["code"], d["input"], output, entry, str(original), kind, tuple(transforms), exc_type,
-                   {k: v for k, v in d.items() if k not in _KNOWN})
+                   {k: v for k, v in d.items() if k not in _KNOWN}, input_kind)
 
 
 def call_arguments(call_text: str, entry_point: str | None = None) -> tuple[str, str]:
@@ -564,38 +590,37 @@ def call_arguments(call_text: str, entry_point: str | None = None) -> tuple[str,
     return node.func.id, text[open_at + 1:-1]
 
 
-def read_codemind_dataset(path: str | os.PathLike[str]) -> list[EvalRow]:
-    """Read a CodeMind/ExeRScope ``dataset/<bench>`` folder: ``<id>/main.py`` (code),
-    ``<id>/input.txt`` (a call such as ``f([1, 2])``) and ``<id>/output.txt`` (expected
-    output repr).  Rows are sorted by id (numeric suffixes in numeric order).
+def _universal_newlines(text: str) -> str:
+    """``text`` as Python's text mode reads a file (``\r\n`` and ``\r`` become ``\n``), the
+    way ExeRScope's scripts read ``output.txt``."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_codemind_dataset(path: str | os.PathLike[str], bench: str | None = None) -> list[EvalRow]:
+    """Read a CodeMind/ExeRScope data set: a ``dataset/<bench>`` folder, the ``dataset``
+    folder or the layout root (every bench, ids ``<bench>/<id>``), or one ``bench`` of it.
+    Each bench's input kind and the recorded outputs are read by the rules of
+    :mod:`codemorph.rows.codemind` (``cruxeval``: ``f(...)`` -> ``args``; ``humaneval``:
+    a call -> ``call``; ``classeval``: ``Test.test()`` run as ``Test().test()``;
+    ``Avatar``: ``stdin``); :attr:`EvalRow.recorded_output` keeps ``output.txt``'s text
+    (line ends as Python's text mode reads them, as ExeRScope reads the file) for
+    ``--match exact``.  Rows are sorted by id (numeric suffixes in numeric order).
 
     Raises:
-        InputError: a missing file or an ``input.txt`` that is not a single call.
+        InputError: not such a layout; a missing or unreadable file, or an ``input.txt`` /
+            ``output.txt`` that breaks the bench's rule (the folder and the rule named).
     """
-    p = Path(path)
     rows = []
-    dirs = [d for d in p.iterdir() if d.is_dir()]
-    if not dirs:
-        raise InputError(f"{p}: no row folders (<id>/main.py, input.txt, output.txt)")
-    for d in sorted(dirs, key=lambda d: _id_key(d.name)):
-        files = {n: d / n for n in ("main.py", "input.txt", "output.txt")}
-        missing = [n for n, f in files.items() if not f.is_file()]
-        if missing:
-            raise InputError(f"{d}: missing {', '.join(missing)}")
-        code = files["main.py"].read_text(encoding="utf-8")
-        call = files["input.txt"].read_text(encoding="utf-8")
-        try:
-            entry, args = call_arguments(call)
-        except InputError as exc:
-            raise InputError(f"{files['input.txt']}: {exc}") from None
-        output = files["output.txt"].read_text(encoding="utf-8").strip()
-        rows.append(EvalRow(d.name, code, args, output, entry, d.name))
+    for rec in read_codemind_records(path, bench):
+        row = rec.to_row()
+        if isinstance(row, str):
+            raise InputError(f"{rec.folder}: {row}")
+        rows.append(EvalRow(row["id"], row["code"], row["input"], row["output"], row["entry_point"], row["id"],
+                            extra={"bench": rec.bench}, input_kind=row["input_kind"],
+                            recorded_output=_universal_newlines(rec.output_text or "")))
+    if not rows:
+        raise InputError(f"{path}: no row folders (<id>/main.py, input.txt, output.txt)")
     return rows
-
-
-def _id_key(name: str) -> tuple:
-    head, _, tail = name.rpartition("_")
-    return (head, int(tail), "") if tail.isdigit() else (name, -1, name)
 
 
 # --------------------------------------------------------------------------- answers of models

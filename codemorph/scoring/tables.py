@@ -15,7 +15,7 @@ __all__ = ["CONSTRUCTS", "OUTPUT_TYPES", "BINS", "CORRELATED", "TABLES", "Report
 
 #: construct flags reported per program, in display order
 CONSTRUCTS = ("for", "while", "nested_loops", "if", "nested_if", "try", "comprehension", "lambda",
-              "recursion", "with", "match")
+              "recursion", "with", "match", "class", "method")
 #: output type categories, in display order
 OUTPUT_TYPES = ("bool", "int", "float", "str", "list", "tuple", "dict", "set", "None", "exception", "other")
 #: table file names (without extension)

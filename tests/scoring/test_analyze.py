@@ -69,7 +69,8 @@ def k(n):
 def test_program_properties_kitchen_sink():
     sp = program_properties(KITCHEN_SINK)
     assert sp.constructs == {"for": 1, "while": 1, "nested_loops": 1, "if": 5, "nested_if": 1, "try": 1,
-                             "comprehension": 1, "lambda": 1, "recursion": 1, "with": 0, "match": 0}
+                             "comprehension": 1, "lambda": 1, "recursion": 1, "with": 0, "match": 0,
+                             "class": 0, "method": 0}
     assert sp.max_nesting == 3  # for > if > if
     assert sp.lines == 22
     assert sp.calls == 4  # append, sorted, k(...), h(...)

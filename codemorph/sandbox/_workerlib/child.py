@@ -92,6 +92,17 @@ def _refused_outcome(out):
     out["literal_ok"] = False
 
 
+
+def judge_text(text):
+    """Standard output as an online judge's checker compares it (the rule of
+    ``codemorph.rows.codemind.same_stdout``): ``\\r\\n``/``\\r`` line ends are ``\\n``,
+    spaces and tabs at the end of a line and empty lines at the end do not count."""
+    lines = [ln.rstrip(" \t") for ln in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines)
+
+
 class _Child:
     """State of the forked child that runs one batch."""
 
@@ -550,8 +561,9 @@ class _Child:
 
     def post(self, i, out, value, call_args, expected, g, script, timeout, verbatim=False):
         """repr (under its own timer), then fingerprints, literal check and expected-output
-        check (under one more timer); ``verbatim``: the expected output is text compared as
-        it is (a ``stdin`` request), not a literal evaluated in the program's globals."""
+        check (under one more timer); ``verbatim``: the expected output is text (a ``stdin``
+        request), compared as the online judges Avatar's programs come from compare it
+        (:func:`judge_text`), not a literal evaluated in the program's globals."""
         status = out["status"]
         if status == "returned":
             try:
@@ -598,7 +610,7 @@ class _Child:
                 if expected is not None and not script:
                     step = "expected output"
                     if status == "returned" and verbatim:
-                        out["output_matches"] = value == expected
+                        out["output_matches"] = value == expected or judge_text(value) == judge_text(expected)
                     elif status == "returned":
                         try:
                             out["output_matches"] = bool(value == eval(self.compile_eval(expected), g))
