@@ -37,10 +37,10 @@ def _view(code, text):
 def test_a_harness_call_hands_the_names_of_its_method_to_the_renamers():
     view = _view(CODE, "Test().test()")
     assert view.kind == "call" and view.harness_inputs == ("Test().test()", "Box, double")
-    classes = get_transform("rename-classes").apply(Program(CODE), 0, inputs=view.harness_inputs)
+    classes = get_transform("rename-classes").apply(Program(CODE), 0, inputs=view.harness_inputs, harness=True)
     assert classes.applied and "class Box:" in classes.source and "class Test(" in classes.source
     assert "class Spare:" not in classes.source  # what the harness does not reach may be renamed
-    funcs = get_transform("rename-functions").apply(Program(CODE), 0, inputs=view.harness_inputs)
+    funcs = get_transform("rename-functions").apply(Program(CODE), 0, inputs=view.harness_inputs, harness=True)
     assert "def double(" in funcs.source
 
 
