@@ -233,13 +233,14 @@ README_ORDER = (
 
 def readme_table(rows: list[dict], rejects: list[dict], deltas: dict[str, list[float]]) -> str:
     """The Applicability table (Markdown) of a full-catalogue ``generate`` output: per
-    variant name, written, unreached, not applicable (every original row written minus the
+    variant name, written, unreached, weak, not applicable (every original row written minus the
     others), rejected (``verify`` rejects ``differs``), inconclusive (``verify`` rejects
     ``inconclusive``) and the mean naturalness delta (bits per token) of the written ones."""
     originals = sum(r.get("kind") == "original" for r in rows)
     names: set[str] = set()
     applied: dict[str, int] = defaultdict(int)
     unreached: dict[str, int] = defaultdict(int)
+    weak: dict[str, int] = defaultdict(int)
     lost: dict[str, int] = defaultdict(int)
     rejected: dict[str, int] = defaultdict(int)
     inconclusive: dict[str, int] = defaultdict(int)
@@ -249,6 +250,7 @@ def readme_table(rows: list[dict], rejects: list[dict], deltas: dict[str, list[f
             names.add(name)
             applied[name] += 1
             unreached[name] += (r.get("verification") or {}).get("status") == "unreached"
+            weak[name] += (r.get("verification") or {}).get("status") == "weak"
     for j in rejects:
         if j.get("kind") != "variant":
             continue
@@ -259,12 +261,13 @@ def readme_table(rows: list[dict], rejects: list[dict], deltas: dict[str, list[f
             (rejected if j["reason"].startswith("differs") else inconclusive)[name] += 1
     names |= set(default_transforms())  # a transform that never applied has no row to name it
     order = [n for n in README_ORDER if n in names] + sorted(names - set(README_ORDER))
-    out = ["| transform | applied | of which unreached | not applicable | rejected | inconclusive | naturalness |",
-           "|---|---:|---:|---:|---:|---:|---:|"]
+    out = ["| transform | applied | of which unreached | of which weak | not applicable | rejected | inconclusive "
+           "| naturalness |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for n in order:
         d = deltas.get(n) or []
         nat = f"{statistics.fmean(d):+.3f}" if d else "-"
-        out.append(f"| {n} | {applied[n]} | {unreached[n]} | {originals - applied[n] - lost[n]} | {rejected[n]} | "
+        out.append(f"| {n} | {applied[n]} | {unreached[n]} | {weak[n]} | {originals - applied[n] - lost[n]} | {rejected[n]} | "
                    f"{inconclusive[n]} | {nat} |")
     return "\n".join(out)
 
