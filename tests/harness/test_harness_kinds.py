@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from codemorph.harness.prompts import build_prompt, make_cot_output_prompt, make_direct_output_prompt
-from codemorph.scoring.predictions import EvalRow, extract_answer
+from codemorph.scoring.evaluate import evaluate_dataset
+from codemorph.scoring.predictions import EvalRow, extract_answer, load_predictions
 
 ARGS = EvalRow("a0", "def f(x):\n    return x + 1", "1", "2")
 CALL = EvalRow("c0", "def add(a, b):\n    return a + b", "add(6, 8)", "14", "add", input_kind="call")
@@ -129,6 +130,11 @@ def test_inspect_task_scores_a_right_and_a_wrong_answer_of_each_kind(tmp_path, k
     assert by_epoch[1].metadata["input_kind"] == kind
     verdicts = {e: s.scores["execution_scorer"].value["correct"] for e, s in by_epoch.items()}
     assert verdicts == {1: "C", 2: "I"}
+    # codemorph evaluate reads the log's answers by the same kind rule and agrees
+    [log_path] = (tmp_path / "logs").glob("*.eval")
+    preds = load_predictions(log_path)[0]
+    [score] = evaluate_dataset([row], preds, mode="output", ks=(1,)).rows
+    assert score.correct == [True, False]
 
 
 def test_inspect_task_scores_a_predicted_standard_input(tmp_path):
