@@ -3,7 +3,9 @@
 The four ``make_*_prompt`` functions below are copied unchanged from facebookresearch/cruxeval
 (``prompts.py``, MIT licence, Copyright (c) Meta Platforms, Inc. and affiliates); they are the
 prompts of CRUXEval's inference tasks (direct and chain-of-thought, output and input
-prediction).  :func:`build_prompt` picks one for a row and, only when asked, adds the
+prediction).  :func:`build_prompt` picks one for a row by its input kind (``call`` rows:
+CRUXEval's template around the row's expression; ``stdin`` rows: the four ``make_*_std*_prompt``
+templates of codemorph, in CRUXEval's layout) and, only when asked, adds the
 exception-answer protocol.
 
 Exception-answer protocol (``exceptions=`` option of the tasks)
