@@ -17,7 +17,8 @@ answer is extracted with :func:`~codemorph.scoring.predictions.extract_answer` a
 score 0 and are counted (metric ``unparsable``, a fraction of samples).
 
 Sample metadata: ``id``, ``original_id``, ``kind``, ``transforms``, ``exception_type``,
-``entry_point``, ``mode``.  The log is also a predictions file for ``codemorph evaluate``.
+``entry_point``, ``input_kind``, ``mode``.  Prompts and scoring follow each row's input kind
+(:func:`codemorph.harness.prompts.build_prompt`; ``stdin`` answers are a stream's text).  The log is also a predictions file for ``codemorph evaluate``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def _flag(value: Any) -> bool:
 
 def row_samples(rows: list[EvalRow], mode: str, cot: bool, exceptions: str) -> list[Sample]:
     """One Inspect :class:`Sample` per row: the prompt of :func:`build_prompt`, the target
-    (expected output repr, or ``raises T``; input mode: the row's call) and the metadata
+    (expected output repr or standard output, or ``raises T``; input mode: the row's call,
+    expression or standard input) and the metadata
     listed in the module docstring.
 
     Raises:
@@ -62,11 +64,12 @@ def row_samples(rows: list[EvalRow], mode: str, cot: bool, exceptions: str) -> l
         if mode == "output":
             target = r.output if r.output is not None else f"raises {r.exception_type}"
         else:
-            target = f"{r.entry_point}({r.input})"
+            target = r.input if r.input_kind in ("call", "stdin") else f"{r.entry_point}({r.input})"
         out.append(Sample(input=build_prompt(r, mode, cot, exceptions, classes), target=target, id=r.id,
                           metadata={"id": r.id, "original_id": r.original_id or r.id, "kind": r.kind,
                                     "transforms": list(r.transforms), "exception_type": r.exception_type,
-                                    "entry_point": r.entry_point, "mode": mode}))
+                                    "entry_point": r.entry_point, "input_kind": r.input_kind,
+                                    "mode": mode}))
     return out
 
 
@@ -106,7 +109,7 @@ def execution_scorer(rows: list[EvalRow], mode: str = "output", strict: bool = F
     async def score(state: TaskState, target: Target) -> Score:
         row = by_id[str(state.metadata["id"])]
         raw = state.output.completion if state.output is not None else ""
-        ans = extract_answer(raw, mode)
+        ans = extract_answer(raw, mode, row.input_kind)
         if not ans.parsable:
             return Score(value={"correct": INCORRECT, "unparsable": 1}, answer="", explanation=ans.status,
                          metadata={"status": ans.status, "extraction": ans.status, "predicted_exception": None,

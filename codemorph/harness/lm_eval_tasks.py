@@ -3,7 +3,7 @@
 :func:`write_task_folder` writes, into ``TASKDIR``:
 
 * ``data.jsonl`` -- the data set's rows in one flat schema (``id``, ``code``, ``input``,
-  ``output``, ``entry_point``, ``original_id``, ``kind``, ``transforms``,
+  ``output``, ``entry_point``, ``input_kind``, ``original_id``, ``kind``, ``transforms``,
   ``exception_type``), so that ``dataset_path: json`` loads any format codemorph reads
   (CRUXEval / generate / perturb JSON Lines, CodeMind folders) with one Arrow schema;
 * ``codemorph_output.yaml``, ``codemorph_input.yaml``, ``codemorph_output_cot.yaml``,
@@ -152,7 +152,8 @@ def write_task_folder(dataset: str | os.PathLike[str], out_dir: str | os.PathLik
     with open(data, "w", encoding="utf-8") as fh:
         for r in rows:
             fh.write(json.dumps({"id": r.id, "code": r.code, "input": r.input, "output": r.output,
-                                 "entry_point": r.entry_point, "original_id": r.original_id or r.id,
+                                 "entry_point": r.entry_point, "input_kind": r.input_kind,
+                                 "original_id": r.original_id or r.id,
                                  "kind": r.kind, "transforms": list(r.transforms),
                                  "exception_type": r.exception_type}, ensure_ascii=False) + "\n")
     files["data.jsonl"] = data
@@ -173,7 +174,8 @@ def row_from_doc(doc: dict[str, Any]) -> EvalRow:
     """The :class:`EvalRow` of one ``data.jsonl`` document."""
     return EvalRow(str(doc["id"]), doc["code"], doc["input"], doc.get("output"), doc.get("entry_point") or "f",
                    str(doc.get("original_id") or doc["id"]), doc.get("kind") or "original",
-                   tuple(doc.get("transforms") or ()), doc.get("exception_type"))
+                   tuple(doc.get("transforms") or ()), doc.get("exception_type"),
+                   input_kind=doc.get("input_kind") or "args")
 
 
 def doc_to_text(doc: dict[str, Any], mode: str, cot: bool, exceptions: str = "off",
@@ -212,9 +214,10 @@ def process_results(doc: dict[str, Any], results: Sequence[Any], mode: str, stri
         gens.extend([r] if isinstance(r, str) else list(r))
     if not gens:
         return {"acc": 0.0, "unparsable": 0.0}
-    answers = [extract_answer(g, mode) for g in gens]
+    row = row_from_doc(doc)
+    answers = [extract_answer(g, mode, row.input_kind) for g in gens]
     parsable = [a.text for a in answers if a.parsable]
-    verdicts = score_generations(row_from_doc(doc), parsable, mode, strict=strict,
+    verdicts = score_generations(row, parsable, mode, strict=strict,
                                  sandbox=_shared_sandbox()) if parsable else []
     correct = sum(ok for ok, _ in verdicts)
     return {"acc": correct / len(gens), "unparsable": (len(gens) - len(parsable)) / len(gens)}

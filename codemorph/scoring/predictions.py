@@ -361,14 +361,15 @@ def _is_inspect_json(p: Path) -> bool:
     return head.lstrip().startswith("{") and '"eval"' in head and '"version"' in head and '"status"' in head
 
 
-def _harness_set(model: str, raw: dict[str, list[str]], source: Path, fmt: str, mode: str) -> PredictionSet:
+def _harness_set(model: str, raw: dict[str, list[str]], source: Path, fmt: str, mode: str,
+                 kinds: dict[str, str] | None = None) -> PredictionSet:
     preds: dict[str, list[str]] = {}
     stats: dict[str, int] = {}
     unparsable = 0
     for rid, gens in raw.items():
         out = []
         for g in gens:
-            a = extract_answer(g, mode)
+            a = extract_answer(g, mode, (kinds or {}).get(rid, "args"))
             stats[a.status] = stats.get(a.status, 0) + 1
             if a.assertions > 1:
                 stats["several-assertions"] = stats.get("several-assertions", 0) + 1
@@ -384,7 +385,8 @@ def read_inspect_log(path: str | os.PathLike[str], model: str | None = None) -> 
 
     Each sample's row id is ``metadata["id"]`` (else the sample id); its generations are the
     completions of its epochs, in epoch order, passed through :func:`extract_answer` with the
-    task's ``mode`` (``metadata["mode"]``, else the task argument ``mode``, else output).
+    task's ``mode`` (``metadata["mode"]``, else the task argument ``mode``, else output) and
+    the row's ``metadata["input_kind"]`` (else ``args``).
     Samples that errored have no completion and are left out.  The model name is the log's
     model, followed by the prompt variant when not the default (``[cot,
     exceptions=class-list]``), so the runs of an ablation stay apart in ``analyze``.
@@ -405,12 +407,14 @@ def read_inspect_log(path: str | os.PathLike[str], model: str | None = None) -> 
         raise InputError(f"{p}: the Inspect log has no samples")
     mode = str((log.eval.task_args or {}).get("mode") or "output")
     raw: dict[str, list[tuple[int, str]]] = {}
+    kinds: dict[str, str] = {}
     for s in log.samples:
         if s.error is not None or s.output is None:
             continue
         md = s.metadata or {}
         mode = str(md.get("mode") or mode)
         raw.setdefault(str(md.get("id", s.id)), []).append((int(s.epoch or 1), s.output.completion))
+        kinds[str(md.get("id", s.id))] = str(md.get("input_kind") or "args")
     if mode not in ("output", "input"):
         raise InputError(f"{p}: unknown prediction mode {mode!r} in the log")
     ordered = {rid: [g for _, g in sorted(v, key=lambda t: t[0])] for rid, v in raw.items()}
@@ -418,7 +422,7 @@ def read_inspect_log(path: str | os.PathLike[str], model: str | None = None) -> 
     variant = [k for k in ("cot", "strict") if str(args.get(k, "")).lower() in ("true", "1", "yes")]
     variant += [f"exceptions={args['exceptions']}"] if args.get("exceptions") not in (None, "auto") else []
     name = model or str(log.eval.model) + (f" [{', '.join(variant)}]" if variant else "")
-    return _harness_set(name, ordered, p, "inspect", mode)
+    return _harness_set(name, ordered, p, "inspect", mode, kinds)
 
 
 _LM_EVAL_NAME = re.compile(r"samples_(.+?)_\d{4}-\d{2}-\d{2}T")
@@ -428,7 +432,7 @@ def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None)
     """Read lm-evaluation-harness ``--log_samples`` output (``samples_<task>_<time>.jsonl``).
 
     The row id is ``doc["id"]``; the generations are ``resps`` (every repeat, flattened), passed
-    through :func:`extract_answer`.  The mode is ``input`` when the task name (from the file
+    through :func:`extract_answer` with the row's ``doc["input_kind"]`` (else ``args``).  The mode is ``input`` when the task name (from the file
     name) contains ``input``, else ``output``.  The model name defaults to the folder lm-eval
     wrote the file into (named after the model).
 
@@ -440,6 +444,7 @@ def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None)
     task = m.group(1) if m else p.stem
     mode = "input" if "input" in task else "output"
     raw: dict[str, list[str]] = {}
+    kinds: dict[str, str] = {}
     with open(p, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -456,10 +461,11 @@ def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None)
             for r in d["resps"]:
                 gens.extend([r] if isinstance(r, str) else [str(x) for x in r])
             raw.setdefault(str(doc["id"]), []).extend(gens)
+            kinds[str(doc["id"])] = str(doc.get("input_kind") or "args")
     if not raw:
         raise InputError(f"{p}: no samples in the file")
     name = model or (p.parent.name if p.parent.name not in ("", ".") else task)
-    return _harness_set(name, raw, p, "lm-eval", mode)
+    return _harness_set(name, raw, p, "lm-eval", mode, kinds)
 
 
 def find_codemind_dataset(pred_path: str | os.PathLike[str], bench: str) -> Path | None:
@@ -663,7 +669,7 @@ def _looks_like_expression(text: str) -> bool:
     return True
 
 
-def extract_answer(generation: str, mode: str) -> Answer:
+def extract_answer(generation: str, mode: str, input_kind: str = "args") -> Answer:
     """Find the answer in one raw generation of a base, chat or reasoning model.
 
     CRUXEval's post-processing (``inference_output_prediction.py`` /
@@ -689,9 +695,15 @@ def extract_answer(generation: str, mode: str) -> Answer:
     (``assert f(x) raises KeyError``, see :mod:`codemorph.harness.prompts`) becomes
     ``raises KeyError``.  Surrounding whitespace is stripped.
 
+    ``stdin`` rows (``input_kind="stdin"``) answer with a standard stream's text, not an
+    assertion: steps 1 and 2 apply, then the text is kept as written except for line ends
+    before it and whitespace after it (no ``assert`` or ``==`` rule; ``raises T`` stays as
+    written and is read by :func:`codemorph.scoring.evaluate.names_exception`).
+
     Args:
         generation: the model's text (the completion after the prompt).
         mode: ``"output"`` or ``"input"``.
+        input_kind: the row's :attr:`EvalRow.input_kind` (``"args"``, ``"call"``, ``"stdin"``).
 
     Returns:
         An :class:`Answer`; unparsable answers have ``text == ""``.
@@ -718,6 +730,9 @@ def extract_answer(generation: str, mode: str) -> Answer:
             with_assert = [b for b in blocks if re.search(r"^\s*assert\b", b, re.M)]
             text = (with_assert or blocks)[-1]
             status = "fence"
+    if input_kind == "stdin":
+        text = text.lstrip("\r\n").rstrip()
+        return Answer(text, status) if text else Answer("", "unparsable:empty")
     asserts = [i for i, ln in enumerate(text.splitlines()) if re.match(r"\s*assert\b", ln)]
     if len(asserts) > 1:
         lines = text.splitlines()
