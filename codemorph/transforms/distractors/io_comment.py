@@ -129,6 +129,16 @@ def nearby_input(args: str, rng) -> str | None:
     return ", ".join(literal if j == i else seg for j, seg in enumerate(segments))
 
 
+def _same_args(a: str, b: str) -> bool:
+    """Whether the argument-list literals ``a`` and ``b`` may be the same input: equal or
+    equally printed values, or (when either is not a literal) the same text but for spaces."""
+    try:
+        x, y = ast.literal_eval(f"({a},)"), ast.literal_eval(f"({b},)")
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return a.split() == b.split()
+    return x == y or repr(x) == repr(y)
+
+
 class MisleadingIOComment(Transform):
     """Add a comment to the entry function's ``def`` line that states a wrong result for an
     input near the row's: ``def f(nums):  # f([1, 2, 2]) == 4`` for the row ``f([1, 2]) == 3``.
@@ -178,10 +188,14 @@ class MisleadingIOComment(Transform):
         stated = nearby_input(args, ctx.rng)
         if stated is None:
             raise NotApplicable(f"no nearby input of the same types is made for {args[:40]!r}")
-        text = f"{ctx.entry_point}({' '.join(stated.split())}) == {wrong}"
-        if len(text) > MAX_COMMENT or "\n" in stated:
+        # the claim runs the input as the comment shows it (on one line, spaces collapsed)
+        shown = " ".join(stated.split())
+        if _same_args(shown, args):
+            raise NotApplicable("the nearby input, written on one line, is the row's own input")
+        text = f"{ctx.entry_point}({shown}) == {wrong}"
+        if len(text) > MAX_COMMENT:
             raise NotApplicable(f"the input/output pair is longer than {MAX_COMMENT} characters")
-        ctx.claim(Claim(text, ctx.program.source, ctx.entry_point, stated, expected=wrong))
+        ctx.claim(Claim(text, ctx.program.source, ctx.entry_point, shown, expected=wrong))
         ctx.record(entry, f"comment: {text}")
         header = entry.body.header
         new_entry = entry.with_changes(body=entry.body.with_changes(header=header.with_changes(
