@@ -232,8 +232,13 @@ def _probe_of(row: dict) -> tuple[str, str | None] | None:
             call, _, stated = m.group(2).rpartition(" == ")
             assert call.startswith(m.group(1) + "(") and call.endswith(")")
             args = call[len(m.group(1)) + 1:-1]
-            assert args != " ".join(row["input"].split()), row["id"]  # never the row's own input
-            assert ast.literal_eval(f"({args},)") != ast.literal_eval(f"({row['input']},)"), row["id"]
+            assert args != row["input"], row["id"]  # never the row's own input
+            try:
+                stated_values, row_values = ast.literal_eval(f"({args},)"), ast.literal_eval(f"({row['input']},)")
+            except ValueError:  # an input written as an expression: its text differs
+                assert args.split() != row["input"].split(), row["id"]
+            else:
+                assert stated_values != row_values, row["id"]
             return row["code"], stated, args
     return None
 

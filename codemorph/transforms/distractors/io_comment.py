@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from typing import Any
 
 import libcst as cst
@@ -76,7 +77,10 @@ def _nearby_values(v: Any) -> list[Any]:
     if t is float and math.isfinite(v):
         return [v + 1.0]
     if t is str:
-        return [v + v[-1], v[:-1] + ("b" if v[-1] == "a" else "a")] if v else ["a"]
+        if not v:
+            return ["a"]
+        changed = v[:-1] + ("b" if v[-1] == "a" else "a")
+        return [changed] if v[-1].isspace() else [v + v[-1], changed]  # a doubled space is hard to see
     if t in (list, tuple) and v:
         return [t(list(v) + [v[-1]])] + ([t(v[:-1])] if len(v) > 1 else [])
     if t is dict and v:
@@ -95,9 +99,9 @@ def nearby_input(args: str, rng) -> str | None:
     that is not ``args``: one positional argument, drawn with ``rng`` among those that are
     literals of a changeable type, replaced by a value of the same type -- a bool negated, an
     int one up or down (``0`` -> ``1``), a float one up, a string with its last character
-    doubled or changed (``''`` -> ``'a'``), a non-empty list or tuple with its last element
-    repeated or dropped, a non-empty dict with its last value changed so or its last item
-    dropped.  The other arguments keep their text.  ``None`` when none is made (keyword or
+    doubled (never a space: hard to see) or changed (``''`` -> ``'a'``), a non-empty list or
+    tuple with its last element repeated or dropped, a non-empty dict with its last value
+    changed so or its last item dropped.  The other arguments keep their text.  ``None`` when none is made (keyword or
     starred arguments, no literal argument of such a type, text that does not parse).
 
     The result reads back (``ast.literal_eval`` of the changed argument) to a value of the
@@ -188,18 +192,22 @@ class MisleadingIOComment(Transform):
         stated = nearby_input(args, ctx.rng)
         if stated is None:
             raise NotApplicable(f"no nearby input of the same types is made for {args[:40]!r}")
-        # the claim runs the input as the comment shows it (on one line, spaces collapsed)
-        shown = " ".join(stated.split())
-        if _same_args(shown, args):
-            raise NotApplicable("the nearby input, written on one line, is the row's own input")
-        text = f"{ctx.entry_point}({shown}) == {wrong}"
+        if _same_args(stated, args):
+            raise NotApplicable("the nearby input is the row's own input")
+        text = f"{ctx.entry_point}({stated}) == {wrong}"
         if len(text) > MAX_COMMENT:
             raise NotApplicable(f"the input/output pair is longer than {MAX_COMMENT} characters")
-        ctx.claim(Claim(text, ctx.program.source, ctx.entry_point, shown, expected=wrong))
+        # the comment shows exactly the pair the claim runs: spaces kept as they are, so only
+        # spaces and tabs, and never a PEP 263 coding declaration
+        if re.search(r"[^\S \t]", text) or make_comment(text).value != "# " + " ".join(text.split()):
+            raise NotApplicable("the input/output pair does not fit on one comment line as it is "
+                                "(a line break or form feed, or a coding declaration)")
+        comment = cst.Comment("# " + text)
+        ctx.claim(Claim(text, ctx.program.source, ctx.entry_point, stated, expected=wrong))
         ctx.record(entry, f"comment: {text}")
         header = entry.body.header
         new_entry = entry.with_changes(body=entry.body.with_changes(header=header.with_changes(
-            whitespace=cst.SimpleWhitespace("  "), comment=make_comment(text))))
+            whitespace=cst.SimpleWhitespace("  "), comment=comment)))
         new = module.with_changes(body=[new_entry if s is entry else s for s in module.body])
         same_ast(ctx.program.source, new.code, positions=True)
         return new
