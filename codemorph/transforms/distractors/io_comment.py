@@ -101,8 +101,9 @@ def nearby_input(args: str, rng) -> str | None:
     int one up or down (``0`` -> ``1``), a float one up, a string with its last character
     doubled (never a space: hard to see) or changed (``''`` -> ``'a'``), a non-empty list or
     tuple with its last element repeated or dropped, a non-empty dict with its last value
-    changed so or its last item dropped.  The other arguments keep their text.  ``None`` when none is made (keyword or
-    starred arguments, no literal argument of such a type, text that does not parse).
+    changed so or its last item dropped.  The other arguments keep their text.  ``None`` when
+    none is made (keyword or starred arguments, no literal argument of such a type, text that
+    does not parse).
 
     The result reads back (``ast.literal_eval`` of the changed argument) to a value of the
     changed argument's type that differs from the original, so the argument list differs
