@@ -22,7 +22,7 @@ from codemorph.engine.transform import Claim
 from codemorph.sandbox.pool import ExecRequest
 from codemorph.testing import assert_refuses, observe_types
 from codemorph.transforms.distractors import MisleadingIOComment, MisleadingPrint, MisleadingValueComment
-from codemorph.transforms.distractors.io_comment import wrong_output
+from codemorph.transforms.distractors.io_comment import nearby_input, wrong_output
 from codemorph.verification.claims import claim_requests, refutation, stdout_gains
 from codemorph.verification.differential import check, make_baseline
 
@@ -92,14 +92,64 @@ def test_a_true_claim_is_caught(sandbox) -> None:
     assert refutation(false_pair, outs[2]) is None
 
 
-def test_io_comment_states_a_wrong_output_for_the_rows_input(sandbox) -> None:
+def test_io_comment_states_a_wrong_output_for_a_nearby_input(sandbox) -> None:
     code = "def f(nums):\n    return sum(nums)\n"
-    res = _apply(sandbox, MisleadingIOComment(), code, "[1, 2]", "3")
-    assert res.source == "def f(nums):  # f([1, 2]) == 5\n    return sum(nums)\n"
-    assert [(c.args, c.expected) for c in res.claims] == [("[1, 2]", "5")]
+    res = _apply(sandbox, MisleadingIOComment(), code, "[1, 2]", "3", seed=2)
+    assert res.source == "def f(nums):  # f([1]) == 4\n    return sum(nums)\n"
+    assert [(c.args, c.expected) for c in res.claims] == [("[1]", "4")]
     assert _claims_false(sandbox, res) == [None]
     assert ast.dump(ast.parse(res.source), include_attributes=True) == \
         ast.dump(ast.parse(code), include_attributes=True)
+    # a stated pair that happens to hold is caught by its run (the variant is not written)
+    held = _apply(sandbox, MisleadingIOComment(), code, "[1, 2]", "3", seed=0)
+    assert held.source == "def f(nums):  # f([1, 2, 2]) == 5\n    return sum(nums)\n"
+    assert "is true" in _claims_false(sandbox, held)[0]
+
+
+@pytest.mark.parametrize("args,output", [("[1, 2]", "3"), ("[5, 1, 4, 2], 2", "[4, 5]"), ("'hello', 3", "'HEL'"),
+                                         ("{'a': 1, 'b': 2}", "3"), ("True, 0", "1")])
+def test_io_comment_never_states_the_rows_input_and_its_claim_is_false_by_execution(sandbox, args, output) -> None:
+    codes = {"[1, 2]": "def f(nums):\n    return sum(nums)\n",
+             "[5, 1, 4, 2], 2": "def f(nums, k):\n    return sorted(nums)[-k:]\n",
+             "'hello', 3": "def f(text, n):\n    return text[:n].upper()\n",
+             "{'a': 1, 'b': 2}": "def f(d):\n    return sum(d.values())\n",
+             "True, 0": "def f(flag, n):\n    return n + 1 if flag else n\n"}
+    row = tuple(ast.literal_eval(f"({args},)"))
+    seen = set()
+    for seed in range(8):
+        res = _apply(sandbox, MisleadingIOComment(), codes[args], args, output, seed)
+        assert res.applied, res.reason
+        (claim,) = res.claims
+        stated = tuple(ast.literal_eval(f"({claim.args},)"))
+        assert len(stated) == len(row) and [type(v) for v in stated] == [type(v) for v in row]
+        assert stated != row, (seed, claim.args)
+        assert claim.expected != output and type(ast.literal_eval(claim.expected)) is type(ast.literal_eval(output))
+        assert res.source.splitlines()[0].endswith(f"  # f({claim.args}) == {claim.expected}")
+        # executed on the stated input, the program returns; a pair that holds by chance is
+        # reported by the claim's own check (and then not written), every other one is false
+        (out,) = sandbox.run_batch([ExecRequest(codes[args], "f", claim.args, expected_output=claim.expected)])
+        assert out.status == "returned", (claim.args, out.exception)
+        (why,) = _claims_false(sandbox, res)
+        if out.output_matches:
+            assert "is true" in why
+        else:
+            assert out.output_matches is False and why is None, (claim.args, out.value_repr)
+            seen.add(claim.args)
+    assert seen
+
+
+def test_nearby_input_changes_one_argument_in_its_type() -> None:
+    import random
+
+    assert [nearby_input("[1, 2]", random.Random(s)) for s in range(3)] == ["[1]", "[1, 2, 2]", "[1, 2, 2]"]
+    assert nearby_input("'abc', 0", random.Random(0)) == "'abc', 2"
+    assert nearby_input("'abc', 0", random.Random(1)) == "'aba', 0"
+    assert nearby_input('"a"', random.Random(0)) == "'b'"
+    assert nearby_input("True, 2.5", random.Random(1)) == "False, 2.5"
+    assert nearby_input("{'a': 1}", random.Random(0)) == "{'a': 0}"
+    assert nearby_input("(1,)", random.Random(0)) == "(1, 1)"
+    for args in ["[]", "None", "x=1", "*[1]", "''.join", "[1,"]:
+        assert nearby_input(args, random.Random(0)) is None, args
 
 
 def test_wrong_output_keeps_the_type_and_differs() -> None:
@@ -162,25 +212,34 @@ _IO = re.compile(r"^def (\w+)\(.*\):  # (.*)$")
 
 
 def _probe_of(row: dict) -> tuple[str, str | None] | None:
-    """An independent check of the claim written in ``row``: ``(program, expected)``, the
-    program to run on the row's input (returning shows a value claim false) and, for an
-    input/output comment, the stated output."""
+    """An independent check of the claim written in ``row``: ``(program, expected, args)``,
+    the program to run on ``args`` (returning shows a value claim false) -- the row's input,
+    or for an input/output comment the stated input, which must differ from the row's --
+    and, for an input/output comment, the stated output."""
     lines = row["code"].split("\n")
     for i, line in enumerate(lines):
         m = _PRINT.match(line)
         if m and row["id"].endswith(":misleading-print"):
             cond = (f"len({m.group(3)})" if m.group(3) else m.group(4)) + f" == {m.group(5)}"
             lines[i] = f"{m.group(1)}if {cond}:\n{m.group(1)}    raise AssertionError('claim holds')"
-            return "\n".join(lines), None
+            return "\n".join(lines), None, row["input"]
         m = _COMMENT.match(line)
         if m and row["id"].endswith(":misleading-value-comment"):
             lines.insert(i + 1, f"{m.group(1)}if {m.group(3)}:\n{m.group(1)}    raise AssertionError('claim holds')")
-            return "\n".join(lines), None
+            return "\n".join(lines), None, row["input"]
         m = _IO.match(line)
         if m and row["id"].endswith(":misleading-io-comment"):
             call, _, stated = m.group(2).rpartition(" == ")
-            assert call.startswith(m.group(1) + "(")
-            return row["code"], stated
+            assert call.startswith(m.group(1) + "(") and call.endswith(")")
+            args = call[len(m.group(1)) + 1:-1]
+            assert args != row["input"], row["id"]  # never the row's own input
+            try:
+                stated_values, row_values = ast.literal_eval(f"({args},)"), ast.literal_eval(f"({row['input']},)")
+            except ValueError:  # an input written as an expression: its text differs
+                assert args.split() != row["input"].split(), row["id"]
+            else:
+                assert stated_values != row_values, row["id"]
+            return row["code"], stated, args
     return None
 
 
@@ -211,8 +270,8 @@ def test_cruxeval_sample_variants_pass_the_checker_and_every_claim_is_false(tmp_
     for r in variants:
         probe = _probe_of(r)
         assert probe is not None, r["code"]
-        code, expected = probe
-        requests.append(ExecRequest(code, r["entry_point"], r["input"], expected_output=expected))
+        code, expected, args = probe
+        requests.append(ExecRequest(code, r["entry_point"], args, expected_output=expected))
         stated.append(expected)
     outs = sandbox.run_batch(requests)
     for r, o, expected in zip(variants, outs, stated):

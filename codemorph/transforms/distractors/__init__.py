@@ -5,8 +5,8 @@
   a condition described by its negation, ``append`` described as inserting at the front);
 * ``misleading-docstring`` (:class:`MisleadingDocstring`): a wrong docstring for the entry
   function;
-* ``misleading-io-comment`` (:class:`MisleadingIOComment`): a wrong output for the row's
-  input, in a comment on the ``def`` line;
+* ``misleading-io-comment`` (:class:`MisleadingIOComment`): a wrong output for an input
+  near the row's (never the row's own), in a comment on the ``def`` line;
 * ``misleading-value-comment`` (:class:`MisleadingValueComment`): a wrong value of a local
   in an end-of-line comment;
 * ``misleading-print`` (:class:`MisleadingPrint`): ``print`` statements stating a wrong value.
