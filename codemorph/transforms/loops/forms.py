@@ -53,6 +53,7 @@ and are spelled nowhere in the program (:meth:`RewriteContext.reserve`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 import libcst as cst
 
 from codemorph.engine import RewriteContext
@@ -61,10 +62,11 @@ from codemorph.authoring.facts import ProgramFacts
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import parenthesize_if_bare_tuple
 from codemorph.transforms.loops.common import (
+    BlockRewriter, Plan, choose_loop_sites, for_loop_facts, for_sites, refuse_program,
     block_statements, find, int_literal, int_node, lazy_scopes, loop_jumps, name_nodes, prepend_lines, target_names,
 )
 
-__all__ = ["LoopForm", "LoopForms", "SEQUENCE_TYPES", "COUNTER_NAMES"]
+__all__ = ["LoopForm", "LoopForms", "SEQUENCE_TYPES", "COUNTER_NAMES", "rewrite_for_loops"]
 
 #: observed types of a local whose ``for`` loop gets the index form (exact types)
 SEQUENCE_TYPES = frozenset({"list", "tuple", "str"})
@@ -625,3 +627,41 @@ class LoopForms:
         item = None if simple else self._fresh(ITEM_NAMES)
         return LoopForm("general", f"while loop over {iterator} = iter(...)", iterator=iterator, item=item,
                         flag=flag)
+
+
+def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
+                      rewrite: "Callable[[LoopForm, cst.For], tuple[list[cst.BaseStatement], list[cst.EmptyLine]]]",
+                      describe: "Callable[[LoopForm], str]",
+                      refuse: "Callable[[cst.For], str | None]" = lambda loop: None) -> cst.Module:
+    """The loop driver ``for-to-while`` and ``peel-loop`` share: refuse the program where
+    :func:`~codemorph.transforms.loops.common.refuse_program` does, take the eligible
+    ``for`` loops (:func:`~codemorph.transforms.loops.common.for_sites`; a loop ``refuse``
+    gives a reason for, or whose form cannot be established, is skipped with that reason),
+    choose among them by ``which`` (``"all"`` or ``"one"``), and replace each chosen loop by
+    ``rewrite(form, loop)``, recording ``describe(form)`` at it.
+
+    Raises:
+        NotApplicable: as ``refuse_program``, or no eligible loop.
+    """
+    facts = for_loop_facts(module, ctx)
+    refuse_program(module, ctx, facts, frozenset(facts.names))
+    forms = LoopForms(module, ctx, facts)
+    owners = {loop: owner for loop, owner in facts.loops}
+
+    def check(loop: cst.For) -> str | None:
+        why = refuse(loop)
+        if why is not None:
+            return why
+        form = forms.form_of(loop, owners[loop], reserve=False)
+        return form if isinstance(form, str) else None
+
+    eligible, reasons = for_sites(ctx, facts, "loop", check)
+    chosen = choose_loop_sites(which, ctx, eligible, reasons, "for loop")
+    plans: dict[cst.CSTNode, Plan] = {}
+    for loop in chosen:  # source order: outer loops get the first names
+        form = forms.form_of(loop, owners[loop])
+        assert isinstance(form, LoopForm)
+        ctx.record(loop, describe(form))
+        plans[loop] = (lambda f: lambda node: rewrite(f, node))(form)
+    return module.visit(BlockRewriter(plans))
+

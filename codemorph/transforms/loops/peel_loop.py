@@ -7,10 +7,8 @@ import libcst as cst
 
 from codemorph.engine import RewriteContext, Transform
 from codemorph.authoring.sites import SiteChoice
-from codemorph.transforms.loops.common import (
-    BlockRewriter, Plan, choose_loop_sites, for_loop_facts, for_sites, loop_jumps, refuse_program,
-)
-from codemorph.transforms.loops.forms import LoopForm, LoopForms
+from codemorph.transforms.loops.common import loop_jumps
+from codemorph.transforms.loops.forms import rewrite_for_loops
 
 __all__ = ["PeelLoop"]
 
@@ -84,31 +82,9 @@ class PeelLoop(SiteChoice, Transform):
     uses_runtime_types = True
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        facts = for_loop_facts(module, ctx)
-        refuse_program(module, ctx, facts, frozenset(facts.names))
-        forms = LoopForms(module, ctx, facts)
-        owners = {loop: owner for loop, owner in facts.loops}
-
-        def check(loop: cst.For) -> str | None:
+        def refuse(loop: cst.For) -> str | None:
             jumps = loop_jumps(loop.body)
-            if jumps:
-                return f"body has {jumps[0]} for this loop"
-            form = forms.form_of(loop, owners[loop], reserve=False)
-            return form if isinstance(form, str) else None
+            return f"body has {jumps[0]} for this loop" if jumps else None
 
-        eligible, reasons = for_sites(ctx, facts, "loop", check)
-        chosen = choose_loop_sites(self.which, ctx, eligible, reasons, "for loop")
-        plans: dict[cst.CSTNode, Plan] = {}
-        for loop in chosen:  # source order: outer loops get the first names
-            form = forms.form_of(loop, owners[loop])
-            assert isinstance(form, LoopForm)
-            ctx.record(loop, f"first iteration peeled ({form.description})")
-            plans[loop] = self._plan(form)
-        return module.visit(BlockRewriter(plans))
-
-    @staticmethod
-    def _plan(form: LoopForm) -> Plan:
-        def plan(node: cst.BaseStatement) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
-            assert isinstance(node, cst.For)
-            return form.peeled(node)
-        return plan
+        return rewrite_for_loops(module, ctx, self.which, lambda form, loop: form.peeled(loop),
+                                 lambda form: f"first iteration peeled ({form.description})", refuse)
