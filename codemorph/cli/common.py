@@ -130,6 +130,11 @@ def _errors_words(summary: Any) -> str:
     return f"; {n} errors (unexpected exceptions, in the rejects file)" if n else ""
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 row"``, ``"2 rows"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def print_generate_summary(summary: Any, in_path: Any) -> None:
     """Print a :class:`~codemorph.jobs.generate.GenerateSummary`: per variant, variants
     written, unreached, weak, not applicable, differs, inconclusive, failed on the row's input
@@ -163,7 +168,8 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
     out_console.print(
         f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "
         f"variants{f' and {perturbations} input perturbations' if perturbations else ''} written to "
-        f"{summary.out_path}; {summary.rows_rejected} rows rejected (see {summary.rejects_path})"
+        f"{summary.out_path}; {_count(summary.rows_rejected, 'row')} and "
+        f"{_count(getattr(summary, 'variants_rejected', 0), 'variant')} rejected (see {summary.rejects_path})"
         f"{_errors_words(summary)}; {summary.seconds:.1f} s", highlight=False)
     if getattr(summary, "rows_resumed", 0):
         out_console.print(f"resumed: the first {summary.rows_resumed} input rows were already done "

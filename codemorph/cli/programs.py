@@ -151,6 +151,14 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
     cex = verdict.counterexample
     if cex is not None:
         def show(o):
+            if input_kind == "stdin":  # a script's behaviour is what it prints (or raises)
+                printed = f"printed {o.stdout!r}"
+                if o.status == "returned":
+                    return printed
+                if o.exception is not None:
+                    return f"{o.status} {o.exception.type}: {o.exception.message}" + (
+                        f" after it {printed}" if o.stdout else "")
+                return o.status
             if o.status == "returned":
                 return f"returned {o.value_words(None)}" + (f", stdout {o.stdout!r}" if o.stdout else "")
             if o.exception is not None:

@@ -531,7 +531,11 @@ class GenerateSummary:
     rejects_path: Path
     rows_read: int = 0
     originals_written: int = 0
+    #: input rows not written (each one line of the rejects file, ``kind`` absent)
     rows_rejected: int = 0
+    #: variants not written although their row was (each one line of the rejects file with
+    #: ``"kind": "variant"``: verification, execution, naturalness or a transform that raised)
+    variants_rejected: int = 0
     variants_written: int = 0
     perturbations_written: int = 0
     seconds: float = 0.0
@@ -618,6 +622,7 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
                 summary.errors += rej.stage == "internal"
             for vr in res.variant_rejects:
                 rejects.write(vr.to_json())
+                summary.variants_rejected += 1
                 summary.errors += isinstance(vr, TransformReject)
             for st in res.stats:
                 summary.per_transform[st.transform][st.status] += 1

@@ -24,7 +24,7 @@ import libcst as cst
 from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrapper, ParentNodeProvider,
                              ScopeProvider)
 
-__all__ = ["nondeterminism_source", "reached_part", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
+__all__ = ["nondeterminism_source", "reached_part", "SQL_NONDETERMINISM", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
            "HARNESS_ATTRIBUTES", "NON_STDLIB", "PURE_MODULES", "UNKNOWN_MODULE"]
 
 #: modules whose import alone is flagged (top-level package name -> what it reads)
@@ -58,7 +58,6 @@ FLAGGED_MODULES: dict[str, str] = {
     "shutil": "reads or changes the file system",
     "glob": "reads the file system",
     "pathlib": "reads the file system",
-    "io": "reads or writes files",
     "fileinput": "reads files",
     "inspect": "reads the interpreter's frames and source files",
     "builtins": "reaches the builtins by name (id, hash, open...)",
@@ -97,7 +96,28 @@ PURE_MODULES: frozenset[str] = frozenset({
     # ClassEval's harness classes subclass unittest.TestCase; its assertions are pure (a test
     # runner's timings are not reached by calling a test method)
     "unittest",
+    # files and databases: a program may create, read and write them in its fresh, empty work
+    # directory only (the sandbox's guard refuses reading or writing any file outside it and
+    # opening the standard streams by descriptor), so what it reads it wrote in the same run;
+    # SQL that reads the clock, random numbers or the library's version is flagged
+    # (:data:`SQL_NONDETERMINISM`)
+    "io", "sqlite3",
+    # pure-Python text helpers (``cmd.IDENTCHARS``; ``calendar`` computes dates, without the clock)
+    "cmd", "calendar",
 })
+
+#: SQL (in a string of a program that imports ``sqlite3``) whose result is not the same on every
+#: run and machine: the clock (``CURRENT_TIMESTAMP``, ``'now'``), random numbers, the library's
+#: version and build, other database files (``ATTACH``, ``VACUUM INTO``: sqlite opens them itself,
+#: without an audit event the guard could check) and pragmas (``database_list`` shows the work
+#: directory's path); matched case-insensitively, an over-approximation
+SQL_NONDETERMINISM = re.compile(
+    r"\b(?:random|randomblob|sqlite_version|sqlite_source_id|sqlite_compileoption_\w+|load_extension)\s*\("
+    r"|\bcurrent_(?:timestamp|date|time)\b|\bnow\b|\b(?:attach|vacuum|pragma)\b", re.IGNORECASE)
+
+#: attributes of ``sqlite3`` that describe the machine's SQLite library (flagged in a program
+#: that imports ``sqlite3``)
+SQLITE_MACHINE = frozenset({"sqlite_version", "sqlite_version_info"})
 
 #: why importing a standard-library module outside :data:`PURE_MODULES` is flagged
 UNKNOWN_MODULE = "imports a module that may read the clock, files, the process or the machine"
@@ -134,7 +154,6 @@ _DATETIME_CLOCK = frozenset({"now", "today", "utcnow", "fromtimestamp", "astimez
 FLAGGED_BUILTINS: dict[str, str] = {
     "id": "reads memory addresses",
     "hash": "hashes values (an object's hash follows its address, a string's varies per process)",
-    "open": "reads or writes files",
     "input": "reads standard input",
 }
 
@@ -175,6 +194,11 @@ _DYNAMIC = frozenset({"__import__", "eval", "exec", "compile"})
 #: ``__name__`` is ``"__main__"``, as under ``python main.py``) with the row's input as its
 #: standard input (``input()``, ``sys.stdin``)
 STDIN_READS = ("input", "__name__", "sys.stdin")
+
+#: members of ``sys.stdin`` that reach its file descriptor (``sys.stdin.fileno()``,
+#: ``sys.stdin.buffer.raw``): in the sandbox standard input is an in-memory stream and file
+#: descriptor 0 holds no input, so a program that reads the descriptor is flagged
+_STDIN_DESCRIPTOR = frozenset({"fileno", "raw"})
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -299,9 +323,17 @@ def nondeterminism_source(code: str, input_kind: str = "args", harness: Sequence
       value, or ``from os import *``; for ``datetime``, any attribute named ``now``,
       ``today``, ``utcnow``, ``fromtimestamp``, ``astimezone``, ``timestamp`` or ``ctime``
       anywhere in a module that imports it;
-    * the builtins ``id`` (an address), ``hash``, ``open`` and ``input`` when a name
+    * in a program that imports ``sqlite3``: a string whose SQL reads the clock, random
+      numbers, the library's version, other database files or pragmas
+      (:data:`SQL_NONDETERMINISM`: ``CURRENT_TIMESTAMP``, ``'now'``, ``random()``,
+      ``ATTACH``, ``VACUUM``, ``PRAGMA``), and the attributes ``sqlite_version`` and
+      ``sqlite_version_info``;
+    * the builtins ``id`` (an address), ``hash`` and ``input`` when a name
       resolves to the builtin (a local variable called ``id`` does not count), and reading
-      an attribute ``__hash__`` (defining a ``__hash__`` method does not count).  ``hash``
+      an attribute ``__hash__`` (defining a ``__hash__`` method does not count).  ``open``
+      is not flagged: the sandbox runs every program in a fresh, empty work directory and
+      refuses reading or writing files outside it (a ``"refused"`` outcome, never written),
+      so a file the program reads is one it wrote in the same run.  ``hash``
       is flagged although the other runs catch most of it (a string's hash varies with
       ``PYTHONHASHSEED``, an object's with its address): a result that keeps one bit of
       it (``hash(object()) % 2``) agrees by chance in all of codemorph's runs one time in
@@ -320,7 +352,7 @@ def nondeterminism_source(code: str, input_kind: str = "args", harness: Sequence
 
     Identifiers are compared after NFKC normalization, as Python reads them (``ｉｄ`` is
     ``id``).  Cost: a regular-expression scan when the code contains none of the words
-    ``import``, ``id``, ``hash``, ``open``, ``input``, ``eval``, ``exec``, ``compile``
+    ``import``, ``id``, ``hash``, ``input``, ``eval``, ``exec``, ``compile``
     (most benchmark programs); otherwise a libcst parse and scope analysis, about 7 ms of
     CPU for a CRUXEval-sized program.
 
@@ -358,7 +390,7 @@ def nondeterminism_source(code: str, input_kind: str = "args", harness: Sequence
 
 #: words one of which every flagged construct contains (import, a flagged builtin, __hash__, a
 #: harness global not right after a dot, a harness attribute)
-_WORDS = re.compile(r"\b(?:import|__import__|id|hash|__hash__|open|input|eval|exec|compile|globals|dir|vars)\b"
+_WORDS = re.compile(r"\b(?:import|__import__|id|hash|__hash__|input|eval|exec|compile|globals|dir|vars)\b"
                     r"|(?<!\.)\b(?:" + "|".join(n for n in HARNESS_GLOBALS if n.startswith("__")) + r")\b"
                     r"|\b(?:" + "|".join(HARNESS_ATTRIBUTES) + r")\b")
 
@@ -368,7 +400,7 @@ def _check(code: str, stdin: bool = False) -> str | None:
         module = cst.parse_module(code)
     except (cst.ParserSyntaxError, RecursionError, ValueError):
         return None
-    return _Finder(module, stdin).first()
+    return _Finder(module, stdin, "sqlite3" in code).first()
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
@@ -401,9 +433,10 @@ def _string_arg(call: cst.Call) -> str | None:
 class _Finder:
     """Collects (position, reason) pairs over a module and its literal eval/exec strings."""
 
-    def __init__(self, module: cst.Module, stdin: bool = False) -> None:
+    def __init__(self, module: cst.Module, stdin: bool = False, sqlite: bool = False) -> None:
         self.module = module
         self.stdin = stdin
+        self.sqlite = sqlite
         self.wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
         self.scopes = {s for s in self.wrapper.resolve(ScopeProvider).values() if s is not None}
         self.parents = self.wrapper.resolve(ParentNodeProvider)
@@ -467,6 +500,14 @@ class _Finder:
             elif isinstance(node, cst.Call):
                 yield from self._dynamic(node)
                 yield from self._globals_listed(node)
+            elif isinstance(node, (cst.SimpleString, cst.FormattedStringText)) and self._imports_sqlite():
+                text = node.evaluated_value if isinstance(node, cst.SimpleString) else node.value
+                found = SQL_NONDETERMINISM.search(text) if isinstance(text, str) else None
+                if found is not None:
+                    yield self._pos(node), (f"runs SQL that may read the clock, random numbers, the library's "
+                                            f"version or other files ({found.group(0).strip()!r})")
+            if isinstance(node, cst.Attribute) and node.attr.value in SQLITE_MACHINE and self._imports_sqlite():
+                yield self._pos(node), f"reads the machine's SQLite library version (.{node.attr.value})"
         # uses of partly flagged modules bound by `import os` / `import os.path as p`
         for scope in self.scopes:
             for assignment in scope.assignments:
@@ -537,6 +578,11 @@ class _Finder:
                            for n in _walk(self.module))
         return self._dt
 
+    def _imports_sqlite(self) -> bool:
+        """Whether the program may use ``sqlite3`` (it spells the name anywhere: an import,
+        ``__import__('sqlite3')``...)."""
+        return self.sqlite
+
     def _module_use(self, mod: str, node: cst.CSTNode) -> Iterable[tuple[int, str]]:
         top_node = self._chain_top(node)
         base = _dotted(node)  # type: ignore[arg-type]
@@ -552,7 +598,8 @@ class _Finder:
             if text is not None:
                 yield from self._imported(top_node, text, full)
                 return
-        if not _pure(full) and not (self.stdin and (full == "sys.stdin" or full.startswith("sys.stdin."))):
+        if not _pure(full) and not (self.stdin and (full == "sys.stdin" or full.startswith("sys.stdin."))
+                                    and not _STDIN_DESCRIPTOR & set(full.split("."))):
             yield self._pos(top_node), f"{reason} ({full})"
 
     def _imported(self, node: cst.CSTNode, text: str, how: str) -> Iterable[tuple[int, str]]:

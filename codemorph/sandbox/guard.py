@@ -8,7 +8,15 @@ the same event lists with its own hook) share one definition:
 * :data:`REFUSED_EVENTS` / :data:`REFUSED_PREFIXES`: audit events refused outright
   (processes, threads, signals to others, resource limits, ctypes, network);
 * :data:`PATH_EVENTS`: events whose path arguments must stay inside the work directory;
-* :func:`opens_for_writing`: whether an ``open`` event writes, creates, truncates or appends.
+* :func:`opens_for_writing`: whether an ``open`` event writes, creates, truncates or appends;
+* :func:`sqlite_paths`: the files a ``sqlite3.connect`` event may open (the ``sqlite3``
+  module opens its database files itself, without an ``open`` event).
+
+A program may create, read and write files inside its work directory (a fresh, empty
+directory per run): what it reads there it wrote itself in the same run, so its outcome
+stays the same on every run.  It may read no file outside it (a file that existed before
+the run is the machine's, not the program's); only the interpreter's own machinery (the
+import system, ``linecache``) reads files of the installation.
 """
 
 import _thread
@@ -16,7 +24,7 @@ import os
 import sys
 
 __all__ = ["REFUSED_EVENTS", "REFUSED_PREFIXES", "PATH_EVENTS", "WRITE_FLAGS", "REFUSED_WHAT", "AF_UNIX",
-           "opens_for_writing", "refused_what", "install_guard"]
+           "STANDARD_FDS", "opens_for_writing", "sqlite_paths", "is_program_code", "refused_what", "install_guard"]
 
 #: audit events refused in the child outright (processes, threads, signals to others,
 #: resource limits, foreign code)
@@ -27,6 +35,7 @@ REFUSED_EVENTS = frozenset({
     "ctypes.cdata", "ctypes.dlsym/handle", "os.setuid", "os.setgid", "sys.remote_exec", "webbrowser.open",
     "ftplib.connect", "smtplib.connect", "poplib.connect", "imaplib.open", "nntplib.connect",
     "telnetlib.Telnet.open", "http.client.connect", "urllib.Request",
+    "sqlite3.enable_load_extension", "sqlite3.load_extension",
 })
 #: event prefixes refused outright: no socket can be created, resolved or connected
 REFUSED_PREFIXES = ("socket.", "ssl.")
@@ -39,6 +48,10 @@ PATH_EVENTS = {
     "shutil.copymode": (1,), "shutil.copystat": (1,), "shutil.copytree": (1,), "shutil.chown": (0,),
 }
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+#: the standard streams' file descriptors: the sandbox holds its own there (``/dev/null``
+#: as standard input, its capture file as output), so ``open(0)`` would not read what a plain
+#: ``python main.py < input`` reads
+STANDARD_FDS = (0, 1, 2)
 
 
 def opens_for_writing(args):
@@ -49,6 +62,40 @@ def opens_for_writing(args):
     mode = args[1] if len(args) > 1 else None
     return bool((isinstance(flags, int) and flags & WRITE_FLAGS)
                 or (isinstance(mode, str) and any(c in mode for c in "wax+")))
+
+
+def sqlite_paths(database):
+    """The file paths a ``sqlite3.connect(database)`` may open (``database``: the str, bytes
+    or path-like argument of the ``sqlite3.connect`` audit event, which does not say whether
+    ``uri=True`` was passed): the argument as a path, and for a ``file:`` text also the path
+    a URI names (``file:///tmp/x.db?mode=ro`` -> ``/tmp/x.db``).  ``[]`` for an in-memory
+    database (``":memory:"``, the empty name).  Every path returned must be inside the
+    work directory."""
+    try:
+        name = os.fspath(database)
+    except TypeError:
+        return [database]
+    if isinstance(name, bytes):
+        name = name.decode("utf-8", "surrogateescape")
+    if name in ("", ":memory:"):
+        return []
+    paths = [name]
+    if name.startswith("file:"):
+        rest = name[len("file:"):].split("?", 1)[0].split("#", 1)[0]
+        if rest.startswith("//"):  # file://host/path: the authority (empty or localhost) dropped
+            slash = rest.find("/", 2)
+            rest = rest[slash:] if slash >= 0 else ""
+        if rest not in ("", ":memory:"):
+            paths.append(rest)
+    return paths
+
+
+def is_program_code(filename):
+    """Whether a code object's ``co_filename`` (a str) is code compiled from text -- the
+    program under test (``<program>``), its input, or code it passed to ``exec`` -- rather
+    than a module of the installation or the interpreter's frozen import system
+    (``<frozen importlib._bootstrap_external>``)."""
+    return filename.startswith("<") and not filename.startswith("<frozen ")
 
 
 def refused_what(event):
@@ -82,7 +129,12 @@ def install_guard(workdir, state, before_zygote_signal=None):
     starting processes or threads, signalling processes other than itself and its zygote, raising its resource limits,
     loading foreign code with ctypes, any socket (so no connection and no DNS lookup), and
     writing, creating, deleting or renaming files outside ``workdir`` (the batch's temporary
-    directory).  Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
+    directory, reading any file outside ``workdir`` (``open`` from the program's code, any
+    ``sqlite3.connect`` outside it; the import system and the interpreter's own modules may
+    still read the installation's files: the directories on ``sys.path`` when the guard is
+    installed, the interpreter's prefixes and this module's directory), opening the standard
+    streams by file descriptor (:data:`STANDARD_FDS`), and loading SQLite extensions.
+    Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
     in the forked child only (a hook cannot be removed, so it ends with the child).
 
     Every refusal is counted in ``state`` (an object with attributes ``refused``, an int, and
@@ -94,25 +146,47 @@ def install_guard(workdir, state, before_zygote_signal=None):
     ``before_zygote_signal()`` is called before a signal to the zygote is allowed (the
     child uses it to make sure every outcome it sent has reached the host first)."""
     realpath, join, getcwd, getpid, fspath = os.path.realpath, os.path.join, os.getcwd, os.getpid, os.fspath
+    getframe, program_code, db_paths = sys._getframe, is_program_code, sqlite_paths
     zygote = os.getppid()
     root = realpath(workdir)
     prefix = root + os.sep
     refused, refused_prefixes, path_events = REFUSED_EVENTS, REFUSED_PREFIXES, PATH_EVENTS
-    what_of, writes = REFUSED_WHAT, opens_for_writing
+    what_of, writes, std_fds = REFUSED_WHAT, opens_for_writing, STANDARD_FDS
+    # what the import system and the interpreter's modules read: the installation
+    installed = set()
+    for d in [*sys.path, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+              os.path.dirname(os.path.abspath(__file__))]:
+        if isinstance(d, str) and d:
+            d = realpath(d)
+            if d != os.sep and d != root and not root.startswith(d + os.sep):
+                installed.add(d + os.sep)
+    installed = tuple(sorted(installed))
 
-    def inside(p):
-        if isinstance(p, int):  # an fd the process already holds
-            return True
+    def resolved(p):
+        """The real absolute path of ``p`` (a str), or ``None`` when it has none."""
         try:
             p = fspath(p)
             if isinstance(p, bytes):
                 p = p.decode("utf-8", "surrogateescape")
-            if p == "/dev/null":
-                return True
-            full = realpath(join(getcwd(), p))
+            return realpath(join(getcwd(), p))
         except BaseException:
+            return None
+
+    def inside(p):
+        if isinstance(p, int):  # an fd the process already holds
+            return True
+        full = resolved(p)
+        if full is None:
             return False
-        return full == root or full.startswith(prefix)
+        return full == root or full.startswith(prefix) or full == "/dev/null"
+
+    def may_read(p):
+        """A read outside the work directory: only the interpreter's own, of the installation."""
+        full = resolved(p)
+        if full is None or not full.startswith(installed):
+            return False
+        frame = getframe(2)  # the code that called open (0: this function, 1: the hook)
+        return frame is None or not program_code(frame.f_code.co_filename)
 
     def deny(event, what):
         # counted per request: the outcome of a request with a refusal is "refused", whatever
@@ -126,8 +200,19 @@ def install_guard(workdir, state, before_zygote_signal=None):
         if event in refused:
             deny(event, what_of[event])
         if event == "open":
-            if writes(args) and not inside(args[0]):
-                deny(event, f"writing {args[0]!r} outside the sandbox's temporary directory")
+            path = args[0] if args else None
+            if isinstance(path, int) and path in std_fds:
+                deny(event, f"opening the standard stream of file descriptor {path}")
+            elif inside(path):
+                pass
+            elif writes(args):
+                deny(event, f"writing {path!r} outside the sandbox's temporary directory")
+            elif not may_read(path):
+                deny(event, f"reading {path!r} outside the sandbox's temporary directory")
+        elif event == "sqlite3.connect":
+            for p in db_paths(args[0] if args else None):
+                if not inside(p):
+                    deny(event, f"opening the database {p!r} outside the sandbox's temporary directory")
         elif event in path_events:
             for pos in path_events[event]:
                 if pos < len(args) and not inside(args[pos]):

@@ -69,7 +69,7 @@ except Exception as e:
     out.write(MARK + json.dumps({"error": "crosshair not importable: %%s" %% e}) + "\n")
     raise SystemExit(0)
 import os
-from codemorph.sandbox.guard import PATH_EVENTS, REFUSED_EVENTS, REFUSED_PREFIXES, opens_for_writing
+from codemorph.sandbox.guard import PATH_EVENTS, REFUSED_EVENTS, REFUSED_PREFIXES, opens_for_writing, sqlite_paths
 ROOT = os.path.realpath(os.getcwd())
 refusals = []
 def _inside(p):
@@ -96,6 +96,10 @@ def _hook(event, args):
     if event == "open":
         if opens_for_writing(args) and not _inside(args[0]):
             _deny(event, "writing %%r outside the search's temporary directory" %% (args[0],))
+    elif event == "sqlite3.connect":
+        for p in sqlite_paths(args[0] if args else None):
+            if not _inside(p):
+                _deny(event, "opening the database %%r outside the search's temporary directory" %% (p,))
     elif event in PATH_EVENTS:
         for pos in PATH_EVENTS[event]:
             if pos < len(args) and not _inside(args[pos]):

@@ -27,3 +27,19 @@ def test_verify_runs_call_expressions(tmp_path):
     assert res.exit_code == 3 and "counterexample: shout(" in res.output
     bad = CliRunner().invoke(app, ["verify", str(o), str(w), "--input-kind", "argv", "-i", "1"])
     assert bad.exit_code == 2 and "--input-kind must be args, call or stdin" in bad.output
+
+
+def test_a_stdin_counterexample_shows_what_each_program_printed(tmp_path):
+    o, w, z = (tmp_path / n for n in ("o.py", "w.py", "z.py"))
+    o.write_text("a, b = map(int, input().split())\nprint(a + b)\n")
+    w.write_text("a, b = map(int, input().split())\nprint(a * b)\n")
+    z.write_text("a, b = map(int, input().split())\nprint(a + b)\nprint(1 // (a - 2))\n")
+    runner = CliRunner()
+    diff = runner.invoke(app, ["verify", str(o), str(w), "--input-kind", "stdin", "-i", "2 3\n"])
+    assert diff.exit_code == 3
+    assert "counterexample: standard input '2 3\\n'\n  original:  printed '5\\n'\n  rewritten: printed '6\\n'\n" \
+        in diff.output and "returned" not in diff.output
+    raised = runner.invoke(app, ["verify", str(o), str(z), "--input-kind", "stdin", "-i", "2 3\n"])
+    assert raised.exit_code == 3
+    assert ("  original:  printed '5\\n'\n  rewritten: raised ZeroDivisionError: integer division or modulo by zero "
+            "after it printed '5\\n'\n") in raised.output

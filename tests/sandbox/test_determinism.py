@@ -54,7 +54,15 @@ FLAGGED = [
      "hashes values (an object's hash follows its address, a string's varies per process) (hash)"),
     ("def f(xs):\n    return sorted(xs, key=lambda o: o.__hash__())\n",
      "hashes values (an object's hash follows its address, a string's varies per process) (.__hash__)"),
-    ("def f(name):\n    with open(name) as fh:\n        return fh.read()\n", "reads or writes files (open)"),
+    # SQL that reads the clock, random numbers or other database files; the library's version
+    ("import sqlite3\ndef f():\n    return sqlite3.connect('t.db').execute(\"SELECT date('now')\").fetchone()\n",
+     "runs SQL that may read the clock, random numbers, the library's version or other files ('now')"),
+    ("import sqlite3\ndef f(n):\n    c = sqlite3.connect(':memory:')\n    return c.execute(f'SELECT random() % {n}')\n",
+     "runs SQL that may read the clock, random numbers, the library's version or other files ('random(')"),
+    ("import sqlite3\ndef f():\n    sqlite3.connect('t.db').execute(\"ATTACH DATABASE 'x.db' AS x\")\n",
+     "runs SQL that may read the clock, random numbers, the library's version or other files ('ATTACH')"),
+    ("import sqlite3\ndef f():\n    return sqlite3.sqlite_version\n",
+     "reads the machine's SQLite library version (.sqlite_version)"),
     ("def f(x):\n    return __import__('time').time()\n", "reads the clock (__import__('time'))"),
     ("def f(m):\n    return __import__(m)\n", "runs code or imports a module chosen at run time (__import__)"),
     ("import importlib\ndef f(x):\n    return importlib.import_module('random').random()\n",
@@ -98,6 +106,15 @@ DETERMINISTIC = [
     "def f(items):\n    id = len(items)\n    return [id for _ in items]\n",
     "class C:\n    def now(self):\n        return 1\ndef f(x):\n    return C().now() + x\n",
     "def f(x):\n    return eval('1 + 2') + x\n",
+    # files in the run's own fresh work directory: the sandbox refuses any file outside it
+    "def f(name):\n    with open(name) as fh:\n        return fh.read()\n",
+    ("import sqlite3\nclass DB:\n    def __init__(self, name):\n        self.c = sqlite3.connect(name)\n"
+     "def f():\n    db = DB('test.db')\n    db.c.execute('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, now_x TEXT)')\n"
+     "    return db.c.execute('SELECT * FROM t').fetchall()\n"),
+    "import io\ndef f(s):\n    return io.StringIO(s).readline()\n",
+    # harmless standard-library modules: cmd's constants, calendar's date arithmetic
+    "from cmd import IDENTCHARS\ndef f(s):\n    return all(c in IDENTCHARS for c in s)\n",
+    "import calendar\ndef f(y):\n    return calendar.isleap(y)\n",
     # code that does not parse is left to the parse stage
     "def f(x):\n    return (\n",
 ]

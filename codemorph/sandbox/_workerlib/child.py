@@ -66,7 +66,10 @@ _SYS_PER_REQUEST = frozenset({"stdout", "stderr", "stdin", "unraisablehook", "di
 #: handlers, audit hooks, the C locale or environment, time zone, fault handler, process
 #: group or session): the next request runs in a fresh child
 _TAINT_WORDS = ("register", "signal", "addaudithook", "locale", "putenv", "unsetenv", "tzset", "faulthandler",
-                "setdlopenflags", "setsid", "setpgrp", "setpgid")
+                "setdlopenflags", "setsid", "setpgrp", "setpgid",
+                # a sqlite3 connection the program dropped may still be finalized (closing its
+                # database and journal files by name) while the next program runs
+                "sqlite3")
 
 
 def _refused_outcome(out):
@@ -521,6 +524,12 @@ class _Child:
         if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
             # e.g. os.write(1, ...) past the limit: the file-size limit made it fail
             out["status"] = "output-limit"
+        elif out["status"] in ("returned", "raised", "bad-code", "bad-input") and self.file_at_limit():
+            # a file the program wrote in its work directory reached the file-size limit: a
+            # write failed (``OSError: File too large``) where a plain run's would not have
+            out["status"] = "output-limit"
+            note = "a file the program wrote reached the sandbox's file-size limit"
+            out["note"] = f"{out['note']}; {note}" if out.get("note") else note
         out["output_truncated"] = truncated or out["status"] == "output-limit"
         if out["status"] in ("returned", "raised"):
             shown = environment_shown(out)
@@ -545,6 +554,24 @@ class _Child:
                 out.update(tracer.result(with_types=False))
                 out["note"] = (f"{out['note']}; " if out.get("note") else "") + "types of locals not collected"
         return out
+
+    def file_at_limit(self):
+        """Whether a regular file in the work directory (or below it, 1,000 entries at most)
+        is as large as the file-size limit (``RLIMIT_FSIZE``, the output limit + 4 KiB)."""
+        limit = self.limits["output"] + 4096
+        stack, seen = [self.cwd], 0
+        try:
+            while stack and seen < 1000:
+                with os.scandir(stack.pop()) as entries:
+                    for e in entries:
+                        seen += 1
+                        if e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                        elif e.is_file(follow_symlinks=False) and e.stat(follow_symlinks=False).st_size >= limit:
+                            return True
+        except OSError:
+            pass
+        return False
 
     def reset_builtins_only(self):
         d = builtins.__dict__
