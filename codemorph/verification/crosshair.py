@@ -34,6 +34,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -244,6 +245,20 @@ class CrosshairResult:
     reason: str = ""
 
 
+#: names of what reads or writes files: the sandbox refuses any file outside a run's work
+#: directory, the search process only writes (CrossHair and Z3 read their own files)
+_FILE_WORDS = re.compile(r"\b(?:open|io|sqlite3)\b")
+
+
+def _not_searched(source: str) -> str | None:
+    """Why CrossHair is not run on the program ``source``: ``nondeterminism_source``'s reason,
+    or that it spells ``open``, ``io`` or ``sqlite3``; ``None`` when it may run."""
+    why = nondeterminism_source(source)
+    if why is None and _FILE_WORDS.search(source):
+        why = f"may read files ({_FILE_WORDS.search(source).group(0)})"
+    return why
+
+
 def _that(why: str) -> str:
     """``nondeterminism_source``'s reason (``"it reads the clock (import time)"``) as a clause."""
     return why[3:] if why.startswith("it ") else why
@@ -321,7 +336,7 @@ def crosshair_diff(sandbox: Sandbox, original: Program, rewritten: Program, seed
         A :class:`CrosshairResult`.
     """
     for program in (original, rewritten):
-        why = nondeterminism_source(program.source)
+        why = _not_searched(program.source)
         if why is not None:
             return CrosshairResult("unavailable", reason=f"CrossHair is not run on a program that {_that(why)}: "
                                                          "its search process has fewer guards than the sandbox")
@@ -400,7 +415,7 @@ def crosshair_inputs(program: Program, seed_args: tuple[list, dict], *, seconds:
         tried something the search process refuses.  Candidates only: the caller re-runs
         every one in the sandbox.
     """
-    if nondeterminism_source(program.source) is not None or not crosshair_available():
+    if _not_searched(program.source) is not None or not crosshair_available():
         return []
     import libcst as cst
 

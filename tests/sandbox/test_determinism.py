@@ -112,9 +112,8 @@ DETERMINISTIC = [
      "def f():\n    db = DB('test.db')\n    db.c.execute('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, now_x TEXT)')\n"
      "    return db.c.execute('SELECT * FROM t').fetchall()\n"),
     "import io\ndef f(s):\n    return io.StringIO(s).readline()\n",
-    # harmless standard-library modules: cmd's constants, calendar's date arithmetic
+    # a harmless standard-library module: cmd's constants
     "from cmd import IDENTCHARS\ndef f(s):\n    return all(c in IDENTCHARS for c in s)\n",
-    "import calendar\ndef f(y):\n    return calendar.isleap(y)\n",
     # code that does not parse is left to the parse stage
     "def f(x):\n    return (\n",
 ]

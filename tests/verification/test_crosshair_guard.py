@@ -28,6 +28,15 @@ def test_a_flagged_program_is_not_handed_to_crosshair(sb, tmp_path):
     assert not target.exists()
 
 
+def test_a_program_that_may_read_files_is_not_handed_to_crosshair(sb):
+    # the sandbox refuses reading files outside a run's directory; the search process does not
+    src = "def f(x):\n    if x == 7:\n        return open('/etc/hostname').read()\n    return x + 1\n"
+    r = crosshair_diff(sb, Program(src), Program(src.replace("x + 1", "1 + x")), "1", seconds=10)
+    assert r.status == "unavailable"
+    assert r.reason == ("CrossHair is not run on a program that may read files (open): its search process "
+                        "has fewer guards than the sandbox")
+
+
 def test_the_search_process_refuses_writes_outside_its_directory(tmp_path):
     pytest.importorskip("crosshair")
     from codemorph.verification import crosshair as cb
