@@ -157,6 +157,8 @@ REFUSED_HOST_FILE = {
     "rename_outside": "changing {f!r} outside the sandbox's temporary directory (os.rename)",
     "chdir_escape": "writing 'bait.txt' outside the sandbox's temporary directory (open)",
     "symlink_escape": "writing 'link.txt' outside the sandbox's temporary directory (open)",
+    "read_outside": "reading {f!r} outside the sandbox's temporary directory (open)",
+    "sqlite_outside": "opening the database {f!r} outside the sandbox's temporary directory (sqlite3.connect)",
 }
 
 
@@ -181,6 +183,8 @@ def test_files_inside_the_sandbox_directory_are_allowed(box):
     assert (o.status, o.value_repr) == ("returned", "'hello'")
     o = run_with_probe(box, "tempfile_user")
     assert (o.status, o.value_repr) == ("returned", "'ok'")
+    o = run_with_probe(box, "sqlite_local")  # a fresh directory: one row, however often it runs
+    assert (o.status, o.value_repr) == ("returned", "1")
 
 
 def test_no_connection_leaves_the_sandbox(box):
