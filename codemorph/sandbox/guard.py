@@ -185,8 +185,11 @@ def install_guard(workdir, state, before_zygote_signal=None):
         full = resolved(p)
         if full is None or not full.startswith(installed):
             return False
-        frame = getframe(2)  # the code that called open (0: this function, 1: the hook)
-        return frame is None or not program_code(frame.f_code.co_filename)
+        try:
+            frame = getframe(2)  # the code that called open (0: this function, 1: the hook)
+        except ValueError:  # no Python caller
+            return True
+        return not program_code(frame.f_code.co_filename)
 
     def deny(event, what):
         # counted per request: the outcome of a request with a refusal is "refused", whatever
