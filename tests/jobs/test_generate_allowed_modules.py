@@ -43,3 +43,30 @@ def test_reading_standard_input_by_its_descriptor_is_flagged():
     assert nondeterminism_source("import sys\nprint(sys.stdin.buffer.raw.read())\n", input_kind="stdin") == \
         "reads the interpreter or its environment (sys.stdin.buffer.raw.read)"
     assert nondeterminism_source("import sys\nprint(sys.stdin.buffer.read().split())\n", input_kind="stdin") is None
+
+
+def test_exerscope_rows_with_a_database_a_file_and_cmd_are_written(tmp_path):
+    """ExeRScope's ClassEval rows that create ``test.db`` with sqlite3 (add_book) or open a
+    file (write_csv), and Avatar's codeforces_622_A (``from cmd import IDENTCHARS``), read
+    from the CodeMind layout, are written with their variants."""
+    import shutil
+
+    from paths import shared
+
+    names = {"classeval": ["ClassEval_14@BookManagementDB.add_book", "ClassEval_26@CSVProcessor.write_csv"],
+             "Avatar": ["codeforces_622_A"]}
+    for bench, ids in names.items():
+        for rid in ids:
+            shutil.copytree(shared("codemind-layout", "dataset", bench, rid), tmp_path / "dataset" / bench / rid)
+    out = tmp_path / "out.jsonl"
+    generate(tmp_path / "dataset", out, GenerateConfig.from_transforms(("rename-locals",)))
+    written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted((r["id"], r["kind"]) for r in written) == sorted(
+        [(f"{b}/{i}", "original") for b, ids in names.items() for i in ids]
+        + [(f"{b}/{i}:rename-locals", "code-transform") for b, ids in names.items() for i in ids])
+    outputs = {r["id"]: r["output"] for r in written}
+    assert outputs["classeval/ClassEval_14@BookManagementDB.add_book"] == (
+        "(('Introduction to Python', 'John Smith', 1), 'Introduction to Python', 'Introduction to Python', "
+        "'John Smith', 'John Smith', 1)")
+    assert outputs["classeval/ClassEval_26@CSVProcessor.write_csv"] == "0"
+    assert outputs["Avatar/codeforces_622_A"] == "311\n"
