@@ -46,6 +46,18 @@ the forms people write, each used only where its precondition is established.
   ``StopIteration`` context, and outside the ``while``, so its ``break``/``continue`` still
   belong to an enclosing loop).
 
+* At module level of a script (:attr:`RewriteContext.script`: nothing outside the program
+  reads its namespace) the same proofs are made over the module (:class:`ScriptFacts`), where
+  every name is a global that code of the script's functions, lambdas and class bodies may
+  read or rebind whenever it runs (for instance when the body calls it): a counter is a name
+  no such code refers to as a global, a sequence or bound that the loop cannot rebind is one
+  no such code rebinds, and ``del`` / ``except ... as`` / ``global`` / ``nonlocal`` anywhere in
+  the module exclude a name; module-level names' types come from observations under
+  ``"<module>"`` (taken where each module-level loop starts).  A program that spells one of
+  :data:`NAMESPACE_HAZARDS` keeps its module-level loops; a non-script module's module-level
+  loops are never sites.  The general form needs no counter or sequence condition: it binds
+  the loop variable as the ``for`` loop does and calls ``iter`` once on the same object.
+
 Fresh names read like code (``i``, ``j``, ``k``, ``idx``...; ``it``; ``n``; ``items``; ``item``)
 and are spelled nowhere in the program (:meth:`RewriteContext.reserve`).
 """
@@ -505,8 +517,8 @@ class LoopForms:
     def _fresh(self, candidates: tuple[str, ...]) -> str:
         """A fresh name for the loop being decided: one that earlier rewritten loops already use
         for the same role, unless a loop around this one uses it (each such name is set
-        before its loop and read only by it; in another function it is another local), else
-        a new one."""
+        before its loop and read only by it; in another function it is another local, and at
+        module level a global no function reads), else a new one."""
         if not self._reserve:
             return candidates[0]
         loop, _ = self._current
@@ -683,7 +695,8 @@ class LoopForms:
 
     # -- the choice -------------------------------------------------------------------------
     def form_of(self, loop: cst.For, func: cst.FunctionDef, reserve: bool = True) -> LoopForm | str:
-        """The form of ``loop`` (a plain ``for`` directly owned by ``func``), its fresh names
+        """The form of ``loop`` (a plain ``for`` directly owned by ``func``; ``None``: at module
+        level of a script), its fresh names
         reserved in the context (with ``reserve``; otherwise they are only proposed, to test
         eligibility before choosing sites); or why none can be used (a reason for the site's
         refusal)."""
