@@ -373,7 +373,7 @@ class _Child:
         expected = req.get("expected_output")
         kind = req.get("input_kind") or "args"
         tracer = Tracer(req.get("max_lines"), req.get("types", True) and not observes_lifetimes(code),
-                        bool(req.get("counts"))) if req.get("trace") else None
+                        bool(req.get("counts")), module_types=kind == "stdin") if req.get("trace") else None
         script = args is None and kind == "args"
         self.progress(0)
         self.reset()
