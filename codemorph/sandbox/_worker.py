@@ -69,7 +69,7 @@ sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
 #: callables of ``_workerlib`` whose name had a leading underscore when this file held them
 _RENAMED = ("Capture", "OutputLimit", "Timeout", "Tracer", "arm", "arm_cpu", "child_main", "cpu_timeout_of",
             "disarm", "disarm_cpu", "environment_outcome", "environment_repr", "environment_shown", "exc_glob",
-            "may_catch_memory", "memory_outcome", "observes_lifetimes", "read_exact", "timeout_of",
+            "may_catch_memory", "memory_outcome", "exc_local", "observes_lifetimes", "read_exact", "timeout_of",
             "install_guard", "opens_for_writing", "refused_what", "patches_loaded_objects")
 _RENAMED_SPECIAL = {"exception_info": "_exc_info", "stop_out_of_lines": "_out_of_lines", "pack_arguments": "_pack"}
 
