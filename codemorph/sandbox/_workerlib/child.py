@@ -8,6 +8,7 @@ import builtins
 import gc
 import io
 import os
+import re
 import resource
 import shutil
 import signal
@@ -720,9 +721,22 @@ _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr",
 _REACH_FIELDS = ("code", "args", "expected_output")
 
 
+#: ``words`` -> the ``search`` of a regular expression matching any of them
+_WORD_SEARCH = {}
+
+
 def _mentions(req, words):
-    """Whether the request's code, arguments or expected output spell any of ``words``."""
-    return any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in words)
+    """Whether the request's code, arguments or expected output spell any of ``words`` (a
+    tuple of strings; one regular-expression search per field)."""
+    search = _WORD_SEARCH.get(words)
+    if search is None:
+        search = _WORD_SEARCH[words] = re.compile("|".join(map(re.escape, words))).search
+    for f in _REACH_FIELDS:
+        text = req.get(f)
+        if text and search(text):
+            return True
+    return False
+
 
 def _thread_count():
     """Threads other than the main one (``RLIMIT_NPROC`` stops them unless the user is exempt)."""
@@ -889,8 +903,10 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
                        "note": "memory exhausted in the sandbox harness"}
             # modules the program imported are dropped (the next import runs them afresh);
             # a changed module loaded before means a fresh child for the next request
-            for name in [n for n in sys.modules if n not in modules]:
-                del sys.modules[name]
+            # (a request that cannot reach sys.modules can only add to it: compare sizes first)
+            if reach or len(sys.modules) != len(modules):
+                for name in [n for n in sys.modules if n not in modules]:
+                    del sys.modules[name]
             tainted = (reach and (_modules_changed((modules, spaces)) or patches_loaded_objects(req.get("code") or ""))) \
                 or _thread_count() > 0  # threads left running
             try:
