@@ -2,8 +2,8 @@
 the same rows.
 
 Each tree is run by its own interpreter (``--base`` and ``--new``: a venv's ``python`` with
-that tree installed, or any interpreter plus ``--base-path``/``--new-path`` put first on
-``PYTHONPATH``), as a fresh process per run, alternating base and new for ``--rounds`` rounds
+that tree installed, e.g. ``pip install -e``), as a fresh process per run started in the
+output directory (so the current directory's ``codemorph`` is not imported instead), alternating base and new for ``--rounds`` rounds
 on the same first ``--rows`` CRUXEval rows with the same transforms (default: the four
 foundation transforms) and one worker.  A run's CPU time is the user + system time of the
 process and every process it waited for (its sandbox worker and that worker's children),
@@ -36,19 +36,18 @@ FOUR = "rename-locals,dead-code,for-to-while,invert-if"
 _RUN = r"""
 import sys
 from pathlib import Path
+import codemorph
+print("codemorph from", Path(codemorph.__file__).parent, flush=True)
 from codemorph.jobs.generate import GenerateConfig, generate
 src, out, transforms = sys.argv[1:4]
 generate(Path(src), Path(out), GenerateConfig.from_transforms(tuple(transforms.split(",")), workers=1))
 """
 
 
-def run(python: str, path: str | None, src: Path, out: Path, transforms: str) -> tuple[float, float]:
+def run(python: str, src: Path, out: Path, transforms: str) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one generate run in a fresh process."""
-    env = dict(os.environ)
-    if path:
-        env["PYTHONPATH"] = path
     start = time.perf_counter()
-    proc = subprocess.Popen([python, "-c", _RUN, str(src), str(out), transforms], env=env)
+    proc = subprocess.Popen([python, "-c", _RUN, str(src), str(out), transforms], cwd=out.parent)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -96,8 +95,6 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--base", required=True, help="interpreter of the baseline tree")
     ap.add_argument("--new", required=True, help="interpreter of the tree under test")
-    ap.add_argument("--base-path", default=None)
-    ap.add_argument("--new-path", default=None)
     ap.add_argument("--rows", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--transforms", default=FOUR)
@@ -114,8 +111,8 @@ def main() -> None:
     wall = {"base": [], "new": []}
     print(f"{args.rows} rows, transforms {args.transforms}, load average {os.getloadavg()[0]:.2f}")
     for i in range(args.rounds):
-        for name, py, path in (("base", args.base, args.base_path), ("new", args.new, args.new_path)):
-            c, w = run(py, path, src, tmp / f"{name}.jsonl", args.transforms)
+        for name, py in (("base", args.base), ("new", args.new)):
+            c, w = run(py, src, tmp / f"{name}.jsonl", args.transforms)
             cpu[name].append(c)
             wall[name].append(w)
             print(f"round {i + 1} {name}: {c:.1f} CPU s, {w:.1f} wall s (load {os.getloadavg()[0]:.2f})", flush=True)

@@ -170,7 +170,7 @@ class ExecRequest:
             even where coverage.py's C tracer would do (the same lines; see
             ``codemorph/sandbox/_workerlib/tracer.py``): for comparisons and benchmarks.
 
-    A traced request without ``max_lines`` is never stopped by tracing: when its time
+    A traced request without ``max_lines`` or ``counts`` is never stopped by tracing: when its time
     limit (``timeout``, or ``cpu_timeout``) passes while the program is still traced,
     tracing stops, the limit starts again for the untraced rest and the outcome has
     :attr:`Outcome.coverage_partial` (see "Time limits and tracing" in the README).
@@ -268,9 +268,9 @@ class Outcome:
             which, result and exception are not kept; a returned value whose repr shows
             them, such as ``str(C)`` of a class the program defined, keeps status
             ``returned`` and its fingerprint but loses its repr: ``repr_error`` says why).  A MemoryError raised during the run makes
-            the status ``memory`` even when the program caught it (seen by a trace function:
-            the coverage tracer of traced runs, and for untraced runs of a program with a
-            handler that could catch it an exception-only tracer), as the limit is the
+            the status ``memory`` even when the program caught it (seen by a trace function of
+            a program with a handler that could catch it: the Python tracer of its traced runs,
+            an exception-only tracer of its untraced runs), as the limit is the
             sandbox's.  Only ``returned``,
             ``raised``, ``bad-input`` and ``bad-code`` are :data:`COMPLETED_STATUSES`: the
             others are never compared nor written as a ground truth.

@@ -111,3 +111,9 @@ def test_a_program_that_can_catch_memory_errors_keeps_its_exception_watch(box):
             "        return total\n    except Exception:\n        return -1\n")
     out = box.run(ExecRequest(code, "f", "3000000", trace=True, types=True, timeout=2.0))
     assert out.status == "returned" and out.value_repr == "8999994" and out.coverage_partial
+
+
+def test_a_run_counting_line_events_still_times_out(box):
+    # counts of a run traced in part would be silently low: such a run keeps the old limit
+    out = box.run(ExecRequest(LOOP, "f", "3000000", trace=True, types=False, counts=True, timeout=0.3))
+    assert out.status == "timeout" and not out.coverage_partial

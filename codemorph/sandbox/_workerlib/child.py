@@ -454,10 +454,11 @@ class _Child:
             watcher = exc_glob if self.catches_memory(code) else None
         elif not isinstance(tracer, CoverageTracer):
             watcher = tracer.glob
-        # a traced run without a line budget: the time limit, when it passes while the program
-        # is still traced, stops the tracing and restarts for the untraced rest (budget_spent)
+        # a traced run without a line budget or line counts: the time limit, when it passes
+        # while the program is still traced, stops the tracing and restarts for the untraced
+        # rest (budget_stopper); counts of a run traced in part would be silently too low
         stop_tracing = None
-        if tracer is not None and not req.get("max_lines"):
+        if tracer is not None and not req.get("max_lines") and not req.get("counts"):
             stop_tracing = self.budget_stopper(tracer, code, timeout, cpu_timeout_of(req))
         # the program's module, registered as a plain ``python program.py`` run registers
         # ``__main__`` (dataclasses, typing and pickle look classes up through sys.modules);
