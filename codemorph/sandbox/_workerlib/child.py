@@ -369,12 +369,13 @@ class _Child:
                 self.catchers[code] = catcher
         return catcher
 
-    def tracer_for(self, req, code):
-        """The tracer of a request: ``None`` (untraced), a :class:`~.tracer.CoverageTracer`
-        (lines and arcs at C speed) when the request asks for lines and arcs only, with no
-        line budget, of a program that cannot catch a MemoryError, and coverage's C tracer
-        is available (``"python_tracer"`` in the request forbids it), else a
-        :class:`~.tracer.Tracer`."""
+    def tracer_for(self, req, code, kind):
+        """The tracer of a request of input kind ``kind``: ``None`` (untraced), a
+        :class:`~.tracer.CoverageTracer` (lines and arcs at C speed) when the request asks
+        for lines and arcs only, with no line budget, of a program that cannot catch a
+        MemoryError, and coverage's C tracer is available (``"python_tracer"`` in the
+        request forbids it), else a :class:`~.tracer.Tracer` (types of a script's module
+        level for a ``stdin`` request)."""
         if not req.get("trace"):
             return None
         types = req.get("types", True) and not observes_lifetimes(code)
@@ -383,7 +384,7 @@ class _Child:
         if not (types or counts or max_lines or req.get("python_tracer")) and c_tracer_available() \
                 and not self.catches_memory(code):
             return CoverageTracer()
-        return Tracer(max_lines, types, counts)
+        return Tracer(max_lines, types, counts, module_types=kind == "stdin")
 
     def budget_stopper(self, tracer, code, timeout, cpu_timeout):
         """What the timers' handler does (``execution._on_alarm``) when a limit passes
@@ -428,7 +429,7 @@ class _Child:
         args = req.get("args", "")
         expected = req.get("expected_output")
         kind = req.get("input_kind") or "args"
-        tracer = self.tracer_for(req, code)
+        tracer = self.tracer_for(req, code, kind)
         script = args is None and kind == "args"
         self.progress(0)
         self.reset()

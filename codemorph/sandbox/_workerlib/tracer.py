@@ -7,11 +7,27 @@ extension module is loaded from its file (:func:`load_ctracer`), not imported as
 import importlib.machinery
 import importlib.util
 import itertools
+import opcode
 import os
 
 from .common import PROGRAM_FILE
 from .execution import NO_LIMIT, STATE, stop_out_of_lines
 from .fingerprint import type_name
+
+
+_FOR_ITER = opcode.opmap.get("FOR_ITER")
+
+
+def for_lines(code):
+    """``(lines, offsets)``: the line numbers of ``code``'s own ``for`` statements (the lines
+    of its ``FOR_ITER`` instructions) and the offsets of those instructions.  A line event
+    on such a line at another offset starts a loop (its iterable is evaluated next); at a
+    ``FOR_ITER`` offset, it starts an iteration."""
+    raw = code.co_code
+    offsets = frozenset(i for i in range(0, len(raw), 2) if raw[i] == _FOR_ITER)
+    lines = frozenset(line for start, end, line in code.co_lines()
+                      if line is not None and any(start <= o < end for o in offsets))
+    return lines, offsets
 
 
 #: code names whose frames are no call for the call depth of ``counts``
@@ -160,14 +176,23 @@ class Tracer:
     ``types``: collect the ``(local, type)`` pairs (``False``: lines and arcs only, every
     frame gets the cheaper module-level local trace function).
 
+    ``module_types``: also collect the ``(name, type)`` pairs of the module frame (its
+    globals), under the qualname ``<module>``, at the line events that start one of the
+    module's own ``for`` loops (:func:`for_lines`: its iterable and ``range`` bounds are
+    evaluated next): a script's (a ``stdin`` request's) module-level names are its own
+    variables, and the loop transforms ask for their types where its loops start.  Only
+    there, because a snapshot of the whole namespace at every module line costs 2-4 times
+    the traced run of a script whose loops are at module level.
+
     ``counts``: also count, while :attr:`counting` is true (the child sets it for the call
     of the entry point, not for the module body), the line events per line number of the
     program's frames and the deepest nesting of the program's function frames
     (comprehension, generator-expression and module frames do not count; a generator's
     every resumption is a call).  Lines, arcs and counts only: ``types`` is then ignored."""
 
-    def __init__(self, max_lines=None, types=True, counts=False):
+    def __init__(self, max_lines=None, types=True, counts=False, module_types=False):
         self.types = types and not counts
+        self.module_types = module_types
         self.counts = {} if counts else None
         self.counting = False
         self.depth = [0, 0]  # current, deepest
@@ -191,6 +216,8 @@ class Tracer:
         tick, max_lines = self.tick, self.max_lines
         if self.counts is not None:
             return self._counting_local(code)
+        if code.co_name == "<module>" and self.module_types and self.types:
+            return self._module_local(code)
         if code.co_name == "<module>" or not self.types:
             prev = None
 
@@ -232,6 +259,38 @@ class Tracer:
                 elif event == "return":
                     fl = frame.f_locals
                     snaps_add((*fl, *map(type, fl.values())))
+                elif event == "exception" and issubclass(arg[0], MemoryError):
+                    STATE.memory_raised = True
+            except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                STATE.memory_raised = True
+                raise
+            return local
+        return local
+
+    def _module_local(self, code):
+        """The local trace function of a module frame with ``module_types``: arcs, and a
+        snapshot of the globals where one of its ``for`` loops starts."""
+        arcs_add = self.arcs.add
+        tick, max_lines = self.tick, self.max_lines
+        snaps = self.pairs.get(code)
+        if snaps is None:
+            snaps = self.pairs[code] = set()
+        snaps_add = snaps.add
+        loops, iterations = for_lines(code)
+        prev = None
+
+        def local(frame, event, arg):
+            nonlocal prev
+            try:
+                if event == "line":
+                    ln = frame.f_lineno
+                    arcs_add((prev, ln))
+                    prev = ln
+                    if ln in loops and frame.f_lasti not in iterations:
+                        fl = frame.f_locals
+                        snaps_add((*fl, *map(type, fl.values())))
+                    if next(tick) > max_lines:
+                        stop_out_of_lines()
                 elif event == "exception" and issubclass(arg[0], MemoryError):
                     STATE.memory_raised = True
             except MemoryError:  # the tracer's own allocation failed (tracing stops)
