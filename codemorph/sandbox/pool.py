@@ -576,6 +576,9 @@ class _Worker:
         self.wfd = self.proc.stdin.fileno()
         self.buf = bytearray()
         self.batch_ids = itertools.count(1)
+        #: peak resident set size (KiB) of the zygote and the children it reaped, as of its
+        #: last finished batch
+        self.peak_rss_kib = 0
         hello = self.recv(30.0)
         if not isinstance(hello, dict) or hello.get("t") != "ready":
             self.kill()
@@ -657,6 +660,9 @@ class _Worker:
                         wire = msg.get("o") or {}
                     results[i] = Outcome.from_wire(wire)
                 elif msg.get("t") == "done":
+                    rss = msg.get("rss")
+                    if isinstance(rss, int) and rss > self.peak_rss_kib:
+                        self.peak_rss_kib = rss
                     break
                 else:
                     raise _WorkerDied(f"unexpected message from worker: {str(msg)[:200]}")
@@ -738,6 +744,7 @@ class Sandbox:
         self._finalizer = weakref.finalize(self, _kill_all, self._all)
         #: worker processes started so far (restarts included)
         self.started_workers = 0
+        self._peak_rss_kib = 0  # of workers already stopped
 
     # -- worker pool ----------------------------------------------------------------
     def _acquire(self, seed: int) -> _Worker:
@@ -778,6 +785,7 @@ class Sandbox:
                 return
             if w in self._all:
                 self._all.remove(w)
+            self._peak_rss_kib = max(self._peak_rss_kib, w.peak_rss_kib)
             self._count[w.hash_seed] = self._count.get(w.hash_seed, 1) - 1
             self._cond.notify_all()  # a waiter may start a replacement
         w.kill()
@@ -821,11 +829,22 @@ class Sandbox:
             while pending:
                 yield pending.popleft().result()
 
+    @property
+    def peak_memory(self) -> int:
+        """The largest peak resident set size, in bytes, of any process this sandbox ran
+        programs in (a worker or one of its forked children, replaced workers included),
+        as of the last batch each worker finished; 0 before the first batch.  An
+        execution's address space is capped by :attr:`Limits.memory`, so this stays
+        below that cap plus the worker's own few MiB."""
+        with self._cond:
+            return 1024 * max([self._peak_rss_kib] + [w.peak_rss_kib for w in self._all])
+
     def close(self) -> None:
         """Kill every worker process (and whatever their children left running)."""
         with self._cond:
             self._closed = True
             workers = list(self._all)
+            self._peak_rss_kib = max([self._peak_rss_kib] + [w.peak_rss_kib for w in workers])
             self._cond.notify_all()
         for w in workers:
             w.kill()

@@ -70,7 +70,11 @@ class Zygote:
         finally:
             os.chdir(self.root)
             shutil.rmtree(workdir, ignore_errors=True)
-        self.send({"t": "done", "b": bid})
+        # the peak resident set size (KiB) of this zygote and of every child it reaped so far
+        # (ru_maxrss of reaped children is their maximum): the host reports it per worker
+        rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                  resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+        self.send({"t": "done", "b": bid, "rss": rss})
 
     def report(self, bid, i, outcome):
         self.send({"t": "result", "b": bid, "i": i, "o": outcome})
