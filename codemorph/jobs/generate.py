@@ -131,8 +131,8 @@ class WorkerMemory:
         worker: the worker process's id (pid; on Dask, the Dask worker process's).
         host: peak resident set size of that process, in bytes (``ru_maxrss``): parsing,
             transforms, verification of every row it processed so far.
-        sandbox: peak resident set size, in bytes, of its sandbox worker and every child
-            that ran a program for it (:attr:`codemorph.sandbox.pool.Sandbox.peak_memory`);
+        sandbox: the largest peak resident set size, in bytes, of the sandbox processes
+            that ran its programs (:attr:`codemorph.sandbox.pool.Sandbox.peak_memory`);
             each execution's address space is capped by ``--memory``.
     """
 

@@ -576,8 +576,8 @@ class _Worker:
         self.wfd = self.proc.stdin.fileno()
         self.buf = bytearray()
         self.batch_ids = itertools.count(1)
-        #: peak resident set size (KiB) of the zygote and the children it reaped, as of its
-        #: last finished batch
+        #: the largest peak resident set size (KiB) of the children the zygote forked to run
+        #: programs, as of its last finished batch
         self.peak_rss_kib = 0
         hello = self.recv(30.0)
         if not isinstance(hello, dict) or hello.get("t") != "ready":
@@ -832,10 +832,9 @@ class Sandbox:
     @property
     def peak_memory(self) -> int:
         """The largest peak resident set size, in bytes, of any process this sandbox ran
-        programs in (a worker or one of its forked children, replaced workers included),
-        as of the last batch each worker finished; 0 before the first batch.  An
-        execution's address space is capped by :attr:`Limits.memory`, so this stays
-        below that cap plus the worker's own few MiB."""
+        programs in (the children its workers forked, replaced workers included), as of
+        the last batch each worker finished; 0 before the first batch.  An execution's
+        address space is capped by :attr:`Limits.memory`, so this stays below that cap."""
         with self._cond:
             return 1024 * max([self._peak_rss_kib] + [w.peak_rss_kib for w in self._all])
 

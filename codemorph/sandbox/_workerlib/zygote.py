@@ -70,11 +70,10 @@ class Zygote:
         finally:
             os.chdir(self.root)
             shutil.rmtree(workdir, ignore_errors=True)
-        # the peak resident set size (KiB) of this zygote and of every child it reaped so far
-        # (ru_maxrss of reaped children is their maximum): the host reports it per worker
-        rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                  resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-        self.send({"t": "done", "b": bid, "rss": rss})
+        # the largest peak resident set size (KiB) of the children it reaped so far, which ran
+        # the programs (ru_maxrss of RUSAGE_CHILDREN is their maximum; the zygote's own would
+        # include the host process it was forked from before exec): the host reports it
+        self.send({"t": "done", "b": bid, "rss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss})
 
     def report(self, bid, i, outcome):
         self.send({"t": "result", "b": bid, "i": i, "o": outcome})
