@@ -25,6 +25,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from codemorph.engine.program import Program
 from codemorph.sandbox.observations import merge_observations  # re-exported: the test kit's public name
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
+from codemorph.sandbox.kinds import request_for
 from codemorph.engine.transform import Transform, TransformResult
 
 __all__ = ["observe_types", "merge_observations", "assert_preserves", "assert_refuses", "describe_outcome"]
@@ -43,7 +44,8 @@ def _sandbox(sandbox: Sandbox | None, limits: Limits | None) -> Iterator[Sandbox
 
 
 def observe_types(code: str | Program, inputs: Sequence[str], entry: str = "f", *,
-                  sandbox: Sandbox | None = None, limits: Limits | None = None) -> dict[str, dict[str, list[str]]]:
+                  sandbox: Sandbox | None = None, limits: Limits | None = None,
+                  input_kind: str = "args") -> dict[str, dict[str, list[str]]]:
     """Runtime type observations of ``code``, as transforms receive them in
     ``RewriteContext.observations``.
 
@@ -58,16 +60,19 @@ def observe_types(code: str | Program, inputs: Sequence[str], entry: str = "f", 
         entry: name of the function to call.
         sandbox: a sandbox to reuse (default: a temporary one).
         limits: limits of the temporary sandbox (seconds, bytes per execution).
+        input_kind: how ``inputs`` are run (``"args"``, ``"call"`` or ``"stdin"``: each
+            input is then a script's standard input).
 
     Returns:
         ``{function qualname: {local name: sorted type names}}`` -- e.g.
-        ``{"f": {"x": ["int"], "s": ["str"]}, "f.<locals>.<listcomp>": {...}}``.  Builtin
+        ``{"f": {"x": ["int"], "s": ["str"]}, "f.<locals>.<listcomp>": {...}}``; a script's
+        (``stdin``) module-level names under ``"<module>"``.  Builtin
         types are named bare (``"int"``), others ``module.qualname``.  Executions that time
         out or crash contribute what they observed before stopping, if anything.
     """
     if isinstance(code, Program):
         code, entry = code.source, code.entry_point
-    reqs = [ExecRequest(code, entry, a, trace=True) for a in inputs]
+    reqs = [request_for(code, entry, input_kind, a, trace=True) for a in inputs]
     with _sandbox(sandbox, limits) as sb:
         return merge_observations(sb.run_batch(reqs))
 

@@ -1,4 +1,5 @@
-"""Worker ("zygote") process of :mod:`codemorph.sandbox`.  Standard library only.
+"""Worker ("zygote") process of :mod:`codemorph.sandbox`.  Imports the standard library only
+(coverage.py's compiled tracer is loaded from its file when installed: ``_workerlib/tracer.py``).
 
 This file is started once per worker by the host, as ``python -s _worker.py`` with a scrubbed
 environment (``PYTHONHASHSEED`` set) and a fresh temporary directory as working directory.
@@ -10,8 +11,8 @@ child) ``b"R"``, the 4-byte batch id, the 4-byte request index and the outcome's
 
 * host -> zygote: ``{"op": "batch", "b": <batch id>, "limits": {...}, "requests": [...]}``
   where each request is ``{"code", "entry_point", "args", "expected_output", "trace"}`` (plus
-  optional ``"timeout"``, ``"cpu_timeout"``, ``"max_lines"`` and ``"types": false`` for a trace
-  of lines and arcs only); a request whose source text already appeared
+  optional ``"timeout"``, ``"cpu_timeout"``, ``"max_lines"``, ``"types": false`` for a trace
+  of lines and arcs only and ``"python_tracer": true`` to trace them in Python); a request whose source text already appeared
   in the batch has ``"code_ref": <index of that request>`` instead of ``"code"``.
 * zygote -> host: ``{"t": "ready", "pid": ...}`` once at start; then for each batch one
   outcome per request (relayed ``R`` messages, or ``{"t": "result", "b": id, "i": index,
@@ -47,7 +48,8 @@ This is not a boundary against code written to defeat this file in particular.
 The code lives in modules by concern, in the private package ``_workerlib`` next to this file:
 ``common`` (constants), ``protocol`` (the wire format), ``fingerprint`` (value fingerprints),
 ``execution`` (per-request state, limits, output capture, outcome helpers), ``tracer`` (the
-one ``sys.settrace`` tracer: lines, arcs, argument types, loop iterations), ``child`` (the
+tracers: coverage.py's C tracer for lines and arcs, the ``sys.settrace`` tracer for types of
+locals, line budgets and line counts), ``child`` (the
 forked child) and ``zygote`` (the long-lived process and :func:`main`); the guard is the
 public :mod:`codemorph.sandbox.guard`.  Started as a script, this file removes its own
 directory from ``sys.path`` and loads that directory as a package under a random name
@@ -69,7 +71,7 @@ sys.path[:] = [p for p in sys.path if p and os.path.abspath(p) != _HERE]
 #: callables of ``_workerlib`` whose name had a leading underscore when this file held them
 _RENAMED = ("Capture", "OutputLimit", "Timeout", "Tracer", "arm", "arm_cpu", "child_main", "cpu_timeout_of",
             "disarm", "disarm_cpu", "environment_outcome", "environment_repr", "environment_shown", "exc_glob",
-            "may_catch_memory", "memory_outcome", "observes_lifetimes", "read_exact", "timeout_of",
+            "may_catch_memory", "memory_outcome", "exc_local", "observes_lifetimes", "read_exact", "timeout_of",
             "install_guard", "opens_for_writing", "refused_what", "patches_loaded_objects")
 _RENAMED_SPECIAL = {"exception_info": "_exc_info", "stop_out_of_lines": "_out_of_lines", "pack_arguments": "_pack"}
 

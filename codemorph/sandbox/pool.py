@@ -166,6 +166,14 @@ class ExecRequest:
             ``"args"`` request that raises is ``bad-code``; of a ``"stdin"`` request it is
             the program's own outcome, ``raised``.
         stdin: the standard input of a ``"stdin"`` request (text; ``None`` is empty input).
+        python_tracer: with ``trace``, collect lines and arcs with the Python trace function
+            even where coverage.py's C tracer would do (the same lines; see
+            ``codemorph/sandbox/_workerlib/tracer.py``): for comparisons and benchmarks.
+
+    A traced request without ``max_lines`` or ``counts`` is never stopped by tracing: when its time
+    limit (``timeout``, or ``cpu_timeout``) passes while the program is still traced,
+    tracing stops, the limit starts again for the untraced rest and the outcome has
+    :attr:`Outcome.coverage_partial` (see "Time limits and tracing" in the README).
     """
 
     code: str
@@ -181,6 +189,7 @@ class ExecRequest:
     counts: bool = False
     input_kind: str = "args"
     stdin: str | None = None
+    python_tracer: bool = False
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
@@ -197,6 +206,8 @@ class ExecRequest:
             d["types"] = False
         if self.trace and self.counts:
             d["counts"] = True
+        if self.trace and self.python_tracer:
+            d["python_tracer"] = True
         if self.timeout is not None:
             if not self.timeout > 0:
                 raise ValueError(f"timeout must be > 0 seconds, got {self.timeout!r}")
@@ -257,9 +268,9 @@ class Outcome:
             which, result and exception are not kept; a returned value whose repr shows
             them, such as ``str(C)`` of a class the program defined, keeps status
             ``returned`` and its fingerprint but loses its repr: ``repr_error`` says why).  A MemoryError raised during the run makes
-            the status ``memory`` even when the program caught it (seen by a trace function:
-            the coverage tracer of traced runs, and for untraced runs of a program with a
-            handler that could catch it an exception-only tracer), as the limit is the
+            the status ``memory`` even when the program caught it (seen by a trace function of
+            a program with a handler that could catch it: the Python tracer of its traced runs,
+            an exception-only tracer of its untraced runs), as the limit is the
             sandbox's.  Only ``returned``,
             ``raised``, ``bad-input`` and ``bad-code`` are :data:`COMPLETED_STATUSES`: the
             others are never compared nor written as a ground truth.
@@ -296,6 +307,10 @@ class Outcome:
         max_call_depth: with ``counts``, the deepest nesting of the program's function frames
             during the call (the entry function is depth 1; comprehensions, generator
             expressions and the module body do not count); else ``None``.
+        coverage_partial: a traced run whose tracing stopped before the program ended (its
+            time limit passed while it was traced; the program ran on untraced and
+            :attr:`status` is its own outcome): ``lines``, ``arcs`` and ``types`` are what
+            ran before, a lower bound.
     """
 
     status: str
@@ -317,6 +332,7 @@ class Outcome:
     line_counts: tuple[tuple[int, int], ...] | None = None
     max_call_depth: int | None = None
     stderr: str = ""
+    coverage_partial: bool = False
 
     def behaviour(self) -> tuple:
         """What differential testing compares: ``(status, fingerprint or exception type,
@@ -400,6 +416,7 @@ class Outcome:
             else None,
             max_call_depth=int(d["max_call_depth"]) if d.get("max_call_depth") is not None else None,
             stderr=d.get("stderr") or "",
+            coverage_partial=bool(d.get("coverage_partial", False)),
         )
 
 

@@ -44,12 +44,15 @@ class Coverage:
             the traced arcs as distinct successor lines of the statement's line (capped
             at two).  A branch leaving the function as its last statement leaves no arc,
             so this under-counts rather than over-counts.
+        partial: some outcome's tracing stopped before its program ended
+            (:attr:`~codemorph.sandbox.Outcome.coverage_partial`): the figures are lower bounds.
     """
 
     lines_total: int
     lines_hit: int
     branches_total: int
     branches_hit: int
+    partial: bool = False
 
     @property
     def line_ratio(self) -> float | None:
@@ -62,8 +65,13 @@ class Coverage:
         return self.branches_hit / self.branches_total if self.branches_total else None
 
     def to_json(self) -> dict[str, Any]:
-        """``{"lines": [hit, total], "branches": [hit, total]}``."""
-        return {"lines": [self.lines_hit, self.lines_total], "branches": [self.branches_hit, self.branches_total]}
+        """``{"lines": [hit, total], "branches": [hit, total]}``, with ``"partial": true``
+        when the figures are lower bounds (:attr:`partial`)."""
+        out: dict[str, Any] = {"lines": [self.lines_hit, self.lines_total],
+                               "branches": [self.branches_hit, self.branches_total]}
+        if self.partial:
+            out["partial"] = True
+        return out
 
 
 def _statement_spans(tree: ast.AST) -> list[tuple[int, int, ast.stmt]]:
@@ -139,7 +147,8 @@ def changed_region(original_source: str, rewritten_source: str) -> Region | None
 
 def region_coverage(region: Region, outcomes: Sequence[Outcome]) -> Coverage:
     """Coverage of ``region`` by traced ``outcomes`` (``lines``/``arcs`` of the rewritten
-    program; outcomes without trace data are ignored)."""
+    program; outcomes without trace data are ignored); ``partial`` when some outcome's
+    tracing stopped early."""
     hit: set[int] = set()
     succ: dict[int, set[int]] = {ln: set() for ln in region.branch_lines}
     want = set(region.lines)
@@ -151,4 +160,5 @@ def region_coverage(region: Region, outcomes: Sequence[Outcome]) -> Coverage:
                 if x in succ and y != x:
                     succ[x].add(y)
     return Coverage(len(region.lines), len(hit), 2 * len(region.branch_lines),
-                    sum(min(2, len(v)) for v in succ.values()))
+                    sum(min(2, len(v)) for v in succ.values()),
+                    partial=any(getattr(o, "coverage_partial", False) for o in outcomes))

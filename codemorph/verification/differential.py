@@ -764,8 +764,11 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
     if checked == 0:
         return Verdict("inconclusive", 0, reason="no input on which the original program finished", coverage=cov)
     if cov is not None and cov.lines_hit == 0:
+        # a partial trace (tracing stopped at the time limit) may have missed the changed
+        # code: the verdict stays the conservative one, and says so
+        partial = " as far as the traces show (some run's tracing stopped at the time limit)" if cov.partial else ""
         return Verdict("inconclusive", checked, coverage=cov,
-                       reason=f"no input executed the changed code (rewritten lines "
+                       reason=f"no input executed the changed code{partial} (rewritten lines "
                               f"{', '.join(map(str, region.lines[:10]))})")
     distinct = len({_input_key(text, baseline) for text in compared})
     if distinct < min_inputs:

@@ -1,6 +1,7 @@
 """Scripts (``stdin`` rows, ``Program(script=True)``): nothing outside them reads their module
-namespace, so rename-locals renames module-level variables and dead-code inserts at module
-level (for-to-while leaves module-level loops alone); the rewrites print the same on every input."""
+namespace, so rename-locals renames module-level variables, dead-code inserts at module
+level and for-to-while rewrites module-level loops (tests/transforms/test_script_loops.py has
+its forms); the rewrites print the same on every input."""
 
 from __future__ import annotations
 
@@ -46,11 +47,18 @@ def test_module_variable_spelled_in_a_string_or_declared_global_keeps_its_name()
     assert "total" in res.source and '"n"' in res.source and "n = int" in res.source
 
 
-def test_for_to_while_keeps_a_scripts_module_level_loop():
-    # the loop forms' proofs (the loop variable's value after the loop, the sequence not
-    # rebound) are made over a function's scope; a script's module-level loop stays a `for`
+def test_for_to_while_rewrites_a_scripts_module_level_loop(sandbox):
+    # without observations the bound len(s) is bound once to a fresh name; i is read nowhere
+    # outside the loop (the comprehension's c is its own), so it is the counter
     res = get_transform("for-to-while").apply(Program(SCRIPT, script=True), 0)
-    assert not res.applied and "module level" in res.reason
+    assert res.source == ('s = input()\nzeros = 0\nn = len(s)\ni = 0\nwhile i < n:\n    if s[i] == "0":\n'
+                          '        zeros += 1\n    i += 1\nprint(zeros, [c for c in s if c != "0"])\n')
+    _same_output(sandbox, SCRIPT, res.source)
+
+
+def test_for_to_while_keeps_a_called_programs_module_level_loop():
+    res = get_transform("for-to-while").apply(Program(SCRIPT), 0)
+    assert not res.applied and "loop at module level" in res.reason
 
 
 @pytest.mark.parametrize("seed", range(4))

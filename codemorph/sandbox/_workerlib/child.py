@@ -8,6 +8,7 @@ import builtins
 import gc
 import io
 import os
+import re
 import resource
 import shutil
 import signal
@@ -16,11 +17,11 @@ import types as _types
 import warnings
 
 from .common import HDR, IDX, MARK, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
-from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
+from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
 from .fingerprint import fingerprint
 from ..guard import install_guard
 from .protocol import encode_outcome, read_exact, write_all
-from .tracer import Tracer
+from .tracer import CoverageTracer, Tracer, c_tracer_available
 
 
 try:
@@ -202,6 +203,8 @@ class _Child:
         STATE.refused = 0
         STATE.refused_what = None
         STATE.memory_raised = False
+        STATE.coverage_partial = False
+        STATE.stop_tracing = None
         return cap
 
     def clean_workdir(self):
@@ -357,6 +360,63 @@ class _Child:
                 self.codes[code] = obj
         return obj
 
+    def catches_memory(self, code):
+        """:func:`~.execution.may_catch_memory` of ``code``, cached."""
+        catcher = self.catchers.get(code)
+        if catcher is None:
+            catcher = may_catch_memory(code)
+            if len(self.catchers) < 256:
+                self.catchers[code] = catcher
+        return catcher
+
+    def tracer_for(self, req, code, kind):
+        """The tracer of a request of input kind ``kind``: ``None`` (untraced), a
+        :class:`~.tracer.CoverageTracer` (lines and arcs at C speed) when the request asks
+        for lines and arcs only, with no line budget, of a program that cannot catch a
+        MemoryError, and coverage's C tracer is available (``"python_tracer"`` in the
+        request forbids it), else a :class:`~.tracer.Tracer` (types of a script's module
+        level for a ``stdin`` request)."""
+        if not req.get("trace"):
+            return None
+        types = req.get("types", True) and not observes_lifetimes(code)
+        counts = bool(req.get("counts"))
+        max_lines = req.get("max_lines")
+        if not (types or counts or max_lines or req.get("python_tracer")) and c_tracer_available() \
+                and not self.catches_memory(code):
+            return CoverageTracer()
+        return Tracer(max_lines, types, counts, module_types=kind == "stdin")
+
+    def budget_stopper(self, tracer, code, timeout, cpu_timeout):
+        """What the timers' handler does (``execution._on_alarm``) when a limit passes
+        while the program is still traced: stop tracing (the C tracer, or ``sys.settrace``
+        and the ``f_trace`` of every frame on the stack), mark the coverage partial, re-arm
+        the wall-clock limit ``timeout`` and CPU limit ``cpu_timeout`` (seconds, ``None``:
+        none) for the untraced rest, and count progress (the zygote's watchdog gives the
+        rest a new ``timeout + grace``).  The rest is charged in full and the traced part
+        not at all: a program whose untraced run takes at most the limit finishes (its
+        untraced rest is shorter than that run), whatever tracing costs."""
+        # a program that can catch a MemoryError keeps an exception-only tracer (the
+        # C tracer is never used for one: it does not report exception events)
+        catcher = not isinstance(tracer, CoverageTracer) and self.catches_memory(code)
+
+        def stop(frame):
+            if isinstance(tracer, CoverageTracer):
+                tracer.stop()
+            sys.settrace(exc_glob if catcher else None)
+            while frame is not None:
+                if catcher and frame.f_code.co_filename == PROGRAM_FILE:
+                    frame.f_trace_lines = False
+                    frame.f_trace = exc_local
+                else:
+                    frame.f_trace = None
+                frame = frame.f_back
+            STATE.coverage_partial = True
+            arm(timeout)
+            if cpu_timeout is not None:
+                arm_cpu(cpu_timeout)
+            self.progress(0)
+        return stop
+
     # -- one request ---------------------------------------------------------------
     def run(self, i, req):
         timeout = timeout_of(req, self.limits)
@@ -369,8 +429,7 @@ class _Child:
         args = req.get("args", "")
         expected = req.get("expected_output")
         kind = req.get("input_kind") or "args"
-        tracer = Tracer(req.get("max_lines"), req.get("types", True) and not observes_lifetimes(code),
-                        bool(req.get("counts"))) if req.get("trace") else None
+        tracer = self.tracer_for(req, code, kind)
         script = args is None and kind == "args"
         self.progress(0)
         self.reset()
@@ -391,14 +450,17 @@ class _Child:
                 depth, frame = depth + 1, frame.f_back
             sys.setrecursionlimit(int(recursion_limit) + depth - 1)
         # untraced runs of a program that can catch a MemoryError: an exception-only tracer
-        catcher = None
+        watcher = None
         if tracer is None:
-            catcher = self.catchers.get(code)
-            if catcher is None:
-                catcher = may_catch_memory(code)
-                if len(self.catchers) < 256:
-                    self.catchers[code] = catcher
-        watcher = tracer.glob if tracer is not None else exc_glob if catcher else None
+            watcher = exc_glob if self.catches_memory(code) else None
+        elif not isinstance(tracer, CoverageTracer):
+            watcher = tracer.glob
+        # a traced run without a line budget or line counts: the time limit, when it passes
+        # while the program is still traced, stops the tracing and restarts for the untraced
+        # rest (budget_stopper); counts of a run traced in part would be silently too low
+        stop_tracing = None
+        if tracer is not None and not req.get("max_lines") and not req.get("counts"):
+            stop_tracing = self.budget_stopper(tracer, code, timeout, cpu_timeout_of(req))
         # the program's module, registered as a plain ``python program.py`` run registers
         # ``__main__`` (dataclasses, typing and pickle look classes up through sys.modules);
         # dropped with the other modules the request added (_child_main)
@@ -421,6 +483,9 @@ class _Child:
                 phase = "module"
                 if watcher is not None:
                     sys.settrace(watcher)
+                elif tracer is not None:
+                    tracer.start()
+                STATE.stop_tracing = stop_tracing
                 if kind == "stdin":
                     if tracer is not None:
                         tracer.counting = True
@@ -463,6 +528,9 @@ class _Child:
                     value = fn(*a, **k)
                 phase = "done"
             finally:
+                STATE.stop_tracing = None
+                if isinstance(tracer, CoverageTracer):
+                    tracer.stop()
                 sys.settrace(None)
                 disarm()
                 if cpu_timeout is not None:
@@ -502,6 +570,12 @@ class _Child:
                 out["status"] = "returned"
         if STATE.memory_raised and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
             memory_outcome(out)  # a MemoryError the program caught: memory exhaustion
+        if STATE.coverage_partial:
+            out["coverage_partial"] = True
+            limit = f"{timeout:g} s" + (f" or {cpu_timeout:g} s of CPU" if cpu_timeout is not None else "")
+            extra = (f"tracing stopped when the time limit ({limit}) passed; the program ran on untraced "
+                     f"under the same limit again (its lines, arcs and types are a lower bound)")
+            out["note"] = f"{out['note']}; {extra}" if out.get("note") else extra
         if STATE.out_of_lines and out["status"] == "timeout":
             out["note"] = f"stopped after {req.get('max_lines')} traced lines (the request's line budget)"
         # builtins and output are the program's no longer
@@ -649,9 +723,22 @@ _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr",
 _REACH_FIELDS = ("code", "args", "expected_output")
 
 
+#: ``words`` -> the ``search`` of a regular expression matching any of them
+_WORD_SEARCH = {}
+
+
 def _mentions(req, words):
-    """Whether the request's code, arguments or expected output spell any of ``words``."""
-    return any(w in (req.get(f) or "") for f in _REACH_FIELDS for w in words)
+    """Whether the request's code, arguments or expected output spell any of ``words`` (a
+    tuple of strings; one regular-expression search per field)."""
+    search = _WORD_SEARCH.get(words)
+    if search is None:
+        search = _WORD_SEARCH[words] = re.compile("|".join(map(re.escape, words))).search
+    for f in _REACH_FIELDS:
+        text = req.get(f)
+        if text and search(text):
+            return True
+    return False
+
 
 def _thread_count():
     """Threads other than the main one (``RLIMIT_NPROC`` stops them unless the user is exempt)."""
@@ -818,8 +905,10 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
                        "note": "memory exhausted in the sandbox harness"}
             # modules the program imported are dropped (the next import runs them afresh);
             # a changed module loaded before means a fresh child for the next request
-            for name in [n for n in sys.modules if n not in modules]:
-                del sys.modules[name]
+            # (a request that cannot reach sys.modules can only add to it: compare sizes first)
+            if reach or len(sys.modules) != len(modules):
+                for name in [n for n in sys.modules if n not in modules]:
+                    del sys.modules[name]
             tainted = (reach and (_modules_changed((modules, spaces)) or patches_loaded_objects(req.get("code") or ""))) \
                 or _thread_count() > 0  # threads left running
             try:

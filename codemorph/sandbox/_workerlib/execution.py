@@ -30,6 +30,12 @@ class _State:
     #: a MemoryError was raised in a frame of the program during the current request
     #: (seen by a trace function's "exception" event), whether or not the program caught it
     memory_raised = False
+    #: during a traced run without a line budget: what a passing time limit does instead of
+    #: stopping the program (stop tracing and re-arm the limits; ``_Child.budget_stopper``);
+    #: ``None`` otherwise (the limit stops the program)
+    stop_tracing = None
+    #: tracing stopped before the program ended (its lines, arcs and types are a lower bound)
+    coverage_partial = False
     #: recursion limit while fingerprinting results (set once by the zygote's ``main``)
     post_recursion_limit = 10000
 
@@ -55,19 +61,19 @@ def observes_lifetimes(code):
 
 def exc_glob(frame, event, arg):
     """Global trace function of an untraced run whose program can catch a MemoryError
-    (:func:`_may_catch_memory`): only the program's frames get :func:`_exc_local`, with
+    (:func:`_may_catch_memory`): only the program's frames get :func:`exc_local`, with
     line events off (``f_trace_lines``), so a frame costs one call event and its
     exception events, not one event per line."""
     if frame.f_code.co_filename != PROGRAM_FILE:
         return None
     frame.f_trace_lines = False
-    return _exc_local
+    return exc_local
 
 
-def _exc_local(frame, event, arg):
+def exc_local(frame, event, arg):
     if event == "exception" and issubclass(arg[0], MemoryError):
         STATE.memory_raised = True
-    return _exc_local
+    return exc_local
 
 
 #: exception classes that a handler naming them catches without catching MemoryError
@@ -192,6 +198,11 @@ def stop_out_of_lines():
 
 
 def _on_alarm(signum, frame):
+    stop = STATE.stop_tracing
+    if stop is not None:  # the limit passed while tracing: tracing stops, the program goes on
+        STATE.stop_tracing = None
+        stop(frame)
+        return
     STATE.timed_out = True
     raise Timeout()
 

@@ -1,16 +1,162 @@
-"""The child's ``sys.settrace`` tracer (the one tracer of codemorph): executed lines and arcs,
-types of locals, and (``counts``) executions per line and call depth.  Standard library
-only (see ``codemorph/sandbox/_worker.py``)."""
+"""The child's tracers: :class:`CoverageTracer` (lines and arcs at C speed, from coverage.py's
+C tracer) and :class:`Tracer` (the ``sys.settrace`` tracer in Python: lines and arcs when the
+C tracer is unavailable or cannot be used, types of locals, ``counts`` and line budgets).
+Imports only the standard library (see ``codemorph/sandbox/_worker.py``); coverage.py's
+extension module is loaded from its file (:func:`load_ctracer`), not imported as a package."""
 
+import importlib.machinery
+import importlib.util
 import itertools
+import opcode
+import os
 
 from .common import PROGRAM_FILE
 from .execution import NO_LIMIT, STATE, stop_out_of_lines
 from .fingerprint import type_name
 
 
+_FOR_ITER = opcode.opmap.get("FOR_ITER")
+
+
+def for_lines(code):
+    """``(lines, offsets)``: the line numbers of ``code``'s own ``for`` statements (the lines
+    of its ``FOR_ITER`` instructions) and the offsets of those instructions.  A line event
+    on such a line at another offset starts a loop (its iterable is evaluated next); at a
+    ``FOR_ITER`` offset, it starts an iteration."""
+    raw = code.co_code
+    offsets = frozenset(i for i in range(0, len(raw), 2) if raw[i] == _FOR_ITER)
+    lines = frozenset(line for start, end, line in code.co_lines()
+                      if line is not None and any(start <= o < end for o in offsets))
+    return lines, offsets
+
+
 #: code names whose frames are no call for the call depth of ``counts``
 NOT_CALLS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<module>"})
+
+
+def load_ctracer():
+    """coverage.py's C tracer class (``CTracer``) and its ``CFileDisposition``, or ``(None,
+    None)`` when coverage (>= 7) is not installed or has no compiled tracer.
+
+    The extension module (``coverage/tracer.*.so``) is loaded from its file: ``import
+    coverage.tracer`` would first run ``coverage/__init__.py``, which imports some fifty
+    modules (sqlite3, the reporting code) into every child, where a program would find them
+    loaded and every module check (:func:`~.child._modules_changed`) would walk them.
+    The module is not registered in ``sys.modules``: a program's ``import coverage`` gets a
+    fresh coverage."""
+    try:
+        spec = importlib.util.find_spec("coverage")
+        if spec is None or not spec.origin:
+            return None, None
+        here = os.path.dirname(spec.origin)
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(here, "tracer" + suffix)
+            if os.path.exists(path):
+                break
+        else:
+            return None, None
+        loader = importlib.machinery.ExtensionFileLoader("coverage.tracer", path)
+        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(
+            "coverage.tracer", path, loader=loader))
+        loader.exec_module(module)
+        return module.CTracer, module.CFileDisposition
+    except Exception:  # an incompatible or broken build: the Python tracer does the work
+        return None, None
+
+
+_CTRACER, _DISPOSITION = load_ctracer()
+
+
+def _disposition(filename, trace):
+    d = _DISPOSITION()
+    d.original_filename = d.canonical_filename = filename
+    d.source_filename = filename if trace else None
+    d.trace = trace
+    d.reason = ""
+    d.file_tracer = None
+    d.has_dynamic_filename = False
+    return d
+
+
+def _should_trace(filename, frame):
+    """coverage's ``should_trace`` callback: the program's file only (asked once per file
+    name, the answer is cached in :data:`_SHOULD_TRACE_CACHE`)."""
+    return _disposition(filename, filename == PROGRAM_FILE)
+
+
+def _ignore(*args, **kwargs):
+    return None
+
+
+#: file name -> disposition, shared by every C-traced run of the child (the answers never change)
+_SHOULD_TRACE_CACHE = {}
+
+
+def c_tracer_available():
+    """Whether coverage.py's C tracer could be loaded in this process."""
+    return _CTRACER is not None
+
+
+class CoverageTracer:
+    """Executed lines and arcs of ``<program>`` frames from coverage.py's C tracer (a C
+    trace function: a line event costs a C call and a set addition, no Python frame).
+
+    coverage.py records an arc per line event, ``(previous line, line)``, plus
+    ``(-first line of the code, line)`` when a frame starts and ``(line, -first line)`` when
+    it returns or a generator yields; :meth:`result` keeps the positive pairs, which are the
+    arcs of :class:`Tracer`, and their targets as lines.  One difference: a generator (or
+    coroutine) resumed after a ``yield`` continues coverage's arc from the ``yield`` line,
+    ``(yield line, next line)``, where :class:`Tracer` starts the resumed frame afresh and
+    records only the line (the same lines; a superset of arcs).
+
+    Used for traced runs without types of locals, ``counts`` or a line budget, of a program
+    that cannot catch a MemoryError (its exception events are not seen here): the child
+    picks :class:`Tracer` otherwise."""
+
+    types = False
+    counts = None
+
+    def __init__(self):
+        t = self.ctracer = _CTRACER()
+        self.data = t.data = {}
+        t.trace_arcs = True
+        t.should_trace = _should_trace
+        t.should_trace_cache = _SHOULD_TRACE_CACHE
+        t.warn = _ignore
+        t.lock_data = t.unlock_data = _ignore
+        t.concur_id_func = None
+        t.file_tracers = {}
+        t.should_start_context = None
+        t.switch_context = None
+        t.check_include = None
+        t.disable_plugin = None
+        self.counting = False
+
+    def start(self):
+        """Install the C trace function (``PyEval_SetTrace``) for this thread."""
+        self.ctracer.start()
+
+    def stop(self):
+        """Remove it (what was collected stays)."""
+        self.ctracer.stop()
+
+    def result(self, with_types=True):
+        """``{"lines", "arcs", "types"}`` as :meth:`Tracer.result` gives them (``types`` empty)."""
+        lines, arcs = set(), set()
+        for p in self.data.get(PROGRAM_FILE, ()):
+            if p.__class__ is tuple:
+                a, b = p
+            else:  # coverage packs a pair into an int (tracer.c, CTracer_record_pair)
+                a, b = p & 0xFFFFFFF, (p >> 28) & 0xFFFFFFF
+                if p & (1 << 56):
+                    a = -a
+                if p & (1 << 57):
+                    b = -b
+            if b > 0:
+                lines.add(b)
+                if a > 0:
+                    arcs.add((a, b))
+        return {"lines": sorted(lines), "arcs": sorted(arcs), "types": {}}
 
 
 class Tracer:
@@ -30,14 +176,23 @@ class Tracer:
     ``types``: collect the ``(local, type)`` pairs (``False``: lines and arcs only, every
     frame gets the cheaper module-level local trace function).
 
+    ``module_types``: also collect the ``(name, type)`` pairs of the module frame (its
+    globals), under the qualname ``<module>``, at the line events that start one of the
+    module's own ``for`` loops (:func:`for_lines`: its iterable and ``range`` bounds are
+    evaluated next): a script's (a ``stdin`` request's) module-level names are its own
+    variables, and the loop transforms ask for their types where its loops start.  Only
+    there, because a snapshot of the whole namespace at every module line costs 2-4 times
+    the traced run of a script whose loops are at module level.
+
     ``counts``: also count, while :attr:`counting` is true (the child sets it for the call
     of the entry point, not for the module body), the line events per line number of the
     program's frames and the deepest nesting of the program's function frames
     (comprehension, generator-expression and module frames do not count; a generator's
     every resumption is a call).  Lines, arcs and counts only: ``types`` is then ignored."""
 
-    def __init__(self, max_lines=None, types=True, counts=False):
+    def __init__(self, max_lines=None, types=True, counts=False, module_types=False):
         self.types = types and not counts
+        self.module_types = module_types
         self.counts = {} if counts else None
         self.counting = False
         self.depth = [0, 0]  # current, deepest
@@ -61,6 +216,8 @@ class Tracer:
         tick, max_lines = self.tick, self.max_lines
         if self.counts is not None:
             return self._counting_local(code)
+        if code.co_name == "<module>" and self.module_types and self.types:
+            return self._module_local(code)
         if code.co_name == "<module>" or not self.types:
             prev = None
 
@@ -102,6 +259,38 @@ class Tracer:
                 elif event == "return":
                     fl = frame.f_locals
                     snaps_add((*fl, *map(type, fl.values())))
+                elif event == "exception" and issubclass(arg[0], MemoryError):
+                    STATE.memory_raised = True
+            except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                STATE.memory_raised = True
+                raise
+            return local
+        return local
+
+    def _module_local(self, code):
+        """The local trace function of a module frame with ``module_types``: arcs, and a
+        snapshot of the globals where one of its ``for`` loops starts."""
+        arcs_add = self.arcs.add
+        tick, max_lines = self.tick, self.max_lines
+        snaps = self.pairs.get(code)
+        if snaps is None:
+            snaps = self.pairs[code] = set()
+        snaps_add = snaps.add
+        loops, iterations = for_lines(code)
+        prev = None
+
+        def local(frame, event, arg):
+            nonlocal prev
+            try:
+                if event == "line":
+                    ln = frame.f_lineno
+                    arcs_add((prev, ln))
+                    prev = ln
+                    if ln in loops and frame.f_lasti not in iterations:
+                        fl = frame.f_locals
+                        snaps_add((*fl, *map(type, fl.values())))
+                    if next(tick) > max_lines:
+                        stop_out_of_lines()
                 elif event == "exception" and issubclass(arg[0], MemoryError):
                     STATE.memory_raised = True
             except MemoryError:  # the tracer's own allocation failed (tracing stops)

@@ -309,7 +309,8 @@ Plan = Callable[[cst.BaseStatement], tuple[list[cst.BaseStatement], list[cst.Emp
 
 
 class BlockRewriter(cst.CSTTransformer):
-    """Replaces chosen statements of indented blocks by lists of statements.
+    """Replaces chosen statements of indented blocks (and of the module body) by lists of
+    statements.
 
     ``plans`` maps an original statement to a function of its updated node returning the
     replacement statements and comment lines left over (a flattened block's footer);
@@ -323,6 +324,13 @@ class BlockRewriter(cst.CSTTransformer):
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock,
                             updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        return self._block(original_node, updated_node)
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        return self._block(original_node, updated_node)
+
+    def _block(self, original_node, updated_node):
+        """An indented block or the module body, with the plans applied to its statements."""
         if not any(id(s) in self.plans or id(s) in self.drop for s in original_node.body):
             return updated_node
         out: list[cst.BaseStatement] = []
@@ -345,14 +353,22 @@ class BlockRewriter(cst.CSTTransformer):
 
 
 def for_sites(ctx: RewriteContext, facts: ProgramFacts, what: str,
-               check: Callable[[cst.For], str | None]) -> tuple[list[cst.For], list[str]]:
+               check: Callable[[cst.For], str | None],
+               module_level: Callable[[], str | None] | None = None) -> tuple[list[cst.For], list[str]]:
     """The ``for`` loops in function bodies that pass ``check`` (a reason or ``None``),
-    and the reasons of the others (``"line N: ..."``)."""
+    and the reasons of the others (``"line N: ..."``).  With ``module_level`` (a function
+    giving why module-level loops cannot be rewritten, or ``None`` when they can), loops at
+    module level are sites too, when it gives ``None``."""
     eligible: list[cst.For] = []
     reasons: list[str] = []
     for loop, owner in facts.loops:
         line = ctx.position(loop)[0]
-        why = "async for" if loop.asynchronous is not None else owner_refusal(owner, facts, what)
+        if loop.asynchronous is not None:
+            why = "async for"
+        elif owner is None and module_level is not None:
+            why = module_level()
+        else:
+            why = owner_refusal(owner, facts, what)
         if why is None:
             why = check(loop)
         if why is None:

@@ -14,8 +14,8 @@ __all__ = ["ForToWhile"]
 
 
 class ForToWhile(SiteChoice, Transform):
-    """Rewrite ``for`` loops in function bodies as equivalent ``while`` loops, in the form a
-    person writes (:mod:`codemorph.transforms.loops.forms` has the precise conditions and why
+    """Rewrite ``for`` loops in function bodies (and a script's module-level loops) as
+    equivalent ``while`` loops, in the form a person writes (:mod:`codemorph.transforms.loops.forms` has the precise conditions and why
     each form is exact):
 
     * ``for v in range(a, b)`` (also ``range(b)``, ``range(a, b, k)`` with a nonzero int
@@ -66,10 +66,13 @@ class ForToWhile(SiteChoice, Transform):
 
     Refuses (``NotApplicable``) programs that may rebind builtins through the ``builtins``
     module, can observe when an object is released (see :func:`finalisation_hazard`) or
-    inspect frames/lines; skips loops that are ``async for``, at module level, directly in a
-    class body, or in a function using ``eval``/``exec``/``locals``/``globals``/``vars``/
-    ``dir()``, and loops that need the general form when ``iter``, ``next`` or
-    ``StopIteration`` may be rebound.
+    inspect frames/lines; skips loops that are ``async for``, at module level (unless the
+    program is a script, :attr:`RewriteContext.script`, that spells none of
+    :data:`~codemorph.transforms.loops.forms.NAMESPACE_HAZARDS`: then the forms' proofs also
+    cover the functions that may read or rebind its module-level names, see
+    :class:`~codemorph.transforms.loops.forms.ScriptFacts`), directly in a class body, or in a
+    function using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``, and loops that
+    need the general form when ``iter``, ``next`` or ``StopIteration`` may be rebound.
 
     Raises:
         ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``.
@@ -84,10 +87,12 @@ class ForToWhile(SiteChoice, Transform):
         "are not rebound anywhere; no builtins-module access",
         "no generator with try/with, no __del__, no weakref/gc: iterator lifetime is unobservable",
         "no frame or line introspection (new locals, moved lines are unobservable)",
-        "loop is a plain `for` directly in a function body (not module level, not a class body)",
+        "loop is a plain `for` directly in a function body (not a class body), or at module level of a "
+        "script whose namespace nothing reads by name (globals, eval, __main__, sys.modules...)",
         "the function does not use eval/exec/locals/globals/vars/dir()",
         "counter/index forms: the counter is not rebound in the body and not read outside it; "
-        "the sequence is a local observed only as list/tuple/str that the loop cannot rebind",
+        "the sequence is a local observed only as list/tuple/str that the loop cannot rebind; "
+        "at a script's module level, also no function reads the counter or rebinds the sequence (global)",
     )
     uses_runtime_types = True
 

@@ -46,6 +46,18 @@ the forms people write, each used only where its precondition is established.
   ``StopIteration`` context, and outside the ``while``, so its ``break``/``continue`` still
   belong to an enclosing loop).
 
+* At module level of a script (:attr:`RewriteContext.script`: nothing outside the program
+  reads its namespace) the same proofs are made over the module (:class:`ScriptFacts`), where
+  every name is a global that code of the script's functions, lambdas and class bodies may
+  read or rebind whenever it runs (for instance when the body calls it): a counter is a name
+  no such code refers to as a global, a sequence or bound that the loop cannot rebind is one
+  no such code rebinds, and ``del`` / ``except ... as`` / ``global`` / ``nonlocal`` anywhere in
+  the module exclude a name; module-level names' types come from observations under
+  ``"<module>"`` (taken where each module-level loop starts).  A program that spells one of
+  :data:`NAMESPACE_HAZARDS` keeps its module-level loops; a non-script module's module-level
+  loops are never sites.  The general form needs no counter or sequence condition: it binds
+  the loop variable as the ``for`` loop does and calls ``iter`` once on the same object.
+
 Fresh names read like code (``i``, ``j``, ``k``, ``idx``...; ``it``; ``n``; ``items``; ``item``)
 and are spelled nowhere in the program (:meth:`RewriteContext.reserve`).
 """
@@ -56,7 +68,9 @@ from dataclasses import dataclass
 from typing import Callable
 import libcst as cst
 
-from codemorph.engine import RewriteContext
+from libcst.metadata import ComprehensionScope, GlobalScope
+
+from codemorph.engine import DYNAMIC_SCOPE_BUILTINS, RewriteContext
 from codemorph.engine.transform import bound_names
 from codemorph.authoring.facts import ProgramFacts
 from codemorph.authoring.scopes import FunctionIndex
@@ -66,7 +80,8 @@ from codemorph.transforms.loops.common import (
     block_statements, find, int_literal, int_node, lazy_scopes, loop_jumps, name_nodes, prepend_lines, target_names,
 )
 
-__all__ = ["LoopForm", "LoopForms", "SEQUENCE_TYPES", "COUNTER_NAMES", "rewrite_for_loops"]
+__all__ = ["LoopForm", "LoopForms", "ScriptFacts", "SEQUENCE_TYPES", "COUNTER_NAMES", "NAMESPACE_HAZARDS",
+           "rewrite_for_loops"]
 
 #: observed types of a local whose ``for`` loop gets the index form (exact types)
 SEQUENCE_TYPES = frozenset({"list", "tuple", "str"})
@@ -77,6 +92,14 @@ STOP_NAMES = ("n", "size", "length", "end", "stop", "limit")
 SEQUENCE_NAMES = ("items", "seq", "values", "elements")
 ITEM_NAMES = ("item", "value", "elem", "entry")
 FLAG_NAMES = ("exhausted", "finished", "done")
+
+#: the qualname runtime observations file a script's module-level names under
+MODULE_QUALNAME = "<module>"
+#: identifiers through which a program may read or write its module namespace by name (a
+#: script's module-level loops are left alone where one is spelled): the dynamic-scope
+#: builtins, the ``__main__`` module, ``sys.modules``, a function's ``__globals__``, a frame's
+#: ``f_globals``
+NAMESPACE_HAZARDS = frozenset(DYNAMIC_SCOPE_BUILTINS | {"__main__", "modules", "__globals__", "f_globals"})
 
 #: ``str`` methods that return a ``str`` / a ``list`` of ``str`` when called on an exact ``str``
 _STR_TO_STR = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "replace", "title", "capitalize",
@@ -357,6 +380,109 @@ class LoopForm:
         return out, left
 
 
+class ScriptFacts:
+    """What the forms need to know about the module-level names of a script
+    (:attr:`RewriteContext.script`), whose module-level loops they rewrite: every
+    module-level name is a global, which code of the module's functions, lambdas and class
+    bodies may read or rebind (``global``) whenever it runs, so a loop's proofs must also
+    cover them.
+
+    Args:
+        module: the program's tree.
+        index: its :class:`FunctionIndex` (libcst's scopes, parent links).
+
+    Attributes:
+        unbinders: names a ``del``, an ``except ... as``, a ``global`` or a ``nonlocal``
+            anywhere in the module (nested code included) may unbind or rebind.
+    """
+
+    def __init__(self, module: cst.Module, index: FunctionIndex) -> None:
+        self.module = module
+        self.index = index
+        self.unbinders: set[str] = set()
+        for node in find(module, cst.Del, cst.ExceptHandler, cst.ExceptStarHandler, cst.Global, cst.Nonlocal):
+            if isinstance(node, cst.Del):
+                self.unbinders.update(bound_names(node)[0])
+            elif isinstance(node, (cst.ExceptHandler, cst.ExceptStarHandler)):
+                if node.name is not None:
+                    self.unbinders.update(bound_names(node.name)[0] | set(target_names(node.name.name) or ()))
+            else:
+                self.unbinders.update(n.name.value for n in node.names)
+        found = [sc for sc in index.scopes.values() if isinstance(sc, GlobalScope)]
+        self.globals = found[0] if found else None
+
+    def _module_scope(self, scope) -> bool:
+        """Whether code in ``scope`` runs as module-level code (the global scope, or a
+        comprehension of it: a comprehension runs where it is written)."""
+        while isinstance(scope, ComprehensionScope):
+            scope = scope.parent
+        return scope is not None and scope is self.globals
+
+    def global_read(self, node: cst.Name) -> bool:
+        """``node`` is read as a module-level name by module-level code (not in a function,
+        lambda or class body, nor a comprehension's own variable)."""
+        scope = self.index.scopes.get(node)
+        if scope is None or scope is not self.globals:
+            return False
+        return any(a.node is node for a in scope.accesses[node.value])
+
+    def global_target(self, node: cst.Name) -> bool:
+        """``node`` (a target of module-level code) binds a module-level name."""
+        scope = self.index.scopes.get(node)
+        return scope is not None and scope is self.globals \
+            and any(a.node is node for a in scope.assignments[node.value])
+
+    def module_code_name(self, node: cst.Name) -> bool:
+        """Whether ``node`` may be the module-level name as module-level code spells it
+        (``False`` for code of functions, lambdas and class bodies, which
+        :meth:`nested_users` covers, and for a comprehension's own variable)."""
+        scope = self.index.scopes.get(node)
+        if scope is None:
+            return True
+        if not self._module_scope(scope):
+            return False
+        return not (isinstance(scope, ComprehensionScope) and scope.assignments[node.value])
+
+    def _owner_name(self, node: cst.CSTNode) -> str:
+        for anc in self.index.ancestors(node):
+            if isinstance(anc, (cst.FunctionDef, cst.ClassDef)):
+                return f"{anc.name.value}()" if isinstance(anc, cst.FunctionDef) else f"class {anc.name.value}"
+            if isinstance(anc, cst.Lambda):
+                return "a lambda"
+        return "nested code"
+
+    def nested_writers(self, name: str) -> list[str]:
+        """Functions, lambdas and class bodies that may rebind the module-level ``name``
+        (``global name`` and an assignment), by name."""
+        if self.globals is None:
+            return ["nested code"]
+        out = []
+        for a in self.globals.assignments[name]:
+            if isinstance(a.node, cst.CSTNode) and not self._module_scope(self.index.scopes.get(a.node)):
+                out.append(self._owner_name(a.node))
+        return out
+
+    def nested_users(self, name: str) -> list[str]:
+        """Functions, lambdas and class bodies that may read or rebind the module-level
+        ``name`` (an access that may resolve to the global, or is unresolved; a ``global``
+        declaration), by name."""
+        if self.globals is None:
+            return ["nested code"]
+        out = self.nested_writers(name)
+        for n in name_nodes(self.module, name):
+            scope = self.index.scopes.get(n)
+            if scope is None or self._module_scope(scope):
+                continue
+            if isinstance(self.index.parents.get(n), cst.NameItem):  # global/nonlocal declarations
+                out.append(self._owner_name(n))
+                continue
+            for a in scope.accesses[name]:
+                if a.node is n and (not a.referents or any(getattr(r, "scope", None) is self.globals
+                                                           for r in a.referents)):
+                    out.append(self._owner_name(n))
+        return list(dict.fromkeys(out))
+
+
 class LoopForms:
     """Chooses the form of each ``for`` loop of one program (see the module docstring).
 
@@ -379,12 +505,20 @@ class LoopForms:
         self._used: dict[cst.For, set[str]] = {}
         self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple",
                                           "iter", "next", "StopIteration"))
+        self._script: ScriptFacts | None = None
+
+    @property
+    def script(self) -> ScriptFacts:
+        """:class:`ScriptFacts` of the program (computed on first use: module-level loops)."""
+        if self._script is None:
+            self._script = ScriptFacts(self.module, self.index)
+        return self._script
 
     def _fresh(self, candidates: tuple[str, ...]) -> str:
         """A fresh name for the loop being decided: one that earlier rewritten loops already use
         for the same role, unless a loop around this one uses it (each such name is set
-        before its loop and read only by it; in another function it is another local), else
-        a new one."""
+        before its loop and read only by it; in another function it is another local, and at
+        module level a global no function reads), else a new one."""
         if not self._reserve:
             return candidates[0]
         loop, _ = self._current
@@ -403,27 +537,45 @@ class LoopForms:
         return name not in self._shadowed
 
     # -- facts ----------------------------------------------------------------------------
-    def _observed(self, func: cst.FunctionDef, name: str) -> set[str]:
-        qual = self.index.qualnames.get(func)
+    def _observed(self, func: cst.FunctionDef | None, name: str) -> set[str]:
+        qual = MODULE_QUALNAME if func is None else self.index.qualnames.get(func)
         types = self.index.observed(qual, name) if qual else None
         return set(types or ())
 
-    def _invariant_local(self, node: cst.BaseExpression, func: cst.FunctionDef, body_bound: set[str],
-                         loop: cst.For) -> bool:
-        """``node`` is a ``Name`` of a local of ``func`` that nothing may rebind while the loop runs."""
+    def _unbinders(self, func: cst.FunctionDef | None) -> set[str]:
+        return self.script.unbinders if func is None else self.facts.functions[func].unbinders
+
+    def _own_name(self, node: cst.BaseExpression, func: cst.FunctionDef | None) -> bool:
+        """``node`` is a ``Name`` read as a variable of the code the loop runs in: a local of a
+        function (``func``), or a module-level name read by module-level code (``None``)."""
         if not isinstance(node, cst.Name):
             return False
-        found = self.index.local_scope_of(node)
-        if found is None or found[1] != self.index.qualnames.get(func):
+        if func is None:
+            return self.script.global_read(node)
+        return self.index.local_scope_of(node) is not None
+
+    def _invariant_local(self, node: cst.BaseExpression, func: cst.FunctionDef | None, body_bound: set[str],
+                         loop: cst.For) -> bool:
+        """``node`` is a ``Name`` of a local of ``func`` (module level: a global of the script,
+        read by module-level code) that nothing may rebind while the loop runs."""
+        if not isinstance(node, cst.Name):
             return False
+        if func is None:
+            if not self.script.global_read(node) or self.script.nested_writers(node.value):
+                return False
+        else:
+            found = self.index.local_scope_of(node)
+            if found is None or found[1] != self.index.qualnames.get(func):
+                return False
         targets = set(target_names(loop.target) or bound_names(loop.target)[0])
         return node.value not in body_bound and node.value not in targets \
-            and node.value not in self.facts.functions[func].unbinders
+            and node.value not in self._unbinders(func)
 
     def _int_expr(self, e: cst.BaseExpression, func: cst.FunctionDef, allow_bool: bool) -> bool:
         """``e`` always evaluates to an exact ``int`` (``bool`` too with ``allow_bool``), without
         side effects other than ``len``'s: int literals, ``len(...)``, locals only ever observed
-        holding ints, ``+ - *`` of those (``// %`` too, which may raise as in the original)."""
+        holding ints, ``+ - *`` of those (``// %`` too, which may raise as in the original), and
+        those to the power of a nonnegative int literal (``10 ** 5``)."""
         if int_literal(e) is not None:
             return True
         if isinstance(e, cst.Name):
@@ -436,16 +588,26 @@ class LoopForms:
         if isinstance(e, cst.BinaryOperation) and isinstance(
                 e.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)):
             return self._int_expr(e.left, func, True) and self._int_expr(e.right, func, True)
+        if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, cst.Power):  # int ** literal >= 0
+            exponent = int_literal(e.right)
+            return exponent is not None and exponent >= 0 and self._int_expr(e.left, func, True)
         return False
 
-    def _read_outside(self, name: str, func: cst.FunctionDef, loop: cst.For) -> bool:
+    def _read_outside(self, name: str, func: cst.FunctionDef | None, loop: cst.For) -> bool:
         """Whether ``name`` may be read anywhere in ``func`` (nested code included) other than
-        in the loop's body, or by code the body creates that may run later (closures)."""
+        in the loop's body, or by code the body creates that may run later (closures).  At
+        module level (``func`` ``None``) the code searched is the module's own (names of
+        functions, classes and lambdas, which :meth:`ScriptFacts.nested_users` checks, and
+        comprehension-local names are no reads of the global)."""
+        root = self.module if func is None else func
+        spelled = name_nodes(root, name)
+        if func is None:
+            spelled = [n for n in spelled if self.script.module_code_name(n)]
         lazy = {id(n) for s in lazy_scopes(loop.body) for n in name_nodes(s, name)}
         inside = {id(n) for n in name_nodes(loop.body, name)} - lazy
         inside |= {id(n) for n in name_nodes(loop.target, name)}
         not_reads: set[int] = set()
-        for n in find(func, cst.Attribute, cst.Arg, cst.AssignTarget, cst.For, cst.CompFor, cst.NamedExpr,
+        for n in find(root, cst.Attribute, cst.Arg, cst.AssignTarget, cst.For, cst.CompFor, cst.NamedExpr,
                       cst.FunctionDef, cst.ClassDef, cst.Param):
             if isinstance(n, cst.Attribute):
                 not_reads.add(id(n.attr))
@@ -467,23 +629,30 @@ class LoopForms:
         # reads in the body of another loop whose target binds the name, when this loop is not
         # inside that body, see that loop's values (closures created there excepted)
         ancestors = {id(a) for a in self.index.ancestors(loop)}
-        for other in find(func, cst.For):
+        for other in find(root, cst.For):
             if other is not loop and name in (target_names(other.target) or ()) \
                     and id(other.body) not in ancestors:
                 later = {id(n) for s in lazy_scopes(other.body) for n in name_nodes(s, name)}
                 inside |= {id(n) for n in name_nodes(other.body, name)} - later
-        return any(id(n) not in inside and id(n) not in not_reads for n in name_nodes(func, name))
+        return any(id(n) not in inside and id(n) not in not_reads for n in spelled)
 
-    def _counter_var_ok(self, target: cst.BaseExpression, func: cst.FunctionDef, loop: cst.For,
+    def _counter_var_ok(self, target: cst.BaseExpression, func: cst.FunctionDef | None, loop: cst.For,
                         body_bound: set[str]) -> str | None:
         """Why the name ``target`` cannot be the loop's counter, or ``None``."""
         if not isinstance(target, cst.Name):
             return "target is not a name"
         v = target.value
-        found = self.index.assigned_scope_of(target)
-        if found is None or found[1] != self.index.qualnames.get(func):
-            return f"{v} is not a local"
-        if v in body_bound or v in self.facts.functions[func].unbinders:
+        if func is None:
+            if not self.script.global_target(target):
+                return f"{v} is not a module-level name"
+            users = self.script.nested_users(v)
+            if users:
+                return f"{v} is a global {users[0]} uses"
+        else:
+            found = self.index.assigned_scope_of(target)
+            if found is None or found[1] != self.index.qualnames.get(func):
+                return f"{v} is not a local"
+        if v in body_bound or v in self._unbinders(func):
             return f"{v} may be rebound in the loop"
         if self._read_outside(v, func, loop):
             return f"{v} is read after the loop"
@@ -504,11 +673,11 @@ class LoopForms:
             if meth in _STR_TO_STR or meth in _STR_TO_LIST:
                 if _is_str_literal(recv):
                     return True
-                if isinstance(recv, cst.Name) and self.index.local_scope_of(recv) is not None:
+                if self._own_name(recv, func):
                     return self._observed(func, recv.value) == {"str"}
             return False
         if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice) \
-                and isinstance(e.value, cst.Name) and self.index.local_scope_of(e.value) is not None:
+                and self._own_name(e.value, func):
             types = self._observed(func, e.value.value)
             return bool(types) and types <= SEQUENCE_TYPES
         return False
@@ -520,13 +689,14 @@ class LoopForms:
             return self.builtin(e.func.value)
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value == "items" \
                 and not e.args and isinstance(e.func.value, cst.Name) \
-                and self.index.local_scope_of(e.func.value) is not None:
+                and self._own_name(e.func.value, func):
             return self._observed(func, e.func.value.value) == {"dict"}
         return False
 
     # -- the choice -------------------------------------------------------------------------
     def form_of(self, loop: cst.For, func: cst.FunctionDef, reserve: bool = True) -> LoopForm | str:
-        """The form of ``loop`` (a plain ``for`` directly owned by ``func``), its fresh names
+        """The form of ``loop`` (a plain ``for`` directly owned by ``func``; ``None``: at module
+        level of a script), its fresh names
         reserved in the context (with ``reserve``; otherwise they are only proposed, to test
         eligibility before choosing sites); or why none can be used (a reason for the site's
         refusal)."""
@@ -638,7 +808,9 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
     ``for`` loops (:func:`~codemorph.transforms.loops.common.for_sites`; a loop ``refuse``
     gives a reason for, or whose form cannot be established, is skipped with that reason),
     choose among them by ``which`` (``"all"`` or ``"one"``), and replace each chosen loop by
-    ``rewrite(form, loop)``, recording ``describe(form)`` at it.
+    ``rewrite(form, loop)``, recording ``describe(form)`` at it.  A script's
+    (:attr:`RewriteContext.script`) module-level loops are sites too, unless the program
+    spells one of :data:`NAMESPACE_HAZARDS`; other programs' are not.
 
     Raises:
         NotApplicable: as ``refuse_program``, or no eligible loop.
@@ -655,7 +827,15 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
         form = forms.form_of(loop, owners[loop], reserve=False)
         return form if isinstance(form, str) else None
 
-    eligible, reasons = for_sites(ctx, facts, "loop", check)
+    def module_level() -> str | None:
+        found = sorted(facts.names & NAMESPACE_HAZARDS)
+        if found:
+            return f"loop at module level of a script that may read its namespace by name ({', '.join(found)})"
+        return None
+
+    # a script's module-level names are its own (no harness reads them): its module-level
+    # loops are sites too, with the proofs extended to the functions that may see those names
+    eligible, reasons = for_sites(ctx, facts, "loop", check, module_level if ctx.script else None)
     chosen = choose_loop_sites(which, ctx, eligible, reasons, "for loop")
     plans: dict[cst.CSTNode, Plan] = {}
     for loop in chosen:  # source order: outer loops get the first names

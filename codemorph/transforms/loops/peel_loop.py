@@ -57,8 +57,8 @@ class PeelLoop(SiteChoice, Transform):
         which: ``"all"`` (default) or ``"one"`` (one eligible loop chosen with ``ctx.rng``).
 
     Refuses (``NotApplicable``) loops whose body has ``break``/``continue`` for this loop
-    (the peeled copy is not inside a loop), ``async for``, loops outside functions or in
-    functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``, loops that
+    (the peeled copy is not inside a loop), ``async for``, loops outside functions (but for a
+    script's module-level loops, as in ``for-to-while``) or in functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``, loops that
     need the general form when ``iter``/``next``/``StopIteration`` may be rebound, and
     programs that observe object lifetimes (see :func:`finalisation_hazard`) or inspect frames
     or line numbers.
@@ -76,7 +76,8 @@ class PeelLoop(SiteChoice, Transform):
         "no generator with try/with, no __del__, no weakref/gc: iterator lifetime is unobservable",
         "no frame or line introspection (new locals, duplicated lines are unobservable)",
         "the body has no break/continue for this loop",
-        "loop is a plain `for` in a function that does not use eval/exec/locals/globals/vars/dir()",
+        "loop is a plain `for` in a function that does not use eval/exec/locals/globals/vars/dir(), "
+        "or at module level of a script whose namespace nothing reads by name",
         "counter/index forms: as for-to-while",
     )
     uses_runtime_types = True

@@ -1,0 +1,119 @@
+"""Traced runs: lines and arcs from coverage.py's C tracer are those of the Python tracer,
+and a time limit that passes while a program is traced stops the tracing, not the program
+(README, "Time limits and tracing")."""
+
+from __future__ import annotations
+
+import pytest
+
+from codemorph.sandbox import ExecRequest, Limits, Sandbox
+
+PROGRAM = (
+    "class Box:\n"                               # 1
+    "    def __init__(self, v):\n"               # 2
+    "        self.v = v\n"                       # 3
+    "def fact(n):\n"                             # 4
+    "    return 1 if n <= 1 else n * fact(n - 1)\n"  # 5
+    "def f(xs):\n"                               # 6
+    "    total = 0\n"                            # 7
+    "    for x in xs:\n"                         # 8
+    "        if x % 2:\n"                        # 9
+    "            total += x\n"                   # 10
+    "        else:\n"                            # 11
+    "            total -= 1\n"                   # 12
+    "    try:\n"                                 # 13
+    "        xs[99]\n"                           # 14
+    "    except IndexError:\n"                   # 15
+    "        total += 100\n"                     # 16
+    "    sq = [y * y for y in xs if y]\n"        # 17
+    "    while total > 90:\n"                    # 18
+    "        total -= 7\n"                       # 19
+    "    return Box(total).v, sq, fact(4)\n"     # 20
+)
+
+GENERATOR = (
+    "def g(n):\n"            # 1
+    "    yield n\n"          # 2
+    "    yield n + 1\n"      # 3
+    "def f(n):\n"            # 4
+    "    return list(g(n))\n"  # 5
+)
+
+# sum(i % 7 for i in range(3_000_000)): 0.31 s in a plain interpreter on this machine, several
+# times the limit of the tests below when traced with the types of locals
+LOOP = "def f(n):\n    total = 0\n    for i in range(n):\n        total += i % 7\n    return total\n"
+
+
+@pytest.fixture(scope="module")
+def box():
+    with Sandbox(Limits(timeout=10)) as sandbox:
+        yield sandbox
+
+
+def _both(box, code, args):
+    c = box.run(ExecRequest(code, "f", args, trace=True, types=False))
+    p = box.run(ExecRequest(code, "f", args, trace=True, types=False, python_tracer=True))
+    assert c.status == p.status == "returned" and c.value_repr == p.value_repr
+    return c, p
+
+
+def test_the_c_tracer_reports_the_lines_and_arcs_of_the_python_tracer(box):
+    c, p = _both(box, PROGRAM, "[1, 2, 3, 0]")
+    assert c.value_repr == "(88, [1, 4, 9], 24)"
+    assert c.lines == p.lines == (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16, 17, 18, 19, 20)
+    assert c.arcs == p.arcs
+    assert (9, 12) in c.arcs and (18, 20) in c.arcs and (14, 15) in c.arcs and (5, 5) not in c.arcs
+    assert not c.coverage_partial and not p.coverage_partial
+
+
+def test_a_resumed_generator_adds_only_the_arc_across_its_yield(box):
+    c, p = _both(box, GENERATOR, "3")
+    assert c.value_repr == "[3, 4]"
+    assert c.lines == p.lines == (1, 2, 3, 4, 5)
+    # the Python tracer starts a resumed frame afresh; coverage.py continues from the yield
+    assert set(c.arcs) - set(p.arcs) == {(2, 3)}
+    assert set(p.arcs) <= set(c.arcs)
+
+
+def test_a_limit_passing_while_traced_stops_the_tracing_not_the_program(box):
+    # traced with types (the Python tracer: tens of times the plain run) the loop would
+    # take far longer than 2 s; untraced it takes a fraction of it
+    out = box.run(ExecRequest(LOOP, "f", "3000000", trace=True, types=True, timeout=2.0))
+    assert out.status == "returned" and out.value_repr == "8999994"
+    assert out.coverage_partial
+    assert "tracing stopped when the time limit (2 s) passed" in out.note
+    assert set(out.lines) <= {1, 2, 3, 4, 5} and 4 in out.lines
+    assert out.types["f"]["total"] == ["int"]
+
+
+def test_the_c_traced_run_goes_on_untraced_too(box):
+    out = box.run(ExecRequest(LOOP, "f", "30000000", trace=True, types=False, timeout=1.0,
+                              cpu_timeout=1.0))
+    # ten times the loop above: too slow for 1 s traced or not, it is stopped by the limit
+    # that restarted for its untraced rest
+    assert out.status == "timeout" and out.coverage_partial
+
+
+def test_an_endless_loop_still_times_out_when_traced(box):
+    out = box.run(ExecRequest("def f():\n    while True:\n        pass\n", "f", "", trace=True, types=True,
+                              timeout=0.3))
+    assert out.status == "timeout" and out.coverage_partial
+
+
+def test_a_line_budget_stops_the_program_as_before(box):
+    out = box.run(ExecRequest(LOOP, "f", "3000000", trace=True, types=False, max_lines=1000))
+    assert out.status == "timeout" and not out.coverage_partial
+    assert out.note == "stopped after 1000 traced lines (the request's line budget)"
+
+
+def test_a_program_that_can_catch_memory_errors_keeps_its_exception_watch(box):
+    code = ("def f(n):\n    try:\n        total = 0\n        for i in range(n):\n            total += i % 7\n"
+            "        return total\n    except Exception:\n        return -1\n")
+    out = box.run(ExecRequest(code, "f", "3000000", trace=True, types=True, timeout=2.0))
+    assert out.status == "returned" and out.value_repr == "8999994" and out.coverage_partial
+
+
+def test_a_run_counting_line_events_still_times_out(box):
+    # counts of a run traced in part would be silently low: such a run keeps the old limit
+    out = box.run(ExecRequest(LOOP, "f", "3000000", trace=True, types=False, counts=True, timeout=0.3))
+    assert out.status == "timeout" and not out.coverage_partial
