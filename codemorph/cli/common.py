@@ -171,6 +171,11 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
         f"{summary.out_path}; {_count(summary.rows_rejected, 'row')} and "
         f"{_count(getattr(summary, 'variants_rejected', 0), 'variant')} rejected (see {summary.rejects_path})"
         f"{_errors_words(summary)}; {summary.seconds:.1f} s", highlight=False)
+    memory = getattr(summary, "memory", None)
+    if memory:
+        mib = 1024 * 1024
+        workers = "; ".join(f"{w.host / mib:.0f} / {w.sandbox / mib:.0f}" for _, w in sorted(memory.items()))
+        out_console.print(f"peak memory per worker (MiB, host process / sandbox): {workers}", highlight=False)
     if getattr(summary, "rows_resumed", 0):
         out_console.print(f"resumed: the first {summary.rows_resumed} input rows were already done "
                           f"(not counted above)", highlight=False)

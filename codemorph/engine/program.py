@@ -15,7 +15,7 @@ from codemorph.errors import ParseError
 if TYPE_CHECKING:
     from libcst.metadata import MetadataWrapper
 
-__all__ = ["Program", "parse_source"]
+__all__ = ["Program", "parse_source", "check_compiles"]
 
 
 def parse_source(source: str, filename: str = "<program>") -> cst.Module:
@@ -24,6 +24,17 @@ def parse_source(source: str, filename: str = "<program>") -> cst.Module:
     The text is first compiled by the running interpreter (so that every error the
     interpreter would raise at import time, such as ``return`` outside a function or
     Python 2 ``print`` statements, is caught), then parsed by libcst.
+
+    Raises:
+        ParseError: with the 1-based line and column of the first error.
+    """
+    check_compiles(source, filename)
+    return _parse_cst(source, filename)
+
+
+def check_compiles(source: str, filename: str = "<program>") -> None:
+    """Compile ``source`` with the running interpreter (parse, symbol table, code
+    generation), as :func:`parse_source` does before parsing it with libcst.
 
     Raises:
         ParseError: with the 1-based line and column of the first error.
@@ -42,6 +53,9 @@ def parse_source(source: str, filename: str = "<program>") -> cst.Module:
         raise ParseError(exc.msg or "invalid syntax", exc.lineno, exc.offset, filename) from None
     except (ValueError, MemoryError, RecursionError) as exc:  # NUL bytes, absurd nesting
         raise ParseError(str(exc) or type(exc).__name__, filename=filename) from None
+
+
+def _parse_cst(source: str, filename: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -83,10 +97,38 @@ class Program:
         # parse eagerly so that a bad program fails where it is created
         object.__setattr__(self, "_module", parse_source(self.source, self.filename))
 
+    @classmethod
+    def compiled(cls, source: str, entry_point: str = "f", filename: str = "<program>",
+                 script: bool = False) -> "Program":
+        """A program whose ``source`` is only compiled now (:func:`check_compiles`); its
+        libcst tree is parsed on first use of :attr:`module`.  For programs a rewrite
+        produced (:meth:`Transform.apply <codemorph.engine.transform.Transform.apply>`):
+        most are executed, compared and written without their tree ever being read, and
+        parsing them again would double the host's parsing.
+
+        Raises:
+            ParseError: ``source`` does not compile; a program the interpreter compiles but
+                libcst cannot parse raises it from :attr:`module` instead.
+        """
+        check_compiles(source, filename)
+        program = cls.__new__(cls)
+        for name, value in (("source", source), ("entry_point", entry_point), ("filename", filename),
+                            ("script", script), ("_module", None)):
+            object.__setattr__(program, name, value)
+        return program
+
     @property
     def module(self) -> cst.Module:
-        """The parsed libcst module (immutable)."""
-        return self._module  # type: ignore[attr-defined]
+        """The parsed libcst module (immutable).
+
+        Raises:
+            ParseError: only for a program made by :meth:`compiled` whose text libcst
+                cannot parse (a program made by the constructor was parsed there)."""
+        module = self._module  # type: ignore[attr-defined]
+        if module is None:
+            module = _parse_cst(self.source, self.filename)
+            object.__setattr__(self, "_module", module)
+        return module
 
     @cached_property
     def metadata_wrapper(self) -> "MetadataWrapper":

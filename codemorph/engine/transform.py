@@ -594,7 +594,11 @@ class Transform:
             return TransformResult(self.name, program, False, reason="no site to rewrite")
         code = new_module.code
         try:
-            new_program = Program(code, ctx.new_entry_point or program.entry_point, program.filename, program.script)
+            # compiled now, its libcst tree parsed only if something reads it (a pipeline's next
+            # step, a prover): the tree at hand is not the parse of ``code`` (a transform may
+            # build nodes the parser would group otherwise), so the text stays the truth
+            new_program = Program.compiled(code, ctx.new_entry_point or program.entry_point, program.filename,
+                                           program.script)
         except ParseError as exc:  # a transform bug must never reach the output
             return TransformResult(self.name, program, False,
                                    reason=f"rewrite did not compile ({exc}); left unchanged")

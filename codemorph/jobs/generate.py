@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import resource
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -37,8 +38,8 @@ from codemorph.verification.claims import claim_requests, refutation
 from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, MIN_INPUTS, check_requests, judge, make_baseline,
                            may_depend_on_hash, prove_verdict)
 
-__all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "generate",
-           "generate_ordered", "default_transforms"]
+__all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "WorkerMemory",
+           "generate", "generate_ordered", "default_transforms"]
 
 
 def default_transforms() -> tuple[str, ...]:
@@ -122,17 +123,43 @@ class TransformStat:
     naturalness: float | None = None
 
 
+@dataclass(frozen=True)
+class WorkerMemory:
+    """Peak memory of one worker, as of a row it finished.
+
+    Attributes:
+        worker: the worker process's id (pid; on Dask, the Dask worker process's).
+        host: peak resident set size of that process, in bytes (``ru_maxrss``): parsing,
+            transforms, verification of every row it processed so far.
+        sandbox: the largest peak resident set size, in bytes, of the sandbox processes
+            that ran its programs (:attr:`codemorph.sandbox.pool.Sandbox.peak_memory`);
+            each execution's address space is capped by ``--memory``.
+    """
+
+    worker: int
+    host: int
+    sandbox: int
+
+
+def _peak_rss() -> int:
+    """This process's peak resident set size in bytes (``ru_maxrss`` is KiB on Linux)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 @dataclass
 class RowOutcome:
     """Result of processing one input row: rows to write (JSON objects of
     :mod:`codemorph.rows.schema` rows), rejects of the row (:class:`Reject`), rejects of
     its variants (:class:`~codemorph.rows.schema.VariantReject` /
-    :class:`~codemorph.rows.schema.TransformReject`), and per-transform stats."""
+    :class:`~codemorph.rows.schema.TransformReject`), per-transform stats, and the peak
+    memory of the worker that processed it (:class:`WorkerMemory`; ``None`` for an item
+    no worker processed)."""
 
     rows: list[dict[str, Any]] = field(default_factory=list)
     rejects: list[Reject] = field(default_factory=list)
     variant_rejects: list[VariantReject | TransformReject] = field(default_factory=list)
     stats: list[TransformStat] = field(default_factory=list)
+    memory: WorkerMemory | None = None
 
 
 class RowProcessor:
@@ -175,9 +202,18 @@ class RowProcessor:
         ``internal`` (:func:`~codemorph.rows.schema.internal_reject`: exception class,
         message, where), and the run goes on with the next row."""
         try:
-            return self.process_row(row)
+            out = self.process_row(row)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
-            return RowOutcome(rejects=[internal_reject(row, exc)])
+            out = RowOutcome(rejects=[internal_reject(row, exc)])
+        out.memory = self.memory()
+        return out
+
+    def memory(self) -> WorkerMemory:
+        """This worker's :class:`WorkerMemory` now (its process and its sandboxes)."""
+        sandbox = self.sandbox.peak_memory
+        if self._perturb_sandbox is not None:
+            sandbox = max(sandbox, self._perturb_sandbox.peak_memory)
+        return WorkerMemory(os.getpid(), _peak_rss(), sandbox)
 
     def process_row(self, row: SourceRow) -> RowOutcome:
         """Re-execute the source row, then build, verify and execute one variant per transform.
@@ -552,6 +588,8 @@ class GenerateSummary:
     #: ``transform``) or a row whose processing raised (stage ``internal``); each is in the
     #: rejects file.  ``codemorph generate --fail-on-error`` exits 1 when it is not 0.
     errors: int = 0
+    #: per worker process id, its peak memory (:class:`WorkerMemory`, the largest seen)
+    memory: dict[int, WorkerMemory] = field(default_factory=dict)
 
 
 def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
@@ -624,6 +662,10 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
                 rejects.write(vr.to_json())
                 summary.variants_rejected += 1
                 summary.errors += isinstance(vr, TransformReject)
+            if res.memory is not None:
+                seen = summary.memory.get(res.memory.worker)
+                summary.memory[res.memory.worker] = res.memory if seen is None else WorkerMemory(
+                    seen.worker, max(seen.host, res.memory.host), max(seen.sandbox, res.memory.sandbox))
             for st in res.stats:
                 summary.per_transform[st.transform][st.status] += 1
                 summary.time_per_transform[st.transform] += st.seconds

@@ -593,6 +593,9 @@ class _Worker:
         self.wfd = self.proc.stdin.fileno()
         self.buf = bytearray()
         self.batch_ids = itertools.count(1)
+        #: the largest peak resident set size (KiB) of the children the zygote forked to run
+        #: programs, as of its last finished batch
+        self.peak_rss_kib = 0
         hello = self.recv(30.0)
         if not isinstance(hello, dict) or hello.get("t") != "ready":
             self.kill()
@@ -674,6 +677,9 @@ class _Worker:
                         wire = msg.get("o") or {}
                     results[i] = Outcome.from_wire(wire)
                 elif msg.get("t") == "done":
+                    rss = msg.get("rss")
+                    if isinstance(rss, int) and rss > self.peak_rss_kib:
+                        self.peak_rss_kib = rss
                     break
                 else:
                     raise _WorkerDied(f"unexpected message from worker: {str(msg)[:200]}")
@@ -755,6 +761,7 @@ class Sandbox:
         self._finalizer = weakref.finalize(self, _kill_all, self._all)
         #: worker processes started so far (restarts included)
         self.started_workers = 0
+        self._peak_rss_kib = 0  # of workers already stopped
 
     # -- worker pool ----------------------------------------------------------------
     def _acquire(self, seed: int) -> _Worker:
@@ -795,6 +802,7 @@ class Sandbox:
                 return
             if w in self._all:
                 self._all.remove(w)
+            self._peak_rss_kib = max(self._peak_rss_kib, w.peak_rss_kib)
             self._count[w.hash_seed] = self._count.get(w.hash_seed, 1) - 1
             self._cond.notify_all()  # a waiter may start a replacement
         w.kill()
@@ -838,11 +846,21 @@ class Sandbox:
             while pending:
                 yield pending.popleft().result()
 
+    @property
+    def peak_memory(self) -> int:
+        """The largest peak resident set size, in bytes, of any process this sandbox ran
+        programs in (the children its workers forked, replaced workers included), as of
+        the last batch each worker finished; 0 before the first batch.  An execution's
+        address space is capped by :attr:`Limits.memory`, so this stays below that cap."""
+        with self._cond:
+            return 1024 * max([self._peak_rss_kib] + [w.peak_rss_kib for w in self._all])
+
     def close(self) -> None:
         """Kill every worker process (and whatever their children left running)."""
         with self._cond:
             self._closed = True
             workers = list(self._all)
+            self._peak_rss_kib = max([self._peak_rss_kib] + [w.peak_rss_kib for w in workers])
             self._cond.notify_all()
         for w in workers:
             w.kill()

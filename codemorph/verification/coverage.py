@@ -124,14 +124,19 @@ def changed_region(original_source: str, rewritten_source: str) -> Region | None
             touched.add(j1 + 1 if j1 < len(b) else max(1, j1))
     lines: set[int] = set()
     branches: set[int] = set()
-    for ln in touched:
-        text = b[ln - 1].strip() if 0 < ln <= len(b) else ""
-        if not text or text.startswith("#"):
-            continue
-        best = None
-        for lo, hi, node in spans:
-            if lo <= ln <= hi and (best is None or hi - lo <= best[1] - best[0]):
-                best = (lo, hi, node)
+    wanted = {ln for ln in touched
+              if 0 < ln <= len(b) and (text := b[ln - 1].strip()) and not text.startswith("#")}
+    # the innermost statement around each wanted line: the shortest span holding it, the
+    # last one in walk order among equals (one pass over the spans, not one per line)
+    innermost: dict[int, tuple[int, int, ast.stmt]] = {}
+    for lo, hi, node in spans:
+        for ln in (wanted.intersection(range(lo, hi + 1)) if hi - lo < len(wanted) else
+                   [x for x in wanted if lo <= x <= hi]):
+            best = innermost.get(ln)
+            if best is None or hi - lo <= best[1] - best[0]:
+                innermost[ln] = (lo, hi, node)
+    for ln in wanted:
+        best = innermost.get(ln)
         if best is None or id(best[2]) in docstrings:  # a docstring is not executable code
             continue
         lines.add(best[0])

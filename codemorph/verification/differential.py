@@ -770,19 +770,32 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
         return Verdict("inconclusive", checked, coverage=cov,
                        reason=f"no input executed the changed code{partial} (rewritten lines "
                               f"{', '.join(map(str, region.lines[:10]))})")
-    distinct = len({_input_key(text) for text in compared})
+    distinct = len({_input_key(text, baseline) for text in compared})
     if distinct < min_inputs:
         return Verdict("weak", checked, coverage=cov, reason=_weak_reason(baseline, distinct, min_inputs))
     return Verdict("equivalent", checked, coverage=cov)
 
 
-def _input_key(text: str) -> str:
+def _input_key(text: str, baseline: Baseline | None = None) -> str:
     """The canonical text of an argument list (two texts of one value give one key); a text
-    that is not a literal is its own key."""
+    that is not a literal is its own key.  With ``baseline``, remembered on it: every
+    variant of a row is judged on the same inputs."""
+    memo = None
+    if baseline is not None:
+        memo = baseline.__dict__.get("_input_keys")
+        if memo is None:
+            memo = {}
+            object.__setattr__(baseline, "_input_keys", memo)
+        key = memo.get(text)
+        if key is not None:
+            return key
     try:
-        return format_args(*parse_args(text))
+        key = format_args(*parse_args(text))
     except InputError:
-        return text
+        key = text
+    if memo is not None:
+        memo[text] = key
+    return key
 
 
 def _weak_reason(baseline: Baseline, distinct: int, min_inputs: int) -> str:

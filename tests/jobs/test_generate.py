@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,7 @@ def test_cli_generate_default_data_list_apply_and_errors(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     assert "invert-if" in res.stdout and "rows read" in res.stdout
+    assert re.search(r"peak memory per worker \(MiB, host process / sandbox\): \d+ / \d+\n", res.stdout)
     assert len([r for r in _rows(tmp_path / "demo.jsonl") if r["kind"] == "original"]) == \
         len(default_dataset_path().read_text().splitlines())
 
@@ -131,3 +133,23 @@ def test_output_row_comes_from_the_variants_own_run(tmp_path):
     # the original's too: the recorded "[2, 4]" only compares equal
     assert rows[1]["output"] == "[2.0, 4.0]" and rows[0]["output"] == "[2.0, 4.0]"
     assert "while" in rows[1]["code"] and rows[1]["verification"]["inputs"] == 6
+
+
+def test_summary_reports_peak_memory_per_worker_and_one_parse_per_row(tmp_path, monkeypatch):
+    import os
+
+    import codemorph.engine.program as program_module
+
+    parsed: list[str] = []
+    real = program_module._parse_cst
+    monkeypatch.setattr(program_module, "_parse_cst", lambda source, filename: parsed.append(source) or
+                        real(source, filename))
+    src = _small_input(tmp_path, n=3)
+    summary = generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(FOUR, workers=1))
+    codes = [json.loads(l)["code"] for l in src.read_text().splitlines()[:4]]
+    # one libcst parse per row (the three rows and the 'bad' one; variants are compiled, not parsed)
+    assert summary.variants_written > 0 and sorted(parsed) == sorted(codes)
+    # one worker (this process, --workers 1): its own peak and its sandbox's
+    assert list(summary.memory) == [os.getpid()]
+    peak = summary.memory[os.getpid()]
+    assert peak.worker == os.getpid() and peak.host > 20 * 1024**2 and peak.sandbox > 5 * 1024**2

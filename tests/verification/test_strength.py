@@ -41,6 +41,17 @@ def test_changed_region_branches_deletion_and_comments():
     assert changed_region(orig, "def f(:\n") is None
 
 
+def test_changed_region_takes_the_innermost_statement_of_each_line():
+    orig = ("def f(xs):\n    out = []\n    for x in xs:\n        if x > 0:\n            out.append(x)\n"
+            "        else:\n            out.append(\n                -x)\n    return out\n")
+    new = orig.replace("out.append(x)", "out.append(x + 0)").replace("                -x)", "                0 - x)")
+    # line 5 is the call inside the if (not the if, the for or the def); line 8 belongs to
+    # the two-line statement starting on line 7; neither is a branch line
+    assert changed_region(orig, new) == Region(lines=(5, 7), branch_lines=())
+    moved = orig.replace("        if x > 0:", "        if 0 < x:")
+    assert changed_region(orig, moved) == Region(lines=(4,), branch_lines=(4,))
+
+
 def test_default_budget_is_fifty_inputs(sb):
     base = make_baseline(sb, Program("def f(x):\n    return x * 2\n", "f"), ["12345"])
     assert DEFAULT_INPUTS == 50

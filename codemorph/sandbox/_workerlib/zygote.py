@@ -70,7 +70,10 @@ class Zygote:
         finally:
             os.chdir(self.root)
             shutil.rmtree(workdir, ignore_errors=True)
-        self.send({"t": "done", "b": bid})
+        # the largest peak resident set size (KiB) of the children it reaped so far, which ran
+        # the programs (ru_maxrss of RUSAGE_CHILDREN is their maximum; the zygote's own would
+        # include the host process it was forked from before exec): the host reports it
+        self.send({"t": "done", "b": bid, "rss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss})
 
     def report(self, bid, i, outcome):
         self.send({"t": "result", "b": bid, "i": i, "o": outcome})
