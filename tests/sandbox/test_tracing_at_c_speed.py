@@ -87,10 +87,10 @@ def test_a_limit_passing_while_traced_stops_the_tracing_not_the_program(box):
 
 
 def test_the_c_traced_run_goes_on_untraced_too(box):
-    out = box.run(ExecRequest(LOOP, "f", "30000000", trace=True, types=False, timeout=1.0,
+    out = box.run(ExecRequest(LOOP, "f", "1000000000", trace=True, types=False, timeout=1.0,
                               cpu_timeout=1.0))
-    # ten times the loop above: too slow for 1 s traced or not, it is stopped by the limit
-    # that restarted for its untraced rest
+    # a billion iterations: tens of seconds untraced on any machine, so too slow for 1 s traced
+    # or not; it is stopped by the limit that restarted for its untraced rest
     assert out.status == "timeout" and out.coverage_partial
 
 
