@@ -202,3 +202,37 @@ def test_continue_in_with_of_a_functions_index_loop_takes_the_general_form(sandb
     assert [s.description for s in res.sites] == ["for loop -> while loop over it = iter(...)"]
     outs = sandbox.run_batch([request_for(c, "f", "args", inputs[0]) for c in (FUNCTION_CONTINUE_IN_WITH, res.source)])
     assert outs[0].value_repr == outs[1].value_repr == "[1, 3]"
+
+
+EXIT_RAISES_AFTER_CONTINUE = """class Guard:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        raise ValueError
+
+
+def f(xs):
+    out = []
+    for x in xs:
+        try:
+            with Guard():
+                if x < 0:
+                    continue
+                out.append(x)
+        except ValueError:
+            out.append('exit')
+    return out
+"""
+
+
+def test_exit_raising_after_a_continue_does_not_step_the_index_twice(sandbox):
+    """``__exit__`` raises after the ``continue`` and the body catches it: the body then runs
+    to its end, so an increment before the ``continue`` would skip the next item."""
+    inputs = ["[-1, 5]", "[]", "[2, -3, -4, 6]"]
+    res = get_transform("for-to-while").apply(Program(EXIT_RAISES_AFTER_CONTINUE), 0, inputs=inputs,
+                                             observations=observe_types(EXIT_RAISES_AFTER_CONTINUE, inputs,
+                                                                        sandbox=sandbox))
+    assert [s.description for s in res.sites] == ["for loop -> while loop over it = iter(...)"]
+    outs = sandbox.run_batch([request_for(c, "f", "args", inputs[0]) for c in (EXIT_RAISES_AFTER_CONTINUE, res.source)])
+    assert outs[0].value_repr == outs[1].value_repr == "['exit', 5, 'exit']"
