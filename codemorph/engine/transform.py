@@ -424,9 +424,11 @@ class RewriteContext:
         #: a transform that renames the entry point sets the new name here
         self.new_entry_point: str | None = None
         self.sites: list[Site] = []
-        self._taken: set[str] = set(identifiers_in(program.module)) | set(BUILTIN_NAMES) | set(keyword.kwlist) \
-            | set(getattr(keyword, "softkwlist", []))
-        self._bound: tuple[frozenset[str], bool] | None = None
+        self._bound: tuple[frozenset[str], bool] | None = bound_names(program.module)
+        # names bound anywhere, including those a star import of a standard-library module binds
+        # (``from operator import *`` binds ``index`` and ``pos``), are no fresh names
+        self._taken: set[str] = set(identifiers_in(program.module)) | set(self._bound[0]) | set(BUILTIN_NAMES) \
+            | set(keyword.kwlist) | set(getattr(keyword, "softkwlist", []))
 
     # -- metadata -----------------------------------------------------------------
     @property
@@ -467,7 +469,9 @@ class RewriteContext:
 
     # -- names --------------------------------------------------------------------
     def fresh_name(self, hint: str = "v") -> str:
-        """A new identifier, spelled nowhere in the program, not a builtin or keyword,
+        """A new identifier, spelled nowhere in the program, bound by no star import of a
+        standard-library module in it (a star import of another module may bind anything:
+        :meth:`shadowed` lists every builtin then), not a builtin or keyword,
         and never returned before for this context: ``hint``, ``hint_1``, ``hint_2``..."""
         base = hint if hint.isidentifier() else "v"
         candidate, i = base, 0

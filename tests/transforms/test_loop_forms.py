@@ -62,7 +62,8 @@ CASES = [
      "            raise StopIteration(k)\n        out.append(k)\n    return out\n",
      ["{'a': 1, 'stop': 2}", "{}", "{'b': 0}"]),
     # general form: StopIteration raised while unpacking an item is not swallowed either
-    ("iter(", "class Bad:\n    def __iter__(self):\n        raise StopIteration('unpack')\n\n\n"
+    # (a map object is its own iterator: `it = map(...)`, no `iter`)
+    ("it = map(", "class Bad:\n    def __iter__(self):\n        raise StopIteration('unpack')\n\n\n"
      "def f(n):\n    out = []\n    for a, b in map(lambda k: Bad() if k == 1 else (k, k), range(n)):\n"
      "        out.append(a + b)\n    return out\n", ["1", "2", "0"]),
     # general form with break and else: else runs only when the iterator is exhausted

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from typing import Callable
 import libcst as cst
 
-from libcst.metadata import ComprehensionScope, GlobalScope
+from libcst.metadata import ClassScope, ComprehensionScope, GlobalScope
 
 from codemorph.engine import DYNAMIC_SCOPE_BUILTINS, RewriteContext
 from codemorph.engine.transform import bound_names
@@ -192,6 +192,74 @@ class _StepBeforeContinue(cst.CSTTransformer):
         return cst.IndentedBlock(body=lines, header=updated_node.trailing_whitespace)
 
 
+class _ContinueInCleanup(cst.CSTVisitor):
+    """Finds a ``continue`` of the loop whose body is visited (as :func:`loop_jumps` counts
+    them) that sits inside a ``with`` or inside a ``try`` with ``finally`` in that body: code
+    (``__exit__``, the ``finally`` block) runs between the ``continue`` and the next test, so
+    an increment inserted before the ``continue`` would be seen by it, or counted twice
+    when that code raises an exception the body catches."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.found = False
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        if self.depth:
+            self.found = True
+
+    def _enter(self, node) -> None:
+        self.depth += 1
+
+    def _leave(self, node) -> None:
+        self.depth -= 1
+
+    visit_With = _enter
+    leave_With = _leave
+
+    def visit_Try(self, node: cst.Try) -> None:
+        self.depth += node.finalbody is not None
+
+    def leave_Try(self, node: cst.Try) -> None:
+        self.depth -= node.finalbody is not None
+
+    def visit_TryStar(self, node: cst.TryStar) -> None:
+        self.depth += node.finalbody is not None
+
+    def leave_TryStar(self, node: cst.TryStar) -> None:
+        self.depth -= node.finalbody is not None
+
+    def _nested_loop(self, node: cst.For | cst.While) -> bool:
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    visit_For = visit_While = _nested_loop
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def continue_in_cleanup(body: cst.BaseSuite) -> bool:
+    """Whether a ``continue`` of the loop with ``body`` sits in a ``with`` or in a ``try``
+    with ``finally`` of that body (see :class:`_ContinueInCleanup`)."""
+    v = _ContinueInCleanup()
+    body.visit(v)
+    return v.found
+
+
+def _callee(e: cst.BaseExpression) -> str:
+    """``zip(...)`` for a call of ``zip``, ``(... for ...)`` for a generator expression."""
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name):
+        return f"{e.func.value}(...)"
+    return "(... for ...)"
+
+
 def _is_str_literal(e: cst.BaseExpression) -> bool:
     """A ``str`` literal (plain, concatenated or f-string; not ``bytes``)."""
     if isinstance(e, cst.SimpleString):
@@ -239,6 +307,10 @@ class LoopForm:
         stop_first: bind ``stop_name`` before the counter (the start is a literal).
         flag: the fresh flag the general form sets when ``next`` stopped, for a loop with
             ``break`` and ``else``, else ``None``.
+        wrap_iter: the general form calls ``iter`` on the iterable (``False`` when it is
+            already an iterator whose ``iter`` is itself: ``it = zip(a, b)``).
+        inclusive: the counter form's bound is ``X + 1`` (``X - 1`` for a negative step) of
+            an invariant int name ``X``, tested as ``v <= X`` (``v >= X``).
     """
 
     kind: str
@@ -254,11 +326,14 @@ class LoopForm:
     index_target: cst.BaseExpression | None = None
     stop_first: bool = False
     flag: str | None = None
+    wrap_iter: bool = True
+    inclusive: bool = False
 
     # -- pieces -------------------------------------------------------------------------
     def _setup(self, node: cst.For) -> list[cst.BaseStatement]:
         if self.kind == "general":
-            out = [_assign(cst.Name(self.iterator), _call("iter", parenthesize_if_bare_tuple(node.iter)))]
+            source = parenthesize_if_bare_tuple(node.iter)
+            out = [_assign(cst.Name(self.iterator), _call("iter", source) if self.wrap_iter else source)]
             if self.flag:
                 out.append(_assign(cst.Name(self.flag), cst.Name("False")))
             return out
@@ -286,6 +361,10 @@ class LoopForm:
         assert isinstance(node.iter, cst.Call)
         args = [a.value for a in node.iter.args]
         stop = cst.Name(self.stop_name) if self.stop_name else (args[1] if len(args) >= 2 else args[0])
+        if self.inclusive:  # range(1, n + 1): `i <= n`, as people write it
+            assert isinstance(stop, cst.BinaryOperation)
+            op = cst.LessThanEqual() if self.step > 0 else cst.GreaterThanEqual()
+            return cst.Comparison(cst.Name(self.counter), [cst.ComparisonTarget(op, stop.left)])
         op = cst.LessThan() if self.step > 0 else cst.GreaterThan()
         low = int_literal(stop)
         if self.step < 0 and low is not None and low < 0:  # ints: `i > -1` is `i >= 0`, as people write it
@@ -328,7 +407,17 @@ class LoopForm:
             else (list(body.body), list(body.footer))
         if isinstance(node.body, cst.SimpleStatementSuite):
             stmts = [s.with_changes(trailing_whitespace=cst.TrailingWhitespace()) for s in stmts]
-        if self.kind != "general" and not _ends_in_jump(stmts):
+        last = stmts[-1]
+        if self.kind != "general" and isinstance(last, cst.SimpleStatementLine) and (len(last.body) > 1 or len(stmts) >= 2) \
+                and isinstance(last.body[-1], cst.Continue) and last.trailing_whitespace.comment is None:
+            # the body's last statement is a `continue`, now after the increment: it is redundant
+            if len(last.body) == 1:
+                stmts = stmts[:-1]
+            else:
+                smalls = list(last.body[:-1])
+                smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
+                stmts = [*stmts[:-1], last.with_changes(body=smalls)]
+        elif self.kind != "general" and not _ends_in_jump(stmts):
             if _bare_pass(stmts[-1]):  # `pass` only kept the block non-empty; the increment does now
                 stmts = stmts[:-1]
             stmts = [*stmts, _line(self._increment())]
@@ -410,6 +499,7 @@ class ScriptFacts:
                 self.unbinders.update(n.name.value for n in node.names)
         found = [sc for sc in index.scopes.values() if isinstance(sc, GlobalScope)]
         self.globals = found[0] if found else None
+        self._all_scopes: list | None = None
 
     def _module_scope(self, scope) -> bool:
         """Whether code in ``scope`` runs as module-level code (the global scope, or a
@@ -476,11 +566,25 @@ class ScriptFacts:
             if isinstance(self.index.parents.get(n), cst.NameItem):  # global/nonlocal declarations
                 out.append(self._owner_name(n))
                 continue
+            # a class body looks a name up in its own namespace, then in the globals: whenever
+            # its own binding has not run (whatever libcst resolves the access to), it reads the global
+            class_read = isinstance(scope, ClassScope)
             for a in scope.accesses[name]:
-                if a.node is n and (not a.referents or any(getattr(r, "scope", None) is self.globals
-                                                           for r in a.referents)):
+                if a.node is n and (class_read or not a.referents
+                                    or any(getattr(r, "scope", None) is self.globals for r in a.referents)):
                     out.append(self._owner_name(n))
+        # a string annotation (``def f(x: "tuple[i]")``) is evaluated in the module's namespace by
+        # typing.get_type_hints: libcst records the access on the string
+        for scope in self._scopes():
+            if any(not isinstance(a.node, cst.Name) for a in scope.accesses[name]):
+                out.append("a string annotation")
+                break
         return list(dict.fromkeys(out))
+
+    def _scopes(self) -> list:
+        if self._all_scopes is None:
+            self._all_scopes = list({id(sc): sc for sc in self.index.scopes.values() if sc is not None}.values())
+        return self._all_scopes
 
 
 class LoopForms:
@@ -503,7 +607,8 @@ class LoopForms:
         self._current: tuple[cst.For, cst.FunctionDef] | None = None
         self._pool: dict[tuple[str, ...], list[str]] = {}
         self._used: dict[cst.For, set[str]] = {}
-        self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple",
+        self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple", "int",
+                                          "map", "filter", "reversed",
                                           "iter", "next", "StopIteration"))
         self._script: ScriptFacts | None = None
 
@@ -572,16 +677,22 @@ class LoopForms:
             and node.value not in self._unbinders(func)
 
     def _int_expr(self, e: cst.BaseExpression, func: cst.FunctionDef, allow_bool: bool) -> bool:
-        """``e`` always evaluates to an exact ``int`` (``bool`` too with ``allow_bool``), without
-        side effects other than ``len``'s: int literals, ``len(...)``, locals only ever observed
+        """``e`` always evaluates to an exact ``int`` (``bool`` too with ``allow_bool``): int
+        literals, ``len(...)``, ``int(...)`` (evaluated once, before the loop, as ``range``
+        evaluates its arguments: ``for _ in range(int(input()))``), locals only ever observed
         holding ints, ``+ - *`` of those (``// %`` too, which may raise as in the original), and
-        those to the power of a nonnegative int literal (``10 ** 5``)."""
+        those to the power of a nonnegative int literal (``10 ** 5``).  Only names are
+        re-evaluated at each test (:meth:`_counter` binds any other bound to a fresh name)."""
         if int_literal(e) is not None:
             return True
         if isinstance(e, cst.Name):
             types = self._observed(func, e.value)
             return bool(types) and types <= ({"int", "bool"} if allow_bool else {"int"})
         if _plain_call(e, "len") is not None and len(e.args) == 1 and self.builtin("len"):
+            return True
+        # int(x) and int(x, base) return an exact int (a subclass __int__/__index__ returns is
+        # converted) or raise, as they would in the original where the bound is evaluated
+        if _plain_call(e, "int") is not None and 1 <= len(e.args) <= 2 and self.builtin("int"):
             return True
         if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
             return self._int_expr(e.expression, func, True)
@@ -704,6 +815,8 @@ class LoopForms:
         self._current = (loop, func)
         body_bound = set(bound_names(loop.body)[0])
         it = loop.iter
+        if continue_in_cleanup(loop.body):  # the step before a `continue` would run before __exit__/finally
+            return self._general(loop, func)
         # counter form: for v in range(...)
         rng = _plain_call(it, "range")
         if rng is not None and 1 <= len(rng.args) <= 3 and self.builtin("range"):
@@ -737,13 +850,19 @@ class LoopForms:
                 and self._invariant_local(length.args[0].value, func, body_bound, loop):
             direct = self._observed(func, length.args[0].value.value) <= {"str", "tuple"} \
                 and bool(self._observed(func, length.args[0].value.value))
+        # range(a, n + 1) with n an int name nothing rebinds while the loop runs: `v <= n`
+        # (`v >= n` for range(a, n - 1, -k)); ints: `v < n + 1` is `v <= n`
+        inclusive = not direct and isinstance(stop, cst.BinaryOperation) and int_literal(stop.right) == 1 \
+            and isinstance(stop.operator, cst.Add if step > 0 else cst.Subtract) \
+            and self._invariant_local(stop.left, func, body_bound, loop) \
+            and self._int_expr(stop.left, func, allow_bool=True)
         stop_name = None
-        if not direct:
+        if not direct and not inclusive:
             if not self._int_expr(stop, func, allow_bool=True):
                 return None
             stop_name = self._fresh(STOP_NAMES)
         return LoopForm("counter", f"counter loop over {v}", counter=v, step=step, stop_name=stop_name,
-                        stop_first=start is None or int_literal(start) is not None)
+                        stop_first=start is None or int_literal(start) is not None, inclusive=inclusive)
 
     def _index(self, loop: cst.For, func: cst.FunctionDef, body_bound: set[str]) -> LoopForm | None:
         if not self.builtin("len"):
@@ -795,8 +914,32 @@ class LoopForms:
         simple = isinstance(t, cst.Name) or (flat and self._yields_tuples(loop.iter, func))
         iterator = self._fresh(ITERATOR_NAMES)
         item = None if simple else self._fresh(ITEM_NAMES)
-        return LoopForm("general", f"while loop over {iterator} = iter(...)", iterator=iterator, item=item,
-                        flag=flag)
+        wrap = not self._iterator_expr(loop.iter, func)
+        return LoopForm("general", f"while loop over {iterator} = iter(...)" if wrap else
+                        f"while loop over {iterator} = {_callee(loop.iter)}", iterator=iterator, item=item,
+                        flag=flag, wrap_iter=wrap)
+
+    def _iterator_expr(self, e: cst.BaseExpression, func: cst.FunctionDef | None) -> bool:
+        """``e`` evaluates to an iterator whose ``__iter__`` returns itself (``iter(e)`` is
+        ``e``): a generator expression, a call of the builtin ``zip``, ``map``, ``filter`` or
+        ``enumerate``, or ``reversed`` of a ``list``/``tuple``/``str``/``range``/``dict`` (a
+        class's ``__reversed__`` may return any object)."""
+        if isinstance(e, cst.GeneratorExp):
+            return True
+        if not (isinstance(e, cst.Call) and isinstance(e.func, cst.Name)):
+            return False
+        name = e.func.value
+        if name in ("zip", "map", "filter", "enumerate"):
+            return self.builtin(name)
+        if name == "reversed" and self.builtin("reversed") and len(e.args) == 1 \
+                and e.args[0].keyword is None and not e.args[0].star:
+            arg = e.args[0].value
+            if self._sequence_expr(arg, func):
+                return True
+            if self._own_name(arg, func):
+                types = self._observed(func, arg.value)
+                return bool(types) and types <= SEQUENCE_TYPES | {"range", "dict"}
+        return False
 
 
 def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
