@@ -516,6 +516,8 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
                         per[kind]["oracle rejects"] += 1
                         if v.status not in ("equivalent", "weak"):  # "weak" variants are written too
                             per[kind]["default not accepted"] += 1
+                            missed.append({"id": row["id"], "kind": kind, "mutant": src, "oracle": ov.reason,
+                                           "default": v.status, "reason": v.reason, "coverage": None})
                         else:
                             missed.append({"id": row["id"], "kind": kind, "mutant": src,
                                            "oracle": ov.reason, "default": v.status,
@@ -655,6 +657,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", type=Path, help="write the per-kind table here")
     ap.add_argument("--json", type=Path, help="write counts and the missed mutants here")
     ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--ids", default="", help="comma-separated row ids: only those programs (after --rows, "
+                    "--sample and --skip)")
     ap.add_argument("--false-alarms", action="store_true",
                     help="instead: check every built-in transform's variants in proof mode (false alarms, "
                          "share proved)")
@@ -667,6 +671,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(x) for x in a.data.read_text().splitlines() if x.strip()]
     rows = random.Random(a.seed).sample(rows, min(a.rows, len(rows))) if a.sample else rows[:a.rows]
     rows = rows[a.skip:]
+    if a.ids:
+        wanted = {x.strip() for x in a.ids.split(",") if x.strip()}
+        rows = [r for r in rows if r["id"] in wanted]
 
     if a.false_alarms:
         from codemorph.jobs.generate import default_transforms
