@@ -375,7 +375,7 @@ def plan_seeds(sandbox: Sandbox, source: str, entry: str, texts: Sequence[str],
 
 
 #: how many shapes (:func:`filled_shapes`) a filled container gets at most
-MAX_SHAPES = 5
+MAX_SHAPES = 6
 #: the empty element of each element type (a shape puts one into the container)
 _EMPTY_ELEMENT: dict[type, Any] = {str: "", int: 0, float: 0.0, bool: False, list: [], dict: {}}
 
@@ -389,6 +389,7 @@ def filled_shapes(filled: Any, others: Sequence[Any] = ()) -> list[Any]:
     * two elements (the first two);
     * two equal elements (the first twice, then the second: ``[e0, e0, e1]``; for a dict,
       the first two keys with the first value);
+    * reversed (lists and tuples);
     * the type's empty element (``''``, ``0``, ``0.0``, ``False``, ``[]``, ``{}``) after
       the first two elements (for a dict, as a key when it is a string or a number,
       else as the value);
@@ -401,7 +402,7 @@ def filled_shapes(filled: Any, others: Sequence[Any] = ()) -> list[Any]:
     A set or frozenset gets no repeated element.  An empty ``filled`` has no shapes.
 
     Example: ``filled_shapes(['b', 'a', 'ab'])`` is ``[['b'], ['b', 'a'], ['b', 'b', 'a'],
-    ['b', 'a', ''], ['b', 'a', 'ab', 'b', 'a']]``."""
+    ['ab', 'a', 'b'], ['b', 'a', ''], ['b', 'a', 'ab', 'b', 'a']]``."""
     if not isinstance(filled, (list, tuple, set, frozenset, dict)) or not filled:
         return []
     kind = type(filled)
@@ -432,6 +433,7 @@ def filled_shapes(filled: Any, others: Sequence[Any] = ()) -> list[Any]:
             out.append(kind(elems[:2]))
             if kind in (list, tuple):
                 out.append(kind([e0, e0, elems[1]]))
+                out.append(kind(elems[::-1]))
         if type(e0) in _EMPTY_ELEMENT and (kind in (list, tuple) or type(e0) not in (list, dict)):
             out.append(kind(elems[:2] + [_empty(e0)]))
         n = _other_length(others)
@@ -506,7 +508,8 @@ def _entry_function(source: str, entry: str) -> ast.FunctionDef | None:
 
 def _strings(source: str, parts: Sequence[_Part]) -> tuple[str, ...]:
     """Strings worth putting into an empty container besides ``'b'``, ``'a'``, ``'ab'``: the
-    other arguments' short strings, and strings as long as the program's small integer
+    other arguments' short strings, the first two short strings inside each other list,
+    tuple, set or dict (a dict's keys: ``{'foo': 'bar'}`` gives ``'foo'``), and strings as long as the program's small integer
     literals say (the first two such lengths): ``len(key) == 3`` gives ``'aaa'``, and for
     the first other string argument shorter than that (say ``'a'``) one that starts with
     it and one that ends with it (``'abb'``, ``'bba'``)."""
@@ -516,6 +519,10 @@ def _strings(source: str, parts: Sequence[_Part]) -> tuple[str, ...]:
         if q.literal and isinstance(q.value, str) and 0 < len(q.value) <= 10:
             out.append(q.value)
             others.append(q.value)
+    for q in parts:  # then the first two short strings in each other container (a dict's keys)
+        if q.literal and isinstance(q.value, (list, tuple, set, frozenset, dict)):
+            inner = sorted(q.value, key=repr) if isinstance(q.value, (set, frozenset)) else list(q.value)
+            out += [x for x in inner if isinstance(x, str) and 0 < len(x) <= 10][:2]
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):

@@ -107,10 +107,10 @@ def test_ordinary_seeds_get_no_plan(sandbox):
 
 # ------------------------------------------------------------- shapes of a filled container
 def test_filled_shapes_cover_lengths_equal_elements_and_the_empty_element():
-    assert filled_shapes(["b", "a", "ab"]) == [["b"], ["b", "a"], ["b", "b", "a"], ["b", "a", ""],
-                                               ["b", "a", "ab", "b", "a"]]
+    assert filled_shapes(["b", "a", "ab"]) == [["b"], ["b", "a"], ["b", "b", "a"], ["ab", "a", "b"],
+                                               ["b", "a", ""], ["b", "a", "ab", "b", "a"]]
     # as long as another argument (an int between 4 and 8 here)
-    assert filled_shapes([3, 1, 2], [6]) == [[3], [3, 1], [3, 3, 1], [3, 1, 0], [3, 1, 2, 3, 1, 2]]
+    assert filled_shapes([3, 1, 2], [6]) == [[3], [3, 1], [3, 3, 1], [2, 1, 3], [3, 1, 0], [3, 1, 2, 3, 1, 2]]
     assert filled_shapes({"b": 3, "a": 1, "ab": 2}) == [{"b": 3}, {"b": 3, "a": 1}, {"b": 3, "a": 3},
                                                         {"b": 3, "a": 1, "": 3}]
     # a set never repeats an element, and its order does not depend on the hash seed
@@ -121,7 +121,7 @@ def test_filled_shapes_cover_lengths_equal_elements_and_the_empty_element():
 def test_empty_list_seed_gets_shapes_with_two_equal_elements(sandbox):
     plan = plan_seed(sandbox, "def f(xs):\n    return sorted(set(xs))\n", "f", "[]")
     assert plan.proxies == ("[3, 1, 2]", "['b', 'a', 'ab']")
-    assert plan.shapes == ("[3]", "[3, 1]", "[3, 3, 1]", "[3, 1, 0]", "[3, 1, 2, 3, 1]")
+    assert plan.shapes == ("[3]", "[3, 1]", "[3, 3, 1]", "[2, 1, 3]", "[3, 1, 0]", "[3, 1, 2, 3, 1]")
 
 
 def test_shapes_keep_the_other_arguments_and_cross_with_their_mutants(sandbox):
@@ -130,6 +130,14 @@ def test_shapes_keep_the_other_arguments_and_cross_with_their_mutants(sandbox):
     assert plan.shapes[:3] == ("[3], 0, 1", "[3, 1], 0, 1", "[3, 3, 1], 0, 1")
     assert cross_shape("[3, 1], 0, 1", plan.base, "[], 3, 4") == "[3, 1], 3, 4"
     assert cross_shape("[3, 1], 0, 1", plan.base, "[], 3") is None
+
+
+def test_strings_of_other_containers_fill_an_empty_dict(sandbox):
+    # a key of the other dict among the filled keys: the ``else`` branch runs on the proxy
+    code = ("def f(a, b):\n    for key, value in b.items():\n        if key not in a:\n"
+            "            a[key] = [value]\n        else:\n            a[key].append(value)\n    return a\n")
+    plan = plan_seed(sandbox, code, "f", "{}, {'foo': 'bar'}")
+    assert plan.proxies[0] == "{'b': [2, 1], 'a': [3], 'ab': [], 'foo': [2, 1]}, {'foo': 'bar'}"
 
 
 def test_key_strings_start_and_end_with_the_other_argument(sandbox):
