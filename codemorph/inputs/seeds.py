@@ -397,7 +397,9 @@ def filled_shapes(filled: Any, others: Sequence[Any] = ()) -> list[Any]:
       argument values: the length of the first other string, list, tuple or dict, or the
       first other int, when it is between 4 and 8), else two elements longer than
       ``filled``; the elements repeated in order;
-    * for a dict, as many items as another argument is long (when ``filled`` has that many).
+    * for a dict, longer too: as many items as another argument is long (as above), else
+      two items more than ``filled``; the new keys are fresh (``'c'``, ``'d'``, ...; numbers
+      after the largest key), the values repeat.
 
     A set or frozenset gets no repeated element.  An empty ``filled`` has no shapes.
 
@@ -421,8 +423,9 @@ def filled_shapes(filled: Any, others: Sequence[Any] = ()) -> list[Any]:
         elif type(v0) in _EMPTY_ELEMENT:
             out.append({k0: _empty(v0)} | dict(items[1:2]))
         n = _other_length(others)
-        if n is not None and n > len(items):
-            out.append(dict(items[:n]))
+        n = n if n is not None and n != len(items) else len(items) + 2
+        out.append(dict(items[:n]) | {k: items[i % len(items)][1] for i, k in
+                                      enumerate(_fresh_keys(filled, n - len(items)))})
     else:
         # a set's own order depends on the hash seed: its elements in the order of their reprs
         elems = sorted(filled, key=lambda e: (type(e).__name__, repr(e))) if kind in (set, frozenset) \
@@ -445,6 +448,22 @@ def filled_shapes(filled: Any, others: Sequence[Any] = ()) -> list[Any]:
         if v != filled and not any(type(u) is type(v) and u == v and repr(u) == repr(v) for u in unique):
             unique.append(v)
     return unique[:MAX_SHAPES]
+
+
+def _fresh_keys(d: dict, n: int) -> list:
+    """``n`` keys of the type of ``d``'s first key that ``d`` lacks (``'c'``, ``'d'``, ... for
+    strings; the next numbers after the largest for numbers); fewer for other key types."""
+    if n <= 0 or not d:
+        return []
+    k0 = next(iter(d))
+    if type(k0) is str:
+        pool = (c for c in "cdefghijklmnopqrstuvwxyz")
+    elif type(k0) in (int, float):
+        top = max(k for k in d if type(k) in (int, float))
+        pool = (type(k0)(top + i) for i in range(1, n + len(d) + 1))
+    else:
+        return []
+    return [k for k in pool if k not in d][:n]
 
 
 def _empty(v: Any) -> Any:

@@ -112,7 +112,9 @@ def test_filled_shapes_cover_lengths_equal_elements_and_the_empty_element():
     # as long as another argument (an int between 4 and 8 here)
     assert filled_shapes([3, 1, 2], [6]) == [[3], [3, 1], [3, 3, 1], [2, 1, 3], [3, 1, 0], [3, 1, 2, 3, 1, 2]]
     assert filled_shapes({"b": 3, "a": 1, "ab": 2}) == [{"b": 3}, {"b": 3, "a": 1}, {"b": 3, "a": 3},
-                                                        {"b": 3, "a": 1, "": 3}]
+                                                        {"b": 3, "a": 1, "": 3},
+                                                        {"b": 3, "a": 1, "ab": 2, "c": 3, "d": 1}]
+    assert filled_shapes({3: "b", 1: "a"})[-1] == {3: "b", 1: "a", 4: "b", 5: "a"}
     # a set never repeats an element, and its order does not depend on the hash seed
     assert filled_shapes({"b", "a", "ab"}) == [{"a"}, {"a", "ab"}, {"a", "ab", ""}]
     assert filled_shapes([]) == []
@@ -138,6 +140,14 @@ def test_strings_of_other_containers_fill_an_empty_dict(sandbox):
             "            a[key] = [value]\n        else:\n            a[key].append(value)\n    return a\n")
     plan = plan_seed(sandbox, code, "f", "{}, {'foo': 'bar'}")
     assert plan.proxies[0] == "{'b': [2, 1], 'a': [3], 'ab': [], 'foo': [2, 1]}, {'foo': 'bar'}"
+
+
+def test_verifier_rejects_a_wrong_bound_on_the_size_of_an_empty_dict_seed(sandbox):
+    # only a dict of exactly six items tells ``> 5`` from ``> 6``: the longer shape has six
+    code = "def f(cart):\n    while len(cart) > 5:\n        cart.popitem()\n    return cart\n"
+    verdict = verify(code, code.replace("> 5", "> 6"), inputs=["{}"], sandbox=sandbox)
+    assert verdict.status == "differs"
+    assert len(parse_args(verdict.counterexample.args)[0][0]) == 6
 
 
 def test_key_strings_start_and_end_with_the_other_argument(sandbox):
