@@ -580,7 +580,7 @@ def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, se
                 # them only when asked, in trees where it takes ``types``)
                 reqs = check_requests(base, res.program, sb.limits.timeout, **types_kw)
                 outs = sb.run_batch(reqs)
-                v = judge(base, reqs, outs)
+                v = judge(base, reqs, outs, stdout_lines=res.stdout_lines)  # misleading-print's declared lines
                 if prove:
                     v = prove_verdict(v, base, res.program, outs)
                 per[name]["variants"] += 1
