@@ -22,7 +22,9 @@ stronger baseline than ``generate`` uses: leave it out to measure the default ve
 the stats count the extra executions this costs.
 
 A mutant counts only when the oracle rejects it (status ``differs``): mutants the oracle
-accepts are probably equivalent and are left out of the denominator.  Per kind the script
+accepts are probably equivalent and are left out of the denominator.  The JSON's ``missed``
+lists every mutant the oracle rejects and the default verifier does not (its status:
+``equivalent``, ``weak``, or ``inconclusive`` with the reason).  Per kind the script
 reports how many mutants were made, how many the oracle rejects, the share of those the
 default verifier rejects with a counterexample (``differs``) and the share it does not
 accept (``differs`` or ``inconclusive``: neither is written by ``generate``).
@@ -30,6 +32,7 @@ accept (``differs`` or ``inconclusive``: neither is written by ``generate``).
 Usage::
 
     python benchmarks/mutation_score.py [--rows 800] [--sample] [--factor 100] [--workers 2] [--guided]
+                                        [--skip N] [--ids sample_263,sample_435] [--data rows.jsonl]
                                         [--markdown out.md] [--json out.json]
     python benchmarks/mutation_score.py --false-alarms [--rows 800] [--guided] [--transforms a,b]
 
