@@ -22,7 +22,9 @@ stronger baseline than ``generate`` uses: leave it out to measure the default ve
 the stats count the extra executions this costs.
 
 A mutant counts only when the oracle rejects it (status ``differs``): mutants the oracle
-accepts are probably equivalent and are left out of the denominator.  Per kind the script
+accepts are probably equivalent and are left out of the denominator.  The JSON's ``missed``
+lists every mutant the oracle rejects and the default verifier does not (its status:
+``equivalent``, ``weak``, or ``inconclusive`` with the reason).  Per kind the script
 reports how many mutants were made, how many the oracle rejects, the share of those the
 default verifier rejects with a counterexample (``differs``) and the share it does not
 accept (``differs`` or ``inconclusive``: neither is written by ``generate``).
@@ -30,6 +32,7 @@ accept (``differs`` or ``inconclusive``: neither is written by ``generate``).
 Usage::
 
     python benchmarks/mutation_score.py [--rows 800] [--sample] [--factor 100] [--workers 2] [--guided]
+                                        [--skip N] [--ids sample_263,sample_435] [--data rows.jsonl]
                                         [--markdown out.md] [--json out.json]
     python benchmarks/mutation_score.py --false-alarms [--rows 800] [--guided] [--transforms a,b]
 
@@ -516,6 +519,8 @@ def run(rows: list[dict], factor: int, workers: int, seed: int, oracle_timeout: 
                         per[kind]["oracle rejects"] += 1
                         if v.status not in ("equivalent", "weak"):  # "weak" variants are written too
                             per[kind]["default not accepted"] += 1
+                            missed.append({"id": row["id"], "kind": kind, "mutant": src, "oracle": ov.reason,
+                                           "default": v.status, "reason": v.reason, "coverage": None})
                         else:
                             missed.append({"id": row["id"], "kind": kind, "mutant": src,
                                            "oracle": ov.reason, "default": v.status,
@@ -578,7 +583,7 @@ def false_alarms(rows: list[dict], transforms: tuple[str, ...], workers: int, se
                 # them only when asked, in trees where it takes ``types``)
                 reqs = check_requests(base, res.program, sb.limits.timeout, **types_kw)
                 outs = sb.run_batch(reqs)
-                v = judge(base, reqs, outs)
+                v = judge(base, reqs, outs, stdout_lines=res.stdout_lines)  # misleading-print's declared lines
                 if prove:
                     v = prove_verdict(v, base, res.program, outs)
                 per[name]["variants"] += 1
@@ -655,6 +660,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--markdown", type=Path, help="write the per-kind table here")
     ap.add_argument("--json", type=Path, help="write counts and the missed mutants here")
     ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--ids", default="", help="comma-separated row ids: only those programs (after --rows, "
+                    "--sample and --skip)")
     ap.add_argument("--false-alarms", action="store_true",
                     help="instead: check every built-in transform's variants in proof mode (false alarms, "
                          "share proved)")
@@ -667,6 +674,9 @@ def main(argv: list[str] | None = None) -> int:
     rows = [json.loads(x) for x in a.data.read_text().splitlines() if x.strip()]
     rows = random.Random(a.seed).sample(rows, min(a.rows, len(rows))) if a.sample else rows[:a.rows]
     rows = rows[a.skip:]
+    if a.ids:
+        wanted = {x.strip() for x in a.ids.split(",") if x.strip()}
+        rows = [r for r in rows if r["id"] in wanted]
 
     if a.false_alarms:
         from codemorph.jobs.generate import default_transforms

@@ -28,11 +28,12 @@ from codemorph.inputs.guided import GUIDED_EXECUTIONS, GUIDED_MAX, GuidedResult,
 from codemorph.inputs.literals import format_args, format_value, parse_args
 from codemorph.inputs.mutation import (BIG_INTS, CROSS_SHARE, MAX_RESIZE_GROWTH, NESTED_FILL, MutationSpace,
                                        mutate_args)
-from codemorph.inputs.seeds import FALLBACK_TYPES, SeedPlan, element_evidence, needs_plan, plan_seed, plan_seeds
+from codemorph.inputs.seeds import (FALLBACK_TYPES, SeedPlan, cross_shape, element_evidence, filled_shapes, needs_plan,
+                                    plan_seed, plan_seeds)
 from codemorph.inputs.values import MAX_GROWTH, is_type_changing, type_paths, type_signature
 
 __all__ = ["kind_mutants", "stdin_mutants", "call_mutants", "parse_stdin", "harness_method", "parse_args", "format_args", "format_value", "mutate_args", "type_paths", "MAX_GROWTH", "CROSS_SHARE",
            "coverage_additions", "GuidedResult", "GUIDED_MAX", "GUIDED_EXECUTIONS", "edge_cases", "EDGE_SHARE",
            "EDGE_MIN_REQUEST", "EDGE_FILL", "CLASS_CALLS", "RANKED", "MutationSpace", "is_type_changing",
            "type_signature", "MAX_RESIZE_GROWTH", "BIG_INTS", "NESTED_FILL", "SeedPlan", "plan_seed", "plan_seeds",
-           "needs_plan", "element_evidence", "FALLBACK_TYPES"]
+           "needs_plan", "element_evidence", "FALLBACK_TYPES", "filled_shapes", "cross_shape"]

@@ -44,8 +44,8 @@ from codemorph.errors import InputError
 from codemorph.inputs.literals import format_args, format_value, parse_args
 from codemorph.sandbox.pool import ExecRequest, Sandbox
 
-__all__ = ["SeedPlan", "needs_plan", "plan_seed", "plan_seeds", "element_evidence", "FALLBACK_TYPES",
-           "MAX_PROXIES", "EVALUATOR"]
+__all__ = ["SeedPlan", "cross_shape", "needs_plan", "plan_seed", "plan_seeds", "element_evidence", "filled_shapes",
+           "FALLBACK_TYPES", "MAX_PROXIES", "MAX_SHAPES", "EVALUATOR"]
 
 #: element types tried in the sandbox when the program shows none (in this order)
 FALLBACK_TYPES = ("int", "str")
@@ -109,6 +109,10 @@ class SeedPlan:
             values of a type the program accepts.
         notes: what could not be varied, in words (an argument that is not a literal, an
             empty container whose element type nothing showed).
+        shapes: literal argument lists like the first proxy with each filled container in
+            other shapes (:func:`filled_shapes`: one element, two, two equal elements, the
+            type's empty element, the length of another argument); new inputs too, but they
+            share the proxies' mutant budget instead of bringing their own.
     """
 
     text: str
@@ -117,6 +121,7 @@ class SeedPlan:
     proxies: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     tried: tuple[str, ...] = field(default=(), compare=False)
+    shapes: tuple[str, ...] = ()
 
     def wrap(self, literal_text: str) -> str:
         """The full argument list for a mutant ``literal_text`` of :attr:`base` or of a
@@ -137,6 +142,26 @@ class SeedPlan:
             else:
                 out.append(f"{p.keyword}=" + (format_value(kwargs[p.keyword]) if p.literal else p.text))
         return ", ".join(out)
+
+
+def cross_shape(shape: str, base: str, mutant: str) -> str | None:
+    """The base ``mutant`` (a mutant of a plan's :attr:`SeedPlan.base`, whose empty
+    containers stay empty) with the filled containers of ``shape`` (a proxy or shape of the
+    same plan) in their places: the arguments where ``shape`` differs from ``base`` come
+    from ``shape``, the others from ``mutant``.  ``None`` when the three are not argument
+    lists of the same arguments.
+
+    Example: ``cross_shape("['b', 'a'], 0, 1", "[], 0, 1", "[], 3, 4")`` is
+    ``"['b', 'a'], 3, 4"``."""
+    try:
+        (sa, sk), (ba, bk), (ma, mk) = parse_args(shape), parse_args(base), parse_args(mutant)
+    except InputError:
+        return None
+    if not (len(sa) == len(ba) == len(ma)) or not (set(sk) == set(bk) == set(mk)):
+        return None
+    args = [s if format_value(s) != format_value(b) else m for s, b, m in zip(sa, ba, ma)]
+    kwargs = {k: sk[k] if format_value(sk[k]) != format_value(bk[k]) else mk[k] for k in sk}
+    return format_args(args, kwargs)
 
 
 def needs_plan(text: str) -> bool:
@@ -331,8 +356,130 @@ def plan_seeds(sandbox: Sandbox, source: str, entry: str, texts: Sequence[str],
         base = format_args(*_literal_args(parts)) if any(p.literal for p in parts) and not unusable else None
         if unusable and not chosen:
             base = None
-        plans[t] = SeedPlan(t, parts, base, tuple(dict.fromkeys(proxies)), tuple(notes[t]), tuple(tried))
+        # the first proxy's filled containers in other shapes (lengths, equal elements, the
+        # empty element): inputs that the mutants of a three-element proxy rarely reach
+        shapes = []
+        if not unusable:
+            for j in chosen:
+                others = tuple(_Part(q.keyword, q.text, chosen[k][0] if k in chosen else q.value, q.literal)
+                               for k, q in enumerate(parts))
+                for shaped in filled_shapes(chosen[j][0], [q.value for k, q in enumerate(parts)
+                                                           if k != j and q.literal]):
+                    filled = tuple(_Part(q.keyword, q.text, shaped if k == j else q.value, q.literal)
+                                   for k, q in enumerate(others))
+                    shapes.append(format_args(*_literal_args(filled)))
+        proxies = list(dict.fromkeys(proxies))
+        shapes = [x for x in dict.fromkeys(shapes) if x not in proxies and x != base]
+        plans[t] = SeedPlan(t, parts, base, tuple(proxies), tuple(notes[t]), tuple(tried), tuple(shapes))
     return plans
+
+
+#: how many shapes (:func:`filled_shapes`) a filled container gets at most
+MAX_SHAPES = 6
+#: the empty element of each element type (a shape puts one into the container)
+_EMPTY_ELEMENT: dict[type, Any] = {str: "", int: 0, float: 0.0, bool: False, list: [], dict: {}}
+
+
+def filled_shapes(filled: Any, others: Sequence[Any] = ()) -> list[Any]:
+    """Other shapes of a filled container (a proxy's list, tuple, set or dict of samples),
+    each a new input that mutation of the three-element proxy rarely reaches; at most
+    :data:`MAX_SHAPES`, in this order, without repeats:
+
+    * one element (the first);
+    * two elements (the first two);
+    * two equal elements (the first twice, then the second: ``[e0, e0, e1]``; for a dict,
+      the first two keys with the first value);
+    * reversed (lists and tuples);
+    * the type's empty element (``''``, ``0``, ``0.0``, ``False``, ``[]``, ``{}``) after
+      the first two elements (for a dict, as a key when it is a string or a number,
+      else as the value);
+    * longer (lists and tuples): as long as another argument (``others``: the seed's other
+      argument values: the length of the first other string, list, tuple or dict, or the
+      first other int, when it is between 4 and 8), else two elements longer than
+      ``filled``; the elements repeated in order;
+    * for a dict, longer too: as many items as another argument is long (as above), else
+      two items more than ``filled``; the new keys are fresh (``'c'``, ``'d'``, ...; numbers
+      after the largest key), the values repeat.
+
+    A set or frozenset gets no repeated element.  An empty ``filled`` has no shapes.
+
+    Example: ``filled_shapes(['b', 'a', 'ab'])`` is ``[['b'], ['b', 'a'], ['b', 'b', 'a'],
+    ['ab', 'a', 'b'], ['b', 'a', ''], ['b', 'a', 'ab', 'b', 'a']]``."""
+    if not isinstance(filled, (list, tuple, set, frozenset, dict)) or not filled:
+        return []
+    kind = type(filled)
+    out: list[Any] = []
+    if isinstance(filled, dict):
+        items = list(filled.items())
+        k0, v0 = items[0]
+        out.append({k0: v0})
+        if len(items) > 1:
+            k1, v1 = items[1]
+            out.append({k0: v0, k1: v1})
+            out.append({k0: v0, k1: v0})
+        zero_key = _EMPTY_ELEMENT.get(type(k0))
+        if type(k0) in (str, int, float) and zero_key not in filled:
+            out.append(dict(items[:2]) | {zero_key: v0})
+        elif type(v0) in _EMPTY_ELEMENT:
+            out.append({k0: _empty(v0)} | dict(items[1:2]))
+        n = _other_length(others)
+        n = n if n is not None and n != len(items) else len(items) + 2
+        out.append(dict(items[:n]) | {k: items[i % len(items)][1] for i, k in
+                                      enumerate(_fresh_keys(filled, n - len(items)))})
+    else:
+        # a set's own order depends on the hash seed: its elements in the order of their reprs
+        elems = sorted(filled, key=lambda e: (type(e).__name__, repr(e))) if kind in (set, frozenset) \
+            else list(filled)
+        e0 = elems[0]
+        out.append(kind([e0]))
+        if len(elems) > 1:
+            out.append(kind(elems[:2]))
+            if kind in (list, tuple):
+                out.append(kind([e0, e0, elems[1]]))
+                out.append(kind(elems[::-1]))
+        if type(e0) in _EMPTY_ELEMENT and (kind in (list, tuple) or type(e0) not in (list, dict)):
+            out.append(kind(elems[:2] + [_empty(e0)]))
+        n = _other_length(others)
+        if kind in (list, tuple):
+            n = n if n is not None and n != len(elems) else len(elems) + 2
+            out.append(kind([elems[i % len(elems)] for i in range(n)]))
+    unique: list[Any] = []
+    for v in out:
+        if v != filled and not any(type(u) is type(v) and u == v and repr(u) == repr(v) for u in unique):
+            unique.append(v)
+    return unique[:MAX_SHAPES]
+
+
+def _fresh_keys(d: dict, n: int) -> list:
+    """``n`` keys of the type of ``d``'s first key that ``d`` lacks (``'c'``, ``'d'``, ... for
+    strings; the next numbers after the largest for numbers); fewer for other key types."""
+    if n <= 0 or not d:
+        return []
+    k0 = next(iter(d))
+    if type(k0) is str:
+        pool = (c for c in "cdefghijklmnopqrstuvwxyz")
+    elif type(k0) in (int, float):
+        top = max(k for k in d if type(k) in (int, float))
+        pool = (type(k0)(top + i) for i in range(1, n + len(d) + 1))
+    else:
+        return []
+    return [k for k in pool if k not in d][:n]
+
+
+def _empty(v: Any) -> Any:
+    e = _EMPTY_ELEMENT[type(v)]
+    return type(e)() if isinstance(e, (list, dict)) else e
+
+
+def _other_length(others: Sequence[Any]) -> int | None:
+    """The length :func:`filled_shapes` copies: of the first other argument that has one."""
+    for v in others:
+        if isinstance(v, bool):
+            continue
+        n = len(v) if isinstance(v, (str, list, tuple, dict)) else v if isinstance(v, int) else None
+        if n is not None:
+            return n if 4 <= n <= 8 else None
+    return None
 
 
 def plan_seed(sandbox: Sandbox, source: str, entry: str, text: str) -> SeedPlan | None:
@@ -380,12 +527,21 @@ def _entry_function(source: str, entry: str) -> ast.FunctionDef | None:
 
 def _strings(source: str, parts: Sequence[_Part]) -> tuple[str, ...]:
     """Strings worth putting into an empty container besides ``'b'``, ``'a'``, ``'ab'``: the
-    other arguments' short strings, and strings as long as the program's small integer
-    literals say (``len(key) == 3`` gives ``'aaa'``; the first two such lengths)."""
+    other arguments' short strings, the first two short strings inside each other list,
+    tuple, set or dict (a dict's keys: ``{'foo': 'bar'}`` gives ``'foo'``), and strings as long as the program's small integer
+    literals say (the first two such lengths): ``len(key) == 3`` gives ``'aaa'``, and for
+    the first other string argument shorter than that (say ``'a'``) one that starts with
+    it and one that ends with it (``'abb'``, ``'bba'``)."""
     out: list[str] = []
+    others: list[str] = []
     for q in parts:
         if q.literal and isinstance(q.value, str) and 0 < len(q.value) <= 10:
             out.append(q.value)
+            others.append(q.value)
+    for q in parts:  # then the first two short strings in each other container (a dict's keys)
+        if q.literal and isinstance(q.value, (list, tuple, set, frozenset, dict)):
+            inner = sorted(q.value, key=repr) if isinstance(q.value, (set, frozenset)) else list(q.value)
+            out += [x for x in inner if isinstance(x, str) and 0 < len(x) <= 10][:2]
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
@@ -393,7 +549,12 @@ def _strings(source: str, parts: Sequence[_Part]) -> tuple[str, ...]:
     if tree is not None:
         ints = sorted({n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is int
                        and 3 <= n.value <= 8})
-        out += ["a" * n for n in ints[:2]]
+        for n in ints[:2]:
+            out.append("a" * n)
+            for o in others[:1]:
+                if len(o) < n:
+                    pad = next(c for c in "bcx" if c not in o) * (n - len(o))
+                    out += [o + pad, pad + o]
     return tuple(x for x in dict.fromkeys(out) if x not in _SAMPLES["str"])
 
 

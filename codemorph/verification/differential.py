@@ -34,7 +34,7 @@ import libcst as cst
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.errors import InputError, ParseError
 from codemorph.inputs import coverage_additions, format_args, kind_mutants, mutate_args, parse_args
-from codemorph.inputs import SeedPlan, needs_plan, plan_seeds
+from codemorph.inputs import SeedPlan, cross_shape, needs_plan, plan_seeds
 from codemorph.engine.program import Program
 from codemorph.sandbox.kinds import request_for
 from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
@@ -340,14 +340,44 @@ def _next_generation(text: str, n: int, seed: int, stream: str, literals: list, 
     return out
 
 
+#: mutants of each shape of a planned seed's filled container (:attr:`~codemorph.inputs.SeedPlan.shapes`)
+SHAPE_MUTANTS = 4
+
+
 def _plan_mutants(plan: SeedPlan, extra: int, seed: int, literals: list, hints: Iterable[str],
                   literal_of: dict[str, tuple[str, SeedPlan]]) -> list[str]:
-    """A planned seed's inputs: each proxy, then the mutants of the proxies and of the
-    base, round robin (proxies first)."""
-    sources = list(plan.proxies) + ([plan.base] if plan.base is not None else [])
+    """A planned seed's inputs: each proxy and shape, then the mutants of the proxies, the
+    shapes and the base, round robin (proxies first, then shapes).  A shape brings at most
+    :data:`SHAPE_MUTANTS` more inputs (it shares the proxies' budget): the shape crossed with
+    the base's first mutants (:func:`~codemorph.inputs.cross_shape`: the other arguments
+    varied), topped up with the shape's own mutants."""
+    sources = list(plan.proxies) + list(plan.shapes) + ([plan.base] if plan.base is not None else [])
+    shapes = set(plan.shapes)
     lists: list[list[str]] = []
+    base_mutants: list[str] = []
+    if plan.base is not None and plan.shapes:
+        try:
+            base_mutants = mutate_args(plan.base, extra, derive_rng(seed, "mutate-inputs", plan.text, plan.base),
+                                       literals, hints)
+        except InputError:
+            base_mutants = []
     for k, lit in enumerate(sources):
         own = [] if lit == plan.base else [lit]
+        if lit == plan.base and base_mutants:
+            # the shapes' inputs come out of the base's share, not the proxies'
+            lists.append(base_mutants[:max(extra // 2, extra - (1 + SHAPE_MUTANTS) * len(plan.shapes))])
+            continue
+        if lit in shapes:
+            # the shape with the other arguments of the base's first mutants (they vary
+            # only the arguments that were not empty), then the shape's own mutants
+            ms = [c for m in base_mutants[:SHAPE_MUTANTS // 2] if (c := cross_shape(lit, plan.base, m)) is not None]
+            try:
+                ms += mutate_args(lit, extra, derive_rng(seed, "mutate-inputs", plan.text, lit), literals,
+                                  hints)[:SHAPE_MUTANTS - len(ms)]
+            except InputError:
+                pass
+            lists.append(own + ms)
+            continue
         try:
             ms = mutate_args(lit, extra, derive_rng(seed, "mutate-inputs", plan.text, lit), literals, hints)
         except InputError:

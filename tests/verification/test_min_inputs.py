@@ -4,7 +4,7 @@ containers, calls, no usable argument) are varied through sandbox-evaluated prox
 
 from __future__ import annotations
 
-from codemorph.inputs import element_evidence, parse_args, plan_seed
+from codemorph.inputs import cross_shape, element_evidence, filled_shapes, parse_args, plan_seed
 from codemorph.verification import MIN_INPUTS, verify
 
 SUM = "def f(xs):\n    return sum(xs)\n"
@@ -103,3 +103,80 @@ def test_only_none_arguments_get_the_types_the_program_accepts(sandbox):
 
 def test_ordinary_seeds_get_no_plan(sandbox):
     assert plan_seed(sandbox, SUM, "f", "[1, 2]") is None
+
+
+# ------------------------------------------------------------- shapes of a filled container
+def test_filled_shapes_cover_lengths_equal_elements_and_the_empty_element():
+    assert filled_shapes(["b", "a", "ab"]) == [["b"], ["b", "a"], ["b", "b", "a"], ["ab", "a", "b"],
+                                               ["b", "a", ""], ["b", "a", "ab", "b", "a"]]
+    # as long as another argument (an int between 4 and 8 here)
+    assert filled_shapes([3, 1, 2], [6]) == [[3], [3, 1], [3, 3, 1], [2, 1, 3], [3, 1, 0], [3, 1, 2, 3, 1, 2]]
+    assert filled_shapes({"b": 3, "a": 1, "ab": 2}) == [{"b": 3}, {"b": 3, "a": 1}, {"b": 3, "a": 3},
+                                                        {"b": 3, "a": 1, "": 3},
+                                                        {"b": 3, "a": 1, "ab": 2, "c": 3, "d": 1}]
+    assert filled_shapes({3: "b", 1: "a"})[-1] == {3: "b", 1: "a", 4: "b", 5: "a"}
+    # a set never repeats an element, and its order does not depend on the hash seed
+    assert filled_shapes({"b", "a", "ab"}) == [{"a"}, {"a", "ab"}, {"a", "ab", ""}]
+    assert filled_shapes([]) == []
+
+
+def test_empty_list_seed_gets_shapes_with_two_equal_elements(sandbox):
+    plan = plan_seed(sandbox, "def f(xs):\n    return sorted(set(xs))\n", "f", "[]")
+    assert plan.proxies == ("[3, 1, 2]", "['b', 'a', 'ab']")
+    assert plan.shapes == ("[3]", "[3, 1]", "[3, 3, 1]", "[2, 1, 3]", "[3, 1, 0]", "[3, 1, 2, 3, 1]")
+
+
+def test_shapes_keep_the_other_arguments_and_cross_with_their_mutants(sandbox):
+    code = "def f(numbers, num, val):\n    numbers.insert(num, val)\n    return numbers\n"
+    plan = plan_seed(sandbox, code, "f", "[], 0, 1")
+    assert plan.shapes[:3] == ("[3], 0, 1", "[3, 1], 0, 1", "[3, 3, 1], 0, 1")
+    assert cross_shape("[3, 1], 0, 1", plan.base, "[], 3, 4") == "[3, 1], 3, 4"
+    assert cross_shape("[3, 1], 0, 1", plan.base, "[], 3") is None
+
+
+def test_strings_of_other_containers_fill_an_empty_dict(sandbox):
+    # a key of the other dict among the filled keys: the ``else`` branch runs on the proxy
+    code = ("def f(a, b):\n    for key, value in b.items():\n        if key not in a:\n"
+            "            a[key] = [value]\n        else:\n            a[key].append(value)\n    return a\n")
+    plan = plan_seed(sandbox, code, "f", "{}, {'foo': 'bar'}")
+    assert plan.proxies[0] == "{'b': [2, 1], 'a': [3], 'ab': [], 'foo': [2, 1]}, {'foo': 'bar'}"
+
+
+def test_verifier_rejects_a_wrong_bound_on_the_size_of_an_empty_dict_seed(sandbox):
+    # only a dict of exactly six items tells ``> 5`` from ``> 6``: the longer shape has six
+    code = "def f(cart):\n    while len(cart) > 5:\n        cart.popitem()\n    return cart\n"
+    verdict = verify(code, code.replace("> 5", "> 6"), inputs=["{}"], sandbox=sandbox)
+    assert verdict.status == "differs"
+    assert len(parse_args(verdict.counterexample.args)[0][0]) == 6
+
+
+def test_key_strings_start_and_end_with_the_other_argument(sandbox):
+    code = ("def f(query, base):\n    net = 0\n    for key, val in base.items():\n"
+            "        if len(key) == 3 and key[-1] == query:\n            net += val\n    return net\n")
+    plan = plan_seed(sandbox, code, "f", "'a', {}")
+    assert plan.proxies[0] == "'a', {'b': 3, 'a': 1, 'ab': 2, 'aaa': 3, 'abb': 1, 'bba': 2}"
+
+
+def test_verifier_rejects_a_wrong_last_letter_test_on_an_empty_dict_seed(sandbox):
+    # the wrong rewrite tests the first letter where the original tests the last: only a
+    # key of length 3 that ends with the query and starts otherwise tells them apart
+    code = ("def f(query, base):\n    net = 0\n    for key, val in base.items():\n"
+            "        if key[0] == query and len(key) == 3:\n            net -= val\n"
+            "        elif key[-1] == query and len(key) == 3:\n            net += val\n    return net\n")
+    wrong = code.replace("key[-1] == query", "key[-1 + 1] == query")
+    verdict = verify(code, wrong, inputs=["'a', {}"], sandbox=sandbox)
+    assert verdict.status == "differs"
+    query, base = parse_args(verdict.counterexample.args)[0]
+    assert any(len(k) == 3 and k[-1] == query != k[0] for k in base)
+
+
+def test_verifier_rejects_a_wrong_insert_position_on_an_empty_list_seed(sandbox):
+    # the positions differ only when the list holds two elements or more while it is
+    # filled up to ``num``: a short shape crossed with a larger ``num``
+    code = ("def f(numbers, num, val):\n    while len(numbers) < num:\n"
+            "        numbers.insert(len(numbers) // 2, val)\n    return ' '.join(numbers)\n")
+    wrong = code.replace("// 2", "// 3")
+    verdict = verify(code, wrong, inputs=["[], 0, 1"], sandbox=sandbox)
+    assert verdict.status == "differs"
+    numbers, num, _ = parse_args(verdict.counterexample.args)[0]
+    assert 2 <= len(numbers) < num
