@@ -19,23 +19,15 @@ __all__ = [
     "loop_jumps", "find", "name_nodes", "lazy_scopes", "block_statements", "prepend_lines",
     "comment_lines", "statement_comments", "simple_line", "assign", "int_literal", "int_node",
     "qualname", "definitely_bound", "function_of", "refuse_program", "owner_refusal", "Plan",
-    "BlockRewriter", "for_sites", "for_loop_facts", "choose_loop_sites", "target_names",
+    "BlockRewriter", "LoopBodyScope", "for_sites", "for_loop_facts", "choose_loop_sites", "target_names",
 ]
 
 
-class _LoopJumps(cst.CSTVisitor):
-    """``break`` / ``continue`` statements that belong to the loop whose body is visited
-    (not to loops, functions or classes nested in it; the ``else`` of a nested loop
-    belongs to the outer loop and is visited)."""
-
-    def __init__(self) -> None:
-        self.found: list[cst.CSTNode] = []
-
-    def visit_Break(self, node: cst.Break) -> None:
-        self.found.append(node)
-
-    def visit_Continue(self, node: cst.Continue) -> None:
-        self.found.append(node)
+class LoopBodyScope:
+    """Mixin for a libcst visitor or transformer of one loop's body: it stays out of the
+    functions, lambdas and classes defined there, and of nested loops except their ``else``
+    (a ``break``/``continue`` there belongs to the visited loop).  A subclass that treats a
+    nested loop otherwise overrides :meth:`_nested_loop` (return ``False`` not to enter)."""
 
     def _nested_loop(self, node: cst.For | cst.While) -> bool:
         if node.orelse is not None:
@@ -56,6 +48,21 @@ class _LoopJumps(cst.CSTVisitor):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
+
+
+class _LoopJumps(LoopBodyScope, cst.CSTVisitor):
+    """``break`` / ``continue`` statements that belong to the loop whose body is visited
+    (not to loops, functions or classes nested in it; the ``else`` of a nested loop
+    belongs to the outer loop and is visited)."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.CSTNode] = []
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.found.append(node)
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found.append(node)
 
 
 def loop_jumps(body: cst.BaseSuite) -> list[str]:

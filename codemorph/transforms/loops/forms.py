@@ -76,7 +76,7 @@ from codemorph.authoring.facts import ProgramFacts
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import parenthesize_if_bare_tuple
 from codemorph.transforms.loops.common import (
-    BlockRewriter, Plan, choose_loop_sites, for_loop_facts, for_sites, refuse_program,
+    BlockRewriter, LoopBodyScope, Plan, choose_loop_sites, for_loop_facts, for_sites, refuse_program,
     block_statements, find, int_literal, int_node, lazy_scopes, loop_jumps, name_nodes, prepend_lines, target_names,
 )
 
@@ -135,7 +135,7 @@ def _plain_call(node: cst.BaseExpression, func: str) -> cst.Call | None:
     return None
 
 
-class _StepBeforeContinue(cst.CSTTransformer):
+class _StepBeforeContinue(LoopBodyScope, cst.CSTTransformer):
     """Inserts the loop's increment before each ``continue`` that belongs to the loop whose
     body is visited (not to nested loops, functions or classes; the ``else`` of a nested
     loop belongs to the visited loop)."""
@@ -145,24 +145,14 @@ class _StepBeforeContinue(cst.CSTTransformer):
         self.step = step
 
     def _nested_loop(self, node: cst.For | cst.While) -> bool:
-        return False
+        return False  # its else is rewritten on the way out (_leave_loop)
 
     def _leave_loop(self, original_node, updated_node):
         if updated_node.orelse is not None:
             return updated_node.with_changes(orelse=updated_node.orelse.visit(self))
         return updated_node
 
-    visit_For = visit_While = _nested_loop
     leave_For = leave_While = _leave_loop
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
     def _with_step(self, smalls) -> list:
         out = []
@@ -192,7 +182,7 @@ class _StepBeforeContinue(cst.CSTTransformer):
         return cst.IndentedBlock(body=lines, header=updated_node.trailing_whitespace)
 
 
-class _ContinueInCleanup(cst.CSTVisitor):
+class _ContinueInCleanup(LoopBodyScope, cst.CSTVisitor):
     """Finds a ``continue`` of the loop whose body is visited (as :func:`loop_jumps` counts
     them) that sits inside a ``with`` or inside a ``try`` with ``finally`` in that body: code
     (``__exit__``, the ``finally`` block) runs between the ``continue`` and the next test, so
@@ -228,21 +218,6 @@ class _ContinueInCleanup(cst.CSTVisitor):
     def leave_TryStar(self, node: cst.TryStar) -> None:
         self.depth -= node.finalbody is not None
 
-    def _nested_loop(self, node: cst.For | cst.While) -> bool:
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    visit_For = visit_While = _nested_loop
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
 
 
 def continue_in_cleanup(body: cst.BaseSuite) -> bool:
