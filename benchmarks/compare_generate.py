@@ -5,7 +5,7 @@ Each tree is run by its own interpreter (``--base`` and ``--new``: a venv's ``py
 that tree installed, e.g. ``pip install -e``), as a fresh process per run started in the
 output directory (so the current directory's ``codemorph`` is not imported instead), alternating base and new for ``--rounds`` rounds
 on the same first ``--rows`` CRUXEval rows with the same transforms (default: the four
-foundation transforms) and one worker.  A run's CPU time is the user + system time of the
+foundation transforms) and ``--workers`` processes (default 1).  A run's CPU time is the user + system time of the
 process and every process it waited for (its sandbox worker and that worker's children),
 from ``wait4``.  Printed: each run's CPU and wall seconds, the medians, the CPU ratio
 new/base, and the differences between the two trees' last outputs: rows (ids, code, inputs,
@@ -14,7 +14,7 @@ outputs, kinds, verification statuses), coverage figures, rejects (ids and stage
 Usage::
 
     python benchmarks/compare_generate.py --base /work/wt/base/.venv/bin/python \\
-        --new .venv/bin/python [--rows 300] [--rounds 3] [--transforms a,b,c]
+        --new .venv/bin/python [--rows 300] [--rounds 3] [--transforms a,b,c] [--workers 1]
 """
 
 from __future__ import annotations
@@ -39,15 +39,16 @@ from pathlib import Path
 import codemorph
 print("codemorph from", Path(codemorph.__file__).parent, flush=True)
 from codemorph.jobs.generate import GenerateConfig, generate
-src, out, transforms = sys.argv[1:4]
-generate(Path(src), Path(out), GenerateConfig.from_transforms(tuple(transforms.split(",")), workers=1))
+src, out, transforms, workers = sys.argv[1:5]
+generate(Path(src), Path(out), GenerateConfig.from_transforms(tuple(transforms.split(",")), workers=int(workers)))
 """
 
 
-def run(python: str, src: Path, out: Path, transforms: str) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one generate run in a fresh process."""
+def run(python: str, src: Path, out: Path, transforms: str, workers: int = 1) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one generate run in a fresh process with ``workers``
+    worker processes; raises ``SystemExit`` when the run fails."""
     start = time.perf_counter()
-    proc = subprocess.Popen([python, "-c", _RUN, str(src), str(out), transforms], cwd=out.parent)
+    proc = subprocess.Popen([python, "-c", _RUN, str(src), str(out), transforms, str(workers)], cwd=out.parent)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -98,6 +99,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--transforms", default=FOUR)
+    ap.add_argument("--workers", type=int, default=1, help="worker processes of each generate run")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--keep", type=Path, default=None, help="directory to keep the outputs in")
     args = ap.parse_args()
@@ -109,10 +111,10 @@ def main() -> None:
         src.write_text("".join(line for _, line in zip(range(args.rows), fh)), encoding="utf-8")
     cpu = {"base": [], "new": []}
     wall = {"base": [], "new": []}
-    print(f"{args.rows} rows, transforms {args.transforms}, load average {os.getloadavg()[0]:.2f}")
+    print(f"{args.rows} rows, transforms {args.transforms}, {args.workers} workers, load average {os.getloadavg()[0]:.2f}")
     for i in range(args.rounds):
         for name, py in (("base", args.base), ("new", args.new)):
-            c, w = run(py, src, tmp / f"{name}.jsonl", args.transforms)
+            c, w = run(py, src, tmp / f"{name}.jsonl", args.transforms, args.workers)
             cpu[name].append(c)
             wall[name].append(w)
             print(f"round {i + 1} {name}: {c:.1f} CPU s, {w:.1f} wall s (load {os.getloadavg()[0]:.2f})", flush=True)
