@@ -379,15 +379,24 @@ def _map_inline(fn, rows, setup, passthrough, close) -> Iterator[tuple[Any, Any]
             state.close()
 
 
-def die_with_parent() -> None:
+def die_with_parent(parent: int | None = None) -> None:
     """Make this process end when the process that started it ends, even by ``SIGKILL``
     (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing).  The initializer of
     codemorph's worker pools: a ``kill -9`` of ``codemorph generate`` must not leave its
     workers (and, through them, their sandbox processes, which end when their host's pipe
-    closes) running.  Exits at once when the parent is already gone."""
+    closes) running.
+
+    Args:
+        parent: the process id of the process that started this one (``os.getpid()`` taken
+            there, passed as the pool's ``initargs``); ``None``: this process's parent now.
+            Exits at once when the parent is no longer ``parent`` (it ended before the
+            death signal was armed, and this process was handed to another).  A parent
+            that is process 1 (codemorph as a container's first process, with no init) is
+            a parent like any other."""
     if not sys.platform.startswith("linux"):
         return
-    parent = os.getppid()
+    if parent is None:
+        parent = os.getppid()
     try:
         import ctypes
         import signal
@@ -395,7 +404,7 @@ def die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     except Exception:  # noqa: BLE001 - best effort: no libc, no prctl
         return
-    if os.getppid() != parent or parent == 1:
+    if os.getppid() != parent:
         os._exit(1)
 
 
@@ -406,7 +415,7 @@ def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, clos
         pool: cf.Executor = cf.ThreadPoolExecutor(workers, thread_name_prefix="codemorph-map")
     else:
         pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                      initializer=die_with_parent)
+                                      initializer=die_with_parent, initargs=(os.getpid(),))
     try:
         yield from _ordered_futures(rows, rows_per_task, passthrough, window or 4 * workers,
                                     lambda todo: pool.submit(_run_task, token, setup, fn, todo),
