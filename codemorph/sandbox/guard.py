@@ -23,7 +23,7 @@ import _thread
 import os
 import sys
 
-__all__ = ["REFUSED_EVENTS", "REFUSED_PREFIXES", "PATH_EVENTS", "WRITE_FLAGS", "REFUSED_WHAT", "AF_UNIX",
+__all__ = ["REFUSED_EVENTS", "REFUSED_PREFIXES", "PATH_EVENTS", "WRITE_FLAGS", "MAX_WRITTEN_FILES", "REFUSED_WHAT", "AF_UNIX",
            "STANDARD_FDS", "opens_for_writing", "sqlite_paths", "is_program_code", "refused_what", "install_guard"]
 
 #: audit events refused in the child outright (processes, threads, signals to others,
@@ -47,6 +47,9 @@ PATH_EVENTS = {
     "os.removexattr": (0,), "shutil.rmtree": (0,), "shutil.move": (0, 1), "shutil.copyfile": (1,),
     "shutil.copymode": (1,), "shutil.copystat": (1,), "shutil.copytree": (1,), "shutil.chown": (0,),
 }
+#: distinct files a request may create or write inside the work directory: with the file-size
+#: limit (``RLIMIT_FSIZE``, the output limit + 4 KiB) it bounds the disk one request can fill
+MAX_WRITTEN_FILES = 64
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 #: the standard streams' file descriptors: the sandbox holds its own there (``/dev/null``
 #: as standard input, its capture file as output), so ``open(0)`` would not read what a plain
@@ -137,9 +140,12 @@ def install_guard(workdir, state, before_zygote_signal=None):
     Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
     in the forked child only (a hook cannot be removed, so it ends with the child).
 
-    Every refusal is counted in ``state`` (an object with attributes ``refused``, an int, and
-    ``refused_what``, a str or ``None``; the worker passes its per-request state and resets it
-    before each request): the request's outcome becomes ``"refused"``, never a
+    Inside ``workdir`` a request may create or write at most :data:`MAX_WRITTEN_FILES`
+    distinct files (each capped by the file-size limit), so a program cannot fill the disk.
+
+    Every refusal is counted in ``state`` (an object with attributes ``refused``, an int,
+    ``refused_what``, a str or ``None``, and ``written_files``, the set of files the request
+    wrote; the worker passes its per-request state and resets it before each request): the request's outcome becomes ``"refused"``, never a
     ``PermissionError`` raised by the program, since a plain interpreter would have let the
     call through.
 
@@ -152,6 +158,7 @@ def install_guard(workdir, state, before_zygote_signal=None):
     prefix = root + os.sep
     refused, refused_prefixes, path_events = REFUSED_EVENTS, REFUSED_PREFIXES, PATH_EVENTS
     what_of, writes, std_fds = REFUSED_WHAT, opens_for_writing, STANDARD_FDS
+    max_files = MAX_WRITTEN_FILES
     # what the import system and the interpreter's modules read: the installation
     installed = set()
     for d in [*sys.path, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
@@ -207,7 +214,13 @@ def install_guard(workdir, state, before_zygote_signal=None):
             if isinstance(path, int) and path in std_fds:
                 deny(event, f"opening the standard stream of file descriptor {path}")
             elif inside(path):
-                pass
+                if writes(args) and not isinstance(path, int):
+                    full = resolved(path)
+                    files = state.written_files
+                    if full not in files and full != "/dev/null":
+                        if len(files) >= max_files:
+                            deny(event, f"writing more than {max_files} files in the sandbox's temporary directory")
+                        files.add(full)
             elif writes(args):
                 deny(event, f"writing {path!r} outside the sandbox's temporary directory")
             elif not may_read(path):

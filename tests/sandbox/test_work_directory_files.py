@@ -15,7 +15,7 @@ import pytest
 
 from codemorph.jobs.generate import GenerateConfig, generate
 from codemorph.sandbox import request_for
-from codemorph.sandbox.guard import is_program_code, sqlite_paths
+from codemorph.sandbox.guard import MAX_WRITTEN_FILES, is_program_code, sqlite_paths
 from codemorph.sandbox.pool import Limits, Sandbox
 
 # a ClassEval-like row: the harness creates a database in its working directory and reads
@@ -131,3 +131,19 @@ def test_program_code_is_code_compiled_from_text():
     assert is_program_code("<program>") and is_program_code("<string>")
     assert not is_program_code("<frozen importlib._bootstrap_external>")
     assert not is_program_code("/usr/lib/python3.11/csv.py")
+
+
+MANY_FILES = ("def f(n):\n    for i in range(n):\n        with open(f'part{i}.txt', 'w') as fh:\n"
+              "            fh.write('x' * 1000)\n    with open('part0.txt', 'a') as fh:\n        fh.write('y')\n"
+              "    return n\n")
+
+
+def test_a_run_may_write_up_to_the_file_cap_and_each_run_starts_the_count_afresh(box):
+    outs = box.run_batch([request_for(MANY_FILES, "f", "args", str(MAX_WRITTEN_FILES))] * 2)
+    assert [(o.status, o.value_repr) for o in outs] == [("returned", str(MAX_WRITTEN_FILES))] * 2
+
+
+def test_a_run_writing_more_files_than_the_cap_is_refused_so_it_cannot_fill_the_disk(box):
+    o = box.run(request_for(MANY_FILES, "f", "args", str(MAX_WRITTEN_FILES + 1)))
+    assert o.status == "refused" and o.value_repr is None
+    assert f"writing more than {MAX_WRITTEN_FILES} files" in o.note

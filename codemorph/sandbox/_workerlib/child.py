@@ -205,6 +205,7 @@ class _Child:
         STATE.out_of_lines = False
         STATE.refused = 0
         STATE.refused_what = None
+        STATE.written_files = set()
         STATE.memory_raised = False
         STATE.coverage_partial = False
         STATE.stop_tracing = None

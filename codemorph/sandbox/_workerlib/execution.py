@@ -27,6 +27,8 @@ class _State:
     #: the first one refused ("network access (socket.__new__)")
     refused = 0
     refused_what = None
+    #: files the current request created or wrote inside the work directory (the guard caps them)
+    written_files = set()
     #: a MemoryError was raised in a frame of the program during the current request
     #: (seen by a trace function's "exception" event), whether or not the program caught it
     memory_raised = False
