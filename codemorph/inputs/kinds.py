@@ -140,7 +140,7 @@ def _step_token(space: MutationSpace, v: Any, digits: bool, rng: random.Random) 
     for _ in range(4):
         new = space.step(v, rng, v)
         if digits and type(new) is str:
-            new = "".join(c for c in new if c.isdigit())
+            new = "".join(c for c in new if c in "0123456789")  # not "²": str.isdigit() takes it, int() does not
         if isinstance(new, str) and (not new or any(c.isspace() for c in new)):
             continue
         if type(new) is type(v) and new != v:
@@ -163,50 +163,68 @@ def stdin_mutants(text: str, n: int, rng: random.Random, literals: Iterable[Any]
     flat = [t for line in lines for t in line]
     space = MutationSpace((flat, {}), literals, allow_type_change=allow_type_change)
     fixed = {p for p in (shape.line_count, shape.token_count) if p is not None}
-    slots = [(i, j) for i, line in enumerate(lines) for j in range(len(line)) if (i, j) not in fixed]
     out: list[str] = []
     seen = {text}
-    for _ in range(n * 8):
-        if len(out) >= n:
-            break
-        new = [list(line) for line in lines]
-        r = rng.random()
-        if r < 0.7 and slots:
-            for (i, j) in rng.sample(slots, k=min(len(slots), 1 if rng.random() < 0.7 else 2)):
-                v = _step_token(space, new[i][j], (i, j) in shape.digits, rng)
-                if v is not None:
-                    new[i][j] = v
-        elif r < 0.85:
-            # a token deleted or repeated on a line of several tokens of one type
-            multi = [i for i, line in enumerate(new) if len(line) > 1 and len({type(t) for t in line}) == 1
-                     and not (i == 0 and fixed)]
-            if not multi:
+    made: list[list[list[Any]]] = []
+    # first from the seed itself; when its one-edit neighbours run out before n (a lone
+    # integer has about twenty), from the mutants made so far (two edits from the seed)
+    for phase in (0, 1):
+        for _ in range(n * 8):
+            if len(out) >= n or (phase and not made):
+                break
+            base = lines if phase == 0 else rng.choice(made)
+            new = _stdin_edit(base, shape, fixed, space, rng)
+            if new is None:
                 continue
-            i = rng.choice(multi)
-            j = rng.randrange(len(new[i]))
-            if rng.random() < 0.5:
-                del new[i][j]
-            else:
-                new[i].insert(j, new[i][j])
-        else:
-            if len(new) < 3 and shape.line_count is None:
-                continue
-            i = rng.randrange(1, len(new))
-            if rng.random() < 0.5 and len(new) > 2:
-                del new[i]
-            else:
-                new.insert(i, list(new[i]))
-        if shape.line_count is not None:
-            li, lj = shape.line_count
-            new[li][lj] = len(new) - 1
-        if shape.token_count is not None and len(new) > 1:
-            ti, tj = shape.token_count
-            new[ti][tj] = len(new[1])
-        mutant = shape.render(new)
-        if mutant not in seen:
-            seen.add(mutant)
-            out.append(mutant)
+            mutant = shape.render(new)
+            if mutant not in seen:
+                seen.add(mutant)
+                out.append(mutant)
+                made.append(new)
     return out
+
+
+def _stdin_edit(base: list[list[Any]], shape: Any, fixed: set, space: MutationSpace,
+                rng: random.Random) -> list[list[Any]] | None:
+    """One random edit of the token lines ``base`` (a token changed, a token of a line of like
+    tokens deleted or repeated, or a line after the first deleted or repeated), with the
+    counts of ``shape`` (``line_count``, ``token_count``) made to follow; ``None`` when the
+    drawn kind of edit does not fit."""
+    new = [list(line) for line in base]
+    slots = [(i, j) for i, line in enumerate(new) for j in range(len(line)) if (i, j) not in fixed]
+    r = rng.random()
+    if r < 0.7 and slots:
+        for (i, j) in rng.sample(slots, k=min(len(slots), 1 if rng.random() < 0.7 else 2)):
+            v = _step_token(space, new[i][j], (i, j) in shape.digits, rng)
+            if v is not None:
+                new[i][j] = v
+    elif r < 0.85:
+        # a token deleted or repeated on a line of several tokens of one type
+        multi = [i for i, line in enumerate(new) if len(line) > 1 and len({type(t) for t in line}) == 1
+                 and not (i == 0 and fixed)]
+        if not multi:
+            return None
+        i = rng.choice(multi)
+        j = rng.randrange(len(new[i]))
+        if rng.random() < 0.5:
+            del new[i][j]
+        else:
+            new[i].insert(j, new[i][j])
+    else:
+        if len(new) < 3 and shape.line_count is None:
+            return None
+        i = rng.randrange(1, len(new))
+        if rng.random() < 0.5 and len(new) > 2:
+            del new[i]
+        else:
+            new.insert(i, list(new[i]))
+    if shape.line_count is not None:
+        li, lj = shape.line_count
+        new[li][lj] = len(new) - 1
+    if shape.token_count is not None and len(new) > 1:
+        ti, tj = shape.token_count
+        new[ti][tj] = len(new[1])
+    return new
 
 
 # ---------------------------------------------------------------------------------- call

@@ -83,3 +83,22 @@ def test_kind_mutants_are_deterministic():
     p = Program("print(input())\n", script=True)
     assert kind_mutants(p, ["ab 1\n"], 10, 7, "stdin") == kind_mutants(p, ["ab 1\n"], 10, 7, "stdin")
     assert kind_mutants(p, ["ab 1\n"], 10, 7, "stdin") != kind_mutants(p, ["ab 1\n"], 10, 8, "stdin")
+
+
+def test_a_lone_integer_gets_two_edit_mutants_once_its_one_edit_neighbours_run_out():
+    ms = stdin_mutants("512\n", 49, random.Random(0))
+    assert len(ms) == len(set(ms)) == 49 and "512\n" not in ms
+    assert all(type(parse_stdin(m).lines[0][0]) is int and len(parse_stdin(m).lines) == 1 for m in ms)
+    # the one-edit neighbours come first, as before: 512 +- 1, 2, 3, 5, its negation, double, half
+    one_edit = {f"{v}\n" for v in (513, 511, 514, 510, 515, 509, 517, 507, -512, 1024, 256)}
+    first = set(ms[:15])
+    assert len(first & one_edit) >= 8
+    assert "1026\n" in ms or "-513\n" in ms  # two edits: double then +2, negate then -1
+
+
+def test_digit_runs_with_leading_zeros_get_two_edit_mutants_and_stay_ascii_digits():
+    ms = stdin_mutants("0011\n", 49, random.Random(0))
+    assert len(ms) == len(set(ms)) == 21  # 15 one edit from the seed (14 before "²" was dropped)
+    assert {"01010\n", "1010\n", "0000\n"} <= set(ms)  # two edits
+    # ASCII digits only: "²" is str.isdigit() but int() rejects it, so it would change the type
+    assert all(set(m.strip()) <= set("0123456789") and m.strip() for m in ms)
