@@ -13,8 +13,9 @@ control): when that fails too (lower-case ``fail``), the suite cannot pass from 
 file on this machine, and a rewrite is counted as failing (``FAIL``) only when other tests
 fail against it than against the copy.
 
-The suite runs in a fresh interpreter (``python -I -S``: only the standard library on
-``sys.path``) with the rewritten module's folder first on ``sys.path`` before anything is
+The suite runs in a fresh interpreter (``python -I -S -X frozen_modules=off``: only the
+standard library on ``sys.path``, and frozen modules such as ``posixpath`` imported from
+files) with the rewritten module's folder first on ``sys.path`` before anything is
 imported, so ``unittest`` itself and every other module import the rewrite too; the script
 checks that the module imported is the rewrite.  These are the interpreter's own, trusted
 files, so they run as plain subprocesses, not in the sandbox.
@@ -70,10 +71,12 @@ sys.exit(0 if result.wasSuccessful() and result.testsRun else 1)
 
 
 def source_of(module: str) -> Path | None:
-    """The ``.py`` file of a standard-library module (a package's ``__init__.py``; ``None``
-    for built-in or frozen ones)."""
+    """The ``.py`` file of a standard-library module (a package's ``__init__.py``, the source a
+    frozen module was frozen from; ``None`` for built-in ones)."""
     spec = importlib.util.find_spec(module)
     origin = getattr(spec, "origin", None)
+    if origin == "frozen":  # posixpath, ntpath, runpy...: the suite runs with -X frozen_modules=off
+        origin = getattr(spec.loader_state, "filename", None)
     return Path(origin) if origin and origin.endswith(".py") else None
 
 
@@ -108,7 +111,7 @@ def run_suite(module: str, folder: Path, timeout: float = 600.0, suite: str | No
     ``timeout`` is in seconds; a suite still running then counts as not passed."""
     code = RUNNER.format(folder=str(folder), module=module, suite=f"test.test_{suite or module}")
     try:
-        proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True,
+        proc = subprocess.run([sys.executable, "-I", "-S", "-X", "frozen_modules=off", "-c", code], capture_output=True, text=True,
                               timeout=timeout, cwd=folder)
     except subprocess.TimeoutExpired:
         return False, f"timed out after {timeout:.0f} s", frozenset({"(timeout)"})
