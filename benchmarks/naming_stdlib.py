@@ -8,9 +8,14 @@ For every module and every step (``rename-locals``, ``rename-functions``,
 -t rename-classes``) the script prints how many names were renamed (the sites of the
 result: one per renamed binding, plus one per updated keyword argument), the first reason
 given when a transform did not apply, and whether the suite passed against the rewrite.
+Each module first runs its suite against an unchanged copy placed the same way (the
+control): when that fails too (lower-case ``fail``), the suite cannot pass from a copied
+file on this machine, and a rewrite is counted as failing (``FAIL``) only when other tests
+fail against it than against the copy.
 
-The suite runs in a fresh interpreter (``python -I -S``: only the standard library on
-``sys.path``) with the rewritten module's folder first on ``sys.path`` before anything is
+The suite runs in a fresh interpreter (``python -I -S -X frozen_modules=off``: only the
+standard library on ``sys.path``, and frozen modules such as ``posixpath`` imported from
+files) with the rewritten module's folder first on ``sys.path`` before anything is
 imported, so ``unittest`` itself and every other module import the rewrite too; the script
 checks that the module imported is the rewrite.  These are the interpreter's own, trusted
 files, so they run as plain subprocesses, not in the sandbox.
@@ -19,6 +24,8 @@ Usage::
 
     python benchmarks/naming_stdlib.py                       # the default list below
     python benchmarks/naming_stdlib.py textwrap shlex        # chosen modules
+    python benchmarks/naming_stdlib.py _strptime:strptime    # MODULE:SUITE runs test.test_SUITE
+    python benchmarks/naming_stdlib.py urllib.parse:urlparse # a module of a package
     python benchmarks/naming_stdlib.py --option rename-locals.parameters=all textwrap
 
 Modules whose ``test.test_<module>`` is not installed (the ``test`` package is optional in
@@ -29,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,7 +54,9 @@ DEFAULT_MODULES = (
     "bisect", "fractions", "pprint", "argparse", "optparse", "configparser", "ipaddress", "gettext",
     "base64", "html", "quopri", "graphlib", "getopt",
 )
-STEPS = (("rename-locals",), ("rename-functions",), ("rename-classes",),
+#: the first step is the control: an unchanged copy of the module, run the same way, so a
+#: suite that cannot pass from a copied file (or fails on this machine) is not blamed on a transform
+STEPS = ((), ("rename-locals",), ("rename-functions",), ("rename-classes",),
          ("rename-locals", "rename-functions", "rename-classes"))
 
 RUNNER = """
@@ -60,26 +71,53 @@ sys.exit(0 if result.wasSuccessful() and result.testsRun else 1)
 
 
 def source_of(module: str) -> Path | None:
-    """The ``.py`` file of a standard-library module (``None`` for built-in or frozen ones)."""
+    """The ``.py`` file of a standard-library module (a package's ``__init__.py``, the source a
+    frozen module was frozen from; ``None`` for built-in ones)."""
     spec = importlib.util.find_spec(module)
     origin = getattr(spec, "origin", None)
-    return Path(origin) if origin and origin.endswith(".py") and spec.submodule_search_locations is None else None
+    if origin == "frozen":  # posixpath, ntpath, runpy...: the suite runs with -X frozen_modules=off
+        origin = getattr(spec.loader_state, "filename", None)
+    return Path(origin) if origin and origin.endswith(".py") else None
 
 
-def has_suite(module: str) -> bool:
-    """Whether ``test.test_<module>`` is installed (found without importing it)."""
+def place(module: str, path: Path, source: str, folder: Path) -> None:
+    """Write ``source`` as ``module`` (its file is ``path``) under ``folder``.
+
+    A module of a package (``urllib.parse``, or ``json`` itself) needs its whole package:
+    the top-level package is copied to ``folder`` and the one file replaced, so that the
+    copy, not the installed package, is imported."""
+    top = importlib.util.find_spec(module.partition(".")[0])
+    if top.submodule_search_locations is None:
+        (folder / path.name).write_text(source, encoding="utf-8")
+        return
+    package = Path(list(top.submodule_search_locations)[0])
+    shutil.copytree(package, folder / package.name, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / package.name / path.relative_to(package)).write_text(source, encoding="utf-8")
+
+
+def has_suite(suite: str) -> bool:
+    """Whether ``test.test_<suite>`` is installed (found without importing it)."""
     try:
-        return importlib.util.find_spec(f"test.test_{module}") is not None
+        return importlib.util.find_spec(f"test.test_{suite}") is not None
     except ModuleNotFoundError:
         return False
 
 
-def run_suite(module: str, folder: Path, timeout: float = 600.0) -> tuple[bool, str]:
-    """Run ``test.test_<module>`` with ``folder`` first on ``sys.path``; (passed, output tail)."""
-    code = RUNNER.format(folder=str(folder), module=module, suite=f"test.test_{module}")
-    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True,
-                          timeout=timeout, cwd=folder)
-    return proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+def run_suite(module: str, folder: Path, timeout: float = 600.0, suite: str | None = None
+              ) -> tuple[bool, str, frozenset[str]]:
+    """Run ``test.test_<suite>`` (``suite`` defaults to ``module``) with ``folder`` first on
+    ``sys.path``; (passed, output tail, the ids of the tests that failed or errored).
+
+    ``timeout`` is in seconds; a suite still running then counts as not passed."""
+    code = RUNNER.format(folder=str(folder), module=module, suite=f"test.test_{suite or module}")
+    try:
+        proc = subprocess.run([sys.executable, "-I", "-S", "-X", "frozen_modules=off", "-c", code], capture_output=True, text=True,
+                              timeout=timeout, cwd=folder)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {timeout:.0f} s", frozenset({"(timeout)"})
+    output = proc.stdout + proc.stderr
+    failed = frozenset(re.findall(r"^(?:FAIL|ERROR): (.*)$", output, flags=re.MULTILINE))
+    return proc.returncode == 0, output[-2000:], failed
 
 
 def rewrite(source: str, steps: tuple[str, ...], options: dict[str, dict]) -> tuple[str, int, list[str]]:
@@ -96,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("modules", nargs="*", default=list(DEFAULT_MODULES))
     parser.add_argument("--option", "-O", action="append", default=[],
                         help="TRANSFORM.KEY=VALUE (VALUE a bare word, true/false or a number)")
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per suite run (default 600)")
     args = parser.parse_args(argv)
     options: dict[str, dict] = {}
     for text in args.option:
@@ -107,21 +146,29 @@ def main(argv: list[str] | None = None) -> int:
         options.setdefault(name, {})[key] = value
     failures = 0
     print(f"{'module':<14} {'step':<50} {'sites':>5}  suite  seconds  first reason when not applied")
-    for module in args.modules:
+    for spec in args.modules:
+        module, _, suite = spec.partition(":")
+        suite = suite or module
         path = source_of(module)
-        if path is None or not has_suite(module):
-            print(f"{module:<14} skipped: {'no .py source' if path is None else f'test.test_{module} not installed'}")
+        if path is None or not has_suite(suite):
+            print(f"{module:<14} skipped: {'no .py source' if path is None else f'test.test_{suite} not installed'}")
             continue
         source = path.read_text(encoding="utf-8")
+        control_ok, control_failed = True, frozenset()
         for steps in STEPS:
             start = time.perf_counter()
             new, sites, reasons = rewrite(source, steps, options)
             with tempfile.TemporaryDirectory(prefix="naming-stdlib-") as tmp:
-                (Path(tmp) / f"{module}.py").write_text(new, encoding="utf-8")
-                ok, tail = run_suite(module, Path(tmp))
-            failures += not ok
+                place(module, path, new, Path(tmp))
+                ok, tail, failed = run_suite(module, Path(tmp), args.timeout, suite)
+            if not steps:
+                control_ok, control_failed = ok, failed
+            # a rewrite is blamed unless the unchanged copy failed the very same tests
+            same = not ok and not control_ok and steps and failed == control_failed
+            failures += not ok and not same
             reason = reasons[0][:90] if reasons else ""
-            print(f"{module:<14} {' + '.join(steps):<50} {sites:>5}  {'pass' if ok else 'FAIL'}   "
+            verdict = "pass" if ok else ("fail" if same or not steps else "FAIL")
+            print(f"{module:<14} {' + '.join(steps) or '(unchanged copy: control)':<50} {sites:>5}  {verdict}   "
                   f"{time.perf_counter() - start:6.1f}  {reason}", flush=True)
             if not ok:
                 print("    " + tail.strip().replace("\n", "\n    ")[-800:])

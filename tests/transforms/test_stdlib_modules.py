@@ -11,8 +11,8 @@ is the rewrite, so it can fail; :func:`test_forcing_public_parameters_breaks_the
 shows that it does when public parameters are renamed on request.  These are the
 interpreter's own trusted files, so they run as plain subprocesses, not in the sandbox.
 
-The longer list (calendar, statistics, argparse, ...), each transform on its own, is
-``benchmarks/naming_stdlib.py``.
+The longer list (calendar, statistics, argparse, ... and modules of packages), each
+transform on its own, is ``benchmarks/naming_stdlib.py``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 #: modules whose suites run in about a second each
-MODULES = ("textwrap", "shlex", "fnmatch", "string", "colorsys", "bisect")
+MODULES = ("textwrap", "shlex", "fnmatch", "string", "colorsys", "bisect", "cmd", "glob", "netrc", "plistlib",
+           "random", "uuid")
 
 RUNNER = """
 import sys
