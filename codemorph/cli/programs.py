@@ -23,10 +23,15 @@ def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."
                                            help="Transform option KEY=VALUE (VALUE in TOML: all, true, 3, "
                                                 "'text'); TRANSFORM.KEY=VALUE when several -t are given. "
                                                 "Repeatable."),
+          script: bool = typer.Option(False, "--script",
+                                      help="FILE is a script run as `python FILE < input` (a stdin row's "
+                                           "program): nothing imports it, so its module-level names and "
+                                           "loops may be rewritten."),
           ) -> None:
     """Print FILE rewritten by the transforms, in order.  When nothing applies, print the
     source unchanged and say why on stderr (exit 0).  FILE is taken as a module others may
-    import: public names and their parameters keep their names unless an option asks."""
+    import: public names and their parameters keep their names unless an option asks; with
+    ``--script`` it is a script no other code imports (``Program(..., script=True)``)."""
     from codemorph.engine.pipeline import Sequence_
     from codemorph.engine.program import Program
     from codemorph.engine.registry import get_transform
@@ -34,7 +39,7 @@ def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."
     source = read_text(file, "the program to rewrite")
     options = _parse_options(option, transform)
     try:
-        program = Program(source, entry, filename=str(file))
+        program = Program(source, entry, filename=str(file), script=script)
         pipeline = Sequence_(*[get_transform(t, **options.get(t, {})) for t in transform])
     except (ParseError, UnknownTransformError, CodemorphError) as exc:
         fail(str(exc))
