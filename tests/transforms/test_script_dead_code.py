@@ -46,6 +46,8 @@ def test_a_call_between_assignment_and_position_blocks_the_module_level_fact():
     assert [f.name for f in value_facts(module, 1, set(), no_calls=True)] == ["n"]
     assert [f.name for f in value_facts(module, 2, set(), no_calls=True)] == []
     assert [f.name for f in value_facts(module, 3, set(), no_calls=True)] == ["m"]
+    module = cst.parse_module("n = len(xs)\nimport helper\nprint(n)\n")
+    assert value_facts(module, 2, set(), no_calls=True) == []
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -353,9 +353,18 @@ class _HasCall(cst.CSTVisitor):
         self.found = True
         return False
 
+    def visit_Import(self, node: cst.Import) -> bool:
+        self.found = True  # runs the imported module's code
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        self.found = True
+        return False
+
 
 def has_call(node: cst.CSTNode) -> bool:
-    """Whether ``node`` contains a call (anything spelled ``f(...)``, decorators included)."""
+    """Whether ``node`` contains a call (anything spelled ``f(...)``, decorators included)
+    or an import (which runs the imported module's code)."""
     v = _HasCall()
     node.visit(v)
     return v.found
