@@ -62,11 +62,20 @@ def test_for_to_while_keeps_a_called_programs_module_level_loop():
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_dead_code_goes_into_a_scripts_module_body(sandbox, seed):
-    res = get_transform("dead-code").apply(Program(SCRIPT, script=True), seed)
+def test_opaque_dead_code_goes_into_a_scripts_module_body(sandbox, seed):
+    res = get_transform("dead-code", style="opaque").apply(Program(SCRIPT, script=True), seed)
     assert res.applied and "return" not in res.source
     added = [line for line in res.source.splitlines() if line.startswith("if ")]
     assert len(added) == 1  # the program's own if is indented; the inserted one is at module level
+    _same_output(sandbox, SCRIPT, res.source)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_natural_dead_code_in_a_script_checks_a_module_level_value(sandbox, seed):
+    # zeros = 0 is an int >= 0 right after its assignment; i counts range(...) from 0
+    res = get_transform("dead-code").apply(Program(SCRIPT, script=True), seed)
+    assert res.applied and "return" not in res.source
+    assert any(line.lstrip().startswith(("if zeros < 0:", "if i < 0:")) for line in res.source.splitlines())
     _same_output(sandbox, SCRIPT, res.source)
 
 

@@ -334,22 +334,62 @@ def _loop_target_fact(loop: cst.For) -> ValueFact | None:
     return None
 
 
-def value_facts(suite: cst.BaseSuite, index: int, unbinders: set[str], loop: cst.For | None = None
-                ) -> list[ValueFact]:
+def _int_call_kind(node: cst.BaseExpression) -> tuple[str, bool, tuple[str, ...]] | None:
+    """``int(...)`` (the builtin, plain arguments): an exact ``int`` -- CPython's ``int()``
+    copies an ``int`` subclass that ``__int__``/``__index__`` returns into an exact ``int``,
+    or raises.  Used at a script's module level only (``n = int(input())``), so functions'
+    sites, and the variants written for them, are those of the earlier releases."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "int" \
+            and 1 <= len(node.args) <= 2 and all(a.keyword is None and not a.star for a in node.args):
+        return "int", False, ("int",)
+    return None
+
+
+class _HasCall(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.found = True
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        self.found = True  # runs the imported module's code
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        self.found = True
+        return False
+
+
+def has_call(node: cst.CSTNode) -> bool:
+    """Whether ``node`` contains a call (anything spelled ``f(...)``, decorators included)
+    or an import (which runs the imported module's code)."""
+    v = _HasCall()
+    node.visit(v)
+    return v.found
+
+
+def value_facts(suite: cst.BaseSuite | cst.Module, index: int, unbinders: set[str], loop: cst.For | None = None,
+                no_calls: bool = False) -> list[ValueFact]:
     """The facts known before statement ``index`` of ``suite`` (see the module docstring).
 
     Args:
-        suite: a block of the function (an ``IndentedBlock``; other suites give none).
+        suite: a block of the function (an ``IndentedBlock``; other suites give none), or
+            with ``no_calls`` a script's module body.
         index: the position (0 .. ``len(suite.body)``).
         unbinders: names the function may ``del``, catch with ``except as`` or declare
             ``global``/``nonlocal`` (:class:`~codemorph.authoring.FunctionFacts`); never used.
         loop: the ``for`` statement whose body ``suite`` is, if any.
+        no_calls: module scope: no statement between the binding and the position may
+            contain a call (a called function could rebind a global); ``int(...)`` values
+            count too (kind ``int``).
 
     Returns:
         one fact per name, nearest assignment first, then the loop counter.  The caller
         checks that the builtins each fact relies on are not rebound.
     """
-    if not isinstance(suite, cst.IndentedBlock):
+    if not isinstance(suite, cst.IndentedBlock) and not (no_calls and isinstance(suite, cst.Module)):
         return []
     stmts = list(suite.body)[:index]
     blocked: set[str] = set(unbinders)
@@ -361,10 +401,12 @@ def value_facts(suite: cst.BaseSuite, index: int, unbinders: set[str], loop: cst
             assign = stmt.body[0]
             name = assign.targets[0].target.value
             if name not in blocked and not (bound_names_in(assign.value) & {name}):
-                kind = expression_kind(assign.value)
+                kind = expression_kind(assign.value) or (_int_call_kind(assign.value) if no_calls else None)
                 if kind is not None:
                     out.append(ValueFact(name, kind[0], empty=kind[1] and j == len(stmts) - 1, builtins=kind[2]))
         blocked |= bound_names_in(stmt)
+        if no_calls and has_call(stmt):
+            return out  # nothing bound before a call is known after it
     if loop is not None and loop.body is suite:
         fact = _loop_target_fact(loop)
         if fact is not None and fact.name not in blocked:

@@ -108,7 +108,7 @@ def natural_guard(module: cst.Module, ctx: RewriteContext, site: Position, facts
     Raises:
         NotApplicable: the catalogue has no proved check (never for the built-in one).
     """
-    returns = _returns_ok(site)
+    returns = site.func is not None and _returns_ok(site)  # never at a script's module level
     if not facts:
         if not any(c.kind == "length" for c in proved_checks()):
             raise NotApplicable("no check of the catalogue is proved false by z3")

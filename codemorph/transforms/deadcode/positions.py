@@ -14,7 +14,7 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
 from codemorph.authoring.hazards import BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers
 from codemorph.transforms.deadcode.predicates import Body, CONST_HINTS, FRESH_HINTS, proved_predicates
-from codemorph.transforms.deadcode.checks import ValueFact, value_facts
+from codemorph.transforms.deadcode.checks import ValueFact, bound_names_in, value_facts
 from codemorph.transforms.deadcode.blocks import (
     bound_at, definitely_bound_params, function_locals, function_qualnames, function_symbol_tables,
     insertion_blocks, observed_types,
@@ -161,23 +161,118 @@ def choose_position(module: cst.Module, ctx: RewriteContext, scripts: bool = Fal
     return Position(func, suite, index, None if func is None else facts.functions[func], names)
 
 
-def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[[ValueFact], bool]
-                        ) -> tuple[Position, list[ValueFact]]:
+#: identifiers through which a script can reach its module namespace other than by plain
+#: names (``sys.modules[__name__].x = ...``, ``setattr(module, 'x', ...)``)
+_MODULE_NAMESPACE_HAZARDS = frozenset({"__main__", "__dict__", "modules", "setattr", "__import__",
+                                       "import_module", "delattr"})
+
+
+class _ModuleUnbinders(cst.CSTVisitor):
+    """Names any code of the module declares ``global``/``nonlocal``, deletes or catches
+    with ``except ... as``: a module-level fact never holds for them."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self.names |= bound_names_in(node)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self.names |= bound_names_in(node.name)
+
+
+def _module_blocks(module: cst.Module) -> list[tuple[cst.Module | cst.IndentedBlock, int, cst.For | None]]:
+    """The blocks of a script's module scope: ``(block, first position, the for loop whose
+    body it is)`` for the module body and the bodies of its ``if``/``for``/``while``/
+    ``with``/``try`` statements at any depth (never inside a ``def`` or ``class``)."""
+    out: list[tuple[cst.Module | cst.IndentedBlock, int, cst.For | None]] = [
+        (module, _module_positions(module)[0], None)]
+
+    def walk(stmts: Sequence[cst.BaseStatement]) -> None:
+        for stmt in stmts:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or not isinstance(stmt, cst.BaseCompoundStatement):
+                continue
+            suites: list[tuple[cst.BaseSuite, cst.For | None]] = [(stmt.body, stmt if isinstance(stmt, cst.For) else None)]
+            if isinstance(stmt, cst.Try):
+                suites += [(h.body, None) for h in stmt.handlers]
+            orelse = getattr(stmt, "orelse", None)
+            while isinstance(orelse, cst.If):  # elif chain
+                suites.append((orelse.body, None))
+                orelse = orelse.orelse
+            if isinstance(orelse, cst.Else):
+                suites.append((orelse.body, None))
+            final = getattr(stmt, "finalbody", None)
+            if isinstance(final, cst.Finally):
+                suites.append((final.body, None))
+            if not isinstance(stmt, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+                continue  # match, try*: left out
+            for suite, loop in suites:
+                if isinstance(suite, cst.IndentedBlock):
+                    out.append((suite, 0, loop))
+                    walk(suite.body)
+
+    walk(module.body)
+    return out
+
+
+def _module_sites(module: cst.Module, names: frozenset[str]
+                  ) -> list[tuple[tuple[None, cst.Module | cst.IndentedBlock, int], list[ValueFact]]]:
+    """The positions of a script's module scope with the facts that hold there
+    (:func:`value_facts` with ``no_calls``): the name is bound by the nearest assignment
+    before the position in the same block (or is the block's ``for`` counter), no statement
+    in between contains a call or binds it, and no code of the module declares it
+    ``global``/``nonlocal``, deletes it or catches into it.  None when the program can
+    reach its module namespace otherwise (:data:`_MODULE_NAMESPACE_HAZARDS`)."""
+    if names & (DYNAMIC_SCOPE_BUILTINS | _MODULE_NAMESPACE_HAZARDS):
+        return []
+    v = _ModuleUnbinders()
+    module.visit(v)
+    out = []
+    for suite, first, loop in _module_blocks(module):
+        for index in range(first, len(suite.body) + 1):
+            found = value_facts(suite, index, v.names, loop, no_calls=True)
+            if found:
+                out.append(((None, suite, index), found))
+    return out
+
+
+def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[[ValueFact], bool],
+                        scripts: bool = False) -> tuple[Position, list[ValueFact]]:
     """Choose, with ``ctx.rng``, a position as :func:`choose_position` does, preferring the
     positions where a fact about a program value holds (:func:`value_facts`) that ``want``
     accepts and whose builtins the program does not rebind; uniformly among those when
     there are any, else among all positions.
 
+    With ``scripts``, in a script (:attr:`RewriteContext.script`) whose module namespace
+    nothing lists or reaches by name, the module scope's positions with facts count too
+    (:func:`_module_sites`: stricter rules, since any called function could rebind a
+    global); a site without a fact is only ever chosen in a function.
+
     Returns:
         ``(position, the accepted facts there)``; the list is empty when no position has one.
 
     Raises:
-        NotApplicable: as :func:`choose_position`.
+        NotApplicable: as :func:`choose_position`; with ``scripts``, when no position has a
+            fact and the program has no eligible function position.
     """
-    facts, names, positions = _positions(module, ctx)
+    facts, names, positions = _positions(module, ctx, scripts)
+    module_sites = [] if not any(func is None for func, _s, _i in positions) else _module_sites(module, names)
+    positions = [pos for pos in positions if pos[0] is not None]
     builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
     loops = {id(loop.body): loop for loop, _owner in facts.loops}
-    with_facts: list[tuple[tuple[cst.FunctionDef, cst.BaseSuite, int], list[ValueFact]]] = []
+    with_facts: list[tuple[tuple[cst.FunctionDef | None, cst.BaseSuite | cst.Module, int], list[ValueFact]]] = []
+    for pos, found in module_sites:
+        ok = [fact for fact in found if want(fact) and (
+            not fact.builtins or (builtins_ok and not ctx.shadowed(*fact.builtins)))]
+        if ok:
+            with_facts.append((pos, ok))
     for pos in positions:
         func, suite, index = pos
         found = value_facts(suite, index, facts.functions[func].unbinders, loops.get(id(suite)))
@@ -187,9 +282,11 @@ def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[
             with_facts.append((pos, ok))
     if with_facts:
         (func, suite, index), ok = ctx.rng.choice(with_facts)
-    else:
+    elif positions:
         (func, suite, index), ok = ctx.rng.choice(positions), []
-    return Position(func, suite, index, facts.functions[func], names), ok
+    else:
+        raise NotApplicable("no natural site: no value with a known fact at module level, and no function")
+    return Position(func, suite, index, None if func is None else facts.functions[func], names), ok
 
 
 def observed_int_locals(module: cst.Module, ctx: RewriteContext, site: Position) -> list[str]:
