@@ -389,35 +389,43 @@ class Outcome:
 
     @classmethod
     def from_wire(cls, d: dict) -> "Outcome":
-        """Build an outcome from the worker's JSON dict (unknown keys ignored)."""
-        exc = d.get("exception")
-        lines = d.get("lines")
-        arcs = d.get("arcs")
-        status = d.get("status")
-        return cls(
-            status=status if status in STATUSES else "crashed",
-            value_repr=d.get("value_repr"),
-            fingerprint=d.get("fingerprint"),
-            literal_ok=bool(d.get("literal_ok", False)),
+        """Build an outcome from the worker's JSON dict (unknown keys ignored; a missing key
+        is the field's default)."""
+        get = d.get
+        exc = get("exception")
+        lines = get("lines")
+        arcs = get("arcs")
+        status = get("status")
+        known = status in STATUSES
+        line_counts = get("line_counts")
+        depth = get("max_call_depth")
+        # built without the frozen dataclass's __init__ (one object.__setattr__ per field):
+        # the host decodes tens of thousands of outcomes per run; the same fields, in order
+        o = object.__new__(cls)
+        o.__dict__.update(
+            status=status if known else "crashed",
+            value_repr=get("value_repr"),
+            fingerprint=get("fingerprint"),
+            literal_ok=bool(get("literal_ok", False)),
             exception=ExceptionInfo(str(exc.get("type")), str(exc.get("message", "")), exc.get("line"))
             if isinstance(exc, dict) else None,
-            args_fingerprint=d.get("args_fingerprint"),
-            stdout=d.get("stdout") or "",
-            output_matches=d.get("output_matches"),
-            duration=float(d.get("duration") or 0.0),
+            args_fingerprint=get("args_fingerprint"),
+            stdout=get("stdout") or "",
+            output_matches=get("output_matches"),
+            duration=float(get("duration") or 0.0),
             lines=tuple(lines) if lines is not None else None,
-            arcs=tuple(tuple(a) for a in arcs) if arcs is not None else None,
-            types=d.get("types"),
-            output_truncated=bool(d.get("output_truncated", False)),
-            repr_error=d.get("repr_error"),
-            note=d.get("note") if status in STATUSES else f"unknown status {status!r}",
-            incomplete=bool(d.get("incomplete", False)),
-            line_counts=tuple((int(a), int(b)) for a, b in d["line_counts"]) if d.get("line_counts") is not None
-            else None,
-            max_call_depth=int(d["max_call_depth"]) if d.get("max_call_depth") is not None else None,
-            stderr=d.get("stderr") or "",
-            coverage_partial=bool(d.get("coverage_partial", False)),
+            arcs=tuple(map(tuple, arcs)) if arcs is not None else None,
+            types=get("types"),
+            output_truncated=bool(get("output_truncated", False)),
+            repr_error=get("repr_error"),
+            note=get("note") if known else f"unknown status {status!r}",
+            incomplete=bool(get("incomplete", False)),
+            line_counts=tuple((int(a), int(b)) for a, b in line_counts) if line_counts is not None else None,
+            max_call_depth=int(depth) if depth is not None else None,
+            stderr=get("stderr") or "",
+            coverage_partial=bool(get("coverage_partial", False)),
         )
+        return o
 
 
 def _wire_requests(requests: Sequence[ExecRequest]) -> list[dict]:

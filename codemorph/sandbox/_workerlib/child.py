@@ -151,8 +151,12 @@ class _Child:
         self.sys_vars = dict(vars(sys))
         self.sys_lists = [(lst, list(lst)) for lst in (sys.meta_path, sys.path_hooks)]
         self.registries = [(d, len(d)) for d in _registries()]
+        #: the work directory may hold a file although the current request wrote none (an
+        #: earlier child of this batch left one that could not be removed): every request
+        #: then looks for a file at the file-size limit (:meth:`file_at_limit`)
+        self.workdir_dirty = True
         try:
-            self.clean_workdir()  # files an earlier child of this batch left
+            self.workdir_dirty = not self.clean_workdir()  # files an earlier child of this batch left
         except OSError:
             pass
 
@@ -422,7 +426,11 @@ class _Child:
         return stop
 
     # -- one request ---------------------------------------------------------------
-    def run(self, i, req):
+    def run(self, i, req, may_write=True):
+        """Run request number ``i`` (its wire dict ``req``); returns its outcome dict.
+        ``may_write``: the request may have created or written a file (it can reach a module
+        or names ``open``: :func:`_names_open`); when false and the work directory was empty
+        before it, the directory is not searched for a file at the file-size limit."""
         timeout = timeout_of(req, self.limits)
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
@@ -599,7 +607,8 @@ class _Child:
         if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
             # e.g. os.write(1, ...) past the limit: the file-size limit made it fail
             out["status"] = "output-limit"
-        elif out["status"] in ("returned", "raised", "bad-code", "bad-input") and self.file_at_limit():
+        elif out["status"] in ("returned", "raised", "bad-code", "bad-input") \
+                and (may_write or self.workdir_dirty) and self.file_at_limit():
             # a file the program wrote in its work directory reached the file-size limit: a
             # write failed (``OSError: File too large``) where a plain run's would not have
             out["status"] = "output-limit"
@@ -751,7 +760,9 @@ _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr",
 _REACH_FIELDS = ("code", "args", "expected_output")
 
 
-#: ``words`` -> the ``search`` of a regular expression matching any of them
+#: ``words`` -> the ``search`` of a regular expression matching any of them (the two word
+#: lists are compiled when the zygote imports this module: a child that compiled them would
+#: pay about 0.4 ms per batch)
 _WORD_SEARCH = {}
 
 
@@ -766,6 +777,18 @@ def _mentions(req, words):
         if text and search(text):
             return True
     return False
+
+
+_mentions({}, _REACH_WORDS)
+_mentions({}, _TAINT_WORDS)
+
+
+def _names_open(req):
+    """Whether the request's code, arguments or expected output spell ``open``.  A request
+    that neither can reach a module (:data:`_REACH_WORDS`) nor names ``open`` cannot create
+    or write a file, nor change other process state (:meth:`_Child.restore_process_state`)."""
+    return "open" in (req.get("code") or "") or "open" in (req.get("args") or "") \
+        or "open" in (req.get("expected_output") or "")
 
 
 def _thread_count():
@@ -926,14 +949,16 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             reach = _mentions(req, _REACH_WORDS)
             if reach and spaces is None:
                 spaces = _module_spaces()
+            may_write = reach or _names_open(req)
             try:
-                out = child.run(i, req)
+                out = child.run(i, req, may_write)
             except MemoryError:
                 out = {"status": "memory", "exception": {"type": "MemoryError", "message": "", "line": None},
                        "note": "memory exhausted in the sandbox harness"}
             # modules the program imported are dropped (the next import runs them afresh);
             # a changed module loaded before means a fresh child for the next request
             # (a request that cannot reach sys.modules can only add to it: compare sizes first)
+            sys.modules.pop(MODULE_NAME, None)  # the program's module (Child.run adds it)
             if reach or len(sys.modules) != len(modules):
                 for name in [n for n in sys.modules if n not in modules]:
                     del sys.modules[name]
@@ -947,9 +972,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             # dies next; only a program that signals the zygote could lose it, and the
             # guard syncs with the zygote first (Child.sync)
             write_all(wfd, _frame(b"R", i, payload))
-            if not tainted and i + 1 < len(reqs) and (
-                    reach or "open" in (req.get("code") or "") or "open" in (req.get("args") or "")
-                    or "open" in (req.get("expected_output") or "")):
+            if not tainted and i + 1 < len(reqs) and may_write:
                 # process state the program changed (files, environment, gc, warnings, ...)
                 try:
                     tainted = child.restore_process_state(req, reach)

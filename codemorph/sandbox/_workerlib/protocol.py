@@ -32,8 +32,21 @@ def read_msg(fd):
     return json_loads(data)
 
 
+#: keys of an outcome left out of its encoding when they hold this value: the host's
+#: ``Outcome.from_wire`` reads a missing key as the same value (a typical outcome has a
+#: dozen of them; leaving them out makes the encoding, the pipe and the host's decoding shorter)
+_OMITTED = (("value_repr", None), ("fingerprint", None), ("literal_ok", False), ("exception", None),
+            ("args_fingerprint", None), ("stdout", ""), ("output_matches", None), ("lines", None),
+            ("arcs", None), ("types", None), ("output_truncated", False), ("repr_error", None), ("note", None))
+
+
 def encode_outcome(out):
-    """An outcome dict as compact ASCII JSON bytes."""
+    """An outcome dict as compact ASCII JSON bytes, without the keys of :data:`_OMITTED` that
+    hold their default (``None``, ``False`` or ``""``, compared by identity or as a str)."""
+    for k, default in _OMITTED:
+        v = out.get(k, out)
+        if v is default or (v.__class__ is str and v == default):
+            del out[k]
     return json_dumps(out, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
