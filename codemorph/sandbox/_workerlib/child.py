@@ -2,6 +2,7 @@
 Standard library only (see ``codemorph/sandbox/_worker.py``).
 """
 
+import _signal
 import _thread
 import ast
 import builtins
@@ -28,8 +29,9 @@ try:
     import ctypes
 
     _libc = ctypes.CDLL(None, use_errno=True)
+    _prctl = _libc.prctl  # looked up once, in the zygote
 except Exception:  # pragma: no cover - non-Linux
-    _libc = None
+    _libc = _prctl = None
 
 
 def _same_items(a, b):
@@ -55,6 +57,9 @@ def _registries():
     import copyreg
     return [copyreg.dispatch_table, copyreg._extension_registry, copyreg._inverted_registry]
 
+
+_SIGXFSZ = int(signal.SIGXFSZ)
+_SIGINT = int(signal.SIGINT)
 
 #: mode of the batch's work directory (``Zygote.batch`` creates it so)
 _WORKDIR_MODE = 0o700
@@ -134,7 +139,8 @@ class _Child:
         # process state a program may change, restored by restore_process_state()
         self.environ = os.environ
         self.environ_data = dict(os.environ._data)
-        self.environ_items = dict(os.environ)
+        # decoded when restored (restore_process_state), not for every child
+        self.environ_decode = (os.environ.decodekey, os.environ.decodevalue)
         self.umask = os.umask(0o022)
         os.umask(self.umask)
         self.gc_threshold = gc.get_threshold()
@@ -259,8 +265,10 @@ class _Child:
             return True
         env = self.environ
         if env._data != self.environ_data:
+            key, value = self.environ_decode
+            items = {key(k): value(v) for k, v in self.environ_data.items()}
             env.clear()
-            env.update(self.environ_items)
+            env.update(items)
         os.umask(self.umask)
         os.dup2(self.null_fd, 0)
         os.dup2(self.cap_fd, 1)
@@ -890,10 +898,10 @@ def _find_patch(code):
 
 def _set_pdeathsig():
     """Ask Linux to SIGKILL the child when the zygote dies (prctl PR_SET_PDEATHSIG)."""
-    if _libc is None:
+    if _prctl is None:
         return
     try:
-        _libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+        _prctl(1, int(signal.SIGKILL), 0, 0, 0)
     except Exception:
         pass
 
@@ -925,8 +933,8 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             os.unlink(name)
         os.dup2(cap, 1)
         os.dup2(cap, 2)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _signal.signal(_SIGXFSZ, _signal.SIG_IGN)
+        _signal.signal(_SIGINT, _signal.default_int_handler)
         mem = limits["memory"]
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))

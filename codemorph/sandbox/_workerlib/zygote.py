@@ -16,6 +16,7 @@ from .child import child_main
 from .common import F_SETPIPE_SZ, HDR, IDX, MARK, MAX_MSG, POLL, REEXEC_FLAG, STACK_WANTED, mono
 from .execution import STATE, timeout_of
 from .protocol import encode_msg, read_msg, write_all
+from ..guard import installation_dirs
 
 #: the script the host starts (``python -s _worker.py``), re-executed by :func:`_maybe_raise_stack_limit`
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_worker.py")
@@ -330,6 +331,7 @@ def main():
     STATE.post_recursion_limit = _post_recursion_limit()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host stops workers by SIGKILL
     zygote = Zygote()
+    installation_dirs()  # resolved once here, not in every child (install_guard)
     # the zygote's own objects are never collected in a forked child: the child's garbage
     # collections skip them and do not copy their pages (fewer copy-on-write faults)
     gc.freeze()
