@@ -600,6 +600,7 @@ class _Worker:
         self.rfd = self.proc.stdout.fileno()
         self.wfd = self.proc.stdin.fileno()
         self.buf = bytearray()
+        self.pos = 0  # start of the first message not yet returned by recv() in self.buf
         self.batch_ids = itertools.count(1)
         #: the largest peak resident set size (KiB) of the children the zygote forked to run
         #: programs, as of its last finished batch
@@ -622,23 +623,30 @@ class _Worker:
 
     def recv(self, timeout: float) -> Any:
         """Next message; raises ``_WorkerDied`` on EOF, corrupt data or ``timeout`` seconds of silence."""
-        deadline = time.monotonic() + timeout
+        deadline = None
+        buf = self.buf
         while True:
-            if len(self.buf) >= 4:
-                (n,) = _HDR.unpack_from(self.buf)
+            # messages are read at an offset (self.pos); the consumed bytes are removed when
+            # the next chunk comes, not one message at a time (which moved the rest of a
+            # large read for every outcome in it)
+            pos = self.pos
+            if len(buf) - pos >= 4:
+                (n,) = _HDR.unpack_from(buf, pos)
                 if n > _MAX_MSG:
                     raise _WorkerDied("corrupt message from worker")
-                if len(self.buf) >= 4 + n:
-                    data = bytes(self.buf[4:4 + n])
-                    del self.buf[:4 + n]
-                    if data[:1] == b"R" and n >= 9:
+                end = pos + 4 + n
+                if len(buf) >= end:
+                    self.pos = end
+                    if n >= 9 and buf[pos + 4] == 82:  # b"R"
                         # an outcome relayed verbatim from the child: R, batch id, index, JSON
-                        bid, i = _IDX2.unpack_from(data, 1)
-                        return {"t": "result", "b": bid, "i": i, "raw": data[9:]}
+                        bid, i = _IDX2.unpack_from(buf, pos + 5)
+                        return {"t": "result", "b": bid, "i": i, "raw": bytes(buf[pos + 13:end])}
                     try:
-                        return json.loads(data)
+                        return json.loads(bytes(buf[pos + 4:end]))
                     except ValueError:
                         raise _WorkerDied("corrupt message from worker") from None
+            if deadline is None:
+                deadline = time.monotonic() + timeout
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _WorkerDied(f"worker silent for {timeout:.3g}s")
@@ -648,7 +656,10 @@ class _Worker:
             chunk = os.read(self.rfd, 1 << 20)
             if not chunk:
                 raise _WorkerDied("worker process died")
-            self.buf += chunk
+            if self.pos:
+                del buf[:self.pos]
+                self.pos = 0
+            buf += chunk
 
     def run_batch(self, requests: Sequence[ExecRequest], limits: Limits) -> tuple[list[Outcome], bool]:
         """Run a batch; returns (outcomes, worker_still_usable)."""

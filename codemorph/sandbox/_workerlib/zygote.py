@@ -18,6 +18,8 @@ from .execution import STATE, timeout_of
 from .protocol import encode_msg, read_msg, write_all
 from ..guard import installation_dirs
 
+_R, _X, _S, _E = b"RXSE"  # the kinds of the child's frames (child._frame), as ints
+
 #: the script the host starts (``python -s _worker.py``), re-executed by :func:`_maybe_raise_stack_limit`
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_worker.py")
 
@@ -144,29 +146,32 @@ class Zygote:
         buf = bytearray()
 
         def handle(data):
-            """Process complete frames in ``buf``; sets st["bad"] when the channel is corrupt."""
+            """Process complete frames in ``buf``; sets st["bad"] when the channel is corrupt.
+            Frames are read at an offset and the consumed bytes removed once (a removal per
+            frame would move the rest of a large read for every outcome in it)."""
             buf.extend(data)
             out = []
-            while len(buf) >= 4 and not st["bad"]:
-                (n,) = HDR.unpack_from(buf)
+            pos, size = 0, len(buf)
+            while size - pos >= 4 and not st["bad"]:
+                (n,) = HDR.unpack_from(buf, pos)
                 if n > MAX_MSG or n < 1:
                     st["bad"] = True
                     break
-                if len(buf) < 4 + n:
+                if size - pos < 4 + n:
                     break
-                kind = bytes(buf[4:5])
-                if kind == b"R" or kind == b"X":
-                    (j,) = IDX.unpack_from(buf, 5) if n >= 5 else (-1,)
+                kind = buf[pos + 4]
+                if kind == _R or kind == _X:
+                    (j,) = IDX.unpack_from(buf, pos + 5) if n >= 5 else (-1,)
                     if j != st["i"]:
                         st["bad"] = True
                         break
-                    if kind == b"R":
-                        out.append(HDR.pack(n + 4) + b"R" + IDX.pack(bid) + bytes(buf[5:4 + n]))
+                    if kind == _R:
+                        out.append(HDR.pack(n + 4) + b"R" + IDX.pack(bid) + bytes(buf[pos + 5:pos + 4 + n]))
                         st["i"] += 1
                         st["started"] = mono()
                     else:
                         st["restart"] = True
-                elif kind == b"S":
+                elif kind == _S:
                     if out:
                         write_all(self.out, b"".join(out))
                         out = []
@@ -174,12 +179,14 @@ class Zygote:
                         os.write(ack_w, b"k")
                     except OSError:
                         pass
-                elif kind == b"E" and st["i"] >= len(reqs):
+                elif kind == _E and st["i"] >= len(reqs):
                     st["end"] = True
                 else:
                     st["bad"] = True
                     break
-                del buf[:4 + n]
+                pos += 4 + n
+            if pos:
+                del buf[:pos]
             if out:
                 write_all(self.out, b"".join(out))
 
