@@ -134,6 +134,10 @@ class _Child:
         self.eval_codes = {}
         self.call_codes = {}
         self.cap = None
+        #: a request of this child could reach a module (:data:`_REACH_WORDS`; set before it
+        #: runs): until then no program could change builtins, ``sys``, signal handlers or
+        #: the current directory, so :meth:`reset` need not restore them
+        self.reached = False
         self.cwd_fd = os.open(cwd, os.O_RDONLY)
         self.null_fd = os.open(os.devnull, os.O_RDONLY)
         # process state a program may change, restored by restore_process_state()
@@ -188,13 +192,20 @@ class _Child:
 
     # -- per-request reset ---------------------------------------------------------
     def reset(self):
-        d = builtins.__dict__
-        if d != self.builtins_snapshot:
-            d.clear()
-            d.update(self.builtins_snapshot)
-        sys.path[:] = self.path_snapshot
-        for k, v in self.sys_snapshot.items():
-            setattr(sys, k, list(v) if k == "argv" else v)
+        if self.reached:
+            # builtins, sys.path, sys hooks and the current directory: only a request that
+            # can reach a module could have changed them
+            d = builtins.__dict__
+            if d != self.builtins_snapshot:
+                d.clear()
+                d.update(self.builtins_snapshot)
+            sys.path[:] = self.path_snapshot
+            for k, v in self.sys_snapshot.items():
+                setattr(sys, k, list(v) if k == "argv" else v)
+            try:
+                os.fchdir(self.cwd_fd)
+            except OSError:
+                pass
         sys.setrecursionlimit(self.limits["recursion_limit"])
         # "Exception ignored in: <function ... at 0x...>" from finalizers depends on when the
         # garbage collector runs and carries addresses: keep it out of the output (a note
@@ -204,10 +215,6 @@ class _Child:
         cap = self.cap = Capture(self.limits["output"])
         sys.stdout = sys.stderr = cap
         sys.stdin = io.StringIO("")
-        try:
-            os.fchdir(self.cwd_fd)
-        except OSError:
-            pass
         os.ftruncate(self.cap_fd, 0)
         os.lseek(self.cap_fd, 0, os.SEEK_SET)
         STATE.output_over = False
@@ -634,7 +641,9 @@ class _Child:
             extra = (f"{len(self.unraisable)} exception(s) ignored in finalizers ({names}); "
                      f"left out of the output")
             out["note"] = f"{out['note']}; {extra}" if out.get("note") else extra
-        if tracer is not None:
+        if isinstance(tracer, CoverageTracer):
+            out.update(tracer.result())  # lines and arcs: no program code runs
+        elif tracer is not None:
             # type names may run a metaclass's descriptors: under the timer
             try:
                 arm(timeout)
@@ -667,7 +676,7 @@ class _Child:
 
     def reset_builtins_only(self):
         d = builtins.__dict__
-        if d != self.builtins_snapshot:
+        if self.reached and d != self.builtins_snapshot:
             d.clear()
             d.update(self.builtins_snapshot)
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
@@ -994,6 +1003,9 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             if reach and spaces is None:
                 spaces = _module_spaces()
             may_write = reach or _names_open(req)
+            if reach and not child.reached:
+                child.reached = True
+                STATE.handlers_ours = False  # the program may replace the timers' handler
             try:
                 out = child.run(i, req, may_write)
             except MemoryError:
