@@ -115,7 +115,9 @@ def judge_text(text):
 class _Child:
     """State of the forked child that runs one batch."""
 
-    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd, mark):
+    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd, mark, snapshot=None):
+        if snapshot is None:
+            snapshot = process_snapshot()
         self.limits = limits
         self.wfd = wfd
         self.ack_fd = ack_fd
@@ -123,7 +125,7 @@ class _Child:
         self.progress_count = 0
         self.cap_fd = cap_fd
         self.cwd = cwd
-        self.builtins_snapshot = dict(builtins.__dict__)
+        self.builtins_snapshot, self.sys_vars, self.modules = snapshot
         self.sys_snapshot = {k: getattr(sys, k) for k in ("displayhook", "excepthook")}
         self.sys_snapshot["argv"] = list(sys.argv)
         self.path_snapshot = list(sys.path)
@@ -158,7 +160,6 @@ class _Child:
         self.switch_interval = sys.getswitchinterval()
         self.asyncgen_hooks = tuple(sys.get_asyncgen_hooks())
         self.coro_depth = sys.get_coroutine_origin_tracking_depth()
-        self.sys_vars = dict(vars(sys))
         self.sys_lists = [(lst, list(lst)) for lst in (sys.meta_path, sys.path_hooks)]
         self.registries = [(d, len(d)) for d in _registries()]
         #: the work directory may hold a file although the current request wrote none (an
@@ -795,6 +796,24 @@ def _round_trips(x, depth=0, budget=None):
     return False
 
 
+_SNAPSHOT = None
+
+
+def process_snapshot():
+    """``(builtins, sys attributes, sys.modules)`` as dicts: what a child compares and
+    restores (:class:`_Child`).  The zygote takes it once, before ``gc.freeze()`` (its own
+    code changes none of the three), and again only if one of them changed size; every
+    child then reads the same dicts.  Copying them in each child touched the reference count
+    of every builtin, ``sys`` attribute and module: a copy-on-write page fault for each page
+    they sit on."""
+    global _SNAPSHOT
+    snap = _SNAPSHOT
+    if snap is None or len(snap[0]) != len(builtins.__dict__) or len(snap[1]) != len(vars(sys)) \
+            or len(snap[2]) != len(sys.modules):
+        snap = _SNAPSHOT = (dict(builtins.__dict__), dict(vars(sys)), dict(sys.modules))
+    return snap
+
+
 def _modules_snapshot():
     """``sys.modules`` and every loaded module's namespace, for :func:`_modules_changed`."""
     return dict(sys.modules), _module_spaces()
@@ -958,7 +977,7 @@ def _frame(kind, index=None, payload=b""):
     return HDR.pack(len(body) + len(payload)) + body + payload
 
 
-def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
+def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, snapshot=None):
     code = 0
     try:
         for fd in close_fds:
@@ -990,8 +1009,8 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
         except (ValueError, OSError):
             pass
         os.environ["TMPDIR"] = os.getcwd()  # tempfile works, inside the allowed directory
-        child = _Child(limits, wfd, ack_fd, cap, os.getcwd(), mark)
-        modules = dict(sys.modules)
+        child = _Child(limits, wfd, ack_fd, cap, os.getcwd(), mark, snapshot)
+        modules = child.modules
         # the namespaces are copied only before the first request that could reach a module
         # (none before it could change them)
         spaces = None

@@ -12,7 +12,7 @@ import shutil
 import signal
 import sys
 
-from .child import child_main
+from .child import child_main, process_snapshot
 from .common import F_SETPIPE_SZ, HDR, IDX, MARK, MAX_MSG, POLL, REEXEC_FLAG, STACK_WANTED, mono
 from .execution import STATE, timeout_of
 from .protocol import encode_msg, read_msg, write_all
@@ -89,9 +89,10 @@ class Zygote:
         except (OSError, AttributeError):
             pass
         mark = mmap.mmap(-1, MARK.size)  # shared with the child: its progress counter
+        snapshot = process_snapshot()
         pid = os.fork()
         if pid == 0:
-            child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid, mark)
+            child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid, mark, snapshot)
         os.close(wfd)
         os.close(ack_r)
         try:
@@ -339,6 +340,7 @@ def main():
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host stops workers by SIGKILL
     zygote = Zygote()
     installation_dirs()  # resolved once here, not in every child (install_guard)
+    process_snapshot()  # taken once here, not in every child
     # the zygote's own objects are never collected in a forked child: the child's garbage
     # collections skip them and do not copy their pages (fewer copy-on-write faults)
     gc.freeze()
