@@ -213,11 +213,16 @@ class _Child:
         # counts it), or it shows as a false difference, even in a later request
         self.unraisable = []
         sys.unraisablehook = self._on_unraisable
+        # the capture file is emptied only when something may have written to it since it
+        # was last emptied: a Capture (which notes it, :attr:`Capture.touched`) or, after a
+        # request that could reach a module, anything (``os.write(1, ...)``)
+        prev = self.cap
+        if prev is None or prev.touched or self.reached:
+            os.ftruncate(self.cap_fd, 0)
+            os.lseek(self.cap_fd, 0, os.SEEK_SET)
         cap = self.cap = Capture(self.limits["output"])
         sys.stdout = sys.stderr = cap
         sys.stdin = io.StringIO("")
-        os.ftruncate(self.cap_fd, 0)
-        os.lseek(self.cap_fd, 0, os.SEEK_SET)
         STATE.output_over = False
         STATE.timed_out = False
         STATE.out_of_lines = False
@@ -334,6 +339,10 @@ class _Child:
                 pass
 
     def read_output(self):
+        """``(text, truncated)``: what the request wrote to standard output and error (the
+        capture file), and whether it reached the output limit."""
+        if not (self.cap.touched or self.reached):
+            return "", False  # nothing wrote to the capture file since reset() emptied it
         size = os.fstat(self.cap_fd).st_size
         limit = self.limits["output"]
         os.lseek(self.cap_fd, 0, os.SEEK_SET)

@@ -244,6 +244,8 @@ class Capture(io.TextIOBase):
     def __init__(self, limit):
         self.limit = limit
         self.written = 0
+        #: something was (or began to be) written to fd 1 through this object
+        self.touched = False
         self._buffer = _BinaryCapture(self)
 
     @property
@@ -275,6 +277,7 @@ class Capture(io.TextIOBase):
         return len(s)
 
     def write_bytes(self, data):
+        self.touched = True
         room = self.limit - self.written
         if len(data) > room:
             if room > 0:
