@@ -131,6 +131,7 @@ class _Child:
         self.path_snapshot = list(sys.path)
         self.codes = {}
         self.catchers = {}  # code -> _may_catch_memory(code)
+        self.lifetime_codes = {}  # code -> observes_lifetimes(code)
         self.unraisable = []
         self.arg_codes = {}
         self.eval_codes = {}
@@ -393,6 +394,15 @@ class _Child:
                 self.codes[code] = obj
         return obj
 
+    def lifetimes(self, code):
+        """:func:`~.execution.observes_lifetimes` of ``code``, cached."""
+        known = self.lifetime_codes.get(code)
+        if known is None:
+            known = observes_lifetimes(code)
+            if len(self.lifetime_codes) < 64:
+                self.lifetime_codes[code] = known
+        return known
+
     def catches_memory(self, code):
         """:func:`~.execution.may_catch_memory` of ``code``, cached."""
         catcher = self.catchers.get(code)
@@ -411,7 +421,7 @@ class _Child:
         level for a ``stdin`` request)."""
         if not req.get("trace"):
             return None
-        types = req.get("types", True) and not observes_lifetimes(code)
+        types = req.get("types", True) and not self.lifetimes(code)
         counts = bool(req.get("counts"))
         max_lines = req.get("max_lines")
         if not (types or counts or max_lines or req.get("python_tracer")) and c_tracer_available() \
@@ -853,23 +863,41 @@ def _mentions(req, words):
     search = _WORD_SEARCH.get(words)
     if search is None:
         search = _WORD_SEARCH[words] = re.compile("|".join(map(re.escape, words))).search
-    for f in _REACH_FIELDS:
+    code = req.get("code")
+    if code:
+        # a batch runs one or two programs on many inputs: the answer for a source text is
+        # remembered (per word list; at most 64 texts)
+        known = _CODE_MENTIONS.get((words, code))
+        if known is None:
+            known = bool(search(code))
+            if len(_CODE_MENTIONS) < 64:
+                _CODE_MENTIONS[(words, code)] = known
+        if known:
+            return True
+    for f in ("args", "expected_output"):
         text = req.get(f)
         if text and search(text):
             return True
     return False
 
 
+#: ``(words, source text)`` -> whether the text spells one of the words (:func:`_mentions`)
+_CODE_MENTIONS = {}
+
+
 _mentions({}, _REACH_WORDS)
 _mentions({}, _TAINT_WORDS)
+_mentions({}, ("open",))
 
 
 def _names_open(req):
     """Whether the request's code, arguments or expected output spell ``open``.  A request
     that neither can reach a module (:data:`_REACH_WORDS`) nor names ``open`` cannot create
     or write a file, nor change other process state (:meth:`_Child.restore_process_state`)."""
-    return "open" in (req.get("code") or "") or "open" in (req.get("args") or "") \
-        or "open" in (req.get("expected_output") or "")
+    return _mentions(req, _OPEN_WORDS)
+
+
+_OPEN_WORDS = ("open",)
 
 
 def _thread_count():
