@@ -353,6 +353,8 @@ class _Child:
     def compile_args(self, args):
         obj = self.arg_codes.get(args)
         if obj is None:
+            obj = ZYGOTE_ARG_CODES.get(args)
+        if obj is None:
             obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
             if len(self.arg_codes) < 256:
                 self.arg_codes[args] = obj
@@ -831,6 +833,38 @@ def process_snapshot():
             or len(snap[2]) != len(sys.modules):
         snap = _SNAPSHOT = (dict(builtins.__dict__), dict(vars(sys)), dict(sys.modules))
     return snap
+
+
+#: argument lists (``args`` of ``"args"`` requests) -> their code objects, compiled by the
+#: zygote before it forks (:func:`precompile_args`) and kept across batches: a row's inputs
+#: run in two batches (the original's, then its rewrites'), so each list is compiled once,
+#: not once per batch
+ZYGOTE_ARG_CODES = {}
+_ZYGOTE_ARG_CODES_MAX = 4096
+
+
+def precompile_args(reqs):
+    """Compile, in the zygote, the argument lists of ``reqs`` (wire dicts) not compiled
+    yet, exactly as :meth:`_Child.compile_args` would.  A list whose compilation raises or
+    warns (a ``SyntaxWarning`` the child would print into the program's output) is left to
+    the child.  At most :data:`_ZYGOTE_ARG_CODES_MAX` are kept (the oldest go first)."""
+    cache = ZYGOTE_ARG_CODES
+    added = False
+    for r in reqs:
+        args = r.get("args")
+        if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
+        except BaseException:  # noqa: B902 - the child compiles it again and reports the error
+            continue
+        cache[args] = obj
+        added = True
+        while len(cache) > _ZYGOTE_ARG_CODES_MAX:
+            del cache[next(iter(cache))]
+    return added
 
 
 def _modules_snapshot():

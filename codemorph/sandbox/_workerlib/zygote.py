@@ -12,7 +12,7 @@ import shutil
 import signal
 import sys
 
-from .child import child_main, process_snapshot
+from .child import child_main, precompile_args, process_snapshot
 from .common import F_SETPIPE_SZ, HDR, IDX, MARK, MAX_MSG, POLL, REEXEC_FLAG, STACK_WANTED, mono
 from .execution import STATE, timeout_of
 from .protocol import encode_msg, read_msg, write_all
@@ -61,6 +61,8 @@ class Zygote:
             if k is not None:
                 r["code"] = reqs[k].get("code", "") if isinstance(k, int) and 0 <= k < len(reqs) else ""
         limits = msg["limits"]
+        if precompile_args(reqs):
+            gc.freeze()  # the new code objects' constants: never collected in a child either
         # a fresh working directory per batch: files one program writes are not seen by
         # another batch
         workdir = os.path.join(self.root, f"b{bid}")
