@@ -137,6 +137,7 @@ class _Child:
         self.eval_codes = {}
         self.call_codes = {}
         self.cap = None
+        self.stdin = None
         #: a request of this child could reach a module (:data:`_REACH_WORDS`; set before it
         #: runs): until then no program could change builtins, ``sys``, signal handlers or
         #: the current directory, so :meth:`reset` need not restore them
@@ -221,9 +222,14 @@ class _Child:
         if prev is None or prev.touched or self.reached:
             os.ftruncate(self.cap_fd, 0)
             os.lseek(self.cap_fd, 0, os.SEEK_SET)
-        cap = self.cap = Capture(self.limits["output"])
+            cap = self.cap = Capture(self.limits["output"])
+            self.stdin = io.StringIO("")
+        else:
+            # an untouched capture, and an empty standard input (reading it at its end
+            # changes nothing), are as good as new: no program could hold on to them
+            cap = prev
         sys.stdout = sys.stderr = cap
-        sys.stdin = io.StringIO("")
+        sys.stdin = self.stdin
         STATE.output_over = False
         STATE.timed_out = False
         STATE.out_of_lines = False
