@@ -101,6 +101,23 @@ class _Fingerprinter:
         elif t is int:
             if -_FAST_INT < x < _FAST_INT:
                 return ["int", int.__repr__(x)], 1, 1
+        elif t is list or t is tuple:
+            # _container_entry and _container of an exact list or tuple, inline
+            path = self.path
+            key = id(x)
+            seen = path.get(key)
+            if seen is not None:
+                return ["cycle", depth - seen], 1, 1
+            path[key] = depth
+            try:
+                enc, size, height = self._children(list(x), depth)
+            finally:
+                del path[key]
+            tag = "list" if t is list else "tuple"
+            enc = [tag, enc]
+            if size > self.compress_at or height > self.compress_height:
+                return ["#", tag, _digest(enc)], 1, 1
+            return enc, size, height
         elif t in _FAST_CONTAINERS:
             return self._container_entry(x, t, _BUILTIN_TAGS[t], depth)
         tag = _BUILTIN_TAGS.get(t)
