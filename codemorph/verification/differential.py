@@ -681,6 +681,11 @@ def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs
                  and (verdict.reason or "").startswith("no input executed"))
     if verdict.status != "equivalent" and not uncovered:
         return verdict
+    if any(o.types_partial for o in outs):
+        why = ("not proved, fell back to testing: a run went past the tracer's sample of types of locals "
+               "(its first 20,000 line events), so the observed types may miss one")
+        return Verdict(verdict.status, verdict.inputs_checked, verdict.counterexample,
+                       f"{verdict.reason}; {why}" if verdict.reason else why, verdict.coverage)
     result = prove_rewrite(baseline.program, rewritten, observed_types(outs))
     if result.proved:
         return Verdict("proved", verdict.inputs_checked, reason=result.reason, coverage=verdict.coverage,
