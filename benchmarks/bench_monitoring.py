@@ -17,7 +17,8 @@ each the best of ``--rounds`` runs:
   ``BRANCH`` event can only be disabled for both of its directions at once, so a ``for``
   loop's branch calls back on every iteration until the loop's exit has been seen;
 * and, for reference, the ``sys.settrace`` floor (a global trace function returning
-  ``None``).
+  ``None``) and, when that interpreter has coverage.py installed, coverage.py's C tracer with
+  arcs (as the sandbox uses it).
 
 Usage::
 
@@ -96,6 +97,29 @@ if M is not None:
     res["lines + arcs, callback per line"] = run(E.LINE, [(E.LINE, line_arc)])
     res["lines + arcs, branch events"] = run(E.LINE | E.BRANCH | E.JUMP,
                                              [(E.LINE, line_once), (E.BRANCH, branch), (E.JUMP, jump_once)])
+try:  # coverage.py's C tracer, when this interpreter has coverage installed
+    from coverage.tracer import CTracer, CFileDisposition
+except ImportError:
+    CTracer = None
+if CTracer is not None:
+    def disposition(filename, frame):
+        d = CFileDisposition()
+        d.original_filename = d.canonical_filename = d.source_filename = filename
+        d.trace, d.reason, d.file_tracer, d.has_dynamic_filename = True, "", None, False
+        return d
+    t = CTracer()
+    t.data, t.trace_arcs, t.should_trace, t.should_trace_cache = {}, True, disposition, {}
+    t.warn = t.lock_data = t.unlock_data = lambda *a, **k: None
+    t.concur_id_func = t.should_start_context = t.switch_context = t.check_include = t.disable_plugin = None
+    t.file_tracers = {}
+    out = 1e9
+    for _ in range(rounds):
+        t.start()
+        t0 = time.perf_counter()
+        f(n)
+        out = min(out, time.perf_counter() - t0)
+        t.stop()
+    res["coverage.py C tracer, lines + arcs"] = out
 print(json.dumps(res))
 """
 
