@@ -9,6 +9,7 @@ import importlib.util
 import itertools
 import opcode
 import os
+import sys
 
 from .common import PROGRAM_FILE
 from .execution import NO_LIMIT, STATE, stop_out_of_lines
@@ -190,7 +191,7 @@ class Tracer:
     (comprehension, generator-expression and module frames do not count; a generator's
     every resumption is a call).  Lines, arcs and counts only: ``types`` is then ignored."""
 
-    def __init__(self, max_lines=None, types=True, counts=False, module_types=False):
+    def __init__(self, max_lines=None, types=True, counts=False, module_types=False, hand_over_after=None):
         self.types = types and not counts
         self.module_types = module_types
         self.counts = {} if counts else None
@@ -199,7 +200,53 @@ class Tracer:
         self.arcs = set()
         self.pairs = {}  # code object -> set of snapshots (names..., types...) of its locals
         self.tick = itertools.count(1)
-        self.max_lines = max_lines if max_lines else NO_LIMIT
+        self.line_budget = max_lines if max_lines else NO_LIMIT
+        # the line event past which the C tracer takes over (types sampled up to there)
+        self.hand_over_after = hand_over_after if hand_over_after and not max_lines and not counts \
+            and _CTRACER is not None else None
+        self.max_lines = min(self.line_budget, self.hand_over_after or NO_LIMIT)
+        #: the :class:`CoverageTracer` that took over (``None``: this tracer traced the whole run)
+        self.handed = None
+
+    def over(self, frame):
+        """The line event past :attr:`max_lines`: hand over to the C tracer when the request
+        allows it (:meth:`hand_over`; returns ``None``, the local trace function's result),
+        else the line budget is spent (:func:`~.execution.stop_out_of_lines` raises)."""
+        if self.hand_over_after is not None and self.handed is None:
+            return self.hand_over(frame)
+        stop_out_of_lines()
+
+    def hand_over(self, frame):
+        """Stop this (Python) tracer at the current line event of ``frame`` and let
+        coverage.py's C tracer record the rest of the run's lines and arcs: the types of
+        locals are then those of the first :attr:`hand_over_after` line events (a bounded
+        sample; the result says ``types_partial``), the lines and arcs stay exact.
+
+        Every frame from the outermost ``<program>`` frame on the stack up to ``frame`` is
+        announced to the C tracer as a started frame (a ``call`` event on a frame that has
+        already run: coverage.py takes it for a resumed one and continues its arcs from the
+        frame's current line), outermost first, so its own frame stack matches the
+        interpreter's and the arc from this line to the next is not lost."""
+        sys.settrace(None)
+        stack = []
+        f = frame
+        while f is not None:
+            stack.append(f)
+            f = f.f_back
+        outer = max(i for i, f in enumerate(stack) if f.f_code.co_filename == PROGRAM_FILE)
+        for f in stack[:outer + 1]:
+            f.f_trace = None
+        ct = CoverageTracer()
+        ct.start()
+        for f in reversed(stack[:outer + 1]):
+            ct.ctracer(f, "call", None)
+        self.handed = ct
+        return None
+
+    def stop(self):
+        """Stop the C tracer that took over, if one did (``sys.settrace`` is the caller's)."""
+        if self.handed is not None:
+            self.handed.stop()
 
     def glob(self, frame, event, arg):
         try:
@@ -213,7 +260,7 @@ class Tracer:
         if code.co_filename != PROGRAM_FILE:
             return None
         arcs_add = self.arcs.add
-        tick, max_lines = self.tick, self.max_lines
+        tick, max_lines, over = self.tick, self.max_lines, self.over
         if self.counts is not None:
             return self._counting_local(code)
         if code.co_name == "<module>" and self.module_types and self.types:
@@ -229,7 +276,7 @@ class Tracer:
                         arcs_add((prev, ln))
                         prev = ln
                         if next(tick) > max_lines:
-                            stop_out_of_lines()
+                            return over(frame)
                     elif event == "exception" and issubclass(arg[0], MemoryError):
                         STATE.memory_raised = True
                 except MemoryError:  # the tracer's own allocation failed (tracing stops)
@@ -255,7 +302,7 @@ class Tracer:
                     fl = frame.f_locals
                     snaps_add((*fl, *map(type, fl.values())))
                     if next(tick) > max_lines:
-                        stop_out_of_lines()
+                        return over(frame)
                 elif event == "return":
                     fl = frame.f_locals
                     snaps_add((*fl, *map(type, fl.values())))
@@ -271,7 +318,7 @@ class Tracer:
         """The local trace function of a module frame with ``module_types``: arcs, and a
         snapshot of the globals where one of its ``for`` loops starts."""
         arcs_add = self.arcs.add
-        tick, max_lines = self.tick, self.max_lines
+        tick, max_lines, over = self.tick, self.max_lines, self.over
         snaps = self.pairs.get(code)
         if snaps is None:
             snaps = self.pairs[code] = set()
@@ -290,7 +337,7 @@ class Tracer:
                         fl = frame.f_locals
                         snaps_add((*fl, *map(type, fl.values())))
                     if next(tick) > max_lines:
-                        stop_out_of_lines()
+                        return over(frame)
                 elif event == "exception" and issubclass(arg[0], MemoryError):
                     STATE.memory_raised = True
             except MemoryError:  # the tracer's own allocation failed (tracing stops)
@@ -302,7 +349,7 @@ class Tracer:
     def _counting_local(self, code):
         """The local trace function of a frame of ``code`` with ``counts``."""
         arcs_add = self.arcs.add
-        tick, max_lines = self.tick, self.max_lines
+        tick, max_lines, over = self.tick, self.max_lines, self.over
         counts, depth = self.counts, self.depth
         entered = self.counting and code.co_name not in NOT_CALLS
         if entered:
@@ -322,7 +369,7 @@ class Tracer:
                     if tracer.counting:
                         counts[ln] = counts.get(ln, 0) + 1
                     if next(tick) > max_lines:
-                        stop_out_of_lines()
+                        return over(frame)
                 elif event == "return":
                     if entered:
                         depth[0] -= 1
@@ -354,11 +401,19 @@ class Tracer:
                     if tn is None:
                         tn = names[t] = type_name(t)
                     table.setdefault(name, set()).add(tn)
+        lines = {b for _, b in arcs}
+        arcs = {(a, b) for a, b in arcs if a is not None}
+        if self.handed is not None:
+            rest = self.handed.result()
+            lines.update(rest["lines"])
+            arcs.update(map(tuple, rest["arcs"]))
         out = {
-            "lines": sorted({b for _, b in arcs}),
-            "arcs": sorted((a, b) for a, b in arcs if a is not None),
+            "lines": sorted(lines),
+            "arcs": sorted(arcs),
             "types": {q: {n: sorted(ts) for n, ts in sorted(t.items())} for q, t in sorted(types.items())},
         }
+        if self.handed is not None and self.types:
+            out["types_partial"] = True
         if self.counts is not None:
             out["line_counts"] = sorted(self.counts.items())
             out["max_call_depth"] = self.depth[1]
