@@ -21,7 +21,7 @@ from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, a
 from .fingerprint import fingerprint
 from ..guard import install_guard
 from .protocol import encode_outcome, read_exact, write_all
-from .tracer import CoverageTracer, Tracer, c_tracer_available
+from .tracer import CoverageTracer, Tracer, c_tracer_available, resumes_frames
 
 
 try:
@@ -30,6 +30,11 @@ try:
     _libc = ctypes.CDLL(None, use_errno=True)
 except Exception:  # pragma: no cover - non-Linux
     _libc = None
+
+
+#: ``sys.settrace`` as the child found it: a program may rebind the name in ``sys`` (the
+#: child would then call the program's function when it stops tracing)
+_settrace = sys.settrace
 
 
 def _same_items(a, b):
@@ -130,6 +135,7 @@ class _Child:
         self.path_snapshot = list(sys.path)
         self.codes = {}
         self.catchers = {}  # code -> _may_catch_memory(code)
+        self.resumers = {}  # code -> resumes_frames(compiled code)
         self.unraisable = []
         self.arg_codes = {}
         self.eval_codes = {}
@@ -397,7 +403,22 @@ class _Child:
         # types of locals: sampled over the first TYPES_SAMPLE_LINES line events, then the
         # C tracer takes over for the lines and arcs of the rest (Tracer.hand_over)
         return Tracer(max_lines, types, counts, module_types=kind == "stdin",
-                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None)
+                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok and not self.resumes(code) else None)
+
+    def resumes(self, code):
+        """:func:`~.tracer.resumes_frames` of the program ``code`` (its source text), cached;
+        ``False`` when it does not compile (its run then fails to compile anyway).  Such a
+        program's run with types keeps the Python tracer to the end: after a hand-over the
+        C tracer would add an arc at every resumption of a generator or coroutine."""
+        got = self.resumers.get(code)
+        if got is None:
+            try:
+                got = resumes_frames(self.compile(code))
+            except BaseException:
+                got = False
+            if len(self.resumers) < 256:
+                self.resumers[code] = got
+        return got
 
     def budget_stopper(self, tracer, code, timeout, cpu_timeout):
         """What the timers' handler does (``execution._on_alarm``) when a limit passes
@@ -414,7 +435,7 @@ class _Child:
 
         def stop(frame):
             tracer.stop()  # the C tracer (or the one a Tracer handed over to)
-            sys.settrace(exc_glob if catcher else None)
+            _settrace(exc_glob if catcher else None)
             while frame is not None:
                 if catcher and frame.f_code.co_filename == PROGRAM_FILE:
                     frame.f_trace_lines = False
@@ -494,7 +515,7 @@ class _Child:
                 codeobj = self.compile(code)
                 phase = "module"
                 if watcher is not None:
-                    sys.settrace(watcher)
+                    _settrace(watcher)
                 elif tracer is not None:
                     tracer.start()
                 STATE.stop_tracing = stop_tracing
@@ -543,7 +564,7 @@ class _Child:
                 STATE.stop_tracing = None
                 if tracer is not None:
                     tracer.stop()
-                sys.settrace(None)
+                _settrace(None)
                 disarm()
                 if cpu_timeout is not None:
                     disarm_cpu()
