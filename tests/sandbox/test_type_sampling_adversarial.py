@@ -291,3 +291,37 @@ def test_requests_after_a_handed_over_run_are_traced_as_in_a_fresh_batch(box, fi
             (b.status, b.value_repr, b.lines, b.arcs, b.types, b.types_partial, b.coverage_partial)
     assert alone[0].types == {"f": {"a": ["int"], "b": ["int"]}, "g": {"x": ["int"]}}
     assert alone[1].lines == (1, 3, 4, 6, 7) and alone[1].value_repr == "'3'"
+
+
+def test_a_program_that_can_catch_memory_errors_keeps_the_python_tracer_with_types(box):
+    code = ("def f(n):\n"
+            "    try:\n"
+            "        t = 0\n"
+            "        for i in range(n):\n"
+            "            t += i % 7\n"
+            "        return t\n"
+            "    except Exception:\n"
+            "        return -1\n")
+    ((a, b),) = _pairs(box, code, ["30000"])
+    assert not a.types_partial and a.value_repr == b.value_repr == "89995"
+    assert (a.lines, a.arcs, a.types) == (b.lines, b.arcs, b.types)
+
+
+@pytest.mark.parametrize("code, args, kw, status, value", [
+    # the hand-over inside the argument list's own call (its frame is ``<input>``'s, not the program's)
+    (BURN + "    return k\ndef f(n):\n    t = 0\n    for i in range(3):\n        t += i\n    return t + n\n",
+     "burn(15000)", {}, "returned", "15003"),
+    # a ``call`` input: statements, then the call
+    (BURN + "    return k\ndef f(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n",
+     "x = burn(12000)\nf(x)", {"input_kind": "call"}, "returned", "71994000"),
+    # past the sample in the module body, then an exception there
+    ("t = 0\nfor i in range(15000):\n    t += i\nraise ValueError(t)\ndef f():\n    return 1\n", "", {}, "bad-code", None),
+    # past the sample in the module body, then the call
+    ("t = 0\nfor i in range(15000):\n    t += i\ndef f(k):\n    if k:\n        return t\n    return -t\n", "1", {},
+     "returned", "112492500"),
+], ids=["argument-list", "call-input", "module-raises", "module-then-call"])
+def test_hand_overs_outside_the_entry_points_call(box, code, args, kw, status, value):
+    ((a, b),) = _pairs(box, code, [args], **kw)
+    assert a.types_partial
+    assert a.status == b.status == status and a.value_repr == b.value_repr == value
+    assert (a.lines, a.arcs, a.exception) == (b.lines, b.arcs, b.exception)

@@ -391,7 +391,9 @@ class _Child:
         for lines and arcs only, with no line budget, of a program that cannot catch a
         MemoryError, and coverage's C tracer is available (``"python_tracer"`` in the
         request forbids it), else a :class:`~.tracer.Tracer` (types of a script's module
-        level for a ``stdin`` request)."""
+        level for a ``stdin`` request), which hands over to the C tracer after
+        :data:`TYPES_SAMPLE_LINES` line events when it collects types, the C tracer may be
+        used and the program has no generator or coroutine code (:meth:`resumes`)."""
         if not req.get("trace"):
             return None
         types = req.get("types", True) and not observes_lifetimes(code)
