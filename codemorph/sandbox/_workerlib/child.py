@@ -393,7 +393,8 @@ class _Child:
         request forbids it), else a :class:`~.tracer.Tracer` (types of a script's module
         level for a ``stdin`` request), which hands over to the C tracer after
         :data:`TYPES_SAMPLE_LINES` line events when it collects types, the C tracer may be
-        used and the program has no generator or coroutine code (:meth:`resumes`)."""
+        used and the program has no generator or coroutine code (:meth:`resumes`, checked
+        once the program is compiled)."""
         if not req.get("trace"):
             return None
         types = req.get("types", True) and not observes_lifetimes(code)
@@ -405,19 +406,16 @@ class _Child:
         # types of locals: sampled over the first TYPES_SAMPLE_LINES line events, then the
         # C tracer takes over for the lines and arcs of the rest (Tracer.hand_over)
         return Tracer(max_lines, types, counts, module_types=kind == "stdin",
-                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok and not self.resumes(code) else None)
+                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None)
 
-    def resumes(self, code):
-        """:func:`~.tracer.resumes_frames` of the program ``code`` (its source text), cached;
-        ``False`` when it does not compile (its run then fails to compile anyway).  Such a
-        program's run with types keeps the Python tracer to the end: after a hand-over the
-        C tracer would add an arc at every resumption of a generator or coroutine."""
+    def resumes(self, code, codeobj):
+        """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
+        cached by its source text ``code``.  Such a program's run with types keeps the
+        Python tracer to the end (:meth:`~.tracer.Tracer.keep`): after a hand-over the C
+        tracer would add an arc at every resumption of a generator or coroutine."""
         got = self.resumers.get(code)
         if got is None:
-            try:
-                got = resumes_frames(self.compile(code))
-            except BaseException:
-                got = False
+            got = resumes_frames(codeobj)
             if len(self.resumers) < 256:
                 self.resumers[code] = got
         return got
@@ -515,6 +513,8 @@ class _Child:
                 arm_cpu(cpu_timeout)
             try:
                 codeobj = self.compile(code)
+                if tracer is not None and getattr(tracer, "handing", False) and self.resumes(code, codeobj):
+                    tracer.keep()  # generators or coroutines: no hand-over (Tracer.hand_over)
                 phase = "module"
                 if watcher is not None:
                     _settrace(watcher)

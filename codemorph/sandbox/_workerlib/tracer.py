@@ -240,6 +240,13 @@ class Tracer:
         #: a hand-over is due (past :attr:`hand_over_after` line events, not done yet)
         self.handing = self.hand_over_after is not None
 
+    def keep(self):
+        """Trace the whole run here, no hand-over (call before the run starts: the local
+        trace functions read :attr:`max_lines` when their frame starts)."""
+        self.hand_over_after = None
+        self.handing = False
+        self.max_lines = self.line_budget
+
     def over(self, frame):
         """The line event past :attr:`max_lines`: hand over to the C tracer when the request
         allows it (:meth:`hand_over`; returns ``None``, the local trace function's result),
