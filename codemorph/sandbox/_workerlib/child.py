@@ -21,7 +21,7 @@ from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, a
 from .fingerprint import fingerprint
 from ..guard import install_guard
 from .protocol import encode_outcome, read_exact, write_all
-from .tracer import CoverageTracer, Tracer, c_tracer_available
+from .tracer import CoverageTracer, Tracer, c_tracer_available, resumes_frames
 
 
 try:
@@ -30,6 +30,11 @@ try:
     _libc = ctypes.CDLL(None, use_errno=True)
 except Exception:  # pragma: no cover - non-Linux
     _libc = None
+
+
+#: ``sys.settrace`` as the child found it: a program may rebind the name in ``sys`` (the
+#: child would then call the program's function when it stops tracing)
+_settrace = sys.settrace
 
 
 def _same_items(a, b):
@@ -130,6 +135,7 @@ class _Child:
         self.path_snapshot = list(sys.path)
         self.codes = {}
         self.catchers = {}  # code -> _may_catch_memory(code)
+        self.resumers = {}  # code -> resumes_frames(compiled code)
         self.unraisable = []
         self.arg_codes = {}
         self.eval_codes = {}
@@ -385,7 +391,10 @@ class _Child:
         for lines and arcs only, with no line budget, of a program that cannot catch a
         MemoryError, and coverage's C tracer is available (``"python_tracer"`` in the
         request forbids it), else a :class:`~.tracer.Tracer` (types of a script's module
-        level for a ``stdin`` request)."""
+        level for a ``stdin`` request), which hands over to the C tracer after
+        :data:`TYPES_SAMPLE_LINES` line events when it collects types, the C tracer may be
+        used and the program has no generator or coroutine code (:meth:`resumes`, checked
+        once the program is compiled)."""
         if not req.get("trace"):
             return None
         types = req.get("types", True) and not observes_lifetimes(code)
@@ -398,6 +407,18 @@ class _Child:
         # C tracer takes over for the lines and arcs of the rest (Tracer.hand_over)
         return Tracer(max_lines, types, counts, module_types=kind == "stdin",
                       hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None)
+
+    def resumes(self, code, codeobj):
+        """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
+        cached by its source text ``code``.  Such a program's run with types keeps the
+        Python tracer to the end (:meth:`~.tracer.Tracer.keep`): after a hand-over the C
+        tracer would add an arc at every resumption of a generator or coroutine."""
+        got = self.resumers.get(code)
+        if got is None:
+            got = resumes_frames(codeobj)
+            if len(self.resumers) < 256:
+                self.resumers[code] = got
+        return got
 
     def budget_stopper(self, tracer, code, timeout, cpu_timeout):
         """What the timers' handler does (``execution._on_alarm``) when a limit passes
@@ -414,7 +435,7 @@ class _Child:
 
         def stop(frame):
             tracer.stop()  # the C tracer (or the one a Tracer handed over to)
-            sys.settrace(exc_glob if catcher else None)
+            _settrace(exc_glob if catcher else None)
             while frame is not None:
                 if catcher and frame.f_code.co_filename == PROGRAM_FILE:
                     frame.f_trace_lines = False
@@ -492,9 +513,11 @@ class _Child:
                 arm_cpu(cpu_timeout)
             try:
                 codeobj = self.compile(code)
+                if tracer is not None and getattr(tracer, "handing", False) and self.resumes(code, codeobj):
+                    tracer.keep()  # generators or coroutines: no hand-over (Tracer.hand_over)
                 phase = "module"
                 if watcher is not None:
-                    sys.settrace(watcher)
+                    _settrace(watcher)
                 elif tracer is not None:
                     tracer.start()
                 STATE.stop_tracing = stop_tracing
@@ -543,7 +566,7 @@ class _Child:
                 STATE.stop_tracing = None
                 if tracer is not None:
                     tracer.stop()
-                sys.settrace(None)
+                _settrace(None)
                 disarm()
                 if cpu_timeout is not None:
                     disarm_cpu()
