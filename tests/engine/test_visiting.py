@@ -1,0 +1,220 @@
+"""The copy-free read-only traversal (:mod:`codemorph.engine.visiting`) makes exactly the
+calls libcst's own ``CSTNode.visit`` makes, in the same order, and returns the node itself."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import libcst as cst
+import pytest
+
+from codemorph.engine import visiting
+
+RICH = '''\
+"""Module docstring."""
+from __future__ import annotations
+import os.path as osp, re
+from collections import (OrderedDict as OD, deque)
+from typing import *
+
+X: int = 1  # a comment
+
+@decorator(arg=1)
+class C(Base, metaclass=Meta):
+    """Doc."""
+    attr = [i ** 2 for i in range(3) if i]
+
+    def m(self, a, /, b=2, *args, c: "str" = "x", **kw) -> dict[str, int]:
+        global X
+        nonlocal_free = lambda q, *r, s=1: (q, r, s)
+        try:
+            with open(a) as fh, other() as (p, q):
+                pass
+        except (ValueError, TypeError) as exc:
+            raise RuntimeError("x") from exc
+        else:
+            del a[0], b
+        finally:
+            assert b, f"b={b!r:>{10}} {c=}"
+        return {k: v for k, v in kw.items()}
+
+
+async def g(xs):
+    try:
+        pass
+    except* OSError:
+        pass
+    async for x in xs:
+        await x
+    async with lock:
+        yield (y := 3)
+    yield from range(2)
+    return [*xs, *{1, 2}], {**{}}
+
+
+def h(v):
+    match v:
+        case [1, 2, *rest] if rest:
+            return rest
+        case {"k": value, **others}:
+            return value
+        case Point(x=0, y=yy) | None:
+            return yy
+        case str() as s:
+            return s
+        case _:
+            pass
+    while v > 0:
+        v -= 1
+        if v % 2:
+            continue
+        elif v == 7:
+            break
+    else:
+        v = -v if v else +v
+    for i, (j, k) in enumerate(zip(a, b)):
+        print(i, j, k, sep="", end="\\n"); x = a[1:2:3], a[::], b @ c
+    return not v and v or v is not None, v in a, ~v, v << 1, 1 < v <= 2, b"raw" rb"\\d"
+'''
+
+
+def _corpus() -> list[str]:
+    rows = resources.files("codemorph.data").joinpath("default.jsonl").read_text(encoding="utf-8").splitlines()
+    return [RICH] + [json.loads(r)["code"] for r in rows if r.strip()]
+
+
+class Recorder(cst.CSTVisitor):
+    """Records every call libcst makes to a visitor; skips the children of lambdas."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def on_visit(self, node):
+        self.events.append(("visit", type(node).__name__, id(node)))
+        return not isinstance(node, cst.Lambda)
+
+    def on_leave(self, node):
+        self.events.append(("leave", id(node)))
+
+    def on_visit_attribute(self, node, attribute):
+        self.events.append(("visit-attr", id(node), attribute))
+
+    def on_leave_attribute(self, node, attribute):
+        self.events.append(("leave-attr", id(node), attribute))
+
+
+class Hooks(cst.CSTVisitor):
+    """A visitor with plain hooks: by node, by attribute, one returning False, static ones."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def visit_Name(self, node):
+        self.events.append(("name", node.value))
+
+    def visit_Call(self, node):
+        self.events.append(("call", id(node)))
+        return len(self.events) % 3 != 0  # some calls' arguments are skipped
+
+    def leave_If(self, node):
+        self.events.append(("/if", id(node)))
+
+    def visit_Param_name(self, node):
+        self.events.append(("param-name", id(node)))
+
+    def leave_FunctionDef_body(self, node):
+        self.events.append(("/body", node.name.value))
+
+    @staticmethod
+    def visit_Integer(node):
+        EVENTS.append(node.value)
+
+
+EVENTS: list[str] = []
+
+
+class NoAttributeHooks(cst.CSTVisitor):
+    """Only node hooks (the attribute hooks are skipped: they would do nothing)."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def visit_SimpleString(self, node):
+        self.events.append(("str", node.value))
+
+    def visit_Attribute(self, node):
+        self.events.append(("attr", node.attr.value))
+        return False
+
+    def leave_Comment(self, node):
+        self.events.append(("comment", node.value))
+
+
+class InstanceHook(cst.CSTVisitor):
+    """A hook set on the instance, not the class."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+        self.visit_Name = lambda node: self.events.append(("name", node.value))
+
+
+def _events(visit, visitor_class, module):
+    """(result, calls seen) of ``module.visit(visitor_class())`` with ``visit`` as
+    ``CSTNode.visit`` (children included)."""
+    visitor = visitor_class()
+    EVENTS.clear()
+    installed = cst.CSTNode.visit
+    cst.CSTNode.visit = visit
+    try:
+        result = module.visit(visitor)
+    finally:
+        cst.CSTNode.visit = installed
+    return result, visitor.events + [("static", v) for v in EVENTS]
+
+
+@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, NoAttributeHooks, InstanceHook])
+def test_copy_free_traversal_makes_libcsts_calls_in_libcsts_order(visitor_class):
+    seen = 0
+    for code in _corpus():
+        module = cst.parse_module(code)
+        expected_result, expected = _events(visiting.libcst_visit, visitor_class, module)
+        result, got = _events(visiting.fast_visit, visitor_class, module)
+        assert got == expected
+        assert result is module and expected_result is module
+        seen += len(got)
+    assert seen > 40
+
+
+def test_node_classes_of_the_corpus_have_a_visit_plan():
+    classes = set()
+
+    class Classes(cst.CSTVisitor):
+        def on_visit(self, node):
+            classes.add(type(node))
+            return True
+
+    for code in _corpus():
+        cst.parse_module(code).visit(Classes())
+    plans = {cls.__name__: visiting.visit_plan(cls) for cls in classes}
+    assert len(plans) > 90
+    # every class met is walked without copying, but f-string expressions and from-imports (libcst's method)
+    assert {name for name, plan in plans.items() if plan is None} == {"FormattedStringExpression", "ImportFrom"}
+    assert plans["If"] == (("leading_lines", 2), ("whitespace_before_test", 0), ("test", 0),
+                           ("whitespace_after_test", 0), ("body", 0), ("orelse", 1))
+    assert plans["Name"] == (("lpar", 2), ("rpar", 2))
+
+
+def test_transformer_still_rebuilds_the_tree():
+    class Upper(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated_node):
+            return updated_node.with_changes(value=updated_node.value.upper())
+
+    module = cst.parse_module("def f(a):\n    return a + b\n")
+    assert module.visit(Upper()).code == "def F(A):\n    return A + B\n"
+
+
+def test_traversal_is_installed_by_the_engine():
+    import codemorph.engine  # noqa: F401 - importing the engine installs it
+
+    assert cst.CSTNode.visit is visiting.fast_visit
