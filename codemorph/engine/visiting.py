@@ -100,7 +100,8 @@ _NOT_LOOKED_UP = object()
 
 class _Dispatch:
     """Per visitor class: the hook functions (unbound) of each node class, ``None`` where
-    libcst's default hook would do nothing."""
+    libcst's default hook would do nothing.  Kept on the class itself (a visitor class
+    defined inside a function is a new class at every call, and goes with its instances)."""
 
     __slots__ = ("visit", "leave", "attributes")
 
@@ -110,16 +111,21 @@ class _Dispatch:
         # the class's attribute hooks do something: keep calling on_visit_attribute/on_leave_attribute
         self.attributes = (vtype.on_visit_attribute is not CSTVisitor.on_visit_attribute
                            or vtype.on_leave_attribute is not CSTVisitor.on_leave_attribute
-                           or any(_attribute_hook(vtype, n) for n in dir(vtype)))
+                           or any(_attribute_hook(k, n) for k in vtype.__mro__ if k not in _STUB_CLASSES
+                                  for n in list(vars(k))))
 
 
-def _attribute_hook(vtype: type, name: str) -> bool:
-    """Whether ``name`` is a ``visit_<Node>_<field>``/``leave_<Node>_<field>`` hook of ``vtype``
-    that is not one of libcst's no-op stubs."""
+#: libcst's classes of no-op hook stubs (every ``visit_<Node>_<field>`` is one)
+_STUB_CLASSES = frozenset({cst.CSTVisitor, *cst.CSTVisitor.__mro__[1:]})
+
+
+def _attribute_hook(owner: type, name: str) -> bool:
+    """Whether ``name`` in the class dict of ``owner`` is a ``visit_<Node>_<field>`` /
+    ``leave_<Node>_<field>`` hook that is not one of libcst's no-op stubs."""
     prefix, _, rest = name.partition("_")
     if prefix not in ("visit", "leave") or "_" not in rest:
         return False
-    return not getattr(getattr(vtype, name, None), "_is_no_op", False)
+    return not getattr(vars(owner)[name], "_is_no_op", False)
 
 
 def _hook(vtype: type, name: str) -> Any:
@@ -133,7 +139,12 @@ def _hook(vtype: type, name: str) -> Any:
     return fn
 
 
-_dispatch: dict[type, _Dispatch] = {}
+def _dispatch_of(vtype: type) -> _Dispatch:
+    d = vtype.__dict__.get("_codemorph_visit_dispatch")
+    if d is None:
+        d = _Dispatch(vtype)
+        setattr(vtype, "_codemorph_visit_dispatch", d)
+    return d
 
 
 def _walk_default(node: CSTNode, visitor: CSTVisitor, d: _Dispatch) -> None:
@@ -207,10 +218,7 @@ def fast_visit(self: CSTNode, visitor: Any) -> Any:
     own = getattr(visitor, "__dict__", None)
     if (vtype.on_visit is CSTVisitor.on_visit and vtype.on_leave is CSTVisitor.on_leave
             and not (own and any(k.startswith(("visit_", "leave_")) for k in own))):
-        d = _dispatch.get(vtype)
-        if d is None:
-            d = _dispatch[vtype] = _Dispatch(vtype)
-        _walk_default(self, visitor, d)
+        _walk_default(self, visitor, _dispatch_of(vtype))
     else:
         _walk_custom(self, visitor)
     return self
