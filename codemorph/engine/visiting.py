@@ -32,7 +32,12 @@ from typing import Any, Callable
 import libcst as cst
 from libcst import CSTNode, CSTVisitor, MaybeSentinel
 
-__all__ = ["install", "fast_visit", "visit_plan", "libcst_visit"]
+try:  # libcst's visitor of a batched metadata pass (private: absent in another version, it is a custom visitor)
+    from libcst._batched_visitor import _BatchedCSTVisitor
+except ImportError:  # pragma: no cover
+    _BatchedCSTVisitor = None
+
+__all__ = ["install", "fast_visit", "children", "visit_plan", "libcst_visit", "libcst_children"]
 
 #: libcst's own ``CSTNode.visit`` (kept for transformers and for comparison in tests)
 libcst_visit: Callable[[CSTNode, Any], Any] = CSTNode.visit
@@ -185,9 +190,10 @@ def _walk_default(node: CSTNode, visitor: CSTVisitor, d: _Dispatch) -> None:
         fn(visitor, node)
 
 
-def _walk_custom(node: CSTNode, visitor: CSTVisitor) -> None:
+def _walk_custom(node: CSTNode, visitor: CSTVisitor, attributes: bool) -> None:
     """The traversal of a visitor with its own ``on_visit``/``on_leave`` (or hooks set on the
-    instance): every call goes through the visitor's methods."""
+    instance): every call goes through the visitor's methods (the attribute hooks only
+    when ``attributes``: without it they would do nothing)."""
     if visitor.on_visit(node):
         t = type(node)
         plan = _plans.get(t, _NOT_LOOKED_UP)
@@ -195,17 +201,35 @@ def _walk_custom(node: CSTNode, visitor: CSTVisitor) -> None:
             plan = visit_plan(t)
         if plan is None:
             node._visit_and_replace_children(visitor)
-        else:
+        elif attributes:
             for name, kind in plan:
                 value = getattr(node, name)
                 visitor.on_visit_attribute(node, name)
                 if kind == _SEQUENCE:
                     for child in value:
-                        _walk_custom(child, visitor)
+                        _walk_custom(child, visitor, attributes)
                 elif kind == _REQUIRED or (value is not None and not isinstance(value, MaybeSentinel)):
-                    _walk_custom(value, visitor)
+                    _walk_custom(value, visitor, attributes)
                 visitor.on_leave_attribute(node, name)
+        else:
+            for name, kind in plan:
+                value = getattr(node, name)
+                if kind == _SEQUENCE:
+                    for child in value:
+                        _walk_custom(child, visitor, attributes)
+                elif kind == _REQUIRED or (value is not None and not isinstance(value, MaybeSentinel)):
+                    _walk_custom(value, visitor, attributes)
     visitor.on_leave(node)
+
+
+def _batched_attributes(visitor: Any) -> bool:
+    """For libcst's batched visitor (the metadata providers' shared pass): whether any of
+    the batched visitors has an attribute hook (``visit_<Node>_<field>``); without one its
+    ``on_visit_attribute``/``on_leave_attribute`` find nothing to call."""
+    methods = getattr(visitor, "visitor_methods", None)
+    if not isinstance(methods, dict):
+        return True
+    return any("_" in name.partition("_")[2] for name in methods)
 
 
 def fast_visit(self: CSTNode, visitor: Any) -> Any:
@@ -216,16 +240,46 @@ def fast_visit(self: CSTNode, visitor: Any) -> Any:
         return libcst_visit(self, visitor)
     vtype = type(visitor)
     own = getattr(visitor, "__dict__", None)
-    if (vtype.on_visit is CSTVisitor.on_visit and vtype.on_leave is CSTVisitor.on_leave
-            and not (own and any(k.startswith(("visit_", "leave_")) for k in own))):
+    own_hooks = bool(own) and any(k.startswith(("visit_", "leave_")) for k in own)
+    if vtype.on_visit is CSTVisitor.on_visit and vtype.on_leave is CSTVisitor.on_leave and not own_hooks:
         _walk_default(self, visitor, _dispatch_of(vtype))
+    elif vtype is _BatchedCSTVisitor:
+        _walk_custom(self, visitor, _batched_attributes(visitor))
     else:
-        _walk_custom(self, visitor)
+        _walk_custom(self, visitor, own_hooks or _dispatch_of(vtype).attributes)
     return self
+
+
+#: libcst's own ``CSTNode.children`` property
+libcst_children = CSTNode.children
+
+
+def children(node: CSTNode) -> list[CSTNode]:
+    """``node.children`` (the nodes a visitor would visit directly under ``node``, in
+    order) read from the visit plan of its class instead of rebuilding ``node``; libcst's
+    own property for a class without a plan."""
+    plan = _plans.get(type(node), _NOT_LOOKED_UP)
+    if plan is _NOT_LOOKED_UP:
+        plan = visit_plan(type(node))
+    if plan is None:
+        return libcst_children.fget(node)
+    out: list[CSTNode] = []
+    for name, kind in plan:
+        value = getattr(node, name)
+        if kind == _SEQUENCE:
+            out.extend(value)
+        elif kind == _REQUIRED or (value is not None and not isinstance(value, MaybeSentinel)):
+            out.append(value)
+    return out
+
+
+_children_property = property(children, doc=libcst_children.__doc__)
 
 
 def install() -> None:
     """Make :meth:`CSTNode.visit` use this traversal for :class:`~libcst.CSTVisitor`
-    visitors (idempotent)."""
+    visitors, and ``CSTNode.children`` read the same plans (idempotent)."""
     if CSTNode.visit is not fast_visit:
         CSTNode.visit = fast_visit  # type: ignore[method-assign]
+    if CSTNode.__dict__["children"] is not _children_property:
+        CSTNode.children = _children_property  # type: ignore[method-assign]

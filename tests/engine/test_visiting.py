@@ -8,6 +8,7 @@ from importlib import resources
 
 import libcst as cst
 import pytest
+from libcst.metadata import ExpressionContextProvider, MetadataWrapper, ParentNodeProvider, ScopeProvider
 
 from codemorph.engine import visiting
 
@@ -151,6 +152,33 @@ class NoAttributeHooks(cst.CSTVisitor):
         self.events.append(("comment", node.value))
 
 
+class OwnLeave(cst.CSTVisitor):
+    """Its own ``on_leave`` (as libcst's parent-node provider), libcst's ``on_visit``."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+
+    def visit_ClassDef(self, node):
+        self.events.append(("class", node.name.value))
+        return False
+
+    def on_leave(self, original_node):
+        self.events.append(("leave", type(original_node).__name__, len(original_node.children)))
+        super().on_leave(original_node)
+
+    def leave_Return(self, node):
+        self.events.append(("/return", id(node)))
+
+
+class OwnVisitWithAttributeHook(OwnLeave):
+    def on_visit(self, node):
+        self.events.append(("visit", type(node).__name__))
+        return super().on_visit(node)
+
+    def leave_Arg_keyword(self, node):
+        self.events.append(("/keyword", id(node)))
+
+
 class InstanceHook(cst.CSTVisitor):
     """A hook set on the instance, not the class."""
 
@@ -173,7 +201,8 @@ def _events(visit, visitor_class, module):
     return result, visitor.events + [("static", v) for v in EVENTS]
 
 
-@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, NoAttributeHooks, InstanceHook])
+@pytest.mark.parametrize("visitor_class", [Recorder, Hooks, NoAttributeHooks, OwnLeave, OwnVisitWithAttributeHook,
+                                           InstanceHook])
 def test_copy_free_traversal_makes_libcsts_calls_in_libcsts_order(visitor_class):
     seen = 0
     for code in _corpus():
@@ -203,6 +232,52 @@ def test_node_classes_of_the_corpus_have_a_visit_plan():
     assert plans["If"] == (("leading_lines", 2), ("whitespace_before_test", 0), ("test", 0),
                            ("whitespace_after_test", 0), ("body", 0), ("orelse", 1))
     assert plans["Name"] == (("lpar", 2), ("rpar", 2))
+
+
+def test_children_are_libcsts_children():
+    for code in _corpus():
+        nodes = []
+
+        class All(cst.CSTVisitor):
+            def on_visit(self, node):
+                nodes.append(node)
+                return True
+
+        cst.parse_module(code).visit(All())
+        for node in nodes:
+            assert visiting.children(node) == visiting.libcst_children.fget(node)
+            assert list(node.children) == visiting.libcst_children.fget(node)
+
+
+def _metadata(module):
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    parents = wrapper.resolve(ParentNodeProvider)
+    contexts = wrapper.resolve(ExpressionContextProvider)
+    scopes = wrapper.resolve(ScopeProvider)
+    seen = {}
+    for node, scope in scopes.items():
+        if scope is not None and id(scope) not in seen:
+            seen[id(scope)] = (type(scope).__name__,
+                               sorted((a.name, type(a.node).__name__) for a in scope.assignments),
+                               sorted((a.node.value, len(a.referents)) for a in scope.accesses))
+    return ({id(k): id(v) for k, v in parents.items()},
+            {id(k): str(v) for k, v in contexts.items()},
+            {id(k): id(v) for k, v in scopes.items() if v is not None}, list(seen.values()))
+
+
+def test_metadata_of_libcsts_providers_is_the_same():
+    for code in _corpus():
+        module = cst.parse_module(code)
+        installed = cst.CSTNode.visit, cst.CSTNode.__dict__["children"]
+        cst.CSTNode.visit, cst.CSTNode.children = visiting.libcst_visit, visiting.libcst_children
+        try:
+            expected = _metadata(module)
+        finally:
+            cst.CSTNode.visit, cst.CSTNode.children = installed
+        parents, contexts, scopes, scope_facts = _metadata(module)
+        assert (parents, contexts) == expected[:2]
+        assert len(scopes) == len(expected[2]) and scope_facts == expected[3]
+        assert len(parents) > 10 and scope_facts
 
 
 def test_transformer_still_rebuilds_the_tree():
