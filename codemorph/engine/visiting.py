@@ -1,4 +1,4 @@
-"""A read-only traversal of libcst trees that does not rebuild them.
+"""libcst traversals that do not rebuild what they do not change.
 
 libcst's :meth:`CSTNode.visit` rebuilds every node it passes, even for a
 :class:`~libcst.CSTVisitor`, whose result is the tree it was given: each node's
@@ -8,36 +8,47 @@ passes over every program (its own visitors and libcst's metadata providers), an
 construction was most of their cost.
 
 :func:`install` makes :meth:`CSTNode.visit` walk the tree without copying when the visitor
-is a :class:`~libcst.CSTVisitor` (a :class:`~libcst.CSTTransformer` still gets libcst's
-own traversal).  The visitor sees exactly the calls libcst's traversal makes, in the same
-order -- ``on_visit``, then for each child field in libcst's visiting order
-``on_visit_attribute``, the children, ``on_leave_attribute``, then ``on_leave`` -- and the
-result is the node itself, as with libcst.  The visiting order of each node class is read
-from libcst's own ``_visit_and_replace_children`` (its keyword arguments are the child
-fields in the order they are visited); a class whose method is not that plain form, or
-whose source cannot be read, is visited by libcst's method (whose children come back
+is a :class:`~libcst.CSTVisitor`.  The visitor sees exactly the calls libcst's traversal
+makes, in the same order -- ``on_visit``, then for each child field in libcst's visiting
+order ``on_visit_attribute``, the children, ``on_leave_attribute``, then ``on_leave`` --
+and the result is the node itself, as with libcst.  The visiting order of each node class
+is read from libcst's own ``_visit_and_replace_children`` (its keyword arguments are the
+child fields in the order they are visited); a class whose method is not that plain form,
+or whose source cannot be read, is visited by libcst's method (whose children come back
 here).  Hooks that libcst marks as no-ops (``mark_no_op``) and attribute hooks a visitor
-does not define are skipped, as calling them would do nothing.  Performance only: a test
-compares the calls a recording visitor receives from both traversals on many programs.
+does not define are skipped, as calling them would do nothing.  ``CSTNode.children`` is
+read from the same plans.
+
+A :class:`~libcst.CSTTransformer` gets libcst's own traversal, unless its class sets
+``reuse_unchanged_nodes = True`` (:data:`REUSE_UNCHANGED`): then it gets the same calls
+and the same resulting tree, but a node none of whose children changed is not rebuilt
+(``updated_node`` is ``original_node`` itself, where libcst passes an equal copy), so a
+transformer may set it only when it never relies on ``updated_node`` being a new object.
+
+Performance only: tests/engine/test_visiting.py compares the calls recording visitors and
+transformers receive from both traversals, and the resulting trees and metadata.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
+import operator
 import textwrap
 import types
 from typing import Any, Callable
 
 import libcst as cst
-from libcst import CSTNode, CSTVisitor, MaybeSentinel
+from libcst import CSTNode, CSTTransformer, CSTValidationError, CSTVisitor, FlattenSentinel, MaybeSentinel, RemovalSentinel
+from libcst._nodes import internal as _internal
 
 try:  # libcst's visitor of a batched metadata pass (private: absent in another version, it is a custom visitor)
     from libcst._batched_visitor import _BatchedCSTVisitor
 except ImportError:  # pragma: no cover
     _BatchedCSTVisitor = None
 
-__all__ = ["install", "fast_visit", "children", "visit_plan", "libcst_visit", "libcst_children"]
+__all__ = ["install", "fast_visit", "REUSE_UNCHANGED", "children", "visit_plan", "libcst_visit", "libcst_children"]
 
 #: libcst's own ``CSTNode.visit`` (kept for transformers and for comparison in tests)
 libcst_visit: Callable[[CSTNode, Any], Any] = CSTNode.visit
@@ -48,44 +59,75 @@ _HELPERS = {"visit_required": _REQUIRED, "visit_optional": _OPTIONAL, "visit_sen
             "visit_sequence": _SEQUENCE, "visit_body_sequence": _SEQUENCE, "visit_iterable": _SEQUENCE,
             "visit_body_iterable": _SEQUENCE}
 
+#: libcst's helpers a rebuild plan may name (each visits one field of a node and returns its new value)
+_REBUILD_HELPERS = frozenset(h for h in (getattr(_internal, n, None) for n in (
+    "visit_required", "visit_optional", "visit_sentinel", "visit_sequence", "visit_body_sequence")) if h is not None)
+
+_VISIT_REQUIRED = getattr(_internal, "visit_required", None)
+_VISIT_OPTIONAL = getattr(_internal, "visit_optional", None)
+_VISIT_SENTINEL = getattr(_internal, "visit_sentinel", None)
+_VISIT_SEQUENCE = getattr(_internal, "visit_sequence", None)
+
 _plans: dict[type, tuple[tuple[str, int], ...] | None] = {}
+# per class, for transformers that reuse unchanged nodes: the visited fields with libcst's
+# helper that visits each, when libcst's method rebuilds the class from exactly its fields
+_rebuild_plans: dict[type, tuple[tuple[str, Callable[..., Any]], ...] | None] = {}
 
 
 def _read_plan(cls: type) -> tuple[tuple[str, int], ...] | None:
+    plan, rebuild = _read_plans(cls)
+    _rebuild_plans[cls] = rebuild
+    return plan
+
+
+def _read_plans(cls: type) -> tuple[tuple[tuple[str, int], ...] | None, tuple | None]:
+    """(:func:`visit_plan`, the rebuild plan) of ``cls``."""
     owner = next((k for k in cls.__mro__ if "_visit_and_replace_children" in k.__dict__), None)
     if owner is None or owner is CSTNode:
-        return None
+        return None, None
     try:
         source = textwrap.dedent(inspect.getsource(owner.__dict__["_visit_and_replace_children"]))
         fn = ast.parse(source).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
-        return None
+        return None, None
     body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     if not isinstance(fn, ast.FunctionDef) or len(fn.args.args) != 2:
-        return None
+        return None, None
     self_name, visitor_name = fn.args.args[0].arg, fn.args.args[1].arg
     if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Name) \
             and body[0].value.id == self_name:
-        return ()  # a leaf: ``return self``
+        return (), ()  # a leaf: ``return self``
     if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call) \
             or body[0].value.args:
-        return None
-    plan = []
-    for kw in body[0].value.keywords:
+        return None, None
+    call = body[0].value
+    plan, rebuild, copied = [], [], []
+    for kw in call.keywords:
         v = kw.value
-        if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == self_name:
-            continue  # a field copied as it is (a string, a flag): not visited
+        if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == self_name \
+                and v.attr == kw.arg:
+            copied.append(kw.arg)  # a field copied as it is (a string, a flag): not visited
+            continue
         if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in _HELPERS
                 and len(v.args) == 4 and not v.keywords):
-            return None
+            return None, None
         parent, name, value, visitor = v.args
         if not (isinstance(parent, ast.Name) and parent.id == self_name and isinstance(name, ast.Constant)
                 and name.value == kw.arg and isinstance(value, ast.Attribute) and value.attr == kw.arg
                 and isinstance(value.value, ast.Name) and value.value.id == self_name
                 and isinstance(visitor, ast.Name) and visitor.id == visitor_name):
-            return None
+            return None, None
         plan.append((kw.arg, _HELPERS[v.func.id]))
-    return tuple(plan)
+        rebuild.append((kw.arg, getattr(_internal, v.func.id, None)))
+    init_fields = {f.name for f in dataclasses.fields(cls) if f.init} if dataclasses.is_dataclass(cls) else None
+    # the node is rebuilt as ``ClassName(...)`` by its own class's method, or ``self.__class__(...)``
+    own_class = (owner is cls and isinstance(call.func, ast.Name) and call.func.id == cls.__name__) or (
+        isinstance(call.func, ast.Attribute) and call.func.attr == "__class__"
+        and isinstance(call.func.value, ast.Name) and call.func.value.id == self_name)
+    complete = (own_class
+                and init_fields == {kw.arg for kw in call.keywords} and len(call.keywords) == len(init_fields)
+                and all(h in _REBUILD_HELPERS for _, h in rebuild))
+    return tuple(plan), (tuple(rebuild) if complete else None)
 
 
 def visit_plan(cls: type) -> tuple[tuple[str, int], ...] | None:
@@ -232,11 +274,149 @@ def _batched_attributes(visitor: Any) -> bool:
     return any("_" in name.partition("_")[2] for name in methods)
 
 
+_init_fields: dict[type, tuple[str, ...]] = {}
+
+
+def _rebuilt(node: CSTNode, changes: dict[str, Any]) -> CSTNode:
+    """A new node of ``node``'s class with ``changes`` (field -> value), the other fields
+    as they are: what libcst's ``_visit_and_replace_children`` constructs."""
+    t = type(node)
+    names = _init_fields.get(t)
+    if names is None:
+        names = _init_fields[t] = tuple(f.name for f in dataclasses.fields(t) if f.init)
+    kwargs = {n: getattr(node, n) for n in names}
+    kwargs.update(changes)
+    return t(**kwargs)
+
+
+def _removal_error(node: CSTNode) -> TypeError:
+    return TypeError(f"We got a RemovalSentinel while visiting a {type(node).__name__}. This "
+                     + "node's parent does not allow it to be removed.")
+
+
+def _flatten_error(node: CSTNode) -> TypeError:
+    return TypeError(f"We got a FlattenSentinel while visiting a {type(node).__name__}. This "
+                     + "node's parent does not allow for it to be it to be replaced with a "
+                     + "sequence.")
+
+
+def _visit_field(node: CSTNode, name: str, value: Any, helper: Any, transformer: Any) -> Any:
+    """What libcst's ``helper`` (``visit_required``, ``visit_optional``...) returns for the
+    field ``name`` of ``node``, for a transformer without attribute hooks (children
+    visited by :func:`_transform`)."""
+    if helper is _VISIT_REQUIRED:
+        result = _transform(value, transformer, False)
+        if isinstance(result, RemovalSentinel):
+            raise _removal_error(value)
+        if isinstance(result, FlattenSentinel):
+            raise _flatten_error(value)
+        return result
+    if helper is _VISIT_OPTIONAL or helper is _VISIT_SENTINEL:
+        empty = None if helper is _VISIT_OPTIONAL else MaybeSentinel.DEFAULT
+        if value is None if helper is _VISIT_OPTIONAL else isinstance(value, MaybeSentinel):
+            return empty
+        result = _transform(value, transformer, False)
+        if isinstance(result, FlattenSentinel):
+            raise _flatten_error(value)
+        return empty if isinstance(result, RemovalSentinel) else result
+    out = []
+    if helper is _VISIT_SEQUENCE:
+        for child in value:
+            result = _transform(child, transformer, False)
+            if isinstance(result, FlattenSentinel):
+                out.extend(result)
+            elif not isinstance(result, RemovalSentinel):
+                out.append(result)
+        return tuple(out)
+    for child in value:  # visit_body_sequence: a statement emptied by removals is dropped
+        result = _transform(child, transformer, False)
+        if isinstance(result, RemovalSentinel):
+            continue
+        if isinstance(result, FlattenSentinel):
+            for child_ in result:
+                if (not child._is_removable()) and child_._is_removable():
+                    continue
+                out.append(child_)
+        else:
+            if (not child._is_removable()) and result._is_removable():
+                continue
+            out.append(result)
+    return tuple(out)
+
+
+def _transform(node: CSTNode, transformer: Any, attributes: bool | None = None) -> Any:
+    """libcst's ``CSTNode.visit`` for a transformer that sets :data:`REUSE_UNCHANGED`: the
+    same calls in the same order, but a node none of whose fields changed is not rebuilt
+    (``updated_node`` is the node itself).  A transformer with attribute hooks has its
+    fields visited by libcst's own helpers; one without, by :func:`_visit_field`."""
+    if attributes is None:
+        attributes = _transformer_attributes(transformer)
+    if transformer.on_visit(node):
+        t = type(node)
+        rebuild = _rebuild_plans.get(t, _NOT_LOOKED_UP)
+        if rebuild is _NOT_LOOKED_UP:
+            visit_plan(t)
+            rebuild = _rebuild_plans.get(t)
+        if rebuild is None:
+            updated = node._visit_and_replace_children(transformer)  # children come back through CSTNode.visit
+        else:
+            changes = None
+            for name, helper in rebuild:
+                value = getattr(node, name)
+                if attributes:
+                    new = helper(node, name, value, transformer)
+                else:
+                    new = _visit_field(node, name, value, helper, transformer)
+                if new is not value and not (type(value) is tuple and type(new) is tuple and len(new) == len(value)
+                                             and all(map(operator.is_, new, value))):
+                    if changes is None:
+                        changes = {}
+                    changes[name] = new
+            updated = node if changes is None else _rebuilt(node, changes)
+    else:
+        updated = node
+    result = transformer.on_leave(node, updated)
+    if not isinstance(result, (CSTNode, RemovalSentinel, FlattenSentinel)):
+        raise CSTValidationError("Expected a node of type CSTNode or a RemovalSentinel, "
+                                 + f"but got a return value of {type(result).__name__}")
+    return result
+
+
+def _transformer_attributes(transformer: Any) -> bool:
+    """Whether a transformer's attribute hooks may do something (its class or instance
+    defines one, or it overrides ``on_visit_attribute``/``on_leave_attribute``)."""
+    vtype = type(transformer)
+    own = getattr(transformer, "__dict__", None)
+    if own and any(k.startswith(("visit_", "leave_")) for k in own):
+        return True
+    flag = vtype.__dict__.get("_codemorph_transform_attributes")
+    if flag is None:
+        flag = (vtype.on_visit_attribute is not CSTTransformer.on_visit_attribute
+                or vtype.on_leave_attribute is not CSTTransformer.on_leave_attribute
+                or any(_attribute_hook(k, n) for k in vtype.__mro__ if k not in _TRANSFORMER_STUB_CLASSES
+                       for n in list(vars(k))))
+        setattr(vtype, "_codemorph_transform_attributes", flag)
+    return flag
+
+
+#: libcst's classes of no-op transformer hook stubs
+_TRANSFORMER_STUB_CLASSES = frozenset({cst.CSTTransformer, *cst.CSTTransformer.__mro__[1:]})
+
+
+#: the class attribute a :class:`~libcst.CSTTransformer` sets to ``True`` to be visited by
+#: :func:`_transform`: it must never rely on ``updated_node`` being another object than
+#: ``original_node`` (it looks nodes up by ``original_node`` only)
+REUSE_UNCHANGED = "reuse_unchanged_nodes"
+
+
 def fast_visit(self: CSTNode, visitor: Any) -> Any:
     """:meth:`CSTNode.visit` as installed by :func:`install`: a :class:`~libcst.CSTVisitor`
-    is walked over ``self`` without copying (returns ``self``); any other visitor (a
-    transformer) goes to libcst's own traversal (returns the new tree)."""
+    is walked over ``self`` without copying (returns ``self``); a transformer whose class
+    sets ``reuse_unchanged_nodes = True`` gets libcst's calls without the rebuilding of
+    unchanged nodes; any other visitor goes to libcst's own traversal."""
     if not isinstance(visitor, CSTVisitor):
+        if getattr(type(visitor), REUSE_UNCHANGED, False) is True and isinstance(visitor, CSTTransformer):
+            return _transform(self, visitor, _transformer_attributes(visitor))
         return libcst_visit(self, visitor)
     vtype = type(visitor)
     own = getattr(visitor, "__dict__", None)

@@ -280,6 +280,94 @@ def test_metadata_of_libcsts_providers_is_the_same():
         assert len(parents) > 10 and scope_facts
 
 
+class Rewrites(cst.CSTTransformer):
+    """Renames ``a``, drops ``pass`` lines and annotations and the second argument of calls,
+    doubles expression statements (a flattening), and records every call it gets."""
+
+    reuse_unchanged_nodes = True
+
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+        self.assignments = 0  # inside an annotated assignment (its annotation is required)
+
+    def on_visit(self, node):
+        self.events.append(("visit", type(node).__name__, id(node)))
+        return not isinstance(node, cst.Lambda) and super().on_visit(node)
+
+    def visit_AnnAssign(self, node):
+        self.assignments += 1
+
+    def leave_AnnAssign(self, original_node, updated_node):
+        self.assignments -= 1
+        return updated_node
+
+    def on_leave(self, original_node, updated_node):
+        self.events.append(("leave", id(original_node), updated_node.deep_equals(original_node)))
+        return super().on_leave(original_node, updated_node)
+
+    def leave_Name(self, original_node, updated_node):
+        return updated_node.with_changes(value="A") if updated_node.value == "a" else updated_node
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if len(updated_node.body) == 1 and isinstance(updated_node.body[0], cst.Pass):
+            return cst.RemovalSentinel.REMOVE
+        if len(updated_node.body) == 1 and isinstance(updated_node.body[0], cst.Expr):
+            return cst.FlattenSentinel([updated_node, updated_node])
+        return updated_node
+
+    def leave_Annotation(self, original_node, updated_node):
+        return updated_node if self.assignments else cst.RemovalSentinel.REMOVE
+
+    def leave_Arg(self, original_node, updated_node):
+        return cst.RemovalSentinel.REMOVE if updated_node.keyword is not None else updated_node
+
+
+class RewritesWithAttributeHook(Rewrites):
+    def visit_Call_args(self, node):
+        self.events.append(("args", id(node)))
+
+
+class PlainRewrites(Rewrites):
+    reuse_unchanged_nodes = False
+
+
+@pytest.mark.parametrize("transformer_class", [Rewrites, RewritesWithAttributeHook])
+def test_transformer_reusing_unchanged_nodes_gets_libcsts_calls_and_result(transformer_class):
+    changed = 0
+    for code in _corpus():
+        module = cst.parse_module(code)
+        expected_result, expected = _events(visiting.libcst_visit, transformer_class, module)
+        result, got = _events(visiting.fast_visit, transformer_class, module)
+        assert got == expected
+        assert result.code == expected_result.code and result.deep_equals(expected_result)
+        changed += result.code != code
+    assert changed > 5
+
+
+def test_removing_a_required_node_raises_libcsts_error():
+    class RemoveTests(cst.CSTTransformer):
+        reuse_unchanged_nodes = True
+
+        def leave_Comparison(self, original_node, updated_node):
+            return cst.RemovalSentinel.REMOVE
+
+    module = cst.parse_module("def f(x):\n    if x < 1:\n        return 0\n")
+    with pytest.raises(TypeError) as libcsts:
+        _events(visiting.libcst_visit, RemoveTests, module)
+    with pytest.raises(TypeError) as ours:
+        module.visit(RemoveTests())
+    assert str(ours.value) == str(libcsts.value) == (
+        "We got a RemovalSentinel while visiting a Comparison. This node's parent does not allow it to be removed.")
+
+
+def test_unchanged_subtrees_are_shared_only_with_reuse_unchanged_nodes():
+    module = cst.parse_module("def f(a, b):\n    x = b + 1\n    return a\n")
+    reused, rebuilt = module.visit(Rewrites()), module.visit(PlainRewrites())
+    assert reused.code == rebuilt.code == "def f(A, b):\n    x = b + 1\n    return A\n"
+    assert reused.body[0].body.body[0] is module.body[0].body.body[0]  # ``x = b + 1`` is not rebuilt
+    assert rebuilt.body[0].body.body[0] is not module.body[0].body.body[0]
+
+
 def test_transformer_still_rebuilds_the_tree():
     class Upper(cst.CSTTransformer):
         def leave_Name(self, original_node, updated_node):

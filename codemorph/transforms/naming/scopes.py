@@ -380,6 +380,9 @@ def _docstring_node(node: cst.FunctionDef | cst.ClassDef) -> cst.SimpleString | 
 class _Respell(cst.CSTTransformer):
     """Give each listed ``Name`` node (by identity) its new spelling, and, with a
     :class:`ProseRenaming`, the words of comments and docstrings."""
+    # it looks nodes up by original_node only: an unchanged subtree is not rebuilt
+    # (codemorph.engine.visiting; performance only)
+    reuse_unchanged_nodes = True
 
     def __init__(self, new_value: Mapping[cst.Name, str], words: ProseRenaming | None = None) -> None:
         self.new_value = new_value
