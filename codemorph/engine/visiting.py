@@ -16,8 +16,10 @@ is read from libcst's own ``_visit_and_replace_children`` (its keyword arguments
 child fields in the order they are visited); a class whose method is not that plain form,
 or whose source cannot be read, is visited by libcst's method (whose children come back
 here).  Hooks that libcst marks as no-ops (``mark_no_op``) and attribute hooks a visitor
-does not define are skipped, as calling them would do nothing.  ``CSTNode.children`` is
-read from the same plans.
+does not define are skipped, as calling them would do nothing.  A visitor class's hooks
+are looked up once, at its first traversal, and kept on the class (libcst looks them up by
+name at every call: a hook patched onto a class after it has visited a tree is not seen).
+``CSTNode.children`` is read from the same plans.
 
 A :class:`~libcst.CSTTransformer` gets libcst's own traversal, unless its class sets
 ``reuse_unchanged_nodes = True`` (:data:`REUSE_UNCHANGED`): then it gets the same calls
