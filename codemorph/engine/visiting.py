@@ -266,6 +266,76 @@ def _walk_custom(node: CSTNode, visitor: CSTVisitor, attributes: bool) -> None:
     visitor.on_leave(node)
 
 
+def _walk_leave_custom(node: CSTNode, visitor: CSTVisitor, d: _Dispatch) -> None:
+    """The traversal of a visitor that keeps :class:`CSTVisitor`'s ``on_visit`` (hooks found
+    by name on its class) but has its own ``on_leave`` (as libcst's parent-node provider)."""
+    t = type(node)
+    fn = d.visit.get(t, _NOT_LOOKED_UP)
+    if fn is _NOT_LOOKED_UP:
+        fn = d.visit[t] = _hook(type(visitor), "visit_" + t.__name__)
+    if fn is None or fn(visitor, node) is not False:
+        plan = _plans.get(t, _NOT_LOOKED_UP)
+        if plan is _NOT_LOOKED_UP:
+            plan = visit_plan(t)
+        if plan is None:
+            node._visit_and_replace_children(visitor)
+        else:
+            attributes = d.attributes
+            for name, kind in plan:
+                value = getattr(node, name)
+                if attributes:
+                    visitor.on_visit_attribute(node, name)
+                if kind == _SEQUENCE:
+                    for child in value:
+                        _walk_leave_custom(child, visitor, d)
+                elif kind == _REQUIRED or (value is not None and not isinstance(value, MaybeSentinel)):
+                    _walk_leave_custom(value, visitor, d)
+                if attributes:
+                    visitor.on_leave_attribute(node, name)
+    visitor.on_leave(node)
+
+
+def _walk_batched(node: CSTNode, visitor: Any, visits: dict, leaves: dict, attributes: bool) -> None:
+    """The traversal of libcst's batched visitor (one pass of several metadata providers):
+    its ``on_visit``/``on_leave`` -- ``before_visit``, the providers' ``visit_<Node>``
+    functions; their ``leave_<Node>`` functions, ``after_leave`` -- with the functions of
+    each node class looked up once per traversal (``visits``/``leaves``)."""
+    t = type(node)
+    before = visitor.before_visit
+    if before is not None:
+        before(node)
+    fns = visits.get(t)
+    if fns is None:
+        fns = visits[t] = tuple(visitor.visitor_methods.get(f"visit_{t.__name__}", ()))
+    for fn in fns:
+        fn(node)
+    plan = _plans.get(t, _NOT_LOOKED_UP)
+    if plan is _NOT_LOOKED_UP:
+        plan = visit_plan(t)
+    if plan is None:
+        node._visit_and_replace_children(visitor)
+    else:
+        for name, kind in plan:
+            value = getattr(node, name)
+            if attributes:
+                visitor.on_visit_attribute(node, name)
+            if kind == _SEQUENCE:
+                for child in value:
+                    _walk_batched(child, visitor, visits, leaves, attributes)
+            elif kind == _REQUIRED or (value is not None and not isinstance(value, MaybeSentinel)):
+                _walk_batched(value, visitor, visits, leaves, attributes)
+            if attributes:
+                visitor.on_leave_attribute(node, name)
+    fns = leaves.get(t)
+    if fns is None:
+        fns = leaves[t] = tuple(visitor.visitor_methods.get(f"leave_{t.__name__}", ()))
+    for fn in fns:
+        fn(node)
+    after = visitor.after_leave
+    if after is not None:
+        after(node)
+
+
 def _batched_attributes(visitor: Any) -> bool:
     """For libcst's batched visitor (the metadata providers' shared pass): whether any of
     the batched visitors has an attribute hook (``visit_<Node>_<field>``); without one its
@@ -425,8 +495,10 @@ def fast_visit(self: CSTNode, visitor: Any) -> Any:
     own_hooks = bool(own) and any(k.startswith(("visit_", "leave_")) for k in own)
     if vtype.on_visit is CSTVisitor.on_visit and vtype.on_leave is CSTVisitor.on_leave and not own_hooks:
         _walk_default(self, visitor, _dispatch_of(vtype))
-    elif vtype is _BatchedCSTVisitor:
-        _walk_custom(self, visitor, _batched_attributes(visitor))
+    elif vtype is _BatchedCSTVisitor and isinstance(getattr(visitor, "visitor_methods", None), dict):
+        _walk_batched(self, visitor, {}, {}, _batched_attributes(visitor))
+    elif vtype.on_visit is CSTVisitor.on_visit and not own_hooks:
+        _walk_leave_custom(self, visitor, _dispatch_of(vtype))
     else:
         _walk_custom(self, visitor, own_hooks or _dispatch_of(vtype).attributes)
     return self
