@@ -145,6 +145,8 @@ def visit_plan(cls: type) -> tuple[tuple[str, int], ...] | None:
 
 
 _NOT_LOOKED_UP = object()
+#: the only member of libcst's ``MaybeSentinel`` (an optional field's "absent" value)
+_DEFAULT = MaybeSentinel.DEFAULT
 
 
 class _Dispatch:
@@ -152,11 +154,13 @@ class _Dispatch:
     libcst's default hook would do nothing.  Kept on the class itself (a visitor class
     defined inside a function is a new class at every call, and goes with its instances)."""
 
-    __slots__ = ("visit", "leave", "attributes")
+    __slots__ = ("visit", "leave", "table", "attributes")
 
     def __init__(self, vtype: type) -> None:
         self.visit: dict[type, Any] = {}
         self.leave: dict[type, Any] = {}
+        #: node class -> (visit hook, visit plan or ``None``, leave hook), for :func:`_walk_default`
+        self.table: dict[type, tuple[Any, Any, Any]] = {}
         # the class's attribute hooks do something: keep calling on_visit_attribute/on_leave_attribute
         self.attributes = (vtype.on_visit_attribute is not CSTVisitor.on_visit_attribute
                            or vtype.on_leave_attribute is not CSTVisitor.on_leave_attribute
@@ -200,13 +204,12 @@ def _walk_default(node: CSTNode, visitor: CSTVisitor, d: _Dispatch) -> None:
     """The traversal of a visitor that uses :class:`CSTVisitor`'s own ``on_visit`` /
     ``on_leave`` (hooks found by name on its class)."""
     t = type(node)
-    fn = d.visit.get(t, _NOT_LOOKED_UP)
-    if fn is _NOT_LOOKED_UP:
-        fn = d.visit[t] = _hook(type(visitor), "visit_" + t.__name__)
+    entry = d.table.get(t)
+    if entry is None:
+        vtype = type(visitor)
+        entry = d.table[t] = (_hook(vtype, "visit_" + t.__name__), visit_plan(t), _hook(vtype, "leave_" + t.__name__))
+    fn, plan, leave = entry
     if fn is None or fn(visitor, node) is not False:
-        plan = _plans.get(t, _NOT_LOOKED_UP)
-        if plan is _NOT_LOOKED_UP:
-            plan = visit_plan(t)
         if plan is None:
             node._visit_and_replace_children(visitor)  # its children come back through CSTNode.visit
         elif d.attributes:
@@ -216,7 +219,7 @@ def _walk_default(node: CSTNode, visitor: CSTVisitor, d: _Dispatch) -> None:
                 if kind == _SEQUENCE:
                     for child in value:
                         _walk_default(child, visitor, d)
-                elif kind == _REQUIRED or (value is not None and not isinstance(value, MaybeSentinel)):
+                elif kind == _REQUIRED or (value is not None and value is not _DEFAULT):
                     _walk_default(value, visitor, d)
                 visitor.on_leave_attribute(node, name)
         else:
@@ -225,13 +228,10 @@ def _walk_default(node: CSTNode, visitor: CSTVisitor, d: _Dispatch) -> None:
                 if kind == _SEQUENCE:
                     for child in value:
                         _walk_default(child, visitor, d)
-                elif kind == _REQUIRED or (value is not None and not isinstance(value, MaybeSentinel)):
+                elif kind == _REQUIRED or (value is not None and value is not _DEFAULT):
                     _walk_default(value, visitor, d)
-    fn = d.leave.get(t, _NOT_LOOKED_UP)
-    if fn is _NOT_LOOKED_UP:
-        fn = d.leave[t] = _hook(type(visitor), "leave_" + t.__name__)
-    if fn is not None:
-        fn(visitor, node)
+    if leave is not None:
+        leave(visitor, node)
 
 
 def _walk_custom(node: CSTNode, visitor: CSTVisitor, attributes: bool) -> None:
