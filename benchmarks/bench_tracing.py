@@ -12,6 +12,12 @@ milliseconds and ratios to plain.  The sandbox columns also give the whole cost 
 execution (batch wall time / requests: the fork, the reset, the result's fingerprint,
 the relay to the host), which dominates for microsecond programs.
 
+The ``tracing floor`` column is the plain interpreter with tracing switched on and a global
+trace function that returns ``None``: every line event goes through the interpreter's
+tracing path and a C-level trampoline that returns at once.  No tracer built on
+``sys.settrace``/``PyEval_SetTrace`` (coverage.py's C tracer included) can cost less on this
+interpreter, whatever it records.
+
 Usage::
 
     python benchmarks/bench_tracing.py [--n 1000000] [--rounds 5] [--repeat 5] [--cruxeval 4]
@@ -47,10 +53,14 @@ CRUX_IDS = ("sample_0", "sample_16", "sample_33", "sample_104", "sample_250", "s
 
 _PLAIN = r"""
 import json, sys, time
-code, args, repeat = json.loads(sys.stdin.read())
+code, args, repeat, floor = json.loads(sys.stdin.read())
 obj = compile(code, "<program>", "exec")
 argcode = compile("(lambda *a, **k: (a, k))(" + args + ")", "<input>", "eval")
 times = []
+if floor:
+    # the interpreter's tracing mode with a trace function that records nothing: every
+    # line event reaches C-level dispatch and returns at once (no frame has an f_trace)
+    sys.settrace(lambda frame, event, arg: None)
 for _ in range(repeat):
     g = {"__name__": "__codemorph_program__"}
     t0 = time.perf_counter()
@@ -62,12 +72,15 @@ times.sort()
 print(times[len(times) // 2])
 """
 
-MODES = ("plain", "sandbox", "lines+arcs (C)", "lines+arcs (Python)", "with types")
+MODES = ("plain", "tracing floor", "sandbox", "lines+arcs (C)", "lines+arcs (Python)", "with types")
 
 
-def plain(code: str, args: str, repeat: int) -> float:
-    """Median seconds of the program (module body + call) in a fresh plain interpreter."""
-    out = subprocess.run([sys.executable, "-I", "-c", _PLAIN], input=json.dumps([code, args, repeat]),
+def plain(code: str, args: str, repeat: int, floor: bool = False) -> float:
+    """Median seconds of the program (module body + call) in a fresh plain interpreter;
+    ``floor``: with tracing on but a global trace function that returns ``None`` (no local
+    trace function), the least any ``sys.settrace``/``PyEval_SetTrace`` line tracer can cost
+    on this interpreter (CPython <= 3.11 runs every instruction through its tracing path)."""
+    out = subprocess.run([sys.executable, "-I", "-c", _PLAIN], input=json.dumps([code, args, repeat, floor]),
                          capture_output=True, text=True, check=True)
     return float(out.stdout)
 
@@ -115,6 +128,8 @@ def main() -> None:
                 for m in MODES:
                     if m == "plain":
                         own[m].append(plain(code, a, repeat))
+                    elif m == "tracing floor":
+                        own[m].append(plain(code, a, repeat, floor=True))
                     else:
                         o, w = in_sandbox(sb, code, a, repeat, m)
                         own[m].append(o)
@@ -123,8 +138,8 @@ def main() -> None:
             base = med["plain"]
             unit, scale = ("ms", 1e3) if base > 1e-3 else ("us", 1e6)
             print(f"{name:24}" + "".join(f"{med[m] * scale:>12.3g} {unit} {med[m] / base:>5.1f}x" for m in MODES))
-            print(f"{'  whole execution':24}{'':>22}" + "".join(
-                f"{statistics.median(wall[m]) * 1e3:>16.3g} ms  " for m in MODES[1:]))
+            print(f"{'  whole execution':24}{'':>44}" + "".join(
+                f"{statistics.median(wall[m]) * 1e3:>16.3g} ms  " for m in MODES[2:]))
 
 
 if __name__ == "__main__":

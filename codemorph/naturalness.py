@@ -212,16 +212,54 @@ def stdlib_files(stdlib: str | os.PathLike | None = None) -> list[Path]:
         absolute paths (sorted by their path relative to ``stdlib``).
     """
     root = Path(stdlib if stdlib is not None else sysconfig.get_paths()["stdlib"])
+    return [root / rel for rel in _stdlib_relative(str(root))]
+
+
+def _stdlib_relative(root: str) -> list[str]:
+    """The training files' paths relative to ``root`` (``/``-separated, sorted): the
+    entries ``root.rglob("*.py")`` lists, walked by ``os.scandir`` without descending into
+    the test and third-party directories whose files are left out anyway (as ``rglob``:
+    directories that are symbolic links are not entered, unreadable ones are skipped)."""
+    out: list[str] = []
+
+    def walk(path: str, rel: str) -> None:
+        try:
+            with os.scandir(path) as it:
+                entries = list(it)
+        except PermissionError:
+            return
+        for entry in entries:
+            name = entry.name
+            if name.endswith(".py") and not name.startswith("test_"):
+                out.append(rel + name)
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir and not (name in _TEST_DIRS or name.startswith("test_") or name in _THIRD_PARTY_DIRS):
+                walk(entry.path, rel + name + "/")
+
+    walk(root, "")
+    return sorted(out)
+
+
+def _resolved(paths: Sequence[Path]) -> tuple[Path, ...]:
+    """``tuple(p.resolve() for p in paths)`` for :func:`stdlib_files`' paths, resolving the
+    common root once: below it only a path through a symbolic link needs its own resolution
+    (the directories walked are no links; a file may be)."""
+    if not paths:
+        return ()
+    root = Path(sysconfig.get_paths()["stdlib"])
+    real_root = root.resolve()
     out = []
-    for path in root.rglob("*.py"):
-        rel = path.relative_to(root)
-        dirs = rel.parts[:-1]
-        if any(d in _TEST_DIRS or d.startswith("test_") or d in _THIRD_PARTY_DIRS for d in dirs):
+    for p in paths:
+        try:
+            rel = p.relative_to(root)
+        except ValueError:
+            out.append(p.resolve())
             continue
-        if rel.name.startswith("test_"):
-            continue
-        out.append(path)
-    return sorted(out, key=lambda p: p.relative_to(root).as_posix())
+        out.append(p.resolve() if p.is_symlink() else real_root / rel)
+    return tuple(out)
 
 
 def cache_dir() -> Path:
@@ -530,7 +568,7 @@ def model_cache_path(files: Sequence[Path], order: int = DEFAULT_ORDER, director
 
 @functools.lru_cache(maxsize=1)
 def _default_files() -> tuple[Path, ...]:
-    return tuple(p.resolve() for p in stdlib_files())
+    return _resolved(stdlib_files())
 
 
 @functools.lru_cache(maxsize=8)

@@ -20,6 +20,7 @@ worker start-up time (about 50 ms) per call.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from typing import Any, Iterator, Mapping, Sequence
 
 from codemorph.engine.program import Program
@@ -74,7 +75,14 @@ def observe_types(code: str | Program, inputs: Sequence[str], entry: str = "f", 
         code, entry = code.source, code.entry_point
     reqs = [request_for(code, entry, input_kind, a, trace=True) for a in inputs]
     with _sandbox(sandbox, limits) as sb:
-        return merge_observations(sb.run_batch(reqs))
+        outs = sb.run_batch(reqs)
+        # a run past the tracer's sample of types (Outcome.types_partial) runs again with
+        # the Python tracer on every line event: the test kit's observations are complete
+        again = [k for k, o in enumerate(outs) if o.types_partial]
+        if again:
+            for k, o in zip(again, sb.run_batch([dataclasses.replace(reqs[k], python_tracer=True) for k in again])):
+                outs[k] = o
+        return merge_observations(outs)
 
 
 def describe_outcome(o: Outcome) -> str:

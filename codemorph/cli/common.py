@@ -106,7 +106,9 @@ def progress_bar(command: str, remaining: bool = True, transient: bool = False
                           TimeElapsedColumn()]
     if remaining:
         columns.append(TimeRemainingColumn())
-    progress = Progress(*columns, console=err_console, transient=transient)
+    # redrawn twice a second (rich's default is 10): the bar moves by rows and the clock by
+    # seconds, and every redraw costs the process that generates the rows CPU time
+    progress = Progress(*columns, console=err_console, transient=transient, refresh_per_second=2)
     with progress:
         task = progress.add_task("rows", total=None)
 

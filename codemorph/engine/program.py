@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from codemorph.errors import ParseError
+from codemorph.engine.visiting import install as _install_visiting
+
+_install_visiting()  # read-only libcst traversals without rebuilding the tree (performance only)
 
 if TYPE_CHECKING:
     from libcst.metadata import MetadataWrapper

@@ -35,6 +35,7 @@ __all__ = [
     "derive_seed",
     "identifiers_in",
     "bound_names",
+    "module_code",
     "BUILTIN_NAMES",
     "DYNAMIC_SCOPE_BUILTINS",
 ]
@@ -106,6 +107,7 @@ class _Names(cst.CSTVisitor):
 # the transforms of one ``generate`` row all start from the same module.
 _MEMO_SIZE = 16
 _identifiers_memo: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]" = collections.OrderedDict()
+_code_memo: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]" = collections.OrderedDict()
 _bound_memo: "collections.OrderedDict[int, tuple[cst.CSTNode, Any]]" = collections.OrderedDict()
 
 
@@ -133,6 +135,17 @@ def identifiers_in(module: cst.CSTNode) -> frozenset[str]:
 
     Memoized per node object (libcst nodes are immutable): the 16 most recent nodes."""
     return _memoized(_identifiers_memo, module, _identifiers)
+
+
+def _code(module: cst.Module) -> str:
+    return module.code
+
+
+def module_code(module: cst.Module) -> str:
+    """``module.code`` (the source text libcst generates for the tree), memoized per module
+    object like :func:`identifiers_in`: a transform that checks its result's text and the
+    engine that compiles it generate it once."""
+    return _memoized(_code_memo, module, _code)
 
 
 class _Bindings(cst.CSTVisitor):
@@ -596,7 +609,7 @@ class Transform:
             return TransformResult(self.name, program, False, reason=exc.reason)
         if new_module is None or (new_module.deep_equals(program.module) and not ctx.new_entry_point):
             return TransformResult(self.name, program, False, reason="no site to rewrite")
-        code = new_module.code
+        code = module_code(new_module)
         try:
             # compiled now, its libcst tree parsed only if something reads it (a pipeline's next
             # step, a prover): the tree at hand is not the parse of ``code`` (a transform may

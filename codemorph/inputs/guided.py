@@ -103,10 +103,9 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
     """
 
     inputs, outcomes = list(inputs), list(outcomes)
-    lines, parents = _function_lines(program.source)
-    guards = _guard_constants(program.source)
     if not any(o.lines for o in outcomes):
         return GuidedResult(tuple(inputs), tuple(outcomes), 0, 0, ())
+    lines, parents = _function_lines(program.source)
     covered: set[int] = set()
     for o in outcomes:
         covered.update(o.lines or ())
@@ -114,6 +113,7 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
     replaceable = len(inputs) - seed_count
     if not missed or replaceable <= 0 or max_added <= 0 or executions <= 0:
         return GuidedResult(tuple(inputs), tuple(outcomes), 0, 0, tuple(sorted(missed)))
+    guards = _guard_constants(program.source)  # analysis only, needed when lines were missed
     rng = random.Random(f"{seed}:coverage-additions:{program.source}:{inputs[0] if inputs else ''}")
     try:
         seeds = [parse_args(t) for t in inputs[:seed_count]]

@@ -281,7 +281,13 @@ class RowProcessor:
         if problem:
             return reject("execute", problem)
 
-        observations = merge_observations(baseline.outcomes) if self.needs_types else None
+        # a run that went past the tracer's type sample (Outcome.types_partial: types of its
+        # first 20,000 line events only), or whose tracing stopped at the time limit
+        # (coverage_partial), could hide a type: no observations for the row, so transforms
+        # that need them refuse and the others take their type-free forms
+        observations = merge_observations(baseline.outcomes) \
+            if self.needs_types and not any(o.types_partial or o.coverage_partial for o in baseline.outcomes) \
+            else None
         candidates = []  # (variant name, PipelineResult, seconds spent rewriting)
         for name, pipeline in self.pipelines:
             start = time.perf_counter()

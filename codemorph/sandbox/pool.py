@@ -168,7 +168,10 @@ class ExecRequest:
         stdin: the standard input of a ``"stdin"`` request (text; ``None`` is empty input).
         python_tracer: with ``trace``, collect lines and arcs with the Python trace function
             even where coverage.py's C tracer would do (the same lines; see
-            ``codemorph/sandbox/_workerlib/tracer.py``): for comparisons and benchmarks.
+            ``codemorph/sandbox/_workerlib/tracer.py``): for comparisons and benchmarks; with
+            ``types``, also collect the types of locals on every line event of the whole run
+            (without it a run past 20,000 line events hands over to the C tracer and its
+            types are a sample, :attr:`Outcome.types_partial`).
 
     A traced request without ``max_lines`` or ``counts`` is never stopped by tracing: when its time
     limit (``timeout``, or ``cpu_timeout``) passes while the program is still traced,
@@ -311,6 +314,11 @@ class Outcome:
             time limit passed while it was traced; the program ran on untraced and
             :attr:`status` is its own outcome): ``lines``, ``arcs`` and ``types`` are what
             ran before, a lower bound.
+        types_partial: a run traced with types of locals that went on past the first
+            20,000 line events (``TYPES_SAMPLE_LINES`` of the worker): :attr:`types` are the
+            types seen in those events (a bounded sample), while coverage.py's C tracer
+            recorded the lines and arcs of the rest (exact), see "Time limits and tracing"
+            in the README.
     """
 
     status: str
@@ -333,6 +341,7 @@ class Outcome:
     max_call_depth: int | None = None
     stderr: str = ""
     coverage_partial: bool = False
+    types_partial: bool = False
 
     def behaviour(self) -> tuple:
         """What differential testing compares: ``(status, fingerprint or exception type,
@@ -424,6 +433,7 @@ class Outcome:
             max_call_depth=int(depth) if depth is not None else None,
             stderr=get("stderr") or "",
             coverage_partial=bool(get("coverage_partial", False)),
+            types_partial=bool(get("types_partial", False)),
         )
         return o
 

@@ -399,13 +399,19 @@ def _plan_mutants(plan: SeedPlan, extra: int, seed: int, literals: list, hints: 
     return out
 
 
-def _same_run(a: Outcome, b: Outcome) -> str | None:
+def _input_words(text: str, input_kind: str) -> str:
+    """How a reason names an input: ``input <argument list>``, or ``standard input '...'``
+    (quoted: a standard input spans lines)."""
+    return f"standard input {_short(text)!r}" if input_kind == "stdin" else f"input {_short(text)}"
+
+
+def _same_run(a: Outcome, b: Outcome, input_kind: str = "args") -> str | None:
     """Why two runs of the same program on the same input disagree, or ``None``."""
     if a.completed != b.completed:
         return f"{a.status} in one run, {b.status} in the other"
     if not a.completed:
         return None
-    diff = describe_difference(a, b, ("first run", "second run"))
+    diff = describe_difference(a, b, ("first run", "second run"), input_kind=input_kind)
     if diff is not None:
         return diff
     if a.value_repr != b.value_repr:
@@ -532,9 +538,9 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         # what a second run a moment later cannot show: the clock, randomness, the process
         reasons.append(f"it {static}")
     for text, a, b in zip(seeds, first, again):
-        why = _same_run(a, b)
+        why = _same_run(a, b, kind)
         if why is not None:
-            reasons.append(f"nondeterministic on input {_short(text)}: {why}")
+            reasons.append(f"nondeterministic on {_input_words(text, kind)}: {why}")
             break
     nondeterministic = bool(reasons)
     hash_sensitive = None
@@ -547,11 +553,11 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace, False, kind),
                                       hash_seed=sandbox.hash_seed + extra)
             for (text, a), b in zip(finished, other):
-                why = _same_run(a, b)
+                why = _same_run(a, b, kind)
                 if why is not None:
                     hash_sensitive = True
                     if not nondeterministic:
-                        reasons.append(f"depends on PYTHONHASHSEED on input {_short(text)}: {why}")
+                        reasons.append(f"depends on PYTHONHASHSEED on {_input_words(text, kind)}: {why}")
                     break
             if hash_sensitive:
                 break
@@ -593,14 +599,17 @@ def _short(text: Any, n: int = 80) -> str:
 
 def describe_difference(original: Outcome, rewritten: Outcome,
                         labels: tuple[str, str] = ("original", "rewritten"),
-                        stdout_lines: Sequence[str] = ()) -> str | None:
+                        stdout_lines: Sequence[str] = (), input_kind: str = "args") -> str | None:
     """What differs between two comparable outcomes (``None`` when their
     :meth:`~codemorph.sandbox.Outcome.behaviour` is equal); ``labels`` name the two sides.
 
     ``stdout_lines``: lines the rewritten program may print in addition (a ``print``
     distractor): stdout then agrees when the rewritten one is the original's with only such
     lines added (:func:`codemorph.verification.claims.stdout_gains`); status, value or
-    exception class and the arguments' final state are compared as always."""
+    exception class and the arguments' final state are compared as always.
+
+    ``input_kind``: how both were run (:data:`~codemorph.rows.INPUT_KINDS`); a ``stdin``
+    run's value is its standard output, and the reason says so."""
     if stdout_lines and original.behaviour()[:3] == rewritten.behaviour()[:3]:
         return stdout_gains(original.stdout, rewritten.stdout, stdout_lines)
     if original.behaviour() == rewritten.behaviour():
@@ -613,7 +622,8 @@ def describe_difference(original: Outcome, rewritten: Outcome,
             return f"{o.status} {o.value_words()}" if o.status == "returned" else o.status
         return f"status: {a} {show(original)}, {b} {show(rewritten)}"
     if original.status == "returned" and original.fingerprint != rewritten.fingerprint:
-        return f"return value: {a} {original.value_words()}, {b} {rewritten.value_words()}"
+        what = "standard output" if input_kind == "stdin" else "return value"
+        return f"{what}: {a} {original.value_words()}, {b} {rewritten.value_words()}"
     if original.status != "returned" and original.behaviour()[1] != rewritten.behaviour()[1]:
         return (f"exception: {a} {original.exception.type if original.exception else None}, "
                 f"{b} {rewritten.exception.type if rewritten.exception else None}")
@@ -681,6 +691,11 @@ def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs
                  and (verdict.reason or "").startswith("no input executed"))
     if verdict.status != "equivalent" and not uncovered:
         return verdict
+    if any(o.types_partial for o in outs):
+        why = ("not proved, fell back to testing: a run went past the tracer's sample of types of locals "
+               "(its first 20,000 line events), so the observed types may miss one")
+        return Verdict(verdict.status, verdict.inputs_checked, verdict.counterexample,
+                       f"{verdict.reason}; {why}" if verdict.reason else why, verdict.coverage)
     result = prove_rewrite(baseline.program, rewritten, observed_types(outs))
     if result.proved:
         return Verdict("proved", verdict.inputs_checked, reason=result.reason, coverage=verdict.coverage,
@@ -758,29 +773,29 @@ def judge(baseline: Baseline, requests: Sequence[ExecRequest], outs: Sequence[Ou
     for (text, o), r, req in zip(pairs, outs, requests):
         if r.status == "timeout":
             if inconclusive is None:
-                inconclusive = (f"rewritten program: timeout ({req.timeout:.3g}s) on input {_short(text)} where "
+                inconclusive = (f"rewritten program: timeout ({req.timeout:.3g}s) on {_input_words(text, baseline.input_kind)} where "
                                 f"the original finished ({o.status} in {o.duration:.3g}s)")
             continue
         if r.status in _INCONCLUSIVE_STATUSES:
             if inconclusive is None:
-                inconclusive = (f"rewritten program: {r.status} on input {_short(text)} where the original "
+                inconclusive = (f"rewritten program: {r.status} on {_input_words(text, baseline.input_kind)} where the original "
                                 f"finished ({o.status})" + (f"; {r.note}" if r.note else ""))
             continue
         if r.status == "output-limit":  # the original's output fit the limit: they differ
             return Verdict("differs", checked, Counterexample(text, o, r),
-                           f"on input {_short(text)}: rewritten program wrote more than the output limit")
+                           f"on {_input_words(text, baseline.input_kind)}: rewritten program wrote more than the output limit")
         if not r.comparable:
             if inconclusive is None:
-                inconclusive = (f"rewritten program's result on input {_short(text)} could not be "
+                inconclusive = (f"rewritten program's result on {_input_words(text, baseline.input_kind)} could not be "
                                 f"compared ({r.note or r.repr_error or 'no fingerprint'})")
             continue
-        why = describe_difference(o, r, stdout_lines=stdout_lines)
+        why = describe_difference(o, r, stdout_lines=stdout_lines, input_kind=baseline.input_kind)
         if why is None and exception_policy == "same-class-and-message" and o.exception is not None \
                 and r.exception is not None and o.exception.message != r.exception.message:
             why = (f"exception message: original {_short(o.exception.message)!r}, "
                    f"rewritten {_short(r.exception.message)!r}")
         if why is not None:
-            return Verdict("differs", checked, Counterexample(text, o, r), f"on input {_short(text)}: {why}")
+            return Verdict("differs", checked, Counterexample(text, o, r), f"on {_input_words(text, baseline.input_kind)}: {why}")
         checked += 1
         traced.append(r)
         compared.append(text)

@@ -43,3 +43,15 @@ def test_a_stdin_counterexample_shows_what_each_program_printed(tmp_path):
     assert raised.exit_code == 3
     assert ("  original:  printed '5\\n'\n  rewritten: raised ZeroDivisionError: integer division or modulo by zero "
             "after it printed '5\\n'\n") in raised.output
+
+
+def test_a_stdin_reason_names_the_standard_input_and_output(tmp_path):
+    o, w = tmp_path / "o.py", tmp_path / "w.py"
+    o.write_text("n = int(input())\nprint(n * 2)\n")
+    w.write_text("n = int(input())\nprint(n * 2 + (n > 3))\n")
+    res = CliRunner().invoke(app, ["verify", str(o), str(w), "--input-kind", "stdin", "-i", "3\n"])
+    assert res.exit_code == 3
+    reason = next(line for line in res.output.splitlines() if line.startswith("reason:"))
+    # a mutant above 3 shows the difference; the reason quotes that input and says what differs
+    assert reason.startswith("reason: on standard input '") and "': standard output: original '" in reason
+    assert "return value" not in res.output and "on input" not in res.output

@@ -24,3 +24,22 @@ def test_a_three_million_iteration_loop_is_written_not_rejected(tmp_path):
     assert original["id"] == "heavy" and original["output"] == "8999994"
     assert variant["id"] == "heavy:for-to-while" and variant["output"] == "8999994"
     assert "while i" in variant["code"] or "while " in variant["code"]
+
+
+# ``total + i`` -> ``i + total`` needs both observed as int (swap-operands needs runtime types)
+SUM = "def f(n):\n    total = 0\n    for i in range(n):\n        total = total + i\n    return total\n"
+
+
+def test_a_row_whose_run_outlasts_the_type_sample_gets_no_type_dependent_rewrite(tmp_path):
+    src = tmp_path / "in.jsonl"
+    rows_in = [{"id": "long", "code": SUM, "input": "30000", "output": "449985000"},  # 60,000 line events
+               {"id": "short", "code": SUM, "input": "10", "output": "45"}]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows_in))
+    out = tmp_path / "out.jsonl"
+    generate(src, out, GenerateConfig.from_transforms(("swap-operands",), extra_inputs=3, min_inputs=1))
+    rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    # the short row's types were seen on every line event: the swap is written
+    assert rows["short:swap-operands"]["code"] == SUM.replace("total + i", "i + total")
+    # the long row's baseline runs went past the first 20,000 line events: its types are a
+    # sample, so no observations reach the transforms and the type-dependent swap is not made
+    assert "long" in rows and "long:swap-operands" not in rows

@@ -77,6 +77,27 @@ def test_training_corpus_is_the_stdlib_without_tests_or_site_packages():
     assert [p.relative_to(STDLIB).as_posix() for p in files] == sorted(rel)
 
 
+def test_training_corpus_lists_what_rglob_lists_without_tests_or_third_party(tmp_path):
+    # stdlib_files prunes the directories it leaves out; the list is rglob's, filtered
+    for d in ("a/test", "b/site-packages/x", "c.py", "real/sub", "d/test_pkg"):
+        (tmp_path / d).mkdir(parents=True)
+    for f in ("x.py", "test_y.py", "a/z.py", "a/test/q.py", "b/site-packages/x/w.py", "b/k.py", "real/sub/m.py",
+              ".h.py", "a/test_n.py", "d/test_pkg/e.py", "notes.txt"):
+        (tmp_path / f).write_text("pass\n")
+    (tmp_path / "link").symlink_to(tmp_path / "real")  # a linked directory is not entered
+    (tmp_path / "lnk.py").symlink_to(tmp_path / "x.py")
+    got = [p.relative_to(tmp_path).as_posix() for p in stdlib_files(tmp_path)]
+    assert got == [".h.py", "a/z.py", "b/k.py", "c.py", "lnk.py", "real/sub/m.py", "x.py"]
+
+
+def test_default_training_files_are_resolved_paths():
+    from codemorph.naturalness import _default_files
+
+    files = _default_files()
+    assert files == tuple(p.resolve() for p in stdlib_files())
+    assert len(files) > 100
+
+
 # ---------------------------------------------------------------------------------------
 # the smoothed distribution
 

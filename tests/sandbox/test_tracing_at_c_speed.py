@@ -78,7 +78,7 @@ def test_a_resumed_generator_adds_only_the_arc_across_its_yield(box):
 def test_a_limit_passing_while_traced_stops_the_tracing_not_the_program(box):
     # traced with types (the Python tracer: tens of times the plain run) the loop would
     # take far longer than 2 s; untraced it takes a fraction of it
-    out = box.run(ExecRequest(LOOP, "f", "3000000", trace=True, types=True, timeout=2.0))
+    out = box.run(ExecRequest(LOOP, "f", "3000000", trace=True, types=True, timeout=2.0, python_tracer=True))
     assert out.status == "returned" and out.value_repr == "8999994"
     assert out.coverage_partial
     assert "tracing stopped when the time limit (2 s) passed" in out.note
@@ -117,3 +117,59 @@ def test_a_run_counting_line_events_still_times_out(box):
     # counts of a run traced in part would be silently low: such a run keeps the old limit
     out = box.run(ExecRequest(LOOP, "f", "3000000", trace=True, types=False, counts=True, timeout=0.3))
     assert out.status == "timeout" and not out.coverage_partial
+
+
+# a local whose type changes after the first 20,000 line events (the tracer's type sample):
+# ``v`` is an int for the first 30,000 iterations, a str after them; ``s`` is bound last
+SAMPLED = (
+    "def g(x):\n"                                       # 1
+    "    return x * 2\n"                                # 2
+    "def f(n):\n"                                       # 3
+    "    out = []\n"                                    # 4
+    "    for i in range(n):\n"                          # 5
+    "        v = g(i) if i < 30000 else str(i)\n"       # 6
+    "        out.append(v)\n"                           # 7
+    "    s = len(out)\n"                                # 8
+    "    return s\n"                                    # 9
+)
+
+
+def test_a_long_run_samples_types_then_the_c_tracer_records_the_exact_lines_and_arcs(box):
+    sampled = box.run(ExecRequest(SAMPLED, "f", "40000", trace=True, types=True))
+    full = box.run(ExecRequest(SAMPLED, "f", "40000", trace=True, types=True, python_tracer=True))
+    assert sampled.status == full.status == "returned" and sampled.value_repr == full.value_repr == "40000"
+    assert sampled.types_partial and not full.types_partial and not sampled.coverage_partial
+    assert sampled.lines == full.lines == (1, 2, 3, 4, 5, 6, 7, 8, 9)
+    assert sampled.arcs == full.arcs
+    # the sample: types of the first 20,000 line events, so v's str and s are not in it
+    assert sampled.types == {"f": {"i": ["int"], "n": ["int"], "out": ["list"], "v": ["int"]}, "g": {"x": ["int"]}}
+    assert full.types["f"]["v"] == ["int", "str"] and full.types["f"]["s"] == ["int"]
+
+
+def test_a_short_run_keeps_every_line_events_types(box):
+    a = box.run(ExecRequest(SAMPLED, "f", "100", trace=True, types=True))
+    b = box.run(ExecRequest(SAMPLED, "f", "100", trace=True, types=True, python_tracer=True))
+    assert not a.types_partial and (a.lines, a.arcs, a.types) == (b.lines, b.arcs, b.types)
+
+
+def test_the_hand_over_keeps_the_arcs_of_callers_and_recursion(box):
+    code = ("def down(k):\n"                     # 1
+            "    if k == 0:\n"                   # 2
+            "        return 0\n"                 # 3
+            "    return 1 + down(k - 1)\n"       # 4
+            "def f(n):\n"                        # 5
+            "    t = 0\n"                        # 6
+            "    for i in range(n):\n"           # 7
+            "        t += down(i % 50)\n"        # 8
+            "    return t\n")                    # 9
+    a = box.run(ExecRequest(code, "f", "2000", trace=True, types=True))
+    b = box.run(ExecRequest(code, "f", "2000", trace=True, types=True, python_tracer=True))
+    assert a.types_partial and a.value_repr == b.value_repr
+    assert (a.lines, a.arcs) == (b.lines, b.arcs)
+
+
+def test_the_test_kits_observations_are_complete_past_the_sample(box):
+    from codemorph.testing import observe_types
+
+    observed = observe_types(SAMPLED, ["40000", "3"], sandbox=box)
+    assert observed["f"] == {"i": ["int"], "n": ["int"], "out": ["list"], "s": ["int"], "v": ["int", "str"]}

@@ -22,7 +22,7 @@ from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, a
 from .fingerprint import fingerprint
 from ..guard import install_guard
 from .protocol import encode_outcome, read_exact, write_all
-from .tracer import CoverageTracer, Tracer, c_tracer_available
+from .tracer import CoverageTracer, Tracer, c_tracer_available, resumes_frames
 
 
 try:
@@ -32,6 +32,11 @@ try:
     _prctl = _libc.prctl  # looked up once, in the zygote
 except Exception:  # pragma: no cover - non-Linux
     _libc = _prctl = None
+
+
+#: ``sys.settrace`` as the child found it: a program may rebind the name in ``sys`` (the
+#: child would then call the program's function when it stops tracing)
+_settrace = sys.settrace
 
 
 def _same_items(a, b):
@@ -60,6 +65,12 @@ def _registries():
 
 _SIGXFSZ = int(signal.SIGXFSZ)
 _SIGINT = int(signal.SIGINT)
+
+#: line events of a run traced with types of locals after which coverage.py's C tracer takes
+#: over (when it can: see :meth:`_Child.tracer_for`): the types are those seen in the first
+#: this many line events (``types_partial`` in the outcome), lines and arcs stay exact.  The
+#: line budget of ``generate``'s mutant runs is 50,000; no CRUXEval seed run comes near this.
+TYPES_SAMPLE_LINES = 20_000
 
 #: mode of the batch's work directory (``Zygote.batch`` creates it so)
 _WORKDIR_MODE = 0o700
@@ -132,6 +143,7 @@ class _Child:
         self.codes = {}
         self.catchers = {}  # code -> _may_catch_memory(code)
         self.lifetime_codes = {}  # code -> observes_lifetimes(code)
+        self.resumers = {}  # code -> resumes_frames(compiled code)
         self.unraisable = []
         self.arg_codes = {}
         self.eval_codes = {}
@@ -426,16 +438,34 @@ class _Child:
         for lines and arcs only, with no line budget, of a program that cannot catch a
         MemoryError, and coverage's C tracer is available (``"python_tracer"`` in the
         request forbids it), else a :class:`~.tracer.Tracer` (types of a script's module
-        level for a ``stdin`` request)."""
+        level for a ``stdin`` request), which hands over to the C tracer after
+        :data:`TYPES_SAMPLE_LINES` line events when it collects types, the C tracer may be
+        used and the program has no generator or coroutine code (:meth:`resumes`, checked
+        once the program is compiled)."""
         if not req.get("trace"):
             return None
         types = req.get("types", True) and not self.lifetimes(code)
         counts = bool(req.get("counts"))
         max_lines = req.get("max_lines")
-        if not (types or counts or max_lines or req.get("python_tracer")) and c_tracer_available() \
-                and not self.catches_memory(code):
+        c_ok = not req.get("python_tracer") and c_tracer_available() and not self.catches_memory(code)
+        if not (types or counts or max_lines) and c_ok:
             return CoverageTracer()
-        return Tracer(max_lines, types, counts, module_types=kind == "stdin")
+        # types of locals: sampled over the first TYPES_SAMPLE_LINES line events, then the
+        # C tracer takes over for the lines and arcs of the rest (Tracer.hand_over)
+        return Tracer(max_lines, types, counts, module_types=kind == "stdin",
+                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None)
+
+    def resumes(self, code, codeobj):
+        """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
+        cached by its source text ``code``.  Such a program's run with types keeps the
+        Python tracer to the end (:meth:`~.tracer.Tracer.keep`): after a hand-over the C
+        tracer would add an arc at every resumption of a generator or coroutine."""
+        got = self.resumers.get(code)
+        if got is None:
+            got = resumes_frames(codeobj)
+            if len(self.resumers) < 256:
+                self.resumers[code] = got
+        return got
 
     def budget_stopper(self, tracer, code, timeout, cpu_timeout):
         """What the timers' handler does (``execution._on_alarm``) when a limit passes
@@ -451,9 +481,8 @@ class _Child:
         catcher = not isinstance(tracer, CoverageTracer) and self.catches_memory(code)
 
         def stop(frame):
-            if isinstance(tracer, CoverageTracer):
-                tracer.stop()
-            sys.settrace(exc_glob if catcher else None)
+            tracer.stop()  # the C tracer (or the one a Tracer handed over to)
+            _settrace(exc_glob if catcher else None)
             while frame is not None:
                 if catcher and frame.f_code.co_filename == PROGRAM_FILE:
                     frame.f_trace_lines = False
@@ -535,9 +564,11 @@ class _Child:
                 arm_cpu(cpu_timeout)
             try:
                 codeobj = self.compile(code)
+                if tracer is not None and getattr(tracer, "handing", False) and self.resumes(code, codeobj):
+                    tracer.keep()  # generators or coroutines: no hand-over (Tracer.hand_over)
                 phase = "module"
                 if watcher is not None:
-                    sys.settrace(watcher)
+                    _settrace(watcher)
                 elif tracer is not None:
                     tracer.start()
                 STATE.stop_tracing = stop_tracing
@@ -584,9 +615,9 @@ class _Child:
                 phase = "done"
             finally:
                 STATE.stop_tracing = None
-                if isinstance(tracer, CoverageTracer):
+                if tracer is not None:
                     tracer.stop()
-                sys.settrace(None)
+                _settrace(None)
                 disarm()
                 if cpu_timeout is not None:
                     disarm_cpu()

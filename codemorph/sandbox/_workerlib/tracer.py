@@ -9,6 +9,9 @@ import importlib.util
 import itertools
 import opcode
 import os
+import sys
+
+from builtins import MemoryError, RecursionError, any, frozenset, issubclass, len, map, next, range, type  # noqa: A004
 
 from .common import PROGRAM_FILE
 from .execution import NO_LIMIT, STATE, stop_out_of_lines
@@ -16,6 +19,13 @@ from .fingerprint import type_name
 
 
 _FOR_ITER = opcode.opmap.get("FOR_ITER")
+
+# The trace functions run inside the program's run: what they call must not be something the
+# program can replace.  The builtins they use are bound above (a program that sets
+# ``builtins.next`` or ``builtins.len`` would otherwise have its function called by the
+# tracer, on every line event or at the hand-over), and ``sys.settrace`` here (a program may
+# rebind ``sys.settrace``; the hand-over called the program's function, which then counted it).
+_settrace = sys.settrace
 
 
 def for_lines(code):
@@ -28,6 +38,27 @@ def for_lines(code):
     lines = frozenset(line for start, end, line in code.co_lines()
                       if line is not None and any(start <= o < end for o in offsets))
     return lines, offsets
+
+
+#: ``co_flags`` of code whose frames are suspended and resumed: CO_GENERATOR,
+#: CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR (the values of ``inspect``'s
+#: constants, the same in every CPython 3)
+_RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200
+
+
+def resumes_frames(code):
+    """Whether the code object ``code`` (a module's) or any code nested in it is a
+    generator, generator expression, coroutine or asynchronous generator: coverage.py's C
+    tracer records an arc ``(yield line, next line)`` when such a frame is resumed, where
+    :class:`Tracer` starts it afresh (only the line), so a run of such a program is not
+    handed over (:meth:`Tracer.hand_over`): its arcs would not be the Python tracer's."""
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        if c.co_flags & _RESUMABLE:
+            return True
+        stack.extend(k for k in c.co_consts if k.__class__ is c.__class__)
+    return False
 
 
 #: code names whose frames are no call for the call depth of ``counts``
@@ -190,7 +221,7 @@ class Tracer:
     (comprehension, generator-expression and module frames do not count; a generator's
     every resumption is a call).  Lines, arcs and counts only: ``types`` is then ignored."""
 
-    def __init__(self, max_lines=None, types=True, counts=False, module_types=False):
+    def __init__(self, max_lines=None, types=True, counts=False, module_types=False, hand_over_after=None):
         self.types = types and not counts
         self.module_types = module_types
         self.counts = {} if counts else None
@@ -199,7 +230,104 @@ class Tracer:
         self.arcs = set()
         self.pairs = {}  # code object -> set of snapshots (names..., types...) of its locals
         self.tick = itertools.count(1)
-        self.max_lines = max_lines if max_lines else NO_LIMIT
+        self.line_budget = max_lines if max_lines else NO_LIMIT
+        # the line event past which the C tracer takes over (types sampled up to there)
+        self.hand_over_after = hand_over_after if hand_over_after and not max_lines and not counts \
+            and _CTRACER is not None else None
+        self.max_lines = min(self.line_budget, self.hand_over_after or NO_LIMIT)
+        #: the :class:`CoverageTracer` that took over (``None``: this tracer traced the whole run)
+        self.handed = None
+        #: a hand-over is due (past :attr:`hand_over_after` line events, not done yet)
+        self.handing = self.hand_over_after is not None
+
+    def keep(self):
+        """Trace the whole run here, no hand-over (call before the run starts: the local
+        trace functions read :attr:`max_lines` when their frame starts)."""
+        self.hand_over_after = None
+        self.handing = False
+        self.max_lines = self.line_budget
+
+    def over(self, frame):
+        """The line event past :attr:`max_lines`: hand over to the C tracer when the request
+        allows it (:meth:`hand_over`; returns ``None``, the local trace function's result),
+        else the line budget is spent (:func:`~.execution.stop_out_of_lines` raises)."""
+        if self.handing:
+            return self.hand_over(frame)
+        stop_out_of_lines()
+
+    def hand_over(self, frame):
+        """Stop this (Python) tracer at the current line event of ``frame`` and let
+        coverage.py's C tracer record the rest of the run's lines and arcs: the types of
+        locals are then those of the first :attr:`hand_over_after` line events (a bounded
+        sample; the result says ``types_partial``), the lines and arcs stay exact.
+
+        Every frame from the outermost ``<program>`` frame on the stack up to ``frame`` is
+        announced to the C tracer, outermost first, so its own frame stack matches the
+        interpreter's: a ``call`` event (coverage.py pushes the frame) and then a ``line``
+        event at the frame's current line, which sets the line its next arc starts from.
+        The ``call`` alone does not: coverage.py tells a resumed frame from a new one by the
+        argument byte of the instruction at the frame's last offset (``RESUME``'s, in a frame
+        being started), and a frame stopped in a call (at ``CALL``'s cache, or a
+        no-argument instruction) reads as new, so the arc from its line to the next would
+        be ``(-first line, next line)``, dropped (``def f(n): burn(n)`` / ``return 1``
+        lost ``(line of burn(n), line of return)`` when the hand-over came inside ``burn``).
+        What the announcements record is then cleared (``(-first line, line)`` or ``(line,
+        line)`` pairs of lines the Python tracer has recorded already; the recorded sets
+        are cleared in place, coverage.py holds them).
+
+        The child hands over only for programs without generator or coroutine code
+        (:func:`resumes_frames`): coverage.py continues a resumed frame's arcs from its
+        ``yield``/``await`` line, the Python tracer starts it afresh.
+
+        What needs Python frames (the C tracer's set-up, coverage.py's ``should_trace``
+        answers for the files on the stack) is done before anything changes, so a
+        ``RecursionError`` (a program recursing to within a few frames of the limit when
+        the hand-over comes) leaves the Python tracer in place; the local trace functions
+        catch it and the hand-over is tried again at the next line event
+        (:attr:`handing`), where the Python tracer alone would have let the program go
+        on.  Returns ``None`` (the frame's local trace function is the C tracer's now)."""
+        ct = CoverageTracer()
+        stack = []
+        f = frame
+        outer = depth = 0
+        while f is not None:
+            if f.f_code.co_filename == PROGRAM_FILE:
+                outer = depth
+            stack.append(f)
+            depth += 1
+            f = f.f_back
+        del stack[outer + 1:]
+        stack.reverse()  # outermost first
+        cache = _SHOULD_TRACE_CACHE
+        for f in stack:
+            name = f.f_code.co_filename
+            if name not in cache:
+                cache[name] = _should_trace(name, f)
+        # from here on only C calls: no RecursionError
+        _settrace(None)
+        announce = ct.ctracer
+        # a time limit passing from here on stops the C tracer (stop(), from the child's
+        # budget_stopper) ...
+        self.handed = ct
+        self.handing = False
+        announce.start()
+        for f in stack:
+            f.f_trace = None
+            announce(f, "call", None)
+            announce(f, "line", None)
+        for recorded in ct.data.values():
+            recorded.clear()
+        if STATE.coverage_partial:
+            # ... but a limit that passed during the hand-over (its stop ran between two of
+            # these calls) did not stop it for good: a ``call`` announcement installs
+            # coverage.py's tracer again (tracer.c, CTracer_call)
+            announce.stop()
+        return None
+
+    def stop(self):
+        """Stop the C tracer that took over, if one did (``sys.settrace`` is the caller's)."""
+        if self.handed is not None:
+            self.handed.stop()
 
     def glob(self, frame, event, arg):
         try:
@@ -213,7 +341,8 @@ class Tracer:
         if code.co_filename != PROGRAM_FILE:
             return None
         arcs_add = self.arcs.add
-        tick, max_lines = self.tick, self.max_lines
+        tick, max_lines, over = self.tick, self.max_lines, self.over
+        tracer = self
         if self.counts is not None:
             return self._counting_local(code)
         if code.co_name == "<module>" and self.module_types and self.types:
@@ -229,7 +358,12 @@ class Tracer:
                         arcs_add((prev, ln))
                         prev = ln
                         if next(tick) > max_lines:
-                            stop_out_of_lines()
+                            try:
+                                return over(frame)
+                            except RecursionError:
+                                if not tracer.handing:
+                                    raise  # the line budget's stop, too deep to be called
+                                # too deep for the hand-over: go on, try again at the next line
                     elif event == "exception" and issubclass(arg[0], MemoryError):
                         STATE.memory_raised = True
                 except MemoryError:  # the tracer's own allocation failed (tracing stops)
@@ -255,7 +389,12 @@ class Tracer:
                     fl = frame.f_locals
                     snaps_add((*fl, *map(type, fl.values())))
                     if next(tick) > max_lines:
-                        stop_out_of_lines()
+                        try:
+                            return over(frame)
+                        except RecursionError:
+                            if not tracer.handing:
+                                raise  # the line budget's stop, too deep to be called
+                            # too deep for the hand-over: go on, try again at the next line
                 elif event == "return":
                     fl = frame.f_locals
                     snaps_add((*fl, *map(type, fl.values())))
@@ -271,7 +410,8 @@ class Tracer:
         """The local trace function of a module frame with ``module_types``: arcs, and a
         snapshot of the globals where one of its ``for`` loops starts."""
         arcs_add = self.arcs.add
-        tick, max_lines = self.tick, self.max_lines
+        tick, max_lines, over = self.tick, self.max_lines, self.over
+        tracer = self
         snaps = self.pairs.get(code)
         if snaps is None:
             snaps = self.pairs[code] = set()
@@ -290,7 +430,12 @@ class Tracer:
                         fl = frame.f_locals
                         snaps_add((*fl, *map(type, fl.values())))
                     if next(tick) > max_lines:
-                        stop_out_of_lines()
+                        try:
+                            return over(frame)
+                        except RecursionError:
+                            if not tracer.handing:
+                                raise  # the line budget's stop, too deep to be called
+                            # too deep for the hand-over: go on, try again at the next line
                 elif event == "exception" and issubclass(arg[0], MemoryError):
                     STATE.memory_raised = True
             except MemoryError:  # the tracer's own allocation failed (tracing stops)
@@ -302,7 +447,7 @@ class Tracer:
     def _counting_local(self, code):
         """The local trace function of a frame of ``code`` with ``counts``."""
         arcs_add = self.arcs.add
-        tick, max_lines = self.tick, self.max_lines
+        tick, max_lines, over = self.tick, self.max_lines, self.over
         counts, depth = self.counts, self.depth
         entered = self.counting and code.co_name not in NOT_CALLS
         if entered:
@@ -322,7 +467,12 @@ class Tracer:
                     if tracer.counting:
                         counts[ln] = counts.get(ln, 0) + 1
                     if next(tick) > max_lines:
-                        stop_out_of_lines()
+                        try:
+                            return over(frame)
+                        except RecursionError:
+                            if not tracer.handing:
+                                raise  # the line budget's stop, too deep to be called
+                            # too deep for the hand-over: go on, try again at the next line
                 elif event == "return":
                     if entered:
                         depth[0] -= 1
@@ -354,11 +504,19 @@ class Tracer:
                     if tn is None:
                         tn = names[t] = type_name(t)
                     table.setdefault(name, set()).add(tn)
+        lines = {b for _, b in arcs}
+        arcs = {(a, b) for a, b in arcs if a is not None}
+        if self.handed is not None:
+            rest = self.handed.result()
+            lines.update(rest["lines"])
+            arcs.update(map(tuple, rest["arcs"]))
         out = {
-            "lines": sorted({b for _, b in arcs}),
-            "arcs": sorted((a, b) for a, b in arcs if a is not None),
+            "lines": sorted(lines),
+            "arcs": sorted(arcs),
             "types": {q: {n: sorted(ts) for n, ts in sorted(t.items())} for q, t in sorted(types.items())},
         }
+        if self.handed is not None and self.types:
+            out["types_partial"] = True
         if self.counts is not None:
             out["line_counts"] = sorted(self.counts.items())
             out["max_call_depth"] = self.depth[1]

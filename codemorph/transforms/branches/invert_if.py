@@ -46,6 +46,10 @@ def _invert(node: cst.If, original_test: cst.BaseExpression | None = None,
 
 
 class _InvertRewriter(cst.CSTTransformer):
+    # it looks nodes up by original_node only: an unchanged subtree is not rebuilt
+    # (codemorph.engine.visiting; performance only)
+    reuse_unchanged_nodes = True
+
     def __init__(self, ctx: RewriteContext, chosen: Sequence[cst.If], oracle: "TypeOracle | None" = None) -> None:
         super().__init__()
         self.ctx = ctx

@@ -29,6 +29,10 @@ __all__ = [
 class InsertStatements(cst.CSTTransformer):
     """Transformer inserting ``stmts`` at ``index`` of the block ``suite`` (matched by
     identity; the module itself for a script's module-level position)."""
+    # it looks nodes up by original_node only: an unchanged subtree is not rebuilt
+    # (codemorph.engine.visiting; performance only)
+    reuse_unchanged_nodes = True
+
     def __init__(self, suite: cst.BaseSuite | cst.Module, index: int, stmts: Sequence[cst.BaseStatement]) -> None:
         super().__init__()
         self.suite = suite

@@ -13,7 +13,7 @@ from libcst.metadata import (
     ClassScope, FunctionScope, GlobalScope, ParentNodeProvider, PositionProvider, ScopeProvider,
 )
 
-from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine import NotApplicable, RewriteContext, Transform, module_code
 from codemorph.transforms.naming.schemes import (
     MappingScheme, NamingScheme, RESERVED, SCHEMES, make_scheme, validate_mapping,
 )
@@ -260,7 +260,7 @@ class RenamingTransform(Transform):
                 words: "ProseRenaming | None" = None) -> cst.Module:
         new_module = module.visit(_Respell(new_value, words))
         try:
-            check_renaming(module.code, new_module.code, back,
+            check_renaming(module_code(module), module_code(new_module), back,
                            docstrings=words is not None and words.docstrings)
         except (RenamingMismatch, SyntaxError, ValueError) as exc:
             raise NotApplicable(f"internal consistency check failed ({exc}); left unchanged") from None
@@ -380,6 +380,9 @@ def _docstring_node(node: cst.FunctionDef | cst.ClassDef) -> cst.SimpleString | 
 class _Respell(cst.CSTTransformer):
     """Give each listed ``Name`` node (by identity) its new spelling, and, with a
     :class:`ProseRenaming`, the words of comments and docstrings."""
+    # it looks nodes up by original_node only: an unchanged subtree is not rebuilt
+    # (codemorph.engine.visiting; performance only)
+    reuse_unchanged_nodes = True
 
     def __init__(self, new_value: Mapping[cst.Name, str], words: ProseRenaming | None = None) -> None:
         self.new_value = new_value
