@@ -240,6 +240,8 @@ class _Child:
             # an untouched capture, and an empty standard input (reading it at its end
             # changes nothing), are as good as new: no program could hold on to them
             cap = prev
+            if self.stdin.closed:  # ``exit()`` closes sys.stdin
+                self.stdin = io.StringIO("")
         sys.stdout = sys.stderr = cap
         sys.stdin = self.stdin
         STATE.output_over = False
