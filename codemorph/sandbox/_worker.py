@@ -111,7 +111,33 @@ def _load_as_script():
     return zygote
 
 
+def _raise_stack_limit_first():
+    """The zygote's re-exec with a larger C stack (``_workerlib/zygote.py``,
+    ``_maybe_raise_stack_limit``), done before the worker's modules are imported, so the
+    first interpreter does not import them for nothing (a worker starts once per hash seed)."""
+    import resource
+
+    if os.environ.get("CODEMORPH_SANDBOX_REEXEC"):
+        return
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    except (ValueError, OSError):
+        return
+    inf, wanted = resource.RLIM_INFINITY, 512 * 1024 * 1024  # common.STACK_WANTED
+    want = wanted if hard == inf else min(wanted, hard)
+    if soft == inf or soft >= wanted or want <= soft:
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+    except (ValueError, OSError):
+        return
+    os.environ["CODEMORPH_SANDBOX_REEXEC"] = "1"  # common.REEXEC_FLAG, popped by the zygote
+    os.execv(sys.executable, [sys.executable] + (list(sys.orig_argv[1:]) if hasattr(sys, "orig_argv")
+                                                 else ["-s", os.path.abspath(__file__)]))
+
+
 if __name__ == "__main__":
+    _raise_stack_limit_first()
     _load_as_script().main()
 else:
     # imported in the host (tests): the worker's modules as a package

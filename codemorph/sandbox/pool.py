@@ -398,36 +398,44 @@ class Outcome:
 
     @classmethod
     def from_wire(cls, d: dict) -> "Outcome":
-        """Build an outcome from the worker's JSON dict (unknown keys ignored)."""
-        exc = d.get("exception")
-        lines = d.get("lines")
-        arcs = d.get("arcs")
-        status = d.get("status")
-        return cls(
-            status=status if status in STATUSES else "crashed",
-            value_repr=d.get("value_repr"),
-            fingerprint=d.get("fingerprint"),
-            literal_ok=bool(d.get("literal_ok", False)),
+        """Build an outcome from the worker's JSON dict (unknown keys ignored; a missing key
+        is the field's default)."""
+        get = d.get
+        exc = get("exception")
+        lines = get("lines")
+        arcs = get("arcs")
+        status = get("status")
+        known = status in STATUSES
+        line_counts = get("line_counts")
+        depth = get("max_call_depth")
+        # built without the frozen dataclass's __init__ (one object.__setattr__ per field):
+        # the host decodes tens of thousands of outcomes per run; the same fields, in order
+        o = object.__new__(cls)
+        o.__dict__.update(
+            status=status if known else "crashed",
+            value_repr=get("value_repr"),
+            fingerprint=get("fingerprint"),
+            literal_ok=bool(get("literal_ok", False)),
             exception=ExceptionInfo(str(exc.get("type")), str(exc.get("message", "")), exc.get("line"))
             if isinstance(exc, dict) else None,
-            args_fingerprint=d.get("args_fingerprint"),
-            stdout=d.get("stdout") or "",
-            output_matches=d.get("output_matches"),
-            duration=float(d.get("duration") or 0.0),
+            args_fingerprint=get("args_fingerprint"),
+            stdout=get("stdout") or "",
+            output_matches=get("output_matches"),
+            duration=float(get("duration") or 0.0),
             lines=tuple(lines) if lines is not None else None,
-            arcs=tuple(tuple(a) for a in arcs) if arcs is not None else None,
-            types=d.get("types"),
-            output_truncated=bool(d.get("output_truncated", False)),
-            repr_error=d.get("repr_error"),
-            note=d.get("note") if status in STATUSES else f"unknown status {status!r}",
-            incomplete=bool(d.get("incomplete", False)),
-            line_counts=tuple((int(a), int(b)) for a, b in d["line_counts"]) if d.get("line_counts") is not None
-            else None,
-            max_call_depth=int(d["max_call_depth"]) if d.get("max_call_depth") is not None else None,
-            stderr=d.get("stderr") or "",
-            coverage_partial=bool(d.get("coverage_partial", False)),
-            types_partial=bool(d.get("types_partial", False)),
+            arcs=tuple(map(tuple, arcs)) if arcs is not None else None,
+            types=get("types"),
+            output_truncated=bool(get("output_truncated", False)),
+            repr_error=get("repr_error"),
+            note=get("note") if known else f"unknown status {status!r}",
+            incomplete=bool(get("incomplete", False)),
+            line_counts=tuple((int(a), int(b)) for a, b in line_counts) if line_counts is not None else None,
+            max_call_depth=int(depth) if depth is not None else None,
+            stderr=get("stderr") or "",
+            coverage_partial=bool(get("coverage_partial", False)),
+            types_partial=bool(get("types_partial", False)),
         )
+        return o
 
 
 def _wire_requests(requests: Sequence[ExecRequest]) -> list[dict]:
@@ -602,6 +610,7 @@ class _Worker:
         self.rfd = self.proc.stdout.fileno()
         self.wfd = self.proc.stdin.fileno()
         self.buf = bytearray()
+        self.pos = 0  # start of the first message not yet returned by recv() in self.buf
         self.batch_ids = itertools.count(1)
         #: the largest peak resident set size (KiB) of the children the zygote forked to run
         #: programs, as of its last finished batch
@@ -624,23 +633,30 @@ class _Worker:
 
     def recv(self, timeout: float) -> Any:
         """Next message; raises ``_WorkerDied`` on EOF, corrupt data or ``timeout`` seconds of silence."""
-        deadline = time.monotonic() + timeout
+        deadline = None
+        buf = self.buf
         while True:
-            if len(self.buf) >= 4:
-                (n,) = _HDR.unpack_from(self.buf)
+            # messages are read at an offset (self.pos); the consumed bytes are removed when
+            # the next chunk comes, not one message at a time (which moved the rest of a
+            # large read for every outcome in it)
+            pos = self.pos
+            if len(buf) - pos >= 4:
+                (n,) = _HDR.unpack_from(buf, pos)
                 if n > _MAX_MSG:
                     raise _WorkerDied("corrupt message from worker")
-                if len(self.buf) >= 4 + n:
-                    data = bytes(self.buf[4:4 + n])
-                    del self.buf[:4 + n]
-                    if data[:1] == b"R" and n >= 9:
+                end = pos + 4 + n
+                if len(buf) >= end:
+                    self.pos = end
+                    if n >= 9 and buf[pos + 4] == 82:  # b"R"
                         # an outcome relayed verbatim from the child: R, batch id, index, JSON
-                        bid, i = _IDX2.unpack_from(data, 1)
-                        return {"t": "result", "b": bid, "i": i, "raw": data[9:]}
+                        bid, i = _IDX2.unpack_from(buf, pos + 5)
+                        return {"t": "result", "b": bid, "i": i, "raw": bytes(buf[pos + 13:end])}
                     try:
-                        return json.loads(data)
+                        return json.loads(bytes(buf[pos + 4:end]))
                     except ValueError:
                         raise _WorkerDied("corrupt message from worker") from None
+            if deadline is None:
+                deadline = time.monotonic() + timeout
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise _WorkerDied(f"worker silent for {timeout:.3g}s")
@@ -650,7 +666,10 @@ class _Worker:
             chunk = os.read(self.rfd, 1 << 20)
             if not chunk:
                 raise _WorkerDied("worker process died")
-            self.buf += chunk
+            if self.pos:
+                del buf[:self.pos]
+                self.pos = 0
+            buf += chunk
 
     def run_batch(self, requests: Sequence[ExecRequest], limits: Limits) -> tuple[list[Outcome], bool]:
         """Run a batch; returns (outcomes, worker_still_usable)."""

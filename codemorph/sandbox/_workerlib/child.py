@@ -2,6 +2,7 @@
 Standard library only (see ``codemorph/sandbox/_worker.py``).
 """
 
+import _signal
 import _thread
 import ast
 import builtins
@@ -28,8 +29,9 @@ try:
     import ctypes
 
     _libc = ctypes.CDLL(None, use_errno=True)
+    _prctl = _libc.prctl  # looked up once, in the zygote
 except Exception:  # pragma: no cover - non-Linux
-    _libc = None
+    _libc = _prctl = None
 
 
 #: ``sys.settrace`` as the child found it: a program may rebind the name in ``sys`` (the
@@ -60,6 +62,9 @@ def _registries():
     import copyreg
     return [copyreg.dispatch_table, copyreg._extension_registry, copyreg._inverted_registry]
 
+
+_SIGXFSZ = int(signal.SIGXFSZ)
+_SIGINT = int(signal.SIGINT)
 
 #: line events of a run traced with types of locals after which coverage.py's C tracer takes
 #: over (when it can: see :meth:`_Child.tracer_for`): the types are those seen in the first
@@ -121,7 +126,9 @@ def judge_text(text):
 class _Child:
     """State of the forked child that runs one batch."""
 
-    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd, mark):
+    def __init__(self, limits, wfd, ack_fd, cap_fd, cwd, mark, snapshot=None):
+        if snapshot is None:
+            snapshot = process_snapshot()
         self.limits = limits
         self.wfd = wfd
         self.ack_fd = ack_fd
@@ -129,24 +136,31 @@ class _Child:
         self.progress_count = 0
         self.cap_fd = cap_fd
         self.cwd = cwd
-        self.builtins_snapshot = dict(builtins.__dict__)
+        self.builtins_snapshot, self.sys_vars, self.modules = snapshot
         self.sys_snapshot = {k: getattr(sys, k) for k in ("displayhook", "excepthook")}
         self.sys_snapshot["argv"] = list(sys.argv)
         self.path_snapshot = list(sys.path)
         self.codes = {}
         self.catchers = {}  # code -> _may_catch_memory(code)
+        self.lifetime_codes = {}  # code -> observes_lifetimes(code)
         self.resumers = {}  # code -> resumes_frames(compiled code)
         self.unraisable = []
         self.arg_codes = {}
         self.eval_codes = {}
         self.call_codes = {}
         self.cap = None
+        self.stdin = None
+        #: a request of this child could reach a module (:data:`_REACH_WORDS`; set before it
+        #: runs): until then no program could change builtins, ``sys``, signal handlers or
+        #: the current directory, so :meth:`reset` need not restore them
+        self.reached = False
         self.cwd_fd = os.open(cwd, os.O_RDONLY)
         self.null_fd = os.open(os.devnull, os.O_RDONLY)
         # process state a program may change, restored by restore_process_state()
         self.environ = os.environ
         self.environ_data = dict(os.environ._data)
-        self.environ_items = dict(os.environ)
+        # decoded when restored (restore_process_state), not for every child
+        self.environ_decode = (os.environ.decodekey, os.environ.decodevalue)
         self.umask = os.umask(0o022)
         os.umask(self.umask)
         self.gc_threshold = gc.get_threshold()
@@ -160,11 +174,14 @@ class _Child:
         self.switch_interval = sys.getswitchinterval()
         self.asyncgen_hooks = tuple(sys.get_asyncgen_hooks())
         self.coro_depth = sys.get_coroutine_origin_tracking_depth()
-        self.sys_vars = dict(vars(sys))
         self.sys_lists = [(lst, list(lst)) for lst in (sys.meta_path, sys.path_hooks)]
         self.registries = [(d, len(d)) for d in _registries()]
+        #: the work directory may hold a file although the current request wrote none (an
+        #: earlier child of this batch left one that could not be removed): every request
+        #: then looks for a file at the file-size limit (:meth:`file_at_limit`)
+        self.workdir_dirty = True
         try:
-            self.clean_workdir()  # files an earlier child of this batch left
+            self.workdir_dirty = not self.clean_workdir()  # files an earlier child of this batch left
         except OSError:
             pass
 
@@ -190,28 +207,43 @@ class _Child:
 
     # -- per-request reset ---------------------------------------------------------
     def reset(self):
-        d = builtins.__dict__
-        if d != self.builtins_snapshot:
-            d.clear()
-            d.update(self.builtins_snapshot)
-        sys.path[:] = self.path_snapshot
-        for k, v in self.sys_snapshot.items():
-            setattr(sys, k, list(v) if k == "argv" else v)
+        if self.reached:
+            # builtins, sys.path, sys hooks and the current directory: only a request that
+            # can reach a module could have changed them
+            d = builtins.__dict__
+            if d != self.builtins_snapshot:
+                d.clear()
+                d.update(self.builtins_snapshot)
+            sys.path[:] = self.path_snapshot
+            for k, v in self.sys_snapshot.items():
+                setattr(sys, k, list(v) if k == "argv" else v)
+            try:
+                os.fchdir(self.cwd_fd)
+            except OSError:
+                pass
         sys.setrecursionlimit(self.limits["recursion_limit"])
         # "Exception ignored in: <function ... at 0x...>" from finalizers depends on when the
         # garbage collector runs and carries addresses: keep it out of the output (a note
         # counts it), or it shows as a false difference, even in a later request
         self.unraisable = []
         sys.unraisablehook = self._on_unraisable
-        cap = self.cap = Capture(self.limits["output"])
+        # the capture file is emptied only when something may have written to it since it
+        # was last emptied: a Capture (which notes it, :attr:`Capture.touched`) or, after a
+        # request that could reach a module, anything (``os.write(1, ...)``)
+        prev = self.cap
+        if prev is None or prev.touched or self.reached:
+            os.ftruncate(self.cap_fd, 0)
+            os.lseek(self.cap_fd, 0, os.SEEK_SET)
+            cap = self.cap = Capture(self.limits["output"])
+            self.stdin = io.StringIO("")
+        else:
+            # an untouched capture, and an empty standard input (reading it at its end
+            # changes nothing), are as good as new: no program could hold on to them
+            cap = prev
+            if self.stdin.closed:  # ``exit()`` closes sys.stdin
+                self.stdin = io.StringIO("")
         sys.stdout = sys.stderr = cap
-        sys.stdin = io.StringIO("")
-        try:
-            os.fchdir(self.cwd_fd)
-        except OSError:
-            pass
-        os.ftruncate(self.cap_fd, 0)
-        os.lseek(self.cap_fd, 0, os.SEEK_SET)
+        sys.stdin = self.stdin
         STATE.output_over = False
         STATE.timed_out = False
         STATE.out_of_lines = False
@@ -267,8 +299,10 @@ class _Child:
             return True
         env = self.environ
         if env._data != self.environ_data:
+            key, value = self.environ_decode
+            items = {key(k): value(v) for k, v in self.environ_data.items()}
             env.clear()
-            env.update(self.environ_items)
+            env.update(items)
         os.umask(self.umask)
         os.dup2(self.null_fd, 0)
         os.dup2(self.cap_fd, 1)
@@ -326,6 +360,10 @@ class _Child:
                 pass
 
     def read_output(self):
+        """``(text, truncated)``: what the request wrote to standard output and error (the
+        capture file), and whether it reached the output limit."""
+        if not (self.cap.touched or self.reached):
+            return "", False  # nothing wrote to the capture file since reset() emptied it
         size = os.fstat(self.cap_fd).st_size
         limit = self.limits["output"]
         os.lseek(self.cap_fd, 0, os.SEEK_SET)
@@ -334,6 +372,8 @@ class _Child:
 
     def compile_args(self, args):
         obj = self.arg_codes.get(args)
+        if obj is None:
+            obj = ZYGOTE_ARG_CODES.get(args)
         if obj is None:
             obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
             if len(self.arg_codes) < 256:
@@ -376,6 +416,15 @@ class _Child:
                 self.codes[code] = obj
         return obj
 
+    def lifetimes(self, code):
+        """:func:`~.execution.observes_lifetimes` of ``code``, cached."""
+        known = self.lifetime_codes.get(code)
+        if known is None:
+            known = observes_lifetimes(code)
+            if len(self.lifetime_codes) < 64:
+                self.lifetime_codes[code] = known
+        return known
+
     def catches_memory(self, code):
         """:func:`~.execution.may_catch_memory` of ``code``, cached."""
         catcher = self.catchers.get(code)
@@ -397,7 +446,7 @@ class _Child:
         once the program is compiled)."""
         if not req.get("trace"):
             return None
-        types = req.get("types", True) and not observes_lifetimes(code)
+        types = req.get("types", True) and not self.lifetimes(code)
         counts = bool(req.get("counts"))
         max_lines = req.get("max_lines")
         c_ok = not req.get("python_tracer") and c_tracer_available() and not self.catches_memory(code)
@@ -451,7 +500,11 @@ class _Child:
         return stop
 
     # -- one request ---------------------------------------------------------------
-    def run(self, i, req):
+    def run(self, i, req, may_write=True):
+        """Run request number ``i`` (its wire dict ``req``); returns its outcome dict.
+        ``may_write``: the request may have created or written a file (it can reach a module
+        or names ``open``: :func:`_names_open`); when false and the work directory was empty
+        before it, the directory is not searched for a file at the file-size limit."""
         timeout = timeout_of(req, self.limits)
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
@@ -630,7 +683,8 @@ class _Child:
         if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):
             # e.g. os.write(1, ...) past the limit: the file-size limit made it fail
             out["status"] = "output-limit"
-        elif out["status"] in ("returned", "raised", "bad-code", "bad-input") and self.file_at_limit():
+        elif out["status"] in ("returned", "raised", "bad-code", "bad-input") \
+                and (may_write or self.workdir_dirty) and self.file_at_limit():
             # a file the program wrote in its work directory reached the file-size limit: a
             # write failed (``OSError: File too large``) where a plain run's would not have
             out["status"] = "output-limit"
@@ -648,7 +702,9 @@ class _Child:
             extra = (f"{len(self.unraisable)} exception(s) ignored in finalizers ({names}); "
                      f"left out of the output")
             out["note"] = f"{out['note']}; {extra}" if out.get("note") else extra
-        if tracer is not None:
+        if isinstance(tracer, CoverageTracer):
+            out.update(tracer.result())  # lines and arcs: no program code runs
+        elif tracer is not None:
             # type names may run a metaclass's descriptors: under the timer
             try:
                 arm(timeout)
@@ -681,7 +737,7 @@ class _Child:
 
     def reset_builtins_only(self):
         d = builtins.__dict__
-        if d != self.builtins_snapshot:
+        if self.reached and d != self.builtins_snapshot:
             d.clear()
             d.update(self.builtins_snapshot)
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
@@ -734,8 +790,11 @@ class _Child:
                 if status == "returned" and out["value_repr"] is not None:
                     step = "literal check"
                     try:
-                        back = eval(self.compile_eval(out["value_repr"]), {})
-                        out["literal_ok"] = bool(type(back) is type(value) and back == value)
+                        if _round_trips(value):
+                            out["literal_ok"] = True  # what the evaluation below would find
+                        else:
+                            back = eval(self.compile_eval(out["value_repr"]), {})
+                            out["literal_ok"] = bool(type(back) is type(value) and back == value)
                     except (Timeout, OutputLimit):
                         raise
                     except BaseException:
@@ -764,6 +823,89 @@ class _Child:
 
 
 
+_INFINITY = float("inf")
+
+
+def _round_trips(x, depth=0, budget=None):
+    """Whether ``eval(repr(x), {})`` certainly gives a value of the same type equal to ``x``
+    without evaluating it: ``x`` is a str, int, bool, ``None`` or finite float, or a list,
+    tuple, set, frozenset or dict (exact types only: no program code runs) of such values,
+    at most 20 levels deep and 2,000 values in all.  ``False`` means "not known" (the
+    literal is then evaluated): a NaN or infinity (whose repr does not evaluate), another
+    type, a larger or deeper value (a cyclic one among them)."""
+    if budget is None:
+        budget = [2000]
+    budget[0] -= 1
+    if budget[0] < 0 or depth > 20:
+        return False
+    t = type(x)
+    if t is str or t is int or t is bool or x is None:
+        return True
+    if t is float:
+        return -_INFINITY < x < _INFINITY
+    if t is list or t is tuple or t is set or t is frozenset:
+        for item in x:
+            if not _round_trips(item, depth + 1, budget):
+                return False
+        return True
+    if t is dict:
+        for k, v in x.items():
+            if not (_round_trips(k, depth + 1, budget) and _round_trips(v, depth + 1, budget)):
+                return False
+        return True
+    return False
+
+
+_SNAPSHOT = None
+
+
+def process_snapshot():
+    """``(builtins, sys attributes, sys.modules)`` as dicts: what a child compares and
+    restores (:class:`_Child`).  The zygote takes it once, before ``gc.freeze()`` (its own
+    code changes none of the three), and again only if one of them changed size; every
+    child then reads the same dicts.  Copying them in each child touched the reference count
+    of every builtin, ``sys`` attribute and module: a copy-on-write page fault for each page
+    they sit on."""
+    global _SNAPSHOT
+    snap = _SNAPSHOT
+    if snap is None or len(snap[0]) != len(builtins.__dict__) or len(snap[1]) != len(vars(sys)) \
+            or len(snap[2]) != len(sys.modules):
+        snap = _SNAPSHOT = (dict(builtins.__dict__), dict(vars(sys)), dict(sys.modules))
+    return snap
+
+
+#: argument lists (``args`` of ``"args"`` requests) -> their code objects, compiled by the
+#: zygote before it forks (:func:`precompile_args`) and kept across batches: a row's inputs
+#: run in two batches (the original's, then its rewrites'), so each list is compiled once,
+#: not once per batch
+ZYGOTE_ARG_CODES = {}
+_ZYGOTE_ARG_CODES_MAX = 4096
+
+
+def precompile_args(reqs):
+    """Compile, in the zygote, the argument lists of ``reqs`` (wire dicts) not compiled
+    yet, exactly as :meth:`_Child.compile_args` would.  A list whose compilation raises or
+    warns (a ``SyntaxWarning`` the child would print into the program's output) is left to
+    the child.  At most :data:`_ZYGOTE_ARG_CODES_MAX` are kept (the oldest go first)."""
+    cache = ZYGOTE_ARG_CODES
+    added = False
+    for r in reqs:
+        args = r.get("args")
+        if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
+        except BaseException:  # noqa: B902 - the child compiles it again and reports the error
+            continue
+        cache[args] = obj
+        added = True
+        while len(cache) > _ZYGOTE_ARG_CODES_MAX:
+            del cache[next(iter(cache))]
+    return added
+
+
 def _modules_snapshot():
     """``sys.modules`` and every loaded module's namespace, for :func:`_modules_changed`."""
     return dict(sys.modules), _module_spaces()
@@ -782,7 +924,9 @@ _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr",
 _REACH_FIELDS = ("code", "args", "expected_output")
 
 
-#: ``words`` -> the ``search`` of a regular expression matching any of them
+#: ``words`` -> the ``search`` of a regular expression matching any of them (the two word
+#: lists are compiled when the zygote imports this module: a child that compiled them would
+#: pay about 0.4 ms per batch)
 _WORD_SEARCH = {}
 
 
@@ -792,11 +936,41 @@ def _mentions(req, words):
     search = _WORD_SEARCH.get(words)
     if search is None:
         search = _WORD_SEARCH[words] = re.compile("|".join(map(re.escape, words))).search
-    for f in _REACH_FIELDS:
+    code = req.get("code")
+    if code:
+        # a batch runs one or two programs on many inputs: the answer for a source text is
+        # remembered (per word list; at most 64 texts)
+        known = _CODE_MENTIONS.get((words, code))
+        if known is None:
+            known = bool(search(code))
+            if len(_CODE_MENTIONS) < 64:
+                _CODE_MENTIONS[(words, code)] = known
+        if known:
+            return True
+    for f in ("args", "expected_output"):
         text = req.get(f)
         if text and search(text):
             return True
     return False
+
+
+#: ``(words, source text)`` -> whether the text spells one of the words (:func:`_mentions`)
+_CODE_MENTIONS = {}
+
+
+_mentions({}, _REACH_WORDS)
+_mentions({}, _TAINT_WORDS)
+_mentions({}, ("open",))
+
+
+def _names_open(req):
+    """Whether the request's code, arguments or expected output spell ``open``.  A request
+    that neither can reach a module (:data:`_REACH_WORDS`) nor names ``open`` cannot create
+    or write a file, nor change other process state (:meth:`_Child.restore_process_state`)."""
+    return _mentions(req, _OPEN_WORDS)
+
+
+_OPEN_WORDS = ("open",)
 
 
 def _thread_count():
@@ -898,10 +1072,10 @@ def _find_patch(code):
 
 def _set_pdeathsig():
     """Ask Linux to SIGKILL the child when the zygote dies (prctl PR_SET_PDEATHSIG)."""
-    if _libc is None:
+    if _prctl is None:
         return
     try:
-        _libc.prctl(1, signal.SIGKILL, 0, 0, 0)
+        _prctl(1, int(signal.SIGKILL), 0, 0, 0)
     except Exception:
         pass
 
@@ -913,7 +1087,7 @@ def _frame(kind, index=None, payload=b""):
     return HDR.pack(len(body) + len(payload)) + body + payload
 
 
-def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
+def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, snapshot=None):
     code = 0
     try:
         for fd in close_fds:
@@ -933,8 +1107,8 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             os.unlink(name)
         os.dup2(cap, 1)
         os.dup2(cap, 2)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        _signal.signal(_SIGXFSZ, _signal.SIG_IGN)
+        _signal.signal(_SIGINT, _signal.default_int_handler)
         mem = limits["memory"]
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -945,8 +1119,8 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
         except (ValueError, OSError):
             pass
         os.environ["TMPDIR"] = os.getcwd()  # tempfile works, inside the allowed directory
-        child = _Child(limits, wfd, ack_fd, cap, os.getcwd(), mark)
-        modules = dict(sys.modules)
+        child = _Child(limits, wfd, ack_fd, cap, os.getcwd(), mark, snapshot)
+        modules = child.modules
         # the namespaces are copied only before the first request that could reach a module
         # (none before it could change them)
         spaces = None
@@ -957,14 +1131,19 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             reach = _mentions(req, _REACH_WORDS)
             if reach and spaces is None:
                 spaces = _module_spaces()
+            may_write = reach or _names_open(req)
+            if reach and not child.reached:
+                child.reached = True
+                STATE.handlers_ours = False  # the program may replace the timers' handler
             try:
-                out = child.run(i, req)
+                out = child.run(i, req, may_write)
             except MemoryError:
                 out = {"status": "memory", "exception": {"type": "MemoryError", "message": "", "line": None},
                        "note": "memory exhausted in the sandbox harness"}
             # modules the program imported are dropped (the next import runs them afresh);
             # a changed module loaded before means a fresh child for the next request
             # (a request that cannot reach sys.modules can only add to it: compare sizes first)
+            sys.modules.pop(MODULE_NAME, None)  # the program's module (Child.run adds it)
             if reach or len(sys.modules) != len(modules):
                 for name in [n for n in sys.modules if n not in modules]:
                     del sys.modules[name]
@@ -978,9 +1157,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark):
             # dies next; only a program that signals the zygote could lose it, and the
             # guard syncs with the zygote first (Child.sync)
             write_all(wfd, _frame(b"R", i, payload))
-            if not tainted and i + 1 < len(reqs) and (
-                    reach or "open" in (req.get("code") or "") or "open" in (req.get("args") or "")
-                    or "open" in (req.get("expected_output") or "")):
+            if not tainted and i + 1 < len(reqs) and may_write:
                 # process state the program changed (files, environment, gc, warnings, ...)
                 try:
                     tainted = child.restore_process_state(req, reach)

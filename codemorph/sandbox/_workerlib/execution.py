@@ -40,6 +40,10 @@ class _State:
     coverage_partial = False
     #: recursion limit while fingerprinting results (set once by the zygote's ``main``)
     post_recursion_limit = 10000
+    #: no program of this process could have replaced the handler of SIGALRM or SIGPROF
+    #: (none could reach a module yet: the child clears it before the first that can):
+    #: :func:`arm` then installs the handler only when Python's table does not hold it
+    handlers_ours = True
 
 
 STATE = _State()
@@ -211,7 +215,8 @@ def _on_alarm(signum, frame):
 
 def arm(seconds):
     STATE.timed_out = False
-    _signal.signal(SIGALRM_NUMBER, _on_alarm)  # the program may have replaced the handler
+    if not STATE.handlers_ours or _signal.getsignal(SIGALRM_NUMBER) is not _on_alarm:
+        _signal.signal(SIGALRM_NUMBER, _on_alarm)  # the program may have replaced the handler
     _signal.setitimer(ITIMER_REAL_NUMBER, max(seconds, 0.001))
 
 
@@ -222,7 +227,8 @@ def disarm():
 def arm_cpu(seconds):
     """A CPU-time limit (user + system seconds of this process, ``ITIMER_PROF``) on top of
     the wall-clock one: an endless loop stops after ``seconds`` of CPU whatever the load."""
-    _signal.signal(SIGPROF_NUMBER, _on_alarm)
+    if not STATE.handlers_ours or _signal.getsignal(SIGPROF_NUMBER) is not _on_alarm:
+        _signal.signal(SIGPROF_NUMBER, _on_alarm)
     _signal.setitimer(ITIMER_PROF_NUMBER, max(seconds, 0.001))
 
 
@@ -238,6 +244,8 @@ class Capture(io.TextIOBase):
     def __init__(self, limit):
         self.limit = limit
         self.written = 0
+        #: something was (or began to be) written to fd 1 through this object
+        self.touched = False
         self._buffer = _BinaryCapture(self)
 
     @property
@@ -269,6 +277,7 @@ class Capture(io.TextIOBase):
         return len(s)
 
     def write_bytes(self, data):
+        self.touched = True
         room = self.limit - self.written
         if len(data) > room:
             if room > 0:

@@ -101,6 +101,23 @@ class _Fingerprinter:
         elif t is int:
             if -_FAST_INT < x < _FAST_INT:
                 return ["int", int.__repr__(x)], 1, 1
+        elif t is list or t is tuple:
+            # _container_entry and _container of an exact list or tuple, inline
+            path = self.path
+            key = id(x)
+            seen = path.get(key)
+            if seen is not None:
+                return ["cycle", depth - seen], 1, 1
+            path[key] = depth
+            try:
+                enc, size, height = self._children(list(x), depth)
+            finally:
+                del path[key]
+            tag = "list" if t is list else "tuple"
+            enc = [tag, enc]
+            if size > self.compress_at or height > self.compress_height:
+                return ["#", tag, _digest(enc)], 1, 1
+            return enc, size, height
         elif t in _FAST_CONTAINERS:
             return self._container_entry(x, t, _BUILTIN_TAGS[t], depth)
         tag = _BUILTIN_TAGS.get(t)
@@ -157,22 +174,56 @@ class _Fingerprinter:
         return enc, size, height
 
     def _children(self, items, depth):
+        # the leaves of _fp's fast paths (short str, small int) inline: most items are
+        # such leaves, and a call per item is most of the cost; nodes are counted as _fp does
         out, size, height = [], 1, 0
+        append = out.append
+        str_max, max_nodes, fp = self.str_max, self.max_nodes, self._fp
         for item in items:
-            e, s, h = self._fp(item, depth + 1)
-            out.append(e)
+            t = type(item)
+            if t is str and len(item) <= str_max or t is int and -_FAST_INT < item < _FAST_INT:
+                self.nodes += 1
+                if self.nodes > max_nodes:
+                    raise TooLarge()
+                append(["str", item] if t is str else ["int", int.__repr__(item)])
+                size += 1
+                if not height:
+                    height = 1
+                continue
+            e, s, h = fp(item, depth + 1)
+            append(e)
             size += s
-            height = max(height, h)
+            if h > height:
+                height = h
         return out, size, height + 1
 
     def _pairs(self, items, depth):
         out, size, height = [], 1, 0
+        append = out.append
+        str_max, max_nodes, fp = self.str_max, self.max_nodes, self._fp
         for k, v in items:
-            ke, ks, kh = self._fp(k, depth + 1)
-            ve, vs, vh = self._fp(v, depth + 1)
-            out.append([ke, ve])
+            t = type(k)
+            if t is str and len(k) <= str_max or t is int and -_FAST_INT < k < _FAST_INT:
+                self.nodes += 1
+                if self.nodes > max_nodes:
+                    raise TooLarge()
+                ke, ks, kh = ["str", k] if t is str else ["int", int.__repr__(k)], 1, 1
+            else:
+                ke, ks, kh = fp(k, depth + 1)
+            t = type(v)
+            if t is str and len(v) <= str_max or t is int and -_FAST_INT < v < _FAST_INT:
+                self.nodes += 1
+                if self.nodes > max_nodes:
+                    raise TooLarge()
+                ve, vs, vh = ["str", v] if t is str else ["int", int.__repr__(v)], 1, 1
+            else:
+                ve, vs, vh = fp(v, depth + 1)
+            append([ke, ve])
             size += ks + vs
-            height = max(height, kh, vh)
+            if kh > height:
+                height = kh
+            if vh > height:
+                height = vh
         return out, size, height + 1
 
     def _extra_state(self, x, depth):
@@ -185,6 +236,12 @@ class _Fingerprinter:
         return self._pairs(list(dict.items(d)), depth)
 
     def _container(self, x, t, tag, depth):
+        if t is list or t is tuple:  # the common case first: an exact list or tuple
+            enc, size, height = self._children(list(x), depth)
+            return [tag, enc], size, height
+        if t is dict:
+            enc, size, height = self._pairs(list(dict.items(x)), depth)
+            return [tag, enc], size, height
         if isinstance(x, (list, tuple)):
             items = list.__iter__(x) if isinstance(x, list) else tuple.__iter__(x)
             enc, size, height = self._children(list(items), depth)

@@ -12,10 +12,13 @@ import shutil
 import signal
 import sys
 
-from .child import child_main
+from .child import child_main, precompile_args, process_snapshot
 from .common import F_SETPIPE_SZ, HDR, IDX, MARK, MAX_MSG, POLL, REEXEC_FLAG, STACK_WANTED, mono
 from .execution import STATE, timeout_of
 from .protocol import encode_msg, read_msg, write_all
+from ..guard import installation_dirs
+
+_R, _X, _S, _E = b"RXSE"  # the kinds of the child's frames (child._frame), as ints
 
 #: the script the host starts (``python -s _worker.py``), re-executed by :func:`_maybe_raise_stack_limit`
 WORKER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_worker.py")
@@ -58,6 +61,8 @@ class Zygote:
             if k is not None:
                 r["code"] = reqs[k].get("code", "") if isinstance(k, int) and 0 <= k < len(reqs) else ""
         limits = msg["limits"]
+        if precompile_args(reqs):
+            gc.freeze()  # the new code objects' constants: never collected in a child either
         # a fresh working directory per batch: files one program writes are not seen by
         # another batch
         workdir = os.path.join(self.root, f"b{bid}")
@@ -86,9 +91,10 @@ class Zygote:
         except (OSError, AttributeError):
             pass
         mark = mmap.mmap(-1, MARK.size)  # shared with the child: its progress counter
+        snapshot = process_snapshot()
         pid = os.fork()
         if pid == 0:
-            child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid, mark)
+            child_main(reqs, start, limits, wfd, ack_r, (self.inp, self.out, rfd, ack_w), self.pid, mark, snapshot)
         os.close(wfd)
         os.close(ack_r)
         try:
@@ -143,29 +149,32 @@ class Zygote:
         buf = bytearray()
 
         def handle(data):
-            """Process complete frames in ``buf``; sets st["bad"] when the channel is corrupt."""
+            """Process complete frames in ``buf``; sets st["bad"] when the channel is corrupt.
+            Frames are read at an offset and the consumed bytes removed once (a removal per
+            frame would move the rest of a large read for every outcome in it)."""
             buf.extend(data)
             out = []
-            while len(buf) >= 4 and not st["bad"]:
-                (n,) = HDR.unpack_from(buf)
+            pos, size = 0, len(buf)
+            while size - pos >= 4 and not st["bad"]:
+                (n,) = HDR.unpack_from(buf, pos)
                 if n > MAX_MSG or n < 1:
                     st["bad"] = True
                     break
-                if len(buf) < 4 + n:
+                if size - pos < 4 + n:
                     break
-                kind = bytes(buf[4:5])
-                if kind == b"R" or kind == b"X":
-                    (j,) = IDX.unpack_from(buf, 5) if n >= 5 else (-1,)
+                kind = buf[pos + 4]
+                if kind == _R or kind == _X:
+                    (j,) = IDX.unpack_from(buf, pos + 5) if n >= 5 else (-1,)
                     if j != st["i"]:
                         st["bad"] = True
                         break
-                    if kind == b"R":
-                        out.append(HDR.pack(n + 4) + b"R" + IDX.pack(bid) + bytes(buf[5:4 + n]))
+                    if kind == _R:
+                        out.append(HDR.pack(n + 4) + b"R" + IDX.pack(bid) + bytes(buf[pos + 5:pos + 4 + n]))
                         st["i"] += 1
                         st["started"] = mono()
                     else:
                         st["restart"] = True
-                elif kind == b"S":
+                elif kind == _S:
                     if out:
                         write_all(self.out, b"".join(out))
                         out = []
@@ -173,12 +182,14 @@ class Zygote:
                         os.write(ack_w, b"k")
                     except OSError:
                         pass
-                elif kind == b"E" and st["i"] >= len(reqs):
+                elif kind == _E and st["i"] >= len(reqs):
                     st["end"] = True
                 else:
                     st["bad"] = True
                     break
-                del buf[:4 + n]
+                pos += 4 + n
+            if pos:
+                del buf[:pos]
             if out:
                 write_all(self.out, b"".join(out))
 
@@ -330,6 +341,8 @@ def main():
     STATE.post_recursion_limit = _post_recursion_limit()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the host stops workers by SIGKILL
     zygote = Zygote()
+    installation_dirs()  # resolved once here, not in every child (install_guard)
+    process_snapshot()  # taken once here, not in every child
     # the zygote's own objects are never collected in a forked child: the child's garbage
     # collections skip them and do not copy their pages (fewer copy-on-write faults)
     gc.freeze()
