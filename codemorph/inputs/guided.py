@@ -61,7 +61,9 @@ def _function_lines(source: str) -> tuple[set[int], dict[int, list[int]]]:
 
 def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcomes: Sequence[Any], seed_count: int,
                        *, seed: int = 0, literals: Iterable[Any] = (), timeout: float | None = 1.0,
-                       max_added: int = GUIDED_MAX, executions: int = GUIDED_EXECUTIONS) -> "GuidedResult":
+                       max_added: int = GUIDED_MAX, executions: int = GUIDED_EXECUTIONS,
+                       cpu_timeout: float | None = None, max_lines: int | None = None,
+                       types: bool = True) -> "GuidedResult":
     """Coverage-guided additions to a differential-testing input set.
 
     When the traced ``outcomes`` of the original ``program`` on ``inputs`` leave some
@@ -94,6 +96,11 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
         seed: seed of the candidates' randomness (deterministic for equal arguments).
         literals: the program's constants (:func:`codemorph.verification.program_literals`).
         timeout: seconds per candidate execution (``None``: the sandbox's limit).
+        cpu_timeout, max_lines, types: the candidates' CPU limit, line budget and whether
+            their traces record types of locals (``ExecRequest`` fields): the limits the
+            mutants they replace ran under (:func:`~codemorph.verification.make_baseline`
+            passes its own), so an added input is judged as a mutant would be and a program
+            that never ends costs a candidate no more than a mutant.
         max_added: most inputs added (replaced).
         executions: candidate executions per round (two rounds at most).
 
@@ -176,7 +183,8 @@ def coverage_additions(sandbox: Any, program: Any, inputs: Sequence[str], outcom
                 cands.append(cand)
         if not cands:
             break
-        outs = sandbox.run_batch([ExecRequest(program.source, program.entry_point, c, trace=True, timeout=timeout)
+        outs = sandbox.run_batch([ExecRequest(program.source, program.entry_point, c, trace=True, timeout=timeout,
+                                              cpu_timeout=cpu_timeout, max_lines=max_lines, types=types)
                                   for c in cands])
         spent += len(cands)
         found = []

@@ -529,7 +529,8 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     first, again = outs[:len(inputs)], outs[len(inputs):]
     if guided and trace and mutants and kind == "args":
         g = coverage_additions(sandbox, program, inputs, first, len(seeds), seed=seed,
-                               literals=literals, timeout=short)
+                               literals=literals, timeout=short, cpu_timeout=mutant_cpu_timeout,
+                               max_lines=mutant_max_lines, types=types)
         inputs, first = list(g.inputs), list(g.outcomes)
     first = _few_deep_recursions(first, len(seeds))
     reasons = []

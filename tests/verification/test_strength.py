@@ -213,6 +213,32 @@ def test_coverage_additions_cost_nothing_when_everything_ran(sb):
     assert (g.added, g.executions) == (0, 0)  # no trace: no guidance
 
 
+# a loop that ends only for short strings: a candidate that reaches the guarded branch
+# with a long string never returns
+ENDLESS = ("def f(s, k):\n    if len(s) > 3:\n        while True:\n            k += 1\n"
+           "    return s\n")
+
+
+def test_coverage_candidates_run_under_the_mutants_limits(sb):
+    from codemorph.inputs import coverage_additions
+
+    prog = Program(ENDLESS, "f")
+    inputs = ["'abc', 1", "'b', 1", "'ab', 0"]
+    outs = tuple(sb.run_batch([ExecRequest(ENDLESS, "f", t, trace=True) for t in inputs]))
+    seen = []
+
+    class Recording:
+        def run_batch(self, requests, **kw):
+            seen.extend(requests)
+            return sb.run_batch(requests, **kw)
+
+    g = coverage_additions(Recording(), prog, inputs, outs, 1, timeout=1.0, cpu_timeout=0.25, max_lines=50_000,
+                           types=False)
+    assert seen and {(r.timeout, r.cpu_timeout, r.max_lines, r.types) for r in seen} == {(1.0, 0.25, 50_000, False)}
+    # the candidates that reach the endless loop stop at the line budget, so none is added
+    assert g.added == 0 and g.missed == (3, 4)
+
+
 # ------------------------------------------------------------ cross-argument inputs
 @pytest.mark.parametrize("orig, wrong, seed_input, related, only_related", [
     # a key argument that is in the dict argument
