@@ -15,6 +15,7 @@ import shutil
 import signal
 import sys
 import types as _types
+import unicodedata
 import warnings
 
 from .common import HDR, IDX, MARK, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
@@ -373,7 +374,9 @@ class _Child:
     def compile_args(self, args):
         obj = self.arg_codes.get(args)
         if obj is None:
-            obj = ZYGOTE_ARG_CODES.get(args)
+            kept = ZYGOTE_ARG_CODES.get(args)
+            if kept is not None:
+                obj = kept[0]
         if obj is None:
             obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
             if len(self.arg_codes) < 256:
@@ -874,19 +877,48 @@ def process_snapshot():
     return snap
 
 
-#: argument lists (``args`` of ``"args"`` requests) -> their code objects, compiled by the
+#: argument lists (``args`` of ``"args"`` requests) -> ``(code object, bytes it holds)``, compiled by the
 #: zygote before it forks (:func:`precompile_args`) and kept across batches: a row's inputs
 #: run in two batches (the original's, then its rewrites'), so each list is compiled once,
 #: not once per batch
 ZYGOTE_ARG_CODES = {}
 _ZYGOTE_ARG_CODES_MAX = 4096
+#: bytes the kept code objects may hold in all (:func:`_code_bytes`), and in one: the
+#: zygote's memory counts against every child's address-space limit, and constant folding
+#: makes a 10,000-character list hold megabytes (``'a0'*2048`` is 4 KiB of constant for 10
+#: characters): kept without a bound, such lists made later programs run out of memory
+_ZYGOTE_ARG_BYTES_MAX = 32 << 20
+_ZYGOTE_ARG_BYTES_ONE = 160 << 10  # a 10,000-character list of plain numbers holds about 100 KiB
+_zygote_arg_bytes = [0]
+
+
+def _code_bytes(obj, limit):
+    """Bytes held by the code object ``obj`` and its constants (nested code objects, tuples
+    and frozensets followed; shared objects counted each time), or ``limit + 1`` as soon as
+    the count passes ``limit``."""
+    total, stack = 0, [obj]
+    while stack:
+        x = stack.pop()
+        total += sys.getsizeof(x)
+        if total > limit:
+            return limit + 1
+        t = type(x)
+        if t is _types.CodeType:
+            total += sys.getsizeof(x.co_code) + sys.getsizeof(x.co_linetable)
+            stack.extend(x.co_consts)
+            stack.extend(x.co_names)
+        elif t is tuple or t is frozenset:
+            stack.extend(x)
+    return total
 
 
 def precompile_args(reqs):
     """Compile, in the zygote, the argument lists of ``reqs`` (wire dicts) not compiled
     yet, exactly as :meth:`_Child.compile_args` would.  A list whose compilation raises or
     warns (a ``SyntaxWarning`` the child would print into the program's output) is left to
-    the child.  At most :data:`_ZYGOTE_ARG_CODES_MAX` are kept (the oldest go first)."""
+    the child, and so is one whose code object holds more than :data:`_ZYGOTE_ARG_BYTES_ONE`
+    bytes.  At most :data:`_ZYGOTE_ARG_CODES_MAX` are kept, holding at most
+    :data:`_ZYGOTE_ARG_BYTES_MAX` bytes in all (the oldest go first)."""
     cache = ZYGOTE_ARG_CODES
     added = False
     for r in reqs:
@@ -899,10 +931,14 @@ def precompile_args(reqs):
                 obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
         except BaseException:  # noqa: B902 - the child compiles it again and reports the error
             continue
-        cache[args] = obj
+        size = _code_bytes(obj, _ZYGOTE_ARG_BYTES_ONE)
+        if size > _ZYGOTE_ARG_BYTES_ONE:
+            continue  # left to the child (whose memory it then counts against, as before)
+        cache[args] = (obj, size)
+        _zygote_arg_bytes[0] += size
         added = True
-        while len(cache) > _ZYGOTE_ARG_CODES_MAX:
-            del cache[next(iter(cache))]
+        while len(cache) > _ZYGOTE_ARG_CODES_MAX or _zygote_arg_bytes[0] > _ZYGOTE_ARG_BYTES_MAX:
+            _zygote_arg_bytes[0] -= cache.pop(next(iter(cache)))[1]
     return added
 
 
@@ -919,8 +955,10 @@ def _module_spaces():
 
 #: a program (or its argument literal / expected output, evaluated in its globals) that
 #: names none of these cannot reach a module object, so its modules need no check
+#: (``_frame``: a generator's, coroutine's or traceback's frame, whose ``f_builtins`` is the
+#: builtins dict and whose ``f_back`` chain reaches the child's own frames and globals)
 _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals",
-                "locals", "breakpoint", "help", "sys")
+                "locals", "breakpoint", "help", "sys", "_frame")
 _REACH_FIELDS = ("code", "args", "expected_output")
 
 
@@ -942,16 +980,25 @@ def _mentions(req, words):
         # remembered (per word list; at most 64 texts)
         known = _CODE_MENTIONS.get((words, code))
         if known is None:
-            known = bool(search(code))
+            known = bool(search(_searchable(code)))
             if len(_CODE_MENTIONS) < 64:
                 _CODE_MENTIONS[(words, code)] = known
         if known:
             return True
     for f in ("args", "expected_output"):
         text = req.get(f)
-        if text and search(text):
+        if text and search(_searchable(text)):
             return True
     return False
+
+
+def _searchable(text):
+    """``text`` as the word search reads it: Python's parser folds identifiers to NFKC
+    (``ｅｘｅｃ`` is ``exec``, ``ｏｐｅｎ`` is ``open``), so a text that is not ASCII is
+    searched with its NFKC form appended."""
+    if text.isascii():
+        return text
+    return f"{text}\n{unicodedata.normalize('NFKC', text)}"
 
 
 #: ``(words, source text)`` -> whether the text spells one of the words (:func:`_mentions`)
