@@ -199,3 +199,9 @@ def test_the_zygote_drops_the_oldest_argument_lists_past_its_byte_budget(monkeyp
     kept = list(child_module.ZYGOTE_ARG_CODES)
     assert 0 < len(kept) < 20 and kept == lists[20 - len(kept):]
     assert child_module._zygote_arg_bytes[0] == sum(s for _, s in child_module.ZYGOTE_ARG_CODES.values()) <= 2000
+
+
+def test_the_word_search_loads_no_module_a_program_could_see(box):
+    look = "import sys\ndef f(x):\n    return 'unicodedata' in sys.modules\n"
+    outs = box.run_batch([ExecRequest("def f(x):\n    return 'é'\n", args="'ü'"), ExecRequest(look, args="1")])
+    assert [(o.status, o.value_repr) for o in outs] == [("returned", "'é'"), ("returned", "False")]

@@ -15,7 +15,6 @@ import shutil
 import signal
 import sys
 import types as _types
-import unicodedata
 import warnings
 
 from .common import HDR, IDX, MARK, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
@@ -828,6 +827,15 @@ class _Child:
 
 _INFINITY = float("inf")
 
+# NFKC for the word search (:func:`_searchable`); the module is left out of sys.modules, as
+# a worker without it had it: a program that imports it gets a fresh one, as before
+_had_unicodedata = "unicodedata" in sys.modules
+import unicodedata  # noqa: E402
+_nfkc = unicodedata.normalize
+if not _had_unicodedata:
+    del sys.modules["unicodedata"]
+del unicodedata
+
 
 def _round_trips(x, depth=0, budget=None):
     """Whether ``eval(repr(x), {})`` certainly gives a value of the same type equal to ``x``
@@ -998,7 +1006,7 @@ def _searchable(text):
     searched with its NFKC form appended."""
     if text.isascii():
         return text
-    return f"{text}\n{unicodedata.normalize('NFKC', text)}"
+    return f"{text}\n{_nfkc('NFKC', text)}"
 
 
 #: ``(words, source text)`` -> whether the text spells one of the words (:func:`_mentions`)
