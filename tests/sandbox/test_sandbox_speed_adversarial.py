@@ -205,3 +205,22 @@ def test_the_word_search_loads_no_module_a_program_could_see(box):
     look = "import sys\ndef f(x):\n    return 'unicodedata' in sys.modules\n"
     outs = box.run_batch([ExecRequest("def f(x):\n    return 'é'\n", args="'ü'"), ExecRequest(look, args="1")])
     assert [(o.status, o.value_repr) for o in outs] == [("returned", "'é'"), ("returned", "False")]
+
+
+def test_an_argument_list_too_deep_for_the_requests_recursion_limit_fails_to_compile(box):
+    # Python's compiler may nest 3 levels per frame left below the recursion limit: the
+    # zygote's compilation (more room) must not stand in for the child's
+    deep = "1" + "+1" * 300
+    outs = box.run_batch([ExecRequest(LEN.replace("len(x)", "x"), args=deep, recursion_limit=100),
+                          ExecRequest(LEN.replace("len(x)", "x"), args=deep)])
+    assert (outs[0].status, outs[0].exception.type, outs[0].exception.message) == \
+        ("bad-input", "RecursionError", "maximum recursion depth exceeded during compilation")
+    assert (outs[1].status, outs[1].value_repr) == ("returned", "301")
+
+
+def test_the_zygote_compiles_with_no_more_room_than_a_child_has(monkeypatch):
+    monkeypatch.setattr(child_module, "ZYGOTE_ARG_CODES", {})
+    monkeypatch.setattr(child_module, "_zygote_arg_bytes", [0])
+    shallow, deep = "1" + "+1" * 50, "1" + "+1" * 200
+    child_module.precompile_args([{"args": shallow}, {"args": deep}])
+    assert list(child_module.ZYGOTE_ARG_CODES) == [shallow]

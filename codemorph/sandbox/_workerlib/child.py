@@ -146,6 +146,7 @@ class _Child:
         self.resumers = {}  # code -> resumes_frames(compiled code)
         self.unraisable = []
         self.arg_codes = {}
+        self.compile_depth = None  # frames on the stack in compile_args (the same for every request)
         self.eval_codes = {}
         self.call_codes = {}
         self.cap = None
@@ -375,7 +376,18 @@ class _Child:
         if obj is None:
             kept = ZYGOTE_ARG_CODES.get(args)
             if kept is not None:
-                obj = kept[0]
+                # the zygote compiled it with ZYGOTE_COMPILE_FRAMES frames of room: it
+                # compiles here too only with at least as much room (Python's compiler
+                # allows 3 nesting levels per frame left; a request's recursion_limit of 50
+                # leaves 48 here)
+                depth = self.compile_depth
+                if depth is None:
+                    depth, frame = 0, sys._getframe()
+                    while frame is not None:
+                        depth, frame = depth + 1, frame.f_back
+                    self.compile_depth = depth
+                if sys.getrecursionlimit() - depth >= ZYGOTE_COMPILE_FRAMES:
+                    obj = kept[0]
         if obj is None:
             obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
             if len(self.arg_codes) < 256:
@@ -898,6 +910,9 @@ _ZYGOTE_ARG_CODES_MAX = 4096
 _ZYGOTE_ARG_BYTES_MAX = 32 << 20
 _ZYGOTE_ARG_BYTES_ONE = 160 << 10  # a 10,000-character list of plain numbers holds about 100 KiB
 _zygote_arg_bytes = [0]
+#: frames left below the recursion limit when the zygote compiles an argument list
+#: (:func:`precompile_args`); a child uses the code only with at least this many left
+ZYGOTE_COMPILE_FRAMES = 40
 
 
 def _code_bytes(obj, limit):
@@ -929,25 +944,42 @@ def precompile_args(reqs):
     :data:`_ZYGOTE_ARG_BYTES_MAX` bytes in all (the oldest go first)."""
     cache = ZYGOTE_ARG_CODES
     added = False
-    for r in reqs:
-        args = r.get("args")
-        if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
-            continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
-        except BaseException:  # noqa: B902 - the child compiles it again and reports the error
-            continue
-        size = _code_bytes(obj, _ZYGOTE_ARG_BYTES_ONE)
-        if size > _ZYGOTE_ARG_BYTES_ONE:
-            continue  # left to the child (whose memory it then counts against, as before)
-        cache[args] = (obj, size)
-        _zygote_arg_bytes[0] += size
-        added = True
-        while len(cache) > _ZYGOTE_ARG_CODES_MAX or _zygote_arg_bytes[0] > _ZYGOTE_ARG_BYTES_MAX:
-            _zygote_arg_bytes[0] -= cache.pop(next(iter(cache)))[1]
+    # compiled with ZYGOTE_COMPILE_FRAMES frames of room (how deep Python's compiler may nest
+    # depends on the frames left below the recursion limit): a list that compiles here then
+    # compiles in a child with as much room (_Child.compile_args), whatever limit it runs at
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + ZYGOTE_COMPILE_FRAMES)
+    try:
+        for r in reqs:
+            args = r.get("args")
+            if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
+            except BaseException:  # noqa: B902 - the child compiles it again and reports the error
+                continue
+            added = _keep_arg_code(cache, args, obj) or added
+    finally:
+        sys.setrecursionlimit(limit)
     return added
+
+
+def _keep_arg_code(cache, args, obj):
+    """Keep ``obj``, the code of the argument list ``args``, in ``cache`` (the zygote's
+    :data:`ZYGOTE_ARG_CODES`) unless it holds too many bytes; returns whether it was kept."""
+    size = _code_bytes(obj, _ZYGOTE_ARG_BYTES_ONE)
+    if size > _ZYGOTE_ARG_BYTES_ONE:
+        return False  # left to the child (whose memory it then counts against, as before)
+    cache[args] = (obj, size)
+    _zygote_arg_bytes[0] += size
+    while len(cache) > _ZYGOTE_ARG_CODES_MAX or _zygote_arg_bytes[0] > _ZYGOTE_ARG_BYTES_MAX:
+        _zygote_arg_bytes[0] -= cache.pop(next(iter(cache)))[1]
+    return True
 
 
 def _modules_snapshot():
