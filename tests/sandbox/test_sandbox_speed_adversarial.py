@@ -224,3 +224,19 @@ def test_the_zygote_compiles_with_no_more_room_than_a_child_has(monkeypatch):
     shallow, deep = "1" + "+1" * 50, "1" + "+1" * 200
     child_module.precompile_args([{"args": shallow}, {"args": deep}])
     assert list(child_module.ZYGOTE_ARG_CODES) == [shallow]
+
+
+def test_builtins_reached_through_a_replaced_code_object_do_not_reach_the_next_request(box):
+    # co_names rebound to "__import__" by a string built at run time: no word of the
+    # program spells a module
+    patch = ("def f(x):\n"
+             "    def g():\n"
+             "        yield y\n"
+             "    c = g().gi_code.replace(co_names=('_' + '_imp' + 'ort_' + '_',))\n"
+             "    imp = next(type(lambda: 0)(c, {})())\n"
+             "    imp('built' + 'ins').len = lambda s: 42\n"
+             "    return 0\n")
+    first, second = box.run_batch([ExecRequest(patch, args="1"), ExecRequest(LEN, args="[1, 2]")])
+    assert (first.status, first.value_repr) == ("returned", "0")
+    assert (second.status, second.value_repr) == ("returned", "2")
+

@@ -750,8 +750,11 @@ class _Child:
         return False
 
     def reset_builtins_only(self):
+        # compared after every request (about 2 microseconds), not only after one that could
+        # reach a module: the word search is a heuristic, and a builtin a program rebound
+        # would run its code in the post-processing below (and in the next request)
         d = builtins.__dict__
-        if self.reached and d != self.builtins_snapshot:
+        if d != self.builtins_snapshot:
             d.clear()
             d.update(self.builtins_snapshot)
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
@@ -996,9 +999,11 @@ def _module_spaces():
 #: a program (or its argument literal / expected output, evaluated in its globals) that
 #: names none of these cannot reach a module object, so its modules need no check
 #: (``_frame``: a generator's, coroutine's or traceback's frame, whose ``f_builtins`` is the
-#: builtins dict and whose ``f_back`` chain reaches the child's own frames and globals)
+#: builtins dict and whose ``f_back`` chain reaches the child's own frames and globals;
+#: ``gi_code``/``cr_code``/``ag_code``: a code object, whose ``replace(co_names=...)`` names
+#: any global or builtin, ``__import__`` too, by a string built at run time)
 _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals",
-                "locals", "breakpoint", "help", "sys", "_frame")
+                "locals", "breakpoint", "help", "sys", "_frame", "gi_code", "cr_code", "ag_code")
 _REACH_FIELDS = ("code", "args", "expected_output")
 
 
