@@ -240,3 +240,24 @@ def test_builtins_reached_through_a_replaced_code_object_do_not_reach_the_next_r
     assert (first.status, first.value_repr) == ("returned", "0")
     assert (second.status, second.value_repr) == ("returned", "2")
 
+
+
+SEE_COUNTER = "from collections import Counter\ndef f(x):\n    return Counter('aab').most_common()\n"
+
+
+@pytest.mark.parametrize("patch", [
+    "def f(x):\n    __import__('collections').Counter.most_common = lambda self, n=None: 'patched'\n    return 0\n",
+    "def f(x):\n    c = __import__('collections')\n    c.Counter.most_common = lambda self, n=None: 'patched'\n    return 0\n",
+    "import collections as c\ndef f(x):\n    k = c.Counter\n    k.most_common = lambda self, n=None: 'patched'\n    return 0\n",
+], ids=["import call", "module alias", "member alias"])
+def test_a_class_patched_through_an_import_call_or_alias_is_not_seen_by_the_next_request(box, patch):
+    first, second = box.run_batch([ExecRequest(patch, args="1"), ExecRequest(SEE_COUNTER, args="1")])
+    assert (first.status, first.value_repr) == ("returned", "0")
+    assert (second.status, second.value_repr) == ("returned", "[('a', 2), ('b', 1)]")
+
+
+def test_names_bound_to_new_objects_of_a_module_are_not_patches():
+    find = child_module._find_patch
+    assert not find("import datetime\ndef f(x):\n    d = datetime.date(2020, 1, 1)\n    d.x = 1\n")
+    assert not find("import collections\nclass A:\n    def __init__(self):\n        self.c = collections.Counter()\n")
+    assert find("import importlib\nm = importlib.import_module('json')\nm.JSONDecoder.decode = None\n")

@@ -1124,22 +1124,54 @@ def _find_patch(code):
     # attribute of one of its members counts (m.C.attr); ``from m import C``: C.attr counts
     modules, members = set(), set()
     nodes = list(ast.walk(tree))
+    calls = False  # __import__(...) or importlib.import_module(...)
     for n in nodes:
         if isinstance(n, ast.Import):
             modules.update((a.asname or a.name).split(".")[0] for a in n.names)
         elif isinstance(n, ast.ImportFrom):
             members.update(a.asname or a.name for a in n.names)
-    if not modules and not members:
+        elif _imports_module(n):
+            calls = True
+    if not modules and not members and not calls:
         return False
 
-    def patched(t):
+    def root(t):
+        """``(kind, attribute depth)`` of an attribute/subscript chain: kind ``"module"``,
+        ``"member"`` or ``None`` (rooted at something else)."""
         depth, base = 0, t
         while isinstance(base, (ast.Attribute, ast.Subscript)):
             depth += isinstance(base, ast.Attribute)
             base = base.value
-        if not isinstance(base, ast.Name):
-            return False
-        return base.id in members and depth >= 1 or base.id in modules and depth >= 2
+        if _imports_module(base) or isinstance(base, ast.Name) and base.id in modules:
+            return "module", depth
+        if isinstance(base, ast.Name) and base.id in members:
+            return "member", depth
+        return None, depth
+
+    # names bound to a module or to something of one (``c = __import__('collections')``,
+    # ``k = c.Counter``): the chain has no call but the import, so the name is the module's
+    # own object, not a new one
+    for _ in range(5):
+        grew = False
+        for n in nodes:
+            if isinstance(n, ast.Assign):
+                names, value = [t.id for t in n.targets if isinstance(t, ast.Name)], n.value
+            elif isinstance(n, ast.NamedExpr):
+                names, value = [n.target.id], n.value
+            else:
+                continue
+            kind, depth = root(value)
+            into = modules if kind == "module" and depth == 0 else members if kind else None
+            for name in names if into is not None else ():
+                if name not in into:
+                    into.add(name)
+                    grew = True
+        if not grew:
+            break
+
+    def patched(t):
+        kind, depth = root(t)
+        return kind == "member" and depth >= 1 or kind == "module" and depth >= 2
 
     for n in nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr") \
@@ -1160,6 +1192,15 @@ def _find_patch(code):
             elif isinstance(t, (ast.Attribute, ast.Subscript)) and patched(t):
                 return True
     return False
+
+
+def _imports_module(n):
+    """Whether the AST node ``n`` is a call of ``__import__`` or ``import_module``."""
+    if not isinstance(n, ast.Call):
+        return False
+    f = n.func
+    return isinstance(f, ast.Name) and f.id in ("__import__", "import_module") \
+        or isinstance(f, ast.Attribute) and f.attr in ("__import__", "import_module")
 
 
 def _set_pdeathsig():
