@@ -146,6 +146,7 @@ class _Child:
         self.resumers = {}  # code -> resumes_frames(compiled code)
         self.unraisable = []
         self.arg_codes = {}
+        self.compile_depth = None  # frames on the stack in compile_args (the same for every request)
         self.eval_codes = {}
         self.call_codes = {}
         self.cap = None
@@ -373,7 +374,20 @@ class _Child:
     def compile_args(self, args):
         obj = self.arg_codes.get(args)
         if obj is None:
-            obj = ZYGOTE_ARG_CODES.get(args)
+            kept = ZYGOTE_ARG_CODES.get(args)
+            if kept is not None:
+                # the zygote compiled it with ZYGOTE_COMPILE_FRAMES frames of room: it
+                # compiles here too only with at least as much room (Python's compiler
+                # allows 3 nesting levels per frame left; a request's recursion_limit of 50
+                # leaves 48 here)
+                depth = self.compile_depth
+                if depth is None:
+                    depth, frame = 0, sys._getframe()
+                    while frame is not None:
+                        depth, frame = depth + 1, frame.f_back
+                    self.compile_depth = depth
+                if sys.getrecursionlimit() - depth >= ZYGOTE_COMPILE_FRAMES:
+                    obj = kept[0]
         if obj is None:
             obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
             if len(self.arg_codes) < 256:
@@ -736,8 +750,11 @@ class _Child:
         return False
 
     def reset_builtins_only(self):
+        # compared after every request (about 2 microseconds), not only after one that could
+        # reach a module: the word search is a heuristic, and a builtin a program rebound
+        # would run its code in the post-processing below (and in the next request)
         d = builtins.__dict__
-        if self.reached and d != self.builtins_snapshot:
+        if d != self.builtins_snapshot:
             d.clear()
             d.update(self.builtins_snapshot)
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
@@ -825,6 +842,15 @@ class _Child:
 
 _INFINITY = float("inf")
 
+# NFKC for the word search (:func:`_searchable`); the module is left out of sys.modules, as
+# a worker without it had it: a program that imports it gets a fresh one, as before
+_had_unicodedata = "unicodedata" in sys.modules
+import unicodedata  # noqa: E402
+_nfkc = unicodedata.normalize
+if not _had_unicodedata:
+    del sys.modules["unicodedata"]
+del unicodedata
+
 
 def _round_trips(x, depth=0, budget=None):
     """Whether ``eval(repr(x), {})`` certainly gives a value of the same type equal to ``x``
@@ -874,36 +900,89 @@ def process_snapshot():
     return snap
 
 
-#: argument lists (``args`` of ``"args"`` requests) -> their code objects, compiled by the
+#: argument lists (``args`` of ``"args"`` requests) -> ``(code object, bytes it holds)``, compiled by the
 #: zygote before it forks (:func:`precompile_args`) and kept across batches: a row's inputs
 #: run in two batches (the original's, then its rewrites'), so each list is compiled once,
 #: not once per batch
 ZYGOTE_ARG_CODES = {}
 _ZYGOTE_ARG_CODES_MAX = 4096
+#: bytes the kept code objects may hold in all (:func:`_code_bytes`), and in one: the
+#: zygote's memory counts against every child's address-space limit, and constant folding
+#: makes a 10,000-character list hold megabytes (``'a0'*2048`` is 4 KiB of constant for 10
+#: characters): kept without a bound, such lists made later programs run out of memory
+_ZYGOTE_ARG_BYTES_MAX = 32 << 20
+_ZYGOTE_ARG_BYTES_ONE = 160 << 10  # a 10,000-character list of plain numbers holds about 100 KiB
+_zygote_arg_bytes = [0]
+#: frames left below the recursion limit when the zygote compiles an argument list
+#: (:func:`precompile_args`); a child uses the code only with at least this many left
+ZYGOTE_COMPILE_FRAMES = 40
+
+
+def _code_bytes(obj, limit):
+    """Bytes held by the code object ``obj`` and its constants (nested code objects, tuples
+    and frozensets followed; shared objects counted each time), or ``limit + 1`` as soon as
+    the count passes ``limit``."""
+    total, stack = 0, [obj]
+    while stack:
+        x = stack.pop()
+        total += sys.getsizeof(x)
+        if total > limit:
+            return limit + 1
+        t = type(x)
+        if t is _types.CodeType:
+            total += sys.getsizeof(x.co_code) + sys.getsizeof(x.co_linetable)
+            stack.extend(x.co_consts)
+            stack.extend(x.co_names)
+        elif t is tuple or t is frozenset:
+            stack.extend(x)
+    return total
 
 
 def precompile_args(reqs):
     """Compile, in the zygote, the argument lists of ``reqs`` (wire dicts) not compiled
     yet, exactly as :meth:`_Child.compile_args` would.  A list whose compilation raises or
     warns (a ``SyntaxWarning`` the child would print into the program's output) is left to
-    the child.  At most :data:`_ZYGOTE_ARG_CODES_MAX` are kept (the oldest go first)."""
+    the child, and so is one whose code object holds more than :data:`_ZYGOTE_ARG_BYTES_ONE`
+    bytes.  At most :data:`_ZYGOTE_ARG_CODES_MAX` are kept, holding at most
+    :data:`_ZYGOTE_ARG_BYTES_MAX` bytes in all (the oldest go first)."""
     cache = ZYGOTE_ARG_CODES
     added = False
-    for r in reqs:
-        args = r.get("args")
-        if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
-            continue
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
-        except BaseException:  # noqa: B902 - the child compiles it again and reports the error
-            continue
-        cache[args] = obj
-        added = True
-        while len(cache) > _ZYGOTE_ARG_CODES_MAX:
-            del cache[next(iter(cache))]
+    # compiled with ZYGOTE_COMPILE_FRAMES frames of room (how deep Python's compiler may nest
+    # depends on the frames left below the recursion limit): a list that compiles here then
+    # compiles in a child with as much room (_Child.compile_args), whatever limit it runs at
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + ZYGOTE_COMPILE_FRAMES)
+    try:
+        for r in reqs:
+            args = r.get("args")
+            if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
+            except BaseException:  # noqa: B902 - the child compiles it again and reports the error
+                continue
+            added = _keep_arg_code(cache, args, obj) or added
+    finally:
+        sys.setrecursionlimit(limit)
     return added
+
+
+def _keep_arg_code(cache, args, obj):
+    """Keep ``obj``, the code of the argument list ``args``, in ``cache`` (the zygote's
+    :data:`ZYGOTE_ARG_CODES`) unless it holds too many bytes; returns whether it was kept."""
+    size = _code_bytes(obj, _ZYGOTE_ARG_BYTES_ONE)
+    if size > _ZYGOTE_ARG_BYTES_ONE:
+        return False  # left to the child (whose memory it then counts against, as before)
+    cache[args] = (obj, size)
+    _zygote_arg_bytes[0] += size
+    while len(cache) > _ZYGOTE_ARG_CODES_MAX or _zygote_arg_bytes[0] > _ZYGOTE_ARG_BYTES_MAX:
+        _zygote_arg_bytes[0] -= cache.pop(next(iter(cache)))[1]
+    return True
 
 
 def _modules_snapshot():
@@ -919,8 +998,12 @@ def _module_spaces():
 
 #: a program (or its argument literal / expected output, evaluated in its globals) that
 #: names none of these cannot reach a module object, so its modules need no check
+#: (``_frame``: a generator's, coroutine's or traceback's frame, whose ``f_builtins`` is the
+#: builtins dict and whose ``f_back`` chain reaches the child's own frames and globals;
+#: ``gi_code``/``cr_code``/``ag_code``: a code object, whose ``replace(co_names=...)`` names
+#: any global or builtin, ``__import__`` too, by a string built at run time)
 _REACH_WORDS = ("import", "__", "exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals",
-                "locals", "breakpoint", "help", "sys")
+                "locals", "breakpoint", "help", "sys", "_frame", "gi_code", "cr_code", "ag_code")
 _REACH_FIELDS = ("code", "args", "expected_output")
 
 
@@ -942,16 +1025,25 @@ def _mentions(req, words):
         # remembered (per word list; at most 64 texts)
         known = _CODE_MENTIONS.get((words, code))
         if known is None:
-            known = bool(search(code))
+            known = bool(search(_searchable(code)))
             if len(_CODE_MENTIONS) < 64:
                 _CODE_MENTIONS[(words, code)] = known
         if known:
             return True
     for f in ("args", "expected_output"):
         text = req.get(f)
-        if text and search(text):
+        if text and search(_searchable(text)):
             return True
     return False
+
+
+def _searchable(text):
+    """``text`` as the word search reads it: Python's parser folds identifiers to NFKC
+    (``ｅｘｅｃ`` is ``exec``, ``ｏｐｅｎ`` is ``open``), so a text that is not ASCII is
+    searched with its NFKC form appended."""
+    if text.isascii():
+        return text
+    return f"{text}\n{_nfkc('NFKC', text)}"
 
 
 #: ``(words, source text)`` -> whether the text spells one of the words (:func:`_mentions`)
@@ -1032,22 +1124,54 @@ def _find_patch(code):
     # attribute of one of its members counts (m.C.attr); ``from m import C``: C.attr counts
     modules, members = set(), set()
     nodes = list(ast.walk(tree))
+    calls = False  # __import__(...) or importlib.import_module(...)
     for n in nodes:
         if isinstance(n, ast.Import):
             modules.update((a.asname or a.name).split(".")[0] for a in n.names)
         elif isinstance(n, ast.ImportFrom):
             members.update(a.asname or a.name for a in n.names)
-    if not modules and not members:
+        elif _imports_module(n):
+            calls = True
+    if not modules and not members and not calls:
         return False
 
-    def patched(t):
+    def root(t):
+        """``(kind, attribute depth)`` of an attribute/subscript chain: kind ``"module"``,
+        ``"member"`` or ``None`` (rooted at something else)."""
         depth, base = 0, t
         while isinstance(base, (ast.Attribute, ast.Subscript)):
             depth += isinstance(base, ast.Attribute)
             base = base.value
-        if not isinstance(base, ast.Name):
-            return False
-        return base.id in members and depth >= 1 or base.id in modules and depth >= 2
+        if _imports_module(base) or isinstance(base, ast.Name) and base.id in modules:
+            return "module", depth
+        if isinstance(base, ast.Name) and base.id in members:
+            return "member", depth
+        return None, depth
+
+    # names bound to a module or to something of one (``c = __import__('collections')``,
+    # ``k = c.Counter``): the chain has no call but the import, so the name is the module's
+    # own object, not a new one
+    for _ in range(5):
+        grew = False
+        for n in nodes:
+            if isinstance(n, ast.Assign):
+                names, value = [t.id for t in n.targets if isinstance(t, ast.Name)], n.value
+            elif isinstance(n, ast.NamedExpr):
+                names, value = [n.target.id], n.value
+            else:
+                continue
+            kind, depth = root(value)
+            into = modules if kind == "module" and depth == 0 else members if kind else None
+            for name in names if into is not None else ():
+                if name not in into:
+                    into.add(name)
+                    grew = True
+        if not grew:
+            break
+
+    def patched(t):
+        kind, depth = root(t)
+        return kind == "member" and depth >= 1 or kind == "module" and depth >= 2
 
     for n in nodes:
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("setattr", "delattr") \
@@ -1068,6 +1192,15 @@ def _find_patch(code):
             elif isinstance(t, (ast.Attribute, ast.Subscript)) and patched(t):
                 return True
     return False
+
+
+def _imports_module(n):
+    """Whether the AST node ``n`` is a call of ``__import__`` or ``import_module``."""
+    if not isinstance(n, ast.Call):
+        return False
+    f = n.func
+    return isinstance(f, ast.Name) and f.id in ("__import__", "import_module") \
+        or isinstance(f, ast.Attribute) and f.attr in ("__import__", "import_module")
 
 
 def _set_pdeathsig():
