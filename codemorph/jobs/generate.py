@@ -266,7 +266,7 @@ class RowProcessor:
                                  check_hash_seed=HASH_SEEDS if may_depend_on_hash(
                                      row.code, run_input if kind != "stdin" else "") else False,
                                  expected_output=row.output, types=self.needs_types, input_kind=kind,
-                                 min_inputs=cfg.min_inputs)
+                                 min_inputs=cfg.min_inputs, stop_when_seed_hangs=True)
         problem = _original_problem(baseline.outcomes[0], row, check_output=False, kind=kind)
         if problem:
             return reject("execute", problem)

@@ -24,6 +24,7 @@ Typical use, one baseline for many rewrites of the same program::
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import math
 from dataclasses import dataclass
@@ -426,7 +427,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                   trace: bool = True, expected_output: str | None = None,
                   mutant_cpu_timeout: float | None = 0.25, mutant_max_lines: int | None = 50_000,
                   guided: bool = True, types: bool = True, min_inputs: int = MIN_INPUTS,
-                  input_kind: str = "args") -> Baseline:
+                  input_kind: str = "args", stop_when_seed_hangs: bool = False) -> Baseline:
     """Run the original program on its seed inputs and on mutants of them.
 
     Args:
@@ -499,6 +500,16 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             recorded standard output, verbatim.  Coverage-guided additions are made for
             ``args`` inputs only.
 
+        stop_when_seed_hangs: for a program that can outlive its time limit (it catches
+            ``BaseException`` or everything, has a ``finally`` block or a ``__del__`` or
+            ``__exit__`` method: :func:`can_outlive_timer`), run the first seed input alone
+            first, and when that run does not complete, return a baseline of that run only
+            (no mutants, no second run): ``generate`` rejects such a row on its first
+            outcome anyway, and each of ~50 mutant runs of a program that swallows its
+            timeout would last until the sandbox's watchdog kills it (the time limit plus
+            the grace, twice over for a traced run).  A program whose first run completes
+            gets the full batch as without this option.
+
     Returns:
         A :class:`Baseline`.  The seed inputs run twice in the same batch (before and after
         the mutants); a difference makes it ``nondeterministic``, and so does a source of
@@ -525,6 +536,10 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         # both runs of the seed (the evaluation may run the value's own __eq__, which could print)
         for k in (0, len(inputs)):
             requests[k] = dataclasses.replace(requests[k], expected_output=expected_output)
+    if stop_when_seed_hangs and seeds and can_outlive_timer(program.source):
+        alone = sandbox.run_batch(requests[:1])[0]
+        if not alone.completed:
+            return Baseline(program, (seeds[0],), (alone,), False, 1, None, None, trace, (), extra_inputs, kind)
     outs = sandbox.run_batch(requests)
     first, again = outs[:len(inputs)], outs[len(inputs):]
     if guided and trace and mutants and kind == "args":
@@ -565,6 +580,31 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     notes = tuple(dict.fromkeys(n for p in plans.values() for n in p.notes))
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,
                     "; ".join(reasons) or None, trace, notes, extra_inputs, kind)
+
+
+def can_outlive_timer(source: str) -> bool:
+    """Whether a program may keep running after the sandbox's time limit raised in it (the
+    sandbox's timeout is a ``BaseException``): it has a bare ``except:``, names
+    ``BaseException``, has a ``finally`` block, or defines ``__del__``/``__exit__``/
+    ``__aexit__`` (code that runs while the timeout unwinds).  Conservative: a source that
+    does not parse counts as one that may."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and node.type is None:
+            return True
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and node.finalbody:
+            return True
+        if isinstance(node, ast.Name) and node.id == "BaseException":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "BaseException":
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__del__", "__exit__",
+                                                                                         "__aexit__"):
+            return True
+    return False
 
 
 #: mutant inputs whose run ends in ``RecursionError`` that a check compares, at most (in input order)

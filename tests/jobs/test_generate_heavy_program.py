@@ -43,3 +43,34 @@ def test_a_row_whose_run_outlasts_the_type_sample_gets_no_type_dependent_rewrite
     # the long row's baseline runs went past the first 20,000 line events: its types are a
     # sample, so no observations reach the transforms and the type-dependent swap is not made
     assert "long" in rows and "long:swap-operands" not in rows
+
+
+# swallows the sandbox's timeout (a BaseException) forever: only the watchdog ends a run
+SWALLOWS = ("def f(x):\n    while True:\n        try:\n            while True:\n                x += 1\n"
+            "        except BaseException:\n            pass\n")
+
+
+def test_a_row_whose_program_swallows_its_timeout_costs_one_run(tmp_path, monkeypatch):
+    from codemorph.sandbox import Limits
+    from codemorph.sandbox.pool import Sandbox
+
+    runs = []
+    real = Sandbox.run_batch
+
+    def counting(self, requests, **kw):
+        runs.extend(r.code for r in requests)
+        return real(self, requests, **kw)
+
+    monkeypatch.setattr(Sandbox, "run_batch", counting)
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "hangs", "code": SWALLOWS, "input": "0", "output": "0"}) + "\n"
+                   + json.dumps({"id": "fine", "code": SUM, "input": "4", "output": "6"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    summary = generate(src, out, GenerateConfig.from_transforms(("rename-locals",), extra_inputs=3, min_inputs=1,
+                                                                limits=Limits(timeout=0.5)))
+    rejects = [json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    assert summary.rows_rejected == 1 and [r["id"] for r in rejects] == ["hangs"]
+    assert "did not finish on its input within the time limit" in rejects[0]["reason"]
+    # its first run did not complete: no mutants, no second run, no variant checks
+    assert runs.count(SWALLOWS) == 1
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["fine", "fine:rename-locals"]
