@@ -48,6 +48,30 @@ BUILTIN_NAMES: frozenset[str] = frozenset(dir(builtins))
 DYNAMIC_SCOPE_BUILTINS: frozenset[str] = frozenset({"eval", "exec", "locals", "globals", "vars", "dir"})
 
 
+def unnormalized_identifier(source: str) -> tuple[str, str] | None:
+    """The first identifier of ``source`` that Python reads as another spelling, as
+    ``(written, read)``, or ``None``: the parser folds identifiers to NFKC (PEP 3131), so
+    ``ｌｅｎ`` is ``len`` and ``ａ`` is ``a``, while libcst keeps the text as written, and a
+    transform's scope analysis would take them for two names.  ``None`` at once for ASCII
+    text (about 99% of CRUXEval); otherwise the source's ``NAME`` tokens are checked (a
+    source that does not tokenize gives ``None``: it is not a program to rewrite)."""
+    if source.isascii():
+        return None
+    import io
+    import tokenize
+    import unicodedata
+
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.NAME and not tok.string.isascii():
+                read = unicodedata.normalize("NFKC", tok.string)
+                if read != tok.string:
+                    return tok.string, read
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return None
+
+
 def derive_seed(seed: int, *parts: object) -> int:
     """A 64-bit seed derived from ``seed`` and ``parts`` by SHA-256.
 
@@ -603,6 +627,11 @@ class Transform:
     def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any,
                outputs: Sequence[str] = (), harness: bool = False) -> TransformResult:
         ctx = RewriteContext(program, rng, inputs, observations, outputs, harness)
+        folded = unnormalized_identifier(program.source)
+        if folded is not None:
+            return TransformResult(self.name, program, False, reason=(
+                f"the program spells identifier {folded[0]!r}, which Python reads as {folded[1]!r} (NFKC): "
+                "scopes are not analysed under that folding"))
         try:
             new_module = self.rewrite(program.module, ctx)
         except NotApplicable as exc:
