@@ -42,6 +42,7 @@ untrusted corpora in a container or VM without network access as well.
 
 from __future__ import annotations
 
+import ast
 import fcntl
 import itertools
 import json
@@ -61,7 +62,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any, Iterable, Iterator, Sequence
 
-__all__ = ["Limits", "ExecRequest", "ExceptionInfo", "Outcome", "Sandbox", "STATUSES",
+__all__ = ["Limits", "ExecRequest", "ExceptionInfo", "Outcome", "Sandbox", "STATUSES", "can_outlive_timer",
            "COMPLETED_STATUSES", "WORKER_PATH", "DIR_PREFIX", "remove_stale_dirs"]
 
 #: Every value :attr:`Outcome.status` can take.
@@ -436,6 +437,36 @@ class Outcome:
             types_partial=bool(get("types_partial", False)),
         )
         return o
+
+
+def can_outlive_timer(source: str) -> bool:
+    """Whether a program may keep running after the sandbox's time limit was raised in it
+    (the worker's timeout is a ``BaseException``, so ``except Exception`` misses it): it
+    has a bare ``except:``, names ``BaseException``, has a ``finally`` block, or defines
+    ``__del__``/``__exit__``/``__aexit__`` (code that runs while the timeout unwinds).  Such
+    a run ends only when the zygote's watchdog kills it, at the limit plus the grace.
+    Conservative: a source that does not parse counts as one that may.  Text without
+    ``except``, ``BaseException``, ``finally`` or ``__`` is not parsed."""
+    if "except" not in source and "finally" not in source and "__" not in source \
+            and "BaseException" not in source:
+        return False
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and node.type is None:
+            return True
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and node.finalbody:
+            return True
+        if isinstance(node, ast.Name) and node.id == "BaseException":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "BaseException":
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__del__", "__exit__",
+                                                                                         "__aexit__"):
+            return True
+    return False
 
 
 def _wire_requests(requests: Sequence[ExecRequest]) -> list[dict]:

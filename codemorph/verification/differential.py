@@ -38,7 +38,7 @@ from codemorph.inputs import coverage_additions, format_args, kind_mutants, muta
 from codemorph.inputs import SeedPlan, cross_shape, needs_plan, plan_seeds
 from codemorph.engine.program import Program
 from codemorph.sandbox.kinds import request_for
-from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox
+from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox, can_outlive_timer
 from codemorph.engine.transform import derive_rng
 from codemorph.verification.claims import stdout_gains
 from codemorph.verification.coverage import Coverage, Region, changed_region, region_coverage
@@ -502,7 +502,7 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
 
         stop_when_seed_hangs: for a program that can outlive its time limit (it catches
             ``BaseException`` or everything, has a ``finally`` block or a ``__del__`` or
-            ``__exit__`` method: :func:`can_outlive_timer`), run the first seed input alone
+            ``__exit__`` method: :func:`~codemorph.sandbox.can_outlive_timer`), run the first seed input alone
             first, and when that run does not complete, return a baseline of that run only
             (no mutants, no second run): ``generate`` rejects such a row on its first
             outcome anyway, and each of ~50 mutant runs of a program that swallows its
@@ -580,31 +580,6 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     notes = tuple(dict.fromkeys(n for p in plans.values() for n in p.notes))
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,
                     "; ".join(reasons) or None, trace, notes, extra_inputs, kind)
-
-
-def can_outlive_timer(source: str) -> bool:
-    """Whether a program may keep running after the sandbox's time limit raised in it (the
-    sandbox's timeout is a ``BaseException``): it has a bare ``except:``, names
-    ``BaseException``, has a ``finally`` block, or defines ``__del__``/``__exit__``/
-    ``__aexit__`` (code that runs while the timeout unwinds).  Conservative: a source that
-    does not parse counts as one that may."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return True
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ExceptHandler) and node.type is None:
-            return True
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))) and node.finalbody:
-            return True
-        if isinstance(node, ast.Name) and node.id == "BaseException":
-            return True
-        if isinstance(node, ast.Attribute) and node.attr == "BaseException":
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in ("__del__", "__exit__",
-                                                                                         "__aexit__"):
-            return True
-    return False
 
 
 #: mutant inputs whose run ends in ``RecursionError`` that a check compares, at most (in input order)
