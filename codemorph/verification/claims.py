@@ -17,20 +17,23 @@ Two rules make such a variant safe to write:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from codemorph.engine.transform import Claim
-from typing import TYPE_CHECKING
-
 from codemorph.sandbox.pool import ExecRequest, Outcome
-
-if TYPE_CHECKING:  # differential imports this module
-    from codemorph.verification.differential import Baseline
 
 __all__ = ["claim_requests", "refutation", "stdout_gains"]
 
 
-def claim_requests(claims: Sequence[Claim], timeout: float, *, baseline: "Baseline | None" = None,
+class _Ran(Protocol):
+    """What :func:`claim_requests` reads of a :class:`~codemorph.verification.Baseline`
+    (differential imports this module, so it is not imported here)."""
+
+    inputs: Sequence[str]
+    outcomes: Sequence[Outcome]
+
+
+def claim_requests(claims: Sequence[Claim], timeout: float, *, baseline: _Ran | None = None,
                    slowdown: float = 10.0, min_timeout: float = 0.5, stated_timeout: float = 1.0,
                    stated_cpu_timeout: float | None = 0.25) -> list[ExecRequest]:
     """One sandbox execution per claim: ``claim.entry(claim.args)`` of ``claim.code``, with
