@@ -109,13 +109,20 @@ def progress_bar(command: str, remaining: bool = True, transient: bool = False
     # redrawn twice a second (rich's default is 10): the bar moves by rows and the clock by
     # seconds, and every redraw costs the process that generates the rows CPU time
     progress = Progress(*columns, console=err_console, transient=transient, refresh_per_second=2)
-    with progress:
-        task = progress.add_task("rows", total=None)
+    task = progress.add_task("rows", total=None)
 
-        def tick(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+    # drawn from the job's first report on: a job that ends before it (a missing input file,
+    # an argument the job refuses) shows its error without an empty bar above it
+    def tick(done: int, total: int) -> None:
+        if not progress.live.is_started:
+            progress.start()
+        progress.update(task, completed=done, total=total)
 
+    try:
         yield tick
+    finally:
+        if progress.live.is_started:
+            progress.stop()
 
 
 def exit_on_errors(errors: int, fail_on_error: bool) -> None:
