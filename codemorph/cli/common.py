@@ -44,6 +44,8 @@ out_console = Console(width=None if sys.stdout.isatty() else 120)
 err_console = Console(stderr=True)
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+#: exit code of a command interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
+EXIT_INTERRUPTED = 130
 
 #: help text of every data-set command's ``--fail-on-error``
 FAIL_ON_ERROR_HELP = ("Exit 1 when a transform or a row's processing raised an unexpected exception (each is in "
@@ -98,10 +100,17 @@ def check_output_path(output: Path, in_path: Path) -> None:
 
 
 @contextmanager
-def progress_bar(command: str, remaining: bool = True, transient: bool = False
+def progress_bar(command: str, remaining: bool = True, transient: bool = False, interrupted: str = ""
                  ) -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar on stderr, ``<command> ━━━ done/total rows elapsed [remaining]``;
-    yields the ``progress(rows_done, rows_total)`` callback the jobs take."""
+    yields the ``progress(rows_done, rows_total)`` callback the jobs take.
+
+    A ``KeyboardInterrupt`` inside (Ctrl-C, or ``SIGTERM``: :func:`codemorph.cli.main.main`
+    turns it into one) ends the bar and the command with ``error: <command> interrupted``
+    followed by ``interrupted`` (e.g. how to resume), exit code 130, instead of a silent exit.
+
+    Raises:
+        typer.Exit: code 130, on an interruption."""
     columns: list[Any] = [TextColumn(f"[bold]{command}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
                           TimeElapsedColumn()]
     if remaining:
@@ -120,6 +129,12 @@ def progress_bar(command: str, remaining: bool = True, transient: bool = False
 
     try:
         yield tick
+    except KeyboardInterrupt:
+        if progress.live.is_started:
+            progress.stop()
+        err_console.print(f"[bold red]error:[/] {command} interrupted" + (f"; {interrupted}" if interrupted else ""),
+                          highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         if progress.live.is_started:
             progress.stop()
