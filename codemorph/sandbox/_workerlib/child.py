@@ -469,7 +469,10 @@ class _Child:
         # types of locals: sampled over the first TYPES_SAMPLE_LINES line events, then the
         # C tracer takes over for the lines and arcs of the rest (Tracer.hand_over)
         return Tracer(max_lines, types, counts, module_types=kind == "stdin",
-                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None)
+                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None,
+                      # snapshots of locals only after lines that bind one, for programs
+                      # that cannot assign an object's class (Tracer's sparse_types)
+                      sparse_types=types and not _mentions(req, _REACH_WORDS))
 
     def resumes(self, code, codeobj):
         """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
