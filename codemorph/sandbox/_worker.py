@@ -24,7 +24,8 @@ writes each outcome to a pipe (a length-prefixed frame, :func:`_frame`) without 
 for anybody.  The child sets ``RLIMIT_AS``, ``RLIMIT_CORE=0``, ``RLIMIT_FSIZE``, a
 per-execution ``setitimer`` timeout (wall clock, and optionally CPU time) and redirects fds
 0/1/2, so that the program cannot touch the protocol pipes.  The zygote is not woken per
-request: it sleeps until the child exits (pidfd) or ``_POLL`` seconds pass, forwards every
+request: it sleeps until the child exits (pidfd) or ``_POLL`` seconds pass (an interval that
+doubles up to ``POLL_MAX`` while the child neither syncs nor writes much), forwards every
 outcome waiting in the pipe in one write, and checks the child's progress counter (shared
 memory) when a deadline passes: a child that made no progress for ``timeout + grace``
 seconds (running a program, or post-processing its result) is SIGKILLed (with its whole
