@@ -119,7 +119,7 @@ class Limits:
         return asdict(self)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class ExecRequest:
     """One execution of a program.
 
@@ -199,6 +199,20 @@ class ExecRequest:
     input_kind: str = "args"
     stdin: str | None = None
     python_tracer: bool = False
+
+    def __init__(self, code: str, entry_point: str = "f", args: str | None = "", expected_output: str | None = None,
+                 trace: bool = False, timeout: float | None = None, cpu_timeout: float | None = None,
+                 max_lines: int | None = None, types: bool = True, recursion_limit: int | None = None,
+                 counts: bool = False, input_kind: str = "args", stdin: str | None = None,
+                 python_tracer: bool = False) -> None:
+        # the dataclass's own __init__ of a frozen class sets each of the 14 fields with
+        # object.__setattr__ (3 us a request; a run makes tens of thousands): the same
+        # fields, in order, set at once (tests/sandbox/test_request_fields.py keeps this
+        # signature equal to the fields)
+        self.__dict__.update(code=code, entry_point=entry_point, args=args, expected_output=expected_output,
+                             trace=trace, timeout=timeout, cpu_timeout=cpu_timeout, max_lines=max_lines,
+                             types=types, recursion_limit=recursion_limit, counts=counts, input_kind=input_kind,
+                             stdin=stdin, python_tracer=python_tracer)
 
     def to_wire(self) -> dict:
         d = {"code": self.code, "entry_point": self.entry_point, "args": self.args,
