@@ -13,6 +13,7 @@ import gc
 import itertools
 import os
 import resource
+import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -45,6 +46,35 @@ __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "Gen
 
 #: the youngest generation's collection threshold while a ``freeze_heap`` processor runs
 _YOUNG_OBJECTS = 10_000
+_heap_lock = threading.Lock()
+_heap_holders = 0
+_heap_threshold: tuple[int, ...] = ()
+
+
+def _hold_heap() -> None:
+    """The first of the process's ``freeze_heap`` processors (Dask runs one per thread)
+    collects once, freezes what is alive (:func:`gc.freeze`) and lets the youngest generation
+    grow to :data:`_YOUNG_OBJECTS` objects: a row allocates hundreds of thousands of (mostly
+    acyclic) libcst and ast nodes, and each collection of the young generations walks the
+    survivors again."""
+    global _heap_holders, _heap_threshold
+    with _heap_lock:
+        if _heap_holders == 0:
+            gc.collect()
+            gc.freeze()
+            _heap_threshold = gc.get_threshold()
+            gc.set_threshold(max(_heap_threshold[0], _YOUNG_OBJECTS), *_heap_threshold[1:])
+        _heap_holders += 1
+
+
+def _release_heap() -> None:
+    """The last of them to close puts the collector back as it found it."""
+    global _heap_holders
+    with _heap_lock:
+        _heap_holders -= 1
+        if _heap_holders == 0:
+            gc.set_threshold(*_heap_threshold)
+            gc.unfreeze()
 
 
 def default_transforms() -> tuple[str, ...]:
@@ -196,8 +226,7 @@ class RowProcessor:
     def close(self) -> None:
         if self._frozen:
             self._frozen = False
-            gc.set_threshold(*self._gc_threshold)
-            gc.unfreeze()
+            _release_heap()
         self.sandbox.close()
         if self._perturb_sandbox is not None:
             self._perturb_sandbox.close()
@@ -229,13 +258,7 @@ class RowProcessor:
             # what the first row loaded (lazily imported modules, the naturalness model, the
             # transforms' caches) stays for the run: full collections need not walk it again
             self._frozen = True
-            gc.collect()
-            gc.freeze()
-            # and a young generation of 10,000 objects instead of 700: a row allocates hundreds
-            # of thousands of (mostly acyclic) libcst and ast nodes, and each collection of the
-            # young generations walks the survivors again
-            self._gc_threshold = gc.get_threshold()
-            gc.set_threshold(max(self._gc_threshold[0], _YOUNG_OBJECTS), *self._gc_threshold[1:])
+            _hold_heap()
         return out
 
     def memory(self) -> WorkerMemory:

@@ -36,3 +36,21 @@ def test_heap_frozen_after_first_row_and_restored_on_close():
     assert gc.get_freeze_count() == 0
     assert rows == _rows(False)[0]
     assert len(rows) >= 4  # the originals and some variants were written
+
+
+def test_two_processors_of_one_process_restore_the_collector_when_the_last_closes():
+    # Dask runs one processor per thread of a worker process
+    before = gc.get_threshold()
+    cfg = GenerateConfig.from_transforms(["invert-if"])
+    a, b = RowProcessor(cfg, freeze_heap=True), RowProcessor(cfg, freeze_heap=True)
+    try:
+        a.process(ROWS[0])
+        b.process(ROWS[1])
+        assert gc.get_threshold()[0] == max(before[0], 10_000)
+        a.close()
+        assert gc.get_threshold()[0] == max(before[0], 10_000) and gc.get_freeze_count() > 0
+    finally:
+        a.close()
+        b.close()
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
