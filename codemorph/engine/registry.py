@@ -43,9 +43,14 @@ class Registry:
         :class:`CodemorphError` with that reason.
         """
         reg = cls()
+        names: dict[int, str] = {}  # a distribution's name, read once (each read parses its METADATA)
         for ep in sorted(entry_points(group=group), key=lambda e: e.name):
             dist = getattr(ep, "dist", None)
-            origin = getattr(dist, "name", None) or ""
+            origin = names.get(id(dist)) if dist is not None else None
+            if origin is None:
+                origin = getattr(dist, "name", None) or ""
+                if dist is not None:
+                    names[id(dist)] = origin
             try:
                 obj = ep.load()
             except Exception as exc:  # a broken plugin must say which one, and not hide the others

@@ -372,6 +372,30 @@ def _flatten_error(node: CSTNode) -> TypeError:
                      + "sequence.")
 
 
+def _by_type(classes: Any) -> Any:
+    """``lambda x: isinstance(x, classes)``, answered once per type of ``x``: libcst's node,
+    sentinel and visitor classes are ABCs, whose ``isinstance`` goes through the Python-level
+    ``ABCMeta.__instancecheck__`` each time a type is not the class itself (nothing
+    registers virtual subclasses of them, so the answer depends on the type alone)."""
+    known: dict[type, bool] = {}
+
+    def check(x: Any) -> bool:
+        t = type(x)
+        found = known.get(t)
+        if found is None:
+            if len(known) >= 4096:  # classes made at run time must not pile up
+                known.clear()
+            found = known[t] = isinstance(x, classes)
+        return found
+
+    return check
+
+
+_is_flatten = _by_type(FlattenSentinel)
+_is_result = _by_type((CSTNode, RemovalSentinel, FlattenSentinel))
+_is_visitor = _by_type(CSTVisitor)
+
+
 def _visit_field(node: CSTNode, name: str, value: Any, helper: Any, transformer: Any) -> Any:
     """What libcst's ``helper`` (``visit_required``, ``visit_optional``...) returns for the
     field ``name`` of ``node``, for a transformer without attribute hooks (children
@@ -380,7 +404,7 @@ def _visit_field(node: CSTNode, name: str, value: Any, helper: Any, transformer:
         result = _transform(value, transformer, False)
         if isinstance(result, RemovalSentinel):
             raise _removal_error(value)
-        if isinstance(result, FlattenSentinel):
+        if _is_flatten(result):
             raise _flatten_error(value)
         return result
     if helper is _VISIT_OPTIONAL or helper is _VISIT_SENTINEL:
@@ -388,14 +412,14 @@ def _visit_field(node: CSTNode, name: str, value: Any, helper: Any, transformer:
         if value is None if helper is _VISIT_OPTIONAL else isinstance(value, MaybeSentinel):
             return empty
         result = _transform(value, transformer, False)
-        if isinstance(result, FlattenSentinel):
+        if _is_flatten(result):
             raise _flatten_error(value)
         return empty if isinstance(result, RemovalSentinel) else result
     out = []
     if helper is _VISIT_SEQUENCE:
         for child in value:
             result = _transform(child, transformer, False)
-            if isinstance(result, FlattenSentinel):
+            if _is_flatten(result):
                 out.extend(result)
             elif not isinstance(result, RemovalSentinel):
                 out.append(result)
@@ -404,7 +428,7 @@ def _visit_field(node: CSTNode, name: str, value: Any, helper: Any, transformer:
         result = _transform(child, transformer, False)
         if isinstance(result, RemovalSentinel):
             continue
-        if isinstance(result, FlattenSentinel):
+        if _is_flatten(result):
             for child_ in result:
                 if (not child._is_removable()) and child_._is_removable():
                     continue
@@ -448,7 +472,7 @@ def _transform(node: CSTNode, transformer: Any, attributes: bool | None = None) 
     else:
         updated = node
     result = transformer.on_leave(node, updated)
-    if not isinstance(result, (CSTNode, RemovalSentinel, FlattenSentinel)):
+    if not _is_result(result):
         raise CSTValidationError("Expected a node of type CSTNode or a RemovalSentinel, "
                                  + f"but got a return value of {type(result).__name__}")
     return result
@@ -486,7 +510,7 @@ def fast_visit(self: CSTNode, visitor: Any) -> Any:
     is walked over ``self`` without copying (returns ``self``); a transformer whose class
     sets ``reuse_unchanged_nodes = True`` gets libcst's calls without the rebuilding of
     unchanged nodes; any other visitor goes to libcst's own traversal."""
-    if not isinstance(visitor, CSTVisitor):
+    if not _is_visitor(visitor):
         if getattr(type(visitor), REUSE_UNCHANGED, False) is True and isinstance(visitor, CSTTransformer):
             return _transform(self, visitor, _transformer_attributes(visitor))
         return libcst_visit(self, visitor)

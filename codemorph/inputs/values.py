@@ -101,18 +101,29 @@ def type_paths(v: Any, prefix: tuple = (), depth: int = 0) -> frozenset:
     ``{('list',), ('list', 'int'), ('list', 'str')}`` (dict keys and values are marked
     ``'key'``/``'value'``).  A mutant is type-preserving when its paths are a subset of the
     seed's: it has the seed's type and only element types seen in the seed."""
-    p = prefix + (type(v).__name__,)
-    out = {p}
-    if depth < 20:
-        t = type(v)
-        if t in (list, tuple, set, frozenset):
-            for e in v:
-                out |= type_paths(e, p, depth + 1)
-        elif t is dict:
-            for k, x in v.items():
-                out |= type_paths(k, p + ("key",), depth + 1)
-                out |= type_paths(x, p + ("value",), depth + 1)
+    out: set = set()
+    _add_type_paths(v, prefix, depth, out)
     return frozenset(out)
+
+
+_CONTAINERS = (list, tuple, set, frozenset)
+
+
+def _add_type_paths(v: Any, prefix: tuple, depth: int, out: set) -> None:
+    """:func:`type_paths` of ``v`` added to ``out`` (one set for the whole value, not one
+    per node)."""
+    t = type(v)
+    p = prefix + (t.__name__,)
+    out.add(p)
+    if depth < 20:
+        if t in _CONTAINERS:
+            for e in v:
+                _add_type_paths(e, p, depth + 1, out)
+        elif t is dict:
+            pk, pv = p + ("key",), p + ("value",)
+            for k, x in v.items():
+                _add_type_paths(k, pk, depth + 1, out)
+                _add_type_paths(x, pv, depth + 1, out)
 
 
 def fits(new: Any, seed: Any) -> bool:

@@ -9,9 +9,11 @@ in input order, each row group as soon as it and all rows before it are done.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import resource
+import threading
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
@@ -40,6 +42,39 @@ from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, MIN
 
 __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "GenerateSummary", "WorkerMemory",
            "generate", "generate_ordered", "default_transforms"]
+
+
+#: the youngest generation's collection threshold while a ``freeze_heap`` processor runs
+_YOUNG_OBJECTS = 10_000
+_heap_lock = threading.Lock()
+_heap_holders = 0
+_heap_threshold: tuple[int, ...] = ()
+
+
+def _hold_heap() -> None:
+    """The first of the process's ``freeze_heap`` processors (Dask runs one per thread)
+    collects once, freezes what is alive (:func:`gc.freeze`) and lets the youngest generation
+    grow to :data:`_YOUNG_OBJECTS` objects: a row allocates hundreds of thousands of (mostly
+    acyclic) libcst and ast nodes, and each collection of the young generations walks the
+    survivors again."""
+    global _heap_holders, _heap_threshold
+    with _heap_lock:
+        if _heap_holders == 0:
+            gc.collect()
+            gc.freeze()
+            _heap_threshold = gc.get_threshold()
+            gc.set_threshold(max(_heap_threshold[0], _YOUNG_OBJECTS), *_heap_threshold[1:])
+        _heap_holders += 1
+
+
+def _release_heap() -> None:
+    """The last of them to close puts the collector back as it found it."""
+    global _heap_holders
+    with _heap_lock:
+        _heap_holders -= 1
+        if _heap_holders == 0:
+            gc.set_threshold(*_heap_threshold)
+            gc.unfreeze()
 
 
 def default_transforms() -> tuple[str, ...]:
@@ -167,10 +202,20 @@ class RowProcessor:
 
     Args:
         config: the run's :class:`GenerateConfig`.
+        freeze_heap: after the first row, collect garbage once and move every object then
+            alive (modules, transforms, the naturalness model, caches) to the collector's
+            permanent generation (:func:`gc.freeze`), so that the cyclic garbage
+            collector's full collections during the run no longer walk them, and let the
+            youngest generation grow to 10,000 objects before a collection instead of 700
+            (:func:`gc.set_threshold`); together about 0.35 CPU s per 200 CRUXEval rows.
+            :meth:`close` undoes both (:func:`gc.unfreeze`, the previous thresholds).
+            ``generate`` sets it for its workers; what is computed does not change.
     """
 
-    def __init__(self, config: GenerateConfig) -> None:
+    def __init__(self, config: GenerateConfig, freeze_heap: bool = False) -> None:
         self.config = config
+        self._freeze_heap = freeze_heap
+        self._frozen = False
         self.pipelines: list[tuple[str, Pipeline]] = [(v.name, build_pipeline(v.spec)) for v in config.variants]
         self.needs_types = any(t.needs_runtime_types or t.uses_runtime_types
                                for _, p in self.pipelines for t in p.transforms())
@@ -179,6 +224,9 @@ class RowProcessor:
         self._base_entropy: tuple[str, float] | None = None  # (original source, its cross-entropy)
 
     def close(self) -> None:
+        if self._frozen:
+            self._frozen = False
+            _release_heap()
         self.sandbox.close()
         if self._perturb_sandbox is not None:
             self._perturb_sandbox.close()
@@ -206,6 +254,11 @@ class RowProcessor:
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
             out = RowOutcome(rejects=[internal_reject(row, exc)])
         out.memory = self.memory()
+        if self._freeze_heap and not self._frozen:
+            # what the first row loaded (lazily imported modules, the naturalness model, the
+            # transforms' caches) stays for the run: full collections need not walk it again
+            self._frozen = True
+            _hold_heap()
         return out
 
     def memory(self) -> WorkerMemory:
@@ -562,7 +615,7 @@ def generate_ordered(config: GenerateConfig, items: Iterable[SourceRow | Reject]
     """
     workers = max(1, config.workers)
     window = None if isinstance(executor, DaskExecutor) else 32 * workers
-    for item, out in map_rows(_process_row, items, executor, setup=partial(RowProcessor, config), workers=workers,
+    for item, out in map_rows(_process_row, items, executor, setup=partial(RowProcessor, config, freeze_heap=True), workers=workers,
                               window=window):
         yield item, (RowOutcome(rejects=[item]) if out is None else out)
 

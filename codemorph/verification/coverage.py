@@ -74,24 +74,22 @@ class Coverage:
         return out
 
 
-def _statement_spans(tree: ast.AST) -> list[tuple[int, int, ast.stmt]]:
+def _statements(tree: ast.AST) -> tuple[list[tuple[int, int, ast.stmt]], set[int]]:
+    """``(spans, docstrings)`` of a module, in one walk: every statement as ``(first line,
+    last line, node)`` in walk order, and the ids of the docstring statements (they compile
+    to no bytecode, so the tracer never reports them)."""
     spans = []
+    docstrings = set()
+    stmt, scopes = ast.stmt, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for node in ast.walk(tree):
-        if isinstance(node, ast.stmt):
+        if isinstance(node, stmt):
             spans.append((node.lineno, node.end_lineno or node.lineno, node))
-    return spans
-
-
-def _docstrings(tree: ast.AST) -> set[int]:
-    """ids of docstring statements: they compile to no bytecode, so the tracer never reports them."""
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+        if isinstance(node, scopes) and node.body:
             first = node.body[0]
             if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
                     and isinstance(first.value.value, str):
-                out.add(id(first))
-    return out
+                docstrings.add(id(first))
+    return spans, docstrings
 
 
 @functools.lru_cache(maxsize=256)
@@ -112,8 +110,7 @@ def changed_region(original_source: str, rewritten_source: str) -> Region | None
         return None
     a = original_source.splitlines()
     b = rewritten_source.splitlines()
-    spans = _statement_spans(tree)
-    docstrings = _docstrings(tree)
+    spans, docstrings = _statements(tree)
     touched: set[int] = set()
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":

@@ -297,6 +297,11 @@ def _mutants(program: Program, seeds: Sequence[str], extra: int, seed: int, lite
         for text in frontier:
             nxt += _next_generation(text, per, seed, f"mutate-inputs-{generation}", literals, hints, literal_of,
                                     taken)
+            if len(out) + len(nxt) >= budget:
+                # the budget is met: the mutants of the rest of the frontier would come after
+                # it and be cut (each text's mutants come from its own random stream, so the
+                # first ``budget`` do not depend on them), and no later generation runs
+                break
         out += nxt
         frontier = nxt
     # still fewer than the minimum a verdict needs (an int seed such as 2 whose mutants stay

@@ -296,6 +296,17 @@ PROSE_WORDS: frozenset[str] = frozenset({
 
 _SCOPE_NODES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.GeneratorExp,
                 cst.DictComp)
+#: ``isinstance(node, _SCOPE_NODES)`` by the node's type: libcst's node classes are ABCs, so
+#: each of the seven checks went through ``ABCMeta.__instancecheck__`` for every node
+_SCOPE_TYPES: dict[type, bool] = {}
+
+
+def _is_scope_node(node: cst.CSTNode) -> bool:
+    t = type(node)
+    found = _SCOPE_TYPES.get(t)
+    if found is None:
+        found = _SCOPE_TYPES[t] = isinstance(node, _SCOPE_NODES)
+    return found
 
 
 class ProseRenaming:
@@ -391,7 +402,7 @@ class _Respell(cst.CSTTransformer):
         self.pushed: list[bool] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if self.words is not None and isinstance(node, _SCOPE_NODES):
+        if self.words is not None and _is_scope_node(node):
             inner = self.words.enter(node, self.stack[-1])
             self.pushed.append(inner is not None)
             if inner is not None:
@@ -400,7 +411,7 @@ class _Respell(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         out = super().on_leave(original_node, updated_node)
-        if self.words is not None and isinstance(original_node, _SCOPE_NODES):
+        if self.words is not None and _is_scope_node(original_node):
             if self.pushed.pop():
                 self.stack.pop()
         return out
