@@ -14,7 +14,11 @@ outputs, kinds, verification statuses), coverage figures, rejects (ids and stage
 Usage::
 
     python benchmarks/compare_generate.py --base /work/wt/base/.venv/bin/python \\
-        --new .venv/bin/python [--rows 300] [--rounds 3] [--transforms a,b,c] [--workers 1]
+        --new .venv/bin/python [--rows 300] [--rounds 3] [--transforms a,b,c] [--workers 1] \\
+        [--new-recipe FILE.toml]
+
+``--new-recipe``: the new tree runs this recipe instead of ``--transforms`` (e.g. a transform
+with an option that reproduces the base tree's form of it, so the two write the same rows).
 """
 
 from __future__ import annotations
@@ -40,7 +44,12 @@ import codemorph
 print("codemorph from", Path(codemorph.__file__).parent, flush=True)
 from codemorph.jobs.generate import GenerateConfig, generate
 src, out, transforms, workers = sys.argv[1:5]
-generate(Path(src), Path(out), GenerateConfig.from_transforms(tuple(transforms.split(",")), workers=int(workers)))
+if transforms.startswith("recipe:"):
+    from codemorph.engine.recipes import load_recipe
+    config = GenerateConfig.from_recipe(load_recipe(transforms[len("recipe:"):]), workers=int(workers))
+else:
+    config = GenerateConfig.from_transforms(tuple(transforms.split(",")), workers=int(workers))
+generate(Path(src), Path(out), config)
 """
 
 
@@ -102,6 +111,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1, help="worker processes of each generate run")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--keep", type=Path, default=None, help="directory to keep the outputs in")
+    ap.add_argument("--new-recipe", type=Path, default=None, help="a recipe TOML the new tree runs instead of --transforms")
     args = ap.parse_args()
 
     tmp = Path(args.keep or tempfile.mkdtemp(prefix="compare-generate-"))
@@ -111,10 +121,13 @@ def main() -> None:
         src.write_text("".join(line for _, line in zip(range(args.rows), fh)), encoding="utf-8")
     cpu = {"base": [], "new": []}
     wall = {"base": [], "new": []}
+    if args.new_recipe:
+        print(f"new tree: recipe {args.new_recipe}")
     print(f"{args.rows} rows, transforms {args.transforms}, {args.workers} workers, load average {os.getloadavg()[0]:.2f}")
     for i in range(args.rounds):
         for name, py in (("base", args.base), ("new", args.new)):
-            c, w = run(py, src, tmp / f"{name}.jsonl", args.transforms, args.workers)
+            spec = f"recipe:{args.new_recipe.resolve()}" if name == "new" and args.new_recipe else args.transforms
+            c, w = run(py, src, tmp / f"{name}.jsonl", spec, args.workers)
             cpu[name].append(c)
             wall[name].append(w)
             print(f"round {i + 1} {name}: {c:.1f} CPU s, {w:.1f} wall s (load {os.getloadavg()[0]:.2f})", flush=True)
