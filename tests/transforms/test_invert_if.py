@@ -253,6 +253,80 @@ def test_which_one_is_deterministic_and_covers_every_chain() -> None:
 def test_bad_option() -> None:
     with pytest.raises(ValueError, match="which"):
         get_transform(NAME, which="first")
+    with pytest.raises(ValueError, match="option empty_branch must be true or false, got 'yes'"):
+        get_transform(NAME, empty_branch="yes")
+    with pytest.raises(ValueError, match="empty_branch"):
+        get_transform(NAME, empty_branch=1)
+
+
+ASYNC = """import asyncio
+
+
+async def ticks(xs):
+    async for x in numbers(xs):
+        if x > 1:
+            yield x
+
+
+async def numbers(xs):
+    for x in xs:
+        await asyncio.sleep(0)
+        yield x
+
+
+async def total(xs):
+    out = [x async for x in ticks(xs)]
+    if out:
+        return sum(out)
+
+
+def f(xs):
+    return asyncio.run(total(xs))
+"""
+
+
+def test_async_for_and_async_def_get_guard_clauses(sandbox) -> None:
+    """``async for`` ends its body with ``continue``, an ``async def`` (an async generator
+    too) ends with a bare ``return``."""
+    result = get_transform(NAME).apply(Program(ASYNC), 0)
+    assert result.source == ASYNC.replace(
+        "        if x > 1:\n            yield x\n",
+        "        if not x > 1:\n            continue\n        yield x\n").replace(
+        "    if out:\n        return sum(out)\n", "    if not out:\n        return\n    return sum(out)\n")
+    assert len(result.sites) == 2
+    assert_same_behaviour(sandbox, ASYNC, result.source, ["[]", "[1, 2, 3]", "[0, 1]"])
+
+
+def test_if_at_the_end_of_a_loop_else_or_an_elif_chain_is_not_a_site() -> None:
+    """A loop's ``else:`` is not its body, and a chain ending in ``elif`` without ``else``
+    has no last ``if`` to guard with: neither is a site, and the refusal says why."""
+    src = ("def f(xs):\n    out = []\n    for x in xs:\n        if x > 2:\n            out.append(x)\n"
+           "        elif x < 0:\n            out.append(-x)\n    else:\n        if not out:\n"
+           "            out.append(0)\n    return out\n")
+    result = get_transform(NAME).apply(Program(src), 0)
+    assert not result.applied and result.source == src
+    assert result.reason == ("no if with an else, and no if without else at the end of a loop body or function "
+                             "(its inversion would need an empty branch, `if not c: pass`)")
+    legacy = get_transform(NAME, empty_branch=True).apply(Program(src), 0)
+    assert legacy.source == ("def f(xs):\n    out = []\n    for x in xs:\n        if x > 2:\n"
+                             "            out.append(x)\n        elif not x < 0:\n            pass\n"
+                             "        else:\n            out.append(-x)\n    else:\n        if out:\n"
+                             "            pass\n        else:\n            out.append(0)\n    return out\n")
+
+
+def test_ifs_left_alone_at_the_end_of_a_body_are_named_in_the_refusal() -> None:
+    """A block ending with a comment (the comment would have no faithful place), a body of
+    only ``pass`` and a one-line ``if`` spanning lines are not guard sites."""
+    src = ("def f(x):\n    for k in x:\n        if k:\n            x = k\n            # last k seen\n"
+           "    g(x)\n\n\ndef g(x):\n    if x:\n        pass\n\n\n"
+           "def h(x):\n    if x: y = (1 +\n                2)\n")
+    result = get_transform(NAME).apply(Program(src), 0)
+    assert not result.applied and result.source == src
+    assert result.reason == (
+        "no if with an else, and no if without else at the end of a loop body or function (its inversion "
+        "would need an empty branch, `if not c: pass`); left alone at the end of a loop body or function: "
+        "an if whose block ends with a comment after its last statement, an if whose body is only pass, "
+        "an if whose one-line body spans several lines")
 
 
 def test_double_inversion_restores_behaviour(sandbox) -> None:
