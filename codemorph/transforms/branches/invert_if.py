@@ -188,7 +188,6 @@ class _IfSites(cst.CSTVisitor):
         self.sites: list[cst.If] = []
         self.guards: dict[cst.If, str] = {}
         self.skipped: list[str] = []
-        self._elifs: set[cst.If] = set()
         self._last: dict[cst.If, str] = {}
 
     def _mark_last(self, node: cst.For | cst.While | cst.FunctionDef, where: str) -> None:
@@ -206,8 +205,7 @@ class _IfSites(cst.CSTVisitor):
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs += 1
-        if isinstance(node.orelse, cst.If):
-            self._elifs.add(node.orelse)
+        if isinstance(node.orelse, cst.If):  # not the last test of its chain
             return
         if node.orelse is not None or self.empty_branch:
             self.sites.append(node)
