@@ -8,6 +8,10 @@ of the programs).  Three shapes are handled:
   condition): ``original == rewritten`` is proved valid;
 * an ``if``/``else`` whose branches were exchanged (invert-if): ``original test ==
   not rewritten test`` is proved valid;
+* an ``if c: A`` without ``else`` ending a loop body or a function, written as the guard
+  clause ``if c2: continue`` / ``if c2: return`` followed by ``A``'s statements (invert-if):
+  ``c == not c2`` is proved valid (``continue`` at the end of a loop body and a bare
+  ``return`` at the end of a function are falling off it);
 * statements inserted into a block, each an ``if``/``while`` without ``else`` whose test
   is an opaque predicate: the test is proved constantly false (the inserted code never
   runs), and evaluating it can neither fail nor have effects.
@@ -272,6 +276,41 @@ def _same_branch(x: cst.CSTNode | None, y: cst.CSTNode | None) -> bool:
     return x.deep_equals(y)
 
 
+def _guard_clause(block_a: cst.IndentedBlock, block_b: cst.IndentedBlock,
+                  owner: cst.CSTNode | None) -> tuple[cst.If, cst.If] | None:
+    """``(if c: A, guard)`` when ``block_b`` is ``block_a`` with its last statement, an
+    ``if c: A`` without ``else``, written as a guard clause: ``if c2: continue`` (``owner``
+    a loop whose body is ``block_a``) or ``if c2: return`` (a function's body), then ``A``'s
+    statements unchanged; else ``None``."""
+    a, b = list(block_a.body), list(block_b.body)
+    if not a or not isinstance(a[-1], cst.If) or a[-1].orelse is not None or len(b) < len(a) + 1:
+        return None
+    if isinstance(owner, (cst.For, cst.While)) and owner.body is block_a:
+        exit_kind: type = cst.Continue
+    elif isinstance(owner, cst.FunctionDef) and owner.body is block_a:
+        exit_kind = cst.Return
+    else:
+        return None
+    original, guard = a[-1], b[len(a) - 1]
+    if not all(x.deep_equals(y) for x, y in zip(a[:-1], b)):
+        return None
+    if not isinstance(guard, cst.If) or guard.orelse is not None:
+        return None
+    exits = guard.body.body if isinstance(guard.body, cst.SimpleStatementSuite) else [
+        small for line in guard.body.body for small in getattr(line, "body", [None])]
+    if len(exits) != 1 or not isinstance(exits[0], exit_kind) or getattr(exits[0], "value", None) is not None:
+        return None
+    rest = b[len(a):]
+    if isinstance(original.body, cst.SimpleStatementSuite):
+        same = (len(rest) == 1 and isinstance(rest[0], cst.SimpleStatementLine)
+                and len(rest[0].body) == len(original.body.body)
+                and all(x.deep_equals(y) for x, y in zip(original.body.body, rest[0].body)))
+    else:
+        same = len(rest) == len(original.body.body) and all(
+            x.deep_equals(y) for x, y in zip(original.body.body, rest))
+    return (original, guard) if same else None
+
+
 def _empty_iterable(node: cst.BaseExpression, shadowed: set[str]) -> bool:
     """``()``, ``[]``, ``''``, ``range(0)``: iterating over it runs nothing and cannot fail."""
     if isinstance(node, (cst.Tuple, cst.List)) and not node.elements:
@@ -448,12 +487,27 @@ def prove_rewrite(original: Program, rewritten: Program, types: Mapping[str, Map
             if unsafe:
                 return ProofResult(False, unsafe)
             return prove_equal(a.test, b.test, local, shadowed=shadowed, negate=True, timeout_ms=timeout_ms)
+        guarded = (_guard_clause(a, b, path[-1] if path else None)
+                   if isinstance(a, cst.IndentedBlock) and isinstance(b, cst.IndentedBlock) else None)
+        if guarded is not None:
+            original, guard = guarded
+            z3 = __import__("z3")
+            tr = [_Z3(z3, local, shadowed), _Z3(z3, local, shadowed)]
+            try:
+                tr[0](original.test)
+                tr[1](guard.test)
+            except _Refuse as exc:
+                return ProofResult(False, str(exc))
+            unsafe = _names_safe(tr, fn)
+            if unsafe:
+                return ProofResult(False, unsafe)
+            return prove_equal(original.test, guard.test, local, shadowed=shadowed, negate=True, timeout_ms=timeout_ms)
         body_a = getattr(a, "body", None)
         body_b = getattr(b, "body", None)
         if isinstance(a, (cst.IndentedBlock, cst.Module)) and type(a) is type(b) \
                 and isinstance(body_a, Sequence) and isinstance(body_b, Sequence):
             return _prove_inserted(body_a, body_b, local, shadowed, fn, timeout_ms)
         raise _Refuse(f"the changed region ({type(a).__name__} -> {type(b).__name__}) is not an expression, "
-                      f"an exchanged if/else or inserted dead code")
+                      f"an exchanged if/else, a guard clause or inserted dead code")
     except _Refuse as exc:
         return ProofResult(False, str(exc))

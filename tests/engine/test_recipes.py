@@ -49,6 +49,8 @@ def test_composed_recipe_is_deterministic_and_applies_all_steps():
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline='no-such-thing'", "unknown transform"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='invert-if', options={colour=1}}",
      "bad options for 'invert-if'"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='invert-if', options={empty_branch='yes'}}",
+     "invert-if: option empty_branch must be true or false, got 'yes'"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={some_of=['dead-code'], k=3}",
      "some_of needs an integer k"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline='dead-code'\n"
@@ -71,17 +73,26 @@ def test_generate_with_recipe_stamps_name_and_version(tmp_path):
 
     recipe = tmp_path / "r.toml"
     recipe.write_text("[recipe]\nname = 'mine'\nversion = '7'\n[[variant]]\nname = 'both'\n"
-                      "pipeline = { seq = ['invert-if', 'for-to-while'] }\n")
+                      "pipeline = { seq = ['invert-if', 'for-to-while'] }\n"
+                      "[[variant]]\nname = 'empty-branch'\n"
+                      "pipeline = { seq = [{ transform = 'invert-if', options = { empty_branch = true } }, "
+                      "'for-to-while'] }\n")
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps({"id": "a", "code": PROG.source, "input": "[0, 2, 3]", "output": "[2, 3]"}) + "\n")
     out = tmp_path / "out.jsonl"
     summary = generate(src, out, GenerateConfig.from_recipe(load_recipe(str(recipe))))
     rows = [json.loads(l) for l in out.read_text().splitlines()]
-    assert [r["id"] for r in rows] == ["a", "a:both"]
+    assert [r["id"] for r in rows] == ["a", "a:both", "a:empty-branch"]
     assert all(r["recipe"] == {"name": "mine", "version": "7"} for r in rows)
     assert rows[1]["transforms"] == ["invert-if", "for-to-while"]
     assert rows[1]["output"] == "[2, 3]"
+    # both steps: the if ending the loop body a guard clause, the loop an index loop (stepped before continue)
     assert rows[1]["code"] == ("def f(xs):\n    out = []\n    i = 0\n    while i < len(xs):\n        x = xs[i]\n"
-                               "        if x <= 1:\n            pass\n        else:\n            out.append(x)\n"
-                               "        i += 1\n    return out\n")  # both steps: the if inverted, the loop an index loop
+                               "        if x <= 1:\n            i += 1\n            continue\n        out.append(x)\n"
+                               "        i += 1\n    return out\n")
     assert summary.per_transform["both"]["written"] == 1
+    # the option reaches the transform from the TOML: the empty-branch form of earlier versions
+    assert rows[2]["output"] == "[2, 3]"
+    assert rows[2]["code"] == ("def f(xs):\n    out = []\n    i = 0\n    while i < len(xs):\n        x = xs[i]\n"
+                               "        if x <= 1:\n            pass\n        else:\n            out.append(x)\n"
+                               "        i += 1\n    return out\n")

@@ -71,7 +71,7 @@ def test_ids_that_collide_with_variant_ids_are_rejected(tmp_path):
 
 
 def test_perturb_inputs_and_prove(tmp_path):
-    rows = [{"id": "idx", "code": "def f(xs, i):\n    if i > 100:\n        return -1\n    return xs[i]\n",
+    rows = [{"id": "idx", "code": "def f(xs, i):\n    if i > 100:\n        return -1\n    else:\n        return xs[i]\n",
              "input": "[1, 2, 3], 1", "output": "2"}]
     pert = PerturbConfig(exceptions=("IndexError",), output_changes=1, budget=Budget(executions=300), seed=0)
     summary, out, rejects = _run(tmp_path, rows, "dead-code", "invert-if", perturb=pert, prove=True, min_inputs=10)

@@ -10,6 +10,7 @@ Set CODEMORPH_UPDATE_FIXTURES=1 to rewrite the expected files (then review the d
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 import pytest
@@ -65,13 +66,13 @@ def test_negate(cond: str, negated: str) -> None:
 def test_harness_detects_flipped_comparisons(sandbox) -> None:
     """The sandbox comparison is able to fail: ``not (a < b)`` -> ``a >= b`` is wrong for
     NaN and sets, which is why negate() never does it."""
-    original = "def f(a, b):\n    if a < b:\n        return 1\n    return 2\n"
-    naive = "def f(a, b):\n    if a >= b:\n        return 2\n    return 1\n"
+    original = "def f(a, b):\n    if a < b:\n        return 1\n    else:\n        return 2\n"
+    naive = "def f(a, b):\n    if a >= b:\n        return 2\n    else:\n        return 1\n"
     inputs = ["1, 2", "float('nan'), 1.0", "{1}, {2}", "2, 1"]
     diffs = [args for args, o, r in run_both(sandbox, original, naive, inputs) if o.behaviour() != r.behaviour()]
     assert diffs == ["float('nan'), 1.0", "{1}, {2}"]
     good = get_transform(NAME).apply(Program(original)).source
-    assert good == "def f(a, b):\n    if not a < b:\n        pass\n    else:\n        return 1\n    return 2\n"
+    assert good == "def f(a, b):\n    if not a < b:\n        return 2\n    else:\n        return 1\n"
     assert_same_behaviour(sandbox, original, good, inputs)
 
 
@@ -124,7 +125,9 @@ def f(a, b, c):
 
 
 def test_custom_bool_short_circuit_and_walrus(sandbox) -> None:
-    result = get_transform(NAME).apply(Program(BOOL_COUNTING), 0)
+    """The negated conditions of all nine ifs (written with empty branches, the option
+    that inverts every ``if``) call ``__bool__`` and the side effects as the originals."""
+    result = get_transform(NAME, empty_branch=True).apply(Program(BOOL_COUNTING), 0)
     assert result.applied
     assert len(result.sites) == 9
     inputs = [f"{a}, {b}, {c}" for a in (True, False) for b in (True, False) for c in (True, False)]
@@ -134,13 +137,104 @@ def test_custom_bool_short_circuit_and_walrus(sandbox) -> None:
     assert outs[0].stdout != outs[1].stdout
 
 
+GUARDS = BOOL_COUNTING.split("def f(")[0] + '''def f(a, b, c):
+    x, y, z = Flag("x", a), Flag("y", b), Flag("z", c)
+    out = []
+    for tag in "pq":
+        out.append(tag)
+        if x and (y or z):
+            out.append(5)
+    for tag in "rs":
+        if side(tag, x) or side("q", y) and side("r", z):
+            out.append(7)
+    n, v = 0, None
+    while (w := side("w", z)) and n < 2:
+        n += 1
+        if (v := side("v", z)) and not y:
+            out.append(8)
+
+    def g():
+        if not (x or y):
+            out.append(9)
+
+    def h():
+        out.append(g())
+        if side("n", None) is None:
+            out.append(10)
+            return "h"
+
+    def items():
+        for k in range(3):
+            if side("l", []) or k:
+                yield k
+
+    return out, h(), list(items()), Flag.calls, w.name, getattr(v, "name", None)
+'''
+
+
+def test_guard_clauses_keep_bool_calls_short_circuits_and_walrus(sandbox) -> None:
+    """An ``if`` without ``else`` ending a loop body (``for``, ``while`` under a walrus
+    test, a generator's loop) or a function is written as a guard clause; ``__bool__``
+    calls, side effects, bindings and the return values (``None``, a generator's end) are
+    the original's on every input."""
+    result = get_transform(NAME).apply(Program(GUARDS), 0)
+    assert result.source.split("def f(")[1] == '''a, b, c):
+    x, y, z = Flag("x", a), Flag("y", b), Flag("z", c)
+    out = []
+    for tag in "pq":
+        out.append(tag)
+        if not (x and (y or z)):
+            continue
+        out.append(5)
+    for tag in "rs":
+        if not (side(tag, x) or side("q", y) and side("r", z)):
+            continue
+        out.append(7)
+    n, v = 0, None
+    while (w := side("w", z)) and n < 2:
+        n += 1
+        if not ((v := side("v", z)) and not y):
+            continue
+        out.append(8)
+
+    def g():
+        if x or y:
+            return
+        out.append(9)
+
+    def h():
+        out.append(g())
+        if side("n", None) is not None:
+            return
+        out.append(10)
+        return "h"
+
+    def items():
+        for k in range(3):
+            if not (side("l", []) or k):
+                continue
+            yield k
+
+    return out, h(), list(items()), Flag.calls, w.name, getattr(v, "name", None)
+'''
+    assert [s.description for s in result.sites] == [
+        "if without else at the end of a loop body: guard clause with continue under negated test (not)"] * 3 + [
+        "if without else at the end of a function: guard clause with return under negated test (not-elimination)",
+        "if without else at the end of a function: guard clause with return under negated test (is -> is not)",
+        "if without else at the end of a loop body: guard clause with continue under negated test (not)"]
+    inputs = [f"{a}, {b}, {c}" for a in (True, False) for b in (True, False) for c in (True, False)]
+    assert_same_behaviour(sandbox, GUARDS, result.source, inputs)
+    outs = [o for _, o, _ in run_both(sandbox, GUARDS, result.source, inputs[:2])]
+    assert outs[0].stdout != outs[1].stdout
+
+
 def test_bool_raising_and_non_bool(sandbox) -> None:
     src = ('class Bad:\n    def __bool__(self):\n        raise KeyError("no")\n\n\n'
            'class Odd:\n    def __len__(self):\n        return 0\n\n\n'
-           'def f(k):\n    obj = [Bad(), Odd(), 0][k]\n    if obj:\n        return "t"\n    return "f"\n')
+           'def f(k):\n    obj = [Bad(), Odd(), 0][k]\n    if obj:\n        return "t"\n')
     result = get_transform(NAME).apply(Program(src), 0)
     assert result.applied
-    assert "if not obj:" in result.source
+    assert result.source.endswith('    if not obj:\n        return\n    return "t"\n')
     assert_same_behaviour(sandbox, src, result.source, ["0", "1", "2", "3"])
 
 
@@ -152,12 +246,87 @@ def test_which_one_is_deterministic_and_covers_every_chain() -> None:
         a, b = t.apply(Program(src), seed), t.apply(Program(src), seed)
         assert a.source == b.source and len(a.sites) == 1
         lines.add(a.sites[0].line)
-    assert lines == {2, 6}  # the first if, and the last test (elif) of the second chain
+    # the if/else, and the if ending the loop body; not the chain ending in elif without else
+    assert lines == {2, 8}
 
 
 def test_bad_option() -> None:
     with pytest.raises(ValueError, match="which"):
         get_transform(NAME, which="first")
+    with pytest.raises(ValueError, match="option empty_branch must be true or false, got 'yes'"):
+        get_transform(NAME, empty_branch="yes")
+    with pytest.raises(ValueError, match="empty_branch"):
+        get_transform(NAME, empty_branch=1)
+
+
+ASYNC = """import asyncio
+
+
+async def ticks(xs):
+    async for x in numbers(xs):
+        if x > 1:
+            yield x
+
+
+async def numbers(xs):
+    for x in xs:
+        await asyncio.sleep(0)
+        yield x
+
+
+async def total(xs):
+    out = [x async for x in ticks(xs)]
+    if out:
+        return sum(out)
+
+
+def f(xs):
+    return asyncio.run(total(xs))
+"""
+
+
+def test_async_for_and_async_def_get_guard_clauses(sandbox) -> None:
+    """``async for`` ends its body with ``continue``, an ``async def`` (an async generator
+    too) ends with a bare ``return``."""
+    result = get_transform(NAME).apply(Program(ASYNC), 0)
+    assert result.source == ASYNC.replace(
+        "        if x > 1:\n            yield x\n",
+        "        if not x > 1:\n            continue\n        yield x\n").replace(
+        "    if out:\n        return sum(out)\n", "    if not out:\n        return\n    return sum(out)\n")
+    assert len(result.sites) == 2
+    assert_same_behaviour(sandbox, ASYNC, result.source, ["[]", "[1, 2, 3]", "[0, 1]"])
+
+
+def test_if_at_the_end_of_a_loop_else_or_an_elif_chain_is_not_a_site() -> None:
+    """A loop's ``else:`` is not its body, and a chain ending in ``elif`` without ``else``
+    has no last ``if`` to guard with: neither is a site, and the refusal says why."""
+    src = ("def f(xs):\n    out = []\n    for x in xs:\n        if x > 2:\n            out.append(x)\n"
+           "        elif x < 0:\n            out.append(-x)\n    else:\n        if not out:\n"
+           "            out.append(0)\n    return out\n")
+    result = get_transform(NAME).apply(Program(src), 0)
+    assert not result.applied and result.source == src
+    assert result.reason == ("no if with an else, and no if without else at the end of a loop body or function "
+                             "(its inversion would need an empty branch, `if not c: pass`)")
+    legacy = get_transform(NAME, empty_branch=True).apply(Program(src), 0)
+    assert legacy.source == ("def f(xs):\n    out = []\n    for x in xs:\n        if x > 2:\n"
+                             "            out.append(x)\n        elif not x < 0:\n            pass\n"
+                             "        else:\n            out.append(-x)\n    else:\n        if out:\n"
+                             "            pass\n        else:\n            out.append(0)\n    return out\n")
+
+
+def test_ifs_left_alone_at_the_end_of_a_body_are_named_in_the_refusal() -> None:
+    """A block ending with a comment (the comment would have no faithful place), a body of
+    only ``pass`` and a one-line ``if`` spanning lines are not guard sites."""
+    src = ("def f(x):\n    for k in x:\n        if k:\n            x = k\n            # last k seen\n"
+           "    g(x)\n\n\ndef g(x):\n    if x:\n        pass\n\n\n"
+           "def h(x):\n    if x: y = (1 +\n                2)\n")
+    result = get_transform(NAME).apply(Program(src), 0)
+    assert not result.applied and result.source == src
+    assert result.reason == (
+        "no if with an else, and no if without else at the end of a loop body or function (its inversion "
+        "would need an empty branch, `if not c: pass`); left alone at the end of a loop body or function: "
+        "an if whose block ends with a comment after its last statement, an if whose body is only pass, "
+        "an if whose one-line body spans several lines")
 
 
 def test_double_inversion_restores_behaviour(sandbox) -> None:
@@ -168,21 +337,67 @@ def test_double_inversion_restores_behaviour(sandbox) -> None:
     assert_same_behaviour(sandbox, src, twice.source, ["-5", "0", "3", "12", "200", "101"])
 
 
-def test_cruxeval_every_row_with_an_if_is_rewritten(sandbox) -> None:
-    """Every sampled row with an ``if`` (all 800 rows with CODEMORPH_FULL=1) is rewritten
-    and behaves as the original on the row's own input."""
+#: an empty branch followed by ``else:`` (``if not c: pass`` / ``else: A``)
+PASS_ELSE = re.compile(r"\bpass[ \t]*(#[^\n]*)?\n[ \t]*else[ \t]*:")
+
+
+def has_site(code: str) -> bool:
+    """Whether ``code`` has an invert-if site, found with ``ast`` (independently of the
+    transform): an ``if``/``elif`` chain ending with ``else``, or an ``if`` without ``else``
+    as the last statement of a loop body or a function."""
+    lines = code.splitlines()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(node.body[-1], ast.If) and not node.body[-1].orelse:
+                return True
+        if isinstance(node, ast.If) and node.orelse:
+            first = node.orelse[0]
+            is_elif = (len(node.orelse) == 1 and isinstance(first, ast.If)
+                       and lines[first.lineno - 1][first.col_offset:].startswith("elif"))
+            if not is_elif:
+                return True
+    return False
+
+
+def test_cruxeval_every_row_with_a_site_is_rewritten_without_empty_branches(sandbox) -> None:
+    """Every sampled row with a site (all 800 rows with CODEMORPH_FULL=1) is rewritten, no
+    rewrite holds ``pass`` followed by ``else:``, and each behaves as the original on the
+    row's own input; a row with ``if`` statements but no site is refused, saying why."""
     rows = cruxeval_sample(2)
     t = get_transform(NAME)
-    pairs, refused = [], []
+    pairs, missed, left_alone, no_site = [], [], [], 0
     for row in rows:
-        has_if = any(isinstance(n, ast.If) for n in ast.walk(ast.parse(row["code"])))
-        result = t.apply(Program(row["code"]), 0, inputs=[row["input"]])
-        if has_if and not result.applied:
-            refused.append((row["id"], result.reason))
-        assert result.applied or not has_if
-        if result.applied:
-            pairs.append((NAME, row, result.source))
-    assert refused == []
-    # every row with an if is rewritten (none refused, above), and only those
-    assert len(pairs) == sum(any(isinstance(n, ast.If) for n in ast.walk(ast.parse(r["code"]))) for r in rows) > 0
+        code = row["code"]
+        has_if = any(isinstance(n, ast.If) for n in ast.walk(ast.parse(code)))
+        result = t.apply(Program(code), 0, inputs=[row["input"]])
+        if not has_site(code):
+            assert not result.applied, row["id"]
+            if has_if:
+                no_site += 1
+                assert result.reason.startswith("no if with an else, and no if without else at the end of a "
+                                                "loop body or function"), (row["id"], result.reason)
+            continue
+        if not result.applied:
+            # only an if left alone (its block ends with a comment, ...) may be refused
+            (left_alone if "left alone" in result.reason else missed).append((row["id"], result.reason))
+            continue
+        assert not PASS_ELSE.search(result.source) or PASS_ELSE.search(code), row["id"]
+        pairs.append((NAME, row, result.source))
+    assert missed == []
+    assert len(pairs) > 0 and no_site > 0
+    assert len(left_alone) <= len(rows) // 50, left_alone
     run_pairs(sandbox, pairs)
+
+
+def test_cruxeval_guard_sites_only_in_guard_positions() -> None:
+    """On the sample, every ``if`` without ``else`` the transform inverts becomes a guard
+    clause; the ``pass`` form appears only with ``empty_branch=True``."""
+    rows = [r for r in cruxeval_sample(2) if has_site(r["code"])]
+    guards = old = 0
+    for row in rows:
+        new = get_transform(NAME).apply(Program(row["code"]), 0)
+        guards += sum("guard clause" in s.description for s in new.sites)
+        assert all("if without else: branches swapped" not in s.description for s in new.sites)
+        legacy = get_transform(NAME, empty_branch=True).apply(Program(row["code"]), 0)
+        old += bool(PASS_ELSE.search(legacy.source))
+    assert guards > 0 and old > 0

@@ -18,6 +18,10 @@ from codemorph.transforms.branches import DOMAINS, prove_identity, proved_identi
 
 
 def invert(sandbox, src: str, inputs, **options):
+    """Apply invert-if with types observed over ``inputs`` and check behaviour on them.
+    Unless ``empty_branch`` is given, every ``if`` is inverted (``empty_branch=True``), so
+    that each condition below is negated wherever it stands."""
+    options.setdefault("empty_branch", True)
     obs = observe_types(src, inputs, sandbox=sandbox)
     result = get_transform("invert-if", **options).apply(Program(src), 0, inputs=inputs, observations=obs)
     assert result.applied, result.reason
@@ -114,12 +118,67 @@ def test_simplification_on_observed_types(sandbox) -> None:
 
 
 def test_simplify_off_and_without_observations() -> None:
-    plain = get_transform("invert-if", simplify=False).apply(
+    plain = get_transform("invert-if", simplify=False, empty_branch=True).apply(
         Program(SIMPLE), 0, observations={"f": {"a": ["int"], "b": ["int"]}})
     assert "if not a < b:" in plain.source
-    assert get_transform("invert-if").apply(Program(SIMPLE), 0).source == plain.source
+    assert get_transform("invert-if", empty_branch=True).apply(Program(SIMPLE), 0).source == plain.source
     with pytest.raises(ValueError, match="simplify"):
         get_transform("invert-if", simplify="yes")
+
+
+GUARDS = '''def f(a, b, s, xs):
+    out = []
+    for x in xs:
+        if x < a:
+            out.append(x)
+    for t in s:
+        if t == "q" and a <= b:  # both
+            out.append(t)
+    n = 0
+    while n < len(xs):
+        n += 1
+        if xs[n - 1] < a:
+            out.append(-n)
+
+    def g(k, m):
+        if k != m:
+            return k * 2
+
+    return out, g(a, b), g(b, b)
+'''
+
+
+def test_guard_clauses_are_simplified_too(sandbox) -> None:
+    """The guard clause of an ``if`` without ``else`` takes the same simplified negation
+    (names observed as int/str), and ``not`` where an operand is not a name or literal."""
+    result = invert(sandbox, GUARDS, ["1, 2, 'qq', [0, 1, 2]", "2, 2, 'aq', []", "3, 0, '', [5, -1]"],
+                    empty_branch=False)
+    assert result.source == '''def f(a, b, s, xs):
+    out = []
+    for x in xs:
+        if x >= a:
+            continue
+        out.append(x)
+    for t in s:
+        if t != "q" or a > b:  # both
+            continue
+        out.append(t)
+    n = 0
+    while n < len(xs):
+        n += 1
+        if not xs[n - 1] < a:
+            continue
+        out.append(-n)
+
+    def g(k, m):
+        if k == m:
+            return
+        return k * 2
+
+    return out, g(a, b), g(b, b)
+'''
+    assert [s.description.split("negated test ")[1] for s in result.sites] == [
+        "(< -> >= (int))", "(De Morgan)", "(not)", "(!= -> == (int))"]
 
 
 SCOPES = '''LIMIT = 3

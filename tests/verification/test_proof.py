@@ -145,3 +145,26 @@ def test_inverted_if_without_else_and_empty_loop():
     r2 = prove_rewrite(orig, loop, {"f": {"d": {"dict"}, "k": {"int"}}})
     assert r2.proved and "the loop over () never iterates" in r2.reason
     assert not prove_rewrite(orig, Program(loop.source.replace("()", "(1,)"), "f"), {"f": {}}).proved
+
+
+def test_guard_clause_at_the_end_of_a_loop_body_or_function():
+    """invert-if's guard clauses: ``if c: A`` ending a loop body as ``if c2: continue`` then
+    ``A``, ending a function as ``if c2: return`` then ``A``; proved when ``c == not c2``."""
+    types = {"f": {"d": {"dict"}, "k": {"int"}}}
+    orig = Program("def f(d):\n    for k in d:\n        if k % 2 != 0:\n            d[k] = 0\n    return d\n", "f")
+    new = Program("def f(d):\n    for k in d:\n        if k % 2 == 0:\n            continue\n        d[k] = 0\n"
+                  "    return d\n", "f")
+    r = prove_rewrite(orig, new, types)
+    assert r.proved and r.reason.startswith("Z3 proved k % 2 != 0 == not (k % 2 == 0)")
+    # the same test (not negated), a return where continue belongs, A changed: not proved
+    for wrong in (new.source.replace("k % 2 == 0", "k % 2 != 0"), new.source.replace("continue", "return"),
+                  new.source.replace("d[k] = 0", "d[k] = 1")):
+        assert not prove_rewrite(orig, Program(wrong, "f"), types).proved
+    one_line = Program("def f(d):\n    for k in d:\n        if k % 2 == 0: continue\n        d[k] = 0\n"
+                       "    return d\n", "f")
+    assert prove_rewrite(orig, one_line, types).proved
+    orig_fn = Program("def f(k):\n    if k > 3:\n        print(k)\n        return k\n", "f")
+    new_fn = Program("def f(k):\n    if k <= 3:\n        return\n    print(k)\n    return k\n", "f")
+    assert prove_rewrite(orig_fn, new_fn, {"f": {"k": {"int"}}}).proved
+    assert not prove_rewrite(orig_fn, Program(new_fn.source.replace("return\n", "return 0\n", 1), "f"),
+                             {"f": {"k": {"int"}}}).proved

@@ -1,7 +1,9 @@
 """The ``branches`` family: rewrites of conditionals and comparisons.
 
-* ``invert-if`` (:class:`InvertIf`): swap the branches of an ``if`` under the negated
-  condition, simplified (``not (a < b)`` -> ``a >= b``, De Morgan) where z3 proves it for
+* ``invert-if`` (:class:`InvertIf`): swap the branches of an ``if``/``else`` under the
+  negated condition, and write an ``if`` without ``else`` that ends a loop body or a
+  function as a guard clause (``if not c: continue`` / ``if not c: return``); the negated
+  condition simplified (``not (a < b)`` -> ``a >= b``, De Morgan) where z3 proves it for
   the operand types observed at run time;
 * ``if-to-ternary`` / ``ternary-to-if`` (:class:`IfToTernary`, :class:`TernaryToIf`):
   ``if c: x = a else: x = b`` <-> ``x = a if c else b`` (and ``return``);

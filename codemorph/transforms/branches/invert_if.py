@@ -1,9 +1,12 @@
-"""``invert-if``: ``if c: A else: B`` -> ``if not c: B else: A``, the negated condition
+"""``invert-if``: ``if c: A else: B`` -> ``if not c: B else: A``, and an ``if c: A``
+without ``else`` that ends a loop body or a function as the guard clause
+``if not c: continue`` / ``if not c: return`` followed by ``A``; the negated condition
 simplified where z3 proves it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Mapping, Sequence
 
 import libcst as cst
@@ -15,17 +18,29 @@ from codemorph.transforms.branches.conditions import TypeOracle, negate, pass_su
 
 __all__ = ["InvertIf"]
 
+#: the statement a guard clause ends with, by where the ``if`` is last
+_GUARD_EXIT = {"loop": cst.Continue, "function": cst.Return}
+_WHERE = {"loop": "at the end of a loop body", "function": "at the end of a function"}
 
-def _invert(node: cst.If, original_test: cst.BaseExpression | None = None,
-            oracle: "TypeOracle | None" = None) -> tuple[cst.If, str]:
-    """Invert one ``if``/``elif`` node whose ``orelse`` is an ``else`` or nothing.
 
-    ``original_test`` is the test as a node of the input tree (a test holds no statement,
-    so it equals ``node.test``); the ``oracle`` looks its names up."""
+def _negated_test(node: cst.If, original_test: cst.BaseExpression | None,
+                  oracle: "TypeOracle | None") -> tuple[cst.BaseExpression, cst.SimpleWhitespace, str]:
+    """The negated test of ``node``, the whitespace after ``if`` for it, and the rule's name."""
     test, rule = negate(original_test if original_test is not None else node.test, oracle)
     ws = node.whitespace_before_test
     if isinstance(ws, cst.SimpleWhitespace) and ws.value == "":
         ws = cst.SimpleWhitespace(" ")  # ``if(x):`` -> ``if not (x):``
+    return test, ws, rule
+
+
+def _invert(node: cst.If, original_test: cst.BaseExpression | None = None,
+            oracle: "TypeOracle | None" = None) -> tuple[cst.If, str]:
+    """Invert one ``if``/``elif`` node whose ``orelse`` is an ``else`` or nothing (the
+    latter as ``if not c: pass`` / ``else: A``, the ``empty_branch`` form).
+
+    ``original_test`` is the test as a node of the input tree (a test holds no statement,
+    so it equals ``node.test``); the ``oracle`` looks its names up."""
+    test, ws, rule = _negated_test(node, original_test, oracle)
     if node.orelse is None:
         new_body = pass_suite(node.body)
         new_else = cst.Else(body=node.body)
@@ -45,51 +60,199 @@ def _invert(node: cst.If, original_test: cst.BaseExpression | None = None,
     return new, f"{kind}: branches swapped under negated test ({rule})"
 
 
+class _Dedent(cst.CSTTransformer):
+    """Move the statements it visits one level to the left: libcst keeps indentation
+    relative, except after a backslash continuation, whose next line's whitespace is kept
+    as written -- there ``indent`` (the level removed) is taken off when the line starts
+    with it."""
+
+    def __init__(self, indent: str) -> None:
+        super().__init__()
+        self.pattern = re.compile(r"(\\\r?\n)" + re.escape(indent))
+
+    def leave_SimpleWhitespace(self, original_node: cst.SimpleWhitespace,
+                               updated_node: cst.SimpleWhitespace) -> cst.SimpleWhitespace:
+        if "\\" not in updated_node.value:
+            return updated_node
+        return updated_node.with_changes(value=self.pattern.sub(r"\1", updated_node.value))
+
+
+def _guard(node: cst.If, where: str, original_test: cst.BaseExpression, oracle: "TypeOracle | None",
+           default_indent: str) -> tuple[cst.If, list[cst.BaseStatement], list[cst.EmptyLine], str]:
+    """``if c: A`` (no ``else``; last statement of a loop body or a function) as the guard
+    clause ``if not c: continue``/``return`` and ``A``'s statements one level out.
+
+    Returns the guard, the statements that follow it, the blank lines that ended ``A``'s
+    block (they go to the enclosing block's footer) and the site's description.  The guard
+    keeps the ``if``'s leading lines and its own trailing comment, and the form of its
+    body (one-line or indented)."""
+    test, ws, rule = _negated_test(node, original_test, oracle)
+    exit_statement = _GUARD_EXIT[where]()
+    body = node.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        guard_body: cst.BaseSuite = body.with_changes(body=[exit_statement])
+        rest: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
+        footer: list[cst.EmptyLine] = []
+    else:
+        assert isinstance(body, cst.IndentedBlock)
+        guard_body = body.with_changes(body=[cst.SimpleStatementLine([exit_statement])], footer=())
+        indent = body.indent if body.indent is not None else default_indent
+        dedent = _Dedent(indent)
+        rest = [stmt.visit(dedent) for stmt in body.body]
+        footer = list(body.footer)
+    guard = node.with_changes(test=test, whitespace_before_test=ws, body=guard_body)
+    keyword = "continue" if where == "loop" else "return"
+    return guard, rest, footer, (f"if without else {_WHERE[where]}: guard clause with {keyword} "
+                                 f"under negated test ({rule})")
+
+
+def _guard_refusal(node: cst.If) -> str | None:
+    """Why the ``if`` (no ``else``, last in its block) cannot be written as a guard clause,
+    or ``None`` when it can."""
+    body = node.body
+    if isinstance(body, cst.IndentedBlock):
+        if any(line.comment is not None for line in body.footer):
+            return "an if whose block ends with a comment after its last statement"
+        statements = body.body
+    else:
+        if "\n" in cst.Module([]).code_for_node(cst.SimpleStatementLine(body=body.body)).rstrip("\n"):
+            return "an if whose one-line body spans several lines"
+        statements = [cst.SimpleStatementLine(body=body.body)]
+    if all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body)
+           for s in statements):
+        return "an if whose body is only pass"
+    return None
+
+
 class _InvertRewriter(cst.CSTTransformer):
     # it looks nodes up by original_node only: an unchanged subtree is not rebuilt
     # (codemorph.engine.visiting; performance only)
     reuse_unchanged_nodes = True
 
-    def __init__(self, ctx: RewriteContext, chosen: Sequence[cst.If], oracle: "TypeOracle | None" = None) -> None:
+    def __init__(self, ctx: RewriteContext, chosen: Sequence[cst.If], guards: Mapping[cst.If, str],
+                 oracle: "TypeOracle | None" = None, default_indent: str = "    ") -> None:
         super().__init__()
         self.ctx = ctx
-        self.chosen = set(chosen)
+        chosen = set(chosen)
+        self.swapped = {node for node in chosen if node not in guards}
+        self.guards = {node: where for node, where in guards.items() if node in chosen}
         self.oracle = oracle
+        self.default_indent = default_indent
 
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
-        if original_node not in self.chosen:
+        if original_node not in self.swapped:
             return updated_node
         new, description = _invert(updated_node, original_node.test, self.oracle)
         self.ctx.record(original_node, description)
         return new
 
+    def _guarded(self, original_node, updated_node):
+        """The loop or function with its last statement, a chosen guard site, rewritten."""
+        if not self.guards or not isinstance(original_node.body, cst.IndentedBlock) or not original_node.body.body:
+            return updated_node
+        last = original_node.body.body[-1]
+        where = self.guards.get(last)
+        if where is None:
+            return updated_node
+        block = updated_node.body
+        guard, rest, footer, description = _guard(block.body[-1], where, last.test, self.oracle,
+                                                  self.default_indent)
+        self.ctx.record(last, description)
+        return updated_node.with_changes(body=block.with_changes(
+            body=[*block.body[:-1], guard, *rest], footer=[*footer, *block.footer]))
+
+    def leave_For(self, original_node: cst.For, updated_node: cst.For) -> cst.For:
+        return self._guarded(original_node, updated_node)
+
+    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
+        return self._guarded(original_node, updated_node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef, updated_node: cst.FunctionDef) -> cst.FunctionDef:
+        return self._guarded(original_node, updated_node)
+
 
 class _IfSites(cst.CSTVisitor):
-    """The last test of every ``if``/``elif`` chain (the node whose ``orelse`` is an
-    ``else`` or nothing), in source order."""
+    """The sites of ``invert-if``, in source order.
 
-    def __init__(self) -> None:
+    ``sites``: the last test of every ``if``/``elif`` chain that ends with ``else``; every
+    ``if`` without ``else`` and without ``elif`` that is the last statement of a loop body
+    (``for``, ``async for``, ``while``; not the loop's ``else``) or of a function body
+    (``guards`` maps each to ``"loop"`` or ``"function"``), unless its block ends with a
+    comment, holds only ``pass`` or is one line spanning several (``skipped`` says why);
+    ``ifs`` counts every ``if``/``elif``.  With ``empty_branch``, instead
+    of guards, the last test of every chain without ``else`` (as before the guard forms)."""
+
+    def __init__(self, empty_branch: bool = False) -> None:
+        self.empty_branch = empty_branch
+        self.ifs = 0
         self.sites: list[cst.If] = []
+        self.guards: dict[cst.If, str] = {}
+        self.skipped: list[str] = []
+        self._last: dict[cst.If, str] = {}
+
+    def _mark_last(self, node: cst.For | cst.While | cst.FunctionDef, where: str) -> None:
+        if isinstance(node.body, cst.IndentedBlock) and node.body.body and isinstance(node.body.body[-1], cst.If):
+            self._last[node.body.body[-1]] = where
+
+    def visit_For(self, node: cst.For) -> None:
+        self._mark_last(node, "loop")
+
+    def visit_While(self, node: cst.While) -> None:
+        self._mark_last(node, "loop")
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._mark_last(node, "function")
 
     def visit_If(self, node: cst.If) -> None:
-        if not isinstance(node.orelse, cst.If):
+        self.ifs += 1
+        if isinstance(node.orelse, cst.If):  # not the last test of its chain
+            return
+        if node.orelse is not None or self.empty_branch:
             self.sites.append(node)
+            return
+        where = self._last.get(node)
+        if where is None:
+            return
+        why = _guard_refusal(node)
+        if why is not None:
+            self.skipped.append(why)
+            return
+        self.sites.append(node)
+        self.guards[node] = where
 
 
 class InvertIf(SiteChoice, Transform):
-    """Swap the branches of ``if`` statements under the negated condition.
+    """Invert ``if`` statements: swap their branches under the negated condition, or write
+    an ``if`` without ``else`` that ends a loop body or a function as a guard clause.
 
     * ``if c: A else: B`` -> ``if not c: B else: A``;
-    * ``if c: A`` -> ``if not c: pass else: A``;
     * in an ``elif`` chain the last test is inverted, so the chain stays a chain:
-      ``if a: A elif b: B else: C`` -> ``if a: A elif not b: C else: B``.
+      ``if a: A elif b: B else: C`` -> ``if a: A elif not b: C else: B``;
+    * ``if c: A`` (no ``else``, no ``elif``) as the last statement of a ``for``/``async
+      for``/``while`` body (not of the loop's ``else``) -> ``if not c: continue`` followed
+      by ``A``'s statements one level out: a ``continue`` at the end of the body is falling
+      off it;
+    * ``if c: A`` as the last statement of a function (``def``/``async def``, generators
+      included) -> ``if not c: return`` followed by ``A``: a bare ``return`` at the end of
+      a function is falling off it (``None``; ``StopIteration`` in a generator).
+
+    Any other ``if`` without ``else`` (and a chain ending in ``elif`` without ``else``) is
+    not a site: its inversion would need an empty branch, ``if not c: pass`` / ``else: A``,
+    which nobody writes; ``empty_branch=True`` writes that form for every such ``if``
+    instead of guard clauses (the form of earlier codemorph versions).
 
     The condition is negated by :func:`negate` (``not``, parenthesised only when needed;
     ``not E`` -> ``E``; ``is``/``is not`` and ``in``/``not in`` flipped), which keeps
     truthiness (``__bool__``/``__len__`` called exactly as often), evaluation order,
     short-circuiting and walrus bindings.  Comments move with their branch: the comment
     after ``if c:`` / ``else:`` and the comments inside each body go where the body goes;
-    comments on the lines just before ``else:`` move with the else branch.
+    comments on the lines just before ``else:`` move with the else branch.  A guard clause
+    keeps the ``if``'s leading lines and its own trailing comment (``if not c:  # note``;
+    a one-line ``if c: A  # note`` gives ``if not c: continue  # note`` with ``A`` on the
+    next line), and ``A``'s statements keep theirs; an ``if`` whose block ends with a
+    comment after its last statement, holds only ``pass``, or is a one-line ``if`` whose
+    statement spans several lines is not a guard site (its guard form would lose a comment's
+    place or the alignment of its continuation lines, or be an empty branch again).
 
     With runtime observations (``ctx.observations``) and ``simplify`` on, the negated test
     is simplified where z3 proves it valid for every value of the operands' observed types
@@ -98,45 +261,66 @@ class InvertIf(SiteChoice, Transform):
     observations the plain rules apply.
 
     Args:
-        which: ``"all"`` (default) inverts every chain; ``"one"`` inverts one chain chosen
-            with ``ctx.rng`` (uniformly, chains in source order).
+        which: ``"all"`` (default) inverts every site; ``"one"`` inverts one site chosen
+            with ``ctx.rng`` (uniformly, sites in source order: if/else chains and guard
+            sites).
         simplify: ``True`` (default) simplifies negated tests when observations are
             given; ``False`` never does.
+        empty_branch: ``False`` (default) inverts an ``if`` without ``else`` only as a guard
+            clause; ``True`` writes ``if not c: pass`` / ``else: A`` for every ``if`` (and
+            last ``elif``) without ``else``, as earlier versions did.
 
-    Refuses (``NotApplicable``) when the program has no ``if`` statement, or when it looks
-    at line numbers or source text (tracebacks, warnings, ``inspect``), since the swapped
-    branches change the line numbers of the statements they hold.
+    Refuses (``NotApplicable``) when the program has no ``if`` statement, when it has no
+    site (no ``if`` with an ``else``, and no ``if`` without ``else`` at the end of a loop
+    body or function), or when it looks at line numbers or source text (tracebacks,
+    warnings, ``inspect``), since the rewrite changes the line numbers of the statements
+    it moves.
 
     Raises:
         ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``, or
-            ``simplify`` is not a bool.
+            ``simplify`` or ``empty_branch`` is not a bool.
     """
 
     uses_runtime_types = True
     name = "invert-if"
     family = "branches"
-    description = "Swap if/else branches under the negated condition (keeps elif chains, truthiness, short-circuiting)."
+    description = ("Invert if statements under the negated condition: swap if/else branches (keeps elif chains, "
+                   "truthiness, short-circuiting); an if without else ending a loop body or function becomes a "
+                   "guard clause (continue/return).")
     preconditions = (
         "the program does not observe line numbers or source text",
+        "an if without else is a site only as the last statement of a loop body (for, async for, while) or "
+        "of a function, and not in an elif chain (unless empty_branch); its block does not end with a comment, "
+        "does not hold only pass, and (a one-line if) does not span several lines",
         "simplified comparisons: operands are names/literals whose observed types lie in a domain "
         "where z3 proves the negation identity",
         "De Morgan: every operand is a comparison, `not`, or observed only as bool",
     )
 
-    def __init__(self, which: str = "all", simplify: bool = True) -> None:
+    def __init__(self, which: str = "all", simplify: bool = True, empty_branch: bool = False) -> None:
         SiteChoice.__init__(self, which)
         if not isinstance(simplify, bool):
             raise ValueError(f"invert-if: option simplify must be true or false, got {simplify!r}")
+        if not isinstance(empty_branch, bool):
+            raise ValueError(f"invert-if: option empty_branch must be true or false, got {empty_branch!r}")
         self.simplify = simplify
+        self.empty_branch = empty_branch
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
-        finder = _IfSites()
+        finder = _IfSites(self.empty_branch)
         module.visit(finder)
-        if not finder.sites:
+        if not finder.ifs:
             raise NotApplicable("no if statement")
         found = hazard_identifiers(module, LINE_HAZARDS)
         if found:
             raise NotApplicable(f"program observes line numbers or source text ({', '.join(found)})")
+        if not finder.sites:
+            reason = ("no if with an else, and no if without else at the end of a loop body or function "
+                      "(its inversion would need an empty branch, `if not c: pass`)")
+            if finder.skipped:
+                reason += ("; left alone at the end of a loop body or function: "
+                           + ", ".join(sorted(set(finder.skipped))))
+            raise NotApplicable(reason)
         chosen = self.choose(ctx, finder.sites)
         oracle = TypeOracle(ctx) if self.simplify and isinstance(ctx.observations, Mapping) else None
-        return module.visit(_InvertRewriter(ctx, chosen, oracle))
+        return module.visit(_InvertRewriter(ctx, chosen, finder.guards, oracle, module.default_indent))
