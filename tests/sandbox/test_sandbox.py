@@ -430,6 +430,36 @@ def test_fingerprint_function_on_containers_and_objects():
     assert fingerprint(complex(float("nan"), -0.0)) == ["complex", ["nan", "0.0"]]
 
 
+def test_plain_values_get_the_general_encoding():
+    # fingerprint() encodes plain values (str, int, bool, None, float and exact containers
+    # of them, up to 2,000 nodes and 40 levels) on a shorter path: the encoding must be the
+    # general one, at the size and depth limits too, where the general one summarizes
+    from codemorph.sandbox._workerlib.fingerprint import _Fingerprinter, fingerprint
+
+    assert fingerprint([1, "a", (True, None), {"k": -0.0}, {2, "b"}, frozenset()]) == \
+        ["list", [["int", "1"], ["str", "a"], ["tuple", [["bool", "True"], ["NoneType", None]]],
+                  ["dict", [[["str", "k"], ["float", "0.0"]]]], ["set", [["int", "2"], ["str", "b"]]],
+                  ["frozenset", []]]]
+
+    def deep(n):
+        x = [1]
+        for _ in range(n):
+            x = [x]
+        return x
+
+    shared = [1, 2]
+    cyclic = [1]
+    cyclic.append(cyclic)
+    values = [list(range(n)) for n in (1998, 1999, 2000, 2001, 2500)]
+    values += [deep(n) for n in (38, 39, 40, 41, 46, 47, 48, 60)]
+    values += [10**18 - 1, 10**18, -10**18, 2**100, "x" * 1024, "x" * 1025, "\ud800", float("nan"), float("-inf"),
+               [shared, shared, (shared,)], cyclic, {(1, 2): {None: [1.5]}, True: "t"}, {("a", 1), (0.5,), None},
+               [{i: str(i)} for i in range(700)], [1j, b"x"], range(3)]
+    for v in values:
+        assert fingerprint(v) == _Fingerprinter().enc(v), repr(v)[:80]
+    assert fingerprint(list(range(2001)))[0] == "#"  # summarized, as the general path does
+
+
 def test_fingerprint_too_large_is_not_comparable():
     from codemorph.sandbox._worker import fingerprint
 
