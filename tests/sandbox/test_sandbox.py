@@ -83,6 +83,34 @@ def test_timeout_then_next_request_runs(sb):
     assert (outs[1].status, outs[1].value_repr) == ("returned", "7")
 
 
+def test_a_timer_left_running_after_its_step_is_not_a_timeout():
+    # disarm() leaves the wall-clock timer running (no program could have replaced the
+    # handler): its signal, after the step or while the next step is armed, is ignored,
+    # and the next step's own limit still stops it
+    import signal
+    import time
+
+    from codemorph.sandbox._workerlib import execution as ex
+
+    before = signal.getsignal(signal.SIGALRM)
+    try:
+        ex.arm(0.001)
+        ex.disarm()
+        time.sleep(0.05)  # the timer fires here: nothing is raised
+        ex.arm(5.0)
+        os.kill(os.getpid(), signal.SIGALRM)  # an earlier step's signal, late
+        time.sleep(0.01)
+        assert ex.STATE.timed_out is False
+        ex.arm(0.02)
+        with pytest.raises(ex.Timeout):
+            time.sleep(2.0)
+        assert ex.STATE.timed_out is True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        ex.STATE.alarm_deadline = float("inf")
+        signal.signal(signal.SIGALRM, before)
+
+
 def test_per_request_timeout_overrides_limit(sb):
     loop = "def f():\n    while True:\n        pass\n"
     outs = sb.run_batch([R(loop, timeout=0.1), R(loop, timeout=0.6)])
