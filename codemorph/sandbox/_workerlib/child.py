@@ -1065,6 +1065,34 @@ def _names_open(req):
 _OPEN_WORDS = ("open",)
 
 
+def _reach_and_open(req):
+    """``(reach, may_write)`` of a request: whether it can reach a module (spells a word of
+    :data:`_REACH_WORDS`: :func:`_mentions`) and whether it may write a file (it can reach a
+    module or names ``open``: :func:`_names_open`).  The answers for its source text are
+    remembered (at most 64 texts), and its arguments and expected output are searched once
+    for a word of either list: only when they spell one are they searched for each list."""
+    code = req.get("code")
+    known = _CODE_REACH.get(code) if code else (False, False)
+    if known is None:
+        known = (_mentions({"code": code}, _REACH_WORDS), _mentions({"code": code}, _OPEN_WORDS))
+        if len(_CODE_REACH) < 64:
+            _CODE_REACH[code] = known
+    if known[0]:
+        return True, True
+    for f in ("args", "expected_output"):
+        text = req.get(f)
+        if text and _EITHER_SEARCH(_searchable(text)):
+            reach = _mentions(req, _REACH_WORDS)
+            return reach, reach or _names_open(req)
+    return False, known[1]
+
+
+#: source text -> ``(spells a word of _REACH_WORDS, spells "open")`` (:func:`_reach_and_open`)
+_CODE_REACH = {}
+#: the search for a word of :data:`_REACH_WORDS` or :data:`_OPEN_WORDS` (compiled in the zygote)
+_EITHER_SEARCH = re.compile("|".join(map(re.escape, _REACH_WORDS + _OPEN_WORDS))).search
+
+
 def _thread_count():
     """Threads other than the main one (``RLIMIT_NPROC`` stops them unless the user is exempt)."""
     try:
@@ -1261,10 +1289,9 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
         tainted = False
         for i in range(start, len(reqs)):
             req = reqs[i]
-            reach = _mentions(req, _REACH_WORDS)
+            reach, may_write = _reach_and_open(req)
             if reach and spaces is None:
                 spaces = _module_spaces()
-            may_write = reach or _names_open(req)
             if reach and not child.reached:
                 child.reached = True
                 STATE.handlers_ours = False  # the program may replace the timers' handler
