@@ -184,7 +184,7 @@ def assert_preserves(transform: Transform, code: str, inputs: Sequence[str], *, 
         if verdict.status in ("equivalent", "proved") and result.claims:
             from codemorph.verification.claims import claim_requests, refutation
 
-            outs = sb.run_batch(claim_requests(result.claims, sb.limits.timeout))
+            outs = sb.run_batch(claim_requests(result.claims, sb.limits.timeout, baseline=baseline))
             held = next((why for c, o in zip(result.claims, outs) if (why := refutation(c, o))), None)
     if held is not None:
         raise AssertionError(f"{transform.name} wrote a claim that execution did not show false: {held}\n"

@@ -44,6 +44,8 @@ out_console = Console(width=None if sys.stdout.isatty() else 120)
 err_console = Console(stderr=True)
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+#: exit code of a command interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
+EXIT_INTERRUPTED = 130
 
 #: help text of every data-set command's ``--fail-on-error``
 FAIL_ON_ERROR_HELP = ("Exit 1 when a transform or a row's processing raised an unexpected exception (each is in "
@@ -98,10 +100,17 @@ def check_output_path(output: Path, in_path: Path) -> None:
 
 
 @contextmanager
-def progress_bar(command: str, remaining: bool = True, transient: bool = False
+def progress_bar(command: str, remaining: bool = True, transient: bool = False, interrupted: str = ""
                  ) -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar on stderr, ``<command> ━━━ done/total rows elapsed [remaining]``;
-    yields the ``progress(rows_done, rows_total)`` callback the jobs take."""
+    yields the ``progress(rows_done, rows_total)`` callback the jobs take.
+
+    A ``KeyboardInterrupt`` inside (Ctrl-C, or ``SIGTERM``: :func:`codemorph.cli.main.main`
+    turns it into one) ends the bar and the command with ``error: <command> interrupted``
+    followed by ``interrupted`` (e.g. how to resume), exit code 130, instead of a silent exit.
+
+    Raises:
+        typer.Exit: code 130, on an interruption."""
     columns: list[Any] = [TextColumn(f"[bold]{command}[/]"), BarColumn(), MofNCompleteColumn(), TextColumn("rows"),
                           TimeElapsedColumn()]
     if remaining:
@@ -109,13 +118,26 @@ def progress_bar(command: str, remaining: bool = True, transient: bool = False
     # redrawn twice a second (rich's default is 10): the bar moves by rows and the clock by
     # seconds, and every redraw costs the process that generates the rows CPU time
     progress = Progress(*columns, console=err_console, transient=transient, refresh_per_second=2)
-    with progress:
-        task = progress.add_task("rows", total=None)
+    task = progress.add_task("rows", total=None)
 
-        def tick(done: int, total: int) -> None:
-            progress.update(task, completed=done, total=total)
+    # drawn from the job's first report on: a job that ends before it (a missing input file,
+    # an argument the job refuses) shows its error without an empty bar above it
+    def tick(done: int, total: int) -> None:
+        if not progress.live.is_started:
+            progress.start()
+        progress.update(task, completed=done, total=total)
 
+    try:
         yield tick
+    except KeyboardInterrupt:
+        if progress.live.is_started:
+            progress.stop()
+        err_console.print(f"[bold red]error:[/] {command} interrupted" + (f"; {interrupted}" if interrupted else ""),
+                          highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        if progress.live.is_started:
+            progress.stop()
 
 
 def exit_on_errors(errors: int, fail_on_error: bool) -> None:

@@ -111,7 +111,8 @@ def generate(
     except (InputError, UnknownTransformError) as exc:
         fail(str(exc))
     try:
-        with progress_bar("generate") as tick:
+        with progress_bar("generate", interrupted=f"the rows written so far are in {rows_path}; run the same "
+                                      "command with --resume to continue") as tick:
             summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)
     except (InputError, UnknownTransformError) as exc:
         fail(str(exc))

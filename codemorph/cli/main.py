@@ -13,7 +13,10 @@ file, unknown transform, a program that does not parse); 1 an unexpected interna
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+from typing import Any
 
 import typer
 
@@ -42,8 +45,26 @@ app.command("perturb")(perturb_command)
 app.add_typer(harness_app, name="harness")
 
 
+def _interrupt_on_sigterm() -> None:
+    """Make ``SIGTERM`` (``kill``, a batch system's stop) end a command as Ctrl-C does: a
+    ``KeyboardInterrupt`` in this process, so worker pools and sandboxes are closed and the
+    command says it was interrupted.  A process forked from this one (a worker) that
+    receives ``SIGTERM`` still ends at once, as without the handler."""
+    main_pid = os.getpid()
+
+    def handler(signum: int, frame: Any) -> None:
+        if os.getpid() != main_pid:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def main() -> None:
     """Console-script entry point."""
+    _interrupt_on_sigterm()
     try:
         app()
     except CodemorphError as exc:  # anything that escaped a command's own handling

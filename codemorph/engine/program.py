@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import warnings
 
 from dataclasses import dataclass, field
@@ -149,8 +151,12 @@ class Program:
         return tuple(s.name.value for s in self.module.body if isinstance(s, cst.FunctionDef))
 
     def has_entry_point(self) -> bool:
-        """Whether a top-level function named :attr:`entry_point` is defined."""
-        return self.entry_point in self.functions
+        """Whether a top-level function named :attr:`entry_point` is defined (by Python's
+        rules: a ``def`` spelled ``ｆ`` defines ``f``, identifiers being read in NFKC form,
+        PEP 3131)."""
+        names = self.functions
+        return self.entry_point in names or any(unicodedata.normalize("NFKC", n) == self.entry_point for n in names
+                                                if not n.isascii())
 
     def with_source(self, source: str, entry_point: str | None = None) -> "Program":
         """A new program with other source text (and optionally another entry point)."""

@@ -314,7 +314,9 @@ class RowProcessor:
             if not own_compared:
                 requests.append(request_for(res.program.source, res.program.entry_point, kind, run_input,
                                             expected_output=row.output))
-            requests += claim_requests(res.claims, self.sandbox.limits.timeout)  # a distractor's false claims
+            # a distractor's false claims, limited as the checks on the baseline's inputs and as the
+            # mutants on any other input (a stated input may never end)
+            requests += claim_requests(res.claims, self.sandbox.limits.timeout, baseline=baseline)
         start = time.perf_counter()
         outs = self.sandbox.run_batch(requests)
         share = (time.perf_counter() - start) / max(1, len(requests))

@@ -20,11 +20,13 @@ child) ``b"R"``, the 4-byte batch id, the 4-byte request index and the outcome's
   order, and ``{"t": "done", "b": id}``.
 
 For each batch the zygote ``fork()``\\ s one child that runs the requests one by one and
-writes each outcome to a pipe (a length-prefixed frame, :func:`_frame`) without waiting
+writes each outcome to a pipe (a length-prefixed frame already in the host's ``R`` form,
+:func:`_result_frame`, which the zygote checks and forwards as it is) without waiting
 for anybody.  The child sets ``RLIMIT_AS``, ``RLIMIT_CORE=0``, ``RLIMIT_FSIZE``, a
 per-execution ``setitimer`` timeout (wall clock, and optionally CPU time) and redirects fds
 0/1/2, so that the program cannot touch the protocol pipes.  The zygote is not woken per
-request: it sleeps until the child exits (pidfd) or ``_POLL`` seconds pass, forwards every
+request: it sleeps until the child exits (pidfd) or ``_POLL`` seconds pass (an interval that
+doubles up to ``POLL_MAX`` while the child neither syncs nor writes much), forwards every
 outcome waiting in the pipe in one write, and checks the child's progress counter (shared
 memory) when a deadline passes: a child that made no progress for ``timeout + grace``
 seconds (running a program, or post-processing its result) is SIGKILLed (with its whole

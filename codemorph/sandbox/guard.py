@@ -24,7 +24,7 @@ import os
 import sys
 
 __all__ = ["REFUSED_EVENTS", "REFUSED_PREFIXES", "PATH_EVENTS", "WRITE_FLAGS", "MAX_WRITTEN_FILES", "REFUSED_WHAT", "AF_UNIX",
-           "STANDARD_FDS", "opens_for_writing", "sqlite_paths", "is_program_code", "refused_what", "install_guard"]
+           "STANDARD_FDS", "opens_for_writing", "sqlite_paths", "is_program_code", "refused_what", "install_guard", "prepared_guard"]
 
 #: audit events refused in the child outright (processes, threads, signals to others,
 #: resource limits, foreign code)
@@ -152,8 +152,17 @@ def installation_dirs():
 
 
 def install_guard(workdir, state, before_zygote_signal=None):
-    """Refuse, with ``PermissionError``, what a benchmark program has no business doing:
-    starting processes or threads, signalling processes other than itself and its zygote, raising its resource limits,
+    """Install the guard in this process: ``prepared_guard(workdir, state,
+    before_zygote_signal)()`` (see :func:`prepared_guard`, which says what it refuses)."""
+    prepared_guard(workdir, state, before_zygote_signal)()
+
+
+def prepared_guard(workdir, state, before_zygote_signal=None, zygote=None):
+    """A function of no arguments that installs the guard in the process that calls it
+    (everything else is prepared here: the sandbox's zygote makes it once and every forked
+    child calls it; ``zygote`` is the pid of the process whose signals are allowed, by
+    default the parent of the process that calls this).  The guard refuses, with
+    ``PermissionError``, what a benchmark program has no business doing: starting processes or threads, signalling processes other than itself and its zygote, raising its resource limits,
     loading foreign code with ctypes, any socket (so no connection and no DNS lookup), and
     writing, creating, deleting or renaming files outside ``workdir`` (the batch's temporary
     directory, reading any file outside ``workdir`` (``open`` from the program's code, any
@@ -177,7 +186,8 @@ def install_guard(workdir, state, before_zygote_signal=None):
     child uses it to make sure every outcome it sent has reached the host first)."""
     realpath, join, getcwd, getpid, fspath = os.path.realpath, os.path.join, os.getcwd, os.getpid, os.fspath
     getframe, program_code, db_paths = sys._getframe, is_program_code, sqlite_paths
-    zygote = os.getppid()
+    if zygote is None:
+        zygote = os.getppid()
     root = realpath(workdir)
     prefix = root + os.sep
     refused, refused_prefixes, path_events = REFUSED_EVENTS, REFUSED_PREFIXES, PATH_EVENTS
@@ -267,15 +277,18 @@ def install_guard(workdir, state, before_zygote_signal=None):
                 return
             deny(event, "network access")
 
-    sys.addaudithook(hook)
-
     # CPython 3.11 raises no audit event when a thread starts: the entry points are replaced
     # (``threading`` keeps its own reference, bound when it was imported)
     def no_threads(*args, **kwargs):
         deny("_thread.start_new_thread", "starting a thread")
 
-    for mod, attr in ((_thread, "start_new_thread"), (_thread, "start_new"), (_thread, "start_joinable_thread"),
-                      (sys.modules.get("threading"), "_start_new_thread"),
-                      (sys.modules.get("threading"), "_start_joinable_thread")):
-        if mod is not None and hasattr(mod, attr):
-            setattr(mod, attr, no_threads)
+    def install():
+        sys.addaudithook(hook)
+        modules = sys.modules
+        for mod, attr in ((_thread, "start_new_thread"), (_thread, "start_new"), (_thread, "start_joinable_thread"),
+                          (modules.get("threading"), "_start_new_thread"),
+                          (modules.get("threading"), "_start_joinable_thread")):
+            if mod is not None and hasattr(mod, attr):
+                setattr(mod, attr, no_threads)
+
+    return install

@@ -82,6 +82,9 @@ STALE_AFTER = 60.0
 _HDR = struct.Struct(">I")
 _IDX2 = struct.Struct(">II")
 _MAX_MSG = 1 << 30
+#: what ``json.dumps(obj, ensure_ascii=True, separators=(",", ":"))`` makes, without an
+#: encoder made per message
+_encode_json = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
 
 
 @dataclass(frozen=True)
@@ -643,6 +646,8 @@ class _Worker:
         self.buf = bytearray()
         self.pos = 0  # start of the first message not yet returned by recv() in self.buf
         self.batch_ids = itertools.count(1)
+        #: the last batch's Limits (frozen) and their wire dict, made once for a run's batches
+        self.limits_wire: tuple[Limits | None, dict] = (None, {})
         #: the largest peak resident set size (KiB) of the children the zygote forked to run
         #: programs, as of its last finished batch
         self.peak_rss_kib = 0
@@ -652,7 +657,7 @@ class _Worker:
             raise RuntimeError(f"sandbox worker did not start: {hello!r}")
 
     def send(self, obj: Any) -> None:
-        data = json.dumps(obj, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+        data = _encode_json(obj).encode("ascii")
         msg = _HDR.pack(len(data)) + data
         try:
             view = memoryview(msg)
@@ -713,8 +718,11 @@ class _Worker:
         # up to two budgets (three steps: run, repr, fingerprints) before it reports
         silence = 7 * (longest + limits.grace) + 10.0
         try:
-            self.send({"op": "batch", "b": bid, "limits": limits.to_wire(),
-                       "requests": _wire_requests(requests)})
+            known, wire = self.limits_wire
+            if known is not limits:
+                wire = limits.to_wire()
+                self.limits_wire = (limits, wire)
+            self.send({"op": "batch", "b": bid, "limits": wire, "requests": _wire_requests(requests)})
             while True:
                 msg = self.recv(silence)
                 if not isinstance(msg, dict) or msg.get("b") != bid:

@@ -17,7 +17,7 @@ Two rules make such a variant safe to write:
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from codemorph.engine.transform import Claim
 from codemorph.sandbox.pool import ExecRequest, Outcome
@@ -25,10 +25,55 @@ from codemorph.sandbox.pool import ExecRequest, Outcome
 __all__ = ["claim_requests", "refutation", "stdout_gains"]
 
 
-def claim_requests(claims: Sequence[Claim], timeout: float) -> list[ExecRequest]:
+class _Ran(Protocol):
+    """What :func:`claim_requests` reads of a :class:`~codemorph.verification.Baseline`
+    (differential imports this module, so it is not imported here)."""
+
+    inputs: Sequence[str]
+    outcomes: Sequence[Outcome]
+
+
+def claim_requests(claims: Sequence[Claim], timeout: float, *, baseline: _Ran | None = None,
+                   slowdown: float = 10.0, min_timeout: float = 0.5, stated_timeout: float = 1.0,
+                   stated_cpu_timeout: float | None = 0.25) -> list[ExecRequest]:
     """One sandbox execution per claim: ``claim.entry(claim.args)`` of ``claim.code``, with
-    ``claim.expected`` as the expected output when given, untraced, ``timeout`` seconds each."""
-    return [ExecRequest(c.code, c.entry, c.args, expected_output=c.expected, timeout=timeout) for c in claims]
+    ``claim.expected`` as the expected output when given, untraced.
+
+    Args:
+        claims: the variant's claims (:attr:`TransformResult.claims
+            <codemorph.engine.transform.TransformResult.claims>`).
+        timeout: the sandbox's time limit in seconds, the cap of every limit below.
+        baseline: the original's baseline (:func:`~codemorph.verification.make_baseline`), or
+            ``None``: every claim then gets ``timeout`` seconds.  With it, a claim whose
+            input the original ran to an end in the baseline gets the time a check of a
+            rewrite on that input gets, ``max(min_timeout, slowdown * the original's
+            seconds)`` (:func:`~codemorph.verification.check_requests`); a claim on another
+            input (a stated input such as ``misleading-io-comment``'s, on which the program
+            may never end) gets the limits of a mutant input, ``stated_timeout`` wall seconds
+            and ``stated_cpu_timeout`` CPU seconds (:func:`make_baseline
+            <codemorph.verification.make_baseline>`'s ``mutant_timeout`` and
+            ``mutant_cpu_timeout``).  A claim whose run ends in a timeout is not shown false
+            (:func:`refutation`), so its variant is not written: a shorter limit can only
+            refuse a variant, never write a true claim.
+
+    Returns:
+        One :class:`~codemorph.sandbox.ExecRequest` per claim, in order."""
+    known = {}
+    if baseline is not None:
+        for text, o in zip(baseline.inputs, baseline.outcomes):
+            if o.completed:
+                known.setdefault(text, o.duration)
+    out = []
+    for c in claims:
+        if baseline is None:
+            out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected, timeout=timeout))
+        elif c.args in known:
+            out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected,
+                                   timeout=min(timeout, max(min_timeout, slowdown * known[c.args]))))
+        else:
+            out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected,
+                                   timeout=min(timeout, stated_timeout), cpu_timeout=stated_cpu_timeout))
+    return out
 
 
 def refutation(claim: Claim, outcome: Outcome) -> str | None:

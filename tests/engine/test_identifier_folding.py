@@ -31,3 +31,12 @@ def test_every_transform_refuses_a_program_with_a_folded_identifier(name):
 def test_a_program_with_plain_non_ascii_names_is_still_rewritten():
     res = get_transform("rename-locals").apply(Program("def f(x):\n    é = x\n    return é\n"), 0)
     assert res.applied and "é" not in res.source
+
+
+def test_an_entry_point_spelled_in_a_folded_form_is_found():
+    # Python defines f for ``def ｆ``: the row is the program's own (its original row is
+    # written), while transforms refuse it as above
+    wide = Program("def ｆ(x):\n    return x + 1\n", "f")
+    assert wide.functions == ("ｆ",) and wide.has_entry_point()
+    assert not Program("def g(x):\n    return x\n", "f").has_entry_point()
+    assert not Program("def ｇ(x):\n    return x\n", "f").has_entry_point()

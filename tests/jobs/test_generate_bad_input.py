@@ -90,6 +90,8 @@ def test_empty_file(tmp_path):
 def test_nonexistent_path_and_directory(tmp_path):
     res = run(str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "out.jsonl"))
     assert res.exit_code == 2 and "no such file" in res.output
+    # the error alone: no empty progress bar is drawn for a job that never started
+    assert "rows" not in res.output and "━" not in res.output
     res = run(str(tmp_path), "-o", str(tmp_path / "out.jsonl"))
     assert res.exit_code == 2 and "is a directory" in res.output
 

@@ -106,6 +106,25 @@ def test_io_comment_states_a_wrong_output_for_a_nearby_input(sandbox) -> None:
     assert "is true" in _claims_false(sandbox, held)[0]
 
 
+def test_claim_on_a_stated_input_gets_a_mutants_limits_and_one_on_a_baseline_input_a_checks(sandbox) -> None:
+    # the row's own input runs to an end in the baseline; the stated input [1] is new: the
+    # program may never end there (it does: n stays 1), so its run gets the mutants' 1 s and
+    # 0.25 CPU s instead of the sandbox's 5 s, and the claim is not shown false
+    code = "def f(nums):\n    n = len(nums)\n    while n == 1:\n        pass\n    return n\n"
+    base = make_baseline(sandbox, Program(code), ["[1, 2]"], extra_inputs=0, check_hash_seed=False)
+    stated = Claim("f([1]) == 2", code, "f", "[1]", expected="2")
+    own = Claim("f([1, 2]) == 3", code, "f", "[1, 2]", expected="3")
+    reqs = claim_requests([stated, own], 5.0, baseline=base)
+    assert (reqs[0].timeout, reqs[0].cpu_timeout) == (1.0, 0.25)
+    assert reqs[1].timeout == max(0.5, 10 * base.outcomes[0].duration) and reqs[1].cpu_timeout is None
+    assert [r.timeout for r in claim_requests([stated, own], 5.0)] == [5.0, 5.0]  # no baseline: the cap
+    outs = sandbox.run_batch(reqs)
+    assert outs[0].status == "timeout"
+    assert refutation(stated, outs[0]) == "the claim 'f([1]) == 2' could not be shown false: its run on '[1]' " \
+                                          "ended with timeout"
+    assert refutation(own, outs[1]) is None  # f([1, 2]) is 2, not 3
+
+
 @pytest.mark.parametrize("args,output", [("[1, 2]", "3"), ("[5, 1, 4, 2], 2", "[4, 5]"), ("'hello', 3", "'HEL'"),
                                          ("{'a': 1, 'b': 2}", "3"), ("True, 0", "1")])
 def test_io_comment_never_states_the_rows_input_and_its_claim_is_false_by_execution(sandbox, args, output) -> None:

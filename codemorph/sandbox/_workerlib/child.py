@@ -17,10 +17,10 @@ import sys
 import types as _types
 import warnings
 
-from .common import HDR, IDX, MARK, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
+from .common import HDR, IDX, MARK, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
 from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
 from .fingerprint import fingerprint
-from ..guard import install_guard
+from ..guard import prepared_guard
 from .protocol import encode_outcome, read_exact, write_all
 from .tracer import CoverageTracer, Tracer, c_tracer_available, resumes_frames
 
@@ -28,8 +28,12 @@ from .tracer import CoverageTracer, Tracer, c_tracer_available, resumes_frames
 try:
     import ctypes
 
-    _libc = ctypes.CDLL(None, use_errno=True)
+    _libc = ctypes.CDLL(None)
     _prctl = _libc.prctl  # looked up once, in the zygote
+    # neither its result nor errno is read (the child checks its parent itself): with no
+    # result type and no errno swap, a call touches less of ctypes (about 20 copy-on-write
+    # faults fewer per child)
+    _prctl.restype = None
 except Exception:  # pragma: no cover - non-Linux
     _libc = _prctl = None
 
@@ -65,6 +69,7 @@ def _registries():
 
 _SIGXFSZ = int(signal.SIGXFSZ)
 _SIGINT = int(signal.SIGINT)
+_SIGKILL = int(signal.SIGKILL)
 
 #: line events of a run traced with types of locals after which coverage.py's C tracer takes
 #: over (when it can: see :meth:`_Child.tracer_for`): the types are those seen in the first
@@ -137,9 +142,6 @@ class _Child:
         self.cap_fd = cap_fd
         self.cwd = cwd
         self.builtins_snapshot, self.sys_vars, self.modules = snapshot
-        self.sys_snapshot = {k: getattr(sys, k) for k in ("displayhook", "excepthook")}
-        self.sys_snapshot["argv"] = list(sys.argv)
-        self.path_snapshot = list(sys.path)
         self.codes = {}
         self.catchers = {}  # code -> _may_catch_memory(code)
         self.lifetime_codes = {}  # code -> observes_lifetimes(code)
@@ -157,26 +159,11 @@ class _Child:
         self.reached = False
         self.cwd_fd = os.open(cwd, os.O_RDONLY)
         self.null_fd = os.open(os.devnull, os.O_RDONLY)
-        # process state a program may change, restored by restore_process_state()
-        self.environ = os.environ
-        self.environ_data = dict(os.environ._data)
-        # decoded when restored (restore_process_state), not for every child
-        self.environ_decode = (os.environ.decodekey, os.environ.decodevalue)
-        self.umask = os.umask(0o022)
-        os.umask(self.umask)
-        self.gc_threshold = gc.get_threshold()
-        self.gc_debug = gc.get_debug()
-        self.gc_callbacks = list(gc.callbacks)
-        self.warnings_filters = warnings.filters
-        self.warnings_snapshot = list(warnings.filters)
-        self.warnings_default = warnings.defaultaction
-        self.warnings_once = dict(warnings.onceregistry)
-        self.int_digits = sys.get_int_max_str_digits()
-        self.switch_interval = sys.getswitchinterval()
-        self.asyncgen_hooks = tuple(sys.get_asyncgen_hooks())
-        self.coro_depth = sys.get_coroutine_origin_tracking_depth()
-        self.sys_lists = [(lst, list(lst)) for lst in (sys.meta_path, sys.path_hooks)]
-        self.registries = [(d, len(d)) for d in _registries()]
+        # process state a program may change, restored by reset() and restore_process_state()
+        # (sys hooks, sys.path, os.environ, umask, gc, warnings, ...): the zygote's, the same
+        # in every child, taken by the zygote before it forks (class attributes set by
+        # state_template)
+        state_template()
         #: the work directory may hold a file although the current request wrote none (an
         #: earlier child of this batch left one that could not be removed): every request
         #: then looks for a file at the file-size limit (:meth:`file_at_limit`)
@@ -469,7 +456,10 @@ class _Child:
         # types of locals: sampled over the first TYPES_SAMPLE_LINES line events, then the
         # C tracer takes over for the lines and arcs of the rest (Tracer.hand_over)
         return Tracer(max_lines, types, counts, module_types=kind == "stdin",
-                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None)
+                      hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None,
+                      # snapshots of locals only after lines that bind one, for programs
+                      # that cannot assign an object's class (Tracer's sparse_types)
+                      sparse_types=types and not _mentions(req, _REACH_WORDS))
 
     def resumes(self, code, codeobj):
         """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
@@ -882,6 +872,75 @@ def _round_trips(x, depth=0, budget=None):
     return False
 
 
+_TEMPLATE = None
+
+
+def state_template():
+    """The attributes of every :class:`_Child` that copy the process state a program may
+    change, for :meth:`_Child.reset` and :meth:`_Child.restore_process_state` to restore
+    (``sys`` hooks and ``sys.path``, ``os.environ``, the umask, the garbage collector,
+    ``warnings``, the int-to-str digit limit, the switch interval, asyncgen hooks,
+    coroutine origin tracking, ``sys.meta_path``/``sys.path_hooks`` and the sizes of the
+    ``copyreg`` registries), as a dict of attribute name to value, also set as class
+    attributes of :class:`_Child`.  The zygote takes it once, after setting ``TMPDIR`` and
+    before ``gc.freeze()`` (its own code changes none of it), and every child reads the same
+    objects (it only compares and copies them back), each only when it needs it: taking it in
+    every child cost about 100 copy-on-write faults per batch, and copying the references
+    into each child's instance 16 more (every object's reference count)."""
+    global _TEMPLATE
+    if _TEMPLATE is None:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        _TEMPLATE = {
+            "sys_snapshot": {"displayhook": sys.displayhook, "excepthook": sys.excepthook, "argv": list(sys.argv)},
+            "path_snapshot": list(sys.path),
+            "environ": os.environ,
+            "environ_data": dict(os.environ._data),
+            # decoded when restored (restore_process_state), not for every child
+            "environ_decode": (os.environ.decodekey, os.environ.decodevalue),
+            "umask": umask,
+            "gc_threshold": gc.get_threshold(),
+            "gc_debug": gc.get_debug(),
+            "gc_callbacks": list(gc.callbacks),
+            "warnings_filters": warnings.filters,
+            "warnings_snapshot": list(warnings.filters),
+            "warnings_default": warnings.defaultaction,
+            "warnings_once": dict(warnings.onceregistry),
+            "int_digits": sys.get_int_max_str_digits(),
+            "switch_interval": sys.getswitchinterval(),
+            "asyncgen_hooks": tuple(sys.get_asyncgen_hooks()),
+            "coro_depth": sys.get_coroutine_origin_tracking_depth(),
+            "sys_lists": [(lst, list(lst)) for lst in (sys.meta_path, sys.path_hooks)],
+            "registries": [(d, len(d)) for d in _registries()],
+        }
+        for name, value in _TEMPLATE.items():
+            setattr(_Child, name, value)
+    return _TEMPLATE
+
+
+#: the guard made by the zygote (:func:`prepare_guard`): installs it in a child
+_GUARD = None
+#: the child of this process (set by :func:`child_main`), which the guard syncs with the
+#: zygote before a signal to it (:meth:`_Child.sync`)
+_CURRENT = []
+
+
+def _sync_current_child():
+    _CURRENT[0].sync()
+
+
+def prepare_guard(workdir, zygote_pid):
+    """Make, in the zygote, the guard every child installs (:func:`~..guard.prepared_guard`
+    for the work directory ``workdir``, the same path for every batch), so that a child
+    does not resolve its directories again; also takes :func:`state_template` (after the
+    zygote set ``TMPDIR``).  Called with ``workdir`` as the current directory, as a child
+    has it (a relative directory on ``sys.path``, such as an editable install's
+    ``__editable__...`` entry, is resolved against it)."""
+    global _GUARD
+    state_template()
+    _GUARD = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+
+
 _SNAPSHOT = None
 
 
@@ -956,17 +1015,17 @@ def precompile_args(reqs):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(depth + ZYGOTE_COMPILE_FRAMES)
     try:
-        for r in reqs:
-            args = r.get("args")
-            if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
-                continue
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("error")
+        with warnings.catch_warnings():  # once for the batch, not per list (about 1.3 us each)
+            warnings.simplefilter("error")
+            for r in reqs:
+                args = r.get("args")
+                if not args or type(args) is not str or r.get("input_kind") or args in cache or len(args) > 10000:
+                    continue
+                try:
                     obj = compile(f"{PACK}({args})", "<input>", "eval", dont_inherit=True)
-            except BaseException:  # noqa: B902 - the child compiles it again and reports the error
-                continue
-            added = _keep_arg_code(cache, args, obj) or added
+                except BaseException:  # noqa: B902 - the child compiles it again and reports the error
+                    continue
+                added = _keep_arg_code(cache, args, obj) or added
     finally:
         sys.setrecursionlimit(limit)
     return added
@@ -1236,19 +1295,27 @@ def _set_pdeathsig():
     if _prctl is None:
         return
     try:
-        _prctl(1, int(signal.SIGKILL), 0, 0, 0)
+        _prctl(1, _SIGKILL, 0, 0, 0)
     except Exception:
         pass
 
 
 def _frame(kind, index=None, payload=b""):
-    """A child -> zygote message: 4-byte length, a kind byte (``R`` result, ``S`` sync,
-    ``X`` restart, ``E`` end), a 4-byte request index for ``R``/``X``, the payload."""
+    """A child -> zygote message: 4-byte length, a kind byte (``S`` sync, ``X`` restart,
+    ``E`` end), a 4-byte request index for ``X``, the payload.  Results are
+    :func:`_result_frame` s."""
     body = kind if index is None else kind + IDX.pack(index)
     return HDR.pack(len(body) + len(payload)) + body + payload
 
 
-def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, snapshot=None):
+def _result_frame(bid, index, payload):
+    """The outcome ``payload`` (JSON bytes) of request ``index`` of batch ``bid`` as the host
+    reads it: 4-byte length, ``R``, the 4-byte batch id and request index, the payload (the
+    zygote checks the batch id and index and forwards the frame as it is)."""
+    return RESULT_HEAD.pack(len(payload) + 9, b"R", bid, index) + payload
+
+
+def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, snapshot=None, workdir=None, bid=0):
     code = 0
     try:
         for fd in close_fds:
@@ -1279,13 +1346,18 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
             resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
         except (ValueError, OSError):
             pass
-        os.environ["TMPDIR"] = os.getcwd()  # tempfile works, inside the allowed directory
-        child = _Child(limits, wfd, ack_fd, cap, os.getcwd(), mark, snapshot)
+        guard = _GUARD
+        if workdir is None or guard is None:  # not prepared by a zygote (Zygote.prepare_children)
+            workdir = os.getcwd()
+            os.environ["TMPDIR"] = workdir  # tempfile works, inside the allowed directory
+            guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+        child = _Child(limits, wfd, ack_fd, cap, workdir, mark, snapshot)
+        _CURRENT[:] = [child]
         modules = child.modules
         # the namespaces are copied only before the first request that could reach a module
         # (none before it could change them)
         spaces = None
-        install_guard(os.getcwd(), STATE, child.sync)
+        guard()
         tainted = False
         for i in range(start, len(reqs)):
             req = reqs[i]
@@ -1316,7 +1388,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
             # no acknowledgement is awaited: the outcome sits in the pipe even if this child
             # dies next; only a program that signals the zygote could lose it, and the
             # guard syncs with the zygote first (Child.sync)
-            write_all(wfd, _frame(b"R", i, payload))
+            write_all(wfd, _result_frame(bid, i, payload))
             if not tainted and i + 1 < len(reqs) and may_write:
                 # process state the program changed (files, environment, gc, warnings, ...)
                 try:

@@ -34,9 +34,15 @@ REEXEC_FLAG = "CODEMORPH_SANDBOX_REEXEC"
 perf = time.perf_counter
 mono = time.monotonic
 IDX = struct.Struct(">I")
+#: the head of a result frame as the child writes it and the zygote forwards it to the host
+#: unchanged: length, ``b"R"``, batch id, request index (``child._result_frame``)
+RESULT_HEAD = struct.Struct(">IcII")
+IDX2 = struct.Struct(">II")
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
-#: seconds between the zygote's looks at a running child's pipe
+#: seconds between the zygote's looks at a running child's pipe (the first; the interval
+#: doubles up to POLL_MAX while the child neither syncs nor fills much of the pipe)
 POLL = 0.004
+POLL_MAX = 0.032
 MARK = struct.Struct("=QB")  # progress counter, phase (0 running, 1 post-processing)
 json_dumps = json.dumps
 json_loads = json.loads

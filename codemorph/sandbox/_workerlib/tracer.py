@@ -61,6 +61,32 @@ def resumes_frames(code):
     return False
 
 
+#: opcodes that bind a name of a frame's ``f_locals`` (``STORE_NAME``: a class body's)
+_BINDS = frozenset(opcode.opmap[n] for n in ("STORE_FAST", "STORE_DEREF", "STORE_NAME"))
+
+
+def binding_lines(code):
+    """The line numbers of ``code`` (one code object, not the ones nested in it) that hold
+    an instruction binding a local (``STORE_FAST``, ``STORE_DEREF``, ``STORE_NAME``), or
+    ``None`` when the code has cell or free variables (another frame, a closure, may rebind
+    them at any call).  ``co_code`` is read unspecialised (CPython 3.11's ``co_code`` is
+    the deoptimised bytecode); two bytes per code unit, inline caches included (their
+    opcode byte is ``CACHE``, 0)."""
+    if code.co_cellvars or code.co_freevars:
+        return None
+    raw = code.co_code
+    binds = _BINDS
+    out = set()
+    for start, end, line in code.co_lines():
+        if line is None or line in out:
+            continue
+        for i in range(start, end, 2):
+            if raw[i] in binds:
+                out.add(line)
+                break
+    return frozenset(out)
+
+
 #: code names whose frames are no call for the call depth of ``counts``
 NOT_CALLS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>", "<module>"})
 
@@ -226,6 +252,19 @@ class Tracer:
     ``types``: collect the ``(local, type)`` pairs (``False``: lines and arcs only, every
     frame gets the cheaper module-level local trace function).
 
+    ``sparse_types``: take a frame's snapshot only at the line events (and the ``return``)
+    that follow its first line event or a line binding a local (:func:`binding_lines`;
+    every event for code with cell or free variables).  Between two line events of a frame
+    only the previous line's instructions run (instructions without a line number aside,
+    which bind nothing but an ``except ... as`` name's cleanup ``None`` before deleting it,
+    never visible at a line event), so a snapshot after a line that binds no local holds
+    the same ``(local, type)`` pairs as the one before it -- unless an object's class was
+    assigned meanwhile (``obj.__class__ = C``, from any call): the child asks for sparse
+    snapshots only for programs that spell none of its reach words (``__``, ``setattr``,
+    ``getattr``, ``import``, ``exec``... :data:`~.child._REACH_WORDS`).  The result is the
+    same pairs at a fraction of the snapshots (about half the line events of a loop bind
+    nothing: ``while``/``if`` tests, calls for effect).
+
     ``module_types``: also collect the ``(name, type)`` pairs of the module frame (its
     globals), under the qualname ``<module>``, at the line events that start one of the
     module's own ``for`` loops (:func:`for_lines`: its iterable and ``range`` bounds are
@@ -240,8 +279,11 @@ class Tracer:
     (comprehension, generator-expression and module frames do not count; a generator's
     every resumption is a call).  Lines, arcs and counts only: ``types`` is then ignored."""
 
-    def __init__(self, max_lines=None, types=True, counts=False, module_types=False, hand_over_after=None):
+    def __init__(self, max_lines=None, types=True, counts=False, module_types=False, hand_over_after=None,
+                 sparse_types=False):
         self.types = types and not counts
+        self.sparse_types = sparse_types
+        self.binding = {}  # code object -> binding_lines(code)
         self.module_types = module_types
         self.counts = {} if counts else None
         self.counting = False
@@ -395,6 +437,9 @@ class Tracer:
             snaps = self.pairs[code] = set()
         snaps_add = snaps.add
         prev = None
+        binds = self.binding_lines(code) if self.sparse_types else None
+        if binds is not None:
+            return self._sparse_local(snaps_add, binds)
 
         # one flat tuple per distinct (names..., types...) snapshot of the locals: a loop
         # revisits the same few snapshots, which cost one tuple and one set lookup each
@@ -417,6 +462,50 @@ class Tracer:
                 elif event == "return":
                     fl = frame.f_locals
                     snaps_add((*fl, *map(type, fl.values())))
+                elif event == "exception" and issubclass(arg[0], MemoryError):
+                    STATE.memory_raised = True
+            except MemoryError:  # the tracer's own allocation failed (tracing stops)
+                STATE.memory_raised = True
+                raise
+            return local
+        return local
+
+    def binding_lines(self, code):
+        """:func:`binding_lines` of ``code``, cached for this run."""
+        cache = self.binding
+        if code not in cache:
+            cache[code] = binding_lines(code)
+        return cache[code]
+
+    def _sparse_local(self, snaps_add, binds):
+        """The local trace function of a frame with ``sparse_types``: as the typed one,
+        with a snapshot only after the frame's first event or a line in ``binds``."""
+        arcs_add = self.arcs.add
+        tick, max_lines, over = self.tick, self.max_lines, self.over
+        tracer = self
+        prev = None
+
+        def local(frame, event, arg):
+            nonlocal prev
+            try:
+                if event == "line":
+                    ln = frame.f_lineno
+                    arcs_add((prev, ln))
+                    if prev is None or prev in binds:
+                        fl = frame.f_locals
+                        snaps_add((*fl, *map(type, fl.values())))
+                    prev = ln
+                    if next(tick) > max_lines:
+                        try:
+                            return over(frame)
+                        except RecursionError:
+                            if not tracer.handing:
+                                raise  # the line budget's stop, too deep to be called
+                            # too deep for the hand-over: go on, try again at the next line
+                elif event == "return":
+                    if prev is None or prev in binds:
+                        fl = frame.f_locals
+                        snaps_add((*fl, *map(type, fl.values())))
                 elif event == "exception" and issubclass(arg[0], MemoryError):
                     STATE.memory_raised = True
             except MemoryError:  # the tracer's own allocation failed (tracing stops)
