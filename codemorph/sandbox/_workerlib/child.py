@@ -435,7 +435,7 @@ class _Child:
                 self.catchers[code] = catcher
         return catcher
 
-    def tracer_for(self, req, code, kind):
+    def tracer_for(self, req, code, kind, reach=None):
         """The tracer of a request of input kind ``kind``: ``None`` (untraced), a
         :class:`~.tracer.CoverageTracer` (lines and arcs at C speed) when the request asks
         for lines and arcs only, with no line budget, of a program that cannot catch a
@@ -444,7 +444,8 @@ class _Child:
         level for a ``stdin`` request), which hands over to the C tracer after
         :data:`TYPES_SAMPLE_LINES` line events when it collects types, the C tracer may be
         used and the program has no generator or coroutine code (:meth:`resumes`, checked
-        once the program is compiled)."""
+        once the program is compiled).  ``reach``: whether the request can reach a module
+        (:func:`_mentions` of :data:`_REACH_WORDS`; ``None``: searched here)."""
         if not req.get("trace"):
             return None
         types = req.get("types", True) and not self.lifetimes(code)
@@ -459,7 +460,7 @@ class _Child:
                       hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None,
                       # snapshots of locals only after lines that bind one, for programs
                       # that cannot assign an object's class (Tracer's sparse_types)
-                      sparse_types=types and not _mentions(req, _REACH_WORDS))
+                      sparse_types=types and not (_mentions(req, _REACH_WORDS) if reach is None else reach))
 
     def resumes(self, code, codeobj):
         """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
@@ -504,11 +505,13 @@ class _Child:
         return stop
 
     # -- one request ---------------------------------------------------------------
-    def run(self, i, req, may_write=True):
+    def run(self, i, req, may_write=True, reach=None):
         """Run request number ``i`` (its wire dict ``req``); returns its outcome dict.
         ``may_write``: the request may have created or written a file (it can reach a module
         or names ``open``: :func:`_names_open`); when false and the work directory was empty
-        before it, the directory is not searched for a file at the file-size limit."""
+        before it, the directory is not searched for a file at the file-size limit.
+        ``reach``: whether it can reach a module (:func:`_reach_and_open`; ``None``: searched
+        when needed)."""
         timeout = timeout_of(req, self.limits)
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
@@ -519,7 +522,7 @@ class _Child:
         args = req.get("args", "")
         expected = req.get("expected_output")
         kind = req.get("input_kind") or "args"
-        tracer = self.tracer_for(req, code, kind)
+        tracer = self.tracer_for(req, code, kind, reach)
         script = args is None and kind == "args"
         self.progress(0)
         self.reset()
@@ -1368,7 +1371,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
                 child.reached = True
                 STATE.handlers_ours = False  # the program may replace the timers' handler
             try:
-                out = child.run(i, req, may_write)
+                out = child.run(i, req, may_write, reach)
             except MemoryError:
                 out = {"status": "memory", "exception": {"type": "MemoryError", "message": "", "line": None},
                        "note": "memory exhausted in the sandbox harness"}
