@@ -83,6 +83,34 @@ def test_timeout_then_next_request_runs(sb):
     assert (outs[1].status, outs[1].value_repr) == ("returned", "7")
 
 
+def test_a_timer_left_running_after_its_step_is_not_a_timeout():
+    # disarm() leaves the wall-clock timer running (no program could have replaced the
+    # handler): its signal, after the step or while the next step is armed, is ignored,
+    # and the next step's own limit still stops it
+    import signal
+    import time
+
+    from codemorph.sandbox._workerlib import execution as ex
+
+    before = signal.getsignal(signal.SIGALRM)
+    try:
+        ex.arm(0.001)
+        ex.disarm()
+        time.sleep(0.05)  # the timer fires here: nothing is raised
+        ex.arm(5.0)
+        os.kill(os.getpid(), signal.SIGALRM)  # an earlier step's signal, late
+        time.sleep(0.01)
+        assert ex.STATE.timed_out is False
+        ex.arm(0.02)
+        with pytest.raises(ex.Timeout):
+            time.sleep(2.0)
+        assert ex.STATE.timed_out is True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        ex.STATE.alarm_deadline = float("inf")
+        signal.signal(signal.SIGALRM, before)
+
+
 def test_per_request_timeout_overrides_limit(sb):
     loop = "def f():\n    while True:\n        pass\n"
     outs = sb.run_batch([R(loop, timeout=0.1), R(loop, timeout=0.6)])
@@ -428,6 +456,36 @@ def test_fingerprint_function_on_containers_and_objects():
     assert fingerprint(len) == ["function", "len"]
     assert fingerprint(range(0, 5, 2)) == ["range", ["0", "5", "2"]]
     assert fingerprint(complex(float("nan"), -0.0)) == ["complex", ["nan", "0.0"]]
+
+
+def test_plain_values_get_the_general_encoding():
+    # fingerprint() encodes plain values (str, int, bool, None, float and exact containers
+    # of them, up to 2,000 nodes and 40 levels) on a shorter path: the encoding must be the
+    # general one, at the size and depth limits too, where the general one summarizes
+    from codemorph.sandbox._workerlib.fingerprint import _Fingerprinter, fingerprint
+
+    assert fingerprint([1, "a", (True, None), {"k": -0.0}, {2, "b"}, frozenset()]) == \
+        ["list", [["int", "1"], ["str", "a"], ["tuple", [["bool", "True"], ["NoneType", None]]],
+                  ["dict", [[["str", "k"], ["float", "0.0"]]]], ["set", [["int", "2"], ["str", "b"]]],
+                  ["frozenset", []]]]
+
+    def deep(n):
+        x = [1]
+        for _ in range(n):
+            x = [x]
+        return x
+
+    shared = [1, 2]
+    cyclic = [1]
+    cyclic.append(cyclic)
+    values = [list(range(n)) for n in (1998, 1999, 2000, 2001, 2500)]
+    values += [deep(n) for n in (38, 39, 40, 41, 46, 47, 48, 60)]
+    values += [10**18 - 1, 10**18, -10**18, 2**100, "x" * 1024, "x" * 1025, "\ud800", float("nan"), float("-inf"),
+               [shared, shared, (shared,)], cyclic, {(1, 2): {None: [1.5]}, True: "t"}, {("a", 1), (0.5,), None},
+               [{i: str(i)} for i in range(700)], [1j, b"x"], range(3)]
+    for v in values:
+        assert fingerprint(v) == _Fingerprinter().enc(v), repr(v)[:80]
+    assert fingerprint(list(range(2001)))[0] == "#"  # summarized, as the general path does
 
 
 def test_fingerprint_too_large_is_not_comparable():

@@ -100,6 +100,25 @@ def test_fullwidth_words_are_searched_in_their_nfkc_form():
     assert not mentions({"code": "def f(x):\n    return 'é' + x\n", "args": "'ü'"}, child_module._REACH_WORDS)
 
 
+def test_reach_and_write_are_told_by_one_search_as_by_each_word_list():
+    # _reach_and_open searches arguments and expected output once for a word of either
+    # list; its answers are those of _mentions with each list
+    reqs = [{"code": RET, "args": "1"}, {"code": RET, "args": "'open'"}, {"code": RET, "args": "'__x'"},
+            {"code": RET, "args": "1", "expected_output": "'ｅｖａｌ'"},
+            {"code": RET, "args": "'ｏｐｅｎ'", "expected_output": "'open'"},
+            {"code": "def f(x):\n    return open\n", "args": "1"},
+            {"code": "def f(x):\n    return open\n", "args": "'sys'"},
+            {"code": "import os\ndef f(x):\n    return x\n", "args": "1"},
+            {"code": "", "args": "'getattr'"}, {"code": RET, "args": None, "expected_output": None}]
+    got = [child_module._reach_and_open(r) for r in reqs]
+    want = [(child_module._mentions(r, child_module._REACH_WORDS),
+             child_module._mentions(r, child_module._REACH_WORDS) or child_module._mentions(r, ("open",)))
+            for r in reqs]
+    assert got == want
+    assert got == [(False, False), (False, True), (True, True), (True, True), (False, True), (False, True),
+                   (True, True), (True, True), (True, True), (False, False)]
+
+
 def test_exit_then_input_reads_a_fresh_empty_standard_input(box):
     leave = "def f(x):\n    exit()\n"
     ask = "def f(x):\n    return input('prompt')\n"

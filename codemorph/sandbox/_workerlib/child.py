@@ -435,7 +435,7 @@ class _Child:
                 self.catchers[code] = catcher
         return catcher
 
-    def tracer_for(self, req, code, kind):
+    def tracer_for(self, req, code, kind, reach=None):
         """The tracer of a request of input kind ``kind``: ``None`` (untraced), a
         :class:`~.tracer.CoverageTracer` (lines and arcs at C speed) when the request asks
         for lines and arcs only, with no line budget, of a program that cannot catch a
@@ -444,7 +444,8 @@ class _Child:
         level for a ``stdin`` request), which hands over to the C tracer after
         :data:`TYPES_SAMPLE_LINES` line events when it collects types, the C tracer may be
         used and the program has no generator or coroutine code (:meth:`resumes`, checked
-        once the program is compiled)."""
+        once the program is compiled).  ``reach``: whether the request can reach a module
+        (:func:`_mentions` of :data:`_REACH_WORDS`; ``None``: searched here)."""
         if not req.get("trace"):
             return None
         types = req.get("types", True) and not self.lifetimes(code)
@@ -459,7 +460,7 @@ class _Child:
                       hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None,
                       # snapshots of locals only after lines that bind one, for programs
                       # that cannot assign an object's class (Tracer's sparse_types)
-                      sparse_types=types and not _mentions(req, _REACH_WORDS))
+                      sparse_types=types and not (_mentions(req, _REACH_WORDS) if reach is None else reach))
 
     def resumes(self, code, codeobj):
         """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
@@ -504,11 +505,13 @@ class _Child:
         return stop
 
     # -- one request ---------------------------------------------------------------
-    def run(self, i, req, may_write=True):
+    def run(self, i, req, may_write=True, reach=None):
         """Run request number ``i`` (its wire dict ``req``); returns its outcome dict.
         ``may_write``: the request may have created or written a file (it can reach a module
         or names ``open``: :func:`_names_open`); when false and the work directory was empty
-        before it, the directory is not searched for a file at the file-size limit."""
+        before it, the directory is not searched for a file at the file-size limit.
+        ``reach``: whether it can reach a module (:func:`_reach_and_open`; ``None``: searched
+        when needed)."""
         timeout = timeout_of(req, self.limits)
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
@@ -519,7 +522,7 @@ class _Child:
         args = req.get("args", "")
         expected = req.get("expected_output")
         kind = req.get("input_kind") or "args"
-        tracer = self.tracer_for(req, code, kind)
+        tracer = self.tracer_for(req, code, kind, reach)
         script = args is None and kind == "args"
         self.progress(0)
         self.reset()
@@ -1124,6 +1127,34 @@ def _names_open(req):
 _OPEN_WORDS = ("open",)
 
 
+def _reach_and_open(req):
+    """``(reach, may_write)`` of a request: whether it can reach a module (spells a word of
+    :data:`_REACH_WORDS`: :func:`_mentions`) and whether it may write a file (it can reach a
+    module or names ``open``: :func:`_names_open`).  The answers for its source text are
+    remembered (at most 64 texts), and its arguments and expected output are searched once
+    for a word of either list: only when they spell one are they searched for each list."""
+    code = req.get("code")
+    known = _CODE_REACH.get(code) if code else (False, False)
+    if known is None:
+        known = (_mentions({"code": code}, _REACH_WORDS), _mentions({"code": code}, _OPEN_WORDS))
+        if len(_CODE_REACH) < 64:
+            _CODE_REACH[code] = known
+    if known[0]:
+        return True, True
+    for f in ("args", "expected_output"):
+        text = req.get(f)
+        if text and _EITHER_SEARCH(_searchable(text)):
+            reach = _mentions(req, _REACH_WORDS)
+            return reach, reach or _names_open(req)
+    return False, known[1]
+
+
+#: source text -> ``(spells a word of _REACH_WORDS, spells "open")`` (:func:`_reach_and_open`)
+_CODE_REACH = {}
+#: the search for a word of :data:`_REACH_WORDS` or :data:`_OPEN_WORDS` (compiled in the zygote)
+_EITHER_SEARCH = re.compile("|".join(map(re.escape, _REACH_WORDS + _OPEN_WORDS))).search
+
+
 def _thread_count():
     """Threads other than the main one (``RLIMIT_NPROC`` stops them unless the user is exempt)."""
     try:
@@ -1333,15 +1364,14 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
         tainted = False
         for i in range(start, len(reqs)):
             req = reqs[i]
-            reach = _mentions(req, _REACH_WORDS)
+            reach, may_write = _reach_and_open(req)
             if reach and spaces is None:
                 spaces = _module_spaces()
-            may_write = reach or _names_open(req)
             if reach and not child.reached:
                 child.reached = True
                 STATE.handlers_ours = False  # the program may replace the timers' handler
             try:
-                out = child.run(i, req, may_write)
+                out = child.run(i, req, may_write, reach)
             except MemoryError:
                 out = {"status": "memory", "exception": {"type": "MemoryError", "message": "", "line": None},
                        "note": "memory exhausted in the sandbox harness"}

@@ -7,7 +7,7 @@ import ast
 import builtins
 import io
 
-from .common import (ENVIRONMENT_MARKS, ITIMER_PROF_NUMBER, ITIMER_REAL_NUMBER, PROGRAM_FILE, SIGALRM_NUMBER, SIGPROF_NUMBER)
+from .common import (ENVIRONMENT_MARKS, ITIMER_PROF_NUMBER, ITIMER_REAL_NUMBER, PROGRAM_FILE, SIGALRM_NUMBER, SIGPROF_NUMBER, mono)
 from .protocol import write_all
 
 
@@ -44,6 +44,10 @@ class _State:
     #: (none could reach a module yet: the child clears it before the first that can):
     #: :func:`arm` then installs the handler only when Python's table does not hold it
     handlers_ours = True
+    #: ``time.monotonic()`` at which the wall-clock timer armed by :func:`arm` expires
+    #: (infinite once :func:`disarm` ended the step: a signal of a timer left running is
+    #: then not a timeout)
+    alarm_deadline = float("inf")
 
 
 STATE = _State()
@@ -203,7 +207,17 @@ def stop_out_of_lines():
     raise Timeout()
 
 
+#: seconds before its deadline at which a SIGALRM is taken for an earlier step's timer
+#: (:func:`_on_alarm`): far above the microsecond to which ``setitimer`` rounds
+_ALARM_SLACK = 1e-4
+
+
 def _on_alarm(signum, frame):
+    if signum == SIGALRM_NUMBER and mono() < STATE.alarm_deadline - _ALARM_SLACK:
+        # the wall-clock timer of a step that ended (disarm() leaves it running when no
+        # program could have replaced this handler), or of an earlier step, whose signal
+        # came while a new step was being armed: not this step's time limit
+        return
     stop = STATE.stop_tracing
     if stop is not None:  # the limit passed while tracing: tracing stops, the program goes on
         STATE.stop_tracing = None
@@ -214,14 +228,30 @@ def _on_alarm(signum, frame):
 
 
 def arm(seconds):
+    """Start the wall-clock limit of a step (the program's run, the result's repr, its
+    post-processing): ``seconds`` from now, at least 1 ms, SIGALRM raises :class:`Timeout`
+    (or stops the tracing: :attr:`_State.stop_tracing`).  Replaces the timer of the step
+    before, which :func:`disarm` may have left running."""
     STATE.timed_out = False
     if not STATE.handlers_ours or _signal.getsignal(SIGALRM_NUMBER) is not _on_alarm:
         _signal.signal(SIGALRM_NUMBER, _on_alarm)  # the program may have replaced the handler
-    _signal.setitimer(ITIMER_REAL_NUMBER, max(seconds, 0.001))
+    seconds = max(seconds, 0.001)
+    STATE.alarm_deadline = mono() + seconds  # before the timer starts: it never expires earlier
+    _signal.setitimer(ITIMER_REAL_NUMBER, seconds)
 
 
 def disarm():
-    _signal.setitimer(ITIMER_REAL_NUMBER, 0)
+    """End the step's wall-clock limit.  The timer itself is stopped only in a process where
+    a program could have replaced the signal's handler (:attr:`_State.handlers_ours` false):
+    otherwise it is left running, one system call less per step, and the handler ignores its
+    signal (:func:`_on_alarm`); the next step's :func:`arm` replaces it, and a process never
+    runs a program before arming its step."""
+    STATE.alarm_deadline = _INFINITY
+    if not STATE.handlers_ours:
+        _signal.setitimer(ITIMER_REAL_NUMBER, 0)
+
+
+_INFINITY = float("inf")
 
 
 def arm_cpu(seconds):

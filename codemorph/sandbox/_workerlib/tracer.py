@@ -198,22 +198,41 @@ class CoverageTracer:
         self.ctracer.stop()
 
     def result(self, with_types=True):
-        """``{"lines", "arcs", "types"}`` as :meth:`Tracer.result` gives them (``types`` empty)."""
-        lines, arcs = set(), set()
-        for p in self.data.get(PROGRAM_FILE, ()):
-            if p.__class__ is tuple:
-                a, b = p
-            else:  # coverage packs a pair into an int (tracer.c, CTracer_record_pair)
-                a, b = p & 0xFFFFFFF, (p >> 28) & 0xFFFFFFF
-                if p & (1 << 56):
-                    a = -a
-                if p & (1 << 57):
-                    b = -b
-            if b > 0:
-                lines.add(b)
-                if a > 0:
-                    arcs.add((a, b))
-        return {"lines": sorted(lines), "arcs": sorted(arcs), "types": {}}
+        """``{"lines", "arcs", "types"}`` as :meth:`Tracer.result` gives them (``types`` empty).
+        The lines and arcs of a recorded set seen before in this process are remembered
+        (:data:`_DECODED`: a batch runs one program on many inputs, which mostly take the same
+        paths)."""
+        recorded = frozenset(self.data.get(PROGRAM_FILE, ()))
+        known = _DECODED.get(recorded)
+        if known is None:
+            known = _decode(recorded)
+            if len(_DECODED) < 256:
+                _DECODED[recorded] = known
+        return {"lines": list(known[0]), "arcs": list(known[1]), "types": {}}
+
+
+#: the pairs coverage.py recorded for the program's file (a frozenset) -> ``(lines, arcs)``
+#: (:meth:`CoverageTracer.result`); filled in the forked child, at most 256 entries
+_DECODED = {}
+
+
+def _decode(recorded):
+    """``(sorted lines, sorted arcs)`` of the pairs coverage.py's C tracer recorded."""
+    lines, arcs = set(), set()
+    for p in recorded:
+        if p.__class__ is tuple:
+            a, b = p
+        else:  # coverage packs a pair into an int (tracer.c, CTracer_record_pair)
+            a, b = p & 0xFFFFFFF, (p >> 28) & 0xFFFFFFF
+            if p & (1 << 56):
+                a = -a
+            if p & (1 << 57):
+                b = -b
+        if b > 0:
+            lines.add(b)
+            if a > 0:
+                arcs.add((a, b))
+    return sorted(lines), sorted(arcs)
 
 
 class Tracer:
