@@ -1356,6 +1356,9 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
             guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
         child = _Child(limits, wfd, ack_fd, cap, workdir, mark, snapshot)
         _CURRENT[:] = [child]
+        # open(fd) of these is refused to programs (the guard): a frame a program wrote to the
+        # result pipe would be taken for an outcome
+        STATE.protocol_fds = frozenset((wfd, ack_fd, cap, child.cwd_fd, child.null_fd))
         modules = child.modules
         # the namespaces are copied only before the first request that could reach a module
         # (none before it could change them)

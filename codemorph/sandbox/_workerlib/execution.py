@@ -48,6 +48,9 @@ class _State:
     #: (infinite once :func:`disarm` ended the step: a signal of a timer left running is
     #: then not a timeout)
     alarm_deadline = float("inf")
+    #: the child's own file descriptors (result and acknowledgement pipes, output capture,
+    #: work directory, ``/dev/null``), which the guard refuses to ``open`` for a program
+    protocol_fds = frozenset()
 
 
 STATE = _State()
