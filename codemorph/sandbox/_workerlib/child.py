@@ -18,7 +18,7 @@ import types as _types
 import warnings
 
 from .common import HDR, IDX, MARK, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
-from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
+from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, programs_may_signal, timeout_of)
 from .fingerprint import fingerprint
 from ..guard import prepared_guard
 from .protocol import encode_outcome, read_exact, write_all
@@ -1372,7 +1372,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
                 spaces = _module_spaces()
             if reach and not child.reached:
                 child.reached = True
-                STATE.handlers_ours = False  # the program may replace the timers' handler
+                programs_may_signal()  # the program may replace the timers' handler, or signal itself
             try:
                 out = child.run(i, req, may_write, reach)
             except MemoryError:
