@@ -169,7 +169,10 @@ def prepared_guard(workdir, state, before_zygote_signal=None, zygote=None):
     ``sqlite3.connect`` outside it; the import system and the interpreter's own modules may
     still read the installation's files: the directories on ``sys.path`` when the guard is
     installed, the interpreter's prefixes and this module's directory), opening the standard
-    streams by file descriptor (:data:`STANDARD_FDS`), and loading SQLite extensions.
+    streams by file descriptor (:data:`STANDARD_FDS`) or the descriptors in
+    ``state.protocol_fds`` (a set of ints, read at every such open: the sandbox's child puts its
+    result pipe, acknowledgement pipe, output capture and directory descriptors there), and
+    loading SQLite extensions.
     Implemented with a :pep:`578` audit hook (``sys.addaudithook``), installed
     in the forked child only (a hook cannot be removed, so it ends with the child).
 
@@ -244,6 +247,10 @@ def prepared_guard(workdir, state, before_zygote_signal=None, zygote=None):
             path = args[0] if args else None
             if isinstance(path, int) and path in std_fds:
                 deny(event, f"opening the standard stream of file descriptor {path}")
+            elif isinstance(path, int) and path in getattr(state, "protocol_fds", ()):
+                # the sandbox's own descriptors (its result pipe above all: frames written
+                # there would be taken for the outcomes of this and the next requests)
+                deny(event, f"opening the sandbox's own file descriptor {path}")
             elif inside(path):
                 if writes(args) and not isinstance(path, int):
                     full = resolved(path)

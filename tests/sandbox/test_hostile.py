@@ -245,3 +245,36 @@ def test_generate_rejects_every_hostile_row_and_keeps_going(tmp_path, bait):
     for p in (out, tmp_path / "out.rejects.jsonl", tmp_path / "out.progress.jsonl"):
         p.unlink()
     (tmp_path / "in.jsonl").unlink()
+
+
+# a program that spells none of the child's reach words (no import) writes outcome frames, in
+# the form the child writes them, for itself and the next two requests of its batch (the first
+# batch of a sandbox has id 1) to every descriptor it can open by number
+FORGE_FRAMES = r'''def f(n):
+    p = b'{"status":"returned","value_repr":"0","fingerprint":["int","0"],"literal_ok":true}'
+    msg = b""
+    for i in range(n, n + 3):
+        msg += (len(p) + 9).to_bytes(4, "big") + b"R" + (1).to_bytes(4, "big") + i.to_bytes(4, "big") + p
+    written = 0
+    for fd in range(3, 64):
+        try:
+            with open(fd, "wb", closefd=False) as fh:
+                fh.write(msg)
+            written += 1
+        except Exception:
+            pass
+    return written
+'''
+
+
+def test_a_program_cannot_open_the_result_pipe_to_forge_outcomes():
+    # the result pipe is a descriptor the child holds: open(fd) of it (and of the child's
+    # other descriptors) is refused, so the forged frames never reach the zygote, and the
+    # requests after the program get their own outcomes (they got the forged "0" before)
+    plain = "def f(n):\n    return n + 1\n"
+    with Sandbox(LIMITS) as sb:
+        outs = sb.run_batch([ExecRequest(plain, "f", "0"), ExecRequest(FORGE_FRAMES, "f", "1")]
+                            + [ExecRequest(plain, "f", str(n)) for n in (2, 3, 4)])
+    assert [o.value_repr for o in outs[2:]] == ["3", "4", "5"]
+    assert outs[0].value_repr == "1"
+    assert outs[1].status == "refused" and "own file descriptor" in outs[1].note

@@ -111,6 +111,59 @@ def test_a_timer_left_running_after_its_step_is_not_a_timeout():
         signal.signal(signal.SIGALRM, before)
 
 
+
+# a program that signals itself SIGALRM before its time limit (the sandbox's handler in place)
+SELF_ALARM = [
+    "import signal\ndef f():\n    signal.raise_signal(signal.SIGALRM)\n    return 1\n",
+    "import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGALRM)\n    return 1\n",
+]
+
+
+def test_a_sigalrm_a_program_sends_itself_is_its_time_limit_as_before():
+    # the first requests spell no reach word (their steps' timers are left running); a
+    # program that can reach a module and raises SIGALRM early is stopped as a timeout
+    # untraced, and traced its tracing stops, as before timers were left running (it was
+    # ignored as an earlier step's signal, and f returned 1: plain Python dies of SIGALRM)
+    ret = "def f(n):\n    return n\n"
+    with Sandbox(Limits(timeout=5)) as box:
+        outs = box.run_batch([ExecRequest(ret, "f", "1"), ExecRequest(ret, "f", "2", trace=True)]
+                             + [ExecRequest(c, "f", "", trace=t) for c in SELF_ALARM for t in (False, True)]
+                             + [ExecRequest(ret, "f", "3")])
+    assert [o.value_repr for o in outs[:2]] == ["1", "2"]
+    for untraced, traced in (outs[2:4], outs[4:6]):
+        assert (untraced.status, untraced.value_repr) == ("timeout", None)
+        assert traced.status == "returned" and traced.note.startswith("tracing stopped when the time limit")
+    assert (outs[6].status, outs[6].value_repr) == ("returned", "3")
+
+
+def test_programs_may_signal_stops_the_timer_left_running_and_takes_early_signals():
+    import signal
+    import time
+
+    from codemorph.sandbox._workerlib import execution as ex
+
+    before = signal.getsignal(signal.SIGALRM)
+    try:
+        ex.arm(5.0)
+        ex.disarm()  # left running: no program could reach a module yet
+        assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+        ex.programs_may_signal()
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        assert ex.STATE.handlers_ours is False
+        ex.arm(5.0)
+        with pytest.raises(ex.Timeout):
+            os.kill(os.getpid(), signal.SIGALRM)  # the program's own, long before the limit
+            time.sleep(1.0)
+        assert ex.STATE.timed_out is True
+        ex.disarm()
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)  # stopped at every step now
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        ex.STATE.alarm_deadline = float("inf")
+        ex.STATE.handlers_ours = True
+        ex.STATE.timed_out = False
+        signal.signal(signal.SIGALRM, before)
+
 def test_per_request_timeout_overrides_limit(sb):
     loop = "def f():\n    while True:\n        pass\n"
     outs = sb.run_batch([R(loop, timeout=0.1), R(loop, timeout=0.6)])
@@ -487,6 +540,26 @@ def test_plain_values_get_the_general_encoding():
         assert fingerprint(v) == _Fingerprinter().enc(v), repr(v)[:80]
     assert fingerprint(list(range(2001)))[0] == "#"  # summarized, as the general path does
 
+
+
+def test_plain_path_leaves_a_container_larger_than_its_budget_unwalked():
+    # a returned list of a million ints is more than the plain path's 2,000 nodes: it goes to
+    # the general path at once, without first encoding every item (which cost ~100 bytes an
+    # item and more time than the general path: 4.7 vs 1.8 s for 3 million ints)
+    import tracemalloc
+
+    from codemorph.sandbox._workerlib.fingerprint import _NotPlain, _plain
+
+    for big in ([0] * 100_000, tuple(range(100_000)), set(range(100_000)), dict.fromkeys(range(100_000), 0),
+                [[0] * 1999, [0] * 1999]):
+        tracemalloc.start()
+        try:
+            with pytest.raises(_NotPlain):
+                _plain(big, [2000], 0)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 400_000, (type(big), peak)
 
 def test_fingerprint_too_large_is_not_comparable():
     from codemorph.sandbox._worker import fingerprint

@@ -173,3 +173,30 @@ def test_the_test_kits_observations_are_complete_past_the_sample(box):
 
     observed = observe_types(SAMPLED, ["40000", "3"], sandbox=box)
     assert observed["f"] == {"i": ["int"], "n": ["int"], "out": ["list"], "s": ["int"], "v": ["int", "str"]}
+
+
+def test_decoded_arcs_remembered_hold_a_bounded_number_of_pairs(monkeypatch):
+    # a batch of a large program whose inputs take many distinct paths: each distinct set of
+    # recorded pairs is decoded right, and the sets remembered hold at most DECODED_MAX_PAIRS
+    # pairs in all (256 sets of 20,000 pairs would hold 1.4 GB of the child's memory limit)
+    from codemorph.sandbox._workerlib import tracer as tr
+    from codemorph.sandbox._workerlib.common import PROGRAM_FILE
+
+    monkeypatch.setattr(tr, "_DECODED", {})
+    monkeypatch.setattr(tr, "_DECODED_PAIRS", [0])
+    monkeypatch.setattr(tr, "DECODED_MAX_PAIRS", 50_000)
+
+    class Recorded:
+        result = tr.CoverageTracer.result
+
+        def __init__(self, pairs):
+            self.data = {PROGRAM_FILE: set(pairs)}
+
+    for k in range(8):
+        arcs = [(a, a + 1 + k) for a in range(1, 20_001)]
+        got = Recorded(a | (b << 28) for a, b in arcs).result()
+        assert got["arcs"] == arcs
+        assert got["lines"] == sorted({b for _, b in arcs})
+    assert len(tr._DECODED) == 2 and tr._DECODED_PAIRS == [40_000]
+    again = Recorded(a | ((a + 1) << 28) for a in range(1, 20_001)).result()  # remembered
+    assert again["arcs"][:2] == [(1, 2), (2, 3)]

@@ -18,7 +18,7 @@ import types as _types
 import warnings
 
 from .common import HDR, IDX, MARK, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
-from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, timeout_of)
+from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, programs_may_signal, timeout_of)
 from .fingerprint import fingerprint
 from ..guard import prepared_guard
 from .protocol import encode_outcome, read_exact, write_all
@@ -1356,6 +1356,9 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
             guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
         child = _Child(limits, wfd, ack_fd, cap, workdir, mark, snapshot)
         _CURRENT[:] = [child]
+        # open(fd) of these is refused to programs (the guard): a frame a program wrote to the
+        # result pipe would be taken for an outcome
+        STATE.protocol_fds = frozenset((wfd, ack_fd, cap, child.cwd_fd, child.null_fd))
         modules = child.modules
         # the namespaces are copied only before the first request that could reach a module
         # (none before it could change them)
@@ -1369,7 +1372,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
                 spaces = _module_spaces()
             if reach and not child.reached:
                 child.reached = True
-                STATE.handlers_ours = False  # the program may replace the timers' handler
+                programs_may_signal()  # the program may replace the timers' handler, or signal itself
             try:
                 out = child.run(i, req, may_write, reach)
             except MemoryError:

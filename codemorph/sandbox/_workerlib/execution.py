@@ -48,6 +48,9 @@ class _State:
     #: (infinite once :func:`disarm` ended the step: a signal of a timer left running is
     #: then not a timeout)
     alarm_deadline = float("inf")
+    #: the child's own file descriptors (result and acknowledgement pipes, output capture,
+    #: work directory, ``/dev/null``), which the guard refuses to ``open`` for a program
+    protocol_fds = frozenset()
 
 
 STATE = _State()
@@ -213,10 +216,13 @@ _ALARM_SLACK = 1e-4
 
 
 def _on_alarm(signum, frame):
-    if signum == SIGALRM_NUMBER and mono() < STATE.alarm_deadline - _ALARM_SLACK:
+    if signum == SIGALRM_NUMBER and STATE.handlers_ours and mono() < STATE.alarm_deadline - _ALARM_SLACK:
         # the wall-clock timer of a step that ended (disarm() leaves it running when no
         # program could have replaced this handler), or of an earlier step, whose signal
-        # came while a new step was being armed: not this step's time limit
+        # came while a new step was being armed: not this step's time limit.  Only where no
+        # program could reach a module: elsewhere disarm() stops the timer (and
+        # programs_may_signal() stopped the one left running), so an early SIGALRM is the
+        # program's own (signal.alarm, os.kill, raise_signal), a timeout as it always was
         return
     stop = STATE.stop_tracing
     if stop is not None:  # the limit passed while tracing: tracing stops, the program goes on
@@ -238,6 +244,18 @@ def arm(seconds):
     seconds = max(seconds, 0.001)
     STATE.alarm_deadline = mono() + seconds  # before the timer starts: it never expires earlier
     _signal.setitimer(ITIMER_REAL_NUMBER, seconds)
+
+
+def programs_may_signal():
+    """Called before the first request of a process that could reach a module (and so send
+    itself SIGALRM, or replace the handler): stops the wall-clock timer :func:`disarm` may have
+    left running (while its signal is still ignored) and clears :attr:`_State.handlers_ours`,
+    after which :func:`disarm` stops the timer at every step and :func:`_on_alarm` takes every
+    SIGALRM for the step's limit."""
+    if STATE.handlers_ours:
+        STATE.alarm_deadline = _INFINITY
+        _signal.setitimer(ITIMER_REAL_NUMBER, 0)
+        STATE.handlers_ours = False
 
 
 def disarm():

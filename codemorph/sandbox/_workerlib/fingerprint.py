@@ -376,6 +376,8 @@ def _plain(x, budget, depth):
             return ["int", int.__repr__(x)]
         raise _NotPlain()
     if t is list or t is tuple or t is set or t is frozenset:
+        if len(x) > budget[0]:  # more items than nodes left: not walked (a huge list costs nothing here)
+            raise _NotPlain()
         out = []
         append = out.append
         depth += 1
@@ -398,6 +400,8 @@ def _plain(x, budget, depth):
         out.sort(key=_canon)
         return ["set" if t is set else "frozenset", out]
     if t is dict:
+        if 2 * len(x) > budget[0]:
+            raise _NotPlain()
         out = []
         append = out.append
         depth += 1

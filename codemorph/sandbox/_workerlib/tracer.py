@@ -206,14 +206,20 @@ class CoverageTracer:
         known = _DECODED.get(recorded)
         if known is None:
             known = _decode(recorded)
-            if len(_DECODED) < 256:
+            if len(_DECODED) < 256 and _DECODED_PAIRS[0] + len(recorded) <= DECODED_MAX_PAIRS:
                 _DECODED[recorded] = known
+                _DECODED_PAIRS[0] += len(recorded)
         return {"lines": list(known[0]), "arcs": list(known[1]), "types": {}}
 
 
 #: the pairs coverage.py recorded for the program's file (a frozenset) -> ``(lines, arcs)``
-#: (:meth:`CoverageTracer.result`); filled in the forked child, at most 256 entries
+#: (:meth:`CoverageTracer.result`); filled in the forked child, at most 256 entries holding
+#: at most :data:`DECODED_MAX_PAIRS` pairs in all
 _DECODED = {}
+#: pairs held by :data:`_DECODED` (about 270 bytes each with their lines and arcs: a large
+#: program's 256 distinct sets of 20,000 pairs would hold 1.4 GB of the child's 2 GB limit)
+DECODED_MAX_PAIRS = 100_000
+_DECODED_PAIRS = [0]
 
 
 def _decode(recorded):
