@@ -435,6 +435,25 @@ def _prove_inserted(old: Sequence[cst.CSTNode], new: Sequence[cst.CSTNode], type
                        + " under the observed types")
 
 
+def _prove_tests(a: cst.BaseExpression, b: cst.BaseExpression, local: dict, shadowed: set[str],
+                 fn: cst.FunctionDef | None, timeout_ms: int, *, negate: bool) -> ProofResult:
+    """Translate the expressions ``a`` (original) and ``b`` (rewritten) to Z3, check that
+    the names they read are safe (:func:`_names_safe`), then prove ``a == b`` (``negate``:
+    ``a == not b``, an inverted test) with :func:`prove_equal`; a refusal at any step is the
+    result's reason."""
+    z3 = __import__("z3")
+    tr = [_Z3(z3, local, shadowed), _Z3(z3, local, shadowed)]
+    try:
+        tr[0](a)
+        tr[1](b)
+    except _Refuse as exc:
+        return ProofResult(False, str(exc))
+    unsafe = _names_safe(tr, fn)
+    if unsafe:
+        return ProofResult(False, unsafe)
+    return prove_equal(a, b, local, shadowed=shadowed, negate=negate, timeout_ms=timeout_ms)
+
+
 def prove_rewrite(original: Program, rewritten: Program, types: Mapping[str, Mapping[str, set[str]]], *,
                   timeout_ms: int = 2000) -> ProofResult:
     """Prove that ``rewritten`` behaves as ``original`` by proving its changed region.
@@ -461,47 +480,18 @@ def prove_rewrite(original: Program, rewritten: Program, types: Mapping[str, Map
             if path and isinstance(path[-1], (cst.AssignTarget, cst.AugAssign, cst.For, cst.Del)) \
                     and not isinstance(path[-1], cst.For):
                 raise _Refuse("the changed expression is an assignment target")
-            tr = [_Z3(__import__("z3"), local, shadowed), _Z3(__import__("z3"), local, shadowed)]
-            try:
-                tr[0](a)
-                tr[1](b)
-            except _Refuse as exc:
-                return ProofResult(False, str(exc))
-            unsafe = _names_safe(tr, fn)
-            if unsafe:
-                return ProofResult(False, unsafe)
-            return prove_equal(a, b, local, shadowed=shadowed, timeout_ms=timeout_ms)
+            return _prove_tests(a, b, local, shadowed, fn, timeout_ms, negate=False)
         if isinstance(a, cst.If) and isinstance(b, cst.If) and not isinstance(a.orelse, cst.If) \
                 and not isinstance(b.orelse, cst.If):
             if not (_same_branch(_branch(a.body), _branch(b.orelse))
                     and _same_branch(_branch(a.orelse), _branch(b.body))):
                 raise _Refuse("if/else changed beyond exchanging the branches")
-            z3 = __import__("z3")
-            tr = [_Z3(z3, local, shadowed), _Z3(z3, local, shadowed)]
-            try:
-                tr[0](a.test)
-                tr[1](b.test)
-            except _Refuse as exc:
-                return ProofResult(False, str(exc))
-            unsafe = _names_safe(tr, fn)
-            if unsafe:
-                return ProofResult(False, unsafe)
-            return prove_equal(a.test, b.test, local, shadowed=shadowed, negate=True, timeout_ms=timeout_ms)
+            return _prove_tests(a.test, b.test, local, shadowed, fn, timeout_ms, negate=True)
         guarded = (_guard_clause(a, b, path[-1] if path else None)
                    if isinstance(a, cst.IndentedBlock) and isinstance(b, cst.IndentedBlock) else None)
         if guarded is not None:
             original, guard = guarded
-            z3 = __import__("z3")
-            tr = [_Z3(z3, local, shadowed), _Z3(z3, local, shadowed)]
-            try:
-                tr[0](original.test)
-                tr[1](guard.test)
-            except _Refuse as exc:
-                return ProofResult(False, str(exc))
-            unsafe = _names_safe(tr, fn)
-            if unsafe:
-                return ProofResult(False, unsafe)
-            return prove_equal(original.test, guard.test, local, shadowed=shadowed, negate=True, timeout_ms=timeout_ms)
+            return _prove_tests(original.test, guard.test, local, shadowed, fn, timeout_ms, negate=True)
         body_a = getattr(a, "body", None)
         body_b = getattr(b, "body", None)
         if isinstance(a, (cst.IndentedBlock, cst.Module)) and type(a) is type(b) \

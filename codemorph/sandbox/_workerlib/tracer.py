@@ -443,9 +443,9 @@ class Tracer:
             snaps = self.pairs[code] = set()
         snaps_add = snaps.add
         prev = None
+        # sparse_types: the lines after which the locals may hold a new (name, type) pair;
+        # None: every line event takes a snapshot
         binds = self.binding_lines(code) if self.sparse_types else None
-        if binds is not None:
-            return self._sparse_local(snaps_add, binds)
 
         # one flat tuple per distinct (names..., types...) snapshot of the locals: a loop
         # revisits the same few snapshots, which cost one tuple and one set lookup each
@@ -455,9 +455,10 @@ class Tracer:
                 if event == "line":
                     ln = frame.f_lineno
                     arcs_add((prev, ln))
+                    if binds is None or prev is None or prev in binds:
+                        fl = frame.f_locals
+                        snaps_add((*fl, *map(type, fl.values())))
                     prev = ln
-                    fl = frame.f_locals
-                    snaps_add((*fl, *map(type, fl.values())))
                     if next(tick) > max_lines:
                         try:
                             return over(frame)
@@ -466,8 +467,9 @@ class Tracer:
                                 raise  # the line budget's stop, too deep to be called
                             # too deep for the hand-over: go on, try again at the next line
                 elif event == "return":
-                    fl = frame.f_locals
-                    snaps_add((*fl, *map(type, fl.values())))
+                    if binds is None or prev is None or prev in binds:
+                        fl = frame.f_locals
+                        snaps_add((*fl, *map(type, fl.values())))
                 elif event == "exception" and issubclass(arg[0], MemoryError):
                     STATE.memory_raised = True
             except MemoryError:  # the tracer's own allocation failed (tracing stops)
@@ -482,43 +484,6 @@ class Tracer:
         if code not in cache:
             cache[code] = binding_lines(code)
         return cache[code]
-
-    def _sparse_local(self, snaps_add, binds):
-        """The local trace function of a frame with ``sparse_types``: as the typed one,
-        with a snapshot only after the frame's first event or a line in ``binds``."""
-        arcs_add = self.arcs.add
-        tick, max_lines, over = self.tick, self.max_lines, self.over
-        tracer = self
-        prev = None
-
-        def local(frame, event, arg):
-            nonlocal prev
-            try:
-                if event == "line":
-                    ln = frame.f_lineno
-                    arcs_add((prev, ln))
-                    if prev is None or prev in binds:
-                        fl = frame.f_locals
-                        snaps_add((*fl, *map(type, fl.values())))
-                    prev = ln
-                    if next(tick) > max_lines:
-                        try:
-                            return over(frame)
-                        except RecursionError:
-                            if not tracer.handing:
-                                raise  # the line budget's stop, too deep to be called
-                            # too deep for the hand-over: go on, try again at the next line
-                elif event == "return":
-                    if prev is None or prev in binds:
-                        fl = frame.f_locals
-                        snaps_add((*fl, *map(type, fl.values())))
-                elif event == "exception" and issubclass(arg[0], MemoryError):
-                    STATE.memory_raised = True
-            except MemoryError:  # the tracer's own allocation failed (tracing stops)
-                STATE.memory_raised = True
-                raise
-            return local
-        return local
 
     def _module_local(self, code):
         """The local trace function of a module frame with ``module_types``: arcs, and a
