@@ -19,6 +19,7 @@ import glob
 import gzip
 import json
 import os
+import unicodedata
 from dataclasses import replace
 from dataclasses import dataclass, field
 from importlib import resources
@@ -458,6 +459,10 @@ def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word:
         entry = "f"
     if not isinstance(entry, str) or not entry.isidentifier():
         problems.append(f"{field_word} 'entry_point' must be an identifier, got {entry!r}")
+    elif not entry.isascii():
+        # the name Python defines and calls: identifiers are read in NFKC form (PEP 3131),
+        # so ``def ｆ`` defines ``f`` and ``ｆ(1)`` calls it
+        entry = unicodedata.normalize("NFKC", entry)
     kind = row.get("input_kind")
     if kind is None:
         kind = "args"

@@ -74,3 +74,11 @@ def test_bundled_default_data_set_is_valid():
     assert len(rows) >= 20
     assert all(isinstance(r, SourceRow) for r in rows)
     assert len({r.id for r in rows}) == len(rows)
+
+
+def test_an_entry_point_is_read_as_the_name_python_defines(tmp_path):
+    # identifiers are read in NFKC form (PEP 3131): 'ｇ' names g, which ``def g`` and
+    # ``def ｇ`` both define; an ASCII name is kept as written
+    p = write(tmp_path, [good(0, entry_point="ｇ", code="def g(x):\n    return x\n"),
+                         good(1, entry_point="ｆ", code="def ｆ(x):\n    return x\n"), good(2, entry_point="g")])
+    assert [r.entry_point for r in read_rows(p)] == ["g", "f", "g"]
