@@ -161,7 +161,7 @@ GUARDS = BOOL_COUNTING.split("def f(")[0] + '''def f(a, b, c):
         out.append(g())
         if side("n", None) is None:
             out.append(10)
-            return "h"
+            out.append("h")
 
     def items():
         for k in range(3):
@@ -207,7 +207,7 @@ def test_guard_clauses_keep_bool_calls_short_circuits_and_walrus(sandbox) -> Non
         if side("n", None) is not None:
             return
         out.append(10)
-        return "h"
+        out.append("h")
 
     def items():
         for k in range(3):
@@ -231,10 +231,10 @@ def test_guard_clauses_keep_bool_calls_short_circuits_and_walrus(sandbox) -> Non
 def test_bool_raising_and_non_bool(sandbox) -> None:
     src = ('class Bad:\n    def __bool__(self):\n        raise KeyError("no")\n\n\n'
            'class Odd:\n    def __len__(self):\n        return 0\n\n\n'
-           'def f(k):\n    obj = [Bad(), Odd(), 0][k]\n    if obj:\n        return "t"\n')
+           'def f(k):\n    obj = [Bad(), Odd(), 0][k]\n    if obj:\n        print("t")\n')
     result = get_transform(NAME).apply(Program(src), 0)
     assert result.applied
-    assert result.source.endswith('    if not obj:\n        return\n    return "t"\n')
+    assert result.source.endswith('    if not obj:\n        return\n    print("t")\n')
     assert_same_behaviour(sandbox, src, result.source, ["0", "1", "2", "3"])
 
 
@@ -277,7 +277,7 @@ async def numbers(xs):
 async def total(xs):
     out = [x async for x in ticks(xs)]
     if out:
-        return sum(out)
+        print(sum(out))
 
 
 def f(xs):
@@ -292,7 +292,7 @@ def test_async_for_and_async_def_get_guard_clauses(sandbox) -> None:
     assert result.source == ASYNC.replace(
         "        if x > 1:\n            yield x\n",
         "        if not x > 1:\n            continue\n        yield x\n").replace(
-        "    if out:\n        return sum(out)\n", "    if not out:\n        return\n    return sum(out)\n")
+        "    if out:\n        print(sum(out))\n", "    if not out:\n        return\n    print(sum(out))\n")
     assert len(result.sites) == 2
     assert_same_behaviour(sandbox, ASYNC, result.source, ["[]", "[1, 2, 3]", "[0, 1]"])
 
@@ -312,6 +312,59 @@ def test_if_at_the_end_of_a_loop_else_or_an_elif_chain_is_not_a_site() -> None:
                              "            out.append(x)\n        elif not x < 0:\n            pass\n"
                              "        else:\n            out.append(-x)\n    else:\n        if out:\n"
                              "            pass\n        else:\n            out.append(0)\n    return out\n")
+
+
+def test_if_whose_body_ends_with_a_jump_is_not_a_guard_site(sandbox) -> None:
+    """An ``if`` without ``else`` whose body ends with ``return``, ``raise``, ``break`` or
+    ``continue`` is an early exit as written (CRUXEval sample_9's loop): its guard form would
+    read backwards (``if c.isnumeric(): continue`` / ``return False``), so it is left alone
+    and the refusal names the jump; an if/else elsewhere in the program is still inverted."""
+    sample_9 = ("def f(text):\n    for c in text:\n        if not c.isnumeric():\n            return False\n"
+                "    return True\n")
+    result = get_transform(NAME).apply(Program(sample_9), 0)
+    assert not result.applied and result.source == sample_9
+    assert result.reason == (
+        "no if with an else, and no if without else at the end of a loop body or function (its inversion "
+        "would need an empty branch, `if not c: pass`); left alone at the end of a loop body or function: "
+        "an if whose body ends with return (an early exit as written)")
+    src = ("def f(xs):\n    seen = []\n    for x in xs:\n        seen.append(x)\n        if x < 0:\n"
+           "            break\n    while seen:\n        x = seen.pop()\n        if x == 3: continue\n"
+           "    check(xs)\n    if len(xs) > 5:\n        y = xs[0] * 2\n        return y\n\n\n"
+           "def check(xs):\n    if 7 in xs:\n        raise ValueError(7)\n\n\n"
+           "def g(x):\n    if x:\n        return 1\n    else:\n        return 2\n")
+    result = get_transform(NAME).apply(Program(src), 0)
+    assert result.source == src.replace("    if x:\n        return 1\n    else:\n        return 2\n",
+                                        "    if not x:\n        return 2\n    else:\n        return 1\n")
+    assert [s.description for s in result.sites] == ["if/else: branches swapped under negated test (not)"]
+    refused = get_transform(NAME).apply(Program(src.split("\n\n\ndef g")[0] + "\n"), 0)
+    assert not refused.applied
+    assert refused.reason.endswith(
+        "left alone at the end of a loop body or function: an if whose body ends with break (an early exit as "
+        "written), an if whose body ends with continue (an early exit as written), an if whose body ends with "
+        "raise (an early exit as written), an if whose body ends with return (an early exit as written)")
+    assert_same_behaviour(sandbox, src, result.source, ["[1, 2]", "[3, -1, 4]", "[7]", "[1, 2, 3, 4, 5, 6]"])
+
+
+def test_guard_comment_on_the_if_line_goes_with_its_branch(sandbox) -> None:
+    """The comment on ``if c:`` describes the branch ``A``: it becomes a comment line just
+    before ``A``'s first statement (before the comments already there), a one-line
+    ``if x: A  # note`` keeps it on ``A``'s line, and the guard line has none; comments
+    before the ``if`` stay before the guard."""
+    src = ("def f(d, keys):\n    out = []\n    for k in keys:\n        # keys to report\n"
+           "        if k not in d:  # missing\n            # count it\n            out.append(k)\n"
+           "    total = 0\n    for x in keys:\n        if x: total += x  # add it\n"
+           "    g(out)\n    return out, total\n\n\n"
+           "def g(out):\n    if out:    # report\n        print(len(out))\n        print(out[0])\n")
+    result = get_transform(NAME).apply(Program(src), 0)
+    assert result.source == (
+        "def f(d, keys):\n    out = []\n    for k in keys:\n        # keys to report\n"
+        "        if k in d:\n            continue\n        # missing\n        # count it\n"
+        "        out.append(k)\n    total = 0\n    for x in keys:\n        if not x: continue\n"
+        "        total += x  # add it\n    g(out)\n    return out, total\n\n\n"
+        "def g(out):\n    if not out:\n        return\n    # report\n    print(len(out))\n    print(out[0])\n")
+    assert len(result.sites) == 3
+    assert_same_behaviour(sandbox, src, result.source,
+                          ["{}, [1, 2]", "{1: 0}, [1, 0, 2]", "{}, []", "{3: 1}, [3]"])
 
 
 def test_ifs_left_alone_at_the_end_of_a_body_are_named_in_the_refusal() -> None:
@@ -341,14 +394,20 @@ def test_double_inversion_restores_behaviour(sandbox) -> None:
 PASS_ELSE = re.compile(r"\bpass[ \t]*(#[^\n]*)?\n[ \t]*else[ \t]*:")
 
 
+#: the statements that leave a block early
+JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
 def has_site(code: str) -> bool:
     """Whether ``code`` has an invert-if site, found with ``ast`` (independently of the
     transform): an ``if``/``elif`` chain ending with ``else``, or an ``if`` without ``else``
-    as the last statement of a loop body or a function."""
+    as the last statement of a loop body or a function whose body does not end with a jump
+    (``return``, ``raise``, ``break``, ``continue``)."""
     lines = code.splitlines()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
-            if isinstance(node.body[-1], ast.If) and not node.body[-1].orelse:
+            last = node.body[-1]
+            if isinstance(last, ast.If) and not last.orelse and not isinstance(last.body[-1], JUMPS):
                 return True
         if isinstance(node, ast.If) and node.orelse:
             first = node.orelse[0]

@@ -142,7 +142,7 @@ GUARDS = '''def f(a, b, s, xs):
 
     def g(k, m):
         if k != m:
-            return k * 2
+            out.append(k * 2)
 
     return out, g(a, b), g(b, b)
 '''
@@ -160,8 +160,9 @@ def test_guard_clauses_are_simplified_too(sandbox) -> None:
             continue
         out.append(x)
     for t in s:
-        if t != "q" or a > b:  # both
+        if t != "q" or a > b:
             continue
+        # both
         out.append(t)
     n = 0
     while n < len(xs):
@@ -173,7 +174,7 @@ def test_guard_clauses_are_simplified_too(sandbox) -> None:
     def g(k, m):
         if k == m:
             return
-        return k * 2
+        out.append(k * 2)
 
     return out, g(a, b), g(b, b)
 '''

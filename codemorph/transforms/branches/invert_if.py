@@ -1,7 +1,7 @@
 """``invert-if``: ``if c: A else: B`` -> ``if not c: B else: A``, and an ``if c: A``
-without ``else`` that ends a loop body or a function as the guard clause
-``if not c: continue`` / ``if not c: return`` followed by ``A``; the negated condition
-simplified where z3 proves it.
+without ``else`` that ends a loop body or a function (``A`` not ending with a jump) as the
+guard clause ``if not c: continue`` / ``if not c: return`` followed by ``A``; the negated
+condition simplified where z3 proves it.
 """
 
 from __future__ import annotations
@@ -84,21 +84,35 @@ def _guard(node: cst.If, where: str, original_test: cst.BaseExpression, oracle: 
 
     Returns the guard, the statements that follow it, the blank lines that ended ``A``'s
     block (they go to the enclosing block's footer) and the site's description.  The guard
-    keeps the ``if``'s leading lines and its own trailing comment, and the form of its
-    body (one-line or indented)."""
+    keeps the ``if``'s leading lines and the form of its body (one-line or indented); the
+    comment on the ``if`` line describes ``A`` and goes with it, as in the if/else swap: an
+    indented block's ``if c:  # note`` gives ``# note`` on its own line before ``A``'s first
+    statement (:func:`with_leading_comments`), a one-line ``if c: A  # note`` gives
+    ``A  # note``; the guard line has no comment."""
     test, ws, rule = _negated_test(node, original_test, oracle)
     exit_statement = _GUARD_EXIT[where]()
     body = node.body
     if isinstance(body, cst.SimpleStatementSuite):
-        guard_body: cst.BaseSuite = body.with_changes(body=[exit_statement])
-        rest: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body)]
+        line_end = body.trailing_whitespace
+        guard_body: cst.BaseSuite = body.with_changes(
+            body=[exit_statement],
+            trailing_whitespace=line_end.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None))
+        rest: list[cst.BaseStatement] = [cst.SimpleStatementLine(body=body.body, trailing_whitespace=line_end)]
         footer: list[cst.EmptyLine] = []
     else:
         assert isinstance(body, cst.IndentedBlock)
-        guard_body = body.with_changes(body=[cst.SimpleStatementLine([exit_statement])], footer=())
+        header = body.header
+        if header.comment is not None:
+            header = header.with_changes(whitespace=cst.SimpleWhitespace(""), comment=None)
+        guard_body = body.with_changes(body=[cst.SimpleStatementLine([exit_statement])], footer=(), header=header)
         indent = body.indent if body.indent is not None else default_indent
         dedent = _Dedent(indent)
-        rest = [stmt.visit(dedent) for stmt in body.body]
+        block = body.with_changes(body=[stmt.visit(dedent) for stmt in body.body])
+        if body.header.comment is not None:
+            moved = with_leading_comments(block, [cst.EmptyLine(comment=body.header.comment)])
+            assert isinstance(moved, cst.IndentedBlock)  # an indented block with statements holds them
+            block = moved
+        rest = list(block.body)
         footer = list(body.footer)
     guard = node.with_changes(test=test, whitespace_before_test=ws, body=guard_body)
     keyword = "continue" if where == "loop" else "return"
@@ -106,18 +120,31 @@ def _guard(node: cst.If, where: str, original_test: cst.BaseExpression, oracle: 
                                  f"under negated test ({rule})")
 
 
+#: the statements that leave a block early, by keyword
+_JUMPS = {cst.Return: "return", cst.Raise: "raise", cst.Break: "break", cst.Continue: "continue"}
+
+
+def _ending_jump(statements: Sequence[cst.BaseStatement]) -> str | None:
+    """The keyword of the jump statement (``return``, ``raise``, ``break``, ``continue``)
+    that ends ``statements`` (the last small statement of the last line), or ``None``."""
+    if not statements or not isinstance(statements[-1], cst.SimpleStatementLine) or not statements[-1].body:
+        return None
+    return _JUMPS.get(type(statements[-1].body[-1]))
+
+
 def _guard_refusal(node: cst.If) -> str | None:
     """Why the ``if`` (no ``else``, last in its block) cannot be written as a guard clause,
     or ``None`` when it can."""
     body = node.body
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [cst.SimpleStatementLine(body=body.body)]
+    jump = _ending_jump(statements)
+    if jump is not None:
+        return f"an if whose body ends with {jump} (an early exit as written)"
     if isinstance(body, cst.IndentedBlock):
         if any(line.comment is not None for line in body.footer):
             return "an if whose block ends with a comment after its last statement"
-        statements = body.body
-    else:
-        if "\n" in cst.Module([]).code_for_node(cst.SimpleStatementLine(body=body.body)).rstrip("\n"):
-            return "an if whose one-line body spans several lines"
-        statements = [cst.SimpleStatementLine(body=body.body)]
+    elif "\n" in cst.Module([]).code_for_node(statements[0]).rstrip("\n"):
+        return "an if whose one-line body spans several lines"
     if all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body)
            for s in statements):
         return "an if whose body is only pass"
@@ -177,8 +204,10 @@ class _IfSites(cst.CSTVisitor):
     ``sites``: the last test of every ``if``/``elif`` chain that ends with ``else``; every
     ``if`` without ``else`` and without ``elif`` that is the last statement of a loop body
     (``for``, ``async for``, ``while``; not the loop's ``else``) or of a function body
-    (``guards`` maps each to ``"loop"`` or ``"function"``), unless its block ends with a
-    comment, holds only ``pass`` or is one line spanning several (``skipped`` says why);
+    (``guards`` maps each to ``"loop"`` or ``"function"``), unless its body ends with a
+    jump (``return``, ``raise``, ``break``, ``continue``: an early exit as written), its
+    block ends with a comment, holds only ``pass`` or is one line spanning several
+    (``skipped`` says why);
     ``ifs`` counts every ``if``/``elif``.  With ``empty_branch``, instead
     of guards, the last test of every chain without ``else`` (as before the guard forms)."""
 
@@ -236,10 +265,14 @@ class InvertIf(SiteChoice, Transform):
       included) -> ``if not c: return`` followed by ``A``: a bare ``return`` at the end of
       a function is falling off it (``None``; ``StopIteration`` in a generator).
 
-    Any other ``if`` without ``else`` (and a chain ending in ``elif`` without ``else``) is
-    not a site: its inversion would need an empty branch, ``if not c: pass`` / ``else: A``,
-    which nobody writes; ``empty_branch=True`` writes that form for every such ``if``
-    instead of guard clauses (the form of earlier codemorph versions).
+    An ``if c: A`` whose ``A`` ends with a jump (``return``, ``raise``, ``break``,
+    ``continue``) is already an early exit as written, and its guard form reads backwards
+    (``if not x.isnumeric(): return False`` would give ``if x.isnumeric(): continue`` /
+    ``return False``): it is left alone, and the refusal says so.  Any other ``if`` without
+    ``else`` (and a chain ending in ``elif`` without ``else``) is not a site: its inversion
+    would need an empty branch, ``if not c: pass`` / ``else: A``, which nobody writes;
+    ``empty_branch=True`` writes that form for every such ``if`` instead of guard clauses
+    (the form of earlier codemorph versions).
 
     The condition is negated by :func:`negate` (``not``, parenthesised only when needed;
     ``not E`` -> ``E``; ``is``/``is not`` and ``in``/``not in`` flipped), which keeps
@@ -247,12 +280,14 @@ class InvertIf(SiteChoice, Transform):
     short-circuiting and walrus bindings.  Comments move with their branch: the comment
     after ``if c:`` / ``else:`` and the comments inside each body go where the body goes;
     comments on the lines just before ``else:`` move with the else branch.  A guard clause
-    keeps the ``if``'s leading lines and its own trailing comment (``if not c:  # note``;
-    a one-line ``if c: A  # note`` gives ``if not c: continue  # note`` with ``A`` on the
-    next line), and ``A``'s statements keep theirs; an ``if`` whose block ends with a
-    comment after its last statement, holds only ``pass``, or is a one-line ``if`` whose
-    statement spans several lines is not a guard site (its guard form would lose a comment's
-    place or the alignment of its continuation lines, or be an empty branch again).
+    keeps the comments on the lines before the ``if``; the comment after ``if c:`` describes
+    ``A`` and goes with it: ``if c:  # note`` gives ``if not c:`` / ``continue`` and then
+    ``# note`` on its own line before ``A``'s first statement, and a one-line ``if c: A  #
+    note`` gives ``if not c: continue`` with ``A  # note`` on the next line; ``A``'s
+    statements keep their comments.  An ``if`` whose block ends with a comment after its
+    last statement, holds only ``pass``, or is a one-line ``if`` whose statement spans
+    several lines is not a guard site (its guard form would lose a comment's place or the
+    alignment of its continuation lines, or be an empty branch again).
 
     With runtime observations (``ctx.observations``) and ``simplify`` on, the negated test
     is simplified where z3 proves it valid for every value of the operands' observed types
@@ -272,9 +307,9 @@ class InvertIf(SiteChoice, Transform):
 
     Refuses (``NotApplicable``) when the program has no ``if`` statement, when it has no
     site (no ``if`` with an ``else``, and no ``if`` without ``else`` at the end of a loop
-    body or function), or when it looks at line numbers or source text (tracebacks,
-    warnings, ``inspect``), since the rewrite changes the line numbers of the statements
-    it moves.
+    body or function but those left alone, which the reason names), or when it looks at
+    line numbers or source text (tracebacks, warnings, ``inspect``), since the rewrite
+    changes the line numbers of the statements it moves.
 
     Raises:
         ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``, or
@@ -286,11 +321,12 @@ class InvertIf(SiteChoice, Transform):
     family = "branches"
     description = ("Invert if statements under the negated condition: swap if/else branches (keeps elif chains, "
                    "truthiness, short-circuiting); an if without else ending a loop body or function becomes a "
-                   "guard clause (continue/return).")
+                   "guard clause (continue/return) unless its body already ends with a jump.")
     preconditions = (
         "the program does not observe line numbers or source text",
         "an if without else is a site only as the last statement of a loop body (for, async for, while) or "
-        "of a function, and not in an elif chain (unless empty_branch); its block does not end with a comment, "
+        "of a function, and not in an elif chain (unless empty_branch); its body does not end with return, raise, "
+        "break or continue (an early exit as written), its block does not end with a comment, "
         "does not hold only pass, and (a one-line if) does not span several lines",
         "simplified comparisons: operands are names/literals whose observed types lie in a domain "
         "where z3 proves the negation identity",
