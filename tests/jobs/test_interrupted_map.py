@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from functools import partial
 from pathlib import Path
@@ -32,6 +33,41 @@ def slow_after_first(state: Marker, x: int) -> int:
     time.sleep(20)
     Path(state.folder, f"done-{x}").write_text("")
     return x
+
+
+class Gate:
+    """A per-thread state whose close() opens its gate (as closing a sandbox ends the
+    executions a thread waits for)."""
+
+    def __init__(self) -> None:
+        self.opened = threading.Event()
+
+    def close(self) -> None:
+        self.opened.set()
+
+
+def wait_for_close(state: Gate, x: int, log: list) -> int:
+    """Row 0 at once; every other row waits (20 s at most) for its state to be closed."""
+    if x:
+        log.append(("started", x))
+        log.append(("released by close" if state.opened.wait(20) else "timed out", x))
+    return x
+
+
+def test_closing_an_interrupted_thread_map_closes_the_states_the_rows_in_progress_wait_on():
+    log: list = []
+    rows = map_rows(partial(wait_for_close, log=log), range(5), LocalExecutor(), setup=Gate, workers=2,
+                    local="threads")
+    assert next(rows) == (0, 0)
+    deadline = time.monotonic() + 60
+    while not log and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert log, "no thread began a slow row"
+    rows.close()
+    # the map closed the states before joining its threads: the rows in progress ended then
+    ends = [what for what, _ in log if what != "started"]
+    assert ends and set(ends) == {"released by close"}
+    assert not [t for t in threading.enumerate() if t.name.startswith("codemorph-map")]
 
 
 def test_closing_an_interrupted_process_map_ends_workers_without_finishing_their_rows(tmp_path):
