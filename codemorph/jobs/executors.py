@@ -293,6 +293,13 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
         ``(row, result)`` pairs, one per input row, in input order; ``result`` is
         ``fn``'s return value, or ``None`` for passed-through rows.
 
+    An interrupted map (the iterator closed before its end, or an exception such as
+    ``KeyboardInterrupt`` raised while it waits for a row) does not wait for the rows in
+    progress: local worker processes get ``SIGTERM`` (each closes its states, i.e. its
+    sandbox, and exits; ``SIGKILL`` after :data:`STOP_GRACE` seconds); local threads have
+    their states closed (with ``close=True``) before they are joined, which ends the
+    sandbox executions they wait for; Dask tasks are cancelled and the workers' states closed.
+
     Raises:
         ValueError: ``workers`` < 1 or an unknown ``local`` mode.
         Exception: whatever ``setup`` raised, or ``fn`` without ``on_error``, re-raised
