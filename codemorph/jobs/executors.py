@@ -433,7 +433,10 @@ def _init_worker(parent: int) -> None:
 def _end_worker(signum: int, frame: Any) -> None:
     """``SIGTERM`` in a worker process: close every state built here (a
     :class:`~codemorph.jobs.generate.RowProcessor` kills its sandbox's processes), then exit
-    without finishing the task in progress: its result would be discarded anyway."""
+    without finishing the task in progress: its result would be discarded anyway.  Further
+    ``SIGTERM`` are ignored meanwhile (the pool's manager thread sends its own when it sees
+    a worker gone): a second one would re-enter here and exit before the states are closed."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     try:
         close_states()
     finally:
