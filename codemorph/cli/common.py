@@ -100,14 +100,15 @@ def check_output_path(output: Path, in_path: Path) -> None:
 
 
 @contextmanager
-def progress_bar(command: str, remaining: bool = True, transient: bool = False, interrupted: str = ""
-                 ) -> Iterator[Callable[[int, int], None]]:
+def progress_bar(command: str, remaining: bool = True, transient: bool = False,
+                 interrupted: str | Callable[[], str] = "") -> Iterator[Callable[[int, int], None]]:
     """A rich progress bar on stderr, ``<command> ━━━ done/total rows elapsed [remaining]``;
     yields the ``progress(rows_done, rows_total)`` callback the jobs take.
 
     A ``KeyboardInterrupt`` inside (Ctrl-C, or ``SIGTERM``: :func:`codemorph.cli.main.main`
     turns it into one) ends the bar and the command with ``error: <command> interrupted``
-    followed by ``interrupted`` (e.g. how to resume), exit code 130, instead of a silent exit.
+    followed by ``interrupted`` (e.g. how to resume; a callable is called then, so that the
+    message can say what the run left behind), exit code 130, instead of a silent exit.
 
     Raises:
         typer.Exit: code 130, on an interruption."""
@@ -132,6 +133,8 @@ def progress_bar(command: str, remaining: bool = True, transient: bool = False, 
     except KeyboardInterrupt:
         if progress.live.is_started:
             progress.stop()
+        if callable(interrupted):
+            interrupted = interrupted()
         err_console.print(f"[bold red]error:[/] {command} interrupted" + (f"; {interrupted}" if interrupted else ""),
                           highlight=False)
         raise typer.Exit(EXIT_INTERRUPTED) from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import List, Optional
 
@@ -11,7 +12,20 @@ from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, exit
                                   output_target, print_generate_summary, progress_bar, write_codemind_output)
 from codemorph.errors import InputError, UnknownTransformError
 
-__all__ = ["generate"]
+__all__ = ["generate", "interrupted_message"]
+
+
+def interrupted_message(rows_path: Path) -> str:
+    """What an interrupted ``generate`` writing ``rows_path`` tells its user: where the rows
+    written so far are and to resume, or, when its checkpoint records no finished input row
+    yet, that nothing was written (``--resume`` would start from the first row too)."""
+    from codemorph.rows.dataset import checkpoint_rows, progress_path
+
+    done = checkpoint_rows(progress_path(rows_path))
+    if not done:
+        return "no row was written yet; run the same command again to start over"
+    return (f"the rows written so far are in {rows_path} (input rows done: {done}); run the same command with "
+            "--resume to continue")
 
 
 def generate(
@@ -111,8 +125,7 @@ def generate(
     except (InputError, UnknownTransformError) as exc:
         fail(str(exc))
     try:
-        with progress_bar("generate", interrupted=f"the rows written so far are in {rows_path}; run the same "
-                                      "command with --resume to continue") as tick:
+        with progress_bar("generate", interrupted=partial(interrupted_message, rows_path)) as tick:
             summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)
     except (InputError, UnknownTransformError) as exc:
         fail(str(exc))

@@ -40,11 +40,15 @@ def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."
     options = _parse_options(option, transform)
     try:
         program = Program(source, entry, filename=str(file), script=script)
-        pipeline = Sequence_(*[get_transform(t, **options.get(t, {})) for t in transform])
+        steps = []
+        for t in transform:
+            try:
+                steps.append(get_transform(t, **options.get(t, {})))
+            except (TypeError, ValueError) as exc:  # an option it does not take, a bad value
+                fail(f"bad options for {t!r}: {exc}")
+        pipeline = Sequence_(*steps)
     except (ParseError, UnknownTransformError, CodemorphError) as exc:
         fail(str(exc))
-    except (TypeError, ValueError) as exc:
-        fail(f"bad --option: {exc}")
     result = pipeline.apply(program, seed)
     sys.stdout.write(result.program.source)
     for r in result.results:
@@ -67,6 +71,9 @@ def _parse_options(texts: List[str], transforms: List[str]) -> dict[str, dict]:
         key = key.strip()
         if not eq or not key:
             fail(f"--option {text!r}: expected KEY=VALUE or TRANSFORM.KEY=VALUE")
+        if ":" in key and "." not in key:
+            fail(f"--option {text!r}: expected KEY=VALUE or TRANSFORM.KEY=VALUE (a dot after the transform, "
+                 f"e.g. {key.replace(':', '.', 1)}={raw.strip()})")
         name, dot, key = key.rpartition(".")
         if not dot:
             if len(set(transforms)) != 1:

@@ -5,13 +5,14 @@
 from __future__ import annotations
 
 import difflib
+import inspect
 from importlib.metadata import entry_points
 from typing import Any, Iterable
 
 from codemorph.errors import CodemorphError, UnknownTransformError
 from codemorph.engine.transform import Transform, record_distribution
 
-__all__ = ["ENTRY_POINT_GROUP", "Registry", "default_registry", "get_transform", "list_transforms"]
+__all__ = ["ENTRY_POINT_GROUP", "Registry", "default_registry", "get_transform", "list_transforms", "option_names"]
 
 #: the entry-point group where built-in and third-party transforms register
 ENTRY_POINT_GROUP = "codemorph.transforms"
@@ -117,8 +118,53 @@ class Registry:
         return self._origin.get(name, "")
 
     def create(self, name: str, **options: Any) -> Transform:
-        """An instance of the transform ``name`` with ``options``."""
-        return self.cls(name)(**options)
+        """An instance of the transform ``name`` with ``options`` (keyword arguments of its
+        constructor, e.g. ``empty_branch=True``).
+
+        Raises:
+            UnknownTransformError: no transform is registered as ``name``.
+            CodemorphError: ``name`` is an installed plugin that failed to load.
+            TypeError: an option the transform does not take; the message names the
+                unknown options, the closest accepted one and every option it accepts
+                (e.g. ``unknown option 'empty_brnch' (did you mean 'empty_branch'?);
+                invert-if takes: empty_branch``).
+            ValueError: a bad option value (the transform's own message).
+        """
+        cls = self.cls(name)
+        try:
+            return cls(**options)
+        except TypeError as exc:
+            accepted = option_names(cls)
+            unknown = sorted(k for k in options if k not in accepted)
+            if not unknown:
+                raise
+            words = ", ".join(repr(k) for k in unknown)
+            close = difflib.get_close_matches(unknown[0], accepted, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close and len(unknown) == 1 else ""
+            takes = f"{name} takes: {', '.join(accepted)}" if accepted else f"{name} takes no options"
+            raise TypeError(f"unknown option{'s' if len(unknown) > 1 else ''} {words}{hint}; {takes}") from exc
+
+
+def option_names(cls: type[Transform]) -> list[str]:
+    """The options (constructor keyword arguments) the transform class ``cls`` takes, in
+    declaration order: the named parameters of its ``__init__`` and, while an ``__init__``
+    passes ``**options`` on to its base class's, of those bases' up to :class:`Transform`
+    (which takes none).  Positional-only and ``*args`` parameters are not options."""
+    names: list[str] = []
+    for klass in cls.__mro__:
+        if klass is Transform or klass is object:
+            break
+        init = klass.__dict__.get("__init__")
+        if init is None:
+            continue
+        try:
+            params = list(inspect.signature(init).parameters.values())[1:]  # without self
+        except (TypeError, ValueError):  # no signature (a builtin): nothing to list
+            break
+        names += [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in names]
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            break
+    return names
 
 
 _DEFAULT: Registry | None = None

@@ -27,8 +27,10 @@ import atexit
 import concurrent.futures as cf
 import multiprocessing
 import os
+import signal
 import sys
 import threading
+import time
 import uuid
 from collections import deque
 from functools import partial
@@ -111,7 +113,9 @@ def _cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> int | None:
 # -- worker side: per-(process, thread) state of each map ----------------------------------
 # token of one map_rows call -> thread id -> the state setup() built in that thread
 _states: dict[str, dict[int, Any]] = {}
-_states_lock = threading.Lock()
+# reentrant: a worker process's SIGTERM handler (_end_worker) closes the states from the
+# thread it interrupted, which may be inside _state() holding the lock
+_states_lock = threading.RLock()
 _atexit_registered = False
 
 
@@ -289,6 +293,13 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
         ``(row, result)`` pairs, one per input row, in input order; ``result`` is
         ``fn``'s return value, or ``None`` for passed-through rows.
 
+    An interrupted map (the iterator closed before its end, or an exception such as
+    ``KeyboardInterrupt`` raised while it waits for a row) does not wait for the rows in
+    progress: local worker processes get ``SIGTERM`` (each closes its states, i.e. its
+    sandbox, and exits; ``SIGKILL`` after :data:`STOP_GRACE` seconds); local threads have
+    their states closed (with ``close=True``) before they are joined, which ends the
+    sandbox executions they wait for; Dask tasks are cancelled and the workers' states closed.
+
     Raises:
         ValueError: ``workers`` < 1 or an unknown ``local`` mode.
         Exception: whatever ``setup`` raised, or ``fn`` without ``on_error``, re-raised
@@ -408,6 +419,60 @@ def die_with_parent(parent: int | None = None) -> None:
         os._exit(1)
 
 
+def _init_worker(parent: int) -> None:
+    """Initializer of the worker processes of :func:`map_rows`: end with the parent
+    (:func:`die_with_parent`), leave Ctrl-C to the parent (``SIGINT``, which a terminal sends
+    to the whole process group, is ignored: the parent, interrupted, ends the workers), and
+    on ``SIGTERM`` close this process's states (their sandboxes) and exit at once
+    (:func:`_end_worker`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _end_worker)
+    die_with_parent(parent)
+
+
+def _end_worker(signum: int, frame: Any) -> None:
+    """``SIGTERM`` in a worker process: close every state built here (a
+    :class:`~codemorph.jobs.generate.RowProcessor` kills its sandbox's processes), then exit
+    without finishing the task in progress: its result would be discarded anyway.  Further
+    ``SIGTERM`` are ignored meanwhile (the pool's manager thread sends its own when it sees
+    a worker gone): a second one would re-enter here and exit before the states are closed."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        close_states()
+    finally:
+        os._exit(128 + signum)
+
+
+#: seconds an interrupted map gives its worker processes to close their sandboxes and exit
+#: after ``SIGTERM`` before it kills them (``SIGKILL``)
+STOP_GRACE = 5.0
+
+
+def _stop_processes(pool: cf.ProcessPoolExecutor, grace: float = STOP_GRACE) -> None:
+    """End a process pool now, without waiting for the tasks in progress: pending tasks
+    are cancelled, every worker gets ``SIGTERM`` (its handler, :func:`_end_worker`, closes
+    its sandboxes and exits) and, if still alive after ``grace`` seconds, ``SIGKILL``."""
+    # the worker processes: captured before shutdown(), which forgets them
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.terminate()
+        except (OSError, ValueError):  # already gone, or closed
+            pass
+    deadline = time.monotonic() + grace
+    for p in procs:
+        try:
+            p.join(max(0.0, deadline - time.monotonic()))
+            if p.is_alive():
+                p.kill()
+                p.join(1.0)
+        except (OSError, ValueError):
+            pass
+    # the pool's manager thread sees its workers gone and ends; joining it returns at once
+    pool.shutdown(wait=True)
+
+
 def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window
                ) -> Iterator[tuple[Any, Any]]:
     token = uuid.uuid4().hex
@@ -415,20 +480,35 @@ def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, clos
         pool: cf.Executor = cf.ThreadPoolExecutor(workers, thread_name_prefix="codemorph-map")
     else:
         pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                      initializer=die_with_parent, initargs=(os.getpid(),))
+                                      initializer=_init_worker, initargs=(os.getpid(),))
+    finished = False
     try:
         yield from _ordered_futures(rows, rows_per_task, passthrough, window or 4 * workers,
                                     lambda todo: pool.submit(_run_task, token, setup, fn, todo),
                                     lambda fut: fut.result(), lambda fut: fut.cancel())
+        finished = True
     finally:
-        # processes close their states at exit (atexit: close_states); threads here
-        pool.shutdown(wait=True, cancel_futures=True)
-        if local == "threads":
+        # An interrupted map (Ctrl-C or SIGTERM: KeyboardInterrupt; the caller stopped
+        # reading: GeneratorExit; an error) discards the rows in progress, so it does not
+        # wait for them: a row can take minutes (a program looping until its timeout, on
+        # every input).  Processes close their states at exit (atexit: close_states), or
+        # on SIGTERM (_end_worker); threads here.
+        if local != "threads":
+            if finished:
+                pool.shutdown(wait=True, cancel_futures=True)
+            else:
+                _stop_processes(pool)  # type: ignore[arg-type]
+        else:
+            # threads cannot be killed: closing their states (sandboxes) makes the rows in
+            # progress end at once; states the caller owns (close=False) are closed by it
+            pool.shutdown(wait=False, cancel_futures=True)
             if close:
                 close_states(token)
             else:
                 with _states_lock:
                     _states.pop(token, None)
+            if finished or close:
+                pool.shutdown(wait=True)
 
 
 def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, window) -> Iterator[tuple[Any, Any]]:

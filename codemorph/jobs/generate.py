@@ -46,7 +46,9 @@ __all__ = ["GenerateConfig", "TransformStat", "RowOutcome", "RowProcessor", "Gen
 
 #: the youngest generation's collection threshold while a ``freeze_heap`` processor runs
 _YOUNG_OBJECTS = 10_000
-_heap_lock = threading.Lock()
+# reentrant: a worker process's SIGTERM handler (codemorph.jobs.executors) closes the
+# processors from the thread it interrupted, which may hold it
+_heap_lock = threading.RLock()
 _heap_holders = 0
 _heap_threshold: tuple[int, ...] = ()
 

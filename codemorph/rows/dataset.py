@@ -31,7 +31,7 @@ from codemorph.rows.codemind import CODEMIND_FILES, is_codemind_layout, read_cod
 from codemorph.rows.schema import Reject, row_json
 from codemorph.rows.testformats import is_test_format, test_rows
 
-__all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "input_files",
+__all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "checkpoint_rows", "input_files",
            "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "MAX_STDIN_CHARS",
            "PARQUET_BATCH_ROWS"]
 
@@ -617,6 +617,23 @@ def progress_path(out_path: str | os.PathLike[str]) -> Path:
     p = Path(out_path)
     stem = p.name[: -len(".jsonl")] if p.name.endswith(".jsonl") else p.name
     return p.with_name(stem + ".progress.jsonl")
+
+
+def checkpoint_rows(path: str | os.PathLike[str]) -> int:
+    """Input rows done according to the checkpoint file ``path`` (see :class:`Checkpoint`):
+    the ``rows`` of its last complete line; 0 when the file is missing, unreadable or has
+    no row group yet.  Reads only: what ``--resume`` would keep, without truncating anything."""
+    try:
+        lines = Path(path).read_bytes().split(b"\n")[:-1]  # the part after the last newline is torn or empty
+    except OSError:
+        return 0
+    rows = 0
+    for raw in lines[1:]:
+        try:
+            rows = int(json.loads(raw)["rows"])
+        except (ValueError, TypeError, KeyError):
+            break
+    return rows
 
 
 class Checkpoint:

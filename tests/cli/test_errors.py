@@ -93,3 +93,25 @@ def test_outputs_inside_the_input_directory_or_pattern_are_refused(work):
         assert res.returncode == 2, (cmd, inp, res.stderr)
         assert "would be read as input" in res.stderr
     assert sorted(p.name for p in (work / "g").iterdir()) == ["a.jsonl"]
+
+
+def test_apply_names_the_transform_the_unknown_option_and_the_options_it_takes(work):
+    res = run("apply", "p.py", "-t", "invert-if", "-O", "empty_brnch=true", cwd=work)
+    assert res.returncode == 2
+    assert " ".join(res.stderr.split()) == ("error: bad options for 'invert-if': unknown option 'empty_brnch' (did you "
+                                            "mean 'empty_branch'?); invert-if takes: which, simplify, empty_branch")
+    assert "Traceback" not in res.stderr and "__init__" not in res.stderr
+
+
+def test_apply_names_the_transform_of_a_bad_option_value(work):
+    res = run("apply", "p.py", "-t", "invert-if", "-O", "invert-if.empty_branch=yes", cwd=work)
+    assert res.returncode == 2
+    assert ("error: bad options for 'invert-if': invert-if: option empty_branch must be true or false, got 'yes'"
+            in " ".join(res.stderr.split()))
+
+
+def test_apply_explains_an_option_written_with_a_colon(work):
+    res = run("apply", "p.py", "-t", "invert-if", "-O", "invert-if:empty_branch=true", cwd=work)
+    assert res.returncode == 2
+    assert ("expected KEY=VALUE or TRANSFORM.KEY=VALUE (a dot after the transform, e.g. "
+            "invert-if.empty_branch=true)" in " ".join(res.stderr.split()))

@@ -1,8 +1,11 @@
-"""An interrupted run (Ctrl-C or SIGTERM) says so and how to resume, and exits 130."""
+"""An interrupted run (Ctrl-C or SIGTERM) says so and how to resume, and exits 130; it
+does not wait for the rows in progress, leaves no worker or sandbox process behind, and the
+same command with --resume then writes the same bytes as an uninterrupted run."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -10,6 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+
+from codemorph.cli.generate import interrupted_message
+from codemorph.rows.dataset import Checkpoint, progress_path, rejects_path
 
 BIN = Path(sys.executable).parent / "codemorph"
 
@@ -37,7 +43,8 @@ def test_interrupted_generate_reports_and_resumes(tmp_path, sig) -> None:
     finally:
         p.kill()
     assert p.returncode == 130
-    assert f"error: generate interrupted; the rows written so far are in {out}" in " ".join(stderr.split())
+    assert f"error: generate interrupted; the rows written so far are in {out} (input rows done: " in \
+        " ".join(stderr.split())
     assert "leaked" not in stderr and "Traceback" not in stderr
     written = [json.loads(line) for line in out.read_text().splitlines()]
     assert 2 <= len(written) < 2 * ROWS
@@ -48,3 +55,124 @@ def test_interrupted_generate_reports_and_resumes(tmp_path, sig) -> None:
     assert done.returncode == 0, done.stderr
     ids = [json.loads(line)["id"] for line in out.read_text().splitlines()]
     assert sorted(ids) == sorted([f"r{k}" for k in range(ROWS)] + [f"r{k}:rename-locals" for k in range(ROWS)])
+
+
+def _descendants(pid: int) -> set[int]:
+    kids: dict[int, list[int]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            kids.setdefault(int(fields[1]), []).append(int(d.name))
+    out, todo = set(), [pid]
+    while todo:
+        for k in kids.get(todo.pop(), []):
+            out.add(k)
+            todo.append(k)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+# a program that never returns: with --timeout 120, each of its executions takes two minutes,
+# so an uninterrupted run of these rows takes many minutes
+LOOP = "def f(x):\n    while True:\n        x += 1\n"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_interrupting_slow_rows_ends_workers_and_sandboxes_without_waiting_for_the_rows(tmp_path, sig) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": f"r{k}", "code": LOOP, "input": "1", "output": "1"}) + "\n"
+                           for k in range(4)))
+    out = tmp_path / "out.jsonl"
+    cmd = [str(BIN), "generate", str(src), "-o", str(out), "-t", "invert-if", "--workers", "2", "--timeout", "120"]
+    # a session of its own: SIGINT goes to its whole process group, as a terminal's Ctrl-C does
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    try:
+        # the two workers, their sandbox zygotes and the zygotes' children running the loop
+        deadline = time.monotonic() + 120
+        procs: set[int] = set()
+        while time.monotonic() < deadline:
+            procs |= _descendants(p.pid)
+            if len(procs) >= 7:
+                break
+            time.sleep(0.1)
+        assert len(procs) >= 7, procs
+        assert p.poll() is None
+        if sig == signal.SIGINT:
+            os.killpg(p.pid, sig)
+        else:
+            p.send_signal(sig)
+        # far sooner than the rows in progress could end (each execution takes 120 s)
+        stdout, stderr = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130
+    assert ("error: generate interrupted; no row was written yet; run the same command again to start over"
+            in " ".join(stderr.split()))
+    assert "Traceback" not in stderr
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(q) for q in procs):
+        time.sleep(0.1)
+    assert [q for q in procs if _alive(q)] == []
+    assert out.read_text() == ""
+
+
+def test_resuming_a_run_interrupted_in_worker_processes_writes_what_an_uninterrupted_run_writes(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": f"r{k}", "code": SLOW, "input": str(200_000 + k),
+                                       "output": str(sum(range(200_000 + k)))}) + "\n" for k in range(ROWS)))
+    whole = tmp_path / "whole.jsonl"
+    args = ["-t", "rename-locals", "--workers", "2"]
+    done = subprocess.run([str(BIN), "generate", str(src), "-o", str(whole), *args], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "out.jsonl"
+    cmd = [str(BIN), "generate", str(src), "-o", str(out), *args]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out.exists() and out.read_text().count("\n") >= 2) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert p.poll() is None, "the run ended before it could be interrupted"
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=60)
+    finally:
+        p.kill()
+    assert p.returncode == 130
+    assert out.read_bytes() != whole.read_bytes()
+    resumed = subprocess.run(cmd + ["--resume"], cwd=tmp_path, capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert out.read_bytes() == whole.read_bytes()
+    assert rejects_path(out).read_bytes() == rejects_path(whole).read_bytes()
+
+
+def test_interrupted_message_says_no_row_was_written_before_the_first_row_group(tmp_path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert interrupted_message(out) == "no row was written yet; run the same command again to start over"
+    Checkpoint(progress_path(out), {"seed": 0}).start()  # the header only: nothing done
+    assert interrupted_message(out) == "no row was written yet; run the same command again to start over"
+
+
+def test_interrupted_message_names_the_output_and_resume_once_a_row_is_done(tmp_path) -> None:
+    from codemorph.rows.dataset import RowWriter
+
+    out = tmp_path / "out.jsonl"
+    cp = Checkpoint(progress_path(out), {"seed": 0})
+    cp.start()
+    with RowWriter(out) as w:
+        w.write({"id": "r0"})
+        cp.mark(3, [w])
+    cp.close()
+    assert interrupted_message(out) == (f"the rows written so far are in {out} (input rows done: 3); run the same "
+                                        "command with --resume to continue")

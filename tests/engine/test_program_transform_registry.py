@@ -174,3 +174,31 @@ def test_a_transform_that_raises_is_an_error_result_not_a_crash(exc):
     assert result.reason == f"raised {type(exc).__name__}: {exc}"
     piped = Pipeline.of(Raises(), Raises()).apply(program, 0)
     assert piped.program.source == program.source and len(piped.errors) == 2
+
+
+def test_registry_says_a_transform_without_options_takes_none():
+    reg = Registry([AppendComment])
+    with pytest.raises(TypeError) as info:
+        reg.create("append-comment", colour="red")
+    assert str(info.value) == "unknown option 'colour'; append-comment takes no options"
+
+
+def test_option_names_follow_options_passed_on_to_the_base_class():
+    from codemorph.engine.registry import option_names
+
+    class Base(AppendComment):
+        def __init__(self, size: int = 1, **options) -> None:
+            super().__init__(**options)
+
+    class Child(Base):
+        def __init__(self, colour: str = "red", *, size: int = 2, **options) -> None:
+            super().__init__(size=size, **options)
+
+    assert option_names(AppendComment) == []
+    assert option_names(Child) == ["colour", "size"]
+    reg = Registry()
+    Child.name = "child"
+    reg.register(Child)
+    with pytest.raises(TypeError) as info:
+        reg.create("child", colur="blue")
+    assert str(info.value) == "unknown option 'colur' (did you mean 'colour'?); child takes: colour, size"

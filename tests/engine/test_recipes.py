@@ -48,7 +48,14 @@ def test_composed_recipe_is_deterministic_and_applies_all_steps():
     ("[recipe]\nname='x'\nversion='1'", "at least one [[variant]]"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline='no-such-thing'", "unknown transform"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='invert-if', options={colour=1}}",
-     "bad options for 'invert-if'"),
+     "bad options for 'invert-if': unknown option 'colour'; invert-if takes: which, simplify, empty_branch"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='rename-locals', "
+     "options={shceme='natural'}}",
+     "bad options for 'rename-locals': unknown option 'shceme' (did you mean 'scheme'?); rename-locals takes: "
+     "scheme, params, mapping, parameters, comments"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='mirror-comparison', "
+     "options={which='all', colour=1, size=2}}",
+     "bad options for 'mirror-comparison': unknown options 'colour', 'size'; mirror-comparison takes: which"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='invert-if', options={empty_branch='yes'}}",
      "invert-if: option empty_branch must be true or false, got 'yes'"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={some_of=['dead-code'], k=3}",
