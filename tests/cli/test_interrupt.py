@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import alive, descendants
 
 from codemorph.cli.generate import interrupted_message
 from codemorph.rows.dataset import Checkpoint, progress_path, rejects_path
@@ -57,30 +58,6 @@ def test_interrupted_generate_reports_and_resumes(tmp_path, sig) -> None:
     assert sorted(ids) == sorted([f"r{k}" for k in range(ROWS)] + [f"r{k}:rename-locals" for k in range(ROWS)])
 
 
-def _descendants(pid: int) -> set[int]:
-    kids: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            kids.setdefault(int(fields[1]), []).append(int(d.name))
-    out, todo = set(), [pid]
-    while todo:
-        for k in kids.get(todo.pop(), []):
-            out.add(k)
-            todo.append(k)
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 # a program that never returns: with --timeout 120, each of its executions takes two minutes,
 # so an uninterrupted run of these rows takes many minutes
 LOOP = "def f(x):\n    while True:\n        x += 1\n"
@@ -102,7 +79,7 @@ def test_interrupting_slow_rows_ends_workers_and_sandboxes_without_waiting_for_t
         deadline = time.monotonic() + 120
         procs: set[int] = set()
         while time.monotonic() < deadline:
-            procs |= _descendants(p.pid)
+            procs |= descendants(p.pid)
             if len(procs) >= 7:
                 break
             time.sleep(0.1)
@@ -122,9 +99,9 @@ def test_interrupting_slow_rows_ends_workers_and_sandboxes_without_waiting_for_t
             in " ".join(stderr.split()))
     assert "Traceback" not in stderr
     deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and any(_alive(q) for q in procs):
+    while time.monotonic() < deadline and any(alive(q) for q in procs):
         time.sleep(0.1)
-    assert [q for q in procs if _alive(q)] == []
+    assert [q for q in procs if alive(q)] == []
     assert out.read_text() == ""
 
 

@@ -11,31 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-
-def _descendants(pid: int) -> set[int]:
-    kids: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            kids.setdefault(int(fields[1]), []).append(int(d.name))
-    out, todo = set(), [pid]
-    while todo:
-        for k in kids.get(todo.pop(), []):
-            out.add(k)
-            todo.append(k)
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+from processes import alive, descendants
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
@@ -52,7 +28,7 @@ def test_sigkill_of_generate_takes_its_workers_and_sandboxes_along(tmp_path):
         deadline = time.monotonic() + 60
         procs: set[int] = set()
         while time.monotonic() < deadline:  # the two workers and their sandbox zygotes are up
-            procs = _descendants(proc.pid)
+            procs = descendants(proc.pid)
             if len(procs) >= 4 and (tmp_path / "out.jsonl").exists():
                 break
             time.sleep(0.2)
@@ -60,9 +36,9 @@ def test_sigkill_of_generate_takes_its_workers_and_sandboxes_along(tmp_path):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and any(_alive(p) for p in procs):
+        while time.monotonic() < deadline and any(alive(p) for p in procs):
             time.sleep(0.2)
-        assert [p for p in procs if _alive(p)] == []
+        assert [p for p in procs if alive(p)] == []
     finally:
         if proc.poll() is None:
             proc.kill()
