@@ -382,6 +382,24 @@ def test_ifs_left_alone_at_the_end_of_a_body_are_named_in_the_refusal() -> None:
         "an if whose one-line body spans several lines")
 
 
+def test_an_if_whose_line_holds_a_tool_directive_or_a_backslash_body_is_no_guard_site() -> None:
+    """A directive (``# noqa``, ``# pragma: no cover``, ``# type: ...``) applies to its own
+    line, which the guard form would change; ``if x: \\`` with the body on the next line is a
+    one-line body spanning lines.  An ordinary comment still goes with its branch."""
+    src = ("def f(xs):\n    out = []\n    for x in xs:\n        if x is not None:  # noqa: E711\n"
+           "            out.append(x)\n    for x in xs:\n        if x: \\\n            out.append(x)\n"
+           "    for x in xs:\n        if x:  # pragma: no cover\n            out.append(x)\n"
+           "    for x in xs:\n        if x:  # keep the truthy ones\n            out.append(x)\n    return out\n")
+    result = get_transform(NAME).apply(Program(src), 0)
+    assert result.source == src.replace("        if x:  # keep the truthy ones\n            out.append(x)\n",
+                                        "        if not x:\n            continue\n        # keep the truthy ones\n"
+                                        "        out.append(x)\n")
+    assert len(result.sites) == 1
+    one = get_transform(NAME).apply(Program("def f(xs):\n    for x in xs:\n        if x:  # type: ignore\n"
+                                            "            print(x)\n"), 0)
+    assert not one.applied and "an if whose line carries a tool directive (# type: ignore)" in one.reason
+
+
 def test_double_inversion_restores_behaviour(sandbox) -> None:
     src = (FIXTURES / NAME / "elif_chain.py").read_text()
     once = get_transform(NAME).apply(Program(src), 0).program

@@ -132,6 +132,10 @@ def _ending_jump(statements: Sequence[cst.BaseStatement]) -> str | None:
     return _JUMPS.get(type(statements[-1].body[-1]))
 
 
+#: comments that direct a tool about their own line (linters, coverage, type checkers, formatters)
+_DIRECTIVE = re.compile(r"#\s*(noqa|pragma|type:|pylint:|nosec|fmt:|mypy:|pyright:|ruff:|isort:)", re.IGNORECASE)
+
+
 def _guard_refusal(node: cst.If) -> str | None:
     """Why the ``if`` (no ``else``, last in its block) cannot be written as a guard clause,
     or ``None`` when it can."""
@@ -140,10 +144,15 @@ def _guard_refusal(node: cst.If) -> str | None:
     jump = _ending_jump(statements)
     if jump is not None:
         return f"an if whose body ends with {jump} (an early exit as written)"
+    line_comment = body.header.comment if isinstance(body, cst.IndentedBlock) else body.trailing_whitespace.comment
+    if line_comment is not None and _DIRECTIVE.match(line_comment.value):
+        # a tool's directive applies to the line it is on: moved with A it would apply to
+        # another line, left on the guard to a line that no longer holds what it names
+        return f"an if whose line carries a tool directive ({line_comment.value[:40]})"
     if isinstance(body, cst.IndentedBlock):
         if any(line.comment is not None for line in body.footer):
             return "an if whose block ends with a comment after its last statement"
-    elif "\n" in cst.Module([]).code_for_node(statements[0]).rstrip("\n"):
+    elif "\n" in cst.Module([]).code_for_node(statements[0]).rstrip("\n") or "\\" in body.leading_whitespace.value:
         return "an if whose one-line body spans several lines"
     if all(isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Pass) for x in s.body)
            for s in statements):
