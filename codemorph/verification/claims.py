@@ -65,14 +65,13 @@ def claim_requests(claims: Sequence[Claim], timeout: float, *, baseline: _Ran | 
                 known.setdefault(text, o.duration)
     out = []
     for c in claims:
-        if baseline is None:
-            out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected, timeout=timeout))
-        elif c.args in known:
-            out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected,
-                                   timeout=min(timeout, max(min_timeout, slowdown * known[c.args]))))
-        else:
-            out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected,
-                                   timeout=min(timeout, stated_timeout), cpu_timeout=stated_cpu_timeout))
+        wall, cpu = timeout, None
+        if baseline is not None:
+            if c.args in known:
+                wall = min(timeout, max(min_timeout, slowdown * known[c.args]))
+            else:
+                wall, cpu = min(timeout, stated_timeout), stated_cpu_timeout
+        out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected, timeout=wall, cpu_timeout=cpu))
     return out
 
 
