@@ -39,7 +39,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 from codemorph.rows.dataset import Reject
 
 __all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "close_states", "is_reject",
-           "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP", "die_with_parent"]
+           "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP", "die_with_parent", "WorkerDied", "death_cause",
+           "limit_memory", "memory_cap"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -141,6 +142,21 @@ def _run_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, An
     """One task: ``[fn(state, row) for row in rows]`` with this worker thread's state."""
     state = _state(token, setup)
     return [fn(state, r) for r in rows]
+
+
+def _run_numbered_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
+                       number: int, rows: Sequence[Any]) -> list[Any]:
+    """:func:`_run_task` in a worker process of :func:`map_rows`, with the task's ``number``
+    in this worker's slot while it runs (setup included), so that the parent can tell, when
+    the pool breaks, which tasks were in progress (:class:`_ProcessMap`)."""
+    slots = _worker_slots
+    if slots is None:
+        return _run_task(token, setup, fn, rows)
+    slots[_worker_slot] = number
+    try:
+        return _run_task(token, setup, fn, rows)
+    finally:
+        slots[_worker_slot] = 0
 
 
 def close_states(token: str | None = None) -> int:
@@ -253,8 +269,8 @@ def make_executor(name: str, scheduler: str | None = None, rows_per_task: int | 
 def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecutor | DaskExecutor | None = None,
              *, setup: Callable[[], Any] | None = None, workers: int = 1, local: str = "processes",
              passthrough: Callable[[T], bool] | None = is_reject, close: bool = True,
-             window: int | None = None, on_error: Callable[[T, Exception], R] | None = None
-             ) -> Iterator[tuple[T, R | None]]:
+             window: int | None = None, on_error: Callable[[T, Exception], R] | None = None,
+             memory: int | None = None) -> Iterator[tuple[T, R | None]]:
     """Apply ``fn(state, row)`` to every row; yield ``(row, result)`` in input order.
 
     Args:
@@ -287,7 +303,17 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
             an ``Exception`` on a row, its result is ``on_error(row, exception)``, computed
             where ``fn`` ran (the worker process or thread), and the map goes on; picklable
             for process and Dask backends.  ``None``: the exception is re-raised when its
-            row's turn comes.
+            row's turn comes.  A row whose worker process dies (local processes; on Dask,
+            a worker lost on it every time the scheduler tried it) gets
+            ``on_error(row, WorkerDied(...))``, computed in the calling process (see
+            :class:`WorkerDied` and "A worker process that dies" below).
+        memory: local processes only: each worker process's address-space cap in bytes
+            (:func:`limit_memory`, set by the workers' initializer); ``None``: no cap.  A
+            row that needs more gets ``MemoryError`` in Python code (the row's failure,
+            for ``fn`` or ``on_error`` to handle; :func:`memory_cap` tells the cap), or, in
+            native code that aborts on a failed allocation, kills its worker.  Not applied
+            with ``workers=1`` (the calling process), threads or Dask (whose workers have
+            their own ``--memory-limit``).
 
     Yields:
         ``(row, result)`` pairs, one per input row, in input order; ``result`` is
@@ -299,6 +325,17 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
     sandbox, and exits; ``SIGKILL`` after :data:`STOP_GRACE` seconds); local threads have
     their states closed (with ``close=True``) before they are joined, which ends the
     sandbox executions they wait for; Dask tasks are cancelled and the workers' states closed.
+    A worker ended that way is not taken for a worker that died.
+
+    A worker process that dies (local processes: the kernel's out-of-memory killer, a crash
+    or abort in native code, ``os._exit`` in a plugin) costs the rows it was processing only
+    when they kill a worker again alone: the tasks in progress are run again one at a time,
+    each alone in a fresh single-worker process, a task of several rows row by row; a row
+    whose worker dies there gets ``on_error(row, WorkerDied)`` (without ``on_error``, the
+    :class:`WorkerDied` is raised at its row's turn), the others their normal results, and
+    the map goes on with a fresh pool of ``workers`` processes; every other row's result is
+    what an uninterrupted map gives.  With ``workers=1`` the rows run in the calling
+    process, and a crash there ends it.
 
     Raises:
         ValueError: ``workers`` < 1 or an unknown ``local`` mode.
@@ -309,16 +346,16 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
         raise ValueError(f"workers must be >= 1, got {workers}")
     if local not in ("processes", "threads"):
         raise ValueError(f"local must be 'processes' or 'threads', got {local!r}")
-    if on_error is not None:
-        fn = partial(_guarded, fn, on_error)
+    guarded = fn if on_error is None else partial(_guarded, fn, on_error)
     if isinstance(executor, DaskExecutor):
-        return _map_dask(fn, rows, executor, setup, passthrough, close, window)
+        return _map_dask(guarded, rows, executor, setup, passthrough, close, window, on_error)
     rows_per_task = executor.rows_per_task if isinstance(executor, LocalExecutor) else 1
     if executor is not None and not isinstance(executor, LocalExecutor):
         raise TypeError(f"expected a LocalExecutor or DaskExecutor, got {type(executor).__name__}")
     if workers == 1:
-        return _map_inline(fn, rows, setup, passthrough, close)
-    return _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window)
+        return _map_inline(guarded, rows, setup, passthrough, close)
+    return _map_local(guarded, rows, setup, workers, local, rows_per_task, passthrough, close, window, on_error,
+                      memory)
 
 
 def _guarded(fn: Callable[[Any, T], R], on_error: Callable[[T, Exception], R], state: Any, row: T) -> R:
@@ -367,7 +404,13 @@ def _ordered_futures(rows: Iterable[T], size: int, passthrough: Callable[[T], bo
             chunk, fut = pending.popleft()
             outs = iter(result(fut) if fut is not None else [])
             for x in chunk:
-                yield x, (None if passthrough is not None and passthrough(x) else next(outs))
+                if passthrough is not None and passthrough(x):
+                    yield x, None
+                    continue
+                out = next(outs)
+                if isinstance(out, _Raise):
+                    raise out.exc
+                yield x, out
     finally:
         for _, fut in pending:
             if fut is not None:
@@ -419,15 +462,65 @@ def die_with_parent(parent: int | None = None) -> None:
         os._exit(1)
 
 
-def _init_worker(parent: int) -> None:
+#: this worker process's slot in its pool's table of tasks in progress, and the table
+#: (set by :func:`_init_worker`; ``None`` outside a worker process of :func:`map_rows`)
+_worker_slots: Any = None
+_worker_slot = 0
+#: this process's address-space cap in bytes (:func:`limit_memory`), ``None`` when none was set
+_memory_cap: int | None = None
+
+
+def _init_worker(parent: int, slots: Any = None, claim: Any = None, memory: int | None = None) -> None:
     """Initializer of the worker processes of :func:`map_rows`: end with the parent
     (:func:`die_with_parent`), leave Ctrl-C to the parent (``SIGINT``, which a terminal sends
     to the whole process group, is ignored: the parent, interrupted, ends the workers), and
     on ``SIGTERM`` close this process's states (their sandboxes) and exit at once
-    (:func:`_end_worker`)."""
+    (:func:`_end_worker`).  ``slots`` (a shared array, one entry per worker of the pool) and
+    ``claim`` (a shared counter) give the worker its entry, where it records the task in
+    progress; ``memory``: the address-space cap in bytes (:func:`limit_memory`)."""
+    global _worker_slots, _worker_slot
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _end_worker)
     die_with_parent(parent)
+    if slots is not None and claim is not None:
+        with claim.get_lock():
+            _worker_slot = claim.value
+            claim.value += 1
+        if _worker_slot < len(slots):
+            _worker_slots = slots
+    if memory is not None:
+        limit_memory(memory)
+
+
+def limit_memory(cap: int) -> None:
+    """Cap this process's address space at ``cap`` bytes: the soft ``RLIMIT_AS`` (the hard
+    limit is left as it is, so that processes this one starts, such as the sandbox's, may
+    set their own).  An allocation beyond it fails: ``MemoryError`` in Python code, and in
+    native code whatever that code does on a failed allocation (libcst's parser aborts the
+    process).  :func:`memory_cap` then returns ``cap``.  Does nothing where ``resource``
+    is missing (Windows).
+
+    Raises:
+        ValueError: ``cap`` below 64 MiB, or above the hard limit."""
+    global _memory_cap
+    if cap < 64 * 1024**2:
+        raise ValueError(f"a worker memory cap must be at least 64 MiB, got {cap / 1024**2:.0f} MiB")
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Linux/macOS
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY and cap > hard:
+        raise ValueError(f"a worker memory cap of {cap // 1024**2} MiB is above this process's hard limit "
+                         f"({hard // 1024**2} MiB)")
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    _memory_cap = cap
+
+
+def memory_cap() -> int | None:
+    """The address-space cap :func:`limit_memory` set in this process (bytes; a worker
+    process of :func:`map_rows` given ``memory``), or ``None`` when none was set."""
+    return _memory_cap
 
 
 def _end_worker(signum: int, frame: Any) -> None:
@@ -473,14 +566,273 @@ def _stop_processes(pool: cf.ProcessPoolExecutor, grace: float = STOP_GRACE) -> 
     pool.shutdown(wait=True)
 
 
-def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window
-               ) -> Iterator[tuple[Any, Any]]:
+class WorkerDied(Exception):
+    """A worker process of :func:`map_rows` died while it processed a row (the kernel's
+    out-of-memory killer, a crash or abort in native code, a plugin calling ``os._exit``, a
+    ``kill`` from outside), and the row, run again alone in a fresh worker, killed that
+    worker too; or, on Dask, a worker died on the row every time the scheduler tried it.
+    A map with ``on_error`` passes it to ``on_error(row, exc)``; its message is the reason
+    to give (``the worker process processing this row died (killed by signal 9: ...); the
+    row was run alone to confirm``).
+
+    Attributes:
+        exitcode: the dead process's exit code (negative: minus the signal that ended it),
+            ``None`` when unknown (Dask).
+        memory: the address-space cap the worker had, in bytes, ``None`` for none."""
+
+    def __init__(self, exitcode: int | None, memory: int | None = None, how: str | None = None,
+                 confirmed: str = "the row was run alone to confirm") -> None:
+        self.exitcode = exitcode
+        self.memory = memory
+        super().__init__(f"the worker process processing this row died ({how or death_cause(exitcode, memory)}); "
+                         f"{confirmed}")
+
+    def __reduce__(self):  # picklable with its attributes (Dask and process pools carry exceptions)
+        return (_worker_died, (self.exitcode, self.memory, str(self)))
+
+
+def _worker_died(exitcode: int | None, memory: int | None, message: str) -> WorkerDied:
+    exc = WorkerDied(exitcode, memory)
+    exc.args = (message,)
+    return exc
+
+
+#: what a signal that ended a worker process usually means
+_SIGNAL_CAUSES = {
+    signal.SIGKILL: "out of memory or killed from outside",
+    signal.SIGSEGV: "a crash in native code",
+    signal.SIGABRT: "native code aborted, e.g. on a failed allocation",
+    signal.SIGBUS: "a crash in native code",
+    signal.SIGTERM: "terminated from outside",
+}
+
+
+def death_cause(exitcode: int | None, memory: int | None = None) -> str:
+    """How a worker process ended, in words: ``killed by signal 9 (SIGKILL): out of memory
+    or killed from outside``, ``exited with code 1 (os._exit, or a native library ending
+    the process)``; with the worker's memory cap (bytes) named where a failed allocation
+    may be the cause."""
+    if exitcode is None:
+        return "its exit code is unknown"
+    if exitcode < 0:
+        sig = -exitcode
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        cause = _SIGNAL_CAUSES.get(sig, "")
+        text = f"killed by signal {sig} ({name})" + (f": {cause}" if cause else "")
+        if memory is not None and sig in (signal.SIGABRT, signal.SIGSEGV, signal.SIGKILL):
+            text += (f"; its host process was capped at {memory // 1024**2} MiB of address space "
+                     "(--worker-memory)")
+        return text
+    return f"exited with code {exitcode} without finishing the row (os._exit, or a native library ending the process)"
+
+
+class _Raise:
+    """A result that is an exception to raise when its row's turn comes."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+class _Task:
+    """One task of a :class:`_ProcessMap`: its number (> 0), rows, the future of its run,
+    its results once known, and how many broken pools it was in without being found
+    innocent or guilty."""
+
+    __slots__ = ("number", "rows", "future", "outs", "breaks")
+
+    def __init__(self, number: int, rows: list[Any]) -> None:
+        self.number = number
+        self.rows = rows
+        self.future: cf.Future | None = None
+        self.outs: list[Any] | None = None
+        self.breaks = 0
+
+
+class _ProcessMap:
+    """The process backend of :func:`map_rows`: ``workers`` spawned processes, and what
+    happens when one of them dies.
+
+    A worker process that dies (``SIGKILL`` from the out-of-memory killer, a native crash,
+    ``os._exit``) breaks a :class:`~concurrent.futures.ProcessPoolExecutor`: every task
+    submitted to it fails.  Then the tasks whose workers were in them (each worker records
+    its task's number in a shared table while it runs it) are run again one at a time,
+    each alone in a fresh single-worker pool, so a task whose worker dies there is the
+    culprit: a one-row task's row gets ``on_error(row, WorkerDied)``, a task of several rows
+    has each of its rows run alone the same way.  The tasks that had not started are
+    submitted again, in order, to a fresh pool of ``workers`` processes, and the map goes
+    on.  Every row runs at most twice in a pool with others (a task found in two broken
+    pools without a recorded worker is run alone too) and at most twice alone, so a row
+    that kills its worker every time costs that row and a few seconds, never a loop.
+    """
+
+    def __init__(self, workers: int, token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
+                 on_error: Callable[[Any, Exception], Any] | None, memory: int | None) -> None:
+        self.workers = workers
+        self.token = token
+        self.setup = setup
+        self.fn = fn
+        self.on_error = on_error
+        self.memory = memory
+        self.context = multiprocessing.get_context("spawn")
+        self.numbers = iter(range(1, sys.maxsize))
+        self.live: dict[int, _Task] = {}  # submitted, results not yet taken
+        self.pool, self.slots = self._new_pool(workers)
+        self.solo: cf.ProcessPoolExecutor | None = None  # the recovery's single-worker pool
+        #: tasks found guilty: (task number, rows, exit code), for tests and logs
+        self.deaths: list[tuple[int, list[Any], int | None]] = []
+
+    def _new_pool(self, n: int, numbered: bool = True) -> tuple[cf.ProcessPoolExecutor, Any]:
+        slots = self.context.Array("q", n, lock=False) if numbered else None
+        claim = self.context.Value("i", 0) if numbered else None
+        pool = cf.ProcessPoolExecutor(n, mp_context=self.context, initializer=_init_worker,
+                                      initargs=(os.getpid(), slots, claim, self.memory))
+        return pool, slots
+
+    def submit(self, rows: list[Any]) -> _Task:
+        task = _Task(next(self.numbers), rows)
+        self.live[task.number] = task
+        self._send(task)
+        return task
+
+    def _send(self, task: _Task) -> None:
+        try:
+            task.future = self.pool.submit(_run_numbered_task, self.token, self.setup, self.fn, task.number,
+                                           task.rows)
+        except cf.process.BrokenProcessPool:  # a worker died since the last result: recovered with the others
+            task.future = None
+
+    def cancel(self, task: _Task) -> None:
+        if task.future is not None:
+            task.future.cancel()
+
+    def result(self, task: _Task) -> list[Any]:
+        """The task's results (a :class:`_Raise` for a row whose worker died, without
+        ``on_error``), waiting for it; recovers the pool first when it broke."""
+        while task.outs is None:
+            if task.future is not None:
+                try:
+                    task.outs = task.future.result()
+                    break
+                except cf.process.BrokenProcessPool:
+                    pass
+            self._recover()
+        del self.live[task.number]
+        return task.outs
+
+    def _recover(self) -> None:
+        broken, slots = self.pool, self.slots
+        # the workers' table first: the dead worker's entry still names its task
+        running = {n for n in slots if n}
+        # the pool's manager thread has failed every pending task and ends the other workers
+        # (SIGTERM: each closes its sandbox); joining it makes the failed set final
+        _stop_processes(broken, grace=1.0)
+        failed = sorted((t for t in self.live.values() if t.outs is None and _failed_by_break(t.future)),
+                        key=lambda t: t.number)
+        for t in failed:
+            t.breaks += 1
+        suspects = [t for t in failed if t.number in running or t.breaks >= 2]
+        try:
+            for t in suspects:
+                outs, died = self._alone(t.rows)
+                if died is None:
+                    t.outs = outs
+                elif len(t.rows) == 1:
+                    t.outs = [self._guilty(t.number, t.rows[0], died)]
+                else:  # which of its rows: each alone
+                    t.outs = []
+                    for row in t.rows:
+                        one, died = self._alone([row])
+                        t.outs.append(one[0] if died is None else self._guilty(t.number, row, died))
+        finally:
+            if self.solo is not None:
+                self.solo.shutdown(wait=True)
+                self.solo = None
+        self.pool, self.slots = self._new_pool(self.workers)
+        for t in failed:
+            if t.outs is None:
+                self._send(t)
+
+    def _alone(self, rows: list[Any]) -> tuple[list[Any] | None, WorkerDied | None]:
+        """``rows`` run alone in the single-worker pool: ``(results, None)``, or ``(None,
+        WorkerDied)`` when its worker died (the pool is then dropped)."""
+        if self.solo is None:
+            self.solo = self._new_pool(1, numbered=False)[0]
+        pool = self.solo
+        try:
+            fut = pool.submit(_run_task, self.token, self.setup, self.fn, rows)
+        except cf.process.BrokenProcessPool:  # pragma: no cover - a fresh pool's only worker died idle
+            fut = None
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        try:
+            if fut is None:
+                raise cf.process.BrokenProcessPool("the worker died")
+            return fut.result(), None
+        except cf.process.BrokenProcessPool:
+            self.solo = None
+            code = None
+            for p in procs:
+                try:
+                    p.join(5.0)
+                    code = p.exitcode if code is None else code
+                except (OSError, ValueError):
+                    pass
+            _stop_processes(pool, grace=1.0)
+            return None, WorkerDied(code, self.memory)
+
+    def _guilty(self, number: int, row: Any, died: WorkerDied) -> Any:
+        self.deaths.append((number, [row], died.exitcode))
+        if self.on_error is None:
+            return _Raise(died)
+        return self.on_error(row, died)
+
+    def stop(self) -> None:
+        """End every worker now (an interrupted map): see :func:`_stop_processes`."""
+        if self.solo is not None:
+            _stop_processes(self.solo)
+            self.solo = None
+        _stop_processes(self.pool)
+
+    def close(self) -> None:
+        """End the workers once the map is done (their states close at exit)."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _failed_by_break(fut: cf.Future | None) -> bool:
+    """Whether a task's run failed because its pool broke (or it was never sent)."""
+    if fut is None:
+        return True
+    if not fut.done() or fut.cancelled():
+        return fut.cancelled()
+    return isinstance(fut.exception(), cf.process.BrokenProcessPool)
+
+
+def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, close, window, on_error=None,
+               memory=None) -> Iterator[tuple[Any, Any]]:
     token = uuid.uuid4().hex
-    if local == "threads":
-        pool: cf.Executor = cf.ThreadPoolExecutor(workers, thread_name_prefix="codemorph-map")
-    else:
-        pool = cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
-                                      initializer=_init_worker, initargs=(os.getpid(),))
+    if local != "threads":
+        procs = _ProcessMap(workers, token, setup, fn, on_error, memory)
+        finished = False
+        try:
+            yield from _ordered_futures(rows, rows_per_task, passthrough, window or 4 * workers, procs.submit,
+                                        procs.result, procs.cancel)
+            finished = True
+        finally:
+            # An interrupted map (Ctrl-C or SIGTERM: KeyboardInterrupt; the caller stopped
+            # reading: GeneratorExit; an error) discards the rows in progress, so it does not
+            # wait for them: a row can take minutes (a program looping until its timeout, on
+            # every input).  Processes close their states at exit (atexit: close_states), or
+            # on SIGTERM (_end_worker).
+            if finished:
+                procs.close()
+            else:
+                procs.stop()
+        return
+    pool = cf.ThreadPoolExecutor(workers, thread_name_prefix="codemorph-map")
     finished = False
     try:
         yield from _ordered_futures(rows, rows_per_task, passthrough, window or 4 * workers,
@@ -488,40 +840,54 @@ def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, clos
                                     lambda fut: fut.result(), lambda fut: fut.cancel())
         finished = True
     finally:
-        # An interrupted map (Ctrl-C or SIGTERM: KeyboardInterrupt; the caller stopped
-        # reading: GeneratorExit; an error) discards the rows in progress, so it does not
-        # wait for them: a row can take minutes (a program looping until its timeout, on
-        # every input).  Processes close their states at exit (atexit: close_states), or
-        # on SIGTERM (_end_worker); threads here.
-        if local != "threads":
-            if finished:
-                pool.shutdown(wait=True, cancel_futures=True)
-            else:
-                _stop_processes(pool)  # type: ignore[arg-type]
+        # threads cannot be killed: closing their states (sandboxes) makes the rows in
+        # progress end at once; states the caller owns (close=False) are closed by it
+        pool.shutdown(wait=False, cancel_futures=True)
+        if close:
+            close_states(token)
         else:
-            # threads cannot be killed: closing their states (sandboxes) makes the rows in
-            # progress end at once; states the caller owns (close=False) are closed by it
-            pool.shutdown(wait=False, cancel_futures=True)
-            if close:
-                close_states(token)
-            else:
-                with _states_lock:
-                    _states.pop(token, None)
-            if finished or close:
-                pool.shutdown(wait=True)
+            with _states_lock:
+                _states.pop(token, None)
+        if finished or close:
+            pool.shutdown(wait=True)
 
 
-def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, window) -> Iterator[tuple[Any, Any]]:
+def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, window, on_error=None
+              ) -> Iterator[tuple[Any, Any]]:
     client, own = executor._client()
     token = uuid.uuid4().hex
     try:
         threads = sum(client.nthreads().values()) or 1
         # fn and setup travel once to every worker instead of with every task
         fn_f, setup_f = client.scatter([fn, setup], broadcast=True, hash=False)
+
+        def submit(todo: list[Any]) -> tuple[Any, list[Any]]:
+            return client.submit(_run_task, token, setup_f, fn_f, todo, pure=False), todo
+
+        def result(task: tuple[Any, list[Any]]) -> list[Any]:
+            fut, todo = task
+            try:
+                return fut.result()
+            except Exception as exc:  # noqa: BLE001 - only KilledWorker is handled here
+                if on_error is None or not _killed_worker(exc):
+                    raise
+            # the scheduler retried the task on fresh workers (allowed-failures) and every
+            # one died: which of its rows, each in a task of its own
+            if len(todo) == 1:
+                return [on_error(todo[0], _dask_death(client))]
+            outs = []
+            for row in todo:
+                try:
+                    outs.append(client.submit(_run_task, token, setup_f, fn_f, [row], pure=False).result()[0])
+                except Exception as exc:  # noqa: BLE001
+                    if not _killed_worker(exc):
+                        raise
+                    outs.append(on_error(row, _dask_death(client)))
+            return outs
+
         yield from _ordered_futures(rows, executor.rows_per_task, passthrough,
-                                    window or threads * executor.tasks_in_flight,
-                                    lambda todo: client.submit(_run_task, token, setup_f, fn_f, todo, pure=False),
-                                    lambda fut: fut.result(), lambda fut: fut.cancel())
+                                    window or threads * executor.tasks_in_flight, submit, result,
+                                    lambda task: task[0].cancel())
     finally:
         try:
             client.run(close_states, token) if close else client.run(_forget_states, token)
@@ -529,6 +895,23 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
             pass
         if own:
             client.close()
+
+
+def _killed_worker(exc: BaseException) -> bool:
+    """Whether ``exc`` is Dask's ``KilledWorker``: the task's worker died on it more times
+    than the scheduler's ``allowed-failures``."""
+    try:
+        from distributed import KilledWorker
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(exc, KilledWorker)
+
+
+def _dask_death(client: Any) -> WorkerDied:
+    """The :class:`WorkerDied` of a row whose Dask task killed its worker every time."""
+    return WorkerDied(None, how="a Dask worker died on it each time the scheduler tried it, as many times as "
+                                "distributed.scheduler.allowed-failures allows: out of memory, a native crash or "
+                                "os._exit", confirmed="the row was in a task of its own")
 
 
 def _forget_states(token: str) -> None:
