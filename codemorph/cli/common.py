@@ -48,6 +48,23 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 EXIT_INTERRUPTED = 130
 
 #: help text of every data-set command's ``--fail-on-error``
+#: the default of ``--worker-memory`` (``generate``, ``perturb``), MiB; README, "Memory per worker"
+WORKER_MEMORY_MIB = 4096
+WORKER_MEMORY_HELP = ("Address-space cap of each worker's host process, in MiB (RLIMIT_AS; parsing, transforms, "
+                      "verification; the sandbox has --memory). A row that needs more is rejected (stage worker), "
+                      "not the run. 0 = no cap. Not applied with --workers 1 or --executor dask.")
+
+
+def worker_memory_bytes(mib: int) -> int | None:
+    """``--worker-memory MiB`` in bytes, ``None`` for 0 (no cap); ends the command (exit 2)
+    for a value from 1 to 255 MiB or below 0 (no Python worker starts in that little)."""
+    if mib == 0:
+        return None
+    if mib < 256:
+        fail(f"--worker-memory must be 0 (no cap) or at least 256 MiB, got {mib}")
+    return mib * 1024**2
+
+
 FAIL_ON_ERROR_HELP = ("Exit 1 when a transform or a row's processing raised an unexpected exception (each is in "
                       "the rejects file and counted in the summary; without this option the run exits 0).")
 

@@ -8,8 +8,10 @@ from typing import List, Optional
 
 import typer
 
-from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, exit_on_errors, fail, out_console,
-                                  output_target, print_generate_summary, progress_bar, write_codemind_output)
+from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORKER_MEMORY_HELP, WORKER_MEMORY_MIB,
+                                  exit_on_errors, fail, out_console,
+                                  output_target, print_generate_summary, progress_bar, worker_memory_bytes,
+                                  write_codemind_output)
 from codemorph.errors import InputError, UnknownTransformError
 
 __all__ = ["generate", "interrupted_message"]
@@ -70,6 +72,8 @@ def generate(
                                           "'any-exception'. Default: the same classes as `codemorph perturb`."),
     perturb_output_changes: int = typer.Option(1, help="With --perturb-inputs: output-changing inputs per row."),
     perturb_budget: int = typer.Option(1500, help="With --perturb-inputs: executions per row's search."),
+    worker_memory: int = typer.Option(WORKER_MEMORY_MIB, "--worker-memory", metavar="MiB",
+                                      help=WORKER_MEMORY_HELP),
     fail_on_error: bool = typer.Option(False, "--fail-on-error", help=FAIL_ON_ERROR_HELP),
     max_naturalness_delta: Optional[float] = typer.Option(
         None, "--max-naturalness-delta", metavar="X",
@@ -98,7 +102,7 @@ def generate(
 
     common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs, min_inputs=min_inputs,
                   limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove,
-                  max_naturalness_delta=max_naturalness_delta)
+                  max_naturalness_delta=max_naturalness_delta, worker_memory=worker_memory_bytes(worker_memory))
     if perturb_inputs:
         from codemorph.jobs.perturb import DEFAULT_EXCEPTIONS, PerturbConfig
         from codemorph.perturb import Budget

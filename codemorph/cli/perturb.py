@@ -13,9 +13,10 @@ from typing import List, Optional
 
 import typer
 
-from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, err_console, exit_on_errors, fail,
+from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORKER_MEMORY_HELP, WORKER_MEMORY_MIB,
+                                  err_console, exit_on_errors, fail,
                                   out_console, output_target, print_perturb_summary, progress_bar,
-                                  write_codemind_output)
+                                  worker_memory_bytes, write_codemind_output)
 
 __all__ = ["perturb_command", "print_summary"]
 
@@ -56,6 +57,8 @@ def perturb_command(
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
                                                        "e.g. tcp://10.0.0.1:8786."),
     rows_per_task: int = typer.Option(8, help="Rows per Dask task (--executor dask)."),
+    worker_memory: int = typer.Option(WORKER_MEMORY_MIB, "--worker-memory", metavar="MiB",
+                                      help=WORKER_MEMORY_HELP),
     fail_on_error: bool = typer.Option(False, "--fail-on-error", help=FAIL_ON_ERROR_HELP),
 ) -> None:
     """Search inputs near each row's input that raise the chosen exception classes or
@@ -90,7 +93,7 @@ def perturb_command(
                            output_changes=output_changes, per_exception=per_exception,
                            budget=Budget(executions=budget, seconds=seconds), seed=seed,
                            workers=workers or default_workers(), allow_type_change=allow_type_change,
-                           strategies=strategies)
+                           strategies=strategies, worker_memory=worker_memory_bytes(worker_memory))
     in_path = input_path or default_dataset_path()
     if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
         fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")

@@ -523,6 +523,33 @@ def memory_cap() -> int | None:
     return _memory_cap
 
 
+def memory_cap_reason() -> str | None:
+    """What a ``MemoryError`` in this process means when it runs under a cap
+    (:func:`memory_cap`): ``the worker's host process reached its memory cap of N MiB of
+    address space (--worker-memory MiB raises it)``; ``None`` without a cap."""
+    cap = memory_cap()
+    if cap is None:
+        return None
+    return (f"the worker's host process reached its memory cap of {cap // 1024**2} MiB of address space "
+            "(--worker-memory MiB raises it)")
+
+
+def failed_row_reject(row: Any, exc: BaseException) -> Reject:
+    """The reject of a source row (:class:`~codemorph.rows.dataset.SourceRow`) whose
+    processing failed with ``exc``: stage ``worker`` for a :class:`WorkerDied` (its message
+    as the reason, ``exitcode`` as a field) and for a ``MemoryError`` under a memory cap
+    (:func:`memory_cap_reason`); otherwise the ``internal`` reject
+    (:func:`~codemorph.rows.schema.internal_reject`)."""
+    from codemorph.rows.schema import internal_reject, row_reject
+
+    if isinstance(exc, WorkerDied):
+        return row_reject(row, "worker", str(exc), detail={"exception": "WorkerDied", "exitcode": exc.exitcode})
+    if isinstance(exc, MemoryError) and memory_cap() is not None:
+        return row_reject(row, "worker", f"{memory_cap_reason()} while processing this row; the run went on",
+                          detail={"exception": "MemoryError", "memory_cap": memory_cap()})
+    return internal_reject(row, exc)  # type: ignore[arg-type]
+
+
 def _end_worker(signum: int, frame: Any) -> None:
     """``SIGTERM`` in a worker process: close every state built here (a
     :class:`~codemorph.jobs.generate.RowProcessor` kills its sandbox's processes), then exit
@@ -622,7 +649,7 @@ def death_cause(exitcode: int | None, memory: int | None = None) -> str:
             name = f"signal {sig}"
         cause = _SIGNAL_CAUSES.get(sig, "")
         text = f"killed by signal {sig} ({name})" + (f": {cause}" if cause else "")
-        if memory is not None and sig in (signal.SIGABRT, signal.SIGSEGV, signal.SIGKILL):
+        if memory is not None and sig in (signal.SIGABRT, signal.SIGSEGV):
             text += (f"; its host process was capped at {memory // 1024**2} MiB of address space "
                      "(--worker-memory)")
         return text

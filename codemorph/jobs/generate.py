@@ -21,10 +21,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from codemorph.jobs.executors import DaskExecutor, LocalExecutor, map_rows
+from codemorph.jobs.executors import DaskExecutor, LocalExecutor, failed_row_reject, map_rows, memory_cap_reason
 from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
                                     progress_path, read_rows, rejects_path)
-from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow, internal_reject,
+from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow,
                                    parse_problem, row_reject)
 from codemorph.errors import ParseError
 from codemorph.engine.pipeline import Pipeline
@@ -114,6 +114,10 @@ class GenerateConfig:
         naturalness_model: the naturalness model's cache file for the workers to read
             (:func:`generate` sets it from
             :func:`~codemorph.naturalness.prepare_default_model`); ``None``: the default model.
+        worker_memory: address-space cap of each worker process in bytes (``RLIMIT_AS``,
+            :func:`~codemorph.jobs.executors.limit_memory`; ``--worker-memory``), local
+            processes only (``workers`` > 1); ``None``: no cap.  A row that needs more is
+            rejected (stage ``worker``), never the run.
     """
 
     variants: tuple[Variant, ...]
@@ -127,6 +131,7 @@ class GenerateConfig:
     prove: bool = False
     max_naturalness_delta: float | None = None
     naturalness_model: str | None = None
+    worker_memory: int | None = None
 
     @classmethod
     def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
@@ -244,17 +249,20 @@ class RowProcessor:
             self._perturb_sandbox = Sandbox(search_limits(), workers=1)
         res = search_row(row, self.config.perturb, self._perturb_sandbox)
         out.rows += [self._stamp(r) for r in res.rows]
-        out.rejects += [r for r in res.rejects if r.stage == "internal"]
+        out.rejects += [r for r in res.rejects if r.stage in ("internal", "worker")]
 
     def process(self, row: SourceRow) -> RowOutcome:
         """:meth:`process_row`, which never raises: an unexpected exception (a codemorph
         bug, in this process or a worker's) becomes the row's only reject, of stage
         ``internal`` (:func:`~codemorph.rows.schema.internal_reject`: exception class,
-        message, where), and the run goes on with the next row."""
+        message, where), and the run goes on with the next row; a ``MemoryError`` in a
+        worker process under a memory cap (:attr:`GenerateConfig.worker_memory`) becomes a
+        reject of stage ``worker`` naming the cap
+        (:func:`~codemorph.jobs.executors.failed_row_reject`)."""
         try:
             out = self.process_row(row)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
-            out = RowOutcome(rejects=[internal_reject(row, exc)])
+            out = RowOutcome(rejects=[failed_row_reject(row, exc)])
         out.memory = self.memory()
         if self._freeze_heap and not self._frozen:
             # what the first row loaded (lazily imported modules, the naturalness model, the
@@ -450,8 +458,10 @@ class RowProcessor:
     @staticmethod
     def _transform_reject(row: SourceRow, name: str, err) -> TransformReject:
         dist = f" (from {err.distribution})" if err.distribution else ""
+        capped = memory_cap_reason() if err.exception == "MemoryError" else None
+        what = f"{err.exception}: {capped}" if capped else f"{err.exception}: {err.message}"
         reason = (f"row {row.id!r} ({row.place}), variant {name!r}: transform {err.transform!r}{dist} raised "
-                  f"{err.exception}: {err.message}; the variant is not written, the row's other variants are")
+                  f"{what}; the variant is not written, the row's other variants are")
         return TransformReject(f"{row.id}:{name}", row.id, row.line, row.file, reason, err.transform,
                                err.distribution, err.exception, err.message)
 
@@ -612,14 +622,24 @@ def generate_ordered(config: GenerateConfig, items: Iterable[SourceRow | Reject]
     from milliseconds to seconds; the look-ahead keeps every worker busy past a slow one).
     A :class:`~codemorph.rows.dataset.Reject` item gets an outcome holding just itself.  A
     row whose processing raises gets its ``internal`` reject in the worker
-    (:meth:`RowProcessor.process`).  Every row's randomness derives from ``(config.seed,
+    (:meth:`RowProcessor.process`); a row whose worker process dies, and dies again when
+    the row is run alone, gets a reject of stage ``worker`` saying how the process ended
+    (:func:`_row_failed`); each worker process's address space is capped at
+    ``config.worker_memory``.  Every row's randomness derives from ``(config.seed,
     row id)``, so the outcomes do not depend on the executor or the number of workers.
     """
     workers = max(1, config.workers)
     window = None if isinstance(executor, DaskExecutor) else 32 * workers
-    for item, out in map_rows(_process_row, items, executor, setup=partial(RowProcessor, config, freeze_heap=True), workers=workers,
-                              window=window):
+    for item, out in map_rows(_process_row, items, executor, setup=partial(RowProcessor, config, freeze_heap=True),
+                              workers=workers, window=window, on_error=_row_failed, memory=config.worker_memory):
         yield item, (RowOutcome(rejects=[item]) if out is None else out)
+
+
+def _row_failed(row: SourceRow, exc: Exception) -> RowOutcome:
+    """The outcome of a row whose processing failed outside :meth:`RowProcessor.process`
+    (its worker process died: :class:`~codemorph.jobs.executors.WorkerDied`): its reject
+    (:func:`~codemorph.jobs.executors.failed_row_reject`) only."""
+    return RowOutcome(rejects=[failed_row_reject(row, exc)])
 
 
 @dataclass
@@ -720,7 +740,7 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
                 rejects.write(rej.to_json())
                 summary.rows_rejected += 1
                 summary.reject_reasons[rej.stage] += 1
-                summary.errors += rej.stage == "internal"
+                summary.errors += rej.stage in ("internal", "worker")
             for vr in res.variant_rejects:
                 rejects.write(vr.to_json())
                 summary.variants_rejected += 1

@@ -60,9 +60,9 @@ from typing import Any, Callable, Iterable, Iterator
 import libcst as cst
 
 from codemorph.rows.dataset import Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path
-from codemorph.rows.schema import PerturbationRow, internal_reject, parse_problem, row_reject
+from codemorph.rows.schema import PerturbationRow, parse_problem, row_reject
 from codemorph.errors import InputError, ParseError
-from codemorph.jobs.executors import DaskExecutor, LocalExecutor, map_rows
+from codemorph.jobs.executors import DaskExecutor, LocalExecutor, failed_row_reject, map_rows
 from codemorph.engine.program import Program
 from codemorph.sandbox.determinism import nondeterminism_source
 from codemorph.sandbox.kinds import RunView, request_for, run_view
@@ -102,6 +102,8 @@ class PerturbConfig:
         workers: parallel host processes, each with one sandbox worker.
         allow_type_change: also search type-changing inputs (labelled in every row).
         strategies: search strategies (see :data:`~codemorph.perturb.ALL_STRATEGIES`).
+        worker_memory: address-space cap of each worker process in bytes
+            (``--worker-memory``; local processes only); ``None``: no cap.
     """
 
     exceptions: tuple[str, ...] = DEFAULT_EXCEPTIONS
@@ -112,6 +114,7 @@ class PerturbConfig:
     workers: int = 1
     allow_type_change: bool = False
     strategies: tuple[str, ...] = DEFAULT_STRATEGIES
+    worker_memory: int | None = None
 
     def targets(self) -> list[str]:
         out = list(dict.fromkeys(self.exceptions))
@@ -228,7 +231,7 @@ def search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowRe
     try:
         return _search_row(row, config, sandbox)
     except Exception as exc:  # noqa: BLE001 - the policy: a failure costs one row, never the run
-        return RowResult(rejects=[internal_reject(row, exc)])
+        return RowResult(rejects=[failed_row_reject(row, exc)])
 
 
 def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowResult:
@@ -458,14 +461,21 @@ def perturb_ordered(config: PerturbConfig, items: Iterable[SourceRow | Reject],
     every thread of a Dask cluster); locally up to ``4 * config.workers`` rows are in
     flight ahead of the one being yielded.  A :class:`~codemorph.rows.dataset.Reject` item
     gets a result holding just itself; a row whose search raises gets its ``internal``
-    reject in the worker (:func:`search_row`).  The searches are seeded per row and bounded
+    reject in the worker (:func:`search_row`), a row whose worker process dies (again when
+    run alone) a reject of stage ``worker``.  The searches are seeded per row and bounded
     by executions, so the results do not depend on the executor.
     """
     workers = max(1, config.workers)
     window = None if isinstance(executor, DaskExecutor) else 4 * workers
     for item, res in map_rows(partial(_perturb_one, config), items, executor, setup=_search_sandbox,
-                              workers=workers, window=window):
+                              workers=workers, window=window, on_error=_row_failed, memory=config.worker_memory):
         yield item, (RowResult(rejects=[item]) if res is None else res)
+
+
+def _row_failed(row: SourceRow, exc: Exception) -> RowResult:
+    """The result of a row whose worker process died, twice (the second time alone):
+    its reject of stage ``worker`` (:func:`~codemorph.jobs.executors.failed_row_reject`)."""
+    return RowResult(rejects=[failed_row_reject(row, exc)])
 
 
 def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,
@@ -511,7 +521,7 @@ def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike
             for rej in res.rejects:
                 rejects.write(rej.to_json())
                 summary.rows_rejected += 1
-                summary.errors += rej.stage == "internal"
+                summary.errors += rej.stage in ("internal", "worker")
             if res.searched:
                 summary.programs_searched += 1
                 summary.search_seconds.append(res.seconds)

@@ -1,0 +1,118 @@
+"""A worker process of ``map_rows`` that dies (the kernel's out-of-memory killer, a native
+crash, ``os._exit`` in a plugin) costs the row that killed it, found by running the rows
+that were in progress again alone; every other row's result is exact and in input order,
+and the map goes on with fresh workers."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from codemorph.jobs.executors import LocalExecutor, WorkerDied, map_rows
+
+
+# -- run by workers (module level: picklable by reference) ----------------------------------------
+def square_unless_fatal(fatal: frozenset, how: str, state, x: int) -> int:
+    """``x * x``, except for the rows in ``fatal``, whose worker dies: ``os._exit(3)`` or
+    ``SIGKILL`` to itself (as the out-of-memory killer does)."""
+    if x in fatal:
+        if how == "exit":
+            os._exit(3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    return x * x
+
+
+def as_reject(x: int, exc: Exception) -> str:
+    return f"reject {x}: {type(exc).__name__}: {exc}"
+
+
+def test_a_row_that_kills_its_worker_costs_that_row_only():
+    fn = partial(square_unless_fatal, frozenset({7}), "kill")
+    out = list(map_rows(fn, range(20), workers=2, on_error=as_reject))
+    assert [x for x, _ in out] == list(range(20))
+    assert [r for x, r in out if x != 7] == [x * x for x in range(20) if x != 7]
+    assert dict(out)[7] == ("reject 7: WorkerDied: the worker process processing this row died (killed by "
+                            "signal 9 (SIGKILL): out of memory or killed from outside); the row was run alone "
+                            "to confirm")
+
+
+def test_two_rows_that_kill_their_workers_cost_two_rows():
+    fn = partial(square_unless_fatal, frozenset({3, 11}), "exit")
+    out = list(map_rows(fn, range(16), workers=2, on_error=as_reject))
+    assert [x for x, _ in out] == list(range(16))
+    assert [r for x, r in out if x not in (3, 11)] == [x * x for x in range(16) if x not in (3, 11)]
+    for x in (3, 11):
+        assert dict(out)[x] == (f"reject {x}: WorkerDied: the worker process processing this row died (exited "
+                                "with code 3 without finishing the row (os._exit, or a native library ending the "
+                                "process)); the row was run alone to confirm")
+
+
+def test_in_a_task_of_several_rows_only_the_row_that_kills_its_worker_is_lost():
+    fn = partial(square_unless_fatal, frozenset({9}), "kill")
+    out = list(map_rows(fn, range(24), LocalExecutor(rows_per_task=4), workers=2, on_error=as_reject))
+    assert [x for x, _ in out] == list(range(24))
+    assert [r for x, r in out if x != 9] == [x * x for x in range(24) if x != 9]
+    assert dict(out)[9].startswith("reject 9: WorkerDied: the worker process processing this row died (killed by "
+                                   "signal 9")
+
+
+def test_without_on_error_the_dead_worker_reaches_the_caller_at_its_row():
+    it = map_rows(partial(square_unless_fatal, frozenset({2}), "exit"), range(6), workers=2)
+    assert next(it) == (0, 0)
+    assert next(it) == (1, 1)
+    with pytest.raises(WorkerDied) as caught:
+        next(it)
+    assert caught.value.exitcode == 3
+    it.close()
+
+
+def short_reject(x: int, exc: Exception) -> str:
+    return f"reject {x}"
+
+
+def test_a_map_whose_every_row_kills_its_worker_ends_with_every_row_rejected():
+    out = list(map_rows(partial(square_unless_fatal, frozenset(range(5)), "exit"), range(5), workers=2,
+                        on_error=short_reject))
+    assert out == [(x, f"reject {x}") for x in range(5)]
+
+
+# -- a worker killed from outside while its row runs: the row, run again alone, is written --------
+def slow_square(folder: str, state, x: int) -> int:
+    """``x * x``; row 5 leaves ``started-<pid>`` and takes a second the first time."""
+    if x == 5:
+        mark = Path(folder, "seen")
+        if not mark.exists():
+            mark.write_text("")
+            Path(folder, f"started-{os.getpid()}").write_text("")
+            time.sleep(30)
+    return x * x
+
+
+def test_a_worker_killed_from_outside_costs_no_row(tmp_path):
+    it = map_rows(partial(slow_square, str(tmp_path)), range(12), workers=2, on_error=as_reject)
+    got = [next(it) for _ in range(5)]
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob("started-*")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (started,) = tmp_path.glob("started-*")
+    os.kill(int(started.name.split("-")[1]), signal.SIGKILL)
+    got += list(it)
+    assert got == [(x, x * x) for x in range(12)]
+
+
+def test_closing_a_map_that_recovered_leaves_no_worker():
+    it = map_rows(partial(square_unless_fatal, frozenset({1}), "kill"), range(40), workers=2, on_error=as_reject)
+    assert next(it) == (0, 0)
+    assert next(it)[1].startswith("reject 1: WorkerDied")
+    assert next(it) == (2, 4)
+    it.close()
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
