@@ -57,12 +57,20 @@ WORKER_MEMORY_HELP = ("Address-space cap of each worker's host process, in MiB (
 
 def worker_memory_bytes(mib: int) -> int | None:
     """``--worker-memory MiB`` in bytes, ``None`` for 0 (no cap); ends the command (exit 2)
-    for a value from 1 to 255 MiB or below 0 (no Python worker starts in that little)."""
+    for a value from 1 to 255 MiB or below 0 (no Python worker starts in that little).  A
+    cap above the hard ``RLIMIT_AS`` this process runs under (``ulimit -v``) becomes that limit."""
     if mib == 0:
         return None
     if mib < 256:
         fail(f"--worker-memory must be 0 (no cap) or at least 256 MiB, got {mib}")
-    return mib * 1024**2
+    try:
+        import resource
+
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    except (ImportError, OSError, ValueError):  # pragma: no cover - not on Linux/macOS
+        return mib * 1024**2
+    # a hard limit set from outside (ulimit -v) below the cap: the workers have that one anyway
+    return mib * 1024**2 if hard == resource.RLIM_INFINITY else min(mib * 1024**2, hard)
 
 
 FAIL_ON_ERROR_HELP = ("Exit 1 when a transform or a row's processing raised an unexpected exception (each is in "

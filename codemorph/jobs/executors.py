@@ -338,7 +338,8 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
     process, and a crash there ends it.
 
     Raises:
-        ValueError: ``workers`` < 1 or an unknown ``local`` mode.
+        ValueError: ``workers`` < 1, an unknown ``local`` mode, or ``memory`` below 64 MiB
+            or above this process's hard ``RLIMIT_AS``.
         Exception: whatever ``setup`` raised, or ``fn`` without ``on_error``, re-raised
             when its row's turn comes.
     """
@@ -346,6 +347,8 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
         raise ValueError(f"workers must be >= 1, got {workers}")
     if local not in ("processes", "threads"):
         raise ValueError(f"local must be 'processes' or 'threads', got {local!r}")
+    if memory is not None:
+        _check_memory_cap(memory)  # here, not in every worker's initializer
     guarded = fn if on_error is None else partial(_guarded, fn, on_error)
     if isinstance(executor, DaskExecutor):
         return _map_dask(guarded, rows, executor, setup, passthrough, close, window, on_error)
@@ -503,18 +506,29 @@ def limit_memory(cap: int) -> None:
     Raises:
         ValueError: ``cap`` below 64 MiB, or above the hard limit."""
     global _memory_cap
+    hard = _check_memory_cap(cap)
+    if hard is None:  # pragma: no cover - not on Linux/macOS
+        return
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+    _memory_cap = cap
+
+
+def _check_memory_cap(cap: int) -> int | None:
+    """The hard ``RLIMIT_AS`` under which ``cap`` (bytes) can be set (``None`` without the
+    ``resource`` module); raises ``ValueError`` for a cap below 64 MiB or above it."""
     if cap < 64 * 1024**2:
         raise ValueError(f"a worker memory cap must be at least 64 MiB, got {cap / 1024**2:.0f} MiB")
     try:
         import resource
     except ImportError:  # pragma: no cover - not on Linux/macOS
-        return
+        return None
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY and cap > hard:
         raise ValueError(f"a worker memory cap of {cap // 1024**2} MiB is above this process's hard limit "
                          f"({hard // 1024**2} MiB)")
-    resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-    _memory_cap = cap
+    return hard
 
 
 def memory_cap() -> int | None:
@@ -757,7 +771,7 @@ class _ProcessMap:
         running = {n for n in slots if n}
         # the pool's manager thread has failed every pending task and ends the other workers
         # (SIGTERM: each closes its sandbox); joining it makes the failed set final
-        _stop_processes(broken, grace=1.0)
+        _stop_processes(broken)
         failed = sorted((t for t in self.live.values() if t.outs is None and _failed_by_break(t.future)),
                         key=lambda t: t.number)
         for t in failed:
@@ -775,10 +789,14 @@ class _ProcessMap:
                     for row in t.rows:
                         one, died = self._alone([row])
                         t.outs.append(one[0] if died is None else self._guilty(t.number, row, died))
-        finally:
+        except BaseException:  # interrupted (Ctrl-C, SIGTERM): the row running alone is not waited for
             if self.solo is not None:
-                self.solo.shutdown(wait=True)
+                _stop_processes(self.solo)
                 self.solo = None
+            raise
+        if self.solo is not None:
+            self.solo.shutdown(wait=True)
+            self.solo = None
         self.pool, self.slots = self._new_pool(self.workers)
         for t in failed:
             if t.outs is None:
@@ -885,16 +903,31 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
     token = uuid.uuid4().hex
     try:
         threads = sum(client.nthreads().values()) or 1
-        # fn and setup travel once to every worker instead of with every task
-        fn_f, setup_f = client.scatter([fn, setup], broadcast=True, hash=False)
+        # fn and setup travel once to every worker instead of with every task; sent again
+        # when the workers that held them died (a row that kills workers can take them all)
+        sent: list[Any] = client.scatter([fn, setup], broadcast=True, hash=False)
 
         def submit(todo: list[Any]) -> tuple[Any, list[Any]]:
-            return client.submit(_run_task, token, setup_f, fn_f, todo, pure=False), todo
+            return client.submit(_run_task, token, sent[1], sent[0], todo, pure=False), todo
+
+        def wait(fut: Any, todo: list[Any]) -> list[Any]:
+            """The task's results; submitted again (three times at most) when it was
+            cancelled because the workers holding ``fn`` and ``setup`` died."""
+            for attempt in range(3):
+                try:
+                    return fut.result()
+                except cf.CancelledError:
+                    if attempt == 2:
+                        raise
+                if any(f.status != "finished" for f in sent):
+                    sent[:] = client.scatter([fn, setup], broadcast=True, hash=False)
+                fut = submit(todo)[0]
+            raise AssertionError("unreachable")  # pragma: no cover
 
         def result(task: tuple[Any, list[Any]]) -> list[Any]:
             fut, todo = task
             try:
-                return fut.result()
+                return wait(fut, todo)
             except Exception as exc:  # noqa: BLE001 - only KilledWorker is handled here
                 if on_error is None or not _killed_worker(exc):
                     raise
@@ -905,7 +938,7 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
             outs = []
             for row in todo:
                 try:
-                    outs.append(client.submit(_run_task, token, setup_f, fn_f, [row], pure=False).result()[0])
+                    outs.append(wait(submit([row])[0], [row])[0])
                 except Exception as exc:  # noqa: BLE001
                     if not _killed_worker(exc):
                         raise

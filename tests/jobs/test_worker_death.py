@@ -116,3 +116,69 @@ def test_closing_a_map_that_recovered_leaves_no_worker():
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert multiprocessing.active_children() == []
+
+
+# -- Dask: the scheduler retries a task whose worker died (allowed-failures), then gives up ---------
+def test_on_dask_a_row_that_kills_every_worker_it_meets_costs_that_row_only():
+    distributed = pytest.importorskip("distributed")
+    import dask
+
+    from codemorph.jobs.executors import DaskExecutor
+
+    # one retry (the default is 3): each try costs a worker restart by its nanny
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}), \
+            distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                     memory_limit=0) as cluster, distributed.Client(cluster) as client:
+        fn = partial(square_unless_fatal, frozenset({4}), "exit")
+        out = list(map_rows(fn, range(9), DaskExecutor(client, rows_per_task=3), on_error=as_reject))
+    assert [x for x, _ in out] == list(range(9))
+    assert [r for x, r in out if x != 4] == [x * x for x in range(9) if x != 4]
+    assert dict(out)[4] == ("reject 4: WorkerDied: the worker process processing this row died (a Dask worker "
+                            "died on it each time the scheduler tried it, as many times as "
+                            "distributed.scheduler.allowed-failures allows: out of memory, a native crash or "
+                            "os._exit); the row was in a task of its own")
+
+
+# -- an interruption during the recovery does not wait for the row running alone ------------------
+def slow_or_fatal(folder: str, state, x: int) -> int:
+    """Row 1 leaves ``started-<pid>``, takes 20 s, then leaves ``done-1``; row 2 kills its
+    worker once row 1 has started; the others return at once."""
+    if x == 1:
+        Path(folder, f"started-{os.getpid()}").write_text("")
+        time.sleep(20)
+        Path(folder, "done-1").write_text("")
+    if x == 2:
+        deadline = time.monotonic() + 30
+        while not list(Path(folder).glob("started-*")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        os._exit(5)
+    return x
+
+
+def test_interrupting_a_map_while_it_runs_a_row_alone_ends_at_once(tmp_path):
+    import threading
+
+    main = threading.get_ident()
+
+    def interrupt_when_the_slow_row_runs_alone() -> None:
+        deadline = time.monotonic() + 60
+        while len(list(tmp_path.glob("started-*"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        signal.pthread_kill(main, signal.SIGINT)  # Ctrl-C, in the thread waiting for the map
+
+    watcher = threading.Thread(target=interrupt_when_the_slow_row_runs_alone)
+    watcher.start()
+    it = map_rows(partial(slow_or_fatal, str(tmp_path)), range(4), workers=2, on_error=as_reject)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            list(it)
+    finally:
+        watcher.join()
+    # the slow row started twice (with the others, then alone after the crash) and was not waited for
+    assert len(list(tmp_path.glob("started-*"))) == 2
+    assert not (tmp_path / "done-1").exists()
+    deadline = time.monotonic() + 10
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert multiprocessing.active_children() == []
+    assert not (tmp_path / "done-1").exists()
