@@ -724,8 +724,6 @@ class _ProcessMap:
         self.live: dict[int, _Task] = {}  # submitted, results not yet taken
         self.pool, self.slots = self._new_pool(workers)
         self.solo: cf.ProcessPoolExecutor | None = None  # the recovery's single-worker pool
-        #: tasks found guilty: (task number, rows, exit code), for tests and logs
-        self.deaths: list[tuple[int, list[Any], int | None]] = []
 
     def _new_pool(self, n: int, numbered: bool = True) -> tuple[cf.ProcessPoolExecutor, Any]:
         slots = self.context.Array("q", n, lock=False) if numbered else None
@@ -783,12 +781,12 @@ class _ProcessMap:
                 if died is None:
                     t.outs = outs
                 elif len(t.rows) == 1:
-                    t.outs = [self._guilty(t.number, t.rows[0], died)]
+                    t.outs = [self._guilty(t.rows[0], died)]
                 else:  # which of its rows: each alone
                     t.outs = []
                     for row in t.rows:
                         one, died = self._alone([row])
-                        t.outs.append(one[0] if died is None else self._guilty(t.number, row, died))
+                        t.outs.append(one[0] if died is None else self._guilty(row, died))
         except BaseException:  # interrupted (Ctrl-C, SIGTERM): the row running alone is not waited for
             if self.solo is not None:
                 _stop_processes(self.solo)
@@ -822,15 +820,16 @@ class _ProcessMap:
             code = None
             for p in procs:
                 try:
-                    p.join(5.0)
+                    p.join(30.0)  # dead already, unless it is still writing a core dump
                     code = p.exitcode if code is None else code
                 except (OSError, ValueError):
                     pass
             _stop_processes(pool, grace=1.0)
             return None, WorkerDied(code, self.memory)
 
-    def _guilty(self, number: int, row: Any, died: WorkerDied) -> Any:
-        self.deaths.append((number, [row], died.exitcode))
+    def _guilty(self, row: Any, died: WorkerDied) -> Any:
+        """The result of a row whose worker died alone: ``on_error(row, died)``, or a
+        :class:`_Raise` of ``died`` without ``on_error``."""
         if self.on_error is None:
             return _Raise(died)
         return self.on_error(row, died)
