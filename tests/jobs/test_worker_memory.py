@@ -187,3 +187,11 @@ def test_the_4546_line_program_goes_through_two_transforms_under_the_default_wor
     assert [r["id"] for r in _read(out)] == ["large_0", "large_0:rename-locals", "large_0:dead-code"]
     (worker,) = summary.memory.values()
     assert worker.worker != os.getpid() and 0 < worker.host < WORKER_MEMORY_MIB * MiB
+
+
+@pytest.mark.parametrize("command", ["generate", "perturb"])
+def test_a_worker_memory_cap_too_small_for_python_is_a_usage_error(tmp_path, command):
+    res = CliRunner().invoke(app, [command, "-o", str(tmp_path / "out.jsonl"), "--worker-memory", "100"])
+    assert res.exit_code == 2
+    assert "--worker-memory must be 0 (no cap) or at least 256 MiB, got 100" in " ".join(res.output.split())
+    assert not (tmp_path / "out.jsonl").exists()
