@@ -330,7 +330,7 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
     A worker process that dies (local processes: the kernel's out-of-memory killer, a crash
     or abort in native code, ``os._exit`` in a plugin) costs the rows it was processing only
     when they kill a worker again alone: the tasks in progress are run again one at a time,
-    each alone in a fresh single-worker process, a task of several rows row by row; a row
+    alone in a fresh single-worker pool, a task of several rows row by row; a row
     whose worker dies there gets ``on_error(row, WorkerDied)`` (without ``on_error``, the
     :class:`WorkerDied` is raised at its row's turn), the others their normal results, and
     the map goes on with a fresh pool of ``workers`` processes; every other row's result is
@@ -702,8 +702,8 @@ class _ProcessMap:
     ``os._exit``) breaks a :class:`~concurrent.futures.ProcessPoolExecutor`: every task
     submitted to it fails.  Then the tasks whose workers were in them (each worker records
     its task's number in a shared table while it runs it) are run again one at a time,
-    each alone in a fresh single-worker pool, so a task whose worker dies there is the
-    culprit: a one-row task's row gets ``on_error(row, WorkerDied)``, a task of several rows
+    alone in a fresh single-worker pool (a new one after each death), so a task whose
+    worker dies there is the culprit: a one-row task's row gets ``on_error(row, WorkerDied)``, a task of several rows
     has each of its rows run alone the same way.  The tasks that had not started are
     submitted again, in order, to a fresh pool of ``workers`` processes, and the map goes
     on.  Every row runs at most twice in a pool with others (a task found in two broken
