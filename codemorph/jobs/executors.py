@@ -767,9 +767,9 @@ class _ProcessMap:
         broken, slots = self.pool, self.slots
         # the workers' table first: the dead worker's entry still names its task
         running = {n for n in slots if n}
-        # the pool's manager thread has failed every pending task and ends the other workers
+        # the pool's manager thread fails every pending task and ends the other workers
         # (SIGTERM: each closes its sandbox); joining it makes the failed set final
-        _stop_processes(broken)
+        _end_broken(broken)
         failed = sorted((t for t in self.live.values() if t.outs is None and _failed_by_break(t.future)),
                         key=lambda t: t.number)
         for t in failed:
@@ -817,14 +817,11 @@ class _ProcessMap:
             return fut.result(), None
         except cf.process.BrokenProcessPool:
             self.solo = None
-            code = None
-            for p in procs:
-                try:
-                    p.join(30.0)  # dead already, unless it is still writing a core dump
-                    code = p.exitcode if code is None else code
-                except (OSError, ValueError):
-                    pass
-            _stop_processes(pool, grace=1.0)
+            # the pool's manager thread reaps the dead worker too (Process.join): the exit
+            # code is read once that thread has ended, not while both wait for the process
+            # (the one that loses the race sees no exit code)
+            _end_broken(pool)
+            code = next((p.exitcode for p in procs if p.exitcode is not None), None)
             return None, WorkerDied(code, self.memory)
 
     def _guilty(self, row: Any, died: WorkerDied) -> Any:
@@ -844,6 +841,17 @@ class _ProcessMap:
     def close(self) -> None:
         """End the workers once the map is done (their states close at exit)."""
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _end_broken(pool: cf.ProcessPoolExecutor, grace: float = STOP_GRACE) -> None:
+    """End a broken process pool (:func:`_stop_processes`) and wait for its manager thread,
+    which fails the pool's pending tasks and reaps its workers (``Process.join``): once it
+    has ended, every task's future is final and every worker's ``exitcode`` set (a worker
+    reaped by that thread while this one also waited for it would otherwise show none)."""
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown() forgets it
+    _stop_processes(pool, grace)
+    if manager is not None:
+        manager.join(30.0)
 
 
 def _failed_by_break(fut: cf.Future | None) -> bool:
