@@ -12,6 +12,16 @@ milliseconds and ratios to plain.  The sandbox columns also give the whole cost 
 execution (batch wall time / requests: the fork, the reset, the result's fingerprint,
 the relay to the host), which dominates for microsecond programs.
 
+The ``SlipCover`` column is SlipCover (PyPI ``slipcover``, optional: ``n/a`` when it is not
+installed) in a fresh plain interpreter: the program's AST pre-instrumented for branches
+(``slipcover.branch.preinstrument``), compiled and its code objects instrumented once (not
+timed; the time is printed on the ``instrument once`` line), then every run gets fresh
+probes (each probe records its line or branch only on its first hit, and there is no way
+to reset one; a run's own lines and branch arcs need new ones: the code objects are
+rebuilt with new probe constants, ``CodeType.replace``), timed with the run.  What it
+records: executed lines and branch arcs ``(if/for/while/match line, successor line)``, not
+every arc.  Not used by the sandbox (README, "Why lines and arcs stay above 3x").
+
 The ``tracing floor`` column is the plain interpreter with tracing switched on and a global
 trace function that returns ``None``: every line event goes through the interpreter's
 tracing path and a C-level trampoline that returns at once.  No tracer built on
@@ -33,7 +43,7 @@ import sys
 import time
 from pathlib import Path
 
-from codemorph.sandbox import ExecRequest, Limits, Sandbox
+from codemorph.sandbox import ExecRequest, Limits, Outcome, Sandbox
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "cruxeval" / "cruxeval.jsonl"
 if not DATA.exists():
@@ -72,7 +82,77 @@ times.sort()
 print(times[len(times) // 2])
 """
 
-MODES = ("plain", "tracing floor", "sandbox", "lines+arcs (C)", "lines+arcs (Python)", "with types")
+_SLIPCOVER = r"""
+import ast, json, sys, time, types
+import slipcover.branch as br, slipcover.bytecode as bc
+from slipcover import probe
+from slipcover.slipcover import findlinestarts
+code, args, repeat = json.loads(sys.stdin.read())
+FILE, NEVER = "<program>", 2 ** 31 - 1  # a probe that never de-instruments itself
+
+class Sink:  # what a probe records into: newly_seen[file name] (a set)
+    pass
+
+sink = Sink()
+
+def instrument(co):
+    # Slipcover.instrument's loop (slipcover.py), keeping where each probe constant is
+    ed = bc.Editor(co)
+    kids = []
+    for i, c in enumerate(co.co_consts):
+        if isinstance(c, types.CodeType):
+            nc, plan = instrument(c)
+            ed.set_const(i, nc)
+            kids.append((i, plan))
+    signal = ed.add_const(probe.signal)
+    spots = list(findlinestarts(co)) + list(ed.find_const_assignments(br.BRANCH_NAME))
+    spots.sort(key=lambda x: (x[0], len(x)))
+    slots, delta = [], 0
+    for spot in spots:
+        if len(spot) == 2:  # a line start
+            offset, line = spot
+            i = ed.add_const(probe.new(sink, FILE, line, NEVER))
+            slots.append((i, line))
+            delta += ed.insert_function_call(offset + delta, signal, (i,))
+        else:  # a branch marker (_slipcover_branches = (from, to)), replaced by its probe
+            begin, end, i = spot
+            label = co.co_consts[i]
+            ed.set_const(i, probe.new(sink, FILE, label, NEVER))
+            slots.append((i, label))
+            delta += ed.insert_function_call(begin + delta, signal, (i,), repl_length=end - begin)
+    return ed.finish(), (slots, kids)
+
+def fresh(co, plan):
+    slots, kids = plan
+    consts = list(co.co_consts)
+    for i, label in slots:
+        consts[i] = probe.new(sink, FILE, label, NEVER)
+    for i, p in kids:
+        consts[i] = fresh(consts[i], p)
+    return co.replace(co_consts=tuple(consts))
+
+t0 = time.perf_counter()
+obj, plan = instrument(compile(br.preinstrument(ast.parse(code)), FILE, "exec"))
+once = time.perf_counter() - t0
+argcode = compile("(lambda *a, **k: (a, k))(" + args + ")", "<input>", "eval")
+times = []
+for _ in range(repeat):
+    g = {"__name__": "__codemorph_program__"}
+    t0 = time.perf_counter()
+    sink.newly_seen = {FILE: set()}
+    run = fresh(obj, plan)
+    exec(run, g)
+    a, k = eval(argcode, g)
+    g["f"](*a, **k)
+    times.append(time.perf_counter() - t0)
+seen = sink.newly_seen[FILE]
+lines = sorted(x for x in seen if x.__class__ is int)
+arcs = sorted(x for x in seen if x.__class__ is tuple and x[1] != 0)
+times.sort()
+print(json.dumps([times[len(times) // 2], once, lines, arcs]))
+"""
+
+MODES = ("plain", "tracing floor", "sandbox", "lines+arcs (C)", "lines+arcs (Python)", "with types", "SlipCover")
 
 
 def plain(code: str, args: str, repeat: int, floor: bool = False) -> float:
@@ -85,8 +165,23 @@ def plain(code: str, args: str, repeat: int, floor: bool = False) -> float:
     return float(out.stdout)
 
 
-def in_sandbox(sb: Sandbox, code: str, args: str, repeat: int, mode: str) -> tuple[float, float]:
-    """(median own seconds, wall seconds per execution) of ``repeat`` identical requests."""
+def slipcover_run(code: str, args: str, repeat: int) -> tuple[float, float, list, list] | None:
+    """(median seconds of a run with fresh probes, seconds to instrument the program once,
+    the last run's executed lines, its branch arcs) under SlipCover in a fresh plain
+    interpreter, or ``None`` when slipcover is not installed."""
+    out = subprocess.run([sys.executable, "-I", "-c", _SLIPCOVER], input=json.dumps([code, args, repeat]),
+                         capture_output=True, text=True)
+    if out.returncode:
+        if "No module named 'slipcover'" in out.stderr:
+            return None
+        raise SystemExit(f"SlipCover: {out.stderr.strip().splitlines()[-1]}")
+    run, once, lines, arcs = json.loads(out.stdout)
+    return run, once, lines, [tuple(a) for a in arcs]
+
+
+def in_sandbox(sb: Sandbox, code: str, args: str, repeat: int, mode: str) -> tuple[float, float, Outcome]:
+    """(median own seconds, wall seconds per execution, the first outcome) of ``repeat``
+    identical requests."""
     kw = {"sandbox": {}, "lines+arcs (C)": {"trace": True, "types": False},
           "lines+arcs (Python)": {"trace": True, "types": False, "python_tracer": True},
           "with types": {"trace": True, "types": True}}[mode]
@@ -97,7 +192,7 @@ def in_sandbox(sb: Sandbox, code: str, args: str, repeat: int, mode: str) -> tup
     bad = [o for o in outs if o.status != "returned" or o.coverage_partial]
     if bad:
         raise SystemExit(f"{mode}: {bad[0].status} {bad[0].note}")
-    return statistics.median(o.duration for o in outs), wall
+    return statistics.median(o.duration for o in outs), wall, outs[0]
 
 
 def main() -> None:
@@ -124,22 +219,43 @@ def main() -> None:
         for name, code, a, repeat in programs:
             own = {m: [] for m in MODES}
             wall = {m: [] for m in MODES}
+            once = []
+            c_traced = slip = None
             for _ in range(args.rounds):
                 for m in MODES:
                     if m == "plain":
                         own[m].append(plain(code, a, repeat))
                     elif m == "tracing floor":
                         own[m].append(plain(code, a, repeat, floor=True))
+                    elif m == "SlipCover":
+                        got = slipcover_run(code, a, repeat)
+                        if got is not None:
+                            own[m].append(got[0])
+                            once.append(got[1])
+                            slip = got
                     else:
-                        o, w = in_sandbox(sb, code, a, repeat, m)
+                        o, w, first = in_sandbox(sb, code, a, repeat, m)
                         own[m].append(o)
                         wall[m].append(w)
-            med = {m: statistics.median(v) for m, v in own.items()}
+                        if m == "lines+arcs (C)":
+                            c_traced = first
+            med = {m: statistics.median(v) for m, v in own.items() if v}
             base = med["plain"]
             unit, scale = ("ms", 1e3) if base > 1e-3 else ("us", 1e6)
-            print(f"{name:24}" + "".join(f"{med[m] * scale:>12.3g} {unit} {med[m] / base:>5.1f}x" for m in MODES))
+            print(f"{name:24}" + "".join(f"{med[m] * scale:>12.3g} {unit} {med[m] / base:>5.1f}x" if m in med
+                                         else f"{'n/a':>22}" for m in MODES))
             print(f"{'  whole execution':24}{'':>44}" + "".join(
-                f"{statistics.median(wall[m]) * 1e3:>16.3g} ms  " for m in MODES[2:]))
+                f"{statistics.median(wall[m]) * 1e3:>16.3g} ms  " for m in MODES[2:-1]))
+            if once:
+                print(f"{'  SlipCover: instrument once':44}{statistics.median(once) * 1e3:.3g} ms (AST pre-instrumentation, "
+                      f"compile, probes; per program, not in the column)")
+            if slip is not None and c_traced is not None:
+                # the C tracer's arcs from the lines SlipCover has branch arcs from, for comparison
+                branch_lines = {x for x, _ in slip[3]}
+                c_arcs = sorted(arc for arc in c_traced.arcs if arc[0] in branch_lines and arc[0] != arc[1])
+                s_arcs = [arc for arc in slip[3] if arc[0] != arc[1]]
+                print(f"{'  SlipCover against the C tracer':44}lines {'equal' if slip[2] == list(c_traced.lines) else 'DIFFER'}"
+                      f", successors of branch lines {'equal' if s_arcs == c_arcs else f'DIFFER {s_arcs} {c_arcs}'}")
 
 
 if __name__ == "__main__":
