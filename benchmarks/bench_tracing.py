@@ -15,7 +15,8 @@ the relay to the host), which dominates for microsecond programs.
 The ``SlipCover`` column is SlipCover (PyPI ``slipcover``, optional: ``n/a`` when it is not
 installed) in a fresh plain interpreter: the program's AST pre-instrumented for branches
 (``slipcover.branch.preinstrument``), compiled and its code objects instrumented once (not
-timed; the time is printed on the ``instrument once`` line), then every run gets fresh
+timed; the time, in an interpreter that has instrumented a program before, is printed on
+the ``instrument once`` line), then every run gets fresh
 probes (each probe records its line or branch only on its first hit, and there is no way
 to reset one; a run's own lines and branch arcs need new ones: the code objects are
 rebuilt with new probe constants, ``CodeType.replace``), timed with the run.  What it
@@ -31,6 +32,7 @@ interpreter, whatever it records.
 Usage::
 
     python benchmarks/bench_tracing.py [--n 1000000] [--rounds 5] [--repeat 5] [--cruxeval 4]
+    python benchmarks/bench_tracing.py --slipcover-check
 """
 
 from __future__ import annotations
@@ -82,12 +84,11 @@ times.sort()
 print(times[len(times) // 2])
 """
 
-_SLIPCOVER = r"""
+_SLIPCOVER_INSTRUMENT = r"""
 import ast, json, sys, time, types
 import slipcover.branch as br, slipcover.bytecode as bc
 from slipcover import probe
 from slipcover.slipcover import findlinestarts
-code, args, repeat = json.loads(sys.stdin.read())
 FILE, NEVER = "<program>", 2 ** 31 - 1  # a probe that never de-instruments itself
 
 class Sink:  # what a probe records into: newly_seen[file name] (a set)
@@ -131,6 +132,17 @@ def fresh(co, plan):
         consts[i] = fresh(consts[i], p)
     return co.replace(co_consts=tuple(consts))
 
+def seen():
+    got = sink.newly_seen[FILE]
+    return (sorted(x for x in got if x.__class__ is int),
+            sorted(x for x in got if x.__class__ is tuple and x[1] != 0))
+"""
+
+_SLIPCOVER = _SLIPCOVER_INSTRUMENT + r"""
+code, args, repeat = json.loads(sys.stdin.read())
+# warm (a worker would instrument programs in a process that has done it before)
+warm = "def g(n):\n    for i in range(n):\n        if i:\n            n -= 1\n"
+instrument(compile(br.preinstrument(ast.parse(warm)), FILE, "exec"))
 t0 = time.perf_counter()
 obj, plan = instrument(compile(br.preinstrument(ast.parse(code)), FILE, "exec"))
 once = time.perf_counter() - t0
@@ -145,11 +157,75 @@ for _ in range(repeat):
     a, k = eval(argcode, g)
     g["f"](*a, **k)
     times.append(time.perf_counter() - t0)
-seen = sink.newly_seen[FILE]
-lines = sorted(x for x in seen if x.__class__ is int)
-arcs = sorted(x for x in seen if x.__class__ is tuple and x[1] != 0)
+lines, arcs = seen()
 times.sort()
 print(json.dumps([times[len(times) // 2], once, lines, arcs]))
+"""
+
+#: ``--slipcover-check``: every CRUXEval program on its input, once with a ``sys.settrace``
+#: tracer that records what codemorph's Python tracer records (lines; arcs ``(previous line,
+#: line)`` per frame) and once under SlipCover; compares the lines, the successors of each
+#: ``if``/``while``/``for`` line (arcs other than ``(line, line)``) and the changed-region
+#: branch figure (distinct successors, at most 2; ``codemorph.verification.coverage``)
+_SLIPCOVER_CHECK = _SLIPCOVER_INSTRUMENT + r"""
+rows = json.loads(sys.stdin.read())
+
+def python_trace(co, argcode):
+    arcs = set()
+    def glob(frame, event, arg):
+        if frame.f_code.co_filename != FILE:
+            return None
+        prev = None
+        def local(frame, event, arg):
+            nonlocal prev
+            if event == "line":
+                arcs.add((prev, frame.f_lineno))
+                prev = frame.f_lineno
+            return local
+        return local
+    g = {}
+    sys.settrace(glob)
+    try:
+        exec(co, g)
+        a, k = eval(argcode, g)
+        g["f"](*a, **k)
+    except Exception:
+        pass
+    finally:
+        sys.settrace(None)
+    return sorted({b for _, b in arcs}), sorted(x for x in arcs if x[0] is not None)
+
+def successors(arcs, branch_lines):
+    out = {}
+    for a, b in arcs:
+        if a in branch_lines and a != b:
+            out.setdefault(a, set()).add(b)
+    return out
+
+differ = {"lines": [], "successors": [], "branch figures": []}
+for rid, code, args in rows:
+    argcode = compile("(lambda *a, **k: (a, k))(" + args + ")", "<input>", "eval")
+    tree = ast.parse(code)
+    branch_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While, ast.For))}
+    lines, arcs = python_trace(compile(code, FILE, "exec"), argcode)
+    obj, plan = instrument(compile(br.preinstrument(tree), FILE, "exec"))
+    sink.newly_seen = {FILE: set()}
+    g = {}
+    try:
+        exec(fresh(obj, plan), g)
+        a, k = eval(argcode, g)
+        g["f"](*a, **k)
+    except Exception:
+        pass
+    s_lines, s_arcs = seen()
+    p, q = successors(arcs, branch_lines), successors(s_arcs, branch_lines)
+    if lines != s_lines:
+        differ["lines"].append(rid)
+    if p != q:
+        differ["successors"].append(rid)
+    if sum(min(2, len(v)) for v in p.values()) != sum(min(2, len(v)) for v in q.values()):
+        differ["branch figures"].append(rid)
+print(json.dumps(differ))
 """
 
 MODES = ("plain", "tracing floor", "sandbox", "lines+arcs (C)", "lines+arcs (Python)", "with types", "SlipCover")
@@ -201,7 +277,18 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cruxeval", type=int, default=len(CRUX_IDS), help="how many of the CRUXEval programs")
+    ap.add_argument("--slipcover-check", action="store_true",
+                    help="only compare SlipCover's lines and branch successors with the Python tracer's on every "
+                         "CRUXEval program (needs slipcover)")
     args = ap.parse_args()
+    if args.slipcover_check:
+        with open(DATA, encoding="utf-8") as fh:
+            rows = [(r["id"], r["code"], r["input"]) for r in map(json.loads, fh)]
+        out = subprocess.run([sys.executable, "-I", "-c", _SLIPCOVER_CHECK], input=json.dumps(rows),
+                             capture_output=True, text=True, check=True)
+        for what, ids in json.loads(out.stdout).items():
+            print(f"{len(rows)} CRUXEval programs, {what} differ: {len(ids)} {' '.join(ids)}")
+        return
 
     programs = [(f"loop of {args.n:,}", LOOP, str(args.n), args.repeat)]
     rows = {}
@@ -247,15 +334,17 @@ def main() -> None:
             print(f"{'  whole execution':24}{'':>44}" + "".join(
                 f"{statistics.median(wall[m]) * 1e3:>16.3g} ms  " for m in MODES[2:-1]))
             if once:
-                print(f"{'  SlipCover: instrument once':44}{statistics.median(once) * 1e3:.3g} ms (AST pre-instrumentation, "
-                      f"compile, probes; per program, not in the column)")
+                print(f"{'  SlipCover: instrument once':44}{statistics.median(once) * 1e3:.3g} ms "
+                      f"(AST pre-instrumentation, compile, probes; per program, not in the column)")
             if slip is not None and c_traced is not None:
                 # the C tracer's arcs from the lines SlipCover has branch arcs from, for comparison
                 branch_lines = {x for x, _ in slip[3]}
                 c_arcs = sorted(arc for arc in c_traced.arcs if arc[0] in branch_lines and arc[0] != arc[1])
                 s_arcs = [arc for arc in slip[3] if arc[0] != arc[1]]
-                print(f"{'  SlipCover against the C tracer':44}lines {'equal' if slip[2] == list(c_traced.lines) else 'DIFFER'}"
-                      f", successors of branch lines {'equal' if s_arcs == c_arcs else f'DIFFER {s_arcs} {c_arcs}'}")
+                same_lines = "equal" if slip[2] == list(c_traced.lines) else "DIFFER"
+                same_arcs = "equal" if s_arcs == c_arcs else f"DIFFER {s_arcs} {c_arcs}"
+                print(f"{'  SlipCover against the C tracer':44}lines {same_lines}, "
+                      f"successors of branch lines {same_arcs}")
 
 
 if __name__ == "__main__":
