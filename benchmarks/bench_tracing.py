@@ -162,11 +162,12 @@ times.sort()
 print(json.dumps([times[len(times) // 2], once, lines, arcs]))
 """
 
-#: ``--slipcover-check``: every CRUXEval program on its input, once with a ``sys.settrace``
-#: tracer that records what codemorph's Python tracer records (lines; arcs ``(previous line,
-#: line)`` per frame) and once under SlipCover; compares the lines, the successors of each
-#: ``if``/``while``/``for`` line (arcs other than ``(line, line)``) and the changed-region
-#: branch figure (distinct successors, at most 2; ``codemorph.verification.coverage``)
+#: ``--slipcover-check``: every CRUXEval program on its input (and :data:`CONSTRUCTS`), run
+#: plain, with a ``sys.settrace`` tracer that records what codemorph's Python tracer records
+#: (lines; arcs ``(previous line, line)`` per frame) and under SlipCover; compares the result
+#: (repr, or exception), the lines, the successors of each ``if``/``while``/``for`` line (arcs
+#: other than ``(line, line)``) and the branch figure (distinct successors, at most 2 per
+#: statement, as ``codemorph.verification.coverage`` counts them)
 _SLIPCOVER_CHECK = _SLIPCOVER_INSTRUMENT + r"""
 rows = json.loads(sys.stdin.read())
 
@@ -195,6 +196,15 @@ def python_trace(co, argcode):
         sys.settrace(None)
     return sorted({b for _, b in arcs}), sorted(x for x in arcs if x[0] is not None)
 
+def outcome(co, argcode):
+    g = {}
+    try:
+        exec(co, g)
+        a, k = eval(argcode, g)
+        return repr(g["f"](*a, **k))
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+
 def successors(arcs, branch_lines):
     out = {}
     for a, b in arcs:
@@ -202,21 +212,17 @@ def successors(arcs, branch_lines):
             out.setdefault(a, set()).add(b)
     return out
 
-differ = {"lines": [], "successors": [], "branch figures": []}
+differ = {"results": [], "lines": [], "successors": [], "branch figures": []}
 for rid, code, args in rows:
     argcode = compile("(lambda *a, **k: (a, k))(" + args + ")", "<input>", "eval")
     tree = ast.parse(code)
     branch_lines = {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While, ast.For))}
     lines, arcs = python_trace(compile(code, FILE, "exec"), argcode)
+    plain_result = outcome(compile(code, FILE, "exec"), argcode)
     obj, plan = instrument(compile(br.preinstrument(tree), FILE, "exec"))
     sink.newly_seen = {FILE: set()}
-    g = {}
-    try:
-        exec(fresh(obj, plan), g)
-        a, k = eval(argcode, g)
-        g["f"](*a, **k)
-    except Exception:
-        pass
+    if outcome(fresh(obj, plan), argcode) != plain_result:
+        differ["results"].append(rid)
     s_lines, s_arcs = seen()
     p, q = successors(arcs, branch_lines), successors(s_arcs, branch_lines)
     if lines != s_lines:
@@ -227,6 +233,34 @@ for rid, code, args in rows:
         differ["branch figures"].append(rid)
 print(json.dumps(differ))
 """
+
+#: programs for ``--slipcover-check`` beside CRUXEval's: constructs whose lines or branches
+#: a bytecode instrumenter could get wrong, ``(name, code, input)``
+CONSTRUCTS = (
+    ("if/elif/else", "def f(x):\n    if x > 2:\n        y = 1\n    elif x > 0:\n        y = 2\n"
+                     "    else:\n        y = 3\n    return y\n", "1"),
+    ("while/else with break", "def f(n):\n    i = 0\n    while i < n:\n        i += 1\n        if i == 5:\n"
+                              "            break\n    else:\n        i = -1\n    return i\n", "9"),
+    ("for/else with break", "def f(xs):\n    for x in xs:\n        if x < 0:\n            break\n    else:\n"
+                            "        return 0\n    return x\n", "[1, -1]"),
+    ("match", "def f(x):\n    match x:\n        case 1:\n            return 'a'\n        case [a, b]:\n"
+              "            return 'b'\n    return 'c'\n", "[1, 2]"),
+    ("generator and recursion", "def gen(n):\n    for i in range(n):\n        if i % 2:\n            yield i\n"
+                                "def f(n):\n    if n <= 0:\n        return 0\n"
+                                "    return sum(gen(n)) + f(n - 1)\n", "5"),
+    ("if last in a with block", "class C:\n    def __enter__(self):\n        return self\n"
+                                "    def __exit__(self, *a):\n        return False\n"
+                                "def f(x):\n    with C():\n        if x:\n            x += 1\n    return x\n", "0"),
+    ("exception raised in a condition", "def f(x):\n    r = []\n    try:\n        if 10 // x:\n"
+                                        "            r.append(1)\n    except ZeroDivisionError:\n"
+                                        "        r.append(2)\n    return r\n", "0"),
+    ("condition on two lines", "def f(a, b):\n    if (a and\n            b):\n        return 1\n"
+                               "    return 2\n", "1, 0"),
+    ("block on the statement's line", "def f(xs):\n    c = 0\n    for x in xs:\n        if x: c += 1\n"
+                                      "        elif x is None: c -= 1\n    return c\n", "[1, 0, None]"),
+    ("program assigning _slipcover_branches", "_slipcover_branches = 5\ndef f(x):\n    if x:\n"
+                                              "        return _slipcover_branches\n    return 0\n", "1"),
+)
 
 MODES = ("plain", "tracing floor", "sandbox", "lines+arcs (C)", "lines+arcs (Python)", "with types", "SlipCover")
 
@@ -284,10 +318,14 @@ def main() -> None:
     if args.slipcover_check:
         with open(DATA, encoding="utf-8") as fh:
             rows = [(r["id"], r["code"], r["input"]) for r in map(json.loads, fh)]
+        n_crux = len(rows)
+        rows += [(f"[{name}]", code, a) for name, code, a in CONSTRUCTS]
         out = subprocess.run([sys.executable, "-I", "-c", _SLIPCOVER_CHECK], input=json.dumps(rows),
                              capture_output=True, text=True, check=True)
         for what, ids in json.loads(out.stdout).items():
-            print(f"{len(rows)} CRUXEval programs, {what} differ: {len(ids)} {' '.join(ids)}")
+            crux = [i for i in ids if not i.startswith("[")]
+            print(f"{n_crux} CRUXEval programs, {what} differ: {len(crux)} {' '.join(crux)}")
+            print(f"  constructs whose {what} differ: {' '.join(i for i in ids if i.startswith('[')) or 'none'}")
         return
 
     programs = [(f"loop of {args.n:,}", LOOP, str(args.n), args.repeat)]
