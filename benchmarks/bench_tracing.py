@@ -321,7 +321,9 @@ def main() -> None:
         n_crux = len(rows)
         rows += [(f"[{name}]", code, a) for name, code, a in CONSTRUCTS]
         out = subprocess.run([sys.executable, "-I", "-c", _SLIPCOVER_CHECK], input=json.dumps(rows),
-                             capture_output=True, text=True, check=True)
+                             capture_output=True, text=True)
+        if out.returncode:
+            raise SystemExit(f"--slipcover-check: {(out.stderr.strip().splitlines() or ['failed'])[-1]}")
         for what, ids in json.loads(out.stdout).items():
             crux = [i for i in ids if not i.startswith("[")]
             print(f"{n_crux} CRUXEval programs, {what} differ: {len(crux)} {' '.join(crux)}")
