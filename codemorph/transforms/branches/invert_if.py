@@ -315,25 +315,37 @@ class InvertIf(SiteChoice, Transform):
     several lines is not a guard site (its guard form would lose a comment's place or the
     alignment of its continuation lines, or be an empty branch again).
 
-    With runtime observations (``ctx.observations``) and ``simplify`` on, the negated test
-    is simplified where z3 proves it valid for every value of the operands' observed types
-    (see :func:`negate`): ``not (a < b)`` -> ``a >= b`` on ints and strings,
-    ``not (a == b)`` -> ``a != b``, De Morgan over comparisons and bools.  Without
-    observations the plain rules apply.
+    With ``simplify`` on (the default), the negated test is simplified where z3 proves it
+    valid for every value of the operands' types (see :func:`negate`): ``not (a < b)`` ->
+    ``a >= b`` on ints and strings, ``not (a == b)`` -> ``a != b``, De Morgan over
+    comparisons and bools.  Operand types come from literals, the runtime observations of
+    locals (``ctx.observations``), and expressions typed from their parts for every value
+    (:class:`~codemorph.authoring.ExpressionTypes`: ``len(w)`` with the builtin ``len``,
+    ``i % 2`` of an int, ``s[:4]`` and ``s.lower()`` of an exact str...); the last need no
+    observation, so a program without observations still gets ``len(w) >= 3``.  A site
+    whose negation would still read ``not a < b`` (a single ``< <= > >= == !=``
+    comparison that cannot be flipped: an operand of unknown type, floats under ``<``...)
+    is left alone, since nobody writes that form: the program's other sites are rewritten,
+    and a program with no other site is refused with a reason naming each such line and
+    comparison.  ``not x``, ``not f(x)``, ``x not in y``, ``x is not None`` and ``not a < b
+    < c`` are written as usual.
 
     Args:
         which: ``"all"`` (default) inverts every site; ``"one"`` inverts one site chosen
             with ``ctx.rng`` (uniformly, sites in source order: if/else chains and guard
             sites).
-        simplify: ``True`` (default) simplifies negated tests when observations are
-            given; ``False`` never does.
+        simplify: ``True`` (default) simplifies negated tests where operand types are
+            known and leaves alone a site whose negation would read ``not a < b``;
+            ``False`` never simplifies and writes ``not c`` for every site.
         empty_branch: ``False`` (default) inverts an ``if`` without ``else`` only as a guard
             clause; ``True`` writes ``if not c: pass`` / ``else: A`` for every ``if`` (and
             last ``elif``) without ``else``, as earlier versions did.
 
     Refuses (``NotApplicable``) when the program has no ``if`` statement, when it has no
     site (no ``if`` with an ``else``, and no ``if`` without ``else`` at the end of a loop
-    body or function but those left alone, which the reason names), or when it looks at
+    body or function but those left alone, which the reason names), when every site is
+    left alone because its negation would read ``not a < b`` (the reason names each line
+    and comparison), or when it looks at
     line numbers or source text (tracebacks, warnings, ``inspect``), since the rewrite
     changes the line numbers of the statements it moves.
 
@@ -354,9 +366,10 @@ class InvertIf(SiteChoice, Transform):
         "of a function, and not in an elif chain (unless empty_branch); its body does not end with return, raise, "
         "break or continue (an early exit as written), its block does not end with a comment, "
         "does not hold only pass, and (a one-line if) does not span several lines",
-        "simplified comparisons: operands are names/literals whose observed types lie in a domain "
-        "where z3 proves the negation identity",
-        "De Morgan: every operand is a comparison, `not`, or observed only as bool",
+        "simplified comparisons: both operands' types (literals, observed locals, expressions typed from "
+        "their parts such as len(x) with the builtin len) lie in a domain where z3 proves the negation identity",
+        "De Morgan: every operand is a comparison, `not`, or of type bool, and none is left as `not a < b`",
+        "a site whose negation would read `not a < b` (one comparison that cannot be flipped) is left alone",
     )
 
     def __init__(self, which: str = "all", simplify: bool = True, empty_branch: bool = False) -> None:
