@@ -217,10 +217,10 @@ def f(a, b):
 def test_names_whose_type_is_not_known_at_the_test(sandbox) -> None:
     result = invert(sandbox, SCOPES, ["1, 5", "4, 2", "0, 0"])
     tests = [line.split("#")[0].strip() for line in result.source.splitlines() if line.strip().startswith("if ")]
-    assert tests == [  # each left alone rather than negated as `not x < y`
+    assert tests == [  # each left alone rather than negated as `not x < y` (but the walrus)
         "if shared < b:",
         "if a < LIMIT:",
-        "if (c := a * 2) < b:",
+        "if (c := a * 2) >= b:",  # the walrus's value: int * int
         "if c < b:",
         "if k < b:",
         "if a >= b: pass",  # one-line suite: the test is the first thing on its line
