@@ -10,6 +10,7 @@ import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.authoring.sites import SiteChoice
+from codemorph.authoring.syntax import literal_type
 from codemorph.transforms.branches.conditions import MIRRORED, OP_TEXT, TypeOracle, flip_comparison, source_of
 from codemorph.transforms.branches.statements import ReplaceStatements
 
@@ -26,6 +27,13 @@ class _Comparisons(cst.CSTVisitor):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         self.found.append(node)
+
+
+def _name_or_literal(expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is a name or a literal: evaluating it has no side effect, so the
+    two operands may be evaluated in either order (the oracle also types expressions such
+    as ``len(w)``, whose order against another call's would be observable)."""
+    return isinstance(expr, cst.Name) or literal_type(expr) is not None
 
 
 class MirrorComparison(SiteChoice, Transform):
@@ -75,6 +83,8 @@ class MirrorComparison(SiteChoice, Transform):
         for node in found.found:
             if len(node.comparisons) != 1 or type(node.comparisons[0].operator) not in OP_TEXT:
                 continue
+            if not all(_name_or_literal(e) for e in (node.left, node.comparisons[0].comparator)):
+                continue  # mirrored, other operands would be evaluated in the other order
             if node.left.deep_equals(node.comparisons[0].comparator) and isinstance(
                     node.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
                 continue  # ``x == x`` mirrors to itself
