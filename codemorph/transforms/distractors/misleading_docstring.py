@@ -27,13 +27,17 @@ _WRONG_TYPE = {
 
 
 def _subject(node: cst.CSTNode) -> str | None:
-    """The variable a claim about ``node`` describes: the name an assignment or ``for`` binds."""
+    """The variable a claim about ``node`` describes: the name an assignment or ``for`` binds,
+    or the object whose method a call statement calls."""
     if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
         return node.targets[0].target.value
     if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
         return node.target.value
     if isinstance(node, cst.For) and isinstance(node.target, cst.Name):
         return node.target.value
+    if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Attribute) \
+            and isinstance(node.value.func.value, cst.Name):  # xs.append(v), xs.reverse(): about xs
+        return node.value.func.value.value
     return None
 
 
