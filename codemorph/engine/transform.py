@@ -422,6 +422,27 @@ def _top_level_name(stmt: cst.CSTNode) -> str | None:
     return stmt.name.value if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) else None
 
 
+def _locals_of(definition: cst.CSTNode) -> frozenset[str]:
+    """Names bound as locals by the functions inside a top-level ``class``/``def``
+    (parameters and plain-name targets; ``global``/``nonlocal`` names excluded)."""
+    import ast
+
+    tree = ast.parse(cst.Module(body=[definition]).code)
+    out: set[str] = set()
+    shared: set[str] = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        a = fn.args
+        out.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                out.add(node.id)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                shared.update(node.names)
+    return frozenset(out - shared)
+
+
 def _keep_read_only(program: Program, ctx: "RewriteContext", new: cst.Module) -> cst.Module:
     """``new`` with the top-level definitions named in ``program.read_only`` as they were in
     ``program`` (a harness is not the program under test: a change there would label a
@@ -447,12 +468,15 @@ def _keep_read_only(program: Program, ctx: "RewriteContext", new: cst.Module) ->
     what = f"{label}, the harness the row's input calls (read-only)"
     if any(n not in where for n in changed):
         raise NotApplicable(f"the rewrite renames or removes {what}")
-    in_harness = frozenset().union(*(identifiers_in(old[n]) ^ identifiers_in(body[where[n]]) for n in changed))
+    # identifiers the rewrite changed in the harness, but for the harness's own locals (a local
+    # renamed there is independent of one renamed in the code under test)
+    in_harness = frozenset().union(*((identifiers_in(old[n]) ^ identifiers_in(body[where[n]]))
+                                     - _locals_of(old[n]) - _locals_of(body[where[n]]) for n in changed))
     rest_old = identifiers_in(program.module.with_changes(
         body=[s for s in program.module.body if _top_level_name(s) not in old]))
     rest_new = identifiers_in(new.with_changes(body=[s for s in body if _top_level_name(s) not in old]))
     if in_harness & (rest_old ^ rest_new):
-        raise NotApplicable(f"the rewrite changes {what} together with the code it calls")
+        raise NotApplicable(f"the rewrite changes {label} together with the code it calls ({what})")
     if ctx.stdout_lines:
         raise NotApplicable(f"the rewrite prints from {what}")
     spans = [ctx.metadata(PositionProvider)[old[n]] for n in changed]

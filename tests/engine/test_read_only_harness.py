@@ -3,7 +3,9 @@ every transform: the engine keeps it as it was, so no variant changes only the h
 
 from __future__ import annotations
 
-from codemorph import Program
+import libcst as cst
+
+from codemorph import Program, Transform
 from codemorph.rows import SourceRow
 from codemorph.sandbox.kinds import run_view
 from codemorph.transforms.expressions import UnfoldConstant
@@ -86,3 +88,60 @@ def test_only_a_harness_class_call_makes_a_name_read_only() -> None:
     assert run_view(humaneval, Program(add, "add")).read_only == frozenset()
     other = SourceRow("o", add, "add(6, 8) + 1", "15", "add", 1, input_kind="call")
     assert run_view(other, Program(add, "add")).read_only == frozenset()
+
+
+SHARED_LOCAL = '''class Sieve:
+    def primes(self, n):
+        result = []
+        for k in range(2, n + 1):
+            result.append(k)
+        return result
+
+
+class Test:
+    def test(self):
+        result = Sieve().primes(5)
+        return result
+'''
+
+
+def test_a_local_named_like_one_of_the_harness_is_renamed_outside_it_only() -> None:
+    res = RenameLocals().apply(Program(SHARED_LOCAL, "Test", read_only=frozenset({"Test"})), 0,
+                               inputs=["Test().test()"], harness=True)
+    assert res.applied, res.reason
+    assert res.source == '''class Sieve:
+    def primes(self, n):
+        in_text = []
+        for first_record in range(2, n + 1):
+            in_text.append(first_record)
+        return in_text
+
+
+class Test:
+    def test(self):
+        result = Sieve().primes(5)
+        return result
+'''
+
+
+class _RenameSieve(Transform):
+    """Renames the class ``Sieve`` everywhere, its use in the harness included."""
+
+    name = "test-rename-sieve"
+    family = "naming"
+
+    def rewrite(self, module, ctx):
+        class Rename(cst.CSTTransformer):
+            def leave_Name(self, original, updated):
+                return updated.with_changes(value="Primes") if updated.value == "Sieve" else updated
+
+        return module.visit(Rename())
+
+
+def test_a_rewrite_of_the_harness_together_with_the_code_it_calls_is_refused() -> None:
+    """Putting the harness back would leave it calling a name that no longer exists."""
+    res = _RenameSieve().apply(Program(SHARED_LOCAL, "Test", read_only=frozenset({"Test"})), 0)
+    assert not res.applied
+    assert res.reason == ("the rewrite changes Test together with the code it calls "
+                          "(Test, the harness the row's input calls (read-only))")
+    assert _RenameSieve().apply(Program(SHARED_LOCAL, "Test"), 0).applied
