@@ -115,3 +115,19 @@ def test_a_renamed_called_function_renames_the_call(tmp_path):
     name = var["input"].split("(")[0]
     assert name != "count_evens" and f"def {name}(" in var["code"] and var["input"] == f"{name}([1, 2, 4])"
     assert var["output"] == "2"
+
+
+def test_no_variant_changes_the_harness_class(generated):
+    """The harness a ``call`` row's input instantiates (``Test`` in ``Test().test()``) is
+    read-only: every variant of such a row keeps it byte for byte and changes the class under test."""
+    rows, written, _ = generated
+
+    def harness(code: str) -> str:
+        return code[code.index("class Test("):]
+
+    (counter,) = [r for r in rows if r["id"] == "counter"]
+    variants = [r for r in written if r["original_id"] == "counter" and r["kind"] == "code-transform"]
+    assert variants
+    for r in variants:
+        assert harness(r["code"]) == harness(counter["code"]), r["id"]
+        assert r["code"][:r["code"].index("class Test(")] != counter["code"][:counter["code"].index("class Test(")]
