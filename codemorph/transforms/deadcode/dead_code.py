@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine import RewriteContext, Transform
 from codemorph.transforms.deadcode.predicates import BODY_TEMPLATES
 from codemorph.transforms.deadcode.positions import (
     InsertStatements, choose_natural_site, choose_position, dead_body, opaque_condition,
@@ -114,15 +114,8 @@ class DeadCode(Transform):
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         natural = self.style == "natural"
         if natural:
-            try:
-                site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx), scripts=True)
-            except NotApplicable:
-                if not ctx.script:
-                    raise
-                # a script with no natural site and no function: the opaque check at module
-                # level (2 of Avatar's 18 written rows)
-                natural = False
-        if natural:
+            # no natural site: refused (NotApplicable), never a check over an invented value
+            site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx), scripts=True)
             block = natural_guard(module, ctx, site, facts)
             stmts = [cst.parse_statement(f"{line}\n") for line in block.before]
             stmts.append(cst.parse_statement(f"{block.header}\n" + "".join(f"    {b}\n" for b in block.body)))
