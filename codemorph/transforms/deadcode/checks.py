@@ -2,9 +2,9 @@
 proved never to run for any input.
 
 A person guards a value just computed with an ordinary check -- ``n = len(xs)`` /
-``if n < 0: raise ValueError(...)``, ``out = []`` / ``if not isinstance(out, list): ...``,
-``for i, x in enumerate(xs):`` / ``if i < 0: continue``.  Such a check is false for every
-input when the facts it tests follow from how the value was made:
+``if n < 0: raise ValueError(...)``, ``out = list(text)`` /
+``if not isinstance(out, list): ...``.  Such a check is false for every input when the
+facts it tests follow from how the value was made:
 
 * ``len(...)``, an ``enumerate(...)`` index, a ``range(n)`` counter and a non-negative int
   literal are exact ``int`` values ``>= 0`` (*length* facts: CPython's ``len`` returns an
@@ -22,7 +22,13 @@ input when the facts it tests follow from how the value was made:
 nearest single assignment ``x = <expression>`` before the position in the same block (no
 statement in between binds ``x`` anywhere, no ``del``/``global``/``nonlocal``/``except as``
 of ``x`` in the function), or is the target of the ``for`` loop whose body holds the
-position.  The builtins the expression calls must not be rebound by the program.
+position.  The builtins the expression calls must not be rebound by the program.  Each
+fact also says whether the value is computed from the program's variables
+(:attr:`ValueFact.computed`, :func:`reads_a_variable`) and whether the position directly
+follows the assignment (:attr:`ValueFact.adjacent`): the natural transforms check only such
+values, there (:func:`~codemorph.transforms.deadcode.guards.plausible`); a check of a
+literal just assigned (``out = []`` / ``if out is None:``) or of a loop counter reads as
+filler.
 
 Each check of :data:`CHECKS` is proved false under its fact with z3 (:func:`prove_check`:
 lengths are integers ``>= 0``, ``isinstance`` and ``is None`` are decided by the exact type),
