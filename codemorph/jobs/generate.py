@@ -32,6 +32,7 @@ from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
 from codemorph.naturalness import cached_model, prepare_default_model
+from codemorph.sandbox.determinism import process_change
 from codemorph.sandbox.kinds import RunView, output_of, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
@@ -326,6 +327,10 @@ class RowProcessor:
         if problem:
             return reject("execute", problem)
         if baseline.nondeterministic:
+            change = process_change(row.code, input_kind=kind, harness=[run_input] if kind == "call" else None)
+            if change is not None:
+                # not nondeterminism but a change to the process a harness shares: say what it did
+                return reject("execute", f"the program {change}; its recorded output is not a reliable ground truth")
             return reject("execute", f"the program is nondeterministic ({baseline.reason}); its recorded output "
                                      "is not a reliable ground truth")
         if baseline.hash_sensitive:

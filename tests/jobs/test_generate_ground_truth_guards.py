@@ -251,3 +251,27 @@ def test_clock_and_random_programs_are_rejected_before_they_become_ground_truth(
     by_id = {r["id"]: r["reason"] for r in rejects}
     assert "the program is nondeterministic (it reads the clock (import time))" in by_id["clock"]
     assert "the program is nondeterministic (it " in by_id["coin"] and "random" in by_id["coin"]
+
+
+def test_programs_that_change_the_harness_process_are_rejected_for_what_they_did(tmp_path):
+    rows = [{"id": "len", "code": "import builtins\nbuiltins.len = lambda x: 7\ndef f(x):\n    return len(x)\n",
+             "input": "'abc'", "output": "7"},
+            {"id": "sig", "code": "import signal\nsignal.signal(signal.SIGALRM, lambda *a: None)\n"
+                                  "def f(x):\n    return len(x)\n", "input": "'abc'", "output": "3"},
+            {"id": "cd", "code": "import os\ndef f(x):\n    os.chdir('/')\n    return len(x)\n", "input": "'abc'",
+             "output": "3"},
+            {"id": "trace", "code": "import sys\ndef f(x):\n    sys.settrace(None)\n    return len(x)\n",
+             "input": "'abc'", "output": "3"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == []
+    by_id = {r["id"]: r["reason"] for r in rejects}
+    assert by_id["len"] == (
+        "row 'len' (line 1): the program rebinds a builtin (builtins.len), which changes the interpreter the "
+        "harness shares with it (the harness's own calls of that name, and every program run after it); its "
+        "recorded output is not a reliable ground truth")
+    assert by_id["sig"].startswith("row 'sig' (line 2): the program installs a signal handler or timer "
+                                   "(signal.signal), which ")
+    assert by_id["cd"].startswith("row 'cd' (line 3): the program changes the working directory (os.chdir), which ")
+    assert by_id["trace"].startswith("row 'trace' (line 4): the program installs a trace or profile function "
+                                     "(sys.settrace), which ")
+    assert not any("nondeterministic" in r for r in by_id.values())
