@@ -275,3 +275,12 @@ def test_programs_that_change_the_harness_process_are_rejected_for_what_they_did
     assert by_id["trace"].startswith("row 'trace' (line 4): the program installs a trace or profile function "
                                      "(sys.settrace), which ")
     assert not any("nondeterministic" in r for r in by_id.values())
+
+
+def test_a_program_that_kills_itself_is_rejected_as_killed_by_itself_not_as_memory(tmp_path):
+    rows = [{"id": "k", "code": "import os\ndef f(x):\n    os.kill(os.getpid(), 9)\n    return x\n", "input": "1",
+             "output": "1"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and [r["reason"] for r in rejects] == [
+        "row 'k' (line 1): the program did not finish on its input: crashed (killed by SIGKILL, which the program "
+        "sent itself (os.kill))"]

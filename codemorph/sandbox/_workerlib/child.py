@@ -17,7 +17,7 @@ import sys
 import types as _types
 import warnings
 
-from .common import HDR, IDX, MARK, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
+from .common import HDR, IDX, MARK, SELF_KILLED, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
 from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, programs_may_signal, timeout_of)
 from .fingerprint import fingerprint
 from ..guard import prepared_guard
@@ -932,6 +932,12 @@ def _sync_current_child():
     _CURRENT[0].sync()
 
 
+def _mark_self_kill():
+    """Mark, for the zygote, that the program is sending itself ``SIGKILL`` (its death is then
+    not the out-of-memory killer's)."""
+    _CURRENT[0].progress(SELF_KILLED)
+
+
 def prepare_guard(workdir, zygote_pid):
     """Make, in the zygote, the guard every child installs (:func:`~..guard.prepared_guard`
     for the work directory ``workdir``, the same path for every batch), so that a child
@@ -941,7 +947,7 @@ def prepare_guard(workdir, zygote_pid):
     ``__editable__...`` entry, is resolved against it)."""
     global _GUARD
     state_template()
-    _GUARD = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+    _GUARD = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid, _mark_self_kill)
 
 
 _SNAPSHOT = None
@@ -1353,7 +1359,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
         if workdir is None or guard is None:  # not prepared by a zygote (Zygote.prepare_children)
             workdir = os.getcwd()
             os.environ["TMPDIR"] = workdir  # tempfile works, inside the allowed directory
-            guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+            guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid, _mark_self_kill)
         child = _Child(limits, wfd, ack_fd, cap, workdir, mark, snapshot)
         _CURRENT[:] = [child]
         # open(fd) of these is refused to programs (the guard): a frame a program wrote to the
