@@ -590,6 +590,9 @@ def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = 
             # the result's repr raised (an int over 4,300 digits), timed out or was too long
             return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned "
                     f"{o.value_words(120)}")
+        if o.compare_error is not None:
+            return (f"recorded output {row.output[:80]!r} cannot be checked: comparing the returned value "
+                    f"{o.value_words()} with it raised {o.compare_error[:200]}")
         if not o.literal_ok:
             return (f"recorded output {row.output[:80]!r} cannot be checked: execution returned "
                     f"{o.value_words()}, whose repr is not a Python literal, and the recorded output does "

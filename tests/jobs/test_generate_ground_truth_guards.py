@@ -284,3 +284,13 @@ def test_a_program_that_kills_itself_is_rejected_as_killed_by_itself_not_as_memo
     assert out == [] and [r["reason"] for r in rejects] == [
         "row 'k' (line 1): the program did not finish on its input: crashed (killed by SIGKILL, which the program "
         "sent itself (os.kill))"]
+
+
+def test_an_output_whose_eq_raises_is_rejected_naming_the_comparison_error(tmp_path):
+    rows = [{"id": "eq", "code": "class A:\n    def __eq__(self, o):\n        raise ValueError('no compare')\n"
+                                 "    def __repr__(self):\n        return 'A()'\ndef f(x):\n    return A()\n",
+             "input": "1", "output": "A()"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and [r["reason"] for r in rejects] == [
+        "row 'eq' (line 1): recorded output 'A()' cannot be checked: comparing the returned value A() with it "
+        "raised ValueError: no compare"]

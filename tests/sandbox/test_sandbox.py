@@ -229,6 +229,16 @@ def test_a_sigkill_the_guard_did_not_see_is_reported_as_memory_or_the_program(sb
     assert (outs[1].status, outs[1].note) == ("crashed", "killed by signal SIGUSR1")
 
 
+def test_an_expected_output_check_whose_eq_raises_reports_the_exception(sb):
+    code = ("class A:\n    def __eq__(self, o):\n        raise ValueError('no compare')\n"
+            "    def __repr__(self):\n        return 'A()'\ndef f():\n    return A()\n")
+    o = sb.run(R(code, expected_output="A()"))
+    assert (o.status, o.output_matches, o.compare_error) == ("returned", False, "ValueError: no compare")
+    # an expected output that does not evaluate is no comparison error
+    o = sb.run(R(code, expected_output="B()"))
+    assert (o.output_matches, o.compare_error) == (False, None)
+
+
 def test_segfault_crashes(sb):
     outs = sb.run_batch([R("import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGSEGV)\n"),
                          R("def f():\n    return 2\n")])

@@ -112,7 +112,8 @@ def _refused_outcome(out):
     detail = f"the sandbox refused {STATE.refused_what}{more}; the program then {then}"
     out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
     out["status"] = "refused"
-    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error"):
+    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error",
+              "compare_error"):
         out[k] = None
     out["literal_ok"] = False
 
@@ -516,7 +517,7 @@ class _Child:
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
                "duration": 0.0, "lines": None, "arcs": None, "types": None,
-               "output_truncated": False, "repr_error": None, "note": None}
+               "output_truncated": False, "repr_error": None, "note": None, "compare_error": None}
         code = req.get("code", "")
         entry = req.get("entry_point") or "f"
         args = req.get("args", "")
@@ -815,11 +816,23 @@ class _Child:
                         out["output_matches"] = value == expected or judge_text(value) == judge_text(expected)
                     elif status == "returned":
                         try:
-                            out["output_matches"] = bool(value == eval(self.compile_eval(expected), g))
+                            want = eval(self.compile_eval(expected), g)
                         except (Timeout, OutputLimit):
                             raise
                         except BaseException:
                             out["output_matches"] = False
+                        else:
+                            try:
+                                out["output_matches"] = bool(value == want)
+                            except (Timeout, OutputLimit):
+                                raise
+                            except BaseException as exc:
+                                # the value's (or the expected value's) __eq__ or __bool__ raised
+                                out["output_matches"] = False
+                                try:
+                                    out["compare_error"] = f"{type(exc).__name__}: {exc}"[:500]
+                                except BaseException:
+                                    out["compare_error"] = type(exc).__name__
                     else:
                         out["output_matches"] = False
             finally:
