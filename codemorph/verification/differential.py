@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
+import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -864,6 +866,31 @@ def _input_key(text: str, baseline: Baseline | None = None) -> str:
     return key
 
 
+_LINE_BUDGET_NOTE = re.compile(r"stopped after (\d+) traced lines")
+
+
+def _unfinished_cause(o: Outcome) -> str:
+    """Why the original's run ``o`` cannot be compared, in a few words: ``"stopped at the
+    50,000-line budget"`` (``ExecRequest.max_lines``), ``"at the time limit"``, ``"at the
+    memory limit"``, ``"at the output limit"``, ``"crashed"``, ``"refused by the sandbox"``,
+    ``"recursing to the recursion limit"`` (:func:`_few_deep_recursions`), ``"with a result
+    too large or too slow to fingerprint"``."""
+    if o.status == "timeout":
+        m = _LINE_BUDGET_NOTE.match(o.note or "")
+        return f"stopped at the {int(m.group(1)):,}-line budget" if m else "stopped at the time limit"
+    if o.status in ("memory", "output-limit"):
+        return f"stopped at the {o.status.replace('-limit', '')} limit"
+    if o.status == "refused":
+        return "refused by the sandbox"
+    if o.status == "environment":
+        return "showing the sandbox's harness"
+    if not o.completed:
+        return o.status
+    if o.status == "raised" and o.exception is not None and o.exception.type == "RecursionError":
+        return f"recursing to the recursion limit (past the {MAX_DEEP_RECURSIONS} such inputs compared)"
+    return "with a result too large or too slow to fingerprint"
+
+
 def _weak_reason(baseline: Baseline, distinct: int, min_inputs: int) -> str:
     """Why a check compared fewer than ``min_inputs`` distinct inputs: how many were made,
     how many the original did not finish, and what could not be varied."""
@@ -873,7 +900,9 @@ def _weak_reason(baseline: Baseline, distinct: int, min_inputs: int) -> str:
            f"end, fewer than the {min_inputs} an equivalent verdict needs: {made} input{'s' if made != 1 else ''} "
            "made"]
     if unfinished:
-        why.append(f"{unfinished} of them did not run the original to the end (time or size limits)")
+        causes = Counter(_unfinished_cause(o) for o in baseline.outcomes if not o.comparable)
+        shown = ", ".join(f"{n} {cause}" for cause, n in sorted(causes.items(), key=lambda t: (-t[1], t[0])))
+        why.append(f"{unfinished} of them did not run the original to the end ({shown})")
     why += list(baseline.notes)
     asked = baseline.requested
     if asked is not None and asked + baseline.seed_count < min_inputs:
