@@ -153,3 +153,19 @@ def test_interrupted_message_names_the_output_and_resume_once_a_row_is_done(tmp_
     cp.close()
     assert interrupted_message(out) == (f"the rows written so far are in {out} (input rows done: 3); run the same "
                                         "command with --resume to continue")
+
+
+def test_interrupted_message_names_the_rejects_when_every_finished_row_was_rejected(tmp_path) -> None:
+    from codemorph.rows.dataset import RowWriter
+
+    out = tmp_path / "out.jsonl"
+    cp = Checkpoint(progress_path(out), {"seed": 0})
+    cp.start()
+    with RowWriter(out) as w, RowWriter(rejects_path(out)) as rej:
+        rej.write({"id": "r0", "stage": "execute", "reason": "..."})
+        cp.mark(2, [w, rej])
+    cp.close()
+    assert out.read_text() == ""
+    assert interrupted_message(out) == (
+        f"every input row done so far was rejected, the reasons are in {rejects_path(out)} (input rows done: 2); "
+        "run the same command with --resume to continue")
