@@ -31,6 +31,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from codemorph.cli import EXIT_INTERRUPTED
 from codemorph.errors import InputError
 from codemorph.jobs.executors import DEFAULT_WORKERS_HELP
 from codemorph.rows.dataset import input_files, progress_path, rejects_path
@@ -44,8 +45,6 @@ out_console = Console(width=None if sys.stdout.isatty() else 120)
 err_console = Console(stderr=True)
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
-#: exit code of a command interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
-EXIT_INTERRUPTED = 130
 
 #: help text of every data-set command's ``--fail-on-error``
 FAIL_ON_ERROR_HELP = ("Exit 1 when a transform or a row's processing raised an unexpected exception (each is in "
