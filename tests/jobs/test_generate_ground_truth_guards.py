@@ -294,3 +294,16 @@ def test_an_output_whose_eq_raises_is_rejected_naming_the_comparison_error(tmp_p
     assert out == [] and [r["reason"] for r in rejects] == [
         "row 'eq' (line 1): recorded output 'A()' cannot be checked: comparing the returned value A() with it "
         "raised ValueError: no compare"]
+
+
+def test_a_recorded_output_equal_but_written_differently_is_replaced_by_the_computed_repr(tmp_path):
+    rows = [{"id": "negz", "code": "def f(x):\n    y = -x\n    return y\n", "input": "0.0", "output": "0.0"},
+            {"id": "tru", "code": "def f(x):\n    y = x > 0\n    return y\n", "input": "3", "output": "1"},
+            {"id": "inf", "code": "def f(x):\n    y = x * 1e308 * 10\n    return y\n", "input": "1",
+             "output": "float('inf')"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert rejects == []
+    assert [(r["id"], r["output"]) for r in out] == [
+        ("negz", "-0.0"), ("negz:rename-locals", "-0.0"), ("tru", "True"), ("tru:rename-locals", "True"),
+        # no literal repr: the recorded text stays
+        ("inf", "float('inf')"), ("inf:rename-locals", "float('inf')")]
