@@ -44,6 +44,7 @@ from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox, can_ou
 from codemorph.engine.transform import derive_rng
 from codemorph.verification.claims import stdout_gains
 from codemorph.verification.coverage import Coverage, Region, changed_region, region_coverage
+from codemorph.verification.timeouts import MIN_TIMEOUT, SLOWDOWN, check_timeout
 from codemorph.verification.hashseed import HASH_SEEDS, hash_stable, may_depend_on_hash  # noqa: F401 (re-exported)
 
 __all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "program_calls", "make_baseline", "check", "check_requests",
@@ -657,8 +658,8 @@ def describe_difference(original: Outcome, rewritten: Outcome,
     return "behaviour differs"  # pragma: no cover - behaviour() has no other component
 
 
-def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown: float = 10.0,
-          min_timeout: float = 0.5, exception_policy: str = "same-class", prove: bool = False,
+def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown: float = SLOWDOWN,
+          min_timeout: float = MIN_TIMEOUT, exception_policy: str = "same-class", prove: bool = False,
           stdout_lines: Sequence[str] = (), min_inputs: int = MIN_INPUTS) -> Verdict:
     """Run ``rewritten`` (with its own entry point) on ``baseline.inputs`` and compare.
 
@@ -728,12 +729,12 @@ def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs
                    f"{verdict.reason}; {why}" if verdict.reason else why, verdict.coverage)
 
 
-def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = 10.0,
-                   min_timeout: float = 0.5, expected_output: str | None = None,
+def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = SLOWDOWN,
+                   min_timeout: float = MIN_TIMEOUT, expected_output: str | None = None,
                    types: bool = True) -> list[ExecRequest]:
     """The executions :func:`check` makes: ``rewritten`` on every comparable baseline input,
     with a time limit of ``max(min_timeout, slowdown * original duration)`` seconds capped
-    by ``cap``.  Lets a caller run the requests of several rewrites in one batch and pass
+    by ``cap`` (:func:`~codemorph.verification.timeouts.check_timeout`).  Lets a caller run the requests of several rewrites in one batch and pass
     each slice of outcomes to :func:`judge`.
 
     The executions are traced (``ExecRequest.trace``) exactly when the baseline was
@@ -752,7 +753,8 @@ def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdo
         if o.comparable:
             out.append(request_for(rewritten.source, rewritten.entry_point, baseline.input_kind, text,
                                    expected_output=expected_output if k == 0 else None,
-                                   timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace,
+                                   timeout=check_timeout(o.duration, cap, slowdown=slowdown, min_timeout=min_timeout),
+                                   trace=trace,
                                    types=types))
     return out
 
