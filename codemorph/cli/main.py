@@ -8,7 +8,8 @@ Each command lives in its own module (:mod:`~codemorph.cli.listing`: ``list``,
 Exit codes: 0 the run finished (rows that could not be processed are in the rejects file,
 not errors; so are unexpected exceptions a transform or a row raised, counted in the
 summary, unless ``--fail-on-error``: then 1); 2 bad invocation or bad input (missing/empty
-file, unknown transform, a program that does not parse); 1 an unexpected internal error.
+file, unknown transform, a program that does not parse); 1 an unexpected internal error;
+130 interrupted by Ctrl-C or ``SIGTERM`` (:func:`codemorph.cli.handle_interruptions`).
 """
 
 from __future__ import annotations
