@@ -24,6 +24,8 @@ from codemorph.engine.program import Program
 from codemorph.engine.stdlib import star_import_names
 
 __all__ = [
+    "DEEP_NESTING",
+    "nesting_depth",
     "Site",
     "Claim",
     "TransformError",
@@ -331,6 +333,29 @@ def record_distribution(cls: type, distribution: str) -> None:
     :class:`~codemorph.engine.registry.Registry`), for :class:`TransformError` records."""
     if distribution:
         _distributions[cls] = distribution
+
+
+#: levels of syntax tree from which a transform's ``RecursionError`` is taken for the program's
+#: nesting (libcst's visitors spend about 4 Python frames per level, so under the default
+#: recursion limit of 1,000 a tree fails near 250 levels; 100 leaves room for the caller's frames)
+DEEP_NESTING = 100
+
+
+def nesting_depth(node: cst.CSTNode) -> int:
+    """Levels of the libcst tree under ``node`` (``node`` itself is level 1), counted
+    without recursion (a tree too deep for a visitor is measured too).
+
+    Args:
+        node: any libcst node, usually a :class:`libcst.Module`.
+
+    Returns:
+        The number of nodes on the longest root-to-leaf path."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in n.children)
+    return deepest
 
 
 def _distribution_of(cls: type) -> str:
@@ -686,7 +711,10 @@ class Transform:
             raises (as LibCST's codemod runner, which turns a codemod's exception into a
             failure result): one transform's bug costs its variant, never the run.
             A ``SystemExit`` raised by :meth:`rewrite` is such an error too; only
-            ``KeyboardInterrupt`` propagates.
+            ``KeyboardInterrupt`` propagates.  A ``RecursionError`` on a program whose
+            syntax tree is at least :data:`DEEP_NESTING` levels deep (:func:`nesting_depth`)
+            is no error but a refusal, reason ``"expression nesting too deep for the
+            rewriter: ..."`` (libcst's visitors recurse per level).
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), self.name)
@@ -695,6 +723,19 @@ class Transform:
                                    reason="needs runtime type observations, none given")
         try:
             return self._apply(program, rng, inputs, observations, outputs, harness)
+        except RecursionError as exc:
+            # libcst's visitors recurse once (several frames) per level of the syntax tree: a
+            # 900-term ``1 + 1 + ... + 1`` is 900 levels deep.  Such a program is not
+            # rewritable here (applied=False, no error); a RecursionError on a shallow tree is
+            # a bug of the transform (an error, below)
+            depth = nesting_depth(program.module)
+            if depth >= DEEP_NESTING:
+                return TransformResult(self.name, program, False, reason=(
+                    f"expression nesting too deep for the rewriter: the syntax tree is {depth} levels deep "
+                    f"(RecursionError: {exc})"))
+            err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
+            return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
+                                   error=err)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
             # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
             err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))

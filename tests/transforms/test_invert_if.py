@@ -330,9 +330,9 @@ def test_if_whose_body_ends_with_a_jump_is_not_a_guard_site(sandbox) -> None:
     result = get_transform(NAME).apply(Program(sample_9), 0)
     assert not result.applied and result.source == sample_9
     assert result.reason == (
-        "no if with an else, and no if without else at the end of a loop body or function (its inversion "
-        "would need an empty branch, `if not c: pass`); left alone at the end of a loop body or function: "
-        "an if whose body ends with return (an early exit as written)")
+        "no if with an else, and no if without else at the end of a loop body or function that can become a "
+        "guard clause; left alone there: `if not c.isnumeric():` whose body ends with return (an early exit as "
+        "written)")
     src = ("def f(xs):\n    seen = []\n    for x in xs:\n        seen.append(x)\n        if x < 0:\n"
            "            break\n    while seen:\n        x = seen.pop()\n        if x == 3: continue\n"
            "    check(xs)\n    if len(xs) > 5:\n        y = xs[0] * 2\n        return y\n\n\n"
@@ -345,9 +345,9 @@ def test_if_whose_body_ends_with_a_jump_is_not_a_guard_site(sandbox) -> None:
     refused = get_transform(NAME).apply(Program(src.split("\n\n\ndef g")[0] + "\n"), 0)
     assert not refused.applied
     assert refused.reason.endswith(
-        "left alone at the end of a loop body or function: an if whose body ends with break (an early exit as "
-        "written), an if whose body ends with continue (an early exit as written), an if whose body ends with "
-        "raise (an early exit as written), an if whose body ends with return (an early exit as written)")
+        "left alone there: `if x < 0:` whose body ends with break (an early exit as written); `if x == 3:` "
+        "whose body ends with continue (an early exit as written); `if len(xs) > 5:` whose body ends with "
+        "return (an early exit as written); `if 7 in xs:` whose body ends with raise (an early exit as written)")
     assert_same_behaviour(sandbox, src, result.source, ["[1, 2]", "[3, -1, 4]", "[7]", "[1, 2, 3, 4, 5, 6]"])
 
 
@@ -382,10 +382,9 @@ def test_ifs_left_alone_at_the_end_of_a_body_are_named_in_the_refusal() -> None:
     result = get_transform(NAME).apply(Program(src), 0)
     assert not result.applied and result.source == src
     assert result.reason == (
-        "no if with an else, and no if without else at the end of a loop body or function (its inversion "
-        "would need an empty branch, `if not c: pass`); left alone at the end of a loop body or function: "
-        "an if whose block ends with a comment after its last statement, an if whose body is only pass, "
-        "an if whose one-line body spans several lines")
+        "no if with an else, and no if without else at the end of a loop body or function that can become a "
+        "guard clause; left alone there: `if k:` whose block ends with a comment after its last statement; "
+        "`if x:` whose body is only pass; `if x:` whose one-line body spans several lines")
 
 
 def test_an_if_whose_line_holds_a_tool_directive_or_a_backslash_body_is_no_guard_site() -> None:
@@ -403,7 +402,7 @@ def test_an_if_whose_line_holds_a_tool_directive_or_a_backslash_body_is_no_guard
     assert len(result.sites) == 1
     one = get_transform(NAME).apply(Program("def f(xs):\n    for x in xs:\n        if x:  # type: ignore\n"
                                             "            print(x)\n"), 0)
-    assert not one.applied and "an if whose line carries a tool directive (# type: ignore)" in one.reason
+    assert not one.applied and one.reason.endswith("left alone there: `if x:` whose line carries a tool directive (# type: ignore)")
 
 
 def test_double_inversion_restores_behaviour(sandbox) -> None:

@@ -17,7 +17,7 @@ import sys
 import types as _types
 import warnings
 
-from .common import HDR, IDX, MARK, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
+from .common import HDR, IDX, MARK, SELF_KILLED, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
 from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, programs_may_signal, timeout_of)
 from .fingerprint import fingerprint
 from ..guard import prepared_guard
@@ -112,7 +112,8 @@ def _refused_outcome(out):
     detail = f"the sandbox refused {STATE.refused_what}{more}; the program then {then}"
     out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
     out["status"] = "refused"
-    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error"):
+    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error",
+              "compare_error"):
         out[k] = None
     out["literal_ok"] = False
 
@@ -516,7 +517,7 @@ class _Child:
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
                "duration": 0.0, "lines": None, "arcs": None, "types": None,
-               "output_truncated": False, "repr_error": None, "note": None}
+               "output_truncated": False, "repr_error": None, "note": None, "compare_error": None}
         code = req.get("code", "")
         entry = req.get("entry_point") or "f"
         args = req.get("args", "")
@@ -834,11 +835,23 @@ class _Child:
                         out["output_matches"] = value == expected or judge_text(value) == judge_text(expected)
                     elif status == "returned":
                         try:
-                            out["output_matches"] = bool(value == eval(self.compile_eval(expected), g))
+                            want = eval(self.compile_eval(expected), g)
                         except (Timeout, OutputLimit):
                             raise
                         except BaseException:
                             out["output_matches"] = False
+                        else:
+                            try:
+                                out["output_matches"] = bool(value == want)
+                            except (Timeout, OutputLimit):
+                                raise
+                            except BaseException as exc:
+                                # the value's (or the expected value's) __eq__ or __bool__ raised
+                                out["output_matches"] = False
+                                try:
+                                    out["compare_error"] = f"{type(exc).__name__}: {exc}"[:500]
+                                except BaseException:
+                                    out["compare_error"] = type(exc).__name__
                     else:
                         out["output_matches"] = False
             finally:
@@ -951,6 +964,12 @@ def _sync_current_child():
     _CURRENT[0].sync()
 
 
+def _mark_self_kill():
+    """Mark, for the zygote, that the program is sending itself ``SIGKILL`` (its death is then
+    not the out-of-memory killer's)."""
+    _CURRENT[0].progress(SELF_KILLED)
+
+
 def prepare_guard(workdir, zygote_pid):
     """Make, in the zygote, the guard every child installs (:func:`~..guard.prepared_guard`
     for the work directory ``workdir``, the same path for every batch), so that a child
@@ -960,7 +979,7 @@ def prepare_guard(workdir, zygote_pid):
     ``__editable__...`` entry, is resolved against it)."""
     global _GUARD
     state_template()
-    _GUARD = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+    _GUARD = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid, _mark_self_kill)
 
 
 _SNAPSHOT = None
@@ -1414,7 +1433,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
         if workdir is None or guard is None:  # not prepared by a zygote (Zygote.prepare_children)
             workdir = os.getcwd()
             os.environ["TMPDIR"] = workdir  # tempfile works, inside the allowed directory
-            guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+            guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid, _mark_self_kill)
         child = _Child(limits, wfd, ack_fd, cap, workdir, mark, snapshot)
         _CURRENT[:] = [child]
         # open(fd) of these is refused to programs (the guard): a frame a program wrote to the

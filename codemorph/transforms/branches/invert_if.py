@@ -254,7 +254,10 @@ class _IfSites(cst.CSTVisitor):
             return
         why = _guard_refusal(node)
         if why is not None:
-            self.skipped.append(why)
+            # "an if whose body ..." -> "`if x < 0:` whose body ...": which if, and why
+            test = " ".join(cst.Module([]).code_for_node(node.test).split())
+            test = test if len(test) <= 40 else test[:37] + "..."
+            self.skipped.append(f"`if {test}:`{why[len('an if'):]}")
             return
         self.sites.append(node)
         self.guards[node] = where
@@ -389,13 +392,12 @@ class InvertIf(SiteChoice, Transform):
         found = hazard_identifiers(module, LINE_HAZARDS)
         if found:
             raise NotApplicable(f"program observes line numbers or source text ({', '.join(found)})")
+        if not finder.sites and finder.skipped:
+            raise NotApplicable("no if with an else, and no if without else at the end of a loop body or function "
+                                "that can become a guard clause; left alone there: " + "; ".join(finder.skipped))
         if not finder.sites:
-            reason = ("no if with an else, and no if without else at the end of a loop body or function "
-                      "(its inversion would need an empty branch, `if not c: pass`)")
-            if finder.skipped:
-                reason += ("; left alone at the end of a loop body or function: "
-                           + ", ".join(sorted(set(finder.skipped))))
-            raise NotApplicable(reason)
+            raise NotApplicable("no if with an else, and no if without else at the end of a loop body or function "
+                                "(its inversion would need an empty branch, `if not c: pass`)")
         oracle = TypeOracle(ctx) if self.simplify else None
         negations: dict[cst.If, Negation] = {}
         left_alone: list[str] = []
@@ -410,8 +412,7 @@ class InvertIf(SiteChoice, Transform):
         if not sites:
             reason = "; ".join(left_alone)
             if finder.skipped:
-                reason += ("; left alone at the end of a loop body or function: "
-                           + ", ".join(sorted(set(finder.skipped))))
+                reason += "; left alone at the end of a loop body or function: " + "; ".join(finder.skipped)
             raise NotApplicable(reason)
         chosen = self.choose(ctx, sites)
         return module.visit(_InvertRewriter(ctx, chosen, finder.guards, negations, module.default_indent))
