@@ -25,18 +25,12 @@ from codemorph.authoring.syntax import literal_type
 __all__ = ["ExpressionTypes", "BUILTIN_REBINDING_HAZARDS"]
 
 #: Identifiers of code that may rebind a builtin name without an assignment the scope
-#: analysis sees: the ``builtins`` module (``builtins.len = ...``), a namespace written by
-#: name (``globals()['len'] = ...``, ``exec('len = ...')``), a module object's attributes
-#: (``sys.modules[__name__].len``, ``setattr(module, 'len', ...)``, ``module.__dict__``),
-#: the ways to reach the builtins module or a module's namespace from an object the
-#: program holds (``abs.__self__`` is the builtins module, ``g.__globals__`` and a frame's
-#: ``f_globals``/``f_builtins`` are namespaces, ``gc.get_referents``, ``ctypes``,
-#: ``pickle``'s global lookups, importers through ``__subclasses__``/``meta_path``), and
-#: attribute access by a computed name (``getattr(g, '__glo' + 'bals__')['len'] = ...``).
+#: analysis sees: :data:`~codemorph.authoring.hazards.BUILTINS_HAZARDS` (the ``builtins``
+#: module, ``abs.__self__``, ``g.__globals__``...), attribute access by a computed name
+#: (``getattr(g, '__glo' + 'bals__')['len'] = ...``), a namespace written by name (``globals()['len'] = ...``, ``exec('len = ...')``), a module
+#: object's attributes (``setattr(module, 'len', ...)``, ``module.__dict__``).
 BUILTIN_REBINDING_HAZARDS: frozenset[str] = (BUILTINS_HAZARDS | DYNAMIC_SCOPE_BUILTINS | frozenset({
-    "modules", "setattr", "__dict__", "__setattr__", "getattr", "__getattribute__", "attrgetter", "__globals__",
-    "__self__", "f_globals", "f_builtins", "__subclasses__", "meta_path", "load_module", "gc", "ctypes", "pickle",
-    "_pickle"}))
+    "setattr", "__dict__", "__setattr__", "getattr", "__getattribute__", "attrgetter"}))
 
 _INT = frozenset({"int"})
 _STR = frozenset({"str"})
