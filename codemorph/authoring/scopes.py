@@ -40,6 +40,7 @@ class _QualnameVisitor(cst.CSTVisitor):
         self.dynamic: set[cst.CSTNode] = set()
         self.module_dynamic = False
         self.walrus: set[str] = set()
+        self.nonlocal_names: set[str] = set()
         # (qualname, kind: function | class | comprehension, names declared ``global`` there)
         self.stack: list[tuple[str, str, set[str]]] = []
         self._first_for: dict[int, tuple[str, str, set[str]]] = {}
@@ -88,6 +89,9 @@ class _QualnameVisitor(cst.CSTVisitor):
         classes = [qn for qn, kind, _ in self.stack if kind == "class"]
         private = classes[-1].rsplit(".", 1)[-1].lstrip("_") if classes else ""
         return f"_{private}{name}" if private else name
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.nonlocal_names.update(item.name.value for item in node.names)
 
     def visit_Global(self, node: cst.Global) -> None:
         # a ``global`` statement precedes every binding of its names in its scope (else
@@ -159,6 +163,7 @@ class FunctionIndex:
         module_dynamic: whether code outside every function (module level, class bodies)
             reads one of them.
         walrus_names: names bound by an assignment expression (``:=``) anywhere.
+        nonlocal_names: names declared ``nonlocal`` anywhere (no local of that name is typed).
         parents: ``{node: parent node}``.
     """
 
@@ -173,6 +178,8 @@ class FunctionIndex:
         self.dynamic = qv.dynamic
         self.module_dynamic = qv.module_dynamic
         self.walrus_names = frozenset(qv.walrus)
+        #: names a ``nonlocal`` statement names anywhere
+        self.nonlocal_names = frozenset(qv.nonlocal_names)
         #: the program's source split at line breaks as the tokenizer sees them
         self.source_lines = re.split(r"\r\n|\r|\n", ctx.program.source)
         #: whether the program spells one of :data:`LOCAL_REBINDING_HAZARDS`
@@ -231,10 +238,14 @@ class FunctionIndex:
         """For a variable read ``name``: its scope and that scope's qualname, when the name
         is a local of the function or comprehension where it is read (every binding it may
         refer to is in that very scope: no global, nonlocal, free or builtin name);
-        otherwise ``None`` -- also when the program spells one of
+        otherwise ``None`` -- also when any ``nonlocal`` statement of the program names it
+        (a function or class body nested at any depth may rebind it in mid-line), or when the
+        program spells one of
         :data:`LOCAL_REBINDING_HAZARDS` (``cell_contents``, ``f_locals``, ``ctypes``),
         through which code elsewhere may rebind a local in mid-line."""
-        if self.locals_writable:
+        if self.locals_writable or name.value in self.nonlocal_names:
+            # a ``nonlocal`` rebinding in any nested function or class body (however deep)
+            # may change the name in mid-line
             return None
         scope = self.scopes.get(name)
         if not isinstance(scope, (FunctionScope, ComprehensionScope)):

@@ -257,7 +257,15 @@ def test_def_declared_global_reads_its_own_types(sandbox) -> None:
     assert_same_behaviour(sandbox, GLOBAL_DEF, result.source, ["1", "7"])
 
 
-CELL_WRITE = '''def f(x):
+MID_LINE_TEST = '''    if isinstance(poke(), int) and x < 5 or isinstance(unpoke(), int):
+        return "A", x
+    else:
+        return "B", x
+'''
+
+#: ways to rebind ``f``'s ``x`` from elsewhere, here to NaN and back to 3 within one line
+MID_LINE_REBINDS = {
+    "cell_contents": '''def f(x):
     def inner():
         return x
     def poke():
@@ -266,21 +274,51 @@ CELL_WRITE = '''def f(x):
     def unpoke():
         inner.__closure__[0].cell_contents = 3
         return 1
-    if isinstance(poke(), int) and x < 5 or isinstance(unpoke(), int):
-        return "A", x
-    else:
-        return "B", x
-'''
+''',
+    "nonlocal two functions down": '''def f(x):
+    def poke():
+        def h():
+            nonlocal x
+            x = float("nan")
+        h()
+        return 1
+    def unpoke():
+        def h():
+            nonlocal x
+            x = 3
+        h()
+        return 1
+''',
+    "nonlocal in a class body": '''def f(x):
+    def poke():
+        class C:
+            nonlocal x
+            x = float("nan")
+        return 1
+    def unpoke():
+        class C:
+            nonlocal x
+            x = 3
+        return 1
+''',
+}
 
 
-def test_local_written_through_a_closure_cell_is_not_typed(sandbox) -> None:
-    """``cell_contents`` rebinds ``x`` in mid-line (NaN while ``x < 5`` is evaluated, 3
-    again before the next line event, so only ints are observed): ``x >= 5`` would skip
-    ``unpoke()`` and return NaN.  ``x`` gets no type, so ``x < 5`` stays under ``not``."""
-    result = invert(sandbox, CELL_WRITE, ["3", "7"])
-    assert result.source == CELL_WRITE.replace(
-        '    if isinstance(poke(), int) and x < 5 or isinstance(unpoke(), int):\n        return "A", x\n'
-        '    else:\n        return "B", x\n',
+@pytest.mark.parametrize("how", sorted(MID_LINE_REBINDS))
+def test_local_rebound_in_mid_line_from_elsewhere_is_not_typed(sandbox, how: str) -> None:
+    """``x`` is NaN while ``x < 5`` is evaluated and 3 again before the next line event,
+    so only ints are observed; ``x >= 5`` would skip ``unpoke()`` and return NaN.  ``x``
+    gets no type (a program spelling ``cell_contents``, or a ``nonlocal x`` anywhere), so
+    ``x < 5`` stays under ``not``."""
+    src = MID_LINE_REBINDS[how] + MID_LINE_TEST
+    flipped = src.replace(MID_LINE_TEST, MID_LINE_TEST.replace(
+        "if isinstance(poke(), int) and x < 5 or isinstance(unpoke(), int):",
+        "if (not isinstance(poke(), int) or x >= 5) and not isinstance(unpoke(), int):").replace(
+        '"A", x\n    else:\n        return "B", x', '"B", x\n    else:\n        return "A", x'))
+    (_, o, r), = run_both(sandbox, src, flipped, ["3"])
+    assert (o.value_repr, r.value_repr) == ("('A', 3)", "('A', nan)")
+    result = invert(sandbox, src, ["3", "7"])
+    assert result.source == MID_LINE_REBINDS[how] + (
         '    if not (isinstance(poke(), int) and x < 5) and not isinstance(unpoke(), int):\n        return "B", x\n'
         '    else:\n        return "A", x\n')
-    assert_same_behaviour(sandbox, CELL_WRITE, result.source, ["3", "7"])
+    assert_same_behaviour(sandbox, src, result.source, ["3", "7"])
