@@ -307,8 +307,9 @@ class RowProcessor:
             return reject("parse", parse_problem(exc))
         view = run_view(row, program)
         kind, run_input = view.kind, view.input
-        if view.entry_point != program.entry_point or kind == "stdin":
-            program = Program(row.code, view.entry_point, filename=row.id, script=kind == "stdin")
+        if view.entry_point != program.entry_point or kind == "stdin" or view.read_only:
+            program = Program(row.code, view.entry_point, filename=row.id, script=kind == "stdin",
+                              read_only=view.read_only)
         if kind == "args" and not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 

@@ -71,7 +71,8 @@ def test_ids_that_collide_with_variant_ids_are_rejected(tmp_path):
 
 
 def test_perturb_inputs_and_prove(tmp_path):
-    rows = [{"id": "idx", "code": "def f(xs, i):\n    if i > 100:\n        return -1\n    else:\n        return xs[i]\n",
+    rows = [{"id": "idx", "code": "def f(xs, i):\n    n = len(xs)\n    if i > 100:\n        return -n\n    else:\n"
+                            "        return xs[i]\n",
              "input": "[1, 2, 3], 1", "output": "2"}]
     pert = PerturbConfig(exceptions=("IndexError",), output_changes=1, budget=Budget(executions=300), seed=0)
     summary, out, rejects = _run(tmp_path, rows, "dead-code", "invert-if", perturb=pert, prove=True, min_inputs=10)
@@ -79,8 +80,7 @@ def test_perturb_inputs_and_prove(tmp_path):
     assert kinds[:3] == ["original", "code-transform", "code-transform"]
     assert set(kinds[3:]) == {"input-perturbation"} and summary.perturbations_written == len(kinds) - 3
     by_id = {r["id"]: r for r in out}
-    # the natural dead code (a fresh local checked, `limit = 5` / `if limit < 0:`) is outside the
-    # prover's fragment (inserted assignments); invert-if's condition is proved
+    # invert-if's condition is proved
     assert by_id["idx:invert-if"]["verification"]["status"] == "proved", by_id["idx:invert-if"]["verification"]
     assert by_id["idx:invert-if"]["verification"]["proved"] is True
     ie = by_id["idx:perturb:IndexError:0"]

@@ -51,6 +51,12 @@ class MirrorComparison(SiteChoice, Transform):
     ``a OP b == b MIRROR(OP) a`` (:func:`prove_identity`).  Two literals qualify without
     observation.  Chained comparisons are left alone.
 
+    Natural forms only: a comparison whose right operand is a literal and left a name is
+    left alone (mirroring would write ``0 == x`` / ``5 > n``, a form people do not write);
+    a literal already on the left is moved right (``0 == x`` -> ``x == 0``).  ``==``/``!=``
+    are swapped here only (``swap-operands`` leaves them alone, so the two transforms never
+    give the same variant).
+
     Needs runtime type observations; names must be locals of the function (or
     comprehension) where they are read, never bound by ``:=``, in a statement alone on its
     line, in a function without ``eval``/``locals``/...
@@ -65,6 +71,7 @@ class MirrorComparison(SiteChoice, Transform):
     needs_runtime_types = True
     preconditions = (
         "a single comparison (< <= > >= == !=) between names/literals",
+        "no literal moved to the left (x < 5 stays; 5 > x -> x < 5)",
         "names are locals observed only with types of one domain (int/bool, float or str) "
         "where z3 proves the mirror identity",
         "no := binding of the names, not in a line shared with another statement, no eval/locals",
@@ -85,6 +92,8 @@ class MirrorComparison(SiteChoice, Transform):
                 continue
             if not all(_name_or_literal(e) for e in (node.left, node.comparisons[0].comparator)):
                 continue  # mirrored, other operands would be evaluated in the other order
+            if literal_type(node.comparisons[0].comparator) is not None and literal_type(node.left) is None:
+                continue  # mirrored, the literal would read on the left (``0 == x``, ``5 > n``)
             if node.left.deep_equals(node.comparisons[0].comparator) and isinstance(
                     node.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
                 continue  # ``x == x`` mirrors to itself
@@ -94,7 +103,7 @@ class MirrorComparison(SiteChoice, Transform):
                 domains[id(node)] = domain
         if not sites:
             raise NotApplicable("no comparison between names/literals of one observed builtin type "
-                                "(int/bool, float or str)")
+                                "(int/bool, float or str) that mirrors without a literal on the left")
         chosen = self.choose(ctx, sites)
 
         def make(original: cst.Comparison, updated: cst.Comparison):
