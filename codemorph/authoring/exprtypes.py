@@ -25,11 +25,12 @@ from codemorph.authoring.syntax import literal_type
 __all__ = ["ExpressionTypes", "BUILTIN_REBINDING_HAZARDS"]
 
 #: Identifiers of code that may rebind a builtin name without an assignment the scope
-#: analysis sees: the ``builtins`` module (``builtins.len = ...``), a namespace written by
-#: name (``globals()['len'] = ...``, ``exec('len = ...')``), a module object's attributes
-#: (``sys.modules[__name__].len``, ``setattr(module, 'len', ...)``, ``module.__dict__``).
-BUILTIN_REBINDING_HAZARDS: frozenset[str] = (BUILTINS_HAZARDS | DYNAMIC_SCOPE_BUILTINS
-                                             | frozenset({"modules", "setattr", "__dict__"}))
+#: analysis sees: :data:`~codemorph.authoring.hazards.BUILTINS_HAZARDS` (the ``builtins``
+#: module, ``abs.__self__``, ``g.__globals__``...), attribute access by a computed name
+#: (``getattr(g, '__glo' + 'bals__')['len'] = ...``), a namespace written by name (``globals()['len'] = ...``, ``exec('len = ...')``), a module
+#: object's attributes (``setattr(module, 'len', ...)``, ``module.__dict__``).
+BUILTIN_REBINDING_HAZARDS: frozenset[str] = (BUILTINS_HAZARDS | DYNAMIC_SCOPE_BUILTINS | frozenset({
+    "setattr", "__dict__", "__setattr__", "getattr", "__getattribute__", "attrgetter"}))
 
 _INT = frozenset({"int"})
 _STR = frozenset({"str"})
@@ -51,10 +52,12 @@ _FIXED_RESULT: dict[str, frozenset[str]] = {
 }
 
 #: methods of an exact ``str`` and their result types (each builds an exact ``str`` or
-#: returns the receiver, itself exact)
+#: returns the receiver, itself exact).  Not ``format``: ``'{}'.format(x)`` is whatever
+#: ``x.__format__`` returns when the field is the whole string (CPython's writer then
+#: hands that object on), a subclass of ``str`` included.
 _STR_METHODS: dict[str, frozenset[str]] = {
     **{m: _STR for m in ("lower", "upper", "strip", "lstrip", "rstrip", "replace", "title", "capitalize",
-                         "casefold", "swapcase", "center", "ljust", "rjust", "zfill", "join", "format",
+                         "casefold", "swapcase", "center", "ljust", "rjust", "zfill", "join",
                          "expandtabs", "removeprefix", "removesuffix", "translate")},
     **{m: _INT for m in ("count", "find", "rfind", "index", "rindex")},
     **{m: _BOOL for m in ("isdigit", "isalpha", "isalnum", "isspace", "isupper", "islower", "istitle",
@@ -95,9 +98,11 @@ def _binary(op: cst.BaseBinaryOp, left: str, right: str) -> str | None:
             return left
         if right in ("str", "list", "tuple") and left in _INTLIKE:
             return right
-    if isinstance(op, cst.Modulo) and left == "str" and "." not in right:
-        # formatting: an exact str on the left and a builtin type on the right (no subclass
-        # of str whose __rmod__ would be tried first) gives a new exact str
+    if isinstance(op, cst.Modulo) and left == "str" and right in _STR_OF:
+        # formatting one int, bool, float or exact str gives an exact str.  Not any other
+        # right operand: '%s' % x is str(x) itself when the conversion is the whole format,
+        # and str() of an exception or of a dict's value ('%(k)s' % d) may be a subclass
+        # of str; a tuple's elements are typed by ExpressionTypes.of (a display only)
         return "str"
     return None
 
@@ -135,12 +140,15 @@ class ExpressionTypes:
       where the name is surely the builtin (:meth:`is_builtin`);
     * ``+ - * // %`` and unary ``- +`` of ints and bools (int), with a float (float), ``/``
       (float), ``& | ^`` (bool for two bools, else int), ``<< >>``, ``~``; ``str + str``,
-      ``str * int``, ``list``/``tuple`` likewise; ``str % x`` for an exact ``str`` and a
-      builtin ``x``; ``not x`` (bool);
+      ``str * int``, ``list``/``tuple`` likewise; ``str % x`` for an exact ``str`` and an
+      int, bool, float or exact str ``x``, or a tuple display of such (not a dict, an
+      exception or a tuple of unknown elements: ``'%(k)s' % d`` is ``str(d['k'])``
+      itself, which may be a subclass of ``str``); ``not x`` (bool);
     * an index or slice of an exact ``str`` (str), a slice of a ``list``/``tuple`` (the
       same type); an element of a list or tuple is unknown;
     * ``s.lower()``, ``s.count(...)``, ``s.isdigit()``... of an exact ``str`` (see
-      ``_STR_METHODS``), ``xs.count(...)`` and ``xs.index(...)`` of an exact ``list`` or
+      ``_STR_METHODS``; not ``s.format(...)``, which is ``x.__format__``'s result itself
+      for ``'{}'.format(x)``), ``xs.count(...)`` and ``xs.index(...)`` of an exact ``list`` or
       ``tuple`` (int);
     * list, tuple, set and dict displays and comprehensions (not f-strings: ``f"{x}"`` is
       whatever ``x.__format__`` returns, a subclass of ``str`` included);
@@ -151,6 +159,7 @@ class ExpressionTypes:
     def __init__(self, index: FunctionIndex) -> None:
         self.index = index
         self._builtins_ok: bool | None = None
+        self._attributes: frozenset[str] | None = None
 
     # -- builtins ---------------------------------------------------------------------------
     def is_builtin(self, name: cst.Name) -> bool:
@@ -158,13 +167,17 @@ class ExpressionTypes:
         that name: nothing in the program binds the name (assignment, ``def``, ``class``,
         import, parameter, loop or comprehension target, ``global``, ``del``, ``except ...
         as``, a star import that may bind it), libcst's scope analysis resolves this read to
-        the builtin scope, and the program spells none of
+        the builtin scope, the program spells none of
         :data:`BUILTIN_REBINDING_HAZARDS` (``builtins``, ``globals``, ``exec``,
-        ``setattr``, ``modules``...)."""
+        ``setattr``, ``modules``, ``getattr``, ``__globals__``, ``__self__``...), and it
+        spells no attribute of that name (``abs.__self__.len = ...`` rebinds the builtin
+        through the builtins module, however that module was reached)."""
         if self._builtins_ok is None:
             module = self.index.ctx.program.module
             self._builtins_ok = not hazard_identifiers(module, BUILTIN_REBINDING_HAZARDS)
         if not self._builtins_ok or self.index.ctx.shadowed(name.value):
+            return False
+        if name.value in self._attribute_names():  # ``m.len = ...`` on whatever module ``m`` is
             return False
         scope = self.index.scopes.get(name)
         if scope is None:
@@ -173,6 +186,19 @@ class ExpressionTypes:
         if len(accesses) != 1 or not accesses[0].referents:
             return False
         return all(isinstance(r, BuiltinAssignment) for r in accesses[0].referents)
+
+    def _attribute_names(self) -> frozenset[str]:
+        """Every name the program spells as an attribute (``x.len``)."""
+        if self._attributes is None:
+            found: set[str] = set()
+
+            class _Attributes(cst.CSTVisitor):
+                def visit_Attribute(self, node: cst.Attribute) -> None:
+                    found.add(node.attr.value)
+
+            self.index.ctx.program.module.visit(_Attributes())
+            self._attributes = frozenset(found)
+        return self._attributes
 
     # -- types --------------------------------------------------------------------------------
     def of(self, expr: cst.BaseExpression) -> frozenset[str] | None:
@@ -187,7 +213,13 @@ class ExpressionTypes:
         if isinstance(expr, cst.Call):
             return self._call(expr)
         if isinstance(expr, cst.BinaryOperation):
-            left, right = self.of(expr.left), self.of(expr.right)
+            left = self.of(expr.left)
+            if isinstance(expr.operator, cst.Modulo) and isinstance(expr.right, cst.Tuple) and left == _STR:
+                # '%d-%s' % (n, s): each element formatted is an int, bool, float or exact str
+                elements = [self.of(e.value) if not isinstance(e, cst.StarredElement) else None
+                            for e in expr.right.elements]
+                return _STR if all(t is not None and t <= _STR_OF for t in elements) else None
+            right = self.of(expr.right)
             if left is None or right is None:
                 return None
             return _combine(left, right, lambda a, b: _binary(expr.operator, a, b))

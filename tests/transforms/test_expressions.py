@@ -155,6 +155,24 @@ def test_qualnames_match_compiler_on_tricky_program() -> None:
     assert _our_qualnames(source) == _code_qualnames(source)
 
 
+def test_qualnames_match_compiler_with_global_declarations() -> None:
+    """A ``def``/``class`` whose name its enclosing function or class declares ``global``
+    is named by CPython without its parents (``g``, ``C.m``), private names mangled alike;
+    runtime types are keyed by that name, so an index naming it ``f.<locals>.g`` would read
+    another function's types."""
+    source = ("def f():\n    global g, C\n    def g(y):\n        return y\n    class C:\n"
+              "        def m(self):\n            return 1\n    def h():\n        return 2\n    return g, C, h\n"
+              "class K:\n    global k\n    def k(self):\n        return 3\n"
+              "    def n(self):\n        global _K__p\n        def __p():\n            return 4\n"
+              "        def __q():\n            return 5\n        return __p, __q\n"
+              "def outer():\n    def inner():\n        global deep\n        def deep():\n            return 6\n"
+              "        return deep\n    def deep():\n        return 7\n    return inner, deep\n")
+    ours = _our_qualnames(source)
+    assert ours == _code_qualnames(source)
+    assert {"g", "C", "C.m", "f.<locals>.h", "k", "__p", "K.n.<locals>.__q", "deep",
+            "outer.<locals>.deep"} <= ours
+
+
 def test_qualnames_match_compiler_on_cruxeval() -> None:
     for row in cruxeval_sample(3):
         assert _our_qualnames(row["code"]) == _code_qualnames(row["code"]), row["id"]
