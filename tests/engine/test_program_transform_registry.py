@@ -176,14 +176,16 @@ def test_a_transform_that_raises_is_an_error_result_not_a_crash(exc):
     assert piped.program.source == program.source and len(piped.errors) == 2
 
 
-DEEP = "def f(x):\n    y = x + 1\n    return " + " + ".join(["1"] * 900) + "\n"
+# ``y = len(x)`` gives dead-code a natural site (a check after a computed length), so the
+# refusal below comes from the depth, not from a program without sites
+DEEP = "def f(x):\n    y = len(x)\n    return y + " + " + ".join(["1"] * 900) + "\n"
 
 
 @pytest.mark.parametrize("name", ["rename-locals", "dead-code"])
 def test_a_900_term_expression_is_refused_as_too_deep_not_an_error(name):
-    result = get_transform(name).apply(Program(DEEP), 0, inputs=["1"], harness=True)
+    result = get_transform(name).apply(Program(DEEP), 0, inputs=["[1]"], harness=True)
     assert (result.applied, result.error, result.source) == (False, None, DEEP)
-    assert result.reason.startswith("expression nesting too deep for the rewriter: the syntax tree is 906 levels "
+    assert result.reason.startswith("expression nesting too deep for the rewriter: the syntax tree is 907 levels "
                                     "deep (RecursionError: maximum recursion depth exceeded")
 
 
@@ -191,7 +193,7 @@ def test_generate_counts_a_too_deep_program_not_applicable_not_an_error(tmp_path
     import json
     from codemorph.jobs.generate import GenerateConfig, generate
     src = tmp_path / "in.jsonl"
-    src.write_text(json.dumps({"id": "deep", "code": DEEP, "input": "1", "output": "900"}) + "\n")
+    src.write_text(json.dumps({"id": "deep", "code": DEEP, "input": "[1]", "output": "901"}) + "\n")
     summary = generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(("rename-locals",),
                                                                                     extra_inputs=4))
     assert summary.per_transform["rename-locals"]["not-applicable"] == 1

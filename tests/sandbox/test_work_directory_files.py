@@ -32,7 +32,8 @@ class BookDB:
         self.connection.commit()
 
     def add_book(self, title):
-        self.cursor.execute("INSERT INTO books (title) VALUES (?)", (title,))
+        values = (title,)
+        self.cursor.execute("INSERT INTO books (title) VALUES (?)", values)
         self.connection.commit()
 
 
@@ -76,7 +77,8 @@ def test_a_sqlite_program_behind_a_harness_is_written_with_its_variants(tmp_path
     src.write_text(json.dumps({"id": "books", "code": BOOKS, "input": "Test().test()", "output": BOOKS_OUTPUT,
                                "input_kind": "call"}) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    # dead-store: the program computes no value a dead-code check would guard (count = 0 is a literal)
+    # dead-store: the program computes no value a dead-code check would guard (count = 0 is a literal);
+    # rename-locals renames add_book's local: the harness class Test is read-only
     generate(src, out, GenerateConfig.from_transforms(("rename-locals", "dead-store")))
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [(r["id"], r["output"]) for r in written] == [
