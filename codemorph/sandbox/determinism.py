@@ -18,7 +18,7 @@ import ast
 import re
 import sys
 import unicodedata
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import libcst as cst
 from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrapper, ParentNodeProvider,
@@ -535,6 +535,25 @@ class _Finder:
                         yield self._pos(node), PROCESS_CHANGES[full].format(full)
             elif isinstance(node, cst.Name) and node.value == "__builtins__":
                 yield from self._builtin_rebound("__builtins__", node)
+        for mod, alias, bound, assignment in self._module_imports(_CHANGING_MODULES):
+            for access in assignment.references:
+                node = access.node
+                if mod == "builtins" or (alias.asname is None and bound == "builtins"):
+                    yield from self._builtin_rebound("builtins", node)
+                    continue
+                top_node = self._chain_top(node)
+                base, full = _dotted(node), _dotted(top_node)  # type: ignore[arg-type]
+                if base is None or full is None:
+                    continue
+                full = (mod if alias.asname is not None else bound) + full[len(base):]
+                for name, why in PROCESS_CHANGES.items():
+                    if full == name or full.startswith(name + "."):
+                        yield self._pos(top_node), why.format(name)
+
+    def _module_imports(self, modules: Any) -> Iterable[tuple[str, cst.ImportAlias, str, Any]]:
+        """``(module, alias, bound name, assignment)`` for every name an ``import M`` /
+        ``import M.sub`` / ``import M as n`` statement binds, in every scope, whose top-level
+        module is in ``modules`` (a container of module names)."""
         for scope in self.scopes:
             for assignment in scope.assignments:
                 if not isinstance(assignment, ImportAssignment) or not isinstance(assignment.node, cst.Import):
@@ -542,21 +561,8 @@ class _Finder:
                 for alias in assignment.node.names:
                     mod = _alias_module(alias)
                     bound = _bound(alias, assignment.name)
-                    if mod.split(".")[0] not in _CHANGING_MODULES or bound != assignment.name:
-                        continue
-                    for access in assignment.references:
-                        node = access.node
-                        if mod == "builtins" or (alias.asname is None and bound == "builtins"):
-                            yield from self._builtin_rebound("builtins", node)
-                            continue
-                        top_node = self._chain_top(node)
-                        base, full = _dotted(node), _dotted(top_node)  # type: ignore[arg-type]
-                        if base is None or full is None:
-                            continue
-                        full = (mod if alias.asname is not None else bound) + full[len(base):]
-                        for name, why in PROCESS_CHANGES.items():
-                            if full == name or full.startswith(name + "."):
-                                yield self._pos(top_node), why.format(name)
+                    if mod.split(".")[0] in modules and bound == assignment.name:
+                        yield mod, alias, bound, assignment
 
     def _builtin_rebound(self, shown: str, node: cst.CSTNode) -> Iterable[tuple[int, str]]:
         """``builtins.len = ...`` / ``del builtins.len`` / ``builtins.len += ...`` /
@@ -656,17 +662,10 @@ class _Finder:
             if isinstance(node, cst.Attribute) and node.attr.value in SQLITE_MACHINE and self._imports_sqlite():
                 yield self._pos(node), f"reads the machine's SQLite library version (.{node.attr.value})"
         # uses of partly flagged modules bound by `import os` / `import os.path as p`
+        for mod, alias, bound, assignment in self._module_imports(PARTLY_FLAGGED):
+            for access in assignment.references:
+                yield from self._module_use(mod if alias.asname is not None else bound, access.node)
         for scope in self.scopes:
-            for assignment in scope.assignments:
-                if not isinstance(assignment, ImportAssignment) or not isinstance(assignment.node, cst.Import):
-                    continue
-                for alias in assignment.node.names:
-                    mod = _alias_module(alias)
-                    bound = _bound(alias, assignment.name)
-                    if mod.split(".")[0] not in PARTLY_FLAGGED or bound != assignment.name:
-                        continue
-                    for access in assignment.references:
-                        yield from self._module_use(mod if alias.asname is not None else bound, access.node)
             for access in scope.accesses:
                 for ref in access.referents:
                     if isinstance(ref, BuiltinAssignment) and ref.name in FLAGGED_BUILTINS \
