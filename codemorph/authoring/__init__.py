@@ -15,6 +15,9 @@ so a plugin author has exactly what the built-ins have.
   :func:`is_generator_function`, :func:`function_nodes`);
 * :mod:`~codemorph.authoring.scopes` -- :class:`FunctionIndex` (qualnames, dynamic
   scopes, libcst scopes, observed types of locals);
+* :mod:`~codemorph.authoring.exprtypes` -- :class:`ExpressionTypes` (the types an
+  expression's value may have: literals, observed locals, builtins such as ``len``,
+  arithmetic, ``str`` slices and methods), :data:`BUILTIN_REBINDING_HAZARDS`;
 * :mod:`~codemorph.authoring.syntax` -- :func:`code_of`, :func:`literal_type`,
   :func:`parenthesize_if_bare_tuple`;
 * :mod:`~codemorph.authoring.z3terms` -- :class:`Z3Terms`, the one libcst-to-Z3
@@ -26,6 +29,7 @@ from codemorph.authoring.facts import FunctionFacts, ProgramFacts, finalisation_
 from codemorph.authoring.hazards import (BUILTINS_HAZARDS, FRAME_HAZARDS, LIFETIME_HAZARDS, LINE_HAZARDS,
                                          STRICT_LINE_HAZARDS, dynamic_scope_uses, hazard_identifiers)
 from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.exprtypes import BUILTIN_REBINDING_HAZARDS, ExpressionTypes
 from codemorph.authoring.sites import WHICH, SiteChoice, check_which, choose_sites
 from codemorph.authoring.syntax import code_of, literal_type, parenthesize_if_bare_tuple
 from codemorph.authoring.z3terms import Untranslatable, Z3Terms, floor_div, floor_mod, int_literal
@@ -35,7 +39,7 @@ __all__ = [
     "FRAME_HAZARDS", "LINE_HAZARDS", "STRICT_LINE_HAZARDS", "LIFETIME_HAZARDS", "BUILTINS_HAZARDS",
     "hazard_identifiers", "dynamic_scope_uses",
     "FunctionFacts", "ProgramFacts", "finalisation_hazard", "function_nodes", "is_generator_function",
-    "FunctionIndex",
+    "FunctionIndex", "ExpressionTypes", "BUILTIN_REBINDING_HAZARDS",
     "code_of", "literal_type", "parenthesize_if_bare_tuple",
     "Z3Terms", "Untranslatable", "floor_div", "floor_mod", "int_literal",
 ]

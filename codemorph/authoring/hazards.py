@@ -51,8 +51,18 @@ LIFETIME_HAZARDS: frozenset[str] = frozenset({
 })
 
 #: Identifiers of code that may rebind a builtin without a visible assignment
-#: (``builtins.iter = ...``, ``__builtins__['len'] = ...``).
-BUILTINS_HAZARDS: frozenset[str] = frozenset({"builtins", "__builtins__", "__import__", "importlib"})
+#: (``builtins.iter = ...``, ``__builtins__['len'] = ...``), or reach the builtins module or
+#: a module's namespace from an object the program holds: ``abs.__self__`` is the builtins
+#: module, ``g.__globals__`` and a frame's ``f_globals``/``f_builtins`` are namespaces,
+#: ``sys.modules``, importers (``__subclasses__``, ``meta_path``, ``load_module``,
+#: ``_frozen_importlib``, ``_imp``), ``gc.get_referents``, ``ctypes``, ``pickle``'s global
+#: lookups.  Not ``getattr`` (``getattr(g, '__glo' + 'bals__')`` reaches a namespace by a
+#: computed name, but programs read attributes by name often): code that relies on a
+#: builtin's result type adds it (:data:`~codemorph.authoring.BUILTIN_REBINDING_HAZARDS`).
+BUILTINS_HAZARDS: frozenset[str] = frozenset({
+    "builtins", "__builtins__", "__import__", "importlib", "modules", "__self__", "__globals__", "f_globals",
+    "f_builtins", "__subclasses__", "meta_path", "load_module", "_frozen_importlib", "_imp", "gc", "ctypes",
+    "pickle", "_pickle"})
 
 
 def hazard_identifiers(module: cst.Module, *groups: Iterable[str],

@@ -11,9 +11,15 @@ import libcst as cst
 from libcst.metadata import ComprehensionScope, FunctionScope, ScopeProvider
 
 from codemorph.engine import RewriteContext
-from codemorph.engine.transform import DYNAMIC_SCOPE_BUILTINS
+from codemorph.engine.transform import DYNAMIC_SCOPE_BUILTINS, identifiers_in
 
-__all__ = ["FunctionIndex"]
+__all__ = ["FunctionIndex", "LOCAL_REBINDING_HAZARDS"]
+
+#: Identifiers of code that may rebind a function's local without an assignment in that
+#: function or a ``nonlocal`` one: a closure cell written through ``cell_contents``
+#: (``inner.__closure__[0].cell_contents = ...`` from anywhere, in mid-line), a frame's
+#: ``f_locals`` (written through on Python 3.13), ``ctypes``.
+LOCAL_REBINDING_HAZARDS: frozenset[str] = frozenset({"cell_contents", "f_locals", "ctypes"})
 
 _COMPREHENSION_NAMES = {cst.ListComp: "<listcomp>", cst.SetComp: "<setcomp>", cst.DictComp: "<dictcomp>",
                         cst.GeneratorExp: "<genexpr>"}
@@ -34,9 +40,11 @@ class _QualnameVisitor(cst.CSTVisitor):
         self.dynamic: set[cst.CSTNode] = set()
         self.module_dynamic = False
         self.walrus: set[str] = set()
-        self.stack: list[tuple[str, str]] = []  # (qualname, kind: function | class | comprehension)
-        self._first_for: dict[int, tuple[str, str]] = {}
-        self._suspended: list[tuple[str, str]] = []
+        self.nonlocal_names: set[str] = set()
+        # (qualname, kind: function | class | comprehension, names declared ``global`` there)
+        self.stack: list[tuple[str, str, set[str]]] = []
+        self._first_for: dict[int, tuple[str, str, set[str]]] = {}
+        self._suspended: list[tuple[str, str, set[str]]] = []
         self._path: list[cst.CSTNode] = []
 
     # parent links (one traversal instead of a second one by ParentNodeProvider)
@@ -64,17 +72,39 @@ class _QualnameVisitor(cst.CSTVisitor):
         if not self.stack:
             qn = name
         else:
-            parent, pkind = self.stack[-1]
-            qn = f"{parent}.<locals>.{name}" if pkind == "function" else f"{parent}.{name}"
+            parent, pkind, declared_global = self.stack[-1]
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)) \
+                    and self._mangle(name) in {self._mangle(g) for g in declared_global}:
+                qn = name  # ``global g`` then ``def g``: CPython names it ``g`` (force_global)
+            else:
+                qn = f"{parent}.<locals>.{name}" if pkind == "function" else f"{parent}.{name}"
         self.qualnames[node] = qn
         return qn
+
+    def _mangle(self, name: str) -> str:
+        """``name`` as CPython's symbol table spells it: a private ``__name`` inside a class
+        (its methods included) is ``_Class__name``."""
+        if not name.startswith("__") or name.endswith("__"):
+            return name
+        classes = [qn for qn, kind, _ in self.stack if kind == "class"]
+        private = classes[-1].rsplit(".", 1)[-1].lstrip("_") if classes else ""
+        return f"_{private}{name}" if private else name
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.nonlocal_names.update(item.name.value for item in node.names)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        # a ``global`` statement precedes every binding of its names in its scope (else
+        # CPython raises SyntaxError), so it is seen before the ``def``/``class`` it names
+        if self.stack:
+            self.stack[-1][2].update(item.name.value for item in node.names)
 
     # functions, lambdas and classes: only the body runs in the new scope
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._name(node, node.name.value)
 
     def visit_FunctionDef_body(self, node: cst.FunctionDef) -> None:
-        self.stack.append((self.qualnames[node], "function"))
+        self.stack.append((self.qualnames[node], "function", set()))
 
     def leave_FunctionDef_body(self, node: cst.FunctionDef) -> None:
         self.stack.pop()
@@ -83,7 +113,7 @@ class _QualnameVisitor(cst.CSTVisitor):
         self._name(node, "<lambda>")
 
     def visit_Lambda_body(self, node: cst.Lambda) -> None:
-        self.stack.append((self.qualnames[node], "function"))
+        self.stack.append((self.qualnames[node], "function", set()))
 
     def leave_Lambda_body(self, node: cst.Lambda) -> None:
         self.stack.pop()
@@ -92,7 +122,7 @@ class _QualnameVisitor(cst.CSTVisitor):
         self._name(node, node.name.value)
 
     def visit_ClassDef_body(self, node: cst.ClassDef) -> None:
-        self.stack.append((self.qualnames[node], "class"))
+        self.stack.append((self.qualnames[node], "class", set()))
 
     def leave_ClassDef_body(self, node: cst.ClassDef) -> None:
         self.stack.pop()
@@ -100,7 +130,7 @@ class _QualnameVisitor(cst.CSTVisitor):
     # comprehensions: everything but the first iterable runs in the new scope
     def _comp(self, node) -> None:
         qn = self._name(node, _COMPREHENSION_NAMES[type(node)])
-        self.stack.append((qn, "comprehension"))
+        self.stack.append((qn, "comprehension", set()))
         self._first_for[id(node.for_in)] = self.stack[-1]
 
     def _comp_leave(self, node) -> None:
@@ -133,6 +163,7 @@ class FunctionIndex:
         module_dynamic: whether code outside every function (module level, class bodies)
             reads one of them.
         walrus_names: names bound by an assignment expression (``:=``) anywhere.
+        nonlocal_names: names declared ``nonlocal`` anywhere (no local of that name is typed).
         parents: ``{node: parent node}``.
     """
 
@@ -147,8 +178,12 @@ class FunctionIndex:
         self.dynamic = qv.dynamic
         self.module_dynamic = qv.module_dynamic
         self.walrus_names = frozenset(qv.walrus)
+        #: names a ``nonlocal`` statement names anywhere
+        self.nonlocal_names = frozenset(qv.nonlocal_names)
         #: the program's source split at line breaks as the tokenizer sees them
         self.source_lines = re.split(r"\r\n|\r|\n", ctx.program.source)
+        #: whether the program spells one of :data:`LOCAL_REBINDING_HAZARDS`
+        self.locals_writable = bool(identifiers_in(module) & LOCAL_REBINDING_HAZARDS)
 
     @property
     def scopes(self) -> Mapping[cst.CSTNode, Any]:
@@ -203,7 +238,15 @@ class FunctionIndex:
         """For a variable read ``name``: its scope and that scope's qualname, when the name
         is a local of the function or comprehension where it is read (every binding it may
         refer to is in that very scope: no global, nonlocal, free or builtin name);
-        otherwise ``None``."""
+        otherwise ``None`` -- also when any ``nonlocal`` statement of the program names it
+        (a function or class body nested at any depth may rebind it in mid-line), or when the
+        program spells one of
+        :data:`LOCAL_REBINDING_HAZARDS` (``cell_contents``, ``f_locals``, ``ctypes``),
+        through which code elsewhere may rebind a local in mid-line."""
+        if self.locals_writable or name.value in self.nonlocal_names:
+            # a ``nonlocal`` rebinding in any nested function or class body (however deep)
+            # may change the name in mid-line
+            return None
         scope = self.scopes.get(name)
         if not isinstance(scope, (FunctionScope, ComprehensionScope)):
             return None

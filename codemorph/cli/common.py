@@ -2,7 +2,8 @@
 message, reading a program file, checking an output path, and the progress bar and
 summary tables of the data-set commands (``generate``, ``perturb``, ``evaluate``).
 
-The lowest module of :mod:`codemorph.cli`: it imports no other CLI module; each command
+The lowest module of :mod:`codemorph.cli`: it imports no other CLI module (only the light
+package, for :data:`~codemorph.cli.EXIT_INTERRUPTED`); each command
 module (:mod:`~codemorph.cli.generate`, :mod:`~codemorph.cli.perturb`,
 :mod:`~codemorph.cli.evaluate`, :mod:`~codemorph.cli.programs`,
 :mod:`~codemorph.cli.listing`) imports from it, and :mod:`codemorph.cli.main` puts the
@@ -12,7 +13,7 @@ Exit codes: 0 the run finished (rows that could not be processed, and unexpected
 exceptions a row or a transform raised, are in the rejects file and counted in the
 summary; ``--fail-on-error`` makes such an exception exit 1); 2 bad invocation or bad input
 (missing/empty file, unknown transform, a program that does not parse); 1 an unexpected
-internal error of the run itself.
+internal error of the run itself; 130 interrupted (Ctrl-C or ``SIGTERM``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from codemorph.cli import EXIT_INTERRUPTED
 from codemorph.errors import InputError
 from codemorph.jobs.executors import DEFAULT_WORKERS_HELP
 from codemorph.rows.dataset import input_files, progress_path, rejects_path
@@ -44,8 +46,6 @@ out_console = Console(width=None if sys.stdout.isatty() else 120)
 err_console = Console(stderr=True)
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
-#: exit code of a command interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it)
-EXIT_INTERRUPTED = 130
 
 #: help text of every data-set command's ``--fail-on-error``
 #: the default of ``--worker-memory`` (``generate``, ``perturb``), MiB; README, "Memory per worker"

@@ -20,12 +20,20 @@ __all__ = ["generate", "interrupted_message"]
 def interrupted_message(rows_path: Path) -> str:
     """What an interrupted ``generate`` writing ``rows_path`` tells its user: where the rows
     written so far are and to resume, or, when its checkpoint records no finished input row
-    yet, that nothing was written (``--resume`` would start from the first row too)."""
-    from codemorph.rows.dataset import checkpoint_rows, progress_path
+    yet, that nothing was written (``--resume`` would start from the first row too), or, when
+    every finished row was rejected (``rows_path`` is empty), where the rejects are."""
+    from codemorph.rows.dataset import checkpoint_rows, progress_path, rejects_path
 
     done = checkpoint_rows(progress_path(rows_path))
     if not done:
         return "no row was written yet; run the same command again to start over"
+    try:
+        empty = rows_path.stat().st_size == 0
+    except OSError:
+        empty = True
+    if empty:
+        return (f"every input row done so far was rejected, the reasons are in {rejects_path(rows_path)} (input rows "
+                f"done: {done}); run the same command with --resume to continue")
     return (f"the rows written so far are in {rows_path} (input rows done: {done}); run the same command with "
             "--resume to continue")
 

@@ -8,18 +8,17 @@ Each command lives in its own module (:mod:`~codemorph.cli.listing`: ``list``,
 Exit codes: 0 the run finished (rows that could not be processed are in the rejects file,
 not errors; so are unexpected exceptions a transform or a row raised, counted in the
 summary, unless ``--fail-on-error``: then 1); 2 bad invocation or bad input (missing/empty
-file, unknown transform, a program that does not parse); 1 an unexpected internal error.
+file, unknown transform, a program that does not parse); 1 an unexpected internal error;
+130 interrupted by Ctrl-C or ``SIGTERM`` (:func:`codemorph.cli.handle_interruptions`).
 """
 
 from __future__ import annotations
 
-import os
-import signal
 import sys
-from typing import Any
 
 import typer
 
+from codemorph.cli import EXIT_INTERRUPTED, handle_interruptions
 from codemorph.cli.common import EXIT_INPUT, EXIT_INTERNAL, EXIT_OK, err_console, out_console  # noqa: F401
 from codemorph.cli.evaluate import analyze, evaluate
 from codemorph.cli.generate import generate
@@ -45,31 +44,20 @@ app.command("perturb")(perturb_command)
 app.add_typer(harness_app, name="harness")
 
 
-def _interrupt_on_sigterm() -> None:
-    """Make ``SIGTERM`` (``kill``, a batch system's stop) end a command as Ctrl-C does: a
-    ``KeyboardInterrupt`` in this process, so worker pools and sandboxes are closed and the
-    command says it was interrupted.  A process forked from this one (a worker) that
-    receives ``SIGTERM`` still ends at once, as without the handler."""
-    main_pid = os.getpid()
-
-    def handler(signum: int, frame: Any) -> None:
-        if os.getpid() != main_pid:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
-            return
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, handler)
-
-
 def main() -> None:
-    """Console-script entry point."""
-    _interrupt_on_sigterm()
+    """Run the command line (``python -m codemorph.cli``; the console script goes through
+    :func:`codemorph.cli.main`, which calls this): interruptions are handled
+    (:func:`codemorph.cli.handle_interruptions`; installed again here, harmlessly), and one
+    that escapes a command's own handling ends with ``error: interrupted``, exit 130."""
+    handle_interruptions()
     try:
         app()
     except CodemorphError as exc:  # anything that escaped a command's own handling
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         sys.exit(EXIT_INPUT)
+    except KeyboardInterrupt:
+        err_console.print("[bold red]error:[/] interrupted", highlight=False)
+        sys.exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

@@ -85,6 +85,11 @@ class Program:
             names are its own, as a function's locals are; ``False`` (default) when a
             harness calls into it (``args`` and ``call`` rows), which may reach any
             module-level name.  Transforms read it as :attr:`RewriteContext.script`.
+        read_only: names of top-level ``class``/``def`` statements no transform may change
+            (a frozenset of str; empty by default): the harness a ``call`` row's input runs
+            (``Test`` in ``Test().test()``: ClassEval), which is not the program under test.
+            :meth:`Transform.apply <codemorph.engine.transform.Transform.apply>` keeps them
+            as they are in every rewrite; rewrites keep the set.
 
     Raises:
         ParseError: when ``source`` is not valid Python; carries line and column.
@@ -97,14 +102,16 @@ class Program:
     entry_point: str = "f"
     filename: str = field(default="<program>", compare=False)
     script: bool = False
+    read_only: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "read_only", frozenset(self.read_only))
         # parse eagerly so that a bad program fails where it is created
         object.__setattr__(self, "_module", parse_source(self.source, self.filename))
 
     @classmethod
     def compiled(cls, source: str, entry_point: str = "f", filename: str = "<program>",
-                 script: bool = False) -> "Program":
+                 script: bool = False, read_only: frozenset[str] = frozenset()) -> "Program":
         """A program whose ``source`` is only compiled now (:func:`check_compiles`); its
         libcst tree is parsed on first use of :attr:`module`.  For programs a rewrite
         produced (:meth:`Transform.apply <codemorph.engine.transform.Transform.apply>`):
@@ -118,7 +125,7 @@ class Program:
         check_compiles(source, filename)
         program = cls.__new__(cls)
         for name, value in (("source", source), ("entry_point", entry_point), ("filename", filename),
-                            ("script", script), ("_module", None)):
+                            ("script", script), ("read_only", frozenset(read_only)), ("_module", None)):
             object.__setattr__(program, name, value)
         return program
 
@@ -160,4 +167,4 @@ class Program:
 
     def with_source(self, source: str, entry_point: str | None = None) -> "Program":
         """A new program with other source text (and optionally another entry point)."""
-        return Program(source, entry_point or self.entry_point, self.filename, self.script)
+        return Program(source, entry_point or self.entry_point, self.filename, self.script, self.read_only)

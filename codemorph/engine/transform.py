@@ -24,6 +24,8 @@ from codemorph.engine.program import Program
 from codemorph.engine.stdlib import star_import_names
 
 __all__ = [
+    "DEEP_NESTING",
+    "nesting_depth",
     "Site",
     "Claim",
     "TransformError",
@@ -333,6 +335,29 @@ def record_distribution(cls: type, distribution: str) -> None:
         _distributions[cls] = distribution
 
 
+#: levels of syntax tree from which a transform's ``RecursionError`` is taken for the program's
+#: nesting (libcst's visitors spend about 4 Python frames per level, so under the default
+#: recursion limit of 1,000 a tree fails near 250 levels; 100 leaves room for the caller's frames)
+DEEP_NESTING = 100
+
+
+def nesting_depth(node: cst.CSTNode) -> int:
+    """Levels of the libcst tree under ``node`` (``node`` itself is level 1), counted
+    without recursion (a tree too deep for a visitor is measured too).
+
+    Args:
+        node: any libcst node, usually a :class:`libcst.Module`.
+
+    Returns:
+        The number of nodes on the longest root-to-leaf path."""
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        deepest = max(deepest, d)
+        stack.extend((c, d + 1) for c in n.children)
+    return deepest
+
+
 def _distribution_of(cls: type) -> str:
     found = _distributions.get(cls)
     if found:
@@ -414,6 +439,79 @@ class TransformResult:
         return self.program.source
 
 
+#: rewrites tried (drawing on, from the same generator) while every change falls in a read-only harness
+_READ_ONLY_ATTEMPTS = 3
+
+
+def _top_level_name(stmt: cst.CSTNode) -> str | None:
+    return stmt.name.value if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) else None
+
+
+def _locals_of(definition: cst.CSTNode) -> frozenset[str]:
+    """Names bound as locals by the functions inside a top-level ``class``/``def``
+    (parameters and plain-name targets; ``global``/``nonlocal`` names excluded)."""
+    import ast
+
+    tree = ast.parse(cst.Module(body=[definition]).code)
+    out: set[str] = set()
+    shared: set[str] = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        a = fn.args
+        out.update(x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                out.add(node.id)
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                shared.update(node.names)
+    return frozenset(out - shared)
+
+
+def _keep_read_only(program: Program, ctx: "RewriteContext", new: cst.Module) -> cst.Module:
+    """``new`` with the top-level definitions named in ``program.read_only`` as they were in
+    ``program`` (a harness is not the program under test: a change there would label a
+    variant whose code under test is unchanged), and the sites recorded inside them dropped
+    from ``ctx.sites``.
+
+    Raises:
+        NotApplicable: the rewrite renames or removes such a definition, changes it together
+            with the code outside it (an identifier spelled differently on both sides, as a
+            rename does: putting the harness back would break the pair), or adds printed lines
+            (``ctx.stdout_lines``) while changing it.
+    """
+    names = program.read_only
+    old = {n: s for s in program.module.body if (n := _top_level_name(s)) in names}
+    if not old:
+        return new
+    body = list(new.body)
+    where = {n: i for i, s in enumerate(body) if (n := _top_level_name(s)) in old}
+    changed = sorted(n for n in old if n not in where or not body[where[n]].deep_equals(old[n]))
+    if not changed:
+        return new
+    label = ", ".join(changed)
+    what = f"{label}, the harness the row's input calls (read-only)"
+    if any(n not in where for n in changed):
+        raise NotApplicable(f"the rewrite renames or removes {what}")
+    # identifiers the rewrite changed in the harness, but for the harness's own locals (a local
+    # renamed there is independent of one renamed in the code under test)
+    in_harness = frozenset().union(*((identifiers_in(old[n]) ^ identifiers_in(body[where[n]]))
+                                     - _locals_of(old[n]) - _locals_of(body[where[n]]) for n in changed))
+    rest_old = identifiers_in(program.module.with_changes(
+        body=[s for s in program.module.body if _top_level_name(s) not in old]))
+    rest_new = identifiers_in(new.with_changes(body=[s for s in body if _top_level_name(s) not in old]))
+    if in_harness & (rest_old ^ rest_new):
+        raise NotApplicable(f"the rewrite changes {label} together with the code it calls ({what})")
+    if ctx.stdout_lines:
+        raise NotApplicable(f"the rewrite prints from {what}")
+    spans = [ctx.metadata(PositionProvider)[old[n]] for n in changed]
+    ctx.sites = [site for site in ctx.sites
+                 if not any(r.start.line <= site.line <= r.end.line for r in spans)]
+    for n in changed:
+        body[where[n]] = old[n]
+    return new.with_changes(body=body)
+
+
 class RewriteContext:
     """Everything a transform may consult while rewriting one program.
 
@@ -458,6 +556,10 @@ class RewriteContext:
         #: its own (no harness reads them), so module-level code may be rewritten like a
         #: function body
         self.script = program.script
+        #: names of top-level definitions no rewrite may change (:attr:`Program.read_only`: a
+        #: ``call`` row's harness class); :meth:`Transform.apply` puts them back as they were,
+        #: so a transform may skip sites inside them up front
+        self.read_only = program.read_only
         #: a transform that renames the entry point sets the new name here
         self.new_entry_point: str | None = None
         self.sites: list[Site] = []
@@ -609,7 +711,10 @@ class Transform:
             raises (as LibCST's codemod runner, which turns a codemod's exception into a
             failure result): one transform's bug costs its variant, never the run.
             A ``SystemExit`` raised by :meth:`rewrite` is such an error too; only
-            ``KeyboardInterrupt`` propagates.
+            ``KeyboardInterrupt`` propagates.  A ``RecursionError`` on a program whose
+            syntax tree is at least :data:`DEEP_NESTING` levels deep (:func:`nesting_depth`)
+            is no error but a refusal, reason ``"expression nesting too deep for the
+            rewriter: ..."`` (libcst's visitors recurse per level).
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), self.name)
@@ -618,6 +723,19 @@ class Transform:
                                    reason="needs runtime type observations, none given")
         try:
             return self._apply(program, rng, inputs, observations, outputs, harness)
+        except RecursionError as exc:
+            # libcst's visitors recurse once (several frames) per level of the syntax tree: a
+            # 900-term ``1 + 1 + ... + 1`` is 900 levels deep.  Such a program is not
+            # rewritable here (applied=False, no error); a RecursionError on a shallow tree is
+            # a bug of the transform (an error, below)
+            depth = nesting_depth(program.module)
+            if depth >= DEEP_NESTING:
+                return TransformResult(self.name, program, False, reason=(
+                    f"expression nesting too deep for the rewriter: the syntax tree is {depth} levels deep "
+                    f"(RecursionError: {exc})"))
+            err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
+            return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
+                                   error=err)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
             # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
             err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
@@ -632,19 +750,33 @@ class Transform:
             return TransformResult(self.name, program, False, reason=(
                 f"the program spells identifier {folded[0]!r}, which Python reads as {folded[1]!r} (NFKC): "
                 "scopes are not analysed under that folding"))
-        try:
-            new_module = self.rewrite(program.module, ctx)
-        except NotApplicable as exc:
-            return TransformResult(self.name, program, False, reason=exc.reason)
-        if new_module is None or (new_module.deep_equals(program.module) and not ctx.new_entry_point):
-            return TransformResult(self.name, program, False, reason="no site to rewrite")
+        attempts = _READ_ONLY_ATTEMPTS if program.read_only else 1
+        for attempt in range(attempts):
+            if attempt:
+                ctx = RewriteContext(program, rng, inputs, observations, outputs, harness)
+            try:
+                new_module = self.rewrite(program.module, ctx)
+            except NotApplicable as exc:
+                return TransformResult(self.name, program, False, reason=exc.reason)
+            if new_module is None or (new_module.deep_equals(program.module) and not ctx.new_entry_point):
+                return TransformResult(self.name, program, False, reason="no site to rewrite")
+            try:
+                new_module = _keep_read_only(program, ctx, new_module)
+            except NotApplicable as exc:
+                return TransformResult(self.name, program, False, reason=exc.reason)
+            if not new_module.deep_equals(program.module) or ctx.new_entry_point:
+                break
+        else:
+            names = ", ".join(sorted(program.read_only))
+            return TransformResult(self.name, program, False, reason=(
+                f"every site rewritten is in {names}, the harness the row's input calls (read-only)"))
         code = module_code(new_module)
         try:
             # compiled now, its libcst tree parsed only if something reads it (a pipeline's next
             # step, a prover): the tree at hand is not the parse of ``code`` (a transform may
             # build nodes the parser would group otherwise), so the text stays the truth
             new_program = Program.compiled(code, ctx.new_entry_point or program.entry_point, program.filename,
-                                           program.script)
+                                           program.script, program.read_only)
         except ParseError as exc:  # a transform bug must never reach the output
             return TransformResult(self.name, program, False,
                                    reason=f"rewrite did not compile ({exc}); left unchanged")

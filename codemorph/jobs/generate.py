@@ -32,6 +32,7 @@ from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
 from codemorph.naturalness import cached_model, prepare_default_model
+from codemorph.sandbox.determinism import process_change
 from codemorph.sandbox.kinds import RunView, output_of, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
@@ -315,8 +316,9 @@ class RowProcessor:
             return reject("parse", parse_problem(exc))
         view = run_view(row, program)
         kind, run_input = view.kind, view.input
-        if view.entry_point != program.entry_point or kind == "stdin":
-            program = Program(row.code, view.entry_point, filename=row.id, script=kind == "stdin")
+        if view.entry_point != program.entry_point or kind == "stdin" or view.read_only:
+            program = Program(row.code, view.entry_point, filename=row.id, script=kind == "stdin",
+                              read_only=view.read_only)
         if kind == "args" and not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 
@@ -334,6 +336,10 @@ class RowProcessor:
         if problem:
             return reject("execute", problem)
         if baseline.nondeterministic:
+            change = process_change(row.code, input_kind=kind, harness=[run_input] if kind == "call" else None)
+            if change is not None:
+                # not nondeterminism but a change to the process a harness shares: say what it did
+                return reject("execute", f"the program {change}; its recorded output is not a reliable ground truth")
             return reject("execute", f"the program is nondeterministic ({baseline.reason}); its recorded output "
                                      "is not a reliable ground truth")
         if baseline.hash_sensitive:
@@ -595,6 +601,9 @@ def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = 
             # the result's repr raised (an int over 4,300 digits), timed out or was too long
             return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned "
                     f"{o.value_words(120)}")
+        if o.compare_error is not None:
+            return (f"recorded output {row.output[:80]!r} cannot be checked: comparing the returned value "
+                    f"{o.value_words()} with it raised {o.compare_error[:200]}")
         if not o.literal_ok:
             return (f"recorded output {row.output[:80]!r} cannot be checked: execution returned "
                     f"{o.value_words()}, whose repr is not a Python literal, and the recorded output does "

@@ -64,7 +64,7 @@ from codemorph.rows.schema import PerturbationRow, parse_problem, row_reject
 from codemorph.errors import InputError, ParseError
 from codemorph.jobs.executors import DaskExecutor, LocalExecutor, failed_row_reject, map_rows
 from codemorph.engine.program import Program
-from codemorph.sandbox.determinism import nondeterminism_source
+from codemorph.sandbox.determinism import nondeterminism_source, process_change
 from codemorph.sandbox.kinds import RunView, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Outcome, Sandbox
 from codemorph.verification.differential import HASH_SEEDS, hash_stable, may_depend_on_hash
@@ -255,6 +255,9 @@ def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowR
     if source is not None:
         # an outcome that a second run a moment later cannot contradict (the clock, unseeded
         # random numbers, the process): no found input of it can be a ground truth
+        change = process_change(row.code, input_kind=kind, harness=[view.input] if kind == "call" else None)
+        if change is not None:
+            return reject("execute", f"the program {change}, so no row of it is written")
         return reject("execute", f"the program is nondeterministic: it {source}, so no row of it is written")
     targets = config.targets()
     want = {t: config.per_exception for t in targets}

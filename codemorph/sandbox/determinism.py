@@ -18,13 +18,13 @@ import ast
 import re
 import sys
 import unicodedata
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import libcst as cst
 from libcst.metadata import (BuiltinAssignment, ImportAssignment, MetadataWrapper, ParentNodeProvider,
                              ScopeProvider)
 
-__all__ = ["nondeterminism_source", "reached_part", "SQL_NONDETERMINISM", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
+__all__ = ["nondeterminism_source", "process_change", "PROCESS_CHANGES", "REBINDS_BUILTIN", "reached_part", "SQL_NONDETERMINISM", "FLAGGED_MODULES", "PURE_MEMBERS", "FLAGGED_BUILTINS", "HARNESS_GLOBALS",
            "HARNESS_ATTRIBUTES", "NON_STDLIB", "PURE_MODULES", "UNKNOWN_MODULE"]
 
 #: modules whose import alone is flagged (top-level package name -> what it reads)
@@ -150,6 +150,29 @@ PURE_MEMBERS: frozenset[str] = frozenset({
 
 #: members of ``datetime`` classes that read the clock or the local time zone
 _DATETIME_CLOCK = frozenset({"now", "today", "utcnow", "fromtimestamp", "astimezone", "timestamp", "ctime"})
+
+#: members that change the process a harness shares with the program (dotted name -> what the
+#: program does, ``{}`` standing for the member): named by :func:`process_change`, and first by :func:`nondeterminism_source`
+#: (they are flagged anyway, as uses of ``signal``, ``os``, ``sys`` or ``threading``)
+PROCESS_CHANGES: dict[str, str] = {
+    **{f"signal.{m}": "installs a signal handler or timer ({}), which changes how the harness's process handles "
+                      "signals (its timeouts and interruptions)"
+       for m in ("signal", "setitimer", "alarm", "set_wakeup_fd", "siginterrupt", "pthread_sigmask")},
+    **{f"os.{m}": "changes the working directory ({}), which the harness shares (every later relative file name "
+                  "resolves elsewhere)" for m in ("chdir", "fchdir")},
+    **{f"{mod}.{m}": "installs a trace or profile function ({}), which replaces the harness's own (a coverage "
+                     "tool's, a debugger's, codemorph's type tracer)"
+       for mod in ("sys", "threading") for m in ("settrace", "setprofile", "settrace_all_threads",
+                                                 "setprofile_all_threads")},
+}
+
+#: what a program that assigns or deletes an attribute of ``builtins`` (or ``__builtins__``) does
+#: (``{}``: the target, ``builtins.len``)
+REBINDS_BUILTIN = ("rebinds a builtin ({}), which changes the interpreter the harness shares with it (the harness's "
+                   "own calls of that name, and every program run after it)")
+
+#: modules whose members :data:`PROCESS_CHANGES` names, and ``builtins``
+_CHANGING_MODULES = frozenset({"signal", "os", "sys", "threading", "builtins"})
 
 #: builtins flagged when a name resolves to them (name -> reason)
 FLAGGED_BUILTINS: dict[str, str] = {
@@ -389,9 +412,50 @@ def nondeterminism_source(code: str, input_kind: str = "args", harness: Sequence
     return found
 
 
+def process_change(code: str, input_kind: str = "args", harness: Sequence[str] | None = None) -> str | None:
+    """What the program does to the process a harness shares with it, or ``None``: it rebinds
+    or deletes a builtin (``builtins.len = ...``, ``__builtins__.len = ...``, ``setattr(builtins,
+    ...)``: :data:`REBINDS_BUILTIN`), or it uses a member of :data:`PROCESS_CHANGES` (installs a
+    signal handler, changes the working directory, installs a trace function).
+
+    Such a program is also flagged by :func:`nondeterminism_source` (which names this reason
+    first); this function lets a caller say what the program did rather than call it
+    nondeterministic.  Names are resolved as there (``import signal as s`` then ``s.signal``,
+    ``from os import chdir``); an over-approximation (a reference without a call counts).
+
+    Args:
+        code: a module's source text.
+        input_kind: how the program is run (:data:`~codemorph.rows.INPUT_KINDS`).
+        harness: for a ``"call"`` program, the call expressions that run it (only the part of
+            the program they can reach is checked, :func:`reached_part`).
+
+    Returns:
+        A reason naming the first such use in source order, e.g. ``"rebinds a builtin
+        (builtins.len), which changes ..."``; ``None`` when there is none or the code does not parse.
+    """
+    if input_kind == "call" and harness:
+        part = reached_part(code, harness)
+        if part is not None and part != code:
+            return process_change(part, input_kind)
+    normal = code if code.isascii() else unicodedata.normalize("NFKC", code)
+    if not _CHANGE_WORDS.search(normal):
+        return None
+    try:
+        module = cst.parse_module(normal)
+    except (cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+    found = sorted(_Finder(module).changes(), key=lambda t: t[0])
+    return found[0][1] if found else None
+
+
+#: words one of which every use :func:`process_change` names contains
+_CHANGE_WORDS = re.compile(r"\b(?:builtins|__builtins__|" + "|".join(
+    sorted({k.split(".")[1] for k in PROCESS_CHANGES})) + r")\b")
+
+
 #: words one of which every flagged construct contains (import, a flagged builtin, __hash__, a
 #: harness global not right after a dot, a harness attribute)
-_WORDS = re.compile(r"\b(?:import|__import__|id|hash|__hash__|input|eval|exec|compile|globals|dir|vars)\b"
+_WORDS = re.compile(r"\b(?:import|__import__|__builtins__|id|hash|__hash__|input|eval|exec|compile|globals|dir|vars)\b"
                     r"|(?<!\.)\b(?:" + "|".join(n for n in HARNESS_GLOBALS if n.startswith("__")) + r")\b"
                     r"|\b(?:" + "|".join(HARNESS_ATTRIBUTES) + r")\b")
 
@@ -412,6 +476,15 @@ def _dotted(node: cst.BaseExpression) -> str | None:
         base = _dotted(node.value)
         return None if base is None else f"{base}.{node.attr.value}"
     return None
+
+
+def _bound(alias: cst.ImportAlias, name: str) -> str | None:
+    """The name ``alias`` binds that is ``name``, or ``None``: ``import os.path`` binds both
+    ``os`` and ``os.path`` (libcst records two assignments), ``import os.path as p`` binds ``p``."""
+    if alias.asname is not None:
+        return alias.asname.name.value if isinstance(alias.asname.name, cst.Name) else None
+    mod = _alias_module(alias)
+    return name if name in (mod, mod.split(".")[0]) else None
 
 
 def _alias_module(alias: cst.ImportAlias) -> str:
@@ -444,8 +517,87 @@ class _Finder:
         self.order = {id(n): i for i, n in enumerate(_walk(module))}
 
     def first(self) -> str | None:
+        changes = sorted(self.changes(), key=lambda t: t[0])
+        if changes:
+            return changes[0][1]
         found = sorted(self._sources(), key=lambda t: t[0])
         return found[0][1] if found else None
+
+    def changes(self) -> Iterable[tuple[int, str]]:
+        """(position, reason) of each use that changes the process (:func:`process_change`)."""
+        for node in _walk(self.module):
+            if isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative \
+                    and not isinstance(node.names, cst.ImportStar):
+                mod = _dotted(node.module) or ""
+                for alias in node.names:
+                    full = f"{mod}.{_alias_module(alias)}"
+                    if full in PROCESS_CHANGES:
+                        yield self._pos(node), PROCESS_CHANGES[full].format(full)
+            elif isinstance(node, cst.Name) and node.value == "__builtins__":
+                yield from self._builtin_rebound("__builtins__", node)
+        for mod, alias, bound, assignment in self._module_imports(_CHANGING_MODULES):
+            for access in assignment.references:
+                node = access.node
+                if mod == "builtins" or (alias.asname is None and bound == "builtins"):
+                    yield from self._builtin_rebound("builtins", node)
+                    continue
+                top_node = self._chain_top(node)
+                base, full = _dotted(node), _dotted(top_node)  # type: ignore[arg-type]
+                if base is None or full is None:
+                    continue
+                full = (mod if alias.asname is not None else bound) + full[len(base):]
+                for name, why in PROCESS_CHANGES.items():
+                    if full == name or full.startswith(name + "."):
+                        yield self._pos(top_node), why.format(name)
+
+    def _module_imports(self, modules: Any) -> Iterable[tuple[str, cst.ImportAlias, str, Any]]:
+        """``(module, alias, bound name, assignment)`` for every name an ``import M`` /
+        ``import M.sub`` / ``import M as n`` statement binds, in every scope, whose top-level
+        module is in ``modules`` (a container of module names)."""
+        for scope in self.scopes:
+            for assignment in scope.assignments:
+                if not isinstance(assignment, ImportAssignment) or not isinstance(assignment.node, cst.Import):
+                    continue
+                for alias in assignment.node.names:
+                    mod = _alias_module(alias)
+                    bound = _bound(alias, assignment.name)
+                    if mod.split(".")[0] in modules and bound == assignment.name:
+                        yield mod, alias, bound, assignment
+
+    def _builtin_rebound(self, shown: str, node: cst.CSTNode) -> Iterable[tuple[int, str]]:
+        """``builtins.len = ...`` / ``del builtins.len`` / ``builtins.len += ...`` /
+        ``__builtins__['len'] = ...`` / ``setattr(builtins, ...)`` / ``delattr(builtins, ...)``,
+        ``node`` being the module's name."""
+        parent = self.parents.get(node)
+        if isinstance(parent, cst.Arg) and parent.value is node:
+            call = self.parents.get(parent)
+            if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) \
+                    and call.func.value in ("setattr", "delattr") and call.args and call.args[0] is parent:
+                what = _string_arg(cst.Call(func=call.func, args=call.args[1:2])) if len(call.args) > 1 else None
+                yield self._pos(call), REBINDS_BUILTIN.format(
+                    f"{call.func.value}({shown}, {what!r})" if what is not None else f"{call.func.value}({shown}, ...)")
+            return
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            target, shown = parent, f"{shown}.{parent.attr.value}"
+        elif isinstance(parent, cst.Subscript) and parent.value is node:
+            target = parent
+            key = parent.slice[0].slice if len(parent.slice) == 1 else None
+            name = key.value.evaluated_value if isinstance(key, cst.Index) and isinstance(
+                key.value, cst.SimpleString) else None
+            shown = f"{shown}[{name!r}]" if isinstance(name, str) else f"{shown}[...]"
+        else:
+            return
+        holder = self.parents.get(target)
+        if isinstance(holder, (cst.AssignTarget, cst.Del)) and holder.target is target \
+                or isinstance(holder, (cst.AugAssign, cst.AnnAssign)) and holder.target is target:
+            yield self._pos(target), REBINDS_BUILTIN.format(shown)
+        elif isinstance(holder, (cst.Tuple, cst.List, cst.Element)):
+            # ``builtins.len, builtins.max = a, b``: an element of an assignment target
+            outer: cst.CSTNode | None = holder
+            while isinstance(outer, (cst.Tuple, cst.List, cst.Element)):
+                outer = self.parents.get(outer)
+            if isinstance(outer, (cst.AssignTarget, cst.Del, cst.For)):
+                yield self._pos(target), REBINDS_BUILTIN.format(shown)
 
     def _pos(self, node: cst.CSTNode) -> int:
         return self.order.get(id(node), 0)
@@ -510,18 +662,10 @@ class _Finder:
             if isinstance(node, cst.Attribute) and node.attr.value in SQLITE_MACHINE and self._imports_sqlite():
                 yield self._pos(node), f"reads the machine's SQLite library version (.{node.attr.value})"
         # uses of partly flagged modules bound by `import os` / `import os.path as p`
+        for mod, alias, bound, assignment in self._module_imports(PARTLY_FLAGGED):
+            for access in assignment.references:
+                yield from self._module_use(mod if alias.asname is not None else bound, access.node)
         for scope in self.scopes:
-            for assignment in scope.assignments:
-                if not isinstance(assignment, ImportAssignment) or not isinstance(assignment.node, cst.Import):
-                    continue
-                for alias in assignment.node.names:
-                    mod = _alias_module(alias)
-                    bound = alias.asname.name.value if alias.asname is not None and isinstance(
-                        alias.asname.name, cst.Name) else mod
-                    if mod.split(".")[0] not in PARTLY_FLAGGED or bound != assignment.name:
-                        continue
-                    for access in assignment.references:
-                        yield from self._module_use(mod if alias.asname is not None else bound, access.node)
             for access in scope.accesses:
                 for ref in access.referents:
                     if isinstance(ref, BuiltinAssignment) and ref.name in FLAGGED_BUILTINS \

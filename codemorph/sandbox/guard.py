@@ -125,6 +125,7 @@ REFUSED_WHAT = {e: refused_what(e) for e in REFUSED_EVENTS}
 
 
 AF_UNIX = 1  # socket.AF_UNIX on Linux and macOS (the worker does not import socket)
+SIGKILL = 9  # signal.SIGKILL on Linux and macOS
 
 
 #: absolute directories -> their real paths (:func:`installation_dirs`)
@@ -157,7 +158,7 @@ def install_guard(workdir, state, before_zygote_signal=None):
     prepared_guard(workdir, state, before_zygote_signal)()
 
 
-def prepared_guard(workdir, state, before_zygote_signal=None, zygote=None):
+def prepared_guard(workdir, state, before_zygote_signal=None, zygote=None, before_self_kill=None):
     """A function of no arguments that installs the guard in the process that calls it
     (everything else is prepared here: the sandbox's zygote makes it once and every forked
     child calls it; ``zygote`` is the pid of the process whose signals are allowed, by
@@ -186,7 +187,10 @@ def prepared_guard(workdir, state, before_zygote_signal=None, zygote=None):
     call through.
 
     ``before_zygote_signal()`` is called before a signal to the zygote is allowed (the
-    child uses it to make sure every outcome it sent has reached the host first)."""
+    child uses it to make sure every outcome it sent has reached the host first).
+    ``before_self_kill()`` is called before the program sends ``SIGKILL`` to itself or its
+    process group (``os.kill(os.getpid(), 9)``; the child marks it, so that its death is not
+    taken for the out-of-memory killer's)."""
     realpath, join, getcwd, getpid, fspath = os.path.realpath, os.path.join, os.getcwd, os.getpid, os.fspath
     getframe, program_code, db_paths = sys._getframe, is_program_code, sqlite_paths
     if zygote is None:
@@ -277,6 +281,8 @@ def prepared_guard(workdir, state, before_zygote_signal=None, zygote=None):
                 deny(event, "signalling another process")
             if args and args[0] == zygote and before_zygote_signal is not None:
                 before_zygote_signal()
+            if len(args) > 1 and args[0] in (0, getpid()) and args[1] == SIGKILL and before_self_kill is not None:
+                before_self_kill()
         elif event.startswith(refused_prefixes):
             # a local socket pair (AF_UNIX, no address: asyncio's self-pipe) is no network
             # access; connecting or binding any socket still is refused

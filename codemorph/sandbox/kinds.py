@@ -17,7 +17,8 @@ from typing import Any
 from codemorph.rows.dataset import INPUT_KINDS, call_parts
 from codemorph.sandbox.pool import ExecRequest, Outcome
 
-__all__ = ["request_for", "row_request", "output_of", "plain_call", "RunView", "run_view", "INPUT_KINDS"]
+__all__ = ["request_for", "row_request", "output_of", "plain_call", "RunView", "run_view", "harness_class",
+           "INPUT_KINDS"]
 
 
 def request_for(code: str, entry_point: str, input_kind: str, text: str, *, expected_output: str | None = None,
@@ -90,12 +91,17 @@ class RunView:
             input ``"A, B"``, since the verification inputs of such a row run the original
             method with other literals against the rewritten program: renaming keeps every
             name the harness reaches), or nothing for a script.
+        read_only: the top-level names no transform may change: for a harness call
+            ``C().m()`` of a module-level class ``C`` (ClassEval's ``Test().test()``), ``C``,
+            the harness, which is not the program under test; empty otherwise (a call of
+            the function under test itself, HumanEval's ``add(6, 8)``, keeps it eligible).
     """
 
     kind: str
     entry_point: str
     input: str
     harness_inputs: tuple[str, ...]
+    read_only: frozenset[str] = frozenset()
 
 
 def run_view(row: Any, program: Any) -> RunView:
@@ -114,10 +120,29 @@ def run_view(row: Any, program: Any) -> RunView:
         if parts is not None and parts[0] in program.functions:
             return RunView("args", parts[0], parts[1], (parts[1],))
         reached = _harness_names(row.code, row.input)
-        return RunView("call", row.entry_point, row.input, (row.input, reached) if reached else (row.input,))
+        harness = harness_class(row.code, row.input)
+        return RunView("call", row.entry_point, row.input, (row.input, reached) if reached else (row.input,),
+                       frozenset({harness}) if harness else frozenset())
     if row.input_kind == "stdin":
         return RunView("stdin", row.entry_point, row.input, ())
     return RunView("args", row.entry_point, row.input, (row.input,))
+
+
+def harness_class(code: str, text: str) -> str | None:
+    """The module-level class ``C`` a harness call ``C().m()`` (``text``) instantiates, when
+    ``code`` defines it; else ``None`` (any other call, or code that does not parse)."""
+    import ast
+
+    try:
+        call = ast.parse(text.strip(), mode="eval").body
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name)):
+        return None
+    name = call.func.value.func.id
+    return name if any(isinstance(s, ast.ClassDef) and s.name == name for s in tree.body) else None
 
 
 def _harness_names(code: str, text: str) -> str:

@@ -316,6 +316,9 @@ class Outcome:
             standard output only (the row's output).
         stderr: a ``"stdin"`` request's standard error (``sys.stderr``), else ``""``.
         output_matches: result of the ``expected_output`` check, ``None`` if not asked.
+        compare_error: when that check's comparison (``value == expected``, and its
+            ``bool``) raised: ``"ExceptionClass: message"`` (at most 500 characters), and
+            ``output_matches`` is ``False``; else ``None``.
         duration: seconds the execution took (module body + call).
         lines, arcs, types: trace results (``trace=True``), else ``None``: sorted executed
             line numbers of the module; executed ``(from_line, to_line)`` pairs of
@@ -365,6 +368,7 @@ class Outcome:
     stderr: str = ""
     coverage_partial: bool = False
     types_partial: bool = False
+    compare_error: str | None = None
 
     def behaviour(self) -> tuple:
         """What differential testing compares: ``(status, fingerprint or exception type,
@@ -457,6 +461,7 @@ class Outcome:
             stderr=get("stderr") or "",
             coverage_partial=bool(get("coverage_partial", False)),
             types_partial=bool(get("types_partial", False)),
+            compare_error=get("compare_error"),
         )
         return o
 

@@ -21,6 +21,7 @@ from typing import Protocol, Sequence
 
 from codemorph.engine.transform import Claim
 from codemorph.sandbox.pool import ExecRequest, Outcome
+from codemorph.verification.timeouts import MIN_TIMEOUT, SLOWDOWN, check_timeout
 
 __all__ = ["claim_requests", "refutation", "stdout_gains"]
 
@@ -34,7 +35,7 @@ class _Ran(Protocol):
 
 
 def claim_requests(claims: Sequence[Claim], timeout: float, *, baseline: _Ran | None = None,
-                   slowdown: float = 10.0, min_timeout: float = 0.5, stated_timeout: float = 1.0,
+                   slowdown: float = SLOWDOWN, min_timeout: float = MIN_TIMEOUT, stated_timeout: float = 1.0,
                    stated_cpu_timeout: float | None = 0.25) -> list[ExecRequest]:
     """One sandbox execution per claim: ``claim.entry(claim.args)`` of ``claim.code``, with
     ``claim.expected`` as the expected output when given, untraced.
@@ -47,7 +48,8 @@ def claim_requests(claims: Sequence[Claim], timeout: float, *, baseline: _Ran | 
             ``None``: every claim then gets ``timeout`` seconds.  With it, a claim whose
             input the original ran to an end in the baseline gets the time a check of a
             rewrite on that input gets, ``max(min_timeout, slowdown * the original's
-            seconds)`` (:func:`~codemorph.verification.check_requests`); a claim on another
+            seconds)`` capped by ``timeout`` (:func:`~codemorph.verification.timeouts.check_timeout`,
+            as :func:`~codemorph.verification.check_requests`); a claim on another
             input (a stated input such as ``misleading-io-comment``'s, on which the program
             may never end) gets the limits of a mutant input, ``stated_timeout`` wall seconds
             and ``stated_cpu_timeout`` CPU seconds (:func:`make_baseline
@@ -68,7 +70,7 @@ def claim_requests(claims: Sequence[Claim], timeout: float, *, baseline: _Ran | 
         wall, cpu = timeout, None
         if baseline is not None:
             if c.args in known:
-                wall = min(timeout, max(min_timeout, slowdown * known[c.args]))
+                wall = check_timeout(known[c.args], timeout, slowdown=slowdown, min_timeout=min_timeout)
             else:
                 wall, cpu = min(timeout, stated_timeout), stated_cpu_timeout
         out.append(ExecRequest(c.code, c.entry, c.args, expected_output=c.expected, timeout=wall, cpu_timeout=cpu))

@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
+import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -42,6 +44,7 @@ from codemorph.sandbox.pool import ExecRequest, Limits, Outcome, Sandbox, can_ou
 from codemorph.engine.transform import derive_rng
 from codemorph.verification.claims import stdout_gains
 from codemorph.verification.coverage import Coverage, Region, changed_region, region_coverage
+from codemorph.verification.timeouts import MIN_TIMEOUT, SLOWDOWN, check_timeout
 from codemorph.verification.hashseed import HASH_SEEDS, hash_stable, may_depend_on_hash  # noqa: F401 (re-exported)
 
 __all__ = ["Counterexample", "Verdict", "Baseline", "program_literals", "program_calls", "make_baseline", "check", "check_requests",
@@ -655,8 +658,8 @@ def describe_difference(original: Outcome, rewritten: Outcome,
     return "behaviour differs"  # pragma: no cover - behaviour() has no other component
 
 
-def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown: float = 10.0,
-          min_timeout: float = 0.5, exception_policy: str = "same-class", prove: bool = False,
+def check(sandbox: Sandbox, baseline: Baseline, rewritten: Program, *, slowdown: float = SLOWDOWN,
+          min_timeout: float = MIN_TIMEOUT, exception_policy: str = "same-class", prove: bool = False,
           stdout_lines: Sequence[str] = (), min_inputs: int = MIN_INPUTS) -> Verdict:
     """Run ``rewritten`` (with its own entry point) on ``baseline.inputs`` and compare.
 
@@ -726,12 +729,12 @@ def prove_verdict(verdict: Verdict, baseline: Baseline, rewritten: Program, outs
                    f"{verdict.reason}; {why}" if verdict.reason else why, verdict.coverage)
 
 
-def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = 10.0,
-                   min_timeout: float = 0.5, expected_output: str | None = None,
+def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdown: float = SLOWDOWN,
+                   min_timeout: float = MIN_TIMEOUT, expected_output: str | None = None,
                    types: bool = True) -> list[ExecRequest]:
     """The executions :func:`check` makes: ``rewritten`` on every comparable baseline input,
     with a time limit of ``max(min_timeout, slowdown * original duration)`` seconds capped
-    by ``cap``.  Lets a caller run the requests of several rewrites in one batch and pass
+    by ``cap`` (:func:`~codemorph.verification.timeouts.check_timeout`).  Lets a caller run the requests of several rewrites in one batch and pass
     each slice of outcomes to :func:`judge`.
 
     The executions are traced (``ExecRequest.trace``) exactly when the baseline was
@@ -750,7 +753,8 @@ def check_requests(baseline: Baseline, rewritten: Program, cap: float, *, slowdo
         if o.comparable:
             out.append(request_for(rewritten.source, rewritten.entry_point, baseline.input_kind, text,
                                    expected_output=expected_output if k == 0 else None,
-                                   timeout=min(cap, max(min_timeout, slowdown * o.duration)), trace=trace,
+                                   timeout=check_timeout(o.duration, cap, slowdown=slowdown, min_timeout=min_timeout),
+                                   trace=trace,
                                    types=types))
     return out
 
@@ -864,6 +868,31 @@ def _input_key(text: str, baseline: Baseline | None = None) -> str:
     return key
 
 
+_LINE_BUDGET_NOTE = re.compile(r"stopped after (\d+) traced lines")
+
+
+def _unfinished_cause(o: Outcome) -> str:
+    """Why the original's run ``o`` cannot be compared, in a few words: ``"stopped at the
+    50,000-line budget"`` (``ExecRequest.max_lines``), ``"at the time limit"``, ``"at the
+    memory limit"``, ``"at the output limit"``, ``"crashed"``, ``"refused by the sandbox"``,
+    ``"recursing to the recursion limit"`` (:func:`_few_deep_recursions`), ``"with a result
+    too large or too slow to fingerprint"``."""
+    if o.status == "timeout":
+        m = _LINE_BUDGET_NOTE.match(o.note or "")
+        return f"stopped at the {int(m.group(1)):,}-line budget" if m else "stopped at the time limit"
+    if o.status in ("memory", "output-limit"):
+        return f"stopped at the {o.status.replace('-limit', '')} limit"
+    if o.status == "refused":
+        return "refused by the sandbox"
+    if o.status == "environment":
+        return "showing the sandbox's harness"
+    if not o.completed:
+        return o.status
+    if o.status == "raised" and o.exception is not None and o.exception.type == "RecursionError":
+        return f"recursing to the recursion limit (past the {MAX_DEEP_RECURSIONS} such inputs compared)"
+    return "with a result too large or too slow to fingerprint"
+
+
 def _weak_reason(baseline: Baseline, distinct: int, min_inputs: int) -> str:
     """Why a check compared fewer than ``min_inputs`` distinct inputs: how many were made,
     how many the original did not finish, and what could not be varied."""
@@ -873,7 +902,9 @@ def _weak_reason(baseline: Baseline, distinct: int, min_inputs: int) -> str:
            f"end, fewer than the {min_inputs} an equivalent verdict needs: {made} input{'s' if made != 1 else ''} "
            "made"]
     if unfinished:
-        why.append(f"{unfinished} of them did not run the original to the end (time or size limits)")
+        causes = Counter(_unfinished_cause(o) for o in baseline.outcomes if not o.comparable)
+        shown = ", ".join(f"{n} {cause}" for cause, n in sorted(causes.items(), key=lambda t: (-t[1], t[0])))
+        why.append(f"{unfinished} of them did not run the original to the end ({shown})")
     why += list(baseline.notes)
     asked = baseline.requested
     if asked is not None and asked + baseline.seed_count < min_inputs:

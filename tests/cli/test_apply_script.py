@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from codemorph.cli import app
 
-SCRIPT = "n = int(input())\ntotal = 0\nfor i in range(n):\n    total += i\nprint(total)\n"
+SCRIPT = "total = 0\nfor i in range(int(input())):\n    total += i\nprint(total)\n"
 
 
 def test_apply_script_rewrites_a_module_level_loop(tmp_path):
@@ -15,8 +15,8 @@ def test_apply_script_rewrites_a_module_level_loop(tmp_path):
     path.write_text(SCRIPT, encoding="utf-8")
     res = CliRunner().invoke(app, ["apply", str(path), "-t", "for-to-while", "--script"])
     assert res.exit_code == 0, res.output
-    assert res.stdout == ("n = int(input())\ntotal = 0\nit = iter(range(n))\nwhile True:\n    try:\n"
-                          "        i = next(it)\n    except StopIteration:\n        break\n    total += i\nprint(total)\n")
+    assert res.stdout == ("total = 0\nn = int(input())\ni = 0\nwhile i < n:\n    total += i\n    i += 1\n"
+                          "print(total)\n")
 
 
 def test_apply_without_script_keeps_a_module_level_loop_and_says_why(tmp_path):

@@ -153,3 +153,73 @@ def test_interrupted_message_names_the_output_and_resume_once_a_row_is_done(tmp_
     cp.close()
     assert interrupted_message(out) == (f"the rows written so far are in {out} (input rows done: 3); run the same "
                                         "command with --resume to continue")
+
+
+def test_interrupted_message_names_the_rejects_when_every_finished_row_was_rejected(tmp_path) -> None:
+    from codemorph.rows.dataset import RowWriter
+
+    out = tmp_path / "out.jsonl"
+    cp = Checkpoint(progress_path(out), {"seed": 0})
+    cp.start()
+    with RowWriter(out) as w, RowWriter(rejects_path(out)) as rej:
+        rej.write({"id": "r0", "stage": "execute", "reason": "..."})
+        cp.mark(2, [w, rej])
+    cp.close()
+    assert out.read_text() == ""
+    assert interrupted_message(out) == (
+        f"every input row done so far was rejected, the reasons are in {rejects_path(out)} (input rows done: 2); "
+        "run the same command with --resume to continue")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("first,second", [(signal.SIGTERM, signal.SIGTERM), (signal.SIGINT, signal.SIGTERM),
+                                          (signal.SIGTERM, signal.SIGINT)])
+def test_a_second_signal_during_the_clean_up_still_exits_130(tmp_path, first, second) -> None:
+    # a second SIGTERM 0.05-0.2 s after the first reached the process while the interpreter shut
+    # down, whose Python handlers are gone by then: it died of SIGTERM (143) before the fix
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": f"r{k}", "code": LOOP, "input": "1", "output": "1"}) + "\n"
+                           for k in range(4)))
+    out = tmp_path / "out.jsonl"
+    cmd = [str(BIN), "generate", str(src), "-o", str(out), "-t", "invert-if", "--workers", "2", "--timeout", "120"]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while len(descendants(p.pid)) < 5 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert p.poll() is None
+        p.send_signal(first)
+        for _ in range(4):  # through the clean-up and the shutdown
+            time.sleep(0.05)
+            if p.poll() is None:
+                p.send_signal(second)
+        stdout, stderr = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130
+    assert "error: generate interrupted; no row was written yet" in " ".join(stderr.split())
+    assert "Traceback" not in stderr
+
+
+#: runs the console script's entry point with a signal sent to itself while the command
+#: line's modules load (when typer is imported)
+WHILE_LOADING = """
+import os, signal, sys
+class Finder:
+    def find_spec(self, name, path=None, target=None):
+        if name == "typer":
+            os.kill(os.getpid(), signal.{sig})
+        return None
+sys.meta_path.insert(0, Finder())
+sys.argv = ["codemorph", "list"]
+from codemorph.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interruption_while_the_command_line_loads_exits_130_with_one_line(sig) -> None:
+    done = subprocess.run([sys.executable, "-c", WHILE_LOADING.format(sig=sig)], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (130, "error: interrupted while starting; nothing was run\n", "")

@@ -156,7 +156,7 @@ def test_one_of_falls_back_to_an_applicable_step():
         assert res.program.source == "x = 1\n"
 
 
-@pytest.mark.parametrize("exc", [RuntimeError("kaboom"), SystemExit(3)])
+@pytest.mark.parametrize("exc", [RuntimeError("kaboom"), SystemExit(3), RecursionError("bug")])
 def test_a_transform_that_raises_is_an_error_result_not_a_crash(exc):
     class Raises(Transform):
         name = "raises"
@@ -174,6 +174,32 @@ def test_a_transform_that_raises_is_an_error_result_not_a_crash(exc):
     assert result.reason == f"raised {type(exc).__name__}: {exc}"
     piped = Pipeline.of(Raises(), Raises()).apply(program, 0)
     assert piped.program.source == program.source and len(piped.errors) == 2
+
+
+# ``y = len(x)`` gives dead-code a natural site (a check after a computed length), so the
+# refusal below comes from the depth, not from a program without sites
+DEEP = "def f(x):\n    y = len(x)\n    return y + " + " + ".join(["1"] * 900) + "\n"
+
+
+@pytest.mark.parametrize("name", ["rename-locals", "dead-code"])
+def test_a_900_term_expression_is_refused_as_too_deep_not_an_error(name):
+    result = get_transform(name).apply(Program(DEEP), 0, inputs=["[1]"], harness=True)
+    assert (result.applied, result.error, result.source) == (False, None, DEEP)
+    assert result.reason.startswith("expression nesting too deep for the rewriter: the syntax tree is 907 levels "
+                                    "deep (RecursionError: maximum recursion depth exceeded")
+
+
+def test_generate_counts_a_too_deep_program_not_applicable_not_an_error(tmp_path):
+    import json
+    from codemorph.jobs.generate import GenerateConfig, generate
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "deep", "code": DEEP, "input": "[1]", "output": "901"}) + "\n")
+    summary = generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(("rename-locals",),
+                                                                                    extra_inputs=4))
+    assert summary.per_transform["rename-locals"]["not-applicable"] == 1
+    assert summary.per_transform["rename-locals"]["error"] == 0
+    assert not (tmp_path / "out.rejects.jsonl").exists() or "RecursionError" not in (
+        tmp_path / "out.rejects.jsonl").read_text()
 
 
 def test_registry_says_a_transform_without_options_takes_none():

@@ -11,6 +11,9 @@ from codemorph.engine.pipeline import OneOf, Repeat, Sequence_, SomeOf
 from codemorph.engine.recipes import build_pipeline, builtin_recipe_names, load_recipe, parse_recipe
 
 PROG = Program("def f(xs):\n    out = []\n    for x in xs:\n        if x > 1:\n            out.append(x)\n    return out\n")
+#: PROG with a test whose negation needs no runtime type (``not x % 2``): without
+#: observations, invert-if leaves ``x > 1`` alone rather than write ``not x > 1``
+ODD = Program(PROG.source.replace("if x > 1:", "if x % 2:"))
 
 
 def test_every_builtin_recipe_loads_and_names_installed_transforms():
@@ -36,8 +39,11 @@ def test_pipeline_specs_build_the_right_nodes():
 def test_composed_recipe_is_deterministic_and_applies_all_steps():
     r = load_recipe("restructure")
     spec = next(v.spec for v in r.variants if v.name == "restructure")
-    a = build_pipeline(spec).apply(PROG, 3)
-    b = build_pipeline(spec).apply(PROG, 3)
+    # dead-code needs a value just computed (n = len(xs)) for its natural check
+    prog = Program(ODD.source.replace("    out = []\n", "    out = []\n    n = len(xs)\n").replace(
+        "return out", "return out, n"))
+    a = build_pipeline(spec).apply(prog, 3)
+    b = build_pipeline(spec).apply(prog, 3)
     assert a.program.source == b.program.source
     assert a.applied == ["for-to-while", "invert-if", "dead-code", "rename-locals"]
 

@@ -71,7 +71,8 @@ def test_ids_that_collide_with_variant_ids_are_rejected(tmp_path):
 
 
 def test_perturb_inputs_and_prove(tmp_path):
-    rows = [{"id": "idx", "code": "def f(xs, i):\n    if i > 100:\n        return -1\n    else:\n        return xs[i]\n",
+    rows = [{"id": "idx", "code": "def f(xs, i):\n    n = len(xs)\n    if i > 100:\n        return -n\n    else:\n"
+                            "        return xs[i]\n",
              "input": "[1, 2, 3], 1", "output": "2"}]
     pert = PerturbConfig(exceptions=("IndexError",), output_changes=1, budget=Budget(executions=300), seed=0)
     summary, out, rejects = _run(tmp_path, rows, "dead-code", "invert-if", perturb=pert, prove=True, min_inputs=10)
@@ -79,8 +80,7 @@ def test_perturb_inputs_and_prove(tmp_path):
     assert kinds[:3] == ["original", "code-transform", "code-transform"]
     assert set(kinds[3:]) == {"input-perturbation"} and summary.perturbations_written == len(kinds) - 3
     by_id = {r["id"]: r for r in out}
-    # the natural dead code (a fresh local checked, `limit = 5` / `if limit < 0:`) is outside the
-    # prover's fragment (inserted assignments); invert-if's condition is proved
+    # invert-if's condition is proved
     assert by_id["idx:invert-if"]["verification"]["status"] == "proved", by_id["idx:invert-if"]["verification"]
     assert by_id["idx:invert-if"]["verification"]["proved"] is True
     ie = by_id["idx:perturb:IndexError:0"]
@@ -251,3 +251,59 @@ def test_clock_and_random_programs_are_rejected_before_they_become_ground_truth(
     by_id = {r["id"]: r["reason"] for r in rejects}
     assert "the program is nondeterministic (it reads the clock (import time))" in by_id["clock"]
     assert "the program is nondeterministic (it " in by_id["coin"] and "random" in by_id["coin"]
+
+
+def test_programs_that_change_the_harness_process_are_rejected_for_what_they_did(tmp_path):
+    rows = [{"id": "len", "code": "import builtins\nbuiltins.len = lambda x: 7\ndef f(x):\n    return len(x)\n",
+             "input": "'abc'", "output": "7"},
+            {"id": "sig", "code": "import signal\nsignal.signal(signal.SIGALRM, lambda *a: None)\n"
+                                  "def f(x):\n    return len(x)\n", "input": "'abc'", "output": "3"},
+            {"id": "cd", "code": "import os\ndef f(x):\n    os.chdir('/')\n    return len(x)\n", "input": "'abc'",
+             "output": "3"},
+            {"id": "trace", "code": "import sys\ndef f(x):\n    sys.settrace(None)\n    return len(x)\n",
+             "input": "'abc'", "output": "3"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == []
+    by_id = {r["id"]: r["reason"] for r in rejects}
+    assert by_id["len"] == (
+        "row 'len' (line 1): the program rebinds a builtin (builtins.len), which changes the interpreter the "
+        "harness shares with it (the harness's own calls of that name, and every program run after it); its "
+        "recorded output is not a reliable ground truth")
+    assert by_id["sig"].startswith("row 'sig' (line 2): the program installs a signal handler or timer "
+                                   "(signal.signal), which ")
+    assert by_id["cd"].startswith("row 'cd' (line 3): the program changes the working directory (os.chdir), which ")
+    assert by_id["trace"].startswith("row 'trace' (line 4): the program installs a trace or profile function "
+                                     "(sys.settrace), which ")
+    assert not any("nondeterministic" in r for r in by_id.values())
+
+
+def test_a_program_that_kills_itself_is_rejected_as_killed_by_itself_not_as_memory(tmp_path):
+    rows = [{"id": "k", "code": "import os\ndef f(x):\n    os.kill(os.getpid(), 9)\n    return x\n", "input": "1",
+             "output": "1"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and [r["reason"] for r in rejects] == [
+        "row 'k' (line 1): the program did not finish on its input: crashed (killed by SIGKILL, which the program "
+        "sent itself (os.kill))"]
+
+
+def test_an_output_whose_eq_raises_is_rejected_naming_the_comparison_error(tmp_path):
+    rows = [{"id": "eq", "code": "class A:\n    def __eq__(self, o):\n        raise ValueError('no compare')\n"
+                                 "    def __repr__(self):\n        return 'A()'\ndef f(x):\n    return A()\n",
+             "input": "1", "output": "A()"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and [r["reason"] for r in rejects] == [
+        "row 'eq' (line 1): recorded output 'A()' cannot be checked: comparing the returned value A() with it "
+        "raised ValueError: no compare"]
+
+
+def test_a_recorded_output_equal_but_written_differently_is_replaced_by_the_computed_repr(tmp_path):
+    rows = [{"id": "negz", "code": "def f(x):\n    y = -x\n    return y\n", "input": "0.0", "output": "0.0"},
+            {"id": "tru", "code": "def f(x):\n    y = x > 0\n    return y\n", "input": "3", "output": "1"},
+            {"id": "inf", "code": "def f(x):\n    y = x * 1e308 * 10\n    return y\n", "input": "1",
+             "output": "float('inf')"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert rejects == []
+    assert [(r["id"], r["output"]) for r in out] == [
+        ("negz", "-0.0"), ("negz:rename-locals", "-0.0"), ("tru", "True"), ("tru:rename-locals", "True"),
+        # no literal repr: the recorded text stays
+        ("inf", "float('inf')"), ("inf:rename-locals", "float('inf')")]

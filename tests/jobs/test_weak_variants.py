@@ -38,3 +38,20 @@ def test_every_equivalent_variant_was_compared_on_at_least_min_inputs(tmp_path):
         assert by_id[f"{pid}:rename-locals"]["status"] == "equivalent", by_id[f"{pid}:rename-locals"]
         assert by_id[f"{pid}:rename-locals"]["inputs"] >= 20
     assert summary.per_transform["rename-locals"]["written-weak"] == 1
+
+
+def test_a_weak_reason_names_the_line_budget_when_mutants_ran_out_of_it(tmp_path):
+    # the seed runs 600,000 iterations untraced; the mutants, traced, stop at 50,000 lines
+    rows = [{"id": "loop", "code": "def f(n):\n    i = 0\n    while i < n * 200000:\n        i += 1\n    return i\n",
+             "input": "3", "output": "600000"}]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    generate(src, out, GenerateConfig.from_transforms(("rename-locals",)))
+    (variant,) = [r for r in map(json.loads, out.read_text().splitlines()) if r["kind"] == "code-transform"]
+    v = variant["verification"]
+    assert v["status"] == "weak"
+    assert v["reason"] == (
+        f"compared on {v['inputs']} distinct inputs that ran both programs to the end, fewer than the 20 an "
+        f"equivalent verdict needs: 50 inputs made; {50 - v['inputs']} of them did not run the original to the end "
+        f"({50 - v['inputs']} stopped at the 50,000-line budget)")

@@ -15,11 +15,13 @@ from codemorph.naturalness import naturalness_delta
 from codemorph.scoring.analyze import naturalness_table
 from codemorph.scoring.predictions import EvalRow
 
+#: each with a value just computed (``len``, ``list``): where dead-code writes its check
 ROWS = [
-    {"id": "a", "code": "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n",
-     "input": "[1, 2, 3]", "output": "6"},
-    {"id": "b", "code": "def f(n):\n    if n > 3:\n        return n - 3\n    return n * 2\n", "input": "5",
-     "output": "2"},
+    {"id": "a", "code": "def f(xs):\n    size = len(xs)\n    total = 0\n    for x in xs:\n        total += x\n"
+                        "    return total + size\n",
+     "input": "[1, 2, 3]", "output": "9"},
+    {"id": "b", "code": "def f(n):\n    digits = list(str(n))\n    if n > 3 and digits:\n        return n - 3\n"
+                        "    return n * 2\n", "input": "5", "output": "2"},
 ]
 
 

@@ -137,3 +137,42 @@ def test_no_cruxeval_program_is_flagged() -> None:
     assert len(rows) == 800  # CRUXEval has 800 programs (Gu et al. 2024): a documented property of the data set
     flagged = {r["id"]: nondeterminism_source(r["code"]) for r in rows}
     assert {k: v for k, v in flagged.items() if v is not None} == {}
+
+
+CHANGES_PROCESS = [
+    ("import builtins\nbuiltins.len = lambda x: 7\ndef f(x):\n    return len(x)\n", "rebinds a builtin (builtins.len)"),
+    ("import builtins as b\ndef f(x):\n    b.len, b.max = 1, 2\n    return x\n", "rebinds a builtin (builtins.len)"),
+    ("def f(x):\n    __builtins__['len'] = 3\n    return x\n", "rebinds a builtin (__builtins__['len'])"),
+    ("import builtins\ndef f(x):\n    setattr(builtins, 'len', 3)\n    return x\n",
+     "rebinds a builtin (setattr(builtins, 'len'))"),
+    ("import signal\nsignal.signal(signal.SIGALRM, lambda *a: None)\ndef f(x):\n    return x\n",
+     "installs a signal handler or timer (signal.signal)"),
+    ("import signal as s\ndef f(x):\n    s.alarm(1)\n    return x\n", "installs a signal handler or timer (signal.alarm)"),
+    ("import os\ndef f(x):\n    os.chdir('/')\n    return x\n", "changes the working directory (os.chdir)"),
+    ("from os import chdir\ndef f(x):\n    chdir('/')\n    return x\n", "changes the working directory (os.chdir)"),
+    ("import os.path\ndef f(x):\n    os.chdir('/')\n    return x\n", "changes the working directory (os.chdir)"),
+    # named first even after an import flagged for another reason
+    ("import time, sys\ndef f(x):\n    sys.settrace(None)\n    return x\n",
+     "installs a trace or profile function (sys.settrace)"),
+]
+
+
+@pytest.mark.parametrize("code,start", CHANGES_PROCESS)
+def test_programs_that_change_the_harness_process_are_named_for_what_they_do(code, start):
+    from codemorph.sandbox.determinism import process_change
+    assert process_change(code).startswith(start + ", which ")
+    assert nondeterminism_source(code) == process_change(code)
+
+
+def test_reading_a_builtin_by_name_is_not_a_process_change():
+    from codemorph.sandbox.determinism import process_change
+    code = "import builtins\ndef f(x):\n    return builtins.id(x)\n"
+    assert process_change(code) is None
+    assert nondeterminism_source(code) == "reaches the builtins by name (id, hash, open...) (import builtins)"
+
+
+def test_a_dotted_os_import_still_flags_the_process_members():
+    # `import os.path` binds `os` too: os.getpid was not flagged through it
+    assert nondeterminism_source("import os.path\ndef f():\n    return os.getpid()\n") == \
+        "reads the process or its environment (os.getpid)"
+    assert nondeterminism_source("import os.path\ndef f(a):\n    return os.path.join(a, a)\n") is None

@@ -212,6 +212,33 @@ def test_os_exit_crashes_and_next_request_in_batch_runs(sb):
     assert outs[2].value_repr == "42"
 
 
+def test_a_program_that_sends_itself_sigkill_is_reported_killed_by_itself_not_memory(sb):
+    outs = sb.run_batch([R("import os\ndef f():\n    os.kill(os.getpid(), 9)\n"),
+                         R("import os\ndef f():\n    os.kill(0, 9)\n"),
+                         R("def f():\n    return 2\n")])
+    assert [(o.status, o.note) for o in outs[:2]] == [
+        ("crashed", "killed by SIGKILL, which the program sent itself (os.kill)")] * 2
+    assert outs[2].value_repr == "2"
+
+
+def test_a_sigkill_the_guard_did_not_see_is_reported_as_memory_or_the_program(sb):
+    # signal.raise_signal raises no audit event: the death looks like the out-of-memory killer's
+    outs = sb.run_batch([R("import signal\ndef f():\n    signal.raise_signal(signal.SIGKILL)\n"),
+                         R("import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGUSR1)\n")])
+    assert (outs[0].status, outs[0].note) == ("memory", "killed (SIGKILL: memory limit or the program itself)")
+    assert (outs[1].status, outs[1].note) == ("crashed", "killed by signal SIGUSR1")
+
+
+def test_an_expected_output_check_whose_eq_raises_reports_the_exception(sb):
+    code = ("class A:\n    def __eq__(self, o):\n        raise ValueError('no compare')\n"
+            "    def __repr__(self):\n        return 'A()'\ndef f():\n    return A()\n")
+    o = sb.run(R(code, expected_output="A()"))
+    assert (o.status, o.output_matches, o.compare_error) == ("returned", False, "ValueError: no compare")
+    # an expected output that does not evaluate is no comparison error
+    o = sb.run(R(code, expected_output="B()"))
+    assert (o.output_matches, o.compare_error) == (False, None)
+
+
 def test_segfault_crashes(sb):
     outs = sb.run_batch([R("import os, signal\ndef f():\n    os.kill(os.getpid(), signal.SIGSEGV)\n"),
                          R("def f():\n    return 2\n")])

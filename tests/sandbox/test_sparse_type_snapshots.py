@@ -12,7 +12,7 @@ import pytest
 from paths import CRUXEVAL, needs_shared
 
 from codemorph.sandbox import ExecRequest, Limits, Sandbox
-from codemorph.sandbox._workerlib.tracer import binding_lines
+from codemorph.sandbox._workerlib.tracer import binding_lines, binding_names
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,57 @@ def test_binding_lines_are_the_lines_that_store_a_local():
     closure = "def f():\n    x = 1\n    def g():\n        return x\n    return g\n"
     exec(compile(closure, "<test>", "exec"), ns)  # noqa: S102
     assert binding_lines(ns["f"].__code__) is None  # a cell: any call may rebind it
+
+
+
+def test_binding_names_are_the_locals_each_line_stores():
+    src = ("def f(n):\n"                 # 1
+           "    x, y = 1, 2\n"           # 2
+           "    while n:\n"              # 3
+           "        g(x)\n"              # 4
+           "        n -= 1\n"            # 5
+           "    for i in []:\n"          # 6
+           "        pass\n"              # 7
+           "    try:\n"                  # 8
+           "        pass\n"              # 9
+           "    except ValueError as e:\n"  # 10
+           "        x = e\n"             # 11
+           "    return x\n")             # 12
+    ns: dict = {}
+    exec(compile(src, "<test>", "exec"), ns)  # noqa: S102 - the test's own function, not a program under test
+    names = binding_names(ns["f"].__code__)
+    assert set(names) == binding_lines(ns["f"].__code__)
+    assert names[2] == ("x", "y") and names[5] == ("n",) and names[6] == ("i",) and names[10] == ("e",)
+    assert "x" in names[11]  # and the cleanup of ``e`` (None, then deleted), where CPython numbers it so
+    closure = "def f():\n    x = 1\n    def g():\n        return x\n    return g\n"
+    exec(compile(closure, "<test>", "exec"), ns)  # noqa: S102
+    assert binding_names(ns["f"].__code__) is None  # a cell: any call may rebind it
+
+
+def test_types_of_locals_bound_on_other_lines_than_the_last_one_read_are_all_seen(box):
+    # a pair is read only for the locals the previous line binds: a multi-line statement,
+    # an except-as name, a deleted local, a class body, an unpacking, a loop target
+    code = ("def f(n):\n"
+            "    a, b = n, str(n)\n"
+            "    c = (\n"
+            "        b +\n"
+            "        'x')\n"
+            "    try:\n"
+            "        n / 0\n"
+            "    except ZeroDivisionError as e:\n"
+            "        d = e\n"
+            "    del a\n"
+            "    class K:\n"
+            "        k = 1.5\n"
+            "    for i in [None, 2]:\n"
+            "        a = i\n"
+            "    return K\n")
+    (sparse, every), = _types(box, code, ["3"])
+    assert sparse == every
+    assert sparse["f"] == {"K": ["type"], "a": ["NoneType", "int"], "b": ["str"], "c": ["str"],
+                           "d": ["ZeroDivisionError"], "e": ["ZeroDivisionError"], "i": ["NoneType", "int"],
+                           "n": ["int"]}
+    assert sparse["f.<locals>.K"] == {"__module__": ["str"], "__qualname__": ["str"], "k": ["float"]}
 
 
 def test_a_type_bound_in_a_loop_after_lines_that_bind_nothing_is_seen(box):

@@ -70,6 +70,8 @@ def test_typed_transforms_on_a_sample(rows, sandbox) -> None:
                 if name == "invert-if":
                     simplified += any(s.description.endswith(("(int))", "(str))", "(De Morgan)"))
                                       for s in result.sites)
-    assert sum(1 for p in pairs if p[0] == "mirror-comparison") >= 5
+    # 3 of the sampled rows (5 before comparisons with a literal on the right were left alone:
+    # mirroring them wrote `0 == x`)
+    assert sum(1 for p in pairs if p[0] == "mirror-comparison") >= 3
     assert simplified >= 5
     run_pairs(sandbox, pairs)

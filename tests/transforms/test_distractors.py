@@ -21,6 +21,7 @@ from codemorph import NotApplicable, Program
 from codemorph.testing import assert_preserves, assert_refuses
 from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring
 from codemorph.transforms.distractors.claims import make_comment as _comment
+from codemorph.transforms.distractors.claims import one_line
 
 FAMILY = ("misleading-comment", "misleading-docstring")
 
@@ -66,13 +67,51 @@ def test_comment_count_and_determinism() -> None:
 
 def test_comment_never_declares_an_encoding() -> None:
     """PEP 263: ``# ... coding: latin-1`` on line 1 or 2 would change how the file decodes."""
-    assert "coding:" not in _comment("x is the coding: latin-1 value").value
-    assert "coding=" not in _comment("coding=utf-8").value
+    with pytest.raises(ValueError, match="one-line comment"):
+        _comment("x is the coding: latin-1 value")
+    with pytest.raises(ValueError, match="one-line comment"):
+        _comment("coding=utf-8")
     code = "def f(coding):\n    coding = 'ab'\n    return coding\n"
     res = MisleadingComment().apply(Program(code), 0)
     assert res.applied
     assert "coding" in res.source.splitlines()[1]
     assert "coding:" not in res.source and "coding=" not in res.source.split("#", 1)[1]
+
+
+def test_comment_text_is_written_exactly_or_refused() -> None:
+    """A comment is never collapsed or rewritten: the text quoted is the text checked."""
+    assert _comment("s is '  ' here").value == "# s is '  ' here"
+    assert _comment("x is 'a\tb' here").value == "# x is 'a\tb' here"
+    for text in ("a\nb", "a\rb", "a\x0cb", "a\x0bb", "a\u2028b", "", "   "):
+        with pytest.raises(ValueError):
+            _comment(text)
+
+
+def test_comment_on_a_one_space_string_states_a_two_space_string(sandbox) -> None:
+    """CRUXEval sample_4: the wrong value of ``s = ' '`` is ``'  '``, and the comment says so
+    (whitespace inside the quoted literal used to collapse, making the claim true)."""
+    code = "def f(array):\n    s = ' '\n    s += ''.join(array)\n    return s\n"
+    res = assert_preserves(MisleadingComment(count=None), code, ["['a']"], sandbox=sandbox)
+    assert res.source == ("def f(array):\n    s = ' '  # s is '  ' here\n"
+                          "    s += ''.join(array)  # s is overwritten with ''.join(array)\n    return s\n")
+    claimed = ast.literal_eval(res.source.splitlines()[1].split("# s is ", 1)[1].removesuffix(" here"))
+    assert claimed != " "
+
+
+def test_quoted_code_keeps_the_spaces_inside_its_string_literals() -> None:
+    code = 'def f(c, s):\n    return ((c + "  ") + ("  ".join(s[::-1])))\n'
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[1] == \
+        '    return ((c + "  ") + ("  ".join(s[::-1])))  # returns (c + "  ") - ("  ".join(s[::-1]))'
+
+
+def test_one_line_joins_lines_outside_string_literals_only() -> None:
+    assert one_line("[1,\n   2,   'a  b']") == "[1, 2, 'a  b']"
+    assert one_line("f'{x}  y'") == "f'{x}  y'"
+    assert one_line("(a +\\\n  b)") == "(a + b)"
+    assert one_line('x + """a\nb"""') is None  # a string literal spanning lines
+    assert one_line("(a +  # note\n b)") is None  # a comment inside
+    assert one_line("'a\x0cb'") is None  # a form feed inside a literal
 
 
 def test_comment_keeps_existing_comments_and_lines(sandbox) -> None:
@@ -166,6 +205,31 @@ def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> No
     assert res.source == ('def f(text, n):\n    """Transform the arguments.\n\n    Args:\n'
                           '        text: a list of strings.\n        n: a string of digits.\n    """\n'
                           '    return text * n\n')
+
+
+def test_docstring_states_at_most_one_claim_per_variable() -> None:
+    """HumanEval_8: "prod_value is 2 here. prod_value is 0 at this point." contradicted itself."""
+    code = ("def f(numbers):\n    sum_value = 0\n    prod_value = 1\n    for n in numbers:\n"
+            "        sum_value += n\n        prod_value *= n\n    return sum_value, prod_value\n")
+    for seed in range(12):
+        res = MisleadingDocstring(claims=5).apply(Program(code), seed)
+        doc = ast.get_docstring(ast.parse(res.source).body[0])
+        subjects = [line.split(" ", 1)[0] for line in doc.splitlines() if line.endswith(".")]
+        named = [w for w in subjects if w in ("sum_value", "prod_value", "n")]
+        assert len(named) == len(set(named)), (seed, doc)
+    res = MisleadingDocstring(claims=5).apply(Program(code), 1)
+    assert ast.get_docstring(ast.parse(res.source).body[0]) == (
+        "prod_value is 2 here.\n\nThe loop skips the first element of numbers.\nsum_value is overwritten with n.")
+
+
+def test_docstring_describes_no_annotated_parameter(sandbox) -> None:
+    """``numbers: List[int]`` is never described as "a string": the annotation states the type."""
+    from codemorph.testing import observe_types
+    code = "def f(text: str, n):\n    return text * n\n"
+    obs = observe_types(code, ["'ab', 2"], sandbox=sandbox)
+    res = MisleadingDocstring().apply(Program(code), 0, observations=obs)
+    assert res.source == ('def f(text: str, n):\n    """Transform the arguments.\n\n    Args:\n'
+                          '        n: a string of digits.\n    """\n    return text * n\n')
 
 
 def test_docstring_refusals() -> None:

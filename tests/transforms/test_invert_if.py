@@ -65,15 +65,19 @@ def test_negate(cond: str, negated: str) -> None:
 
 def test_harness_detects_flipped_comparisons(sandbox) -> None:
     """The sandbox comparison is able to fail: ``not (a < b)`` -> ``a >= b`` is wrong for
-    NaN and sets, which is why negate() never does it."""
+    NaN and sets, which is why negate() never does it without types; invert-if then leaves
+    the site alone rather than write ``not a < b`` (``simplify=False`` writes it)."""
     original = "def f(a, b):\n    if a < b:\n        return 1\n    else:\n        return 2\n"
     naive = "def f(a, b):\n    if a >= b:\n        return 2\n    else:\n        return 1\n"
     inputs = ["1, 2", "float('nan'), 1.0", "{1}, {2}", "2, 1"]
     diffs = [args for args, o, r in run_both(sandbox, original, naive, inputs) if o.behaviour() != r.behaviour()]
     assert diffs == ["float('nan'), 1.0", "{1}, {2}"]
-    good = get_transform(NAME).apply(Program(original)).source
-    assert good == "def f(a, b):\n    if not a < b:\n        return 2\n    else:\n        return 1\n"
-    assert_same_behaviour(sandbox, original, good, inputs)
+    refused = get_transform(NAME).apply(Program(original))
+    assert not refused.applied and refused.source == original
+    assert refused.reason.startswith("line 2: negating `a < b` needs both operands' types")
+    plain = get_transform(NAME, simplify=False).apply(Program(original)).source
+    assert plain == "def f(a, b):\n    if not a < b:\n        return 2\n    else:\n        return 1\n"
+    assert_same_behaviour(sandbox, original, plain, inputs)
 
 
 BOOL_COUNTING = '''
@@ -242,8 +246,10 @@ def test_which_one_is_deterministic_and_covers_every_chain() -> None:
     src = (FIXTURES / NAME / "which_one.py").read_text()
     t = get_transform(NAME, which="one")
     lines = set()
+    observations = {"f": {"a": ["int"], "i": ["int"]}}
     for seed in range(10):
-        a, b = t.apply(Program(src), seed), t.apply(Program(src), seed)
+        a, b = (t.apply(Program(src), seed, observations=observations),
+                t.apply(Program(src), seed, observations=observations))
         assert a.source == b.source and len(a.sites) == 1
         lines.add(a.sites[0].line)
     # the if/else, and the if ending the loop body; not the chain ending in elif without else
@@ -288,10 +294,10 @@ def f(xs):
 def test_async_for_and_async_def_get_guard_clauses(sandbox) -> None:
     """``async for`` ends its body with ``continue``, an ``async def`` (an async generator
     too) ends with a bare ``return``."""
-    result = get_transform(NAME).apply(Program(ASYNC), 0)
+    result = get_transform(NAME).apply(Program(ASYNC), 0, observations={"ticks": {"x": ["int"]}})
     assert result.source == ASYNC.replace(
         "        if x > 1:\n            yield x\n",
-        "        if not x > 1:\n            continue\n        yield x\n").replace(
+        "        if x <= 1:\n            continue\n        yield x\n").replace(
         "    if out:\n        print(sum(out))\n", "    if not out:\n        return\n    print(sum(out))\n")
     assert len(result.sites) == 2
     assert_same_behaviour(sandbox, ASYNC, result.source, ["[]", "[1, 2, 3]", "[0, 1]"])
@@ -307,9 +313,9 @@ def test_if_at_the_end_of_a_loop_else_or_an_elif_chain_is_not_a_site() -> None:
     assert not result.applied and result.source == src
     assert result.reason == ("no if with an else, and no if without else at the end of a loop body or function "
                              "(its inversion would need an empty branch, `if not c: pass`)")
-    legacy = get_transform(NAME, empty_branch=True).apply(Program(src), 0)
+    legacy = get_transform(NAME, empty_branch=True).apply(Program(src), 0, observations={"f": {"x": ["int"]}})
     assert legacy.source == ("def f(xs):\n    out = []\n    for x in xs:\n        if x > 2:\n"
-                             "            out.append(x)\n        elif not x < 0:\n            pass\n"
+                             "            out.append(x)\n        elif x >= 0:\n            pass\n"
                              "        else:\n            out.append(-x)\n    else:\n        if out:\n"
                              "            pass\n        else:\n            out.append(0)\n    return out\n")
 
@@ -324,9 +330,9 @@ def test_if_whose_body_ends_with_a_jump_is_not_a_guard_site(sandbox) -> None:
     result = get_transform(NAME).apply(Program(sample_9), 0)
     assert not result.applied and result.source == sample_9
     assert result.reason == (
-        "no if with an else, and no if without else at the end of a loop body or function (its inversion "
-        "would need an empty branch, `if not c: pass`); left alone at the end of a loop body or function: "
-        "an if whose body ends with return (an early exit as written)")
+        "no if with an else, and no if without else at the end of a loop body or function that can become a "
+        "guard clause; left alone there: `if not c.isnumeric():` whose body ends with return (an early exit as "
+        "written)")
     src = ("def f(xs):\n    seen = []\n    for x in xs:\n        seen.append(x)\n        if x < 0:\n"
            "            break\n    while seen:\n        x = seen.pop()\n        if x == 3: continue\n"
            "    check(xs)\n    if len(xs) > 5:\n        y = xs[0] * 2\n        return y\n\n\n"
@@ -339,9 +345,9 @@ def test_if_whose_body_ends_with_a_jump_is_not_a_guard_site(sandbox) -> None:
     refused = get_transform(NAME).apply(Program(src.split("\n\n\ndef g")[0] + "\n"), 0)
     assert not refused.applied
     assert refused.reason.endswith(
-        "left alone at the end of a loop body or function: an if whose body ends with break (an early exit as "
-        "written), an if whose body ends with continue (an early exit as written), an if whose body ends with "
-        "raise (an early exit as written), an if whose body ends with return (an early exit as written)")
+        "left alone there: `if x < 0:` whose body ends with break (an early exit as written); `if x == 3:` "
+        "whose body ends with continue (an early exit as written); `if len(xs) > 5:` whose body ends with "
+        "return (an early exit as written); `if 7 in xs:` whose body ends with raise (an early exit as written)")
     assert_same_behaviour(sandbox, src, result.source, ["[1, 2]", "[3, -1, 4]", "[7]", "[1, 2, 3, 4, 5, 6]"])
 
 
@@ -376,10 +382,9 @@ def test_ifs_left_alone_at_the_end_of_a_body_are_named_in_the_refusal() -> None:
     result = get_transform(NAME).apply(Program(src), 0)
     assert not result.applied and result.source == src
     assert result.reason == (
-        "no if with an else, and no if without else at the end of a loop body or function (its inversion "
-        "would need an empty branch, `if not c: pass`); left alone at the end of a loop body or function: "
-        "an if whose block ends with a comment after its last statement, an if whose body is only pass, "
-        "an if whose one-line body spans several lines")
+        "no if with an else, and no if without else at the end of a loop body or function that can become a "
+        "guard clause; left alone there: `if k:` whose block ends with a comment after its last statement; "
+        "`if x:` whose body is only pass; `if x:` whose one-line body spans several lines")
 
 
 def test_an_if_whose_line_holds_a_tool_directive_or_a_backslash_body_is_no_guard_site() -> None:
@@ -397,19 +402,27 @@ def test_an_if_whose_line_holds_a_tool_directive_or_a_backslash_body_is_no_guard
     assert len(result.sites) == 1
     one = get_transform(NAME).apply(Program("def f(xs):\n    for x in xs:\n        if x:  # type: ignore\n"
                                             "            print(x)\n"), 0)
-    assert not one.applied and "an if whose line carries a tool directive (# type: ignore)" in one.reason
+    assert not one.applied and one.reason.endswith("left alone there: `if x:` whose line carries a tool directive (# type: ignore)")
 
 
 def test_double_inversion_restores_behaviour(sandbox) -> None:
     src = (FIXTURES / NAME / "elif_chain.py").read_text()
-    once = get_transform(NAME).apply(Program(src), 0).program
-    twice = get_transform(NAME).apply(once, 0)
-    assert twice.applied
+    observations = {"f": {"n": ["int"], "kind": ["str"]}}
+    once = get_transform(NAME).apply(Program(src), 0, observations=observations).program
+    twice = get_transform(NAME).apply(once, 0, observations=observations)
+    assert twice.applied and twice.source == src
     assert_same_behaviour(sandbox, src, twice.source, ["-5", "0", "3", "12", "200", "101"])
 
 
 #: an empty branch followed by ``else:`` (``if not c: pass`` / ``else: A``)
 PASS_ELSE = re.compile(r"\bpass[ \t]*(#[^\n]*)?\n[ \t]*else[ \t]*:")
+
+
+def negated_comparisons(code: str) -> list[ast.UnaryOp]:
+    """The ``not a OP b`` expressions of ``code`` (one operator of ``< <= > >= == !=``)."""
+    ops = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+    return [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+            and isinstance(n.operand, ast.Compare) and len(n.operand.ops) == 1 and isinstance(n.operand.ops[0], ops)]
 
 
 #: the statements that leave a block early
@@ -438,11 +451,13 @@ def has_site(code: str) -> bool:
 
 def test_cruxeval_every_row_with_a_site_is_rewritten_without_empty_branches(sandbox) -> None:
     """Every sampled row with a site (all 800 rows with CODEMORPH_FULL=1) is rewritten, no
-    rewrite holds ``pass`` followed by ``else:``, and each behaves as the original on the
-    row's own input; a row with ``if`` statements but no site is refused, saying why."""
+    rewrite holds ``pass`` followed by ``else:`` or a ``not a < b`` the original did not,
+    and each behaves as the original on the row's own input; a row with ``if`` statements
+    but no site is refused, saying why.  Without runtime types (as here), a site whose
+    negation could only read ``not a < b`` is left alone, and the refusal names it."""
     rows = cruxeval_sample(2)
     t = get_transform(NAME)
-    pairs, missed, left_alone, no_site = [], [], [], 0
+    pairs, missed, left_alone, no_site, not_negated = [], [], [], 0, 0
     for row in rows:
         code = row["code"]
         has_if = any(isinstance(n, ast.If) for n in ast.walk(ast.parse(code)))
@@ -455,13 +470,17 @@ def test_cruxeval_every_row_with_a_site_is_rewritten_without_empty_branches(sand
                                                 "loop body or function"), (row["id"], result.reason)
             continue
         if not result.applied:
+            if "left alone rather than write `not " in result.reason:
+                not_negated += 1
+                continue
             # only an if left alone (its block ends with a comment, ...) may be refused
             (left_alone if "left alone" in result.reason else missed).append((row["id"], result.reason))
             continue
         assert not PASS_ELSE.search(result.source) or PASS_ELSE.search(code), row["id"]
+        assert len(negated_comparisons(result.source)) <= len(negated_comparisons(code)), row["id"]
         pairs.append((NAME, row, result.source))
     assert missed == []
-    assert len(pairs) > 0 and no_site > 0
+    assert len(pairs) > 0 and no_site > 0 and not_negated > 0
     assert len(left_alone) <= len(rows) // 50, left_alone
     run_pairs(sandbox, pairs)
 

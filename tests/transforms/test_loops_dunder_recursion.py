@@ -52,7 +52,7 @@ def test_plain_class_is_still_rewritten():
     res = ComprehensionToLoop().apply(Program(PLAIN), 0)
     assert res.applied and res.program.source == (
         "class P:\n    def __init__(self, v):\n        self.v = v\n    def __repr__(self):\n        return 'P'\n"
-        "def f(xs):\n    acc = []\n    for x_1 in xs:\n        acc.append(x_1 * 2)\n    return acc\n")
+        "def f(xs):\n    acc = []\n    for x in xs:\n        acc.append(x * 2)\n    return acc\n")
 
 
 def test_the_depth_difference_is_real():

@@ -135,6 +135,9 @@ def test_inserted_code_never_runs_on_trap_inputs(sandbox, program: str, inputs: 
     seen = set()
     for seed in range(16):
         result = transform.apply(Program(program), seed, inputs=inputs)
+        if program is SHADOWED and name == "dead-loop":  # len is rebound: no length is known
+            assert not result.applied and result.reason.startswith("no natural site"), result.source
+            return
         assert result.applied, result.reason
         seen.add(result.source)
         new = "\n".join(result.source.splitlines()[n - 1] for n in inserted_lines(program, result.source))
@@ -145,7 +148,8 @@ def test_inserted_code_never_runs_on_trap_inputs(sandbox, program: str, inputs: 
             assert o.status in ("returned", "raised"), (args, o)
             assert o.behaviour() == r.behaviour(), (args, result.source)
             assert r.lines is not None and not dead & set(r.lines), f"dead code ran on {args}:\n{result.source}"
-    assert len(seen) >= 2
+    # dead-loop: only `while n < 0: n += 1` right after `n = len(xs)`, the one computed length
+    assert len(seen) == 1 if name == "dead-loop" else len(seen) >= 2
 
 
 def test_natural_checks_read_the_program_values() -> None:

@@ -125,6 +125,21 @@ def test_claim_on_a_stated_input_gets_a_mutants_limits_and_one_on_a_baseline_inp
     assert refutation(own, outs[1]) is None  # f([1, 2]) is 2, not 3
 
 
+def test_a_claim_on_a_baseline_input_gets_the_limit_the_check_of_a_rewrite_gets(sandbox) -> None:
+    # one rule (verification.timeouts.check_timeout) for both, with the same slowdown and floor
+    from codemorph.verification.differential import check_requests
+    from codemorph.verification.timeouts import check_timeout
+
+    code = "def f(n):\n    s = 0\n    for i in range(n):\n        s += i\n    return s\n"
+    base = make_baseline(sandbox, Program(code), ["300000", "3"], extra_inputs=0, check_hash_seed=False)
+    claims = [Claim("f(300000) == 1", code, "f", "300000", expected="1"), Claim("f(3) == 1", code, "f", "3", expected="1")]
+    for cap, kw in ((5.0, {}), (0.7, {}), (5.0, {"slowdown": 3.0, "min_timeout": 0.01})):
+        from_claims = [r.timeout for r in claim_requests(claims, cap, baseline=base, **kw)]
+        from_check = [r.timeout for r in check_requests(base, Program(code), cap, **kw)][:2]
+        assert from_claims == from_check == [check_timeout(o.duration, cap, **kw) for o in base.outcomes[:2]]
+    assert check_timeout(0.01, 5.0) == 0.5 and check_timeout(0.2, 5.0) == 2.0 and check_timeout(1.0, 5.0) == 5.0
+
+
 @pytest.mark.parametrize("args,output", [("[1, 2]", "3"), ("[5, 1, 4, 2], 2", "[4, 5]"), ("'hello', 3", "'HEL'"),
                                          ("{'a': 1, 'b': 2}", "3"), ("True, 0", "1")])
 def test_io_comment_never_states_the_rows_input_and_its_claim_is_false_by_execution(sandbox, args, output) -> None:

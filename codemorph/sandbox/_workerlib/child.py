@@ -17,7 +17,7 @@ import sys
 import types as _types
 import warnings
 
-from .common import HDR, IDX, MARK, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
+from .common import HDR, IDX, MARK, SELF_KILLED, RESULT_HEAD, MISSING, MODULE_NAME, PACK, PROGRAM_FILE, pack_arguments, perf
 from .execution import (Capture, ErrCapture, OutputLimit, STATE, Timeout, arm, arm_cpu, cpu_timeout_of, disarm, disarm_cpu, environment_outcome, environment_repr, environment_shown, exc_glob, exc_local, exception_info, may_catch_memory, memory_outcome, observes_lifetimes, programs_may_signal, timeout_of)
 from .fingerprint import fingerprint
 from ..guard import prepared_guard
@@ -112,7 +112,8 @@ def _refused_outcome(out):
     detail = f"the sandbox refused {STATE.refused_what}{more}; the program then {then}"
     out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
     out["status"] = "refused"
-    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error"):
+    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error",
+              "compare_error"):
         out[k] = None
     out["literal_ok"] = False
 
@@ -142,6 +143,9 @@ class _Child:
         self.cap_fd = cap_fd
         self.cwd = cwd
         self.builtins_snapshot, self.sys_vars, self.modules = snapshot
+        #: the version tag of the builtins dict when it last held exactly the snapshot's
+        #: objects (:meth:`restore_builtins`; ``None``: not known)
+        self.builtins_tag = _SNAPSHOT_TAG[1] if _SNAPSHOT_TAG[0] is snapshot else None
         self.codes = {}
         self.catchers = {}  # code -> _may_catch_memory(code)
         self.lifetime_codes = {}  # code -> observes_lifetimes(code)
@@ -198,10 +202,7 @@ class _Child:
         if self.reached:
             # builtins, sys.path, sys hooks and the current directory: only a request that
             # can reach a module could have changed them
-            d = builtins.__dict__
-            if d != self.builtins_snapshot:
-                d.clear()
-                d.update(self.builtins_snapshot)
+            self.restore_builtins()
             sys.path[:] = self.path_snapshot
             for k, v in self.sys_snapshot.items():
                 setattr(sys, k, list(v) if k == "argv" else v)
@@ -516,7 +517,7 @@ class _Child:
         out = {"status": None, "value_repr": None, "fingerprint": None, "literal_ok": False,
                "exception": None, "args_fingerprint": None, "stdout": "", "output_matches": None,
                "duration": 0.0, "lines": None, "arcs": None, "types": None,
-               "output_truncated": False, "repr_error": None, "note": None}
+               "output_truncated": False, "repr_error": None, "note": None, "compare_error": None}
         code = req.get("code", "")
         entry = req.get("entry_point") or "f"
         args = req.get("args", "")
@@ -743,13 +744,10 @@ class _Child:
         return False
 
     def reset_builtins_only(self):
-        # compared after every request (about 2 microseconds), not only after one that could
-        # reach a module: the word search is a heuristic, and a builtin a program rebound
-        # would run its code in the post-processing below (and in the next request)
-        d = builtins.__dict__
-        if d != self.builtins_snapshot:
-            d.clear()
-            d.update(self.builtins_snapshot)
+        # checked after every request, not only after one that could reach a module: the
+        # word search is a heuristic, and a builtin a program rebound would run its code in
+        # the post-processing below (and in the next request)
+        self.restore_builtins()
         sys.stdout = sys.stderr = self.cap  # a __repr__ may print: it still counts
         sys.setrecursionlimit(self.limits["recursion_limit"])
         if sys.get_int_max_str_digits() != self.int_digits:
@@ -757,6 +755,28 @@ class _Child:
             # int-to-str digit limit: a program that lifted it returns a 5,000-digit int
             # whose literal a harness cannot even compile (``assert f(x) == <output>``)
             sys.set_int_max_str_digits(self.int_digits)
+
+    def restore_builtins(self):
+        """Make the builtins dict equal to the snapshot again (cleared and refilled) if it is
+        not.  The comparison (about 2 microseconds, and in a fresh child a copy-on-write
+        fault for every page holding a builtin: comparing two dicts takes a reference to each
+        value) is skipped while the dict's PEP 509 version tag (:data:`_BUILTINS_TAG`) is
+        the one it had when it last held exactly the snapshot's objects: CPython changes
+        the tag at every change of the dict (a value set, even to an equal object, a key
+        added or removed, a clear).  That tag is taken where the dict is known to hold them:
+        by the zygote when it copies the dict for the snapshot (:func:`process_snapshot`),
+        and here right after a refill.  A comparison that finds the dict equal records no
+        tag (its values may be equal objects, not the same ones): the next check compares
+        again."""
+        tag = _BUILTINS_TAG
+        if tag is not None and tag.value == self.builtins_tag:
+            return
+        d = builtins.__dict__
+        if d != self.builtins_snapshot:
+            d.clear()
+            d.update(self.builtins_snapshot)
+            if tag is not None:
+                self.builtins_tag = tag.value
 
     def post(self, i, out, value, call_args, expected, g, script, timeout, verbatim=False):
         """repr (under its own timer), then fingerprints, literal check and expected-output
@@ -815,11 +835,23 @@ class _Child:
                         out["output_matches"] = value == expected or judge_text(value) == judge_text(expected)
                     elif status == "returned":
                         try:
-                            out["output_matches"] = bool(value == eval(self.compile_eval(expected), g))
+                            want = eval(self.compile_eval(expected), g)
                         except (Timeout, OutputLimit):
                             raise
                         except BaseException:
                             out["output_matches"] = False
+                        else:
+                            try:
+                                out["output_matches"] = bool(value == want)
+                            except (Timeout, OutputLimit):
+                                raise
+                            except BaseException as exc:
+                                # the value's (or the expected value's) __eq__ or __bool__ raised
+                                out["output_matches"] = False
+                                try:
+                                    out["compare_error"] = f"{type(exc).__name__}: {exc}"[:500]
+                                except BaseException:
+                                    out["compare_error"] = type(exc).__name__
                     else:
                         out["output_matches"] = False
             finally:
@@ -932,6 +964,12 @@ def _sync_current_child():
     _CURRENT[0].sync()
 
 
+def _mark_self_kill():
+    """Mark, for the zygote, that the program is sending itself ``SIGKILL`` (its death is then
+    not the out-of-memory killer's)."""
+    _CURRENT[0].progress(SELF_KILLED)
+
+
 def prepare_guard(workdir, zygote_pid):
     """Make, in the zygote, the guard every child installs (:func:`~..guard.prepared_guard`
     for the work directory ``workdir``, the same path for every batch), so that a child
@@ -941,10 +979,50 @@ def prepare_guard(workdir, zygote_pid):
     ``__editable__...`` entry, is resolved against it)."""
     global _GUARD
     state_template()
-    _GUARD = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+    _GUARD = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid, _mark_self_kill)
 
 
 _SNAPSHOT = None
+#: ``(snapshot, version tag of the builtins dict when the snapshot copied it)`` (:func:`process_snapshot`)
+_SNAPSHOT_TAG = (None, None)
+
+
+def _version_tag(d):
+    """A ``ctypes.c_uint64`` reading the PEP 509 version tag (``ma_version_tag``) of the dict
+    ``d``, or ``None`` where it cannot be read: no ctypes, an interpreter other than CPython
+    3.10-3.13, or a layout or behaviour that the check here does not confirm (a dict of
+    known size must show its ``ma_used`` just before the tag, and the tag must change at
+    every kind of change: set, replace, update, pop, setdefault, popitem, clear, and a
+    value replaced by an equal one).  ``d`` must outlive the view (the builtins dict does)."""
+    try:
+        import ctypes
+        if sys.implementation.name != "cpython" or not (3, 10) <= sys.version_info[:2] <= (3, 13):
+            return None
+        word = ctypes.sizeof(ctypes.c_ssize_t)
+        if word != 8 or ctypes.sizeof(ctypes.c_void_p) != 8:
+            return None
+        offset = 3 * word  # ob_refcnt, ob_type, ma_used
+        probe = {}
+        used = ctypes.c_ssize_t.from_address(id(probe) + offset - word)
+        tag = ctypes.c_uint64.from_address(id(probe) + offset)
+        seen = {tag.value}
+        big = 1 << 70
+        changes = (lambda: probe.__setitem__("a", 1), lambda: probe.__setitem__("a", 2),
+                   lambda: probe.__setitem__("a", big), lambda: probe.__setitem__("a", big + 0),
+                   lambda: probe.update(b=3), lambda: probe.pop("a"), lambda: probe.setdefault("c", 4),
+                   probe.popitem, lambda: probe.__setitem__("d", 5), probe.clear)
+        for change in changes:
+            change()
+            if used.value != len(probe) or tag.value in seen:
+                return None
+            seen.add(tag.value)
+        return ctypes.c_uint64.from_address(id(d) + offset)
+    except Exception:
+        return None
+
+
+#: the version tag of the builtins dict (:func:`_version_tag`), read by :meth:`_Child.restore_builtins`
+_BUILTINS_TAG = _version_tag(builtins.__dict__)
 
 
 def process_snapshot():
@@ -954,11 +1032,13 @@ def process_snapshot():
     child then reads the same dicts.  Copying them in each child touched the reference count
     of every builtin, ``sys`` attribute and module: a copy-on-write page fault for each page
     they sit on."""
-    global _SNAPSHOT
+    global _SNAPSHOT, _SNAPSHOT_TAG
     snap = _SNAPSHOT
     if snap is None or len(snap[0]) != len(builtins.__dict__) or len(snap[1]) != len(vars(sys)) \
             or len(snap[2]) != len(sys.modules):
         snap = _SNAPSHOT = (dict(builtins.__dict__), dict(vars(sys)), dict(sys.modules))
+        # the builtins dict holds exactly the copy's objects at this version
+        _SNAPSHOT_TAG = (snap, _BUILTINS_TAG.value if _BUILTINS_TAG is not None else None)
     return snap
 
 
@@ -1353,7 +1433,7 @@ def child_main(reqs, start, limits, wfd, ack_fd, close_fds, zygote_pid, mark, sn
         if workdir is None or guard is None:  # not prepared by a zygote (Zygote.prepare_children)
             workdir = os.getcwd()
             os.environ["TMPDIR"] = workdir  # tempfile works, inside the allowed directory
-            guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid)
+            guard = prepared_guard(workdir, STATE, _sync_current_child, zygote_pid, _mark_self_kill)
         child = _Child(limits, wfd, ack_fd, cap, workdir, mark, snapshot)
         _CURRENT[:] = [child]
         # open(fd) of these is refused to programs (the guard): a frame a program wrote to the

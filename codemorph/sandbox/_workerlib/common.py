@@ -43,7 +43,10 @@ F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 #: doubles up to POLL_MAX while the child neither syncs nor fills much of the pipe)
 POLL = 0.004
 POLL_MAX = 0.032
-MARK = struct.Struct("=QB")  # progress counter, phase (0 running, 1 post-processing)
+MARK = struct.Struct("=QB")  # progress counter, phase (0 running, 1 post-processing, SELF_KILLED)
+#: the phase a child marks right before the program sends itself SIGKILL (``os.kill``), so
+#: that the zygote tells that death from the out-of-memory killer's
+SELF_KILLED = 2
 json_dumps = json.dumps
 json_loads = json.loads
 sha256_new = hashlib.sha256

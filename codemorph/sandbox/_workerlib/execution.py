@@ -178,7 +178,8 @@ def environment_outcome(out, shown):
               f"so it is not a ground truth")
     out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
     out["status"] = "environment"
-    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error"):
+    for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error",
+              "compare_error"):
         out[k] = None
     out["literal_ok"] = False
 
@@ -192,7 +193,7 @@ def memory_outcome(out):
     detail = f"a MemoryError was raised during the run (the sandbox's memory limit) and the program then {then}"
     out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
     out["status"] = "memory"
-    for k in ("value_repr", "fingerprint", "args_fingerprint", "output_matches", "repr_error"):
+    for k in ("value_repr", "fingerprint", "args_fingerprint", "output_matches", "repr_error", "compare_error"):
         out[k] = None
     out["exception"] = {"type": "MemoryError", "message": "", "line": None}
     out["literal_ok"] = False

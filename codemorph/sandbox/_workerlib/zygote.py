@@ -13,7 +13,7 @@ import signal
 import sys
 
 from .child import child_main, precompile_args, prepare_guard, process_snapshot
-from .common import F_SETPIPE_SZ, HDR, IDX, IDX2, MARK, MAX_MSG, POLL, POLL_MAX, REEXEC_FLAG, STACK_WANTED, mono
+from .common import F_SETPIPE_SZ, HDR, IDX, IDX2, MARK, SELF_KILLED, MAX_MSG, POLL, POLL_MAX, REEXEC_FLAG, STACK_WANTED, mono
 from .execution import STATE, timeout_of
 from .protocol import encode_msg, read_msg, write_all
 from ..guard import installation_dirs
@@ -362,9 +362,14 @@ class Zygote:
                 name = signal.Signals(sig).name
             except ValueError:
                 name = str(sig)
-            if sig == signal.SIGKILL:
+            if sig == signal.SIGKILL and MARK.unpack_from(self.mark, 0)[1] == SELF_KILLED:
+                out["note"] = "killed by SIGKILL, which the program sent itself (os.kill)"
+            elif sig == signal.SIGKILL:
+                # the memory limit (RLIMIT_AS) raises MemoryError; a SIGKILL nobody marked is the
+                # out-of-memory killer's, or the program's by a way the guard does not see
+                # (signal.raise_signal)
                 out["status"] = "memory"
-                out["note"] = "killed by SIGKILL (out-of-memory killer, or the program itself)"
+                out["note"] = "killed (SIGKILL: memory limit or the program itself)"
             else:
                 out["note"] = f"killed by signal {name}"
         elif os.WIFEXITED(status):

@@ -15,7 +15,7 @@
 Shared pieces: :func:`negate` (the negation of a condition for a boolean context), the
 z3 models of comparison operators (:data:`DOMAINS`, :func:`prove_identity`,
 :func:`proved_identities`) and :class:`TypeOracle` (operand types from
-``ctx.observations``).
+``ctx.observations`` and the authoring kit's :class:`~codemorph.authoring.ExpressionTypes`).
 
 One transform per module: :mod:`.invert_if`, :mod:`.if_to_ternary`,
 :mod:`.ternary_to_if`, :mod:`.elif_to_nested`, :mod:`.nested_to_elif`,
@@ -24,7 +24,7 @@ One transform per module: :mod:`.invert_if`, :mod:`.if_to_ternary`,
 
 from codemorph.transforms.branches.conditions import (
     NEGATED, MIRRORED, ComparisonDomain, DOMAINS, prove_identity, proved_identities, TypeOracle,
-    needs_parentheses_under_not, strip_parentheses, negate,
+    needs_parentheses_under_not, strip_parentheses, negate, negated_comparison,
 )
 from codemorph.transforms.branches.invert_if import InvertIf
 from codemorph.transforms.branches.statements import comments_in
@@ -36,6 +36,6 @@ from codemorph.transforms.branches.mirror_comparison import MirrorComparison
 
 __all__ = [
     "InvertIf", "IfToTernary", "TernaryToIf", "ElifToNested", "NestedToElif", "MirrorComparison",
-    "negate", "needs_parentheses_under_not", "strip_parentheses", "comments_in", "ComparisonDomain",
+    "negate", "negated_comparison", "needs_parentheses_under_not", "strip_parentheses", "comments_in", "ComparisonDomain",
     "DOMAINS", "NEGATED", "MIRRORED", "prove_identity", "proved_identities", "TypeOracle",
 ]

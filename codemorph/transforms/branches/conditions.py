@@ -11,13 +11,14 @@ from typing import Sequence
 import libcst as cst
 
 from codemorph.engine import RewriteContext
+from codemorph.authoring.exprtypes import ExpressionTypes
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import literal_type
 
 __all__ = [
     "source_of", "OP_TEXT", "NEGATED", "MIRRORED", "ComparisonDomain", "DOMAINS", "prove_identity",
     "proved_identities", "TypeOracle", "flip_comparison", "needs_parentheses_under_not",
-    "strip_parentheses", "negate", "pass_suite", "with_leading_comments",
+    "strip_parentheses", "negate", "negated_comparison", "pass_suite", "with_leading_comments",
 ]
 
 
@@ -164,37 +165,33 @@ def proved_identities(kind: str) -> dict[tuple[str, str], bool]:
 
 
 class TypeOracle:
-    """Runtime types of the operands of a comparison, from ``ctx.observations``.
+    """Runtime types of the operands of a comparison: the types of expressions of the
+    authoring kit (:class:`~codemorph.authoring.exprtypes.ExpressionTypes`) over
+    ``ctx.observations``.
 
     An operand has known types when it is a literal (see
-    :func:`~codemorph.authoring.literal_type`) or a name that is a local of
+    :func:`~codemorph.authoring.literal_type`); a name that is a local of
     the function (or comprehension) where it is read, observed with those types, never
     bound by ``:=``, not in a function using ``eval``/``locals``/..., and not in a
-    statement sharing its line with another (types are observed at line events).
+    statement sharing its line with another (types are observed at line events); or an
+    expression whose type follows from its parts for every value they can take:
+    ``len(x)`` with the builtin ``len``, ``i % 2`` of an int, ``s[:4]`` and ``s.lower()``
+    of a str... (see :class:`~codemorph.authoring.exprtypes.ExpressionTypes`).
 
     Args:
-        ctx: the rewrite context; ``ctx.observations`` must be a mapping.
+        ctx: the rewrite context; ``ctx.observations`` a mapping, or ``None`` (then no
+            local has known types: literals and the rules that need no observation still
+            apply).
     """
 
     def __init__(self, ctx: RewriteContext) -> None:
 
         self.index = FunctionIndex(ctx)
+        self.expressions = ExpressionTypes(self.index)
 
     def types_of(self, expr: cst.BaseExpression) -> frozenset[str] | None:
         """Type names ``expr`` may have, or ``None`` when unknown (see the class doc)."""
-
-        lt = literal_type(expr)
-        if lt is not None:
-            return frozenset({lt})
-        if not isinstance(expr, cst.Name) or expr.lpar:
-            return None
-        found = self.index.local_scope_of(expr)
-        if found is None or expr.value in self.index.walrus_names:
-            return None
-        if self.index.in_dynamic_scope(expr) or self.index.shares_line(expr):
-            return None
-        types = self.index.observed(found[1], expr.value)
-        return frozenset(types) if types else None
+        return self.expressions.of(expr)
 
     def domain(self, comparison: cst.Comparison, kind: str) -> str | None:
         """The name of a domain in which the identity ``kind`` (see :func:`prove_identity`)
@@ -219,15 +216,14 @@ class TypeOracle:
 
     def is_boolean(self, expr: cst.BaseExpression) -> bool:
         """Whether ``expr`` is known to give a comparison result or a bool: a comparison,
-        ``not E``, ``True``/``False``, a name observed only as ``bool``, or ``and``/``or``
-        of such operands."""
+        ``not E``, ``True``/``False``, a name observed only as ``bool``, an expression of
+        type ``bool`` (``s.isdigit()``, ``isinstance(x, int)``), or ``and``/``or`` of such
+        operands."""
         if isinstance(expr, (cst.Comparison, cst.UnaryOperation)):
             return not isinstance(expr, cst.UnaryOperation) or isinstance(expr.operator, cst.Not)
         if isinstance(expr, cst.BooleanOperation):
             return self.is_boolean(expr.left) and self.is_boolean(expr.right)
-        if isinstance(expr, cst.Name):
-            return self.types_of(expr) == frozenset({"bool"})
-        return False
+        return self.types_of(expr) == frozenset({"bool"})
 
 
 def flip_comparison(comparison: cst.Comparison, table: dict[str, str], swap: bool) -> cst.Comparison:
@@ -282,16 +278,24 @@ def negate(test: cst.BaseExpression, oracle: "TypeOracle | None" = None) -> tupl
     Without an oracle, comparisons such as ``<`` or ``==`` are never flipped (``not (a < b)``
     is not ``a >= b`` for NaN, sets or user classes).  With one, two more rules apply:
 
-    * ``a < b`` -> ``a >= b`` (and ``<=``/``>``, ``==``/``!=``) when both operands are
-      names or literals whose observed types lie in a :class:`ComparisonDomain` where z3
-      proves ``not (a OP b) == (a NEG b)`` (:func:`proved_identities`): ints/bools and
-      strings for every operator; floats for ``==``/``!=`` only (NaN); sets for
-      ``==``/``!=`` only (the subset order is partial); anything else never;
+    * ``a < b`` -> ``a >= b`` (and ``<=``/``>``, ``==``/``!=``) when the types both
+      operands may have (:meth:`TypeOracle.types_of`: literals, observed locals, and
+      expressions such as ``len(w)``, ``i % 2``, ``s[:4]``, ``s.lower()`` typed from their
+      parts) lie in a :class:`ComparisonDomain` where z3 proves ``not (a OP b) == (a NEG
+      b)`` (:func:`proved_identities`): ints/bools and strings for every operator; floats
+      for ``==``/``!=`` only (NaN); sets for ``==``/``!=`` only (the subset order is
+      partial); anything else never;
     * De Morgan: ``a and b`` -> ``not a or not b`` (``or`` likewise), each operand negated
       again by these rules, when every operand is known to be a comparison, ``not E``, a
-      bool literal or a name observed only as ``bool`` (:meth:`TypeOracle.is_boolean`).
+      bool literal or an expression of type ``bool`` (:meth:`TypeOracle.is_boolean`), and
+      no operand's negation is left as ``not a < b`` (a single comparison that could not
+      be flipped, :func:`negated_comparison`): then ``not (a and b)`` is written instead.
       In a test this calls ``__bool__`` on the same operands in the same order and
       short-circuits at the same place (CPython emits the same jumps).
+
+    A result that reads ``not a < b`` (:func:`negated_comparison`) is the form people do
+    not write; each caller decides what to do with it (``invert-if`` leaves such a site
+    alone).
     """
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         # ``not E`` or ``(not E)``: E alone (in a test, its parentheses are rarely needed)
@@ -311,11 +315,33 @@ def negate(test: cst.BaseExpression, oracle: "TypeOracle | None" = None) -> tupl
                 op = OP_TEXT[type(target.operator)]
                 return flip_comparison(test, NEGATED, swap=False), f"{op} -> {NEGATED[op]} ({domain})"
     if oracle is not None and isinstance(test, cst.BooleanOperation) and oracle.is_boolean(test):
-        return _de_morgan(test, oracle), "De Morgan"
+        result = _de_morgan(test, oracle)
+        if not any(negated_comparison(leaf) is not None for leaf in _boolean_leaves(result)):
+            return result, "De Morgan"
     operand = test
     if needs_parentheses_under_not(operand):
         operand = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return cst.UnaryOperation(cst.Not(whitespace_after=cst.SimpleWhitespace(" ")), operand), "not"
+
+
+def negated_comparison(expr: cst.BaseExpression) -> cst.Comparison | None:
+    """The comparison ``C`` when ``expr`` reads ``not C`` (or ``not (C)``) with ``C`` a
+    single ``<``, ``<=``, ``>``, ``>=``, ``==`` or ``!=`` comparison -- the form people
+    do not write (they write ``a >= b``; linters flag ``not a < b``) -- else ``None``.
+    ``not a < b < c``, ``not x in y`` and ``not f(x)`` are not such forms."""
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        inner = expr.expression
+        if isinstance(inner, cst.Comparison) and len(inner.comparisons) == 1 \
+                and type(inner.comparisons[0].operator) in OP_TEXT:
+            return inner
+    return None
+
+
+def _boolean_leaves(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of the ``and``/``or`` tree ``expr`` (``expr`` itself when it is none)."""
+    if isinstance(expr, cst.BooleanOperation):
+        return [*_boolean_leaves(expr.left), *_boolean_leaves(expr.right)]
+    return [expr]
 
 
 def _de_morgan(test: cst.BooleanOperation, oracle: "TypeOracle") -> cst.BaseExpression:

@@ -5,6 +5,7 @@ conditional expression.
 from __future__ import annotations
 
 import libcst as cst
+from codemorph.engine import NotApplicable
 from codemorph.transforms.branches.statements import (
     Collect, StatementRewrite, comment_lines, comments_in, if_to_ternary_kind, make_ifexp,
     single_small, with_value,
@@ -27,6 +28,19 @@ def _make_ternary(original: cst.If, updated: cst.If) -> tuple[cst.SimpleStatemen
     return line, what
 
 
+def _unnatural(node: cst.If) -> str | None:
+    """Why the ternary of ``node`` would be a form people do not write, or ``None``:
+    ``True if c else False`` (people write ``c`` or ``bool(c)``, which is another rewrite:
+    ``c`` may not be a bool) and nested conditional expressions."""
+    a, b = single_small(node.body).value, single_small(node.orelse.body).value
+    bools = [isinstance(v, cst.Name) and v.value in ("True", "False") for v in (a, b)]
+    if all(bools):
+        return "both branches give a bool literal (True if c else False is not a form people write)"
+    if isinstance(a, cst.IfExp) or isinstance(b, cst.IfExp):
+        return "a branch is already a conditional expression (a nested ternary is not a form people write)"
+    return None
+
+
 class IfToTernary(StatementRewrite):
     """Rewrite an ``if``/``else`` whose branches assign one name, or return, as a
     conditional expression.
@@ -39,7 +53,9 @@ class IfToTernary(StatementRewrite):
     chosen branch's expression is evaluated and stored/returned, as before.  Operands that
     would parse differently inside a conditional expression (lambda, walrus, yield,
     conditional expression, bare tuple) are parenthesised.  ``elif`` clauses are left
-    alone (they are not statements).  Comments of the removed lines (after ``if c:``,
+    alone (they are not statements).  Natural forms only: an ``if``/``else`` giving ``True``
+    and ``False`` (``return True if c else False``) and one whose branch value is already a
+    conditional expression (a nested ternary) are left alone.  Comments of the removed lines (after ``if c:``,
     ``else:``, on the branch lines) are kept on their own lines above the new statement.
 
     Args:
@@ -55,6 +71,7 @@ class IfToTernary(StatementRewrite):
     preconditions = (
         "both branches are a single `name = value` to the same simple name, or a single `return value`",
         "the if is a statement, not an elif clause",
+        "not True/False in both branches, no conditional expression in a branch (no nested ternary)",
         "the program does not observe line numbers or source text",
     )
 
@@ -63,4 +80,8 @@ class IfToTernary(StatementRewrite):
     _make = staticmethod(_make_ternary)
 
     def _sites(self, found: Collect) -> list[cst.CSTNode]:
-        return [n for n in found.ifs if n not in found.elifs and if_to_ternary_kind(n) is not None]
+        candidates = [n for n in found.ifs if n not in found.elifs and if_to_ternary_kind(n) is not None]
+        sites = [n for n in candidates if _unnatural(n) is None]
+        if candidates and not sites:
+            raise NotApplicable("; ".join(dict.fromkeys(_unnatural(n) for n in candidates)))
+        return sites

@@ -14,7 +14,8 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.authoring.sites import SiteChoice
 from codemorph.authoring.hazards import LINE_HAZARDS, hazard_identifiers
-from codemorph.transforms.branches.conditions import TypeOracle, negate, pass_suite, with_leading_comments
+from codemorph.transforms.branches.conditions import (NEGATED, OP_TEXT, TypeOracle, negate, negated_comparison,
+                                                      pass_suite, source_of, with_leading_comments)
 
 __all__ = ["InvertIf"]
 
@@ -23,24 +24,25 @@ _GUARD_EXIT = {"loop": cst.Continue, "function": cst.Return}
 _WHERE = {"loop": "at the end of a loop body", "function": "at the end of a function"}
 
 
-def _negated_test(node: cst.If, original_test: cst.BaseExpression | None,
-                  oracle: "TypeOracle | None") -> tuple[cst.BaseExpression, cst.SimpleWhitespace, str]:
-    """The negated test of ``node``, the whitespace after ``if`` for it, and the rule's name."""
-    test, rule = negate(original_test if original_test is not None else node.test, oracle)
+#: the negated test of a site and the name of the rule that gave it (:func:`negate`)
+Negation = tuple[cst.BaseExpression, str]
+
+
+def _negated_test(node: cst.If, negation: Negation) -> tuple[cst.BaseExpression, cst.SimpleWhitespace, str]:
+    """The negated test of ``node`` (given), the whitespace after ``if`` for it, and the rule's name."""
+    test, rule = negation
     ws = node.whitespace_before_test
     if isinstance(ws, cst.SimpleWhitespace) and ws.value == "":
         ws = cst.SimpleWhitespace(" ")  # ``if(x):`` -> ``if not (x):``
     return test, ws, rule
 
 
-def _invert(node: cst.If, original_test: cst.BaseExpression | None = None,
-            oracle: "TypeOracle | None" = None) -> tuple[cst.If, str]:
+def _invert(node: cst.If, negation: Negation) -> tuple[cst.If, str]:
     """Invert one ``if``/``elif`` node whose ``orelse`` is an ``else`` or nothing (the
-    latter as ``if not c: pass`` / ``else: A``, the ``empty_branch`` form).
-
-    ``original_test`` is the test as a node of the input tree (a test holds no statement,
-    so it equals ``node.test``); the ``oracle`` looks its names up."""
-    test, ws, rule = _negated_test(node, original_test, oracle)
+    latter as ``if not c: pass`` / ``else: A``, the ``empty_branch`` form), under
+    ``negation``, its test negated (a test holds no statement, so the negation of the
+    input tree's test is that of ``node.test``)."""
+    test, ws, rule = _negated_test(node, negation)
     if node.orelse is None:
         new_body = pass_suite(node.body)
         new_else = cst.Else(body=node.body)
@@ -77,8 +79,7 @@ class _Dedent(cst.CSTTransformer):
         return updated_node.with_changes(value=self.pattern.sub(r"\1", updated_node.value))
 
 
-def _guard(node: cst.If, where: str, original_test: cst.BaseExpression, oracle: "TypeOracle | None",
-           default_indent: str) -> tuple[cst.If, list[cst.BaseStatement], list[cst.EmptyLine], str]:
+def _guard(node: cst.If, where: str, negation: Negation, default_indent: str) -> tuple[cst.If, list[cst.BaseStatement], list[cst.EmptyLine], str]:
     """``if c: A`` (no ``else``; last statement of a loop body or a function) as the guard
     clause ``if not c: continue``/``return`` and ``A``'s statements one level out.
 
@@ -89,7 +90,7 @@ def _guard(node: cst.If, where: str, original_test: cst.BaseExpression, oracle: 
     indented block's ``if c:  # note`` gives ``# note`` on its own line before ``A``'s first
     statement (:func:`with_leading_comments`), a one-line ``if c: A  # note`` gives
     ``A  # note``; the guard line has no comment."""
-    test, ws, rule = _negated_test(node, original_test, oracle)
+    test, ws, rule = _negated_test(node, negation)
     exit_statement = _GUARD_EXIT[where]()
     body = node.body
     if isinstance(body, cst.SimpleStatementSuite):
@@ -166,19 +167,19 @@ class _InvertRewriter(cst.CSTTransformer):
     reuse_unchanged_nodes = True
 
     def __init__(self, ctx: RewriteContext, chosen: Sequence[cst.If], guards: Mapping[cst.If, str],
-                 oracle: "TypeOracle | None" = None, default_indent: str = "    ") -> None:
+                 negations: Mapping[cst.If, Negation], default_indent: str = "    ") -> None:
         super().__init__()
         self.ctx = ctx
         chosen = set(chosen)
         self.swapped = {node for node in chosen if node not in guards}
         self.guards = {node: where for node, where in guards.items() if node in chosen}
-        self.oracle = oracle
+        self.negations = negations
         self.default_indent = default_indent
 
     def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
         if original_node not in self.swapped:
             return updated_node
-        new, description = _invert(updated_node, original_node.test, self.oracle)
+        new, description = _invert(updated_node, self.negations[original_node])
         self.ctx.record(original_node, description)
         return new
 
@@ -191,7 +192,7 @@ class _InvertRewriter(cst.CSTTransformer):
         if where is None:
             return updated_node
         block = updated_node.body
-        guard, rest, footer, description = _guard(block.body[-1], where, last.test, self.oracle,
+        guard, rest, footer, description = _guard(block.body[-1], where, self.negations[last],
                                                   self.default_indent)
         self.ctx.record(last, description)
         return updated_node.with_changes(body=block.with_changes(
@@ -253,10 +254,29 @@ class _IfSites(cst.CSTVisitor):
             return
         why = _guard_refusal(node)
         if why is not None:
-            self.skipped.append(why)
+            # "an if whose body ..." -> "`if x < 0:` whose body ...": which if, and why
+            test = " ".join(cst.Module([]).code_for_node(node.test).split())
+            test = test if len(test) <= 40 else test[:37] + "..."
+            self.skipped.append(f"`if {test}:`{why[len('an if'):]}")
             return
         self.sites.append(node)
         self.guards[node] = where
+
+
+def _left_alone(ctx: RewriteContext, test: cst.BaseExpression, comparison: cst.Comparison,
+                oracle: TypeOracle) -> str:
+    """Why the site of ``test`` is left alone: its negation would read ``not <comparison>``."""
+    text = source_of(comparison.with_changes(lpar=[], rpar=[]))
+    line = ctx.position(test)[0]
+    op = OP_TEXT[type(comparison.comparisons[0].operator)]
+    left, right = oracle.types_of(comparison.left), oracle.types_of(comparison.comparisons[0].comparator)
+    if left is None or right is None:
+        why = (f"needs both operands' types (NaN, sets and user classes break `not a {op} b` == "
+               f"`a {NEGATED[op]} b`)")
+    else:
+        why = (f"over {', '.join(sorted(left | right))} is not proved (`not a {op} b` == `a {NEGATED[op]} b` "
+               f"holds for ints and strings; for floats and sets only with == and !=)")
+    return f"line {line}: negating `{text}` {why}; left alone rather than write `not {text}`"
 
 
 class InvertIf(SiteChoice, Transform):
@@ -298,25 +318,37 @@ class InvertIf(SiteChoice, Transform):
     several lines is not a guard site (its guard form would lose a comment's place or the
     alignment of its continuation lines, or be an empty branch again).
 
-    With runtime observations (``ctx.observations``) and ``simplify`` on, the negated test
-    is simplified where z3 proves it valid for every value of the operands' observed types
-    (see :func:`negate`): ``not (a < b)`` -> ``a >= b`` on ints and strings,
-    ``not (a == b)`` -> ``a != b``, De Morgan over comparisons and bools.  Without
-    observations the plain rules apply.
+    With ``simplify`` on (the default), the negated test is simplified where z3 proves it
+    valid for every value of the operands' types (see :func:`negate`): ``not (a < b)`` ->
+    ``a >= b`` on ints and strings, ``not (a == b)`` -> ``a != b``, De Morgan over
+    comparisons and bools.  Operand types come from literals, the runtime observations of
+    locals (``ctx.observations``), and expressions typed from their parts for every value
+    (:class:`~codemorph.authoring.ExpressionTypes`: ``len(w)`` with the builtin ``len``,
+    ``i % 2`` of an int, ``s[:4]`` and ``s.lower()`` of an exact str...); the last need no
+    observation, so a program without observations still gets ``len(w) >= 3``.  A site
+    whose negation would still read ``not a < b`` (a single ``< <= > >= == !=``
+    comparison that cannot be flipped: an operand of unknown type, floats under ``<``...)
+    is left alone, since nobody writes that form: the program's other sites are rewritten,
+    and a program with no other site is refused with a reason naming each such line and
+    comparison.  ``not x``, ``not f(x)``, ``x not in y``, ``x is not None`` and ``not a < b
+    < c`` are written as usual.
 
     Args:
         which: ``"all"`` (default) inverts every site; ``"one"`` inverts one site chosen
             with ``ctx.rng`` (uniformly, sites in source order: if/else chains and guard
             sites).
-        simplify: ``True`` (default) simplifies negated tests when observations are
-            given; ``False`` never does.
+        simplify: ``True`` (default) simplifies negated tests where operand types are
+            known and leaves alone a site whose negation would read ``not a < b``;
+            ``False`` never simplifies and writes ``not c`` for every site.
         empty_branch: ``False`` (default) inverts an ``if`` without ``else`` only as a guard
             clause; ``True`` writes ``if not c: pass`` / ``else: A`` for every ``if`` (and
             last ``elif``) without ``else``, as earlier versions did.
 
     Refuses (``NotApplicable``) when the program has no ``if`` statement, when it has no
     site (no ``if`` with an ``else``, and no ``if`` without ``else`` at the end of a loop
-    body or function but those left alone, which the reason names), or when it looks at
+    body or function but those left alone, which the reason names), when every site is
+    left alone because its negation would read ``not a < b`` (the reason names each line
+    and comparison), or when it looks at
     line numbers or source text (tracebacks, warnings, ``inspect``), since the rewrite
     changes the line numbers of the statements it moves.
 
@@ -337,9 +369,10 @@ class InvertIf(SiteChoice, Transform):
         "of a function, and not in an elif chain (unless empty_branch); its body does not end with return, raise, "
         "break or continue (an early exit as written), its block does not end with a comment, "
         "does not hold only pass, and (a one-line if) does not span several lines",
-        "simplified comparisons: operands are names/literals whose observed types lie in a domain "
-        "where z3 proves the negation identity",
-        "De Morgan: every operand is a comparison, `not`, or observed only as bool",
+        "simplified comparisons: both operands' types (literals, observed locals, expressions typed from "
+        "their parts such as len(x) with the builtin len) lie in a domain where z3 proves the negation identity",
+        "De Morgan: every operand is a comparison, `not`, or of type bool, and none is left as `not a < b`",
+        "a site whose negation would read `not a < b` (one comparison that cannot be flipped) is left alone",
     )
 
     def __init__(self, which: str = "all", simplify: bool = True, empty_branch: bool = False) -> None:
@@ -359,13 +392,27 @@ class InvertIf(SiteChoice, Transform):
         found = hazard_identifiers(module, LINE_HAZARDS)
         if found:
             raise NotApplicable(f"program observes line numbers or source text ({', '.join(found)})")
+        if not finder.sites and finder.skipped:
+            raise NotApplicable("no if with an else, and no if without else at the end of a loop body or function "
+                                "that can become a guard clause; left alone there: " + "; ".join(finder.skipped))
         if not finder.sites:
-            reason = ("no if with an else, and no if without else at the end of a loop body or function "
-                      "(its inversion would need an empty branch, `if not c: pass`)")
+            raise NotApplicable("no if with an else, and no if without else at the end of a loop body or function "
+                                "(its inversion would need an empty branch, `if not c: pass`)")
+        oracle = TypeOracle(ctx) if self.simplify else None
+        negations: dict[cst.If, Negation] = {}
+        left_alone: list[str] = []
+        for site in finder.sites:
+            negation = negate(site.test, oracle)
+            comparison = negated_comparison(negation[0]) if oracle is not None else None
+            if comparison is not None:
+                left_alone.append(_left_alone(ctx, site.test, comparison, oracle))
+            else:
+                negations[site] = negation
+        sites = [site for site in finder.sites if site in negations]
+        if not sites:
+            reason = "; ".join(left_alone)
             if finder.skipped:
-                reason += ("; left alone at the end of a loop body or function: "
-                           + ", ".join(sorted(set(finder.skipped))))
+                reason += "; left alone at the end of a loop body or function: " + "; ".join(finder.skipped)
             raise NotApplicable(reason)
-        chosen = self.choose(ctx, finder.sites)
-        oracle = TypeOracle(ctx) if self.simplify and isinstance(ctx.observations, Mapping) else None
-        return module.visit(_InvertRewriter(ctx, chosen, finder.guards, oracle, module.default_indent))
+        chosen = self.choose(ctx, sites)
+        return module.visit(_InvertRewriter(ctx, chosen, finder.guards, negations, module.default_indent))

@@ -2,14 +2,14 @@
 
 * ``dead-code`` (:class:`DeadCode`) inserts, inside a function body, an ``if`` block whose
   condition is false for every possible execution: by default a defensive check over a
-  value the program has just made (:mod:`.checks`: ``n = len(xs)`` / ``if n < 0:``), with
+  value the program has just computed from its variables, right after its assignment
+  (:mod:`.checks`: ``n = len(xs)`` / ``if n < 0:``; refused where there is none), with
   ``style="opaque"`` an *opaque predicate* (Collberg, Thomborson and Low, "Manufacturing
   cheap, resilient, and stealthy opaque constructs", POPL 1998); the body is ordinary code
   over the names in scope;
 * ``dead-store`` (:class:`DeadStore`): ``fresh = <side-effect-free value>``, never read;
-* ``dead-loop`` (:class:`DeadLoop`): a loop that runs zero times (``for item in out:`` right
-  after ``out = []``, ``while n < 0:`` over a length; opaque style: ``for x in ():`` or
-  ``while <opaque predicate>:``);
+* ``dead-loop`` (:class:`DeadLoop`): a loop that runs zero times (``while n < 0:`` right
+  after ``n = len(xs)``; opaque style: ``for x in ():`` or ``while <opaque predicate>:``);
 * ``unused-function`` (:class:`UnusedFunction`): a module-level helper never called.
 
 The natural checks (:data:`CHECKS`, :func:`value_facts`, :func:`proved_checks`) are in

@@ -14,7 +14,7 @@ from codemorph.authoring.facts import FunctionFacts, ProgramFacts
 
 __all__ = [
     "insertion_blocks", "definitely_bound_params", "function_symbol_tables", "function_locals",
-    "function_qualnames", "bound_at", "observed_types",
+    "function_qualnames", "bound_at", "observed_types", "never_falls_through",
 ]
 
 
@@ -44,6 +44,63 @@ def _jumps(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, _JUMPS)
 
 
+class _Breaks(cst.CSTVisitor):
+    """Whether a loop body holds a ``break`` of that loop (not of a nested loop, nor in a
+    nested function or class)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.found = True
+
+    def visit_For(self, node: cst.For) -> bool:
+        return False
+
+    def visit_While(self, node: cst.While) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def _block_never_falls_through(suite: cst.BaseSuite) -> bool:
+    body = suite.body
+    return any(never_falls_through(s) for s in body)
+
+
+def never_falls_through(stmt: cst.CSTNode) -> bool:
+    """Whether statement ``stmt`` never completes normally, so that the statements after
+    it in its block are unreachable: a line with ``return``/``raise``/``break``/``continue``;
+    an ``if``/``elif``/``else`` chain ending in ``else`` whose every branch never falls
+    through; a ``try`` whose ``finally`` never falls through, or whose body and every
+    handler never fall through; ``while True:`` without a ``break`` of its own.
+    Conservative: any other statement (``with``, ``match``, calls to ``sys.exit``...) is
+    taken to fall through."""
+    if _jumps(stmt):
+        return True
+    if isinstance(stmt, cst.If):
+        branch: cst.If | cst.Else | None = stmt
+        while isinstance(branch, cst.If):
+            if not _block_never_falls_through(branch.body):
+                return False
+            branch = branch.orelse
+        return isinstance(branch, cst.Else) and _block_never_falls_through(branch.body)
+    if isinstance(stmt, (cst.Try, cst.TryStar)):
+        if stmt.finalbody is not None and _block_never_falls_through(stmt.finalbody.body):
+            return True
+        return _block_never_falls_through(stmt.body) and bool(stmt.handlers) and all(
+            _block_never_falls_through(h.body) for h in stmt.handlers)
+    if isinstance(stmt, cst.While) and isinstance(stmt.test, cst.Name) and stmt.test.value == "True":
+        v = _Breaks()
+        stmt.body.visit(v)
+        return not v.found
+    return False
+
+
 def _span(stmts: Sequence[cst.CSTNode], function_body: bool) -> tuple[int, int]:
     first = 1 if function_body and stmts and _is_docstring(stmts[0]) else 0
     last = len(stmts)
@@ -51,8 +108,10 @@ def _span(stmts: Sequence[cst.CSTNode], function_body: bool) -> tuple[int, int]:
         if _is_scope_declaration(s) or isinstance(s, (cst.Global, cst.Nonlocal)):
             first = max(first, i + 1)
     for i, s in enumerate(stmts):
-        if _jumps(s):
-            last = i  # before the first return/raise/break/continue, not after it
+        if never_falls_through(s):
+            # before the first return/raise/break/continue (or if/else whose branches all
+            # exit...), not after it: code there never runs, and reads as a mistake
+            last = i
             break
     return first, last
 
@@ -66,8 +125,9 @@ def insertion_blocks(func: cst.FunctionDef, facts: FunctionFacts | None = None
     with, match), but not nested functions or class bodies.  In the function body the
     first position is after the docstring; in every block, after the last
     ``global``/``nonlocal`` statement of that block.  The last position is before the
-    block's first ``return``/``raise``/``break``/``continue`` (code after those is
-    trivially unreachable; the predicate itself should be evaluated).  Blocks without a
+    block's first statement that never falls through (:func:`never_falls_through`:
+    ``return``/``raise``/``break``/``continue``, an ``if``/``else`` whose branches all
+    exit...): code after it is unreachable, and the predicate itself should be evaluated.  Blocks without a
     position (``first > last``) are left out.  Order: source order.  ``facts`` (from
     :class:`~codemorph.authoring.ProgramFacts`) may be passed when computed.
     """

@@ -2,9 +2,9 @@
 proved never to run for any input.
 
 A person guards a value just computed with an ordinary check -- ``n = len(xs)`` /
-``if n < 0: raise ValueError(...)``, ``out = []`` / ``if not isinstance(out, list): ...``,
-``for i, x in enumerate(xs):`` / ``if i < 0: continue``.  Such a check is false for every
-input when the facts it tests follow from how the value was made:
+``if n < 0: raise ValueError(...)``, ``out = list(text)`` /
+``if not isinstance(out, list): ...``.  Such a check is false for every input when the
+facts it tests follow from how the value was made:
 
 * ``len(...)``, an ``enumerate(...)`` index, a ``range(n)`` counter and a non-negative int
   literal are exact ``int`` values ``>= 0`` (*length* facts: CPython's ``len`` returns an
@@ -22,7 +22,13 @@ input when the facts it tests follow from how the value was made:
 nearest single assignment ``x = <expression>`` before the position in the same block (no
 statement in between binds ``x`` anywhere, no ``del``/``global``/``nonlocal``/``except as``
 of ``x`` in the function), or is the target of the ``for`` loop whose body holds the
-position.  The builtins the expression calls must not be rebound by the program.
+position.  The builtins the expression calls must not be rebound by the program.  Each
+fact also says whether the value is computed from the program's variables
+(:attr:`ValueFact.computed`, :func:`reads_a_variable`) and whether the position directly
+follows the assignment (:attr:`ValueFact.adjacent`): the natural transforms check only such
+values, there (:func:`~codemorph.transforms.deadcode.guards.plausible`); a check of a
+literal just assigned (``out = []`` / ``if out is None:``) or of a loop counter reads as
+filler.
 
 Each check of :data:`CHECKS` is proved false under its fact with z3 (:func:`prove_check`:
 lengths are integers ``>= 0``, ``isinstance`` and ``is None`` are decided by the exact type),
@@ -42,7 +48,7 @@ from codemorph.authoring.z3terms import Untranslatable, Z3Terms
 
 __all__ = [
     "ValueFact", "ValueCheck", "CHECKS", "EMPTY_VALUES", "prove_check", "proved_checks", "value_facts",
-    "expression_kind", "bound_names_in",
+    "expression_kind", "bound_names_in", "reads_a_variable",
 ]
 
 #: the kinds of value a fact can establish (``length``: an exact int >= 0)
@@ -69,6 +75,12 @@ class ValueFact:
         loop_target: it is the target of the ``for`` loop whose body holds the position
             (``continue`` is then a natural body).
         builtins: builtin names the fact relies on (``len``, ``enumerate``, ``list``...).
+        computed: the value is computed from the program's variables (its expression reads
+            a name other than a builtin it calls: ``n = len(xs)``, ``out = list(text)``,
+            ``n = int(input())``), not made of literals only (``out = []``, ``k = 5``,
+            ``s = ' '``, ``xs = list()``).
+        adjacent: the position directly follows the assignment (the check comes right
+            after the computation it guards).
     """
 
     name: str
@@ -76,6 +88,8 @@ class ValueFact:
     empty: bool = False
     loop_target: bool = False
     builtins: tuple[str, ...] = ()
+    computed: bool = False
+    adjacent: bool = False
 
 
 @dataclass(frozen=True)
@@ -345,6 +359,41 @@ def _int_call_kind(node: cst.BaseExpression) -> tuple[str, bool, tuple[str, ...]
     return None
 
 
+#: builtins a value may call and still be made of literals only (``list()``, ``len('ab')``)
+_LITERAL_CALLS = frozenset({*_TYPED_CALLS, "int", "range", "enumerate", "str"})
+
+
+class _ReadsName(cst.CSTVisitor):
+    """Whether an expression reads a name other than a builtin it calls or a
+    comprehension's own target."""
+
+    def __init__(self) -> None:
+        self.skip: set[int] = set()
+        self.targets: set[str] = set()
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value in _LITERAL_CALLS:
+            self.skip.add(id(node.func))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.targets |= bound_names_in(node.target)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.skip and node.value not in self.targets:
+            self.found = True
+
+
+def reads_a_variable(node: cst.BaseExpression) -> bool:
+    """Whether expression ``node`` is computed from the program's variables: it reads a
+    name other than a builtin it calls (``len``, ``list``, ``int``...: :data:`_LITERAL_CALLS`)
+    or a comprehension's own target (``len(xs)``, ``[c for c in text]``, ``int(input())``:
+    yes; ``[]``, ``0``, ``' '``, ``list()``, ``[i for i in range(3)]``: no)."""
+    v = _ReadsName()
+    node.visit(v)
+    return v.found
+
+
 class _HasCall(cst.CSTVisitor):
     def __init__(self) -> None:
         self.found = False
@@ -403,7 +452,9 @@ def value_facts(suite: cst.BaseSuite | cst.Module, index: int, unbinders: set[st
             if name not in blocked and not (bound_names_in(assign.value) & {name}):
                 kind = expression_kind(assign.value) or (_int_call_kind(assign.value) if no_calls else None)
                 if kind is not None:
-                    out.append(ValueFact(name, kind[0], empty=kind[1] and j == len(stmts) - 1, builtins=kind[2]))
+                    adjacent = j == len(stmts) - 1
+                    out.append(ValueFact(name, kind[0], empty=kind[1] and adjacent, builtins=kind[2],
+                                         computed=reads_a_variable(assign.value), adjacent=adjacent))
         blocked |= bound_names_in(stmt)
         if no_calls and has_call(stmt):
             return out  # nothing bound before a call is known after it

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine import RewriteContext, Transform
 from codemorph.transforms.deadcode.predicates import BODY_TEMPLATES
 from codemorph.transforms.deadcode.positions import (
     InsertStatements, choose_natural_site, choose_position, dead_body, opaque_condition,
@@ -31,22 +31,25 @@ class DeadCode(Transform):
     program value, proved false for every input.
 
     ``style="natural"`` (default): the check is one a person writes about a value the
-    program has just computed (:mod:`codemorph.transforms.deadcode.checks`):
+    program has just computed from its variables
+    (:mod:`codemorph.transforms.deadcode.checks`), right after that computation:
 
-    * ``n = len(xs)`` ... ``if n < 0: raise ValueError('n must be non-negative')``;
-    * ``out = []`` ... ``if not isinstance(out, list): out = list(out)`` or
-      ``if out is None: out = []``;
-    * ``for i, x in enumerate(xs):`` / ``if i < 0: continue``.
+    * ``n = len(xs)`` / ``if n < 0: raise ValueError('n must be non-negative')``;
+    * ``out = list(text)`` / ``if not isinstance(out, list): out = list(out)`` or
+      ``if out is None: out = []``; ``words = [w for w in text.split() if w]`` /
+      ``if words is None: return text``.
 
     The position is chosen with ``ctx.rng`` uniformly among the statement positions of the
-    eligible functions where such a fact holds (any nesting depth, after the docstring and
-    ``global``/``nonlocal`` declarations, never in a class body; with runtime observations,
-    in a function that ran); where none holds, uniformly among all positions, and the
-    check is over a fresh local assigned just before it (``limit = 10`` /
-    ``if limit < 0:``).  Every check is proved false under its fact by z3
+    eligible functions that directly follow such an assignment (any nesting depth, never in
+    a class body; with runtime observations, in a function that ran).  A value made of
+    literals only (``out = []``, ``k = 5``, ``s = ' '``, ``list()``), a ``range`` or
+    ``enumerate`` counter (``_`` too) and a position later than right after the assignment
+    give no site; a program without a site is refused (``NotApplicable``: no check over an
+    invented ``limit = 10``).  Every check is proved false under its fact by z3
     (:func:`~codemorph.transforms.deadcode.checks.proved_checks`); bodies read locals and
     assign only locals already bound or fresh names (``return`` never in generators or
-    coroutines).
+    coroutines).  No position follows a statement that never falls through
+    (:func:`~codemorph.transforms.deadcode.blocks.never_falls_through`).
 
     ``style="opaque"``: the opaque predicates of :data:`PREDICATES` (Collberg, Thomborson
     and Low, POPL 1998), e.g. ``if type(text) is str and len(text) < 0:``, over, in order of
@@ -68,17 +71,19 @@ class DeadCode(Transform):
     local, so scoping is unchanged.  Only predicates z3 proves false are used.
 
     In a script (:attr:`RewriteContext.script`: a ``stdin`` row, whose module namespace no
-    harness reads) the natural style checks module-level values too (``n = len(xs)``,
-    ``out = []``, ``n = int(input())``, a module-level ``for i in range(...)`` counter), at
-    any module-scope block (never in a ``def``/``class``), under stricter rules since every
+    harness reads) the natural style checks module-level computed values too
+    (``n = len(xs)``, ``n = int(input())``, ``xs = list(map(int, input().split()))``), right
+    after their assignment in any module-scope block (never in a ``def``/``class``), under
+    stricter rules since every
     such name is a global: the nearest assignment in the same block binds it with no
     statement in between that contains a call or binds it; no code of the module declares
     it ``global``/``nonlocal``, deletes it or catches into it; the program spells none of
     ``eval``/``exec``/``locals``/``globals``/``vars``/``dir``/``__main__``/``__dict__``/
     ``modules``/``setattr``/``delattr``/``__import__``/``import_module``.  The body there
-    never returns.  A script with neither such a site nor a function position gets the
-    opaque style at module level (after its docstring and ``from __future__`` imports),
-    over a fresh variable (rule 3), with a body that reads only it and never returns.
+    never returns.  A script without such a site is refused in the natural style; the
+    opaque style writes at module level (after its docstring and ``from __future__``
+    imports), over a fresh variable (rule 3), with a body that reads only it and never
+    returns.
 
     Functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()`` are skipped;
     programs inspecting frames, code objects or line numbers are refused.
@@ -97,13 +102,16 @@ class DeadCode(Transform):
     family = "dead-code"
     description = "Insert an if-block that never runs: a defensive check over a program value, proved false."
     preconditions = (
-        "the check is false for every input: a fact of how the value was made (len(), a display, "
-        "enumerate/range counter), proved by z3 in the transform; opaque style: exact-type guards",
+        "the check is false for every input: a fact of how the value was made (len(), list(), a "
+        "comprehension...), proved by z3 in the transform; opaque style: exact-type guards",
+        "natural style: the value is computed from the program's variables (never literals only, "
+        "never a loop counter) and the check follows its assignment directly; else refused",
         "the checked variable is bound at the position by the nearest assignment, never rebound in between, "
         "never deleted / except-as / global / nonlocal",
         "in a script, a module-level value: no statement between its assignment and the check contains a "
         "call, no code declares it global/nonlocal, nothing reaches the module namespace by name",
-        "builtins the fact or the check calls are not rebound (else a fresh local is checked)",
+        "builtins the fact or the check calls are not rebound",
+        "never after a statement that always exits (return/raise/break/continue, an if/else that exits)",
         "the dead body assigns only fresh names or existing locals; no yield/await/global/nonlocal",
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
@@ -114,15 +122,8 @@ class DeadCode(Transform):
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         natural = self.style == "natural"
         if natural:
-            try:
-                site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx), scripts=True)
-            except NotApplicable:
-                if not ctx.script:
-                    raise
-                # a script with no natural site and no function: the opaque check at module
-                # level (2 of Avatar's 18 written rows)
-                natural = False
-        if natural:
+            # no natural site: refused (NotApplicable), never a check over an invented value
+            site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx), scripts=True)
             block = natural_guard(module, ctx, site, facts)
             stmts = [cst.parse_statement(f"{line}\n") for line in block.before]
             stmts.append(cst.parse_statement(f"{block.header}\n" + "".join(f"    {b}\n" for b in block.body)))

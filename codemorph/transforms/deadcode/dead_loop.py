@@ -29,13 +29,13 @@ _LOOP_HINTS = ("item", "entry", "elem", "row", "part", "ch")
 class DeadLoop(Transform):
     """Insert a loop that runs zero times, with an ordinary body, into a function.
 
-    ``style="natural"`` (default): a loop over a program value that provably never
-    iterates -- ``for item in out:`` right after ``out = []`` (or ``{}``, ``()``, ``''``,
-    ``set()``: nothing runs in between), or ``while n < 0: n += 1`` over a length-kind value
-    (``n = len(xs)``, an ``enumerate``/``range`` counter, a non-negative int literal; see
+    ``style="natural"`` (default): ``while n < 0: n += 1`` right after ``n = len(xs)`` (a
+    length computed from the program's variables; see
     :mod:`codemorph.transforms.deadcode.checks`, the condition proved false by z3).  The
-    position is chosen with ``ctx.rng`` among those where such a value exists, else among
-    all positions, with a fresh empty list: ``pending = []`` / ``for item in pending:``.
+    position is chosen with ``ctx.rng`` among those right after such an assignment; a
+    program without one is refused (``NotApplicable``): no loop over an invented
+    ``pending = []``, over a value just assigned a literal (``out = []`` /
+    ``for item in out:``) or over a loop counter (``while i < 0:``).
 
     ``style="opaque"``: chosen with ``ctx.rng``, ``for item in ():`` (iterating the empty
     tuple literal) or ``while <opaque predicate>:`` (the ``dead-code`` catalogue,
@@ -58,10 +58,11 @@ class DeadLoop(Transform):
     uses_runtime_types = True
     name = "dead-loop"
     family = "dead-code"
-    description = "Insert a loop that runs zero times (over a value just made empty, or while a proved-false check)."
+    description = "Insert a loop that runs zero times: while a proved-false check over a length just computed."
     preconditions = (
-        "the loop iterates a value that is empty at that point, or its condition is proved false by z3; "
-        "no else clause",
+        "natural style: the condition is proved false by z3 over a length computed from the program's "
+        "variables, right after its assignment (else refused); opaque style: an empty tuple or an opaque "
+        "predicate; no else clause",
         "the body assigns only fresh names or existing locals; no yield/await/global/nonlocal",
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )

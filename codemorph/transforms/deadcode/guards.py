@@ -1,6 +1,6 @@
 """The natural dead code of ``dead-code`` and ``dead-loop``: a defensive check or loop over a
-program value (:mod:`.checks`) with an ordinary body, or, where no value has a usable
-fact, over a fresh local just assigned.
+value the program has just computed from its variables (:mod:`.checks`), with an ordinary
+body; where no such value has a usable fact, no natural site (the transforms refuse).
 """
 
 from __future__ import annotations
@@ -13,14 +13,11 @@ from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.authoring.hazards import BUILTINS_HAZARDS, hazard_identifiers
 from codemorph.transforms.deadcode.blocks import bound_at, function_locals, function_symbol_tables
 from codemorph.transforms.deadcode.checks import EMPTY_VALUES, ValueFact, proved_checks
-from codemorph.transforms.deadcode.positions import Position
+from codemorph.transforms.deadcode.positions import NO_NATURAL_SITE, Position
 
-__all__ = ["DeadBlock", "natural_guard", "natural_loop", "wants_guard", "wants_loop", "quote_of"]
+__all__ = ["DeadBlock", "NO_NATURAL_SITE", "natural_guard", "natural_loop", "plausible", "wants_guard", "wants_loop",
+           "quote_of"]
 
-#: names of the fresh local of the fallback guard (``limit = 10`` / ``if limit < 0:``)
-GUARD_HINTS = ("limit", "size", "width", "count", "depth")
-#: names of the fresh empty list of the fallback loop (``pending = []`` / ``for item in pending:``)
-LOOP_LIST_HINTS = ("pending", "queue", "extra", "skipped", "rest")
 _ITEM_HINTS = ("item", "entry", "elem", "value")
 
 
@@ -70,17 +67,26 @@ def _checks_for(module: cst.Module, ctx: RewriteContext, kind: str):
             and (not c.builtins or (builtins_ok and not ctx.shadowed(*c.builtins)))]
 
 
+def plausible(fact: ValueFact) -> bool:
+    """Whether a person would write a check of ``fact``'s value at its position: the value
+    is computed from the program's variables (``n = len(xs)``, ``words = sorted(text)``;
+    not ``out = []``, ``k = 5``), the check comes right after that computation, and the
+    value is no loop counter (``for i in range(n):`` / ``if i < 0:`` guards nothing)."""
+    return fact.computed and fact.adjacent and not fact.loop_target
+
+
 def wants_guard(module: cst.Module, ctx: RewriteContext):
-    """The fact filter of ``dead-code``: a fact with at least one usable proved check."""
+    """The fact filter of ``dead-code``: a :func:`plausible` fact with at least one usable
+    proved check."""
     usable = {kind: bool(_checks_for(module, ctx, kind)) for kind in EMPTY_VALUES}
-    return lambda fact: usable.get(fact.kind, False)
+    return lambda fact: plausible(fact) and usable.get(fact.kind, False)
 
 
 def wants_loop(module: cst.Module, ctx: RewriteContext):
-    """The fact filter of ``dead-loop``: an empty value (iterated zero times) or a
-    length-kind value (``while n < 0:``)."""
+    """The fact filter of ``dead-loop``: a :func:`plausible` length-kind value
+    (``n = len(xs)`` / ``while n < 0:``)."""
     has_length_check = bool(_checks_for(module, ctx, "length"))
-    return lambda fact: fact.empty or (fact.kind == "length" and has_length_check)
+    return lambda fact: plausible(fact) and fact.kind == "length" and has_length_check
 
 
 def _returns_ok(site: Position) -> bool:
@@ -102,22 +108,16 @@ def _other_local(ctx: RewriteContext, site: Position, var: str) -> str:
 def natural_guard(module: cst.Module, ctx: RewriteContext, site: Position, facts: list[ValueFact]) -> DeadBlock:
     """The ``if`` block of ``dead-code`` at ``site``: a proved check over one of ``facts``
     (chosen with ``ctx.rng``) with an ordinary body (``raise ValueError(...)``,
-    ``x = list(x)``, ``x = []``, ``return v``, ``continue``); without facts, over a fresh
-    local: ``limit = 10`` / ``if limit < 0:`` / ``raise ValueError(...)``.
+    ``x = list(x)``, ``x = []``, ``return v``).
 
     Raises:
-        NotApplicable: the catalogue has no proved check (never for the built-in one).
+        NotApplicable: ``facts`` is empty (no value computed from the program's variables
+            is checked there: a check over an invented local, ``limit = 10`` /
+            ``if limit < 0:``, is what no person writes).
     """
     returns = site.func is not None and _returns_ok(site)  # never at a script's module level
     if not facts:
-        if not any(c.kind == "length" for c in proved_checks()):
-            raise NotApplicable("no check of the catalogue is proved false by z3")
-        var = ctx.fresh_name(ctx.rng.choice(GUARD_HINTS))
-        before = (f"{var} = {ctx.rng.randint(1, 10)}",)
-        bodies = [(f"raise ValueError({_message(module, f'{var} must be non-negative')})",)]
-        if returns:
-            bodies.append((f"return {_other_local(ctx, site, var)}",))
-        return DeadBlock(before, f"if {var} < 0:", ctx.rng.choice(bodies))
+        raise NotApplicable(NO_NATURAL_SITE)
     fact = ctx.rng.choice(facts)
     check = ctx.rng.choice(_checks_for(module, ctx, fact.kind))
     x, type_name = fact.name, "int" if fact.kind == "length" else fact.kind
@@ -148,19 +148,23 @@ def _item_name(ctx: RewriteContext, container: str) -> str:
 
 
 def natural_loop(module: cst.Module, ctx: RewriteContext, site: Position, facts: list[ValueFact]) -> DeadBlock:
-    """The loop of ``dead-loop`` at ``site``: ``for item in x:`` right after ``x = []`` (or
-    another empty value), ``while n < 0: n += 1`` over a length-kind value, chosen with
-    ``ctx.rng`` among ``facts``; without facts, over a fresh empty list:
-    ``pending = []`` / ``for item in pending:``.  Bodies read or assign only the loop's
-    own names (``print(item)``, ``break``, ``continue``)."""
-    if facts:
-        fact = ctx.rng.choice(facts)
-        if not fact.empty:
-            return DeadBlock((), f"while {fact.name} < 0:", (f"{fact.name} += 1",))
-        container, before = fact.name, ()
-    else:
-        container = ctx.fresh_name(ctx.rng.choice(LOOP_LIST_HINTS))
-        before = (f"{container} = []",)
+    """The loop of ``dead-loop`` at ``site``: ``while n < 0: n += 1`` right after
+    ``n = len(xs)`` (a length-kind value computed from the program's variables), chosen
+    with ``ctx.rng`` among ``facts``; ``for item in x:`` over an empty value when ``facts``
+    holds one (the natural filter :func:`wants_loop` keeps none: ``x = []`` /
+    ``for item in x:`` is no loop a person writes).  Bodies read or assign only the loop's
+    own names (``print(item)``, ``break``, ``continue``).
+
+    Raises:
+        NotApplicable: ``facts`` is empty (a loop over an invented empty list,
+            ``pending = []`` / ``for item in pending:``, is what no person writes).
+    """
+    if not facts:
+        raise NotApplicable(NO_NATURAL_SITE)
+    fact = ctx.rng.choice(facts)
+    if not fact.empty:
+        return DeadBlock((), f"while {fact.name} < 0:", (f"{fact.name} += 1",))
+    container, before = fact.name, ()
     item = _item_name(ctx, container)
     bodies = [(f"print({item})",), (f"if {item} is None:", "    break", f"print({item})"),
               (f"if not {item}:", "    continue", f"print({item})")]

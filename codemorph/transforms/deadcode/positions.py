@@ -17,12 +17,12 @@ from codemorph.transforms.deadcode.predicates import Body, CONST_HINTS, FRESH_HI
 from codemorph.transforms.deadcode.checks import ValueFact, bound_names_in, value_facts
 from codemorph.transforms.deadcode.blocks import (
     bound_at, definitely_bound_params, function_locals, function_qualnames, function_symbol_tables,
-    insertion_blocks, observed_types,
+    insertion_blocks, never_falls_through, observed_types,
 )
 
 __all__ = [
     "InsertStatements", "Position", "choose_position", "choose_natural_site", "observed_int_locals",
-    "opaque_condition", "dead_body",
+    "opaque_condition", "dead_body", "NO_NATURAL_SITE",
 ]
 
 
@@ -240,19 +240,26 @@ def _module_sites(module: cst.Module, names: frozenset[str]
     module.visit(v)
     out = []
     for suite, first, loop in _module_blocks(module):
-        for index in range(first, len(suite.body) + 1):
+        body = list(suite.body)
+        last = next((i for i, stmt in enumerate(body) if never_falls_through(stmt)), len(body))
+        for index in range(first, last + 1):
             found = value_facts(suite, index, v.names, loop, no_calls=True)
             if found:
                 out.append(((None, suite, index), found))
     return out
 
 
+#: the refusal where no position has a fact the transform wants
+NO_NATURAL_SITE = ("no natural site: no value computed from the program's variables (n = len(xs), "
+                   "out = list(xs)...) with a proved fact right after its assignment (a check over a "
+                   "literal, a fresh local or a loop counter is what no person writes)")
+
+
 def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[[ValueFact], bool],
                         scripts: bool = False) -> tuple[Position, list[ValueFact]]:
-    """Choose, with ``ctx.rng``, a position as :func:`choose_position` does, preferring the
+    """Choose, with ``ctx.rng``, a position as :func:`choose_position` does, among the
     positions where a fact about a program value holds (:func:`value_facts`) that ``want``
-    accepts and whose builtins the program does not rebind; uniformly among those when
-    there are any, else among all positions.
+    accepts and whose builtins the program does not rebind; uniformly among those.
 
     With ``scripts``, in a script (:attr:`RewriteContext.script`) whose module namespace
     nothing lists or reaches by name, the module scope's positions with facts count too
@@ -260,11 +267,11 @@ def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[
     global); a site without a fact is only ever chosen in a function.
 
     Returns:
-        ``(position, the accepted facts there)``; the list is empty when no position has one.
+        ``(position, the accepted facts there)``; the list is never empty.
 
     Raises:
-        NotApplicable: as :func:`choose_position`; with ``scripts``, when no position has a
-            fact and the program has no eligible function position.
+        NotApplicable: as :func:`choose_position`; when no position has an accepted fact
+            (:data:`NO_NATURAL_SITE`).
     """
     facts, names, positions = _positions(module, ctx, scripts)
     module_sites = [] if not any(func is None for func, _s, _i in positions) else _module_sites(module, names)
@@ -284,12 +291,9 @@ def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[
             not fact.builtins or (builtins_ok and not ctx.shadowed(*fact.builtins)))]
         if ok:
             with_facts.append((pos, ok))
-    if with_facts:
-        (func, suite, index), ok = ctx.rng.choice(with_facts)
-    elif positions:
-        (func, suite, index), ok = ctx.rng.choice(positions), []
-    else:
-        raise NotApplicable("no natural site: no value with a known fact at module level, and no function")
+    if not with_facts:
+        raise NotApplicable(NO_NATURAL_SITE)
+    (func, suite, index), ok = ctx.rng.choice(with_facts)
     return Position(func, suite, index, None if func is None else facts.functions[func], names), ok
 
 

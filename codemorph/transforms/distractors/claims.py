@@ -5,8 +5,10 @@
 from __future__ import annotations
 
 import ast
+import io
 import re
-from typing import Iterable
+import tokenize
+from typing import Any, Iterable
 
 import libcst as cst
 
@@ -16,8 +18,8 @@ from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import code_of
 
 __all__ = [
-    "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "statement_claims", "header_claims",
-    "CommentSites", "make_comment", "dynamic_getattr", "check_hazards", "same_ast",
+    "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
+    "CommentSites", "comment_text_ok", "make_comment", "false_literal", "dynamic_getattr", "check_hazards", "same_ast",
 ]
 
 
@@ -41,12 +43,67 @@ CLAIM_BUILTINS: tuple[str, ...] = ("len", "sorted", "reversed", "max", "min", "s
                                    "zip")
 
 
+# whitespace a one-line text may hold: anything else (line breaks, form feeds, vertical tabs...)
+# would break or alter the line it is written on
+_NOT_INLINE = re.compile(r"[^\S \t]")
+
+_LAYOUT = (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENDMARKER)
+
+
+def one_line(code: str) -> str | None:
+    """``code`` (a Python expression's source text) on one line: each run of whitespace
+    *between* tokens becomes one space, string literals keep every character as written.
+
+    Returns ``None`` when that cannot be done without changing what the text says: a string
+    literal spans lines or holds a line break, form feed or vertical tab; the code holds a
+    comment; or it does not tokenize.
+    """
+    code = code.strip()
+    lines = io.StringIO(code).readlines()
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    out: list[str] = []
+    prev: tuple[int, int] | None = None
+    for tok in tokens:
+        if tok.type in _LAYOUT:
+            continue
+        if tok.type == tokenize.COMMENT or _NOT_INLINE.search(tok.string):
+            return None
+        if prev is not None:
+            (r0, c0), (r1, c1) = prev, tok.start
+            gap = lines[r0 - 1][c0:] + "".join(lines[r0:r1 - 1]) + lines[r1 - 1][:c1] if r1 > r0 \
+                else lines[r0 - 1][c0:c1]
+            if gap.replace("\\", " ").strip():
+                return None
+            if gap:
+                out.append(" ")
+        out.append(tok.string)
+        prev = tok.end
+    return "".join(out) or None
+
+
 def snip(node: cst.CSTNode) -> str | None:
-    """One-line source text of ``node`` for use inside a sentence, or ``None`` when too long."""
-    text = " ".join(code_of(node).split())
+    """One-line source text of ``node`` for use inside a sentence (see :func:`one_line`:
+    string literals exactly as written), or ``None`` when too long or not made."""
+    text = one_line(code_of(node))
     if not text or len(text) > _MAX_SNIPPET:
         return None
     return text
+
+
+def false_literal(true: Any, wrong: Any) -> str | None:
+    """``repr(wrong)`` when that text reads back (``ast.literal_eval``) to a value of the type
+    of ``true`` that differs from ``true`` and fits on one line; else ``None``."""
+    text = repr(wrong)
+    if _NOT_INLINE.search(text):
+        return None
+    try:
+        back = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+    return text if type(back) is type(true) and back != true else None
 
 
 def _int(node: cst.BaseExpression) -> int | None:
@@ -110,11 +167,14 @@ def _value_claims(subject: str, value: cst.BaseExpression, shadowed: frozenset[s
     out: list[str] = []
     k = _int(value)
     if k is not None:
-        out += [f"{subject} is {k + 1} here", f"{subject} is {k - 1} at this point"]
+        up, down = false_literal(k, k + 1), false_literal(k, k - 1)
+        out += [f"{subject} is {up} here", f"{subject} is {down} at this point"]
         return out
     s = _str(value)
     if s is not None:
-        out.append(f"{subject} is {_other_string(s)!r} here")
+        wrong = false_literal(s, _other_string(s))
+        if wrong is not None:
+            out.append(f"{subject} is {wrong} here")
         return out
     if isinstance(value, cst.Name) and value.value in ("True", "False"):
         out.append(f"{subject} is {'False' if value.value == 'True' else 'True'} here")
@@ -421,7 +481,7 @@ class CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = statement_claims(node.body[0], self.shadowed)
+        claims = [c for c in statement_claims(node.body[0], self.shadowed) if comment_text_ok(c)]
         if claims:
             self.sites.append((node, "line", claims))
 
@@ -433,22 +493,35 @@ class CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = header_claims(node, self.shadowed)
+        claims = [c for c in header_claims(node, self.shadowed) if comment_text_ok(c)]
         if claims:
             self.sites.append((node, "header", claims))
         if isinstance(node, cst.If) and isinstance(node.orelse, cst.Else) \
                 and isinstance(node.orelse.body, cst.IndentedBlock) and node.orelse.body.header.comment is None:
             t = snip(node.test)
-            if t:
+            if t and comment_text_ok(f"reached only when {t}"):
                 self.sites.append((node.orelse, "header", [f"reached only when {t}"]))
 
     visit_For = visit_While = visit_If = _compound
 
 
+def comment_text_ok(text: str) -> bool:
+    """Whether ``text`` can be written as a ``# text`` comment exactly as it is: one line
+    (no whitespace but spaces and tabs), not empty, and never matching the PEP 263 encoding
+    declaration pattern."""
+    return bool(text.strip()) and not _NOT_INLINE.search(text) and not _CODING.search(text)
+
+
 def make_comment(text: str) -> cst.Comment:
-    """A ``# text`` comment on one line, never a PEP 263 encoding declaration."""
-    text = " ".join(text.split())
-    text = _CODING.sub("coding -", text)
+    """The comment ``# text``, with ``text`` exactly as given: nothing is collapsed or
+    rewritten, so a value quoted in a claim reads as it was checked.
+
+    Raises:
+        ValueError: ``text`` fails :func:`comment_text_ok` (a line break or other
+            non-space whitespace, or a PEP 263 encoding declaration).
+    """
+    if not comment_text_ok(text):
+        raise ValueError(f"cannot write {text!r} as a one-line comment as it is")
     return cst.Comment("# " + text)
 
 

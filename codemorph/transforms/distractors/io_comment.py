@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import ast
 import math
-import re
 from typing import Any
 
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import Claim
-from codemorph.transforms.distractors.claims import SOURCE_HAZARDS, check_hazards, make_comment, same_ast
+from codemorph.transforms.distractors.claims import (
+    SOURCE_HAZARDS, check_hazards, comment_text_ok, make_comment, same_ast,
+)
 
 __all__ = ["MisleadingIOComment", "nearby_input", "wrong_output"]
 
@@ -200,10 +201,10 @@ class MisleadingIOComment(Transform):
             raise NotApplicable(f"the input/output pair is longer than {MAX_COMMENT} characters")
         # the comment shows exactly the pair the claim runs: spaces kept as they are, so only
         # spaces and tabs, and never a PEP 263 coding declaration
-        if re.search(r"[^\S \t]", text) or make_comment(text).value != "# " + " ".join(text.split()):
+        if not comment_text_ok(text):
             raise NotApplicable("the input/output pair does not fit on one comment line as it is "
                                 "(a line break or form feed, or a coding declaration)")
-        comment = cst.Comment("# " + text)
+        comment = make_comment(text)
         ctx.claim(Claim(text, ctx.program.source, ctx.entry_point, stated, expected=wrong))
         ctx.record(entry, f"comment: {text}")
         header = entry.body.header

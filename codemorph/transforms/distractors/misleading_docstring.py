@@ -26,14 +26,29 @@ _WRONG_TYPE = {
 }
 
 
+def _subject(node: cst.CSTNode) -> str | None:
+    """The variable a claim about ``node`` describes: the name an assignment or ``for`` binds,
+    or the object whose method a call statement calls."""
+    if isinstance(node, cst.Assign) and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+        return node.targets[0].target.value
+    if isinstance(node, cst.AugAssign) and isinstance(node.target, cst.Name):
+        return node.target.value
+    if isinstance(node, cst.For) and isinstance(node.target, cst.Name):
+        return node.target.value
+    if isinstance(node, cst.Expr) and isinstance(node.value, cst.Call) and isinstance(node.value.func, cst.Attribute) \
+            and isinstance(node.value.func.value, cst.Name):  # xs.append(v), xs.reverse(): about xs
+        return node.value.func.value.value
+    return None
+
+
 class _DocClaims(cst.CSTVisitor):
     """Claims about the statements of one function body (nested defs, lambdas and classes
-    excluded)."""
+    excluded); ``others`` pairs each claim with the variable it describes (or ``None``)."""
 
     def __init__(self, shadowed: frozenset[str]) -> None:
         self.shadowed = shadowed
         self.returns: list[str] = []
-        self.others: list[str] = []
+        self.others: list[tuple[str | None, str]] = []
 
     def visit_FunctionDef(self, node) -> bool:
         return False
@@ -47,18 +62,21 @@ class _DocClaims(cst.CSTVisitor):
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         for stmt in node.body:
             claims = statement_claims(stmt, self.shadowed)
-            (self.returns if isinstance(stmt, cst.Return) else self.others).extend(claims)
+            if isinstance(stmt, cst.Return):
+                self.returns.extend(claims)
+            else:
+                self.others.extend((_subject(stmt), c) for c in claims)
 
     def visit_For(self, node: cst.For) -> None:
         for c in header_claims(node, self.shadowed):
             verb = c.split(" ", 1)[0]
-            self.others.append(("the loop " + c) if verb in ("walks", "skips", "visits", "runs")
-                               else ("in the loop, " + c))
+            self.others.append((_subject(node), ("the loop " + c) if verb in ("walks", "skips", "visits", "runs")
+                                else ("in the loop, " + c)))
 
     def visit_While(self, node: cst.While) -> None:
         t = snip(node.test)
         if t:
-            self.others.append(f"the loop stops as soon as {t} holds")
+            self.others.append((None, f"the loop stops as soon as {t} holds"))
 
 
 def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
@@ -140,7 +158,7 @@ class MisleadingDocstring(Transform):
         for stmt in entry.body.body:
             stmt.visit(v)
         returns = [c for c in v.returns if _doc_safe(c)]
-        others = [c for c in v.others if _doc_safe(c)]
+        others = [(who, c) for who, c in v.others if _doc_safe(c)]
         params = self._param_claims(entry, index, ctx)
         if not returns and not others and not params:
             raise NotApplicable("no wrong claim is known for the entry function's code")
@@ -151,11 +169,23 @@ class MisleadingDocstring(Transform):
             verb, _, rest = claim.partition(" ")
             summary = _sentence({"returns": "return", "raises": "raise", "tells": "tell", "joins": "join"}
                                 .get(verb, verb) + " " + rest)
-        elif others:
-            summary = _sentence(others.pop(rng.randrange(len(others))), keep)
-        else:
+        described: set[str] = set()
+        if not returns and others:
+            who, claim = others.pop(rng.randrange(len(others)))
+            summary = _sentence(claim, keep)
+            if who:
+                described.add(who)
+        elif not returns:
             summary = "Transform the arguments."
-        extra = rng.sample(others, min(self.claims, len(others))) if others else []
+        extra: list[str] = []
+        # at most one claim per variable: two wrong values of one variable contradict each other
+        for who, claim in rng.sample(others, len(others)) if others else []:
+            if len(extra) == self.claims:
+                break
+            if who is None or who not in described:
+                extra.append(claim)
+                if who:
+                    described.add(who)
 
         indent = entry.body.indent if entry.body.indent is not None else module.default_indent
         lines = [summary]
@@ -196,6 +226,8 @@ class MisleadingDocstring(Transform):
         if qualname is None:
             return out
         for p in entry.params.params:
+            if p.annotation is not None:  # the annotation states the type: a claim would contradict it
+                continue
             types = index.observed(qualname, p.name.value)
             if types and len(types) == 1 and types[0] in _WRONG_TYPE:
                 out.append(f"{p.name.value}: {_WRONG_TYPE[types[0]]}.")

@@ -24,6 +24,7 @@ SWAP_ARITHMETIC_TYPES: frozenset[str] = frozenset({"int", "bool"})
 #: the numeric tower compares exactly (``1 == 1.0`` both ways, NaN unequal both ways), ``str``
 #: compares with ``str``, and any other pair falls back to identity, which is symmetric.
 #: ``bytes`` is left out: ``bytes == str`` warns under ``python -b`` on one side only.
+#: (Public for callers; ``swap-operands`` no longer swaps ``==``/``!=``: ``mirror-comparison`` does.)
 SWAP_EQUALITY_TYPES: frozenset[str] = frozenset({"int", "bool", "float", "str", "NoneType"})
 
 #: Types without in-place operators (``__iadd__``...): for them ``x op= e`` and

@@ -12,14 +12,16 @@ from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.sites import SiteChoice
 from codemorph.authoring.syntax import code_of, literal_type
 from codemorph.transforms.expressions.common import (
-    ReplaceNodes, SWAP_ARITHMETIC_TYPES, SWAP_EQUALITY_TYPES, require_observations, summarise,
+    ReplaceNodes, SWAP_ARITHMETIC_TYPES, require_observations, summarise,
 )
 
 __all__ = ["SwapOperands"]
 
 
 _ARITH_OPS = {cst.Add: "+", cst.Multiply: "*", cst.BitAnd: "&", cst.BitOr: "|", cst.BitXor: "^"}
-_EQ_OPS = {cst.Equal: "==", cst.NotEqual: "!="}
+#: operators whose swapped form would read unnatural with a literal on the left
+#: (``1 + n``, ``range(1, 1 + n)``, ``1 & x``); ``2 * n`` is the form people write
+_LITERAL_STAYS_RIGHT = frozenset({"+", "&", "|", "^"})
 
 
 def _is_ident_char(ch: str) -> bool:
@@ -73,6 +75,10 @@ class _SwapCandidates(cst.CSTVisitor):
             if why is not None:
                 self.reasons.append(why)
                 return
+        if op in _LITERAL_STAYS_RIGHT and literal_type(right) is not None and literal_type(left) is None:
+            self.reasons.append(f"swapping {code_of(left)} {op} {code_of(right)} would put the literal on the "
+                                f"left of {op}, a form people do not write")
+            return
         why = self._token_clash(node, left, right)
         if why is not None:
             self.reasons.append(why)
@@ -111,23 +117,17 @@ class _SwapCandidates(cst.CSTVisitor):
             allowed = allowed | {"float"}
         self._consider(node, node.left, node.right, op, allowed)
 
-    def visit_Comparison(self, node: cst.Comparison) -> None:
-        if len(node.comparisons) != 1:
-            return
-        target = node.comparisons[0]
-        op = _EQ_OPS.get(type(target.operator))
-        if op is None:
-            return
-        self._consider(node, node.left, target.comparator, op, SWAP_EQUALITY_TYPES)
-
 
 class SwapOperands(SiteChoice, Transform):
     """Swap the operands of commutative operators: ``a + b`` -> ``b + a``.
 
-    Operators: ``+ * & | ^`` (binary operations) and ``== !=`` (single comparisons, not
-    chains).  An operand qualifies only when it is a literal (int, ``-int``, ``True``,
-    ``False``, ``None``, plain string) or a simple name that is a local of the function (or
-    comprehension) where it is read, whose every observed type is allowed:
+    Operators: ``+ * & | ^`` (binary operations).  ``==``/``!=`` are left to
+    ``mirror-comparison``, which swaps them too (two transforms would give duplicate
+    variants).  An operand qualifies only when it is a literal (int, ``-int``, ``True``,
+    ``False``) or a simple name that is a local of the function (or comprehension) where it
+    is read, whose every observed type is allowed.  Natural forms only: a literal is never
+    moved to the left of ``+ & | ^`` (``n + 1`` stays, no ``1 + n`` / ``range(1, 1 + n)``;
+    ``1 + n`` becomes ``n + 1``); ``n * 2`` -> ``2 * n`` is kept, a form people write.
 
     * ``+ * & | ^``: ``int`` and ``bool`` only.  Never ``str``/``list``/``tuple`` (``+`` and
       ``*`` are not commutative), never sets (``a | b`` keeps the *first* operand's element
@@ -138,8 +138,6 @@ class SwapOperands(SiteChoice, Transform):
       ``math.copysign``/``struct`` (measured: ``copysign(1, -nan + nan) == 1.0`` but
       ``copysign(1, nan + -nan) == -1.0`` on x86-64).  Option ``floats=True`` allows them
       for ``+`` and ``*`` anyway.
-    * ``== !=``: ``int``, ``bool``, ``float``, ``str``, ``NoneType`` (see
-      :data:`SWAP_EQUALITY_TYPES`).
 
     Observed types are sound for the value an operand has when the operation runs because
     types are recorded at every line event, and nothing can rebind the name between that
@@ -166,7 +164,8 @@ class SwapOperands(SiteChoice, Transform):
     family = "expressions"
     description = "swap operands of commutative operators (types observed at run time)"
     preconditions = ("operands are literals or locals observed only with allowed types",
-                     "operators + * & | ^ on int/bool, == != on int/bool/float/str/None")
+                     "operators + * & | ^ on int/bool",
+                     "no literal moved to the left of + & | ^")
     needs_runtime_types = True
 
     def __init__(self, which: str = "all", floats: bool = False) -> None:
@@ -179,7 +178,7 @@ class SwapOperands(SiteChoice, Transform):
         finder = _SwapCandidates(self, index)
         module.visit(finder)
         if not finder.seen_any:
-            raise NotApplicable("no + * & | ^ == != operation to swap")
+            raise NotApplicable("no + * & | ^ operation to swap")
         if not finder.sites:
             raise NotApplicable("no operation whose operands are provably swappable: " + summarise(finder.reasons))
         chosen = self.choose(ctx, finder.sites)
@@ -187,10 +186,6 @@ class SwapOperands(SiteChoice, Transform):
             ctx.record(node, desc)
 
         def swap(original, updated):
-            if isinstance(updated, cst.BinaryOperation):
-                return updated.with_changes(left=updated.right, right=updated.left)
-            target = updated.comparisons[0]
-            return updated.with_changes(left=target.comparator,
-                                        comparisons=[target.with_changes(comparator=updated.left)])
+            return updated.with_changes(left=updated.right, right=updated.left)
 
         return module.visit(ReplaceNodes([n for n, _ in chosen], swap))

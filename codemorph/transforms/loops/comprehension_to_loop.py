@@ -244,15 +244,19 @@ class ComprehensionToLoop(SiteChoice, Transform):
     ``tuple``, ``sorted``, ``frozenset``, ``'sep'.join``; ``sum``/``min``/``max`` when the
     items are surely ints), is computed by a loop placed just before the statement::
 
-        y = [f(x) for x in xs if x]      acc = []
-                                         for x_1 in xs:
-                                             if x_1:
-                                                 acc.append(f(x_1))
-                                         y = acc
+        y = [f(x) for x in xs if x]      y = []
+                                         for x in xs:
+                                             if x:
+                                                 y.append(f(x))
 
-    Comprehension scoping is kept: the loop variables get fresh names (nothing leaks into
-    or out of the function), nested comprehensions keep their own variables (libcst
-    ``ScopeProvider``), and the first iterable stays where it was evaluated.  Only
+    Comprehension scoping is kept: a loop variable keeps its name unless the function
+    spells that name anywhere but as a comprehension's own variable (then it gets a fresh
+    name, ``x_1``, so nothing leaks into or out of the function), nested comprehensions
+    keep their own variables (libcst ``ScopeProvider``), and the first iterable stays where
+    it was evaluated.  ``sum(...)`` of int items becomes a running total,
+    ``n = sum(1 for x in xs if x)`` -> ``n = 0`` / ``for x in xs:`` / ``if x:`` /
+    ``n += 1`` (``count``/``total`` when the sum is not assigned to a name); a
+    comprehension that is a statement of its own leaves no bare ``acc`` behind.  Only
     comprehensions evaluated first in their statement are hoisted (everything evaluated
     before them is side-effect free: literals, unshadowed builtins, surely-bound locals,
     other hoisted comprehensions); comprehensions in short-circuit, conditional or lazy
@@ -425,9 +429,23 @@ class ComprehensionToLoop(SiteChoice, Transform):
             plans[stmt] = self._plan(stmt, sites)
         return module.visit(BlockRewriter(plans))
 
+    @staticmethod
+    def _own_uses(func: cst.FunctionDef, env: dict) -> set[int]:
+        """Ids of the ``Name`` nodes in ``func`` that are some comprehension's own loop
+        variable (bound or read in that comprehension's scope)."""
+        cache = env.setdefault("own_uses", {})
+        if func not in cache:
+            cache[func] = {id(n) for c in find(func, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+                           for n in _comp_variable_uses(c, env["scopes"])}
+        return cache[func]
+
     def _names(self, s: _CompSite, func: cst.FunctionDef, ff: FunctionFacts, env: dict) -> None:
         ctx, scopes, parents = env["ctx"], env["scopes"], env["parents"]
-        fresh = {t: ctx.fresh_name(t) for t in dict.fromkeys(s.targets)}
+        own = self._own_uses(func, env)
+        # a loop variable keeps its name unless the function spells it anywhere else than as
+        # a comprehension's own variable (then the loop would rebind or leak into it)
+        fresh = {t: ctx.fresh_name(t) if any(id(n) not in own for n in name_nodes(func, t)) else t
+                 for t in dict.fromkeys(s.targets)}
         for node in _comp_variable_uses(s.comp, scopes):
             s.renames[id(node)] = fresh[node.value]
         comp = s.comp
@@ -438,13 +456,17 @@ class ComprehensionToLoop(SiteChoice, Transform):
         stmt = s.stmt
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
         if isinstance(small, cst.Assign) and small.value is s.node and len(small.targets) == 1 \
-                and isinstance(small.targets[0].target, cst.Name) and s.consumer in (None, "list", "set"):
+                and isinstance(small.targets[0].target, cst.Name) and s.consumer in (None, "list", "set", "sum"):
             t = small.targets[0].target.value
             if t not in ff.unbinders and not name_nodes(s.node, t) \
                     and not any(name_nodes(lazy, t) for lazy in lazy_scopes(func.body)) \
                     and not inside_try_or_with(stmt, func, parents):
                 s.acc, s.direct = t, True
                 return
+        if s.consumer == "sum":  # a counter (sum(1 for ...)) or a running total
+            hint = "count" if isinstance(comp.elt, cst.Integer) and comp.elt.value == "1" else "total"
+            s.acc = hint if ctx.reserve(hint) else ctx.fresh_name(hint)
+            return
         s.acc = ctx.fresh_name("acc")
 
     @staticmethod
@@ -453,8 +475,10 @@ class ComprehensionToLoop(SiteChoice, Transform):
         rn = _Renamer(s.renames)
         comp = s.comp
         acc = cst.Name(s.acc)
-        if s.kind == "list":
-            init: cst.BaseExpression = cst.List([])
+        if s.consumer == "sum":
+            init: cst.BaseExpression = cst.Integer("0")
+        elif s.kind == "list":
+            init = cst.List([])
         elif s.kind == "set":
             init = cst.Call(cst.Name("set"))
         else:
@@ -467,6 +491,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
                 key = cst.Name(s.key)
             store = assign(cst.Subscript(acc, [cst.SubscriptElement(cst.Index(key))]), value)
             inner.append(simple_line(store))
+        elif s.consumer == "sum":  # sum() of ints adds them to 0 in order: `total += item`
+            inner = [simple_line(cst.AugAssign(acc, cst.AddAssign(), comp.elt.visit(rn)))]
         else:
             method = "append" if s.kind == "list" else "add"
             elt = comp.elt.visit(rn)
@@ -493,7 +519,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
             replace: dict[int, cst.BaseExpression] = {}
             for s in sites:
                 hoisted += self._loop(s)
-                if s.consumer is None or not _CONSUMERS.get(s.consumer, ("", True))[1]:
+                if s.consumer in (None, "sum") or not _CONSUMERS.get(s.consumer, ("", True))[1]:
                     replace[id(s.node)] = cst.Name(s.acc)
                 else:
                     replace[id(s.node)] = s.node.with_changes(args=[cst.Arg(cst.Name(s.acc))])
@@ -506,6 +532,10 @@ class ComprehensionToLoop(SiteChoice, Transform):
                 new = stmt.visit(rep).with_changes(leading_lines=[])
             if len(sites) == 1 and sites[0].direct:
                 new = None  # ``x = x``: the loop already built x
+            small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
+            if isinstance(small, cst.Expr) and any(small.value is s.node for s in sites) \
+                    and isinstance(replace[id(small.value)], cst.Name):
+                new = None  # ``[f(x) for x in xs]`` as a statement: a bare ``acc`` would be left
             hoisted[0] = prepend_lines(hoisted[0], stmt.leading_lines)
             if new is None and isinstance(stmt, cst.SimpleStatementLine):
                 hoisted[0] = hoisted[0].with_changes(trailing_whitespace=stmt.trailing_whitespace)

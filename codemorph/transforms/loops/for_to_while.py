@@ -28,7 +28,10 @@ class ForToWhile(SiteChoice, Transform):
               v += 1
 
       (``b`` is bound to a fresh name first, ``n = b``, unless it is a literal, an invariant
-      local or ``len`` of an invariant ``str``/``tuple`` local);
+      local or ``len`` of an invariant ``str``/``tuple`` local); ``for _ in range(b)`` counts
+      with a fresh ``i`` (``_`` is never bound) when the body does not read ``_``; a
+      ``range`` (or ``reversed(range(...))``) loop without a proved counter form is left
+      alone (refused with the reason), never written as ``iter(range(...))``;
     * ``for x in xs`` where ``xs`` is a local only ever observed holding an exact ``list``,
       ``tuple`` or ``str`` that the loop cannot rebind (or an expression known to give one,
       bound to a fresh name first: ``items = sorted(d)``), and ``for i, x in enumerate(xs)``
@@ -40,7 +43,7 @@ class ForToWhile(SiteChoice, Transform):
               BODY
               i += 1
 
-    * every other loop::
+    * every other loop (never a ``range``)::
 
           it = iter(ITERABLE)
           while True:

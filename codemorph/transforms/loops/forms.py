@@ -8,7 +8,13 @@ the forms people write, each used only where its precondition is established.
   ``while i < len(xs):`` / ``x = xs[i]`` / ... / ``i += 1``, and ``for i, x in enumerate(xs)``
   uses ``i`` itself as the counter;
 * **general** -- every other loop: ``it = iter(xs)`` / ``while True:`` / ``try: x = next(it)`` /
-  ``except StopIteration: break`` / ...
+  ``except StopIteration: break`` / ...; never a loop over ``range(...)`` or
+  ``reversed(range(...))`` (no form people write): without the counter form it is refused.
+
+``for _ in range(...)`` counts with a fresh name (``i``, ``j``...) instead of ``_`` when the
+body does not read ``_`` (``_`` is then never bound; the counter form already requires that
+nothing outside the body reads the loop variable).  No increment is appended after a last
+statement that cannot fall through (an ``if`` whose every branch ends in a jump).
 
 :class:`LoopForms` decides the form of one loop (:meth:`LoopForms.form_of`) and builds it
 (:meth:`LoopForm.while_loop`, :meth:`LoopForm.peeled`).  Why each form is exact:
@@ -253,11 +259,30 @@ def _bare_pass(stmt: cst.BaseStatement) -> bool:
 
 
 def _ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
-    """Whether the last statement is a ``return``, ``raise``, ``break`` or ``continue``
-    (an increment after it would never run)."""
-    if not stmts or not isinstance(stmts[-1], cst.SimpleStatementLine):
+    """Whether the last statement is a ``return``, ``raise``, ``break`` or ``continue``, or an
+    ``if`` whose every branch (``elif``s and an ``else`` included) ends so (an increment after
+    it would never run: ``if c: return x`` / ``else: i += 1; continue`` gets no dead ``i += 1``
+    after it)."""
+    if not stmts:
         return False
-    return isinstance(stmts[-1].body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
+    last = stmts[-1]
+    if isinstance(last, cst.If):
+        branch: cst.If | cst.Else | None = last
+        while isinstance(branch, cst.If):
+            if not _ends_in_jump(_block_list(branch.body)):
+                return False
+            branch = branch.orelse
+        return branch is not None and _ends_in_jump(_block_list(branch.body))
+    if not isinstance(last, cst.SimpleStatementLine):
+        return False
+    return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
+
+
+def _block_list(block: cst.BaseSuite) -> list[cst.BaseStatement]:
+    """The statements of a block (a one-line suite as one statement line)."""
+    if isinstance(block, cst.IndentedBlock):
+        return list(block.body)
+    return [cst.SimpleStatementLine(list(block.body))]
 
 
 @dataclass
@@ -790,34 +815,51 @@ class LoopForms:
         self._current = (loop, func)
         body_bound = set(bound_names(loop.body)[0])
         it = loop.iter
+        rng = _plain_call(it, "range")
+        if rng is None and self.builtin("reversed"):
+            inner = _plain_call(it, "reversed")
+            if inner is not None and len(inner.args) == 1 and _plain_call(inner.args[0].value, "range") is not None:
+                return "a loop over reversed(range(...)): no counter form is proved for it, and " \
+                       "iter()/next() over a range is not a form people write"
         if continue_in_cleanup(loop.body):  # the step before a `continue` would run before __exit__/finally
+            if rng is not None:
+                return "a range loop with a continue inside with/try-finally: no counter form, and " \
+                       "iter()/next() over a range is not a form people write"
             return self._general(loop, func)
         # counter form: for v in range(...)
-        rng = _plain_call(it, "range")
         if rng is not None and 1 <= len(rng.args) <= 3 and self.builtin("range"):
             form = self._counter(loop, func, rng, body_bound)
             if isinstance(form, LoopForm):
                 return form
+            return f"the counter form of this range loop is not proved ({form}); iter()/next() over a " \
+                   f"range is not a form people write"
         # index form: for x in xs / for i, x in enumerate(xs)
         form = self._index(loop, func, body_bound)
         if form is not None:
             return form
         return self._general(loop, func)
 
-    def _counter(self, loop: cst.For, func: cst.FunctionDef, rng: cst.Call, body_bound: set[str]) -> LoopForm | None:
+    def _counter(self, loop: cst.For, func: cst.FunctionDef, rng: cst.Call, body_bound: set[str]) -> LoopForm | str:
+        """The counter form of ``for v in range(...)``, or why it is not proved.  A loop
+        variable ``_`` that nothing reads (``for _ in range(n)``) is not made the counter
+        (``_ = 0`` / ``while _ < n:`` is no form people write): a fresh counter (``i``,
+        ``j``...) counts instead and ``_`` is never bound (nothing reads it)."""
         args = [a.value for a in rng.args]
         step = int_literal(args[2]) if len(args) == 3 else 1
         if not step:
-            return None
-        if self._counter_var_ok(loop.target, func, loop, body_bound) is not None:
-            return None
+            return "the step is not a nonzero int literal"
+        why = self._counter_var_ok(loop.target, func, loop, body_bound)
+        if why is not None:
+            return why
         start = args[0] if len(args) >= 2 else None
         stop = args[1] if len(args) >= 2 else args[0]
         if start is not None and not self._int_expr(start, func, allow_bool=False):
-            return None
+            return "the start is not known to be an int"
         v = loop.target.value  # type: ignore[union-attr]
         if any(n.value == v for n in name_nodes(stop)):
-            return None
+            return f"the bound reads {v}"
+        if v == "_" and name_nodes(loop.body, "_"):
+            return "the body reads _"
         direct = int_literal(stop) is not None or (
             self._invariant_local(stop, func, body_bound, loop) and self._int_expr(stop, func, allow_bool=True))
         length = _plain_call(stop, "len")
@@ -834,8 +876,10 @@ class LoopForms:
         stop_name = None
         if not direct and not inclusive:
             if not self._int_expr(stop, func, allow_bool=True):
-                return None
+                return "the bound is not known to be an int"
             stop_name = self._fresh(STOP_NAMES)
+        if v == "_":
+            v = self._fresh(COUNTER_NAMES)
         return LoopForm("counter", f"counter loop over {v}", counter=v, step=step, stop_name=stop_name,
                         stop_first=start is None or int_literal(start) is not None, inclusive=inclusive)
 

@@ -32,7 +32,8 @@ class PeelLoop(SiteChoice, Transform):
         ELSE
 
     (``while C: B`` is ``if C: B; while C: B`` when ``B`` has no ``break``/``continue``), and
-    every other loop::
+    every other loop but a ``range`` one (a range loop without the counter form is refused,
+    see :mod:`codemorph.transforms.loops.forms`)::
 
         it = iter(ITERABLE)
         try:
