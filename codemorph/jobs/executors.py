@@ -904,6 +904,11 @@ def _map_local(fn, rows, setup, workers, local, rows_per_task, passthrough, clos
             pool.shutdown(wait=True)
 
 
+#: How many times a Dask task cancelled because the workers holding the map's function died
+#: is submitted again before the cancellation is raised.
+RESUBMITS = 8
+
+
 def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, window, on_error=None
               ) -> Iterator[tuple[Any, Any]]:
     client, own = executor._client()
@@ -918,14 +923,20 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
             return client.submit(_run_task, token, sent[1], sent[0], todo, pure=False), todo
 
         def wait(fut: Any, todo: list[Any]) -> list[Any]:
-            """The task's results; submitted again (three times at most) when it was
-            cancelled because the workers holding ``fn`` and ``setup`` died."""
-            for attempt in range(3):
+            """The task's results; submitted again (``RESUBMITS`` times at most) when it was
+            cancelled because the workers holding ``fn`` and ``setup`` died (their nannies
+            restart them: on a loaded machine a restarted worker can die again on the next
+            row before the task runs, so a few tries are needed, each after a worker is up)."""
+            for attempt in range(RESUBMITS):
                 try:
                     return fut.result()
                 except cf.CancelledError:
-                    if attempt == 2:
+                    if attempt == RESUBMITS - 1:
                         raise
+                try:
+                    client.wait_for_workers(1, timeout=60)
+                except Exception:  # noqa: BLE001 - no worker came back: the next try says so
+                    pass
                 if any(f.status != "finished" for f in sent):
                     sent[:] = client.scatter([fn, setup], broadcast=True, hash=False)
                 fut = submit(todo)[0]
