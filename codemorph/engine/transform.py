@@ -300,6 +300,21 @@ class Site:
         return {"line": self.line, "column": self.column, "description": self.description}
 
 
+#: The longest exception message a result's reason quotes (characters).
+MESSAGE_LIMIT = 500
+
+
+def _message_of(exc: BaseException) -> str:
+    """``str(exc)``, cut to :data:`MESSAGE_LIMIT` characters; when rendering it fails (an
+    exception whose message holds a syntax node of a very deep tree recurses in the node's
+    ``repr``), a placeholder naming the class, so that reporting a failure cannot fail."""
+    try:
+        text = str(exc)
+    except (Exception, RecursionError):  # noqa: BLE001 - any failure of a __str__
+        return f"<the {type(exc).__name__}'s message could not be rendered>"
+    return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "..."
+
+
 @dataclass(frozen=True)
 class TransformError:
     """An unexpected exception a transform's :meth:`~Transform.rewrite` raised (a bug of
@@ -732,13 +747,22 @@ class Transform:
             if depth >= DEEP_NESTING:
                 return TransformResult(self.name, program, False, reason=(
                     f"expression nesting too deep for the rewriter: the syntax tree is {depth} levels deep "
-                    f"(RecursionError: {exc})"))
-            err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
+                    f"(RecursionError: {_message_of(exc)})"))
+            err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, _message_of(exc))
             return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
                                    error=err)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
             # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
-            err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, str(exc))
+            message = _message_of(exc)
+            depth = nesting_depth(program.module)
+            if depth >= DEEP_NESTING:
+                # on such a tree libcst's metadata providers can fail half-way (a recursion
+                # they swallow leaves a node without metadata: a KeyError later), so any
+                # failure there is the depth's, and a refusal like the RecursionError above
+                return TransformResult(self.name, program, False, reason=(
+                    f"expression nesting too deep for the rewriter: the syntax tree is {depth} levels deep "
+                    f"({type(exc).__name__}: {message})"))
+            err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, message)
             return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
                                    error=err)
 

@@ -228,3 +228,48 @@ def test_option_names_follow_options_passed_on_to_the_base_class():
     with pytest.raises(TypeError) as info:
         reg.create("child", colur="blue")
     assert str(info.value) == "unknown option 'colur' (did you mean 'colour'?); child takes: colour, size"
+
+
+# a 500-term ``and`` chain: libcst's scope analysis fails half-way on it (a KeyError whose
+# message, a syntax node, recursed in its repr and escaped the transform as an internal error)
+AND_CHAIN = "def f(x):\n    if " + " and ".join(["x > 0"] * 500) + ":\n        return 1\n    return 0\n"
+
+
+@pytest.mark.parametrize("name", ["rename-locals", "unfold-constant", "misleading-comment"])
+def test_a_500_term_and_chain_is_refused_as_too_deep_not_an_error(name):
+    result = get_transform(name).apply(Program(AND_CHAIN), 0, inputs=["1"], harness=True)
+    assert (result.applied, result.error, result.source) == (False, None, AND_CHAIN)
+    assert result.reason.startswith("expression nesting too deep for the rewriter: the syntax tree is ")
+
+
+def test_generate_writes_the_original_of_a_500_term_and_chain_with_no_internal_reject(tmp_path):
+    import json
+    from codemorph.jobs.generate import GenerateConfig, generate
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "and", "code": AND_CHAIN, "input": "1", "output": "1"}) + "\n")
+    summary = generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(
+        ("rename-locals", "unfold-constant", "misleading-comment"), extra_inputs=4))
+    written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["id"] for r in written] == ["and"]
+    assert all(summary.per_transform[t]["error"] == 0 for t in ("rename-locals", "unfold-constant",
+                                                                 "misleading-comment"))
+    rejects = tmp_path / "out.rejects.jsonl"
+    assert not rejects.exists() or rejects.read_text() == ""
+
+
+def test_a_failure_whose_message_cannot_be_rendered_is_still_an_error_result():
+    class Unprintable(Exception):
+        def __str__(self):
+            raise RecursionError("maximum recursion depth exceeded")
+
+    class Raises(Transform):
+        name = "raises-unprintable"
+        family = "test"
+        description = "raises an exception whose str() fails"
+
+        def rewrite(self, module, ctx):
+            raise Unprintable()
+
+    result = Raises().apply(Program("def f(x):\n    return x\n"), 0)
+    assert result.applied is False and result.error is not None
+    assert result.reason == "raised Unprintable: <the Unprintable's message could not be rendered>"
