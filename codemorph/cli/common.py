@@ -50,6 +50,8 @@ EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
 #: help text of every data-set command's ``--fail-on-error``
 #: the default of ``--worker-memory`` (``generate``, ``perturb``), MiB; README, "Memory per worker"
 WORKER_MEMORY_MIB = 4096
+#: the largest ``--worker-memory`` (MiB): ``setrlimit`` takes a signed 64-bit byte count
+WORKER_MEMORY_MAX_MIB = (2**63 - 1) // 2**20
 WORKER_MEMORY_HELP = ("Address-space cap of each worker's host process, in MiB (RLIMIT_AS; parsing, transforms, "
                       "verification; the sandbox has --memory). A row that needs more is rejected (stage worker), "
                       "not the run. 0 = no cap. Not applied with --workers 1 or --executor dask.")
@@ -57,12 +59,16 @@ WORKER_MEMORY_HELP = ("Address-space cap of each worker's host process, in MiB (
 
 def worker_memory_bytes(mib: int) -> int | None:
     """``--worker-memory MiB`` in bytes, ``None`` for 0 (no cap); ends the command (exit 2)
-    for a value from 1 to 255 MiB or below 0 (no Python worker starts in that little).  A
+    for a value from 1 to 255 MiB or below 0 (no Python worker starts in that little), or
+    above :data:`WORKER_MEMORY_MAX_MIB` (every worker would die on ``setrlimit``).  A
     cap above the hard ``RLIMIT_AS`` this process runs under (``ulimit -v``) becomes that limit."""
     if mib == 0:
         return None
     if mib < 256:
         fail(f"--worker-memory must be 0 (no cap) or at least 256 MiB, got {mib}")
+    if mib > WORKER_MEMORY_MAX_MIB:
+        fail(f"--worker-memory must be at most {WORKER_MEMORY_MAX_MIB} MiB (the largest address-space limit the "
+             f"system takes), or 0 for no cap, got {mib}")
     try:
         import resource
 

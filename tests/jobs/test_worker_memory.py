@@ -195,3 +195,14 @@ def test_a_worker_memory_cap_too_small_for_python_is_a_usage_error(tmp_path, com
     assert res.exit_code == 2
     assert "--worker-memory must be 0 (no cap) or at least 256 MiB, got 100" in " ".join(res.output.split())
     assert not (tmp_path / "out.jsonl").exists()
+
+
+@pytest.mark.parametrize("command", ["generate", "perturb"])
+def test_a_worker_memory_cap_beyond_what_setrlimit_takes_is_a_usage_error(tmp_path, command):
+    # 2**63 bytes and more: every worker would die on setrlimit, every row rejected
+    res = CliRunner().invoke(app, [command, "-o", str(tmp_path / "out.jsonl"), "--worker-memory",
+                                   "99999999999999999999"])
+    assert res.exit_code == 2
+    assert ("--worker-memory must be at most 8796093022207 MiB (the largest address-space limit the system "
+            "takes), or 0 for no cap, got 99999999999999999999") in " ".join(res.output.split())
+    assert not (tmp_path / "out.jsonl").exists()
