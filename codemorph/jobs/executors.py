@@ -32,6 +32,7 @@ import sys
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from collections import deque
 from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
@@ -473,6 +474,32 @@ _worker_slot = 0
 _memory_cap: int | None = None
 
 
+@contextmanager
+def _sigint_ignored_by_new_workers() -> Iterator[None]:
+    """While a pool's ``submit`` may start worker processes: ``SIGINT`` ignored, so that a
+    worker starts with it ignored (the disposition survives ``exec``; a handler would not)
+    and a Ctrl-C while it is still importing (before :func:`_init_worker` runs) prints no
+    ``KeyboardInterrupt`` traceback from it.  In this process ``SIGINT`` is blocked over the
+    same span, so one arriving then stays pending and reaches the handler put back before
+    it is unblocked: nothing is lost.  Only in the main thread (elsewhere signals cannot be
+    set, and nothing is done)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ValueError, OSError):  # pragma: no cover - not settable here
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, handler if handler is not None else signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def _init_worker(parent: int, slots: Any = None, claim: Any = None, memory: int | None = None) -> None:
     """Initializer of the worker processes of :func:`map_rows`: end with the parent
     (:func:`die_with_parent`), leave Ctrl-C to the parent (``SIGINT``, which a terminal sends
@@ -740,8 +767,9 @@ class _ProcessMap:
 
     def _send(self, task: _Task) -> None:
         try:
-            task.future = self.pool.submit(_run_numbered_task, self.token, self.setup, self.fn, task.number,
-                                           task.rows)
+            with _sigint_ignored_by_new_workers():
+                task.future = self.pool.submit(_run_numbered_task, self.token, self.setup, self.fn, task.number,
+                                               task.rows)
         except cf.process.BrokenProcessPool:  # a worker died since the last result: recovered with the others
             task.future = None
 
@@ -807,7 +835,8 @@ class _ProcessMap:
             self.solo = self._new_pool(1, numbered=False)[0]
         pool = self.solo
         try:
-            fut = pool.submit(_run_task, self.token, self.setup, self.fn, rows)
+            with _sigint_ignored_by_new_workers():
+                fut = pool.submit(_run_task, self.token, self.setup, self.fn, rows)
         except cf.process.BrokenProcessPool:  # pragma: no cover - a fresh pool's only worker died idle
             fut = None
         procs = list((getattr(pool, "_processes", None) or {}).values())
