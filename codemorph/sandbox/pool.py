@@ -549,7 +549,13 @@ def _crashed(note: str) -> Outcome:
 
 
 class _WorkerDied(Exception):
-    pass
+    """The host lost a worker.  ``exited`` is True when the worker process itself ended
+    (end of its pipe, a write to it refused), False when it is alive but misbehaved
+    (silence, a corrupt or unexpected message)."""
+
+    def __init__(self, message: str, exited: bool = False) -> None:
+        super().__init__(message)
+        self.exited = exited
 
 
 # -- the workers' directories ------------------------------------------------------------
@@ -703,6 +709,9 @@ class _Worker:
         #: the largest peak resident set size (KiB) of the children the zygote forked to run
         #: programs, as of its last finished batch
         self.peak_rss_kib = 0
+        #: set by run_batch: the batch was cut short because the worker process itself
+        #: ended (not by this host), not because a program's child died
+        self.exited = False
         hello = self.recv(30.0)
         if not isinstance(hello, dict) or hello.get("t") != "ready":
             self.kill()
@@ -717,7 +726,7 @@ class _Worker:
                 n = os.write(self.wfd, view)
                 view = view[n:]
         except OSError as exc:
-            raise _WorkerDied(f"cannot write to worker: {exc}") from None
+            raise _WorkerDied(f"cannot write to worker: {exc}", exited=True) from None
 
     def recv(self, timeout: float) -> Any:
         """Next message; raises ``_WorkerDied`` on EOF, corrupt data or ``timeout`` seconds of silence."""
@@ -753,14 +762,16 @@ class _Worker:
                 continue
             chunk = os.read(self.rfd, 1 << 20)
             if not chunk:
-                raise _WorkerDied("worker process died")
+                raise _WorkerDied("worker process died", exited=True)
             if self.pos:
                 del buf[:self.pos]
                 self.pos = 0
             buf += chunk
 
     def run_batch(self, requests: Sequence[ExecRequest], limits: Limits) -> tuple[list[Outcome], bool]:
-        """Run a batch; returns (outcomes, worker_still_usable)."""
+        """Run a batch; returns (outcomes, worker_still_usable).  When the worker is lost
+        the unfinished requests are ``crashed`` outcomes and :attr:`exited` tells whether
+        the worker process had ended by itself."""
         bid = next(self.batch_ids)
         results: list[Outcome | None] = [None] * len(requests)
         # the zygote reports each request within timeout+grace of the previous event,
@@ -804,6 +815,9 @@ class _Worker:
                 else:
                     raise _WorkerDied(f"unexpected message from worker: {str(msg)[:200]}")
         except _WorkerDied as exc:
+            # the zygote may have died without its pipe ending (a forked child still holding
+            # it): its exit status tells, before kill() reaps it
+            self.exited = exc.exited or self.proc.poll() is not None
             self.kill()
             note = f"sandbox worker lost ({exc}); request not completed"
             return [r if r is not None else _crashed(note) for r in results], False
@@ -881,6 +895,8 @@ class Sandbox:
         self._finalizer = weakref.finalize(self, _kill_all, self._all)
         #: worker processes started so far (restarts included)
         self.started_workers = 0
+        #: batches run again because their worker process ended while running them
+        self.retried_batches = 0
         self._peak_rss_kib = 0  # of workers already stopped
 
     # -- worker pool ----------------------------------------------------------------
@@ -934,7 +950,13 @@ class Sandbox:
 
     def run_batch(self, requests: Sequence[ExecRequest], *, hash_seed: int | None = None) -> list[Outcome]:
         """Run ``requests`` one after another in one forked child of one worker; the
-        outcomes come back in the same order.  Never raises for a misbehaving program."""
+        outcomes come back in the same order.  Never raises for a misbehaving program.
+
+        A batch cut short because the worker process itself ended (killed from outside,
+        say; a forked child dying is the program's outcome and does not count) is run
+        again, from its first request, on a new worker, once: the outcomes are those of
+        that second run.  If its worker ends too (a program that kills its worker), the
+        requests not completed are ``crashed`` outcomes ("sandbox worker lost")."""
         requests = list(requests)
         if not requests:
             return []
@@ -942,12 +964,17 @@ class Sandbox:
             if not isinstance(r, ExecRequest):
                 raise TypeError(f"expected ExecRequest, got {type(r).__name__}")
         seed = self.hash_seed if hash_seed is None else hash_seed
-        w = self._acquire(seed)
-        usable = False
-        try:
-            outcomes, usable = w.run_batch(requests, self.limits)
-        finally:
-            self._release(w, usable)
+        for attempt in range(2):
+            w = self._acquire(seed)
+            usable = False
+            try:
+                outcomes, usable = w.run_batch(requests, self.limits)
+            finally:
+                self._release(w, usable)
+            if usable or not w.exited or attempt:
+                break
+            with self._cond:
+                self.retried_batches += 1
         return outcomes
 
     def map(self, batches: Iterable[Sequence[ExecRequest]]) -> Iterator[list[Outcome]]:
@@ -965,6 +992,13 @@ class Sandbox:
                     yield pending.popleft().result()
             while pending:
                 yield pending.popleft().result()
+
+    @property
+    def worker_pids(self) -> list[int]:
+        """Process ids of the worker (zygote) processes alive now, oldest first; the
+        children they fork to run programs are not included."""
+        with self._cond:
+            return [w.proc.pid for w in self._all if w.alive()]
 
     @property
     def peak_memory(self) -> int:

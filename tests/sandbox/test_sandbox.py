@@ -265,8 +265,10 @@ def test_program_killing_its_worker_does_not_stop_the_sandbox():
                                 "    while True:\n        pass\n", timeout=SHORT),
                               R("def f():\n    return 3\n")])
         assert [o.status for o in outs] == ["returned", "crashed", "crashed"]
+        assert box.started_workers == 2  # the batch was run again once, on a second worker
+        assert box.retried_batches == 1
         assert box.run(R("def f():\n    return 'alive'\n")).value_repr == "'alive'"
-        assert box.started_workers == 2
+        assert box.started_workers == 3
 
 
 # -------------------------------------------------------------------------- output
