@@ -479,10 +479,13 @@ def _sigint_ignored_by_new_workers() -> Iterator[None]:
     """While a pool's ``submit`` may start worker processes: ``SIGINT`` ignored, so that a
     worker starts with it ignored (the disposition survives ``exec``; a handler would not)
     and a Ctrl-C while it is still importing (before :func:`_init_worker` runs) prints no
-    ``KeyboardInterrupt`` traceback from it.  In this process ``SIGINT`` is blocked over the
-    same span, so one arriving then stays pending and reaches the handler put back before
-    it is unblocked: nothing is lost.  Only in the main thread (elsewhere signals cannot be
-    set, and nothing is done)."""
+    ``KeyboardInterrupt`` traceback from it.  In this thread ``SIGINT`` is blocked over the
+    same span, so one sent to it then stays pending and reaches the handler put back before
+    it is unblocked; threads started meanwhile (the pool's own) inherit the block.  A
+    terminal's Ctrl-C goes to the process, though, and the kernel may hand it to another
+    thread that does not block it, which then ignores it: a Ctrl-C in the few milliseconds
+    a worker takes to start can be lost (press it again).  Only in the main thread
+    (elsewhere signals cannot be set, and nothing is done)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return

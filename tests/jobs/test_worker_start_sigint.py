@@ -2,10 +2,10 @@
 (``executors._sigint_ignored_by_new_workers``): a Ctrl-C while the workers were still
 importing printed their ``KeyboardInterrupt`` tracebacks."""
 
-import os
 import signal
 import subprocess
 import sys
+import threading
 
 from codemorph.jobs.executors import _sigint_ignored_by_new_workers
 
@@ -24,7 +24,9 @@ def test_a_ctrl_c_while_workers_start_reaches_the_handler_afterwards():
     previous = signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
     try:
         with _sigint_ignored_by_new_workers():
-            os.kill(os.getpid(), signal.SIGINT)
+            # sent to this thread: a signal sent to the process may go to another thread of
+            # the test process that does not block it (and is then ignored, see the docstring)
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
             assert seen == []  # held while workers may be starting
         assert seen == [signal.SIGINT]
         assert signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
