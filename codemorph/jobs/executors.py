@@ -591,7 +591,30 @@ def failed_row_reject(row: Any, exc: BaseException) -> Reject:
     if isinstance(exc, MemoryError) and memory_cap() is not None:
         return row_reject(row, "worker", f"{memory_cap_reason()} while processing this row; the run went on",
                           detail={"exception": "MemoryError", "memory_cap": memory_cap()})
+    if isinstance(exc, RecursionError):
+        depth = _nesting_depth_of(getattr(row, "code", None))
+        if depth is not None:
+            return row_reject(row, "parse", (
+                f"expression nesting too deep for codemorph's analyses: the syntax tree is {depth} levels deep "
+                f"(RecursionError: {exc}); the run went on"), detail={"exception": "RecursionError", "depth": depth})
     return internal_reject(row, exc)  # type: ignore[arg-type]
+
+
+def _nesting_depth_of(code: Any) -> int | None:
+    """The syntax-tree depth of ``code`` (:func:`~codemorph.engine.transform.nesting_depth`)
+    when it is at least :data:`~codemorph.engine.transform.DEEP_NESTING` (a tree that deep
+    can exhaust the recursion limit of libcst's visitors), else ``None`` (also when ``code``
+    is no string or does not parse)."""
+    if not isinstance(code, str):
+        return None
+    try:
+        from codemorph.engine.program import Program
+        from codemorph.engine.transform import DEEP_NESTING, nesting_depth
+
+        depth = nesting_depth(Program(code).module)
+    except Exception:  # noqa: BLE001 - a program that does not parse has no depth to report
+        return None
+    return depth if depth >= DEEP_NESTING else None
 
 
 def _end_worker(signum: int, frame: Any) -> None:

@@ -273,3 +273,18 @@ def test_a_failure_whose_message_cannot_be_rendered_is_still_an_error_result():
     result = Raises().apply(Program("def f(x):\n    return x\n"), 0)
     assert result.applied is False and result.error is not None
     assert result.reason == "raised Unprintable: <the Unprintable's message could not be rendered>"
+
+
+def test_generate_rejects_a_999_term_sum_as_too_deep_not_as_an_internal_error(tmp_path):
+    # 999 terms exhaust the recursion of an analysis outside the transforms (the input seeds'
+    # literal scan): the row costs itself, with the depth named, never an `internal` reject
+    import json
+    from codemorph.jobs.generate import GenerateConfig, generate
+    code = "def f(x):\n    y = " + " + ".join(["x"] * 999) + "\n    if y > 0:\n        return 1\n    return 0\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "plus999", "code": code, "input": "1", "output": "1"}) + "\n")
+    generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(("rename-locals",), extra_inputs=4))
+    (reject,) = [json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    assert reject["stage"] == "parse"
+    assert reject["reason"].startswith("row 'plus999' (line 1): expression nesting too deep for codemorph's "
+                                       "analyses: the syntax tree is 1005 levels deep (RecursionError: ")
