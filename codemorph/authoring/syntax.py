@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-__all__ = ["code_of", "literal_type", "parenthesize_if_bare_tuple"]
+__all__ = ["code_of", "literal_type", "parenthesize_if_bare_tuple", "LoopBodyScope", "loop_jumps"]
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -43,3 +43,54 @@ def parenthesize_if_bare_tuple(expr: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(expr, cst.Tuple) and not expr.lpar:
         return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return expr
+
+
+class LoopBodyScope:
+    """Mixin for a libcst visitor or transformer of one loop's body: it stays out of the
+    functions, lambdas and classes defined there, and of nested loops except their ``else``
+    (a ``break``/``continue`` there belongs to the visited loop).  A subclass that treats a
+    nested loop otherwise overrides :meth:`_nested_loop` (return ``False`` not to enter)."""
+
+    def _nested_loop(self, node: cst.For | cst.While) -> bool:
+        if node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        return self._nested_loop(node)
+
+    def visit_While(self, node: cst.While) -> bool:
+        return self._nested_loop(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+class _LoopJumps(LoopBodyScope, cst.CSTVisitor):
+    """``break`` / ``continue`` statements that belong to the loop whose body is visited
+    (not to loops, functions or classes nested in it; the ``else`` of a nested loop
+    belongs to the outer loop and is visited)."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.CSTNode] = []
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.found.append(node)
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found.append(node)
+
+
+def loop_jumps(body: cst.BaseSuite) -> list[str]:
+    """Kinds (``"break"`` / ``"continue"``) of the jumps in a loop ``body`` that target
+    that loop, in source order (empty when the body never leaves or restarts the loop
+    early)."""
+    v = _LoopJumps()
+    body.visit(v)
+    return ["break" if isinstance(n, cst.Break) else "continue" for n in v.found]

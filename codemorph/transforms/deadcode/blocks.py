@@ -11,6 +11,7 @@ from typing import Sequence
 import libcst as cst
 
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
+from codemorph.authoring.syntax import loop_jumps
 
 __all__ = [
     "insertion_blocks", "definitely_bound_params", "function_symbol_tables", "function_locals",
@@ -44,29 +45,6 @@ def _jumps(stmt: cst.CSTNode) -> bool:
     return isinstance(stmt, _JUMPS)
 
 
-class _Breaks(cst.CSTVisitor):
-    """Whether a loop body holds a ``break`` of that loop (not of a nested loop, nor in a
-    nested function or class)."""
-
-    def __init__(self) -> None:
-        self.found = False
-
-    def visit_Break(self, node: cst.Break) -> None:
-        self.found = True
-
-    def visit_For(self, node: cst.For) -> bool:
-        return False
-
-    def visit_While(self, node: cst.While) -> bool:
-        return False
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-
 def _block_never_falls_through(suite: cst.BaseSuite) -> bool:
     body = suite.body
     return any(never_falls_through(s) for s in body)
@@ -95,9 +73,7 @@ def never_falls_through(stmt: cst.CSTNode) -> bool:
         return _block_never_falls_through(stmt.body) and bool(stmt.handlers) and all(
             _block_never_falls_through(h.body) for h in stmt.handlers)
     if isinstance(stmt, cst.While) and isinstance(stmt.test, cst.Name) and stmt.test.value == "True":
-        v = _Breaks()
-        stmt.body.visit(v)
-        return not v.found
+        return "break" not in loop_jumps(stmt.body)
     return False
 
 

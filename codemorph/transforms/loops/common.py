@@ -14,6 +14,7 @@ from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.authoring.facts import ProgramFacts, finalisation_hazard
 from codemorph.authoring.hazards import BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers
 from codemorph.authoring.sites import choose_sites
+from codemorph.authoring.syntax import LoopBodyScope, loop_jumps
 
 __all__ = [
     "loop_jumps", "find", "name_nodes", "lazy_scopes", "block_statements", "prepend_lines",
@@ -21,57 +22,6 @@ __all__ = [
     "qualname", "definitely_bound", "function_of", "refuse_program", "owner_refusal", "Plan",
     "BlockRewriter", "LoopBodyScope", "for_sites", "for_loop_facts", "choose_loop_sites", "target_names",
 ]
-
-
-class LoopBodyScope:
-    """Mixin for a libcst visitor or transformer of one loop's body: it stays out of the
-    functions, lambdas and classes defined there, and of nested loops except their ``else``
-    (a ``break``/``continue`` there belongs to the visited loop).  A subclass that treats a
-    nested loop otherwise overrides :meth:`_nested_loop` (return ``False`` not to enter)."""
-
-    def _nested_loop(self, node: cst.For | cst.While) -> bool:
-        if node.orelse is not None:
-            node.orelse.visit(self)
-        return False
-
-    def visit_For(self, node: cst.For) -> bool:
-        return self._nested_loop(node)
-
-    def visit_While(self, node: cst.While) -> bool:
-        return self._nested_loop(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-
-class _LoopJumps(LoopBodyScope, cst.CSTVisitor):
-    """``break`` / ``continue`` statements that belong to the loop whose body is visited
-    (not to loops, functions or classes nested in it; the ``else`` of a nested loop
-    belongs to the outer loop and is visited)."""
-
-    def __init__(self) -> None:
-        self.found: list[cst.CSTNode] = []
-
-    def visit_Break(self, node: cst.Break) -> None:
-        self.found.append(node)
-
-    def visit_Continue(self, node: cst.Continue) -> None:
-        self.found.append(node)
-
-
-def loop_jumps(body: cst.BaseSuite) -> list[str]:
-    """Kinds (``"break"`` / ``"continue"``) of the jumps in a loop ``body`` that target
-    that loop, in source order (empty when the body never leaves or restarts the loop
-    early)."""
-    v = _LoopJumps()
-    body.visit(v)
-    return ["break" if isinstance(n, cst.Break) else "continue" for n in v.found]
 
 
 class _Finder(cst.CSTVisitor):
