@@ -231,13 +231,14 @@ def test_option_names_follow_options_passed_on_to_the_base_class():
 
 
 # a 500-term ``and`` chain: libcst's scope analysis fails half-way on it (a KeyError whose
-# message, a syntax node, recursed in its repr and escaped the transform as an internal error)
-AND_CHAIN = "def f(x):\n    if " + " and ".join(["x > 0"] * 500) + ":\n        return 1\n    return 0\n"
+# message, a syntax node, recursed in its repr and escaped the transform as an internal error);
+# its literal 5 is one unfold-constant would name (LIMIT), so that transform reaches the deep tree too
+AND_CHAIN = "def f(x):\n    if " + " and ".join(["x > 5"] * 500) + ":\n        return 1\n    return 0\n"
 
 
 @pytest.mark.parametrize("name", ["rename-locals", "unfold-constant", "misleading-comment"])
 def test_a_500_term_and_chain_is_refused_as_too_deep_not_an_error(name):
-    result = get_transform(name).apply(Program(AND_CHAIN), 0, inputs=["1"], harness=True)
+    result = get_transform(name).apply(Program(AND_CHAIN), 0, inputs=["6"], harness=True)
     assert (result.applied, result.error, result.source) == (False, None, AND_CHAIN)
     assert result.reason.startswith("expression nesting too deep for the rewriter: the syntax tree is ")
 
@@ -246,7 +247,7 @@ def test_generate_writes_the_original_of_a_500_term_and_chain_with_no_internal_r
     import json
     from codemorph.jobs.generate import GenerateConfig, generate
     src = tmp_path / "in.jsonl"
-    src.write_text(json.dumps({"id": "and", "code": AND_CHAIN, "input": "1", "output": "1"}) + "\n")
+    src.write_text(json.dumps({"id": "and", "code": AND_CHAIN, "input": "6", "output": "1"}) + "\n")
     summary = generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(
         ("rename-locals", "unfold-constant", "misleading-comment"), extra_inputs=4))
     written = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]

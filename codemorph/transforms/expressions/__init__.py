@@ -6,7 +6,7 @@
   that only ever hold immutable values;
 * ``unfold-constant`` (:class:`UnfoldConstant`): ``60`` -> ``3 * 20``, ``1024`` ->
   ``2 ** 10``, ``'---'`` -> ``'-' * 3``, a program's own constant or ``len('...')``; else
-  one literal made a named module constant (``STEP = 1``).
+  one literal made a named module constant (``LIMIT = 5``; never ``STEP = 1``).
 
 The first two need runtime type observations (``needs_runtime_types = True``): a mapping
 ``{function qualname: {local name: [type names]}}`` collected in the sandbox over the

@@ -1,7 +1,7 @@
 """``unfold-constant``: a literal written as an expression a person might write --
 ``60`` -> ``3 * 20``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
 ``len('abc')`` for a literal the program uses, a module constant the program defines, or
-else a named module constant (``STEP = 1`` ... ``i += STEP``).
+else a named module constant (``LIMIT = 5`` ... ``len(w) > LIMIT``; never ``STEP = 1``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.expressions.common import ReplaceNodes, bound_anywhere, summarise
 
-__all__ = ["UnfoldConstant", "natural_forms", "role_name"]
+__all__ = ["UnfoldConstant", "natural_forms", "role_name", "nameable", "PLAIN_INTS"]
 
 #: identifiers of code that can see a module's global names (a new constant is visible to it)
 GLOBALS_HAZARDS = frozenset({*DYNAMIC_SCOPE_BUILTINS, "__dict__", "__globals__", "modules", "__getattr__",
@@ -98,7 +98,7 @@ def role_name(site_node: cst.CSTNode, value: object, parent: cst.CSTNode | None,
     ``i += 1``, ``SEPARATOR`` for ``text.split(',')``, ``START``/``STOP`` for slice bounds,
     ``INITIAL_COUNT`` for ``count = 0`` ...), or ``None`` when the place suggests none."""
     if isinstance(parent, cst.AugAssign) and isinstance(parent.operator, (cst.AddAssign, cst.SubtractAssign)):
-        return "STEP"
+        return "STEP" if isinstance(value, int) else "SUFFIX" if isinstance(parent.operator, cst.AddAssign) else None
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
         target = parent.targets[0].target.value.strip("_")
         if len(target) <= 2:  # ``i = 0``, ``s = ''``: too short to name a constant after
@@ -152,6 +152,24 @@ def role_name(site_node: cst.CSTNode, value: object, parent: cst.CSTNode | None,
     if isinstance(parent, cst.Return):
         return "DEFAULT_RESULT"
     return None
+
+
+#: ints a person writes as they are, never as a named constant (``STEP = 1``, ``FIRST = 0``,
+#: ``LAST = -1``, ``MODULUS = 2`` read as padding, not as a constant with a meaning)
+PLAIN_INTS: frozenset[int] = frozenset({-1, 0, 1, 2})
+
+
+def nameable(value: object) -> bool:
+    """Whether a person would give the literal ``value`` a name as a module constant: not one
+    of :data:`PLAIN_INTS`, not an empty or all-whitespace string (``SEPARATOR = ''``,
+    ``SEPARATOR = ' '``, ``INITIAL_RESULT = ''``)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return value not in PLAIN_INTS
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    return isinstance(value, str) and value.strip() != ""
 
 
 class _UnfoldCandidates(cst.CSTVisitor):
@@ -312,12 +330,14 @@ class UnfoldConstant(SiteChoice, Transform):
       is preferred; the definition itself stays a literal).
 
     0, 1, primes and other strings have no such form.  A program with no natural site gets
-    one literal (chosen with the rng, preferring places that suggest a name) made a named
-    module constant instead: ``STEP = 1`` is added after the module's docstring and
-    imports and ``i += 1`` becomes ``i += STEP``; the name comes from the place
-    (:func:`role_name`: ``STEP``, ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_COUNT``,
-    ``LIMIT`` ...; made fresh) -- not when the program reads its globals by name
-    (``globals``, ``vars``, ``__dict__``, ``setattr`` ...).
+    one literal (chosen with the rng) made a named module constant instead: ``LIMIT = 5`` is
+    added after the module's docstring and imports and ``if len(w) > 5:`` becomes ``if
+    len(w) > LIMIT:``; the name comes from the place (:func:`role_name`: ``LIMIT``,
+    ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME``, ``DEFAULT_RESULT`` ...; made fresh).
+    Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
+    blank string -- no ``STEP = 1``, ``FIRST = 0``, ``SEPARATOR = ''``) in a place that
+    suggests a name; a program without one is refused, and so is one that reads its
+    globals by name (``globals``, ``vars``, ``__dict__``, ``setattr`` ...).
 
     Parentheses are added only where precedence needs them (``x / 60`` -> ``x / (3 * 20)``,
     ``60 .real`` -> ``(3 * 20).real``, ``-60`` -> ``-(3 * 20)``; ``x * 60`` -> ``x * 3 * 20``
@@ -338,7 +358,7 @@ class UnfoldConstant(SiteChoice, Transform):
 
     name = "unfold-constant"
     family = "expressions"
-    description = "write a literal as an expression a person might: 60 -> 3 * 20, 1024 -> 2 ** 10, 1 -> STEP"
+    description = "write a literal as an expression a person might: 60 -> 3 * 20, 1024 -> 2 ** 10, 5 -> LIMIT"
     preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",
                      "len() not rebound for len forms; a module constant never rebound; "
                      "no globals()/vars()/setattr... for a new constant")
@@ -426,10 +446,14 @@ class UnfoldConstant(SiteChoice, Transform):
         # ``-1`` is named as a whole: its ``1`` is not a site of its own
         whole = {id(s.node.expression) for s, _ in named if isinstance(s.node, cst.UnaryOperation)}
         named = [(s, n) for s, n in named if id(s.node) not in whole]
-        with_role = [(s, n) for s, n in named if n is not None and n.isidentifier()]
-        site, role = ctx.rng.choice(with_role) if with_role else ctx.rng.choice(named)
-        if role is None or not role.isidentifier():
-            role = "DEFAULT_TEXT" if isinstance(site.value, (str, bytes)) else "DEFAULT_VALUE"
+        # only a literal a person would name, in a place that suggests the name: no
+        # ``STEP = 1``, ``SEPARATOR = ''``, ``FIRST = 0`` or ``DEFAULT_VALUE = 3``
+        with_role = [(s, n) for s, n in named if n is not None and n.isidentifier() and nameable(s.value)]
+        if not with_role:
+            raise NotApplicable("no literal with a natural form, and none a person would make a named constant "
+                                "(0, 1, -1, 2, empty or blank strings are written as they are; other literals "
+                                "only where their place suggests a name)")
+        site, role = ctx.rng.choice(with_role)
         const = ctx.fresh_name(role)
         literal = module.code_for_node(site.node.with_changes(lpar=[], rpar=[])).strip()
         ctx.record(site.node, f"{literal} -> {const} (module constant {const} = {literal})")
