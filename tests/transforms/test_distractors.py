@@ -154,6 +154,21 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
         assert claim in claims, (body, claims)
 
 
+@pytest.mark.parametrize("line", [
+    # each true of the real result on most inputs: one match (find/index), a value found at
+    # most once (count: ``True == 1``), strings all digits or all letters (isdigit/isalpha)
+    "i = text.find(t)", "i = text.rfind(t)", "i = text.index(t)", "i = text.rindex(t)", "k = text.count(t)",
+    "ok = text.isdigit()", "ok = text.isalpha()", "ok = text.isupper()",
+])
+def test_no_comment_claims_what_holds_on_most_inputs(line: str) -> None:
+    code = f"def f(text, t):\n    {line}\n    return text\n"
+    assert_refuses(MisleadingComment(), code, "no line inside a function, without a comment, about which a wrong claim")
+    # what the dropped claims would have said held on ordinary rows: CRUXEval sample_331
+    # (strand '', 'abc') got "returns the index of the first match in strand, or -1" for rfind
+    assert "".rfind("abc") == "".find("abc") and "apple".find("l") == "apple".rfind("l")
+    assert ("abc".count("b") == True) and "abc".isalpha() == any(c.isalpha() for c in "abc")  # noqa: E712
+
+
 def test_no_claims_about_shadowed_builtins() -> None:
     code = "def sorted(xs):\n    return xs[::-1]\n\ndef f(xs):\n    ys = sorted(xs)\n    return ys\n"
     res = MisleadingComment(count=None).apply(Program(code), 0)
