@@ -225,6 +225,23 @@ def test_swap_refuses_names_written_by_nested_functions_or_walrus(sandbox) -> No
     assert_refuses(SwapOperands(), code, "bound by :=", inputs=["1"], sandbox=sandbox)
 
 
+@pytest.mark.parametrize("aug, expanded", [
+    # parentheses only where precedence needs them
+    ("x -= a * b", "x = x - a * b"), ("x *= -1", "x = x * -1"), ("x += a ** 2", "x = x + a ** 2"),
+    ("x -= a - b", "x = x - (a - b)"), ("x *= a + b", "x = x * (a + b)"), ("x += a + b", "x = x + (a + b)"),
+    ("x //= a * b", "x = x // (a * b)"), ("x **= -a", "x = x ** -a"), ("x **= a ** b", "x = x ** a ** b"),
+    ("x <<= a + b", "x = x << a + b"), ("x |= a & b", "x = x | a & b"), ("x &= a | b", "x = x & (a | b)"),
+    ("x += a if b else 1", "x = x + (a if b else 1)"), ("x -= not a", "x = x - (not a)"),
+    ("x += (a * b)", "x = x + (a * b)"),
+    # spaced as the author spaced the augmented operator
+    ("x+=1", "x=x+1"), ("x -=a*b", "x =x -a*b"),
+])
+def test_expand_writes_the_form_a_person_writes(sandbox, aug: str, expanded: str) -> None:
+    code = f"def f(x, a, b):\n    {aug}\n    return x\n"
+    res = assert_preserves(ExpandAugAssign(), code, ["5, 3, 2", "-4, 2, 3", "7, -1, 1"], sandbox=sandbox)
+    assert res.source == f"def f(x, a, b):\n    {expanded}\n    return x\n"
+
+
 def test_expand_which_one(sandbox) -> None:
     code = "def f(a, b):\n    a += 1\n    b += 2\n    return a, b\n"
     res = assert_preserves(ExpandAugAssign(which="one"), code, ["1, 2"], sandbox=sandbox)
@@ -344,6 +361,25 @@ def test_unfold_never_names_plain_literals(code: str) -> None:
         assert not res.applied and "none a person would make a named constant" in res.reason, res.source
 
 
+@pytest.mark.parametrize("code", [
+    # a module or class variable's literal has its name already: no INITIAL_COUNT = 3 / COUNT = INITIAL_COUNT
+    "COUNT = 3\n\ndef f(xs):\n    return [x * COUNT for x in xs]\n",
+    "count: int = 3\n\ndef f(xs):\n    return count\n",
+    "class K:\n    size = 7\n    name = 'box'\n\ndef f(xs):\n    return K.name\n",
+])
+def test_unfold_never_renames_a_named_variable(code: str) -> None:
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert not res.applied and "none a person would make a named constant" in res.reason, res.source
+
+
+def test_unfold_names_a_literal_inside_a_function_next_to_a_module_constant() -> None:
+    code = "COUNT = 3\n\ndef f(xs):\n    return [x * COUNT for x in xs if len(x) > 5]\n"
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert res.source == ("LIMIT = 5\nCOUNT = 3\n\ndef f(xs):\n"
+                          "    return [x * COUNT for x in xs if len(x) > LIMIT]\n")
+
+
 def test_unfold_names_a_string_suffix_not_a_step() -> None:
     code = "def f(xs):\n    out = ''\n    for x in xs:\n        out += '; '\n    return out\n"
     res = UnfoldConstant().apply(Program(code), 0)
@@ -367,7 +403,8 @@ def test_options_are_validated() -> None:
 
 @pytest.mark.parametrize("code, expected", [
     # the constant is defined before the first statement that uses it
-    ("import os; num = 5\ndef f():\n    return num\n", "INITIAL_NUM = 5\nimport os; num = INITIAL_NUM\ndef f():\n    return num\n"),
+    ("import os; big = len(os.sep) > 5\ndef f():\n    return big\n",
+     "LIMIT = 5\nimport os; big = len(os.sep) > LIMIT\ndef f():\n    return big\n"),
     ('"""Doc."""\nfrom __future__ import annotations\n\ndef f(a):\n    return a[-3]\n',
      '"""Doc."""\nfrom __future__ import annotations\n\nINDEX = -3\n\n\ndef f(a):\n    return a[INDEX]\n'),
 ])

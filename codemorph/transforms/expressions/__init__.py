@@ -2,8 +2,8 @@
 
 * ``swap-operands`` (:class:`SwapOperands`): ``a + b`` -> ``b + a`` for operators that are
   commutative *for the operand types observed at run time*;
-* ``expand-augassign`` (:class:`ExpandAugAssign`): ``x += e`` -> ``x = x + (e)`` for names
-  that only ever hold immutable values;
+* ``expand-augassign`` (:class:`ExpandAugAssign`): ``x += e`` -> ``x = x + e`` (parentheses
+  only where precedence needs them) for names that only ever hold immutable values;
 * ``unfold-constant`` (:class:`UnfoldConstant`): ``60`` -> ``3 * 20``, ``1024`` ->
   ``2 ** 10``, ``'---'`` -> ``'-' * 3``, a program's own constant or ``len('...')``; else
   one literal made a named module constant (``LIMIT = 5``; never ``STEP = 1``).

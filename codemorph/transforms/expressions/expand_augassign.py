@@ -1,5 +1,5 @@
-"""``expand-augassign``: ``x += e`` -> ``x = x + (e)`` for names that only ever hold
-immutable values.
+"""``expand-augassign``: ``x += e`` -> ``x = x + e`` (``e`` parenthesised where precedence
+needs it) for names that only ever hold immutable values.
 """
 
 from __future__ import annotations
@@ -32,8 +32,37 @@ _ATOMS = (cst.Name, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst
           cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.Ellipsis)
 
 
-def _parenthesise(expr: cst.BaseExpression) -> cst.BaseExpression:
-    if expr.lpar or isinstance(expr, _ATOMS):
+# how tightly each binary operator binds (Python's precedence, higher binds tighter)
+_LEVELS = {
+    cst.BitOr: 1, cst.BitXor: 2, cst.BitAnd: 3, cst.LeftShift: 4, cst.RightShift: 4, cst.Add: 5,
+    cst.Subtract: 5, cst.Multiply: 6, cst.Divide: 6, cst.FloorDivide: 6, cst.Modulo: 6, cst.MatrixMultiply: 6,
+    cst.Power: 8,
+}
+_UNARY, _ATOM = 7, 9
+
+
+def _level(expr: cst.BaseExpression) -> int:
+    """How tightly ``expr`` binds as an operand (0: looser than every binary operator:
+    ``not``, comparisons, ``and``/``or``, conditional expressions, lambdas...)."""
+    if isinstance(expr, _ATOMS) or isinstance(expr, cst.Await):
+        return _ATOM
+    if isinstance(expr, cst.BinaryOperation):
+        return _LEVELS[type(expr.operator)]
+    if isinstance(expr, cst.UnaryOperation) and not isinstance(expr.operator, cst.Not):
+        return _UNARY
+    return 0
+
+
+def _parenthesise(expr: cst.BaseExpression, operator: cst.BaseBinaryOp) -> cst.BaseExpression:
+    """``expr`` as the right operand of ``x <operator> expr``, parenthesised only where
+    precedence needs it: ``x - (a - b)``, ``x * (a + b)``, but ``x + a * b``, ``x * -1``,
+    ``x ** -k``.  An operand of the operator's own level keeps its parentheses (``x + (a +
+    b)`` is not ``x + a + b`` for floats or strings), except under ``**``, which groups to
+    the right (``x ** a ** b`` is ``x ** (a ** b)``)."""
+    if expr.lpar:
+        return expr
+    level, own = _level(expr), _LEVELS[type(operator)]
+    if level > own or (isinstance(operator, cst.Power) and level in (_UNARY, own)):
         return expr
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -90,8 +119,9 @@ class ExpandAugAssign(SiteChoice, Transform):
     to lists, dicts, sets, bytearrays or user classes (``xs += [1]`` mutates the list in
     place, visible through every other reference), nor to attribute or subscript targets
     (``a[i()] += 1`` evaluates ``a`` and ``i()`` once; the expansion would evaluate them
-    twice).  ``e`` is parenthesised unless it is an atom (``x -= a - b`` ->
-    ``x = x - (a - b)``).
+    twice).  ``e`` is parenthesised only where precedence needs it (``x -= a - b`` ->
+    ``x = x - (a - b)``, ``x -= a * b`` -> ``x = x - a * b``, ``x *= -1`` -> ``x = x * -1``),
+    and the new operator is spaced as the ``op=`` was (``i+=1`` -> ``i=i+1``).
 
     The target must be a simple name local to the enclosing function (observed at run
     time), not declared ``global``/``nonlocal``, in a statement alone on its line (the value
@@ -130,8 +160,10 @@ class ExpandAugAssign(SiteChoice, Transform):
         def expand(original: cst.AugAssign, updated: cst.AugAssign) -> cst.Assign:
             op = updated.operator
             binop = _AUG_TO_BIN[type(op)]()
+            # the operator spaced as the author spaced ``+=`` (``i+=1`` -> ``i=i+1``)
+            binop = binop.with_changes(whitespace_before=op.whitespace_before, whitespace_after=op.whitespace_after)
             value = cst.BinaryOperation(left=updated.target.with_changes(lpar=[], rpar=[]), operator=binop,
-                                        right=_parenthesise(updated.value))
+                                        right=_parenthesise(updated.value, binop))
             return cst.Assign(targets=[cst.AssignTarget(target=updated.target,
                                                         whitespace_before_equal=op.whitespace_before,
                                                         whitespace_after_equal=op.whitespace_after)],

@@ -34,6 +34,7 @@ class _Site:
     parent: cst.CSTNode | None  # the node holding it
     grandparent: cst.CSTNode | None
     top_level: int             # index of the module statement it is in
+    in_function: bool = False  # inside a ``def`` or ``lambda``
 
 
 def _decimal(node: cst.Integer) -> bool:
@@ -248,11 +249,12 @@ class _UnfoldCandidates(cst.CSTVisitor):
             return
         up = lambda k: self.stack[-1 - k] if len(self.stack) > k else None  # noqa: E731 (k-th ancestor)
         parent, grandparent = up(1), up(2)
+        in_function = any(isinstance(n, (cst.FunctionDef, cst.Lambda)) for n in self.stack)
         if isinstance(node, cst.Integer) and isinstance(parent, cst.UnaryOperation) \
                 and isinstance(parent.operator, cst.Minus) and id(parent) not in self._no_touch:
             # ``-1`` is one constant for naming; its arithmetic forms unfold the ``1``
-            self.sites.append(_Site(parent, -value, up(2), up(3), self.top))
-        self.sites.append(_Site(node, value, parent, grandparent, self.top))
+            self.sites.append(_Site(parent, -value, up(2), up(3), self.top, in_function))
+        self.sites.append(_Site(node, value, parent, grandparent, self.top, in_function))
 
     def visit_Integer(self, node: cst.Integer) -> None:
         self._literal(node)
@@ -336,7 +338,8 @@ class UnfoldConstant(SiteChoice, Transform):
     ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME``, ``DEFAULT_RESULT`` ...; made fresh).
     Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
     blank string -- no ``STEP = 1``, ``FIRST = 0``, ``SEPARATOR = ''``) in a place that
-    suggests a name; a program without one is refused, and so is one that reads its
+    suggests a name, and not the value of a module or class variable (``COUNT = 3`` is
+    named already); a program without one is refused, and so is one that reads its
     globals by name (``globals``, ``vars``, ``__dict__``, ``setattr`` ...).
 
     Parentheses are added only where precedence needs them (``x / 60`` -> ``x / (3 * 20)``,
@@ -448,7 +451,8 @@ class UnfoldConstant(SiteChoice, Transform):
         named = [(s, n) for s, n in named if id(s.node) not in whole]
         # only a literal a person would name, in a place that suggests the name: no
         # ``STEP = 1``, ``SEPARATOR = ''``, ``FIRST = 0`` or ``DEFAULT_VALUE = 3``
-        with_role = [(s, n) for s, n in named if n is not None and n.isidentifier() and nameable(s.value)]
+        with_role = [(s, n) for s, n in named if n is not None and n.isidentifier() and nameable(s.value)
+                     and not _already_named(s)]
         if not with_role:
             raise NotApplicable("no literal with a natural form, and none a person would make a named constant "
                                 "(0, 1, -1, 2, empty or blank strings are written as they are; other literals "
@@ -459,6 +463,14 @@ class UnfoldConstant(SiteChoice, Transform):
         ctx.record(site.node, f"{literal} -> {const} (module constant {const} = {literal})")
         new = module.visit(ReplaceNodes([site.node], lambda o, u: cst.Name(const, lpar=o.lpar, rpar=o.rpar)))
         return _insert_constant(new, f"{const} = {literal}")
+
+
+def _already_named(site: _Site) -> bool:
+    """Whether the literal is the whole value of an assignment outside functions (``COUNT =
+    3`` at module level, ``size = 64`` in a class body): it has its name already, and
+    ``INITIAL_COUNT = 3`` / ``COUNT = INITIAL_COUNT`` names it twice."""
+    parent = site.parent
+    return not site.in_function and isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is site.node
 
 
 def _insert_constant(module: cst.Module, assignment: str) -> cst.Module:
