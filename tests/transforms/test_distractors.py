@@ -18,6 +18,7 @@ import pytest
 from conftest import FIXTURES, FULL, cruxeval_sample
 
 from codemorph import NotApplicable, Program
+from codemorph.sandbox import request_for
 from codemorph.testing import assert_preserves, assert_refuses
 from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring
 from codemorph.transforms.distractors.claims import make_comment as _comment
@@ -169,6 +170,25 @@ def test_no_comment_claims_what_holds_on_most_inputs(line: str) -> None:
     assert ("abc".count("b") == True) and "abc".isalpha() == any(c.isalpha() for c in "abc")  # noqa: E712
 
 
+def test_comment_never_states_the_rows_output_on_a_return(sandbox) -> None:
+    """CRUXEval sample_9 and 18 more: ``return True  # returns False`` on a line the row never
+    runs, whose output False the other ``return`` gives."""
+    code = "def f(xs):\n    for x in xs:\n        if x < 0:\n            return True\n    return False\n"
+    for seed in range(8):
+        res = MisleadingComment(count=None).apply(Program(code), seed, inputs=["[1, 2]"], outputs=["False"])
+        assert res.source.splitlines()[3] == "            return True", res.source
+        assert res.source.splitlines()[4] == "    return False  # returns True", res.source
+    out = sandbox.run_batch([request_for(res.source, "f", "args", "[1, 2]")])[0]
+    assert out.value_repr == "False"
+    # with no recorded output the claim is made as before
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[3] == "            return True  # returns False"
+    # a program whose only claim states the output is refused
+    code = "def f(xs):\n    return True\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0, inputs=["[]"], outputs=["False"])
+    assert (res.applied, res.reason) == (False, "every wrong claim known states the row's recorded output")
+
+
 def test_no_claims_about_shadowed_builtins() -> None:
     code = "def sorted(xs):\n    return xs[::-1]\n\ndef f(xs):\n    ys = sorted(xs)\n    return ys\n"
     res = MisleadingComment(count=None).apply(Program(code), 0)
@@ -220,6 +240,27 @@ def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> No
     assert res.source == ('def f(text, n):\n    """Transform the arguments.\n\n    Args:\n'
                           '        text: a list of strings.\n        n: a string of digits.\n    """\n'
                           '    return text * n\n')
+
+
+def test_docstring_never_states_the_rows_output_as_the_return_value(sandbox) -> None:
+    """CRUXEval sample_56: "Return True." (made from ``return False``) for a row whose output
+    is True, given by the other ``return``; 15 of 211 such summaries stated the row's output."""
+    code = ("def f(sentence):\n    for c in sentence:\n        if c.isascii() is False:\n"
+            "            return False\n    return True\n")
+    for seed in range(8):
+        res = MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["'1z1z1'"], outputs=["True"])
+        assert res.source.splitlines()[1] == '    """Return False."""', res.source
+    # the stated value is not what the function returns on the row's input
+    out = sandbox.run_batch([request_for(res.source, "f", "args", "'1z1z1'")])[0]
+    assert out.value_repr == "True"
+    # with no recorded output nothing is known to be stated: both summaries may be drawn
+    drawn = {MisleadingDocstring(claims=0).apply(Program(code), seed).source.splitlines()[1] for seed in range(8)}
+    assert drawn == {'    """Return False."""', '    """Return True."""'}
+    # an output equal to the literal (True == 1) counts as stated too
+    code = "def f(n):\n    if n > 5:\n        return 0\n    return 1\n"
+    summaries = {MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["3"], outputs=["True"])
+                 .source.splitlines()[1] for seed in range(12)}
+    assert summaries == {'    """Return 2."""', '    """Return 0."""', '    """Return -1."""'}
 
 
 def test_docstring_states_at_most_one_claim_per_variable() -> None:

@@ -19,7 +19,8 @@ from codemorph.authoring.syntax import code_of
 
 __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
-    "CommentSites", "comment_text_ok", "make_comment", "false_literal", "dynamic_getattr", "check_hazards", "same_ast",
+    "CommentSites", "comment_text_ok", "states_output", "make_comment", "false_literal", "dynamic_getattr",
+    "check_hazards", "same_ast",
 ]
 
 
@@ -502,6 +503,23 @@ class CommentSites(cst.CSTVisitor):
                 self.sites.append((node.orelse, "header", [f"reached only when {t}"]))
 
     visit_For = visit_While = visit_If = _compound
+
+
+def states_output(claim: str, outputs) -> bool:
+    """Whether ``claim`` (``"returns <text>"``) states a literal equal (``==``, as CRUXEval's
+    assertion compares) to the row's recorded output, the first of ``outputs`` (result
+    literals; nothing is known to be stated when there is none or it is no literal)."""
+    verb, _, rest = claim.partition(" ")
+    if verb != "returns" or not outputs:
+        return False
+    try:
+        stated, actual = ast.literal_eval(rest), ast.literal_eval(outputs[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    try:
+        return bool(stated == actual)
+    except Exception:  # an odd comparison: treat the claim as possibly true
+        return True
 
 
 def comment_text_ok(text: str) -> bool:

@@ -8,7 +8,7 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, same_ast,
+    CLAIM_BUILTINS, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, same_ast, states_output,
 )
 
 __all__ = ["MisleadingComment"]
@@ -23,6 +23,8 @@ class MisleadingComment(Transform):
     described by its negation (``if x > 0:  # taken only when not (x > 0)``), a method
     described as another (``xs.append(v)  # v is inserted at the front of xs``,
     ``s.upper()`` as lower case, ``sorted`` as descending, ``len(x)`` as the last index).
+    A claim that a ``return`` gives a literal equal to the row's recorded output
+    (``return True  # returns False`` when the row's output is False) is not made.
 
     Claims about builtins (``len``, ``sorted``, ``range``...: :data:`CLAIM_BUILTINS`) are
     not made when the program rebinds that name (its own ``sorted`` might sort descending).
@@ -59,7 +61,12 @@ class MisleadingComment(Transform):
             if finder.dynamic:
                 raise NotApplicable("every candidate line is in a function using eval/exec/locals/globals/vars/dir")
             raise NotApplicable("no line inside a function, without a comment, about which a wrong claim is known")
-        sites = finder.sites
+        # ``return True  # returns False`` on a line the row never runs, when another ``return``
+        # gives the row its output False, states that output: such a claim is not made
+        sites = [(node, kind, kept) for node, kind, claims in finder.sites
+                 if (kept := [c for c in claims if not states_output(c, ctx.outputs)])]
+        if not sites:
+            raise NotApplicable("every wrong claim known states the row's recorded output")
         if self.count is not None and len(sites) > self.count:
             picked = sorted(ctx.rng.sample(range(len(sites)), self.count))
             sites = [sites[i] for i in picked]

@@ -14,7 +14,7 @@ from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
     CLAIM_BUILTINS, DOC_HAZARDS, check_hazards, dynamic_getattr, header_claims, snip,
-    statement_claims,
+    statement_claims, states_output,
 )
 
 __all__ = ["MisleadingDocstring"]
@@ -105,7 +105,9 @@ class MisleadingDocstring(Transform):
     any existing docstring).
 
     The summary line states a wrong return value when one is known (``return sorted(xs)``
-    -> "Return xs sorted from largest to smallest."), followed by up to ``claims`` wrong
+    -> "Return xs sorted from largest to smallest."; never a literal equal to the row's
+    recorded output, which another ``return`` may give: "Return False." from ``return
+    True``), followed by up to ``claims`` wrong
     statements about loops and assignments from the same catalogue as
     ``misleading-comment``; when runtime observations are given, an ``Args:`` section
     describes each parameter with a type it was never observed to have.
@@ -157,7 +159,9 @@ class MisleadingDocstring(Transform):
         v = _DocClaims(frozenset(ctx.shadowed(*CLAIM_BUILTINS)))
         for stmt in entry.body.body:
             stmt.visit(v)
-        returns = [c for c in v.returns if _doc_safe(c)]
+        # a summary "Return False." made from ``return True`` is true of the function whenever
+        # another ``return`` gives the row its output False: such a claim is not stated
+        returns = [c for c in v.returns if _doc_safe(c) and not states_output(c, ctx.outputs)]
         others = [(who, c) for who, c in v.others if _doc_safe(c)]
         params = self._param_claims(entry, index, ctx)
         if not returns and not others and not params:
