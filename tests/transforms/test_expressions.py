@@ -81,6 +81,14 @@ def test_swap_never_moves_a_literal_left_of_plus(sandbox) -> None:
     assert [s.description for s in res.sites] == ["1 + n -> n + 1", "n * 2 -> 2 * n"]
 
 
+def test_swap_keeps_a_slice_that_adds_its_length_to_its_start(sandbox) -> None:
+    """CRUXEval: ``nums[start:start+k]`` became ``nums[start:k+start]``; a slice whose end
+    adds to its start keeps the start first, other sums are swapped."""
+    code = "def f(xs, i, k):\n    return xs[i:i + k], xs[i + k:], xs[k:i + k], xs[i + k]\n"
+    res = assert_preserves(SwapOperands(), code, ["[1, 2, 3, 4], 1, 2", "[5, 6], 0, 1"], sandbox=sandbox)
+    assert res.source == "def f(xs, i, k):\n    return xs[i:i + k], xs[k + i:], xs[k:k + i], xs[k + i]\n"
+
+
 def test_swap_bool_operands(sandbox) -> None:
     code = "def f(p, q):\n    r = p > q\n    return True & r, False | r, r ^ p, r + r\n"
     res = assert_preserves(SwapOperands(), code, ["1, 2", "3, 2"], sandbox=sandbox)

@@ -79,11 +79,23 @@ class _SwapCandidates(cst.CSTVisitor):
             self.reasons.append(f"swapping {code_of(left)} {op} {code_of(right)} would put the literal on the "
                                 f"left of {op}, a form people do not write")
             return
+        if op == "+" and self._slice_from(node, left):
+            self.reasons.append(f"{code_of(left)} + {code_of(right)} ends a slice that starts at {code_of(left)} "
+                                f"(xs[{code_of(left)}:{code_of(left)} + {code_of(right)}] is the form people write)")
+            return
         why = self._token_clash(node, left, right)
         if why is not None:
             self.reasons.append(why)
             return
         self.sites.append((node, f"{code_of(left)} {op} {code_of(right)} -> {code_of(right)} {op} {code_of(left)}"))
+
+    def _slice_from(self, node: cst.CSTNode, left: cst.BaseExpression) -> bool:
+        """Whether ``node`` (``a + b``) is the upper bound of a slice whose lower bound is
+        ``a``: ``xs[start:start + k]``, which reads as a start and a length and would become
+        ``xs[start:k + start]``."""
+        parent = self.index.parents.get(node)
+        return isinstance(parent, cst.Slice) and parent.upper is node and parent.lower is not None \
+            and code_of(parent.lower).strip() == code_of(left).strip()
 
     def _token_clash(self, node, left, right) -> str | None:
         """Whether swapping would glue an operand to a neighbouring token (``return(x)+1``
@@ -127,7 +139,8 @@ class SwapOperands(SiteChoice, Transform):
     ``False``) or a simple name that is a local of the function (or comprehension) where it
     is read, whose every observed type is allowed.  Natural forms only: a literal is never
     moved to the left of ``+ & | ^`` (``n + 1`` stays, no ``1 + n`` / ``range(1, 1 + n)``;
-    ``1 + n`` becomes ``n + 1``); ``n * 2`` -> ``2 * n`` is kept, a form people write.
+    ``1 + n`` becomes ``n + 1``); ``n * 2`` -> ``2 * n`` is kept, a form people write; a
+    slice's end that adds to its start stays (``xs[i:i + k]``, never ``xs[i:k + i]``).
 
     * ``+ * & | ^``: ``int`` and ``bool`` only.  Never ``str``/``list``/``tuple`` (``+`` and
       ``*`` are not commutative), never sets (``a | b`` keeps the *first* operand's element
