@@ -92,6 +92,45 @@ def test_a_true_claim_is_caught(sandbox) -> None:
     assert refutation(false_pair, outs[2]) is None
 
 
+@pytest.mark.parametrize("line, text, holds, shown_false", [
+    # replace with one occurrence: "only the first replaced" is the value; with two it is not
+    ("out = text.replace(old, '-')", "out is text with only the first old replaced", "'abc', 'b'", "'abcb', 'b'"),
+    # upper on a string without letters is its lower case too
+    ("out = text.upper()", "out is text in lower case", "'12', 'b'", "'ab', 'b'"),
+    # lstrip of a string without whitespace at either end equals its rstrip
+    ("out = text.lstrip()", "out is text with its trailing whitespace removed", "'ab', 'b'", "' ab', 'b'"),
+    ("out = text.split()", "out is text split at every comma", "'abc', 'b'", "'a b', 'b'"),
+])
+def test_comment_stating_a_value_is_checked_false_on_the_rows_input(sandbox, line, text, holds, shown_false) -> None:
+    """A string-method lie states the real value when lie and truth agree on the input
+    (``'abc'.replace('b', '-')`` has one occurrence): it is checked by execution and a claim
+    that held at every execution of its line is not written."""
+    from codemorph.transforms.distractors import MisleadingComment
+    code = f"def f(text, old):\n    {line}\n    return out\n"
+    for args, false in ((holds, False), (shown_false, True)):
+        res = MisleadingComment(count=None).apply(Program(code), 0, inputs=[args])
+        assert res.source == f"def f(text, old):\n    {line}  # {text}\n    return out\n"
+        assert [c.text for c in res.claims] == [text]
+        out = sandbox.run_batch(claim_requests(res.claims, 5.0))[0]
+        assert (refutation(res.claims[0], out) is None) is false, refutation(res.claims[0], out)
+    # a claim whose value the line's own target feeds (text = text.upper()) or a call computes is not checked
+    res = MisleadingComment(count=None).apply(Program("def f(text):\n    text = text.upper()\n    return text\n"),
+                                              0, inputs=["'12'"])
+    assert res.claims == ()
+
+
+def test_generate_writes_no_comment_that_held_on_the_rows_input(tmp_path) -> None:
+    from codemorph.jobs.generate import GenerateConfig, generate
+    code = "def f(text):\n    out = text.upper()\n    return out\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "digits", "code": code, "input": "'12'", "output": "'12'"}) + "\n"
+                   + json.dumps({"id": "letters", "code": code, "input": "'ab'", "output": "'AB'"}) + "\n")
+    generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(("misleading-comment",), extra_inputs=4))
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()}
+    assert sorted(rows) == ["digits", "letters", "letters:misleading-comment"]
+    assert rows["letters:misleading-comment"]["code"] == code.replace("text.upper()", "text.upper()  # out is text in lower case")
+
+
 def test_io_comment_states_a_wrong_output_for_a_nearby_input(sandbox) -> None:
     code = "def f(nums):\n    return sum(nums)\n"
     res = _apply(sandbox, MisleadingIOComment(), code, "[1, 2]", "3", seed=2)

@@ -19,7 +19,7 @@ from codemorph.authoring.syntax import code_of
 
 __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
-    "CommentSites", "comment_text_ok", "states_output", "make_comment", "false_literal", "dynamic_getattr",
+    "CommentSites", "comment_text_ok", "states_output", "claimed_value", "make_comment", "false_literal", "dynamic_getattr",
     "check_hazards", "same_ast",
 ]
 
@@ -228,6 +228,53 @@ _STR_METHOD_LIES = {
     "items": "{s} holds (value, key) pairs of {x}",
     "copy": "{s} is the very same object as {x}",
 }
+
+
+#: what each string-method lie says the value is, as an expression of the receiver ``{x}``
+#: and the call's arguments ``{a0}``, ``{a1}`` (:func:`claimed_value`)
+_STR_METHOD_CLAIMED = {
+    "upper": "{x}.lower()", "lower": "{x}.upper()", "swapcase": "{x}.upper()", "strip": "{x}.rstrip()",
+    "lstrip": "{x}.rstrip()", "rstrip": "{x}.lstrip()", "capitalize": "{x}.title()", "title": "{x}.capitalize()",
+}
+
+
+def claimed_value(stmt: cst.BaseSmallStatement, text: str) -> tuple[str, str] | None:
+    """For a claim ``text`` made about the assignment ``stmt`` (``name = x.strip()`` with
+    "name is x with only its trailing whitespace removed"), ``(name, expression)``: the
+    expression computing the value the claim says ``name`` holds (``x.rstrip()``), for an
+    execution check; ``None`` for other claims and for statements whose claimed value
+    cannot be computed without effects: the receiver and arguments must be plain names
+    other than ``name`` or literals (nothing is called but the string method itself).
+
+    Covers the string-method lies that state the real value whenever the lie and the truth
+    agree on the input: ``upper``/``lower``/``swapcase`` (no letters, or already in that
+    case), ``strip``/``lstrip``/``rstrip`` (no whitespace at that end), ``capitalize``/
+    ``title`` (one word), ``replace`` (at most one occurrence), ``split()`` (no space and no
+    comma)."""
+    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)):
+        return None
+    name = stmt.targets[0].target.value
+    call = stmt.value
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+        return None
+    receiver, meth = call.func.value, call.func.attr.value
+    args = _posargs(call)
+    if args is None or _kwargs(call) or not isinstance(receiver, cst.Name) or receiver.value == name:
+        return None
+    for a in args:
+        if not (isinstance(a, cst.Name) and a.value != name) and _str(a) is None and _int(a) is None:
+            return None
+    x = receiver.value
+    claims = statement_claims(stmt)
+    if text not in claims:
+        return None
+    if meth in _STR_METHOD_CLAIMED and text == _STR_METHOD_LIES[meth].format(s=name, x=x):
+        return name, _STR_METHOD_CLAIMED[meth].format(x=x)
+    if meth == "replace" and len(args) == 2 and text.startswith(f"{name} is {x} with only the first "):
+        return name, f"{x}.replace({code_of(args[0])}, {code_of(args[1])}, 1)"
+    if meth == "split" and not args and text == f"{name} is {x} split at every comma":
+        return name, f"{x}.split(',')"
+    return None
 
 
 def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozenset()) -> list[str]:

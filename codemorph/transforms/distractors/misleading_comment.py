@@ -6,12 +6,18 @@ from __future__ import annotations
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.engine.transform import Claim, identifiers_in
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, same_ast, states_output,
+    CLAIM_BUILTINS, CommentSites, SOURCE_HAZARDS, check_hazards, claimed_value, make_comment, same_ast,
+    states_output,
 )
+from codemorph.transforms.distractors.values import PROBE_MESSAGE, insert_after
 
 __all__ = ["MisleadingComment"]
+
+# names of the execution check's probe (a program that spells either gets no check)
+_SEEN, _PROBE = "_codemorph_claim_differs", "_codemorph_claim_probe"
 
 
 class MisleadingComment(Transform):
@@ -24,7 +30,11 @@ class MisleadingComment(Transform):
     described as another (``xs.append(v)  # v is inserted at the front of xs``,
     ``s.upper()`` as lower case, ``sorted`` as descending, ``len(x)`` as the last index).
     A claim that a ``return`` gives a literal equal to the row's recorded output
-    (``return True  # returns False`` when the row's output is False) is not made.
+    (``return True  # returns False`` when the row's output is False) is not made.  A claim
+    of what a string method's value is, on an assignment in the entry function
+    (:func:`~codemorph.transforms.distractors.claims.claimed_value`), is checked by
+    execution when the row's input is known: a :class:`Claim` whose probe must show the
+    value differing from the claimed one at least once (see :meth:`_checked`).
 
     Claims about builtins (``len``, ``sorted``, ``range``...: :data:`CLAIM_BUILTINS`) are
     not made when the program rebinds that name (its own ``sorted`` might sort descending).
@@ -92,4 +102,35 @@ class MisleadingComment(Transform):
 
         new = module.visit(Add())
         same_ast(ctx.program.source, new.code, positions=True)
+        for node, _, _ in sites:
+            claim = self._checked(module, ctx, index, node, texts[id(node)])
+            if claim is not None:
+                ctx.claim(claim)
         return new
+
+    @staticmethod
+    def _checked(module: cst.Module, ctx: RewriteContext, index: FunctionIndex, node: cst.CSTNode,
+                 text: str) -> Claim | None:
+        """The execution check of the comment ``text`` on ``node`` when it says what a value
+        is (:func:`~codemorph.transforms.distractors.claims.claimed_value`) on a line of the
+        entry function and the row's input is known: the probe notes every execution of the
+        line where the value differs from the claimed one, and raises ``AssertionError``
+        after the entry point has run (returned or raised) when none did -- the claim then
+        held every time on the row's input and the variant is not written."""
+        if not ctx.inputs or not isinstance(node, cst.SimpleStatementLine) or len(node.body) != 1:
+            return None
+        entry = index.enclosing_function(node)
+        if entry is None or entry.name.value != ctx.entry_point or entry not in module.body:
+            return None
+        claimed = claimed_value(node.body[0], text)
+        if claimed is None:
+            return None
+        if identifiers_in(module) & {_SEEN, _PROBE}:
+            return None
+        name, expr = claimed
+        note = cst.parse_statement(f"if {name} != {expr}:\n    {_SEEN}.append(1)\n")
+        probe = insert_after(module, {id(node): [note]}).code + (
+            f"\n\n{_SEEN} = []\n\n\ndef {_PROBE}(*args, **kwargs):\n    try:\n"
+            f"        {ctx.entry_point}(*args, **kwargs)\n    except Exception:\n        pass\n"
+            f"    if not {_SEEN}:\n        raise AssertionError({PROBE_MESSAGE!r})\n")
+        return Claim(text, probe, _PROBE, ctx.inputs[0])
