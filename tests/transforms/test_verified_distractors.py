@@ -119,6 +119,17 @@ def test_comment_stating_a_value_is_checked_false_on_the_rows_input(sandbox, lin
     assert res.claims == ()
 
 
+def test_docstring_stating_a_value_is_checked_false_on_the_rows_input(sandbox) -> None:
+    from codemorph.transforms.distractors import MisleadingDocstring
+    code = "def f(text):\n    out = text.upper()\n    return out\n"
+    for args, false in (("'12'", False), ("'ab'", True)):
+        res = MisleadingDocstring(claims=2).apply(Program(code), 0, inputs=[args])
+        assert res.source == 'def f(text):\n    """out is text in lower case."""\n    out = text.upper()\n    return out\n'
+        assert [c.text for c in res.claims] == ["out is text in lower case"]
+        out = sandbox.run_batch(claim_requests(res.claims, 5.0))[0]
+        assert (refutation(res.claims[0], out) is None) is false
+
+
 def test_generate_writes_no_comment_that_held_on_the_rows_input(tmp_path) -> None:
     from codemorph.jobs.generate import GenerateConfig, generate
     code = "def f(text):\n    out = text.upper()\n    return out\n"

@@ -14,7 +14,7 @@ from codemorph.transforms.distractors.claims import (
 )
 from codemorph.transforms.distractors.values import PROBE_MESSAGE, insert_after
 
-__all__ = ["MisleadingComment"]
+__all__ = ["MisleadingComment", "value_claim_check"]
 
 # names of the execution check's probe (a program that spells either gets no check)
 _SEEN, _PROBE = "_codemorph_claim_differs", "_codemorph_claim_probe"
@@ -34,7 +34,7 @@ class MisleadingComment(Transform):
     of what a string method's value is, on an assignment in the entry function
     (:func:`~codemorph.transforms.distractors.claims.claimed_value`), is checked by
     execution when the row's input is known: a :class:`Claim` whose probe must show the
-    value differing from the claimed one at least once (see :meth:`_checked`).
+    value differing from the claimed one at least once (see :func:`value_claim_check`).
 
     Claims about builtins (``len``, ``sorted``, ``range``...: :data:`CLAIM_BUILTINS`) are
     not made when the program rebinds that name (its own ``sorted`` might sort descending).
@@ -103,34 +103,45 @@ class MisleadingComment(Transform):
         new = module.visit(Add())
         same_ast(ctx.program.source, new.code, positions=True)
         for node, _, _ in sites:
-            claim = self._checked(module, ctx, index, node, texts[id(node)])
+            claim = value_claim_check(module, ctx, index, node, texts[id(node)])
             if claim is not None:
                 ctx.claim(claim)
         return new
 
-    @staticmethod
-    def _checked(module: cst.Module, ctx: RewriteContext, index: FunctionIndex, node: cst.CSTNode,
-                 text: str) -> Claim | None:
-        """The execution check of the comment ``text`` on ``node`` when it says what a value
-        is (:func:`~codemorph.transforms.distractors.claims.claimed_value`) on a line of the
-        entry function and the row's input is known: the probe notes every execution of the
-        line where the value differs from the claimed one, and raises ``AssertionError``
-        after the entry point has run (returned or raised) when none did -- the claim then
-        held every time on the row's input and the variant is not written."""
-        if not ctx.inputs or not isinstance(node, cst.SimpleStatementLine) or len(node.body) != 1:
-            return None
-        entry = index.enclosing_function(node)
-        if entry is None or entry.name.value != ctx.entry_point or entry not in module.body:
-            return None
-        claimed = claimed_value(node.body[0], text)
-        if claimed is None:
-            return None
-        if identifiers_in(module) & {_SEEN, _PROBE}:
-            return None
-        name, expr = claimed
-        note = cst.parse_statement(f"if {name} != {expr}:\n    {_SEEN}.append(1)\n")
-        probe = insert_after(module, {id(node): [note]}).code + (
-            f"\n\n{_SEEN} = []\n\n\ndef {_PROBE}(*args, **kwargs):\n    try:\n"
-            f"        {ctx.entry_point}(*args, **kwargs)\n    except Exception:\n        pass\n"
-            f"    if not {_SEEN}:\n        raise AssertionError({PROBE_MESSAGE!r})\n")
-        return Claim(text, probe, _PROBE, ctx.inputs[0])
+
+def value_claim_check(module: cst.Module, ctx: RewriteContext, index: FunctionIndex, node: cst.CSTNode,
+                      text: str) -> Claim | None:
+    """The execution check of the comment ``text`` on ``node`` when it says what a value
+    is (:func:`~codemorph.transforms.distractors.claims.claimed_value`) on a line of the
+    entry function and the row's input is known: the probe notes every execution of the
+    line where the value differs from the claimed one, and raises ``AssertionError``
+    after the entry point has run (returned or raised) when none did -- the claim then
+    held every time on the row's input and the variant is not written.
+
+    Args:
+        module: the program's tree (``node`` is one of its nodes).
+        ctx: the rewrite context (the row's input is ``ctx.inputs[0]``).
+        index: the :class:`FunctionIndex` of ``ctx``.
+        node: the ``SimpleStatementLine`` the claim is about.
+        text: the claim as made by the catalogue (before any capitalisation).
+
+    Returns:
+        The :class:`Claim` to declare, or ``None`` when the claim is not one that can be
+        checked this way (or no input is known)."""
+    if not ctx.inputs or not isinstance(node, cst.SimpleStatementLine) or len(node.body) != 1:
+        return None
+    entry = index.enclosing_function(node)
+    if entry is None or entry.name.value != ctx.entry_point or entry not in module.body:
+        return None
+    claimed = claimed_value(node.body[0], text)
+    if claimed is None:
+        return None
+    if identifiers_in(module) & {_SEEN, _PROBE}:
+        return None
+    name, expr = claimed
+    note = cst.parse_statement(f"if {name} != {expr}:\n    {_SEEN}.append(1)\n")
+    probe = insert_after(module, {id(node): [note]}).code + (
+        f"\n\n{_SEEN} = []\n\n\ndef {_PROBE}(*args, **kwargs):\n    try:\n"
+        f"        {ctx.entry_point}(*args, **kwargs)\n    except Exception:\n        pass\n"
+        f"    if not {_SEEN}:\n        raise AssertionError({PROBE_MESSAGE!r})\n")
+    return Claim(text, probe, _PROBE, ctx.inputs[0])

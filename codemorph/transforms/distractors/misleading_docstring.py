@@ -16,6 +16,7 @@ from codemorph.transforms.distractors.claims import (
     CLAIM_BUILTINS, DOC_HAZARDS, check_hazards, dynamic_getattr, header_claims, snip,
     statement_claims, states_output,
 )
+from codemorph.transforms.distractors.misleading_comment import value_claim_check
 
 __all__ = ["MisleadingDocstring"]
 
@@ -49,6 +50,8 @@ class _DocClaims(cst.CSTVisitor):
         self.shadowed = shadowed
         self.returns: list[str] = []
         self.others: list[tuple[str | None, str]] = []
+        #: the line each claim of ``others`` was made about (the first, when several)
+        self.lines: dict[str, cst.SimpleStatementLine] = {}
 
     def visit_FunctionDef(self, node) -> bool:
         return False
@@ -66,6 +69,8 @@ class _DocClaims(cst.CSTVisitor):
                 self.returns.extend(claims)
             else:
                 self.others.extend((_subject(stmt), c) for c in claims)
+                for c in claims:
+                    self.lines.setdefault(c, node)
 
     def visit_For(self, node: cst.For) -> None:
         for c in header_claims(node, self.shadowed):
@@ -109,7 +114,9 @@ class MisleadingDocstring(Transform):
     recorded output, which another ``return`` may give: "Return False." from ``return
     True``), followed by up to ``claims`` wrong
     statements about loops and assignments from the same catalogue as
-    ``misleading-comment``; when runtime observations are given, an ``Args:`` section
+    ``misleading-comment`` (a string method's value checked by execution as there:
+    :func:`~codemorph.transforms.distractors.misleading_comment.value_claim_check`); when
+    runtime observations are given, an ``Args:`` section
     describes each parameter with a type it was never observed to have.
 
     A docstring is observable only through ``__doc__`` (``help``, ``inspect.getdoc``,
@@ -174,9 +181,11 @@ class MisleadingDocstring(Transform):
             summary = _sentence({"returns": "return", "raises": "raise", "tells": "tell", "joins": "join"}
                                 .get(verb, verb) + " " + rest)
         described: set[str] = set()
+        summary_claims: list[str] = []  # the claim the summary states, when not a return claim
         if not returns and others:
             who, claim = others.pop(rng.randrange(len(others)))
             summary = _sentence(claim, keep)
+            summary_claims.append(claim)
             if who:
                 described.add(who)
         elif not returns:
@@ -219,6 +228,10 @@ class MisleadingDocstring(Transform):
         else:
             body.insert(0, doc_stmt)
             ctx.record(entry, "docstring added: " + summary)
+        for claim in summary_claims + extra:
+            check = value_claim_check(module, ctx, index, v.lines[claim], claim) if claim in v.lines else None
+            if check is not None:
+                ctx.claim(check)
         new_entry = entry.with_changes(body=entry.body.with_changes(body=body))
         new = module.with_changes(body=[new_entry if s is entry else s for s in module.body])
         self._check(ctx.program.source, new.code, ctx.entry_point, text)
