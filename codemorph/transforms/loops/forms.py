@@ -964,7 +964,8 @@ class LoopForms:
 def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
                       rewrite: "Callable[[LoopForm, cst.For], tuple[list[cst.BaseStatement], list[cst.EmptyLine]]]",
                       describe: "Callable[[LoopForm], str]",
-                      refuse: "Callable[[cst.For], str | None]" = lambda loop: None) -> cst.Module:
+                      refuse: "Callable[[cst.For], str | None]" = lambda loop: None,
+                      outermost: bool = False) -> cst.Module:
     """The loop driver ``for-to-while`` and ``peel-loop`` share: refuse the program where
     :func:`~codemorph.transforms.loops.common.refuse_program` does, take the eligible
     ``for`` loops (:func:`~codemorph.transforms.loops.common.for_sites`; a loop ``refuse``
@@ -972,7 +973,10 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
     choose among them by ``which`` (``"all"`` or ``"one"``), and replace each chosen loop by
     ``rewrite(form, loop)``, recording ``describe(form)`` at it.  A script's
     (:attr:`RewriteContext.script`) module-level loops are sites too, unless the program
-    spells one of :data:`NAMESPACE_HAZARDS`; other programs' are not.
+    spells one of :data:`NAMESPACE_HAZARDS`; other programs' are not.  With ``outermost``
+    and ``which="all"``, an eligible loop inside another eligible loop is left alone (the
+    outer rewrite copies it as it is): ``peel-loop`` peels the outer loop once instead of
+    also peeling the inner loop in each copy, four copies of the inner body.
 
     Raises:
         NotApplicable: as ``refuse_program``, or no eligible loop.
@@ -998,6 +1002,12 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
     # a script's module-level names are its own (no harness reads them): its module-level
     # loops are sites too, with the proofs extended to the functions that may see those names
     eligible, reasons = for_sites(ctx, facts, "loop", check, module_level if ctx.script else None)
+    if outermost and which == "all" and len(eligible) > 1:
+        ids = {id(loop) for loop in eligible}
+        inner = [loop for loop in eligible if any(id(a) in ids for a in forms.index.ancestors(loop))]
+        for loop in inner:
+            reasons.append(f"line {ctx.position(loop)[0]}: inside a loop that is rewritten")
+        eligible = [loop for loop in eligible if loop not in inner]
     chosen = choose_loop_sites(which, ctx, eligible, reasons, "for loop")
     plans: dict[cst.CSTNode, Plan] = {}
     for loop in chosen:  # source order: outer loops get the first names
