@@ -108,6 +108,19 @@ def _comp_variable_uses(comp: cst.BaseExpression, scopes) -> list[cst.Name]:
     return out
 
 
+def _bare(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``e`` without the parentheses it was written with in the comprehension, when they are
+    redundant where the loop puts it (a call argument, the value of ``acc[key] =`` or ``total
+    +=``): ``[(e + 1) for e in l]`` gives ``acc.append(e + 1)``, not ``acc.append((e + 1))``.
+    Tuples and generator expressions keep theirs, and so does an expression spanning lines."""
+    if not e.lpar or isinstance(e, (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)):
+        return e
+    bare = e.with_changes(lpar=[], rpar=[])
+    if "\n" in cst.Module([]).code_for_node(bare):
+        return e
+    return _bare(bare)
+
+
 class _Renamer(cst.CSTTransformer):
     def __init__(self, renames: Mapping[int, str], replace: Mapping[int, cst.BaseExpression] | None = None) -> None:
         super().__init__()
@@ -484,7 +497,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
         else:
             init = cst.Dict([])
         if isinstance(comp, cst.DictComp):
-            key, value = comp.key.visit(rn), comp.value.visit(rn)
+            key, value = _bare(comp.key.visit(rn)), _bare(comp.value.visit(rn))
             inner: list[cst.BaseStatement] = []
             if s.key is not None:  # the key is evaluated before the value, as in the comprehension
                 inner.append(simple_line(assign(cst.Name(s.key), key)))
@@ -492,10 +505,10 @@ class ComprehensionToLoop(SiteChoice, Transform):
             store = assign(cst.Subscript(acc, [cst.SubscriptElement(cst.Index(key))]), value)
             inner.append(simple_line(store))
         elif s.consumer == "sum":  # sum() of ints adds them to 0 in order: `total += item`
-            inner = [simple_line(cst.AugAssign(acc, cst.AddAssign(), comp.elt.visit(rn)))]
+            inner = [simple_line(cst.AugAssign(acc, cst.AddAssign(), _bare(comp.elt.visit(rn))))]
         else:
             method = "append" if s.kind == "list" else "add"
-            elt = comp.elt.visit(rn)
+            elt = _bare(comp.elt.visit(rn))
             if isinstance(elt, cst.Tuple) and not elt.lpar:
                 elt = elt.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             inner = [simple_line(cst.Expr(cst.Call(cst.Attribute(acc, cst.Name(method)), [cst.Arg(elt)])))]
