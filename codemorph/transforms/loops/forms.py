@@ -311,6 +311,8 @@ class LoopForm:
             already an iterator whose ``iter`` is itself: ``it = zip(a, b)``).
         inclusive: the counter form's bound is ``X + 1`` (``X - 1`` for a negative step) of
             an invariant int name ``X``, tested as ``v <= X`` (``v >= X``).
+        skip_item: the index form assigns no item: ``for i, _ in enumerate(xs)`` whose ``_``
+            nothing reads counts with ``i`` alone (no ``_ = xs[i]``).
     """
 
     kind: str
@@ -328,6 +330,7 @@ class LoopForm:
     flag: str | None = None
     wrap_iter: bool = True
     inclusive: bool = False
+    skip_item: bool = False
 
     # -- pieces -------------------------------------------------------------------------
     def _setup(self, node: cst.For) -> list[cst.BaseStatement]:
@@ -381,6 +384,8 @@ class LoopForm:
         if self.kind == "counter":
             return []
         if self.kind == "index":
+            if self.skip_item:
+                return []
             seq = self.bind_sequence or self.sequence
             target = self.index_target if self.index_target is not None else node.target
             return [_assign(target, cst.Subscript(cst.Name(seq), [cst.SubscriptElement(cst.Index(cst.Name(self.counter)))]))]
@@ -899,8 +904,12 @@ class LoopForms:
                     and self._invariant_local(seq, func, body_bound, loop):
                 types = self._observed(func, seq.value)
                 if types and types <= SEQUENCE_TYPES:
+                    # `for i, _ in enumerate(xs)` with `_` read nowhere: no `_ = xs[i]` (an index
+                    # below len(xs) of a list, tuple or str never fails)
+                    root = self.module if func is None else func
+                    skip = isinstance(elem, cst.Name) and elem.value == "_" and len(name_nodes(root, "_")) == 1
                     return LoopForm("index", f"index loop over {seq.value} (counter {counter.value})",
-                                    counter=counter.value, sequence=seq.value, index_target=elem)
+                                    counter=counter.value, sequence=seq.value, index_target=elem, skip_item=skip)
         if isinstance(it, cst.Name):
             if not self._invariant_local(it, func, body_bound, loop):
                 return None
