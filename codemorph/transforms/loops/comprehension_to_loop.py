@@ -39,6 +39,9 @@ _ITEMWISE = frozenset({"sum", "min", "max"})
 #: expression it becomes RuntimeError, PEP 479; inside a loop it would not)
 _STOPITERATION_SOURCES = frozenset({"next", "__next__", "StopIteration", "send", "throw", "anext", "__anext__"})
 _INT_CALLS = frozenset({"len", "int", "ord", "bool", "hash", "abs"})
+#: names of the accumulator a loop builds when the statement's own target cannot be it, first
+#: free one wins (then ``acc_1``...)
+_ACC_NAMES = ("acc", "result", "items", "values")
 
 
 @dataclass
@@ -452,12 +455,41 @@ class ComprehensionToLoop(SiteChoice, Transform):
                            for n in _comp_variable_uses(c, env["scopes"])}
         return cache[func]
 
+    def _keeps_name(self, t: str, s: _CompSite, func: cst.FunctionDef, ff: FunctionFacts, env: dict) -> bool:
+        """Whether the loop of ``s`` may bind the comprehension's variable ``t`` under its own
+        name in ``func``: every other spelling of ``t`` in ``func`` is another comprehension's
+        own variable, a lambda's own parameter (``lambda l: l[0]``), or in the target or body
+        of another ``for`` loop over ``t`` that does not hold the statement (the loop rebinds
+        ``t`` before its body reads it: ``[c for c in text]`` then ``for i, c in
+        enumerate(...)`` keeps ``c``, not ``c_1``); no closure reads ``t``, and no ``del``,
+        ``global``, ``nonlocal`` or ``except ... as`` names it."""
+        if t in ff.unbinders:
+            return False
+        covered = set(self._own_uses(func, env))
+        for lam in find(func.body, cst.Lambda):
+            p = lam.params
+            if t in {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}:
+                covered |= {id(n) for n in name_nodes(lam, t)}
+        if any(id(n) not in covered for lazy in lazy_scopes(func.body) for n in name_nodes(lazy, t)):
+            return False  # a closure may read it late
+        parents = env["parents"]
+        holders: set[int] = set()
+        node = parents.get(s.stmt)
+        while node is not None and node is not func:
+            holders.add(id(node))
+            node = parents.get(node)
+        for other in find(func.body, cst.For):
+            if id(other.body) not in holders and t in (target_names(other.target) or ()):
+                covered |= {id(n) for part in (other.target, other.body) for n in name_nodes(part, t)}
+        return all(id(n) in covered for n in name_nodes(func, t))
+
     def _names(self, s: _CompSite, func: cst.FunctionDef, ff: FunctionFacts, env: dict) -> None:
         ctx, scopes, parents = env["ctx"], env["scopes"], env["parents"]
         own = self._own_uses(func, env)
         # a loop variable keeps its name unless the function spells it anywhere else than as
-        # a comprehension's own variable (then the loop would rebind or leak into it)
-        fresh = {t: ctx.fresh_name(t) if any(id(n) not in own for n in name_nodes(func, t)) else t
+        # a comprehension's own variable, a lambda's own parameter or the variable of another
+        # `for` loop that rebinds it first (then the loop would rebind or leak into it)
+        fresh = {t: t if self._keeps_name(t, s, func, ff, env) else ctx.fresh_name(t)
                  for t in dict.fromkeys(s.targets)}
         for node in _comp_variable_uses(s.comp, scopes):
             s.renames[id(node)] = fresh[node.value]
@@ -480,7 +512,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
             hint = "count" if isinstance(comp.elt, cst.Integer) and comp.elt.value == "1" else "total"
             s.acc = hint if ctx.reserve(hint) else ctx.fresh_name(hint)
             return
-        s.acc = ctx.fresh_name("acc")
+        # `acc`, then other words a person uses for a list being built, before `acc_1`
+        s.acc = next((n for n in _ACC_NAMES if ctx.reserve(n)), None) or ctx.fresh_name("acc")
 
     @staticmethod
     def _loop(s: _CompSite) -> list[cst.BaseStatement]:
