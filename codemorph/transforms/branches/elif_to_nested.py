@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from codemorph.engine import RewriteContext
 from codemorph.transforms.branches.statements import Collect, StatementRewrite
 
 __all__ = ["ElifToNested"]
@@ -48,7 +49,7 @@ class ElifToNested(StatementRewrite):
     _nothing = "no elif clause"
     _make = staticmethod(_make_nested)
 
-    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+    def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
         # the head of each chain (not itself an elif clause): nesting every elif would write a
         # staircase, one `else: if` level per clause, which nobody writes
         return [n for n in found.ifs if isinstance(n.orelse, cst.If) and n not in found.elifs]

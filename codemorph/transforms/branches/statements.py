@@ -243,7 +243,7 @@ class StatementRewrite(SiteChoice, Transform):
     _keyword: ClassVar[str] = "else"
     _nothing: ClassVar[str] = ""
 
-    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+    def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
         """The nodes of ``found`` this transform can rewrite, in source order."""
         raise NotImplementedError
 
@@ -256,7 +256,7 @@ class StatementRewrite(SiteChoice, Transform):
             raise NotApplicable(self._nothing)
         found = Collect()
         module.visit(found)
-        sites = self._sites(found)
+        sites = self._sites(found, ctx)
         if not sites:
             raise NotApplicable(self._nothing)
         _refuse_line_hazards(module)

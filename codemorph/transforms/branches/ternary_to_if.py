@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from codemorph.engine import RewriteContext
 from codemorph.transforms.branches.conditions import source_of
 from codemorph.transforms.branches.statements import (
     Collect, StatementRewrite, assigned_name, comment_lines, comments_in, with_value,
@@ -108,7 +109,7 @@ class TernaryToIf(StatementRewrite):
     _nothing = "no statement `name = a if c else b` or `return a if c else b` alone on its line"
     _make = staticmethod(_make_if)
 
-    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+    def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
         return [ln for ln in found.lines if _ternary_stmt(ln) is not None]
 
     def _make_for(self, found: Collect):
