@@ -110,7 +110,9 @@ NAMESPACE_HAZARDS = frozenset(DYNAMIC_SCOPE_BUILTINS | {"__main__", "modules", "
 #: ``str`` methods that return a ``str`` / a ``list`` of ``str`` when called on an exact ``str``
 _STR_TO_STR = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "replace", "title", "capitalize",
                          "swapcase", "casefold", "center", "ljust", "rjust", "zfill", "expandtabs",
-                         "removeprefix", "removesuffix", "translate", "format", "join"})
+                         "removeprefix", "removesuffix", "translate", "join"})
+# not ``format``: ``'{}'.format(x)`` is the very object ``x.__format__`` returned, which may be
+# a subclass of ``str`` with its own ``__iter__``/``__getitem__``/``__reversed__`` (f-strings too)
 _STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
 
 
@@ -242,11 +244,12 @@ def _callee(e: cst.BaseExpression) -> str:
 
 
 def _is_str_literal(e: cst.BaseExpression) -> bool:
-    """A ``str`` literal (plain, concatenated or f-string; not ``bytes``)."""
+    """A plain ``str`` literal (or a concatenation of them; not ``bytes``), whose value is an
+    exact ``str``.  Not an f-string: ``f'{x}'`` is the very object ``x.__format__`` returned
+    when the field is the whole string, which may be a subclass of ``str`` iterating in its
+    own way."""
     if isinstance(e, cst.SimpleString):
         return "b" not in e.prefix.lower()
-    if isinstance(e, cst.FormattedString):
-        return True
     if isinstance(e, cst.ConcatenatedString):
         return _is_str_literal(e.left) and _is_str_literal(e.right)
     return False
