@@ -512,8 +512,16 @@ class ComprehensionToLoop(SiteChoice, Transform):
             hint = "count" if isinstance(comp.elt, cst.Integer) and comp.elt.value == "1" else "total"
             s.acc = hint if ctx.reserve(hint) else ctx.fresh_name(hint)
             return
-        # `acc`, then other words a person uses for a list being built, before `acc_1`
-        s.acc = next((n for n in _ACC_NAMES if ctx.reserve(n)), None) or ctx.fresh_name("acc")
+        # an accumulator name this rewrite already took in another function (there it is another
+        # local; the name is spelled nowhere in the program), else `acc`, then other words a
+        # person uses for a list being built, before `acc_1`
+        pool, used = env.setdefault("acc_pool", []), env.setdefault("acc_used", {}).setdefault(func, set())
+        name = next((n for n in pool if n not in used), None)
+        if name is None:
+            name = next((n for n in _ACC_NAMES if ctx.reserve(n)), None) or ctx.fresh_name("acc")
+            pool.append(name)
+        used.add(name)
+        s.acc = name
 
     @staticmethod
     def _loop(s: _CompSite) -> list[cst.BaseStatement]:
