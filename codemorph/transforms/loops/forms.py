@@ -615,7 +615,7 @@ class LoopForms:
         self._current: tuple[cst.For, cst.FunctionDef] | None = None
         self._pool: dict[tuple[str, ...], list[str]] = {}
         self._used: dict[cst.For, set[str]] = {}
-        self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple", "int",
+        self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple", "int", "str",
                                           "map", "filter", "reversed",
                                           "iter", "next", "StopIteration"))
         self._script: ScriptFacts | None = None
@@ -779,26 +779,45 @@ class LoopForms:
 
     def _sequence_expr(self, e: cst.BaseExpression, func: cst.FunctionDef) -> bool:
         """``e`` evaluates to an exact ``list``, ``tuple`` or ``str`` (evaluated once, bound to a
-        fresh name): a literal display or string, ``sorted``/``list``/``tuple`` calls, ``str``
-        methods of a local only ever observed holding a ``str``, slices of such sequences."""
-        if _is_str_literal(e) or isinstance(e, (cst.List, cst.Tuple)):
+        fresh name): a literal display or plain string, a list comprehension, ``sorted``/``list``/
+        ``tuple`` calls, an exact ``str`` (:meth:`_str_expr`) and its ``split``/``rsplit``/
+        ``splitlines``, slices of a local only ever observed holding a ``list``, ``tuple`` or
+        ``str`` or of such an expression (``sorted(d)[:-1]``)."""
+        if _is_str_literal(e) or isinstance(e, (cst.List, cst.Tuple, cst.ListComp)):
             return True
         call = e if isinstance(e, cst.Call) else None
         if call is not None and isinstance(call.func, cst.Name) and call.func.value in ("sorted", "list", "tuple") \
                 and self.builtin(call.func.value):
             return True
-        if call is not None and isinstance(call.func, cst.Attribute):
-            recv, meth = call.func.value, call.func.attr.value
-            if meth in _STR_TO_STR or meth in _STR_TO_LIST:
-                if _is_str_literal(recv):
-                    return True
-                if self._own_name(recv, func):
-                    return self._observed(func, recv.value) == {"str"}
-            return False
-        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice) \
-                and self._own_name(e.value, func):
-            types = self._observed(func, e.value.value)
-            return bool(types) and types <= SEQUENCE_TYPES
+        if call is not None and isinstance(call.func, cst.Attribute) and call.func.attr.value in _STR_TO_LIST:
+            return self._str_expr(call.func.value, func)
+        if self._str_expr(e, func):
+            return True
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice):
+            if self._own_name(e.value, func):
+                types = self._observed(func, e.value.value)
+                return bool(types) and types <= SEQUENCE_TYPES
+            return self._sequence_expr(e.value, func)
+        return False
+
+    def _str_expr(self, e: cst.BaseExpression, func: cst.FunctionDef | None) -> bool:
+        """``e`` evaluates to an exact ``str``: a plain string literal, a local only ever observed
+        holding a ``str``, a ``str`` method of :data:`_STR_TO_STR` called on such a value
+        (``text.lower().strip()``), a slice of one, or ``str(n)`` of a local only ever observed
+        holding an ``int``, ``bool`` or ``float`` (their ``__str__`` gives an exact ``str``).
+        Not ``s.format(...)`` nor an f-string (see :data:`_STR_TO_STR`)."""
+        if _is_str_literal(e):
+            return True
+        if self._own_name(e, func):
+            return self._observed(func, e.value) == {"str"}
+        if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value in _STR_TO_STR:
+            return self._str_expr(e.func.value, func)
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice):
+            return self._str_expr(e.value, func)
+        call = _plain_call(e, "str")
+        if call is not None and len(call.args) == 1 and self.builtin("str") and self._own_name(call.args[0].value, func):
+            types = self._observed(func, call.args[0].value.value)
+            return bool(types) and types <= {"int", "bool", "float"}
         return False
 
     def _yields_tuples(self, e: cst.BaseExpression, func: cst.FunctionDef) -> bool:
