@@ -30,7 +30,9 @@ __all__ = ["ComprehensionToLoop"]
 #: whether the call stays (``tuple(acc)``) or is replaced by the accumulator itself
 _CONSUMERS: dict[str, tuple[str, bool]] = {
     "list": ("list", False), "set": ("set", False), "tuple": ("list", True), "sorted": ("list", True),
-    "frozenset": ("set", True), "sum": ("list", True), "min": ("list", True), "max": ("list", True),
+    # frozenset(acc) of a list inserts the items one by one, as frozenset(gen) does; of a set it
+    # copies that set's table, whose iteration order may differ ([60, 105, 145, 146, -50, 128])
+    "frozenset": ("list", True), "sum": ("list", True), "min": ("list", True), "max": ("list", True),
 }
 #: consumers that work item by item (additions / comparisons): only for items that are
 #: surely ints, where those steps cannot fail or run code
