@@ -335,6 +335,10 @@ class RowProcessor:
         problem = _original_problem(baseline.outcomes[0], row, check_output=False, kind=kind)
         if problem:
             return reject("execute", problem)
+        if baseline.worker_lost:
+            # a run of the seed input ended with its sandbox worker (killed from outside on the
+            # batch's run and on its run again, or by the program): say so, do not blame the code
+            return reject("execute", f"{baseline.reason}; the program was not shown deterministic")
         if baseline.nondeterministic:
             change = process_change(row.code, input_kind=kind, harness=[run_input] if kind == "call" else None)
             if change is not None:
