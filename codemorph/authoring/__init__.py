@@ -24,7 +24,7 @@ so a plugin author has exactly what the built-ins have.
   :func:`parenthesize_if_bare_tuple`;
 * :mod:`~codemorph.authoring.z3terms` -- :class:`Z3Terms`, the one libcst-to-Z3
   translator, with Python's floor semantics for ``//`` and ``%`` (:func:`floor_div`,
-  :func:`floor_mod`).
+  :func:`floor_mod`); :func:`load_z3` imports ``z3`` quietly (:class:`Z3Unavailable`).
 """
 
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts, finalisation_hazard, function_nodes, is_generator_function
@@ -36,7 +36,8 @@ from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.exprtypes import ExpressionTypes
 from codemorph.authoring.sites import WHICH, SiteChoice, check_which, choose_sites
 from codemorph.authoring.syntax import code_of, literal_type, parenthesize_if_bare_tuple
-from codemorph.authoring.z3terms import Untranslatable, Z3Terms, floor_div, floor_mod, int_literal
+from codemorph.authoring.z3terms import (Untranslatable, Z3Terms, Z3Unavailable, floor_div, floor_mod, int_literal,
+                                         load_z3)
 
 __all__ = [
     "WHICH", "check_which", "choose_sites", "SiteChoice",
@@ -45,5 +46,5 @@ __all__ = [
     "FunctionFacts", "ProgramFacts", "finalisation_hazard", "function_nodes", "is_generator_function",
     "FunctionIndex", "ExpressionTypes", "BUILTIN_REBINDING_HAZARDS",
     "code_of", "literal_type", "parenthesize_if_bare_tuple",
-    "Z3Terms", "Untranslatable", "floor_div", "floor_mod", "int_literal",
+    "Z3Terms", "Untranslatable", "floor_div", "floor_mod", "int_literal", "load_z3", "Z3Unavailable",
 ]

@@ -21,7 +21,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from codemorph.jobs.executors import DaskExecutor, LocalExecutor, failed_row_reject, map_rows, memory_cap_reason
+from codemorph.jobs.executors import (DaskExecutor, LocalExecutor, failed_row_reject, map_rows, memory_cap,
+                                      memory_cap_reason)
 from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
                                     progress_path, read_rows, rejects_path)
 from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow,
@@ -470,6 +471,11 @@ class RowProcessor:
         dist = f" (from {err.distribution})" if err.distribution else ""
         capped = memory_cap_reason() if err.exception == "MemoryError" else None
         what = f"{err.exception}: {capped}" if capped else f"{err.exception}: {err.message}"
+        cap = memory_cap()
+        if err.exception == "Z3Unavailable" and cap is not None:
+            # libz3 could not be mapped into the capped address space
+            what += (f", with the worker's host process capped at {cap // 1024**2} MiB of address space "
+                     f"(--worker-memory {cap // 1024**2})")
         reason = (f"row {row.id!r} ({row.place}), variant {name!r}: transform {err.transform!r}{dist} raised "
                   f"{what}; the variant is not written, the row's other variants are")
         return TransformReject(f"{row.id}:{name}", row.id, row.line, row.file, reason, err.transform,
