@@ -103,3 +103,37 @@ def test_a_getattr_naming_a_literal_attribute_does_not_block_for_to_while(sandbo
     code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += getattr(x, 'real')\n    return total\n"
     res = assert_preserves(get_transform("for-to-while"), code, ["[1, 2, 3]", "[]"], sandbox=sandbox)
     assert "while True:" in res.source and "x = next(it)" in res.source  # iter and next: surely the builtins
+
+
+# dead-code and dead-loop rely on len(xs) >= 0 to prove their check false; unfold-constant
+# writes len('abc') for 3: a len rebound unseen (returning -5 here) ran the dead block or
+# changed the constant (the rewrites returned [1, 2, 3, 4] or raised where the original
+# returns [-4, -3, -2, -1])
+NEGATIVE_LEN = [
+    "globals()['len'] = lambda s: -5\n",
+    "exec('len = lambda s: -5')\n",
+    "def _g():\n    pass\ngetattr(_g, '__glo' + 'bals__')['len'] = lambda s: -5\n",
+    "from unittest import mock\nmock.patch('built' + 'ins.len', lambda s: -5).start()\n",
+]
+USES_LEN = "\n\ndef f(xs):\n    n = len(xs)\n    out = []\n    for x in xs:\n        out.append(x + n)\n    return out\n"
+
+
+@pytest.mark.parametrize("rebind", NEGATIVE_LEN, ids=["globals", "exec", "getattr", "mock"])
+@pytest.mark.parametrize("transform", ["dead-code", "dead-loop"])
+def test_dead_code_does_not_rely_on_a_len_rebound_unseen(sandbox, rebind, transform):
+    code = rebind + USES_LEN
+    inputs = ["[1, 2, 3, 4]", "[]"]
+    observations = observe_types(code, inputs, sandbox=sandbox)
+    for seed in range(3):
+        res = get_transform(transform).apply(Program(code, "f"), seed, inputs=inputs, observations=observations,
+                                             harness=True)
+        assert not res.applied and res.reason.startswith("no natural site"), res.source
+
+
+@pytest.mark.parametrize("rebind", NEGATIVE_LEN[2:], ids=["getattr", "mock"])
+def test_unfold_constant_does_not_write_a_len_rebound_unseen(sandbox, rebind):
+    code = rebind + USES_LEN
+    for seed in range(3):
+        res = assert_preserves(get_transform("unfold-constant"), code, ["[1, 2, 3, 4]", "[]"], seed=seed,
+                               sandbox=sandbox, must_apply=False)
+        assert "len('" not in res.source

@@ -230,9 +230,10 @@ def function_of(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -
 def refuse_program(module: cst.Module, ctx: RewriteContext, facts: ProgramFacts, names: frozenset[str],
                     emits: Sequence[str] = (), lifetime: bool = True) -> None:
     """Program-wide refusals shared by the loop transforms: builtins the rewrite emits (or
-    relies on) may be rebound, visibly or not (:func:`~codemorph.authoring.hazards.builtin_rebinding_refusal`); builtins may be rebound through the ``builtins`` module;
-    object lifetimes are observable (``lifetime``); frames, code objects or line numbers
-    are inspected."""
+    relies on) may be rebound, visibly or not
+    (:func:`~codemorph.authoring.hazards.builtin_rebinding_refusal`); builtins may be
+    rebound through the ``builtins`` module; object lifetimes are observable
+    (``lifetime``); frames, code objects or line numbers are inspected."""
     refusal = builtin_rebinding_refusal(ctx, *emits) if emits else None
     if refusal:
         raise NotApplicable(refusal)
