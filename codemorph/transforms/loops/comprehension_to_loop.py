@@ -12,6 +12,7 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import BUILTIN_NAMES
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
+from codemorph.authoring.hazards import builtin_rebinding_refusal, rebindable_builtins
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
     BlockRewriter, Plan, assign, choose_loop_sites, definitely_bound, find, function_of,
@@ -161,7 +162,7 @@ class _Scanner:
         if local:
             return n.value not in self.ff.unbinders and definitely_bound(n.value, self.stmt, self.func,
                                                                           self.env["parents"])
-        return n.value in BUILTIN_NAMES and not ctx.shadowed(n.value) and n.value not in self.ff.unbinders
+        return n.value in BUILTIN_NAMES and not rebindable_builtins(ctx, n.value) and n.value not in self.ff.unbinders
 
     def site(self, node: cst.BaseExpression, comp: cst.BaseExpression, consumer: str | None) -> bool:
         """Record ``comp`` (replacing ``node``) as hoistable, or its refusal reason; the
@@ -174,8 +175,9 @@ class _Scanner:
             kind = {cst.ListComp: "list", cst.SetComp: "set", cst.DictComp: "dict"}[type(comp)]
         else:
             kind = "list" if consumer == "join" else _CONSUMERS[consumer][0]
-        if kind == "set" and self.env["ctx"].shadowed("set"):
-            self.reasons.append(f"line {self.env['ctx'].position(node)[0]}: builtin set may be rebound by the program")
+        refusal = builtin_rebinding_refusal(self.env["ctx"], "set") if kind == "set" else None
+        if refusal:
+            self.reasons.append(f"line {self.env['ctx'].position(node)[0]}: {refusal}")
             return False
         targets = [n for f in _comp_chain(comp) for n in (target_names(f.target) or [])]
         self.sites.append(_CompSite(self.stmt, node, comp, kind, consumer, targets))
@@ -318,7 +320,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
                 or not isinstance(call.args[0].value, cst.GeneratorExp):
             return None
         f = call.func
-        if isinstance(f, cst.Name) and f.value in _CONSUMERS and not ctx.shadowed(f.value):
+        if isinstance(f, cst.Name) and f.value in _CONSUMERS and not rebindable_builtins(ctx, f.value):
             return f.value
         if isinstance(f, cst.Attribute) and f.attr.value == "join" \
                 and isinstance(f.value, (cst.SimpleString, cst.ConcatenatedString)) \
@@ -334,7 +336,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
         if isinstance(e, cst.Integer):
             return True
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in _INT_CALLS \
-                and not ctx.shadowed(e.func.value) and len(e.args) >= 1 and not any(a.star for a in e.args):
+                and not rebindable_builtins(ctx, e.func.value) and len(e.args) >= 1 \
+                and not any(a.star for a in e.args):
             if e.func.value == "abs":
                 return len(e.args) == 1 and self._int_item(e.args[0].value, ctx)
             return e.func.value != "int" or len(e.args) <= 2

@@ -80,6 +80,7 @@ from codemorph.engine import DYNAMIC_SCOPE_BUILTINS, RewriteContext
 from codemorph.engine.transform import bound_names
 from codemorph.authoring.facts import ProgramFacts
 from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.hazards import builtin_rebinding_refusal, rebindable_builtins
 from codemorph.authoring.syntax import parenthesize_if_bare_tuple
 from codemorph.transforms.loops.common import (
     BlockRewriter, LoopBodyScope, Plan, choose_loop_sites, for_loop_facts, for_sites, refuse_program,
@@ -615,9 +616,9 @@ class LoopForms:
         self._current: tuple[cst.For, cst.FunctionDef] | None = None
         self._pool: dict[tuple[str, ...], list[str]] = {}
         self._used: dict[cst.For, set[str]] = {}
-        self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple", "int", "str",
-                                          "map", "filter", "reversed",
-                                          "iter", "next", "StopIteration"))
+        self._shadowed = set(rebindable_builtins(ctx, "len", "range", "enumerate", "zip", "sorted", "list", "tuple",
+                                                 "int", "str", "map", "filter", "reversed", "iter", "next",
+                                                 "StopIteration"))
         self._script: ScriptFacts | None = None
 
     @property
@@ -646,7 +647,8 @@ class LoopForms:
         return name
 
     def builtin(self, name: str) -> bool:
-        """Whether ``name`` surely is the builtin (bound nowhere in the program)."""
+        """Whether ``name`` surely is the builtin (bound nowhere in the program, not even
+        unseen: :func:`~codemorph.authoring.hazards.rebindable_builtins`)."""
         return name not in self._shadowed
 
     # -- facts ----------------------------------------------------------------------------
@@ -951,7 +953,7 @@ class LoopForms:
     def _general(self, loop: cst.For, func: cst.FunctionDef) -> LoopForm | str:
         missing = [b for b in ("iter", "next", "StopIteration") if not self.builtin(b)]
         if missing:
-            return f"builtin {', '.join(missing)} may be rebound by the program"
+            return builtin_rebinding_refusal(self.ctx, *missing) or f"builtin {', '.join(missing)} may be rebound"
         flag = None
         if loop.orelse is not None and "break" in loop_jumps(loop.body):
             flag = self._fresh(FLAG_NAMES)

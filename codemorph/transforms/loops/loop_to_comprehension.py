@@ -9,6 +9,7 @@ import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.authoring.facts import FunctionFacts
+from codemorph.authoring.hazards import rebindable_builtins
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
     BlockRewriter, Plan, assign, block_statements, choose_loop_sites, find, for_loop_facts,
@@ -179,7 +180,7 @@ class LoopToComprehension(SiteChoice, Transform):
         parts = _accumulate(loop.body, acc, kind, conds)
         if parts is None:
             return f"body does more than accumulate into {acc}"
-        if kind == "set" and ctx.shadowed("set"):
+        if kind == "set" and rebindable_builtins(ctx, "set"):
             return "builtin set may be rebound by the program"
         targets = target_names(loop.target)
         if targets is None:

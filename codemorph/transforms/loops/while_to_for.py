@@ -12,6 +12,7 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import bound_names
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
+from codemorph.authoring.hazards import rebindable_builtins
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
     BlockRewriter, Plan, block_statements, choose_loop_sites, comment_lines, find, int_literal,
@@ -193,7 +194,7 @@ class WhileToFor(SiteChoice, Transform):
             rest_bound |= bound_names(small)[0]
         if var in rest_bound:
             return f"{var} is also bound inside the body"
-        if ctx.shadowed("len") and any(name_nodes(part, "len") for part in (test, *smalls)):
+        if rebindable_builtins(ctx, "len") and any(name_nodes(part, "len") for part in (test, *smalls)):
             return "builtin len may be rebound by the program"
         qual = qualname(func, parents)
         observed: dict[str, list[str]] = (ctx.observations or {}).get(qual, {})
@@ -213,7 +214,7 @@ class WhileToFor(SiteChoice, Transform):
             if var in bound_names(prev)[0]:
                 break
         init_value = init.body[0].value if init is not None else None
-        if init_value is not None and name_nodes(init_value, "len") and ctx.shadowed("len"):
+        if init_value is not None and name_nodes(init_value, "len") and rebindable_builtins(ctx, "len"):
             init_value = None  # len(...) is not known to give an int
         if not ((init_value is not None and self._int_expr(init_value, observed, allow_bool=False))
                 or observed.get(var) == ["int"]):
