@@ -17,20 +17,11 @@ from typing import Callable, Iterable
 import libcst as cst
 from libcst.metadata import BuiltinAssignment
 
-from codemorph.engine.transform import DYNAMIC_SCOPE_BUILTINS
-from codemorph.authoring.hazards import BUILTINS_HAZARDS, hazard_identifiers
+from codemorph.authoring.hazards import BUILTIN_REBINDING_HAZARDS, rebindable_builtins
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import literal_type
 
 __all__ = ["ExpressionTypes", "BUILTIN_REBINDING_HAZARDS"]
-
-#: Identifiers of code that may rebind a builtin name without an assignment the scope
-#: analysis sees: :data:`~codemorph.authoring.hazards.BUILTINS_HAZARDS` (the ``builtins``
-#: module, ``abs.__self__``, ``g.__globals__``...), attribute access by a computed name
-#: (``getattr(g, '__glo' + 'bals__')['len'] = ...``), a namespace written by name (``globals()['len'] = ...``, ``exec('len = ...')``), a module
-#: object's attributes (``setattr(module, 'len', ...)``, ``module.__dict__``).
-BUILTIN_REBINDING_HAZARDS: frozenset[str] = (BUILTINS_HAZARDS | DYNAMIC_SCOPE_BUILTINS | frozenset({
-    "setattr", "__dict__", "__setattr__", "getattr", "__getattribute__", "attrgetter"}))
 
 _INT = frozenset({"int"})
 _STR = frozenset({"str"})
@@ -158,8 +149,6 @@ class ExpressionTypes:
 
     def __init__(self, index: FunctionIndex) -> None:
         self.index = index
-        self._builtins_ok: bool | None = None
-        self._attributes: frozenset[str] | None = None
 
     # -- builtins ---------------------------------------------------------------------------
     def is_builtin(self, name: cst.Name) -> bool:
@@ -167,17 +156,14 @@ class ExpressionTypes:
         that name: nothing in the program binds the name (assignment, ``def``, ``class``,
         import, parameter, loop or comprehension target, ``global``, ``del``, ``except ...
         as``, a star import that may bind it), libcst's scope analysis resolves this read to
-        the builtin scope, the program spells none of
-        :data:`BUILTIN_REBINDING_HAZARDS` (``builtins``, ``globals``, ``exec``,
-        ``setattr``, ``modules``, ``getattr``, ``__globals__``, ``__self__``...), and it
-        spells no attribute of that name (``abs.__self__.len = ...`` rebinds the builtin
-        through the builtins module, however that module was reached)."""
-        if self._builtins_ok is None:
-            module = self.index.ctx.program.module
-            self._builtins_ok = not hazard_identifiers(module, BUILTIN_REBINDING_HAZARDS)
-        if not self._builtins_ok or self.index.ctx.shadowed(name.value):
-            return False
-        if name.value in self._attribute_names():  # ``m.len = ...`` on whatever module ``m`` is
+        the builtin scope, and nothing rebinds it unseen
+        (:func:`~codemorph.authoring.hazards.rebindable_builtins`: the program spells none of
+        :data:`BUILTIN_REBINDING_HAZARDS` -- ``builtins``, ``globals``, ``exec``,
+        ``modules``, ``__globals__``, ``__self__``... --, reads or writes no attribute by a
+        computed name -- ``getattr(g, name)``, ``setattr(m, name, f)`` -- and spells no
+        attribute of that name: ``abs.__self__.len = ...`` rebinds the builtin through the
+        builtins module, however that module was reached)."""
+        if rebindable_builtins(self.index.ctx, name.value):
             return False
         scope = self.index.scopes.get(name)
         if scope is None:
@@ -186,19 +172,6 @@ class ExpressionTypes:
         if len(accesses) != 1 or not accesses[0].referents:
             return False
         return all(isinstance(r, BuiltinAssignment) for r in accesses[0].referents)
-
-    def _attribute_names(self) -> frozenset[str]:
-        """Every name the program spells as an attribute (``x.len``)."""
-        if self._attributes is None:
-            found: set[str] = set()
-
-            class _Attributes(cst.CSTVisitor):
-                def visit_Attribute(self, node: cst.Attribute) -> None:
-                    found.add(node.attr.value)
-
-            self.index.ctx.program.module.visit(_Attributes())
-            self._attributes = frozenset(found)
-        return self._attributes
 
     # -- types --------------------------------------------------------------------------------
     def of(self, expr: cst.BaseExpression) -> frozenset[str] | None:

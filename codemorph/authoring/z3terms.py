@@ -16,15 +16,61 @@ the perturbation search's Z3 strategy (:mod:`codemorph.perturb.symbolic`) and th
 catalogue's proofs all subclass or configure it.  What a name or a call means is the
 caller's business (the hooks :meth:`Z3Terms.name`, :meth:`Z3Terms.call`,
 :meth:`Z3Terms.atom`, :meth:`Z3Terms.type_test`); the operators are translated here once.
+
+:func:`load_z3` is how every part of codemorph imports ``z3``: quietly (the ``z3`` package
+prints a page of advice and a raw list of loader errors to stdout when ``libz3`` cannot
+be loaded, e.g. under a small address-space cap), raising :class:`Z3Unavailable` that
+says why.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import re
+import sys
 from typing import Any
 
 import libcst as cst
 
-__all__ = ["Untranslatable", "Z3Terms", "floor_div", "floor_mod", "int_literal"]
+__all__ = ["Untranslatable", "Z3Terms", "floor_div", "floor_mod", "int_literal", "load_z3", "Z3Unavailable"]
+
+
+class Z3Unavailable(ImportError):
+    """The ``z3`` module could not be loaded in this process: ``libz3`` failed to load (its
+    segments could not be mapped under an address-space cap, say) or the package is
+    missing.  The message gives the loader's first error, e.g. ``z3 could not be loaded
+    (libz3.so.5.4: failed to map segment from shared object)``."""
+
+
+#: a loader error in the list the ``z3`` package prints: ``OSError('/path/libz3.so: why')``
+_LOADER_ERROR = re.compile(r"OSError\((['\"])(.*?)\1\)")
+
+
+def load_z3() -> Any:
+    """The ``z3`` module, imported without letting it print anything.
+
+    Returns:
+        the ``z3`` module (from ``sys.modules`` after the first success).
+
+    Raises:
+        Z3Unavailable: ``z3`` could not be imported; nothing was printed (the package's
+            advice and its list of loader errors are read for the message instead).
+    """
+    module = sys.modules.get("z3")
+    if module is not None:
+        return module
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            import z3
+    except Exception as exc:  # noqa: BLE001 - z3 raises its own Z3Exception, or ImportError
+        errors = [m.group(2) for m in _LOADER_ERROR.finditer(printed.getvalue())]
+        # the first error naming why a library file was found but not loaded
+        found = [e for e in errors if "cannot open shared object file" not in e] or errors
+        detail = found[0].rsplit("/", 1)[-1] if found else f"{type(exc).__name__}: {exc}"
+        raise Z3Unavailable(f"z3 could not be loaded ({detail})") from None
+    return z3
 
 
 class Untranslatable(Exception):

@@ -21,7 +21,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from codemorph.jobs.executors import DaskExecutor, LocalExecutor, failed_row_reject, map_rows, memory_cap_reason
+from codemorph.jobs.executors import (DaskExecutor, LocalExecutor, failed_row_reject, map_rows, memory_cap,
+                                      memory_cap_reason)
 from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
                                     progress_path, read_rows, rejects_path)
 from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow,
@@ -335,6 +336,10 @@ class RowProcessor:
         problem = _original_problem(baseline.outcomes[0], row, check_output=False, kind=kind)
         if problem:
             return reject("execute", problem)
+        if baseline.worker_lost:
+            # a run of the seed input ended with its sandbox worker (killed from outside on the
+            # batch's run and on its run again, or by the program): say so, do not blame the code
+            return reject("execute", f"{baseline.reason}; the program was not shown deterministic")
         if baseline.nondeterministic:
             change = process_change(row.code, input_kind=kind, harness=[run_input] if kind == "call" else None)
             if change is not None:
@@ -466,6 +471,11 @@ class RowProcessor:
         dist = f" (from {err.distribution})" if err.distribution else ""
         capped = memory_cap_reason() if err.exception == "MemoryError" else None
         what = f"{err.exception}: {capped}" if capped else f"{err.exception}: {err.message}"
+        cap = memory_cap()
+        if err.exception == "Z3Unavailable" and cap is not None:
+            # libz3 could not be mapped into the capped address space
+            what += (f", with the worker's host process capped at {cap // 1024**2} MiB of address space "
+                     f"(--worker-memory {cap // 1024**2})")
         reason = (f"row {row.id!r} ({row.place}), variant {name!r}: transform {err.transform!r}{dist} raised "
                   f"{what}; the variant is not written, the row's other variants are")
         return TransformReject(f"{row.id}:{name}", row.id, row.line, row.file, reason, err.transform,

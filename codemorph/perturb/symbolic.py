@@ -50,7 +50,7 @@ from typing import Any
 
 import libcst as cst
 
-from codemorph.authoring.z3terms import Untranslatable, Z3Terms
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms, load_z3
 from codemorph.engine.program import Program
 from codemorph.verification.crosshair import crosshair_available, crosshair_inputs, infer_annotation  # noqa: F401
 
@@ -339,7 +339,7 @@ def z3_candidates(program: Program, seed_args: tuple[list, dict], max_candidates
         Type-preserving argument lists (possibly none), nearest the seed first per site.
         The same program and seed give the same list whatever the machine's load.
     """
-    import z3
+    z3 = load_z3()
 
     fn = _entry_function(program)
     if fn is None:

@@ -411,6 +411,14 @@ class Outcome:
         return self.status in COMPLETED_STATUSES
 
     @property
+    def worker_lost(self) -> bool:
+        """Whether the request was not completed because its sandbox worker (zygote) ended
+        (``crashed``, note ``"sandbox worker lost (...)"``): killed from outside twice, once
+        on the batch's first run and once on its run again, or by a program that kills its
+        zygote -- not an outcome of the program's run."""
+        return self.status == "crashed" and (self.note or "").startswith(WORKER_LOST)
+
+    @property
     def comparable(self) -> bool:
         """Whether :meth:`behaviour` fully describes the execution (completed, and the
         result was fingerprinted when it returned)."""
@@ -542,6 +550,10 @@ _loads_outcome = _json_decoder()
 
 def _too_large(fp: Any) -> bool:
     return isinstance(fp, list) and len(fp) == 2 and fp[0] == "too-large"
+
+
+#: how the note of an outcome lost with its worker begins (:attr:`Outcome.worker_lost`)
+WORKER_LOST = "sandbox worker lost"
 
 
 def _crashed(note: str) -> Outcome:
@@ -819,7 +831,7 @@ class _Worker:
             # it): its exit status tells, before kill() reaps it
             self.exited = exc.exited or self.proc.poll() is not None
             self.kill()
-            note = f"sandbox worker lost ({exc}); request not completed"
+            note = f"{WORKER_LOST} ({exc}); request not completed"
             return [r if r is not None else _crashed(note) for r in results], False
         return [r if r is not None else _crashed("worker returned no result") for r in results], True
 

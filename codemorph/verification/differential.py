@@ -145,6 +145,11 @@ class Baseline:
         input_kind: the kind of every input (:data:`~codemorph.rows.INPUT_KINDS`):
             argument lists (``args``), call expressions or harness blocks (``call``), standard
             inputs (``stdin``); :func:`check_requests` runs the rewritten program the same way.
+        worker_lost: a run of a seed input that decides ``nondeterministic`` or
+            ``hash_sensitive`` was not completed because its sandbox worker ended
+            (:attr:`Outcome.worker_lost <codemorph.sandbox.Outcome.worker_lost>`: killed from
+            outside twice, or by the program); ``nondeterministic`` is then true (the program
+            was not shown deterministic) and ``reason`` names the lost worker, not the program.
     """
 
     program: Program
@@ -158,6 +163,7 @@ class Baseline:
     notes: tuple[str, ...] = ()
     requested: int | None = None
     input_kind: str = "args"
+    worker_lost: bool = False
 
 
 # ----------------------------------------------------------------------------- literals
@@ -414,8 +420,20 @@ def _input_words(text: str, input_kind: str) -> str:
     return f"standard input {_short(text)!r}" if input_kind == "stdin" else f"input {_short(text)}"
 
 
+def _lost_run(a: Outcome, b: Outcome, words: str = "", second: str = "second run") -> str | None:
+    """``"the first run[ on WORDS] was not completed: crashed (sandbox worker lost (...))"``
+    when ``a`` (or ``b``, named ``second``) was lost with its sandbox worker, else ``None``."""
+    for which, o in (("first run", a), (second, b)):
+        if o.worker_lost:
+            return f"the {which}{' on ' + words if words else ''} was not completed: crashed ({o.note})"
+    return None
+
+
 def _same_run(a: Outcome, b: Outcome, input_kind: str = "args") -> str | None:
     """Why two runs of the same program on the same input disagree, or ``None``."""
+    lost = _lost_run(a, b)
+    if lost is not None:
+        return lost
     if a.completed != b.completed:
         return f"{a.status} in one run, {b.status} in the other"
     if not a.completed:
@@ -561,7 +579,13 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     if static is not None:
         # what a second run a moment later cannot show: the clock, randomness, the process
         reasons.append(f"it {static}")
+    worker_lost = False
     for text, a, b in zip(seeds, first, again):
+        lost = _lost_run(a, b, _input_words(text, kind))
+        if lost is not None:  # the worker ended, not the program: no claim of nondeterminism
+            worker_lost = True
+            reasons.append(lost)
+            break
         why = _same_run(a, b, kind)
         if why is not None:
             reasons.append(f"nondeterministic on {_input_words(text, kind)}: {why}")
@@ -577,17 +601,24 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
             other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace, False, kind),
                                       hash_seed=sandbox.hash_seed + extra)
             for (text, a), b in zip(finished, other):
+                lost = _lost_run(a, b, _input_words(text, kind),
+                                 second=f"run under PYTHONHASHSEED={sandbox.hash_seed + extra}")
+                if lost is not None:  # not shown hash-insensitive; the worker is to blame
+                    if not nondeterministic:
+                        worker_lost = nondeterministic = True
+                        reasons.append(lost)
+                    break
                 why = _same_run(a, b, kind)
                 if why is not None:
                     hash_sensitive = True
                     if not nondeterministic:
                         reasons.append(f"depends on PYTHONHASHSEED on {_input_words(text, kind)}: {why}")
                     break
-            if hash_sensitive:
+            if hash_sensitive or worker_lost:
                 break
     notes = tuple(dict.fromkeys(n for p in plans.values() for n in p.notes))
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,
-                    "; ".join(reasons) or None, trace, notes, extra_inputs, kind)
+                    "; ".join(reasons) or None, trace, notes, extra_inputs, kind, worker_lost)
 
 
 #: mutant inputs whose run ends in ``RecursionError`` that a check compares, at most (in input order)

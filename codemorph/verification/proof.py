@@ -37,7 +37,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import libcst as cst
 
-from codemorph.authoring.z3terms import Untranslatable, Z3Terms
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms, load_z3
 from codemorph.engine.program import Program
 
 __all__ = ["ProofResult", "observed_types", "prove_rewrite", "prove_equal"]
@@ -374,7 +374,7 @@ def prove_equal(original: cst.BaseExpression, rewritten: cst.BaseExpression, typ
         A :class:`ProofResult`; not proved when outside the fragment, when the two sides
         have different sorts, or when Z3 finds a counter-model or times out.
     """
-    import z3
+    z3 = load_z3()
 
     tr = _Z3(z3, types, set(shadowed))
     try:
@@ -398,7 +398,7 @@ def prove_equal(original: cst.BaseExpression, rewritten: cst.BaseExpression, typ
 
 def _prove_inserted(old: Sequence[cst.CSTNode], new: Sequence[cst.CSTNode], types: Mapping[str, set[str]],
                     shadowed: set[str], fn: cst.FunctionDef, timeout_ms: int) -> ProofResult:
-    import z3
+    z3 = load_z3()
 
     n = len(new) - len(old)
     if n <= 0:
@@ -441,7 +441,7 @@ def _prove_tests(a: cst.BaseExpression, b: cst.BaseExpression, local: dict, shad
     the names they read are safe (:func:`_names_safe`), then prove ``a == b`` (``negate``:
     ``a == not b``, an inverted test) with :func:`prove_equal`; a refusal at any step is the
     result's reason."""
-    z3 = __import__("z3")
+    z3 = load_z3()
     tr = [_Z3(z3, local, shadowed), _Z3(z3, local, shadowed)]
     try:
         tr[0](a)

@@ -63,12 +63,31 @@ def test_len_needs_no_observation() -> None:
     "\n\ndef g():\n    abs.__self__.len = abs\n",  # the builtins module, reached from a builtin function
     "\n\ndef g():\n    g.__globals__['len'] = abs\n",  # a function's module namespace
     "\n\ndef g():\n    getattr(g, '__glo' + 'bals__')['len'] = abs\n",  # an attribute by a computed name
+    "\n\nfrom unittest import mock\nmock.patch('built' + 'ins.len', abs).start()\n",  # a patch by a dotted name
+    "\n\nimport pydoc\npydoc.locate('built' + 'ins').__setattr__('l' + 'en', abs)\n",  # a module by name
+    "\n\ndef g(m, name):\n    m.__setattr__(name, abs)\n",  # an attribute set by a computed name
 ])
 def test_len_the_program_may_rebind_is_not_typed(extra: str) -> None:
     src = WORDS + extra
     result = get_transform("invert-if").apply(Program(src), 0)
     assert not result.applied and result.source == src
     assert result.reason == LEFT_ALONE_LEN
+
+
+def test_len_patched_through_mock_behaves_differently_from_the_flip(sandbox) -> None:
+    """``mock.patch('builtins.len', ...)`` names the builtin in a string only: ``invert-if``
+    typed ``len(xs)`` as an int and flipped ``len(xs) < 3`` to ``len(xs) >= 3``, which the
+    NaN the patched ``len`` returns answers otherwise (the original returns 'long', the
+    flip returned 'short')."""
+    src = ("from unittest import mock\nmock.patch('built' + 'ins.len', lambda s: float('nan')).start()\n\n\n"
+           "def f(xs):\n    if len(xs) < 3:\n        return 'short'\n    else:\n        return 'long'\n")
+    result = get_transform("invert-if").apply(Program(src), 0)
+    assert not result.applied and result.source == src
+    assert "negating `len(xs) < 3` needs both operands' types" in result.reason
+    flipped = src.replace("len(xs) < 3:\n        return 'short'\n    else:\n        return 'long'",
+                          "len(xs) >= 3:\n        return 'long'\n    else:\n        return 'short'")
+    ((_, o, r),) = run_both(sandbox, src, flipped, ["[1]"])
+    assert (o.value_repr, r.value_repr) == ("'long'", "'short'")
 
 
 def test_rebound_len_behaves_differently_from_the_flip(sandbox) -> None:

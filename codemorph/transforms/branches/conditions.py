@@ -14,6 +14,7 @@ from codemorph.engine import RewriteContext
 from codemorph.authoring.exprtypes import ExpressionTypes
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import literal_type
+from codemorph.authoring.z3terms import load_z3
 
 __all__ = [
     "source_of", "OP_TEXT", "NEGATED", "MIRRORED", "ComparisonDomain", "DOMAINS", "prove_identity",
@@ -74,7 +75,7 @@ class ComparisonDomain:
 
     def variables(self):
         """Two fresh z3 variables of the domain's sort and the constraints on them."""
-        import z3
+        z3 = load_z3()
         if self.name == "int":
             a, b = z3.Ints("a b")
             return a, b, []
@@ -93,7 +94,7 @@ class ComparisonDomain:
     def relation(self, op: str, a, b):
         """The z3 formula of Python's ``a OP b`` on this domain (``OP`` one of
         ``< <= > >= == !=``)."""
-        import z3
+        z3 = load_z3()
         if self.name in ("int", "str"):
             return {"<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b,
                     "==": lambda: a == b, "!=": lambda: a != b}[op]()
@@ -132,7 +133,7 @@ def prove_identity(domain: ComparisonDomain, kind: str, op: str) -> tuple[bool, 
         ``(False, counterexample or reason)`` -- e.g. NaN for ``not (a < b)`` on floats, two
         incomparable sets for the subset order.  An ``unknown`` answer counts as not proved.
     """
-    import z3
+    z3 = load_z3()
     a, b, constraints = domain.variables()
     if kind == "negation":
         claim = z3.Not(domain.relation(op, a, b)) == domain.relation(NEGATED[op], a, b)

@@ -5,7 +5,7 @@ conditional expression.
 from __future__ import annotations
 
 import libcst as cst
-from codemorph.engine import NotApplicable
+from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.transforms.branches.statements import (
     Collect, StatementRewrite, comment_lines, comments_in, if_to_ternary_kind, make_ifexp,
     single_small, with_value,
@@ -28,16 +28,29 @@ def _make_ternary(original: cst.If, updated: cst.If) -> tuple[cst.SimpleStatemen
     return line, what
 
 
-def _unnatural(node: cst.If) -> str | None:
+#: the longest line a ternary is written on, unless the program has longer lines (black's default)
+LINE_LIMIT = 88
+
+
+def _unnatural(node: cst.If, ctx: RewriteContext | None = None) -> str | None:
     """Why the ternary of ``node`` would be a form people do not write, or ``None``:
     ``True if c else False`` (people write ``c`` or ``bool(c)``, which is another rewrite:
-    ``c`` may not be a bool) and nested conditional expressions."""
+    ``c`` may not be a bool), nested conditional expressions, and (with ``ctx``) a line
+    longer than :data:`LINE_LIMIT` characters and than every line of the program (a person
+    keeps such an ``if``/``else`` on several lines)."""
     a, b = single_small(node.body).value, single_small(node.orelse.body).value
     bools = [isinstance(v, cst.Name) and v.value in ("True", "False") for v in (a, b)]
     if all(bools):
         return "both branches give a bool literal (True if c else False is not a form people write)"
     if isinstance(a, cst.IfExp) or isinstance(b, cst.IfExp):
         return "a branch is already a conditional expression (a nested ternary is not a form people write)"
+    if ctx is not None:
+        line = cst.Module([]).code_for_node(_make_ternary(node, node)[0]).splitlines()[-1]
+        width = ctx.position(node)[1] - 1 + len(line)
+        longest = max((len(x) for x in ctx.program.source.splitlines()), default=0)
+        if width > max(LINE_LIMIT, longest):
+            return (f"the conditional expression would make a line of {width} characters (longer than "
+                    f"{LINE_LIMIT} and than every line of the program)")
     return None
 
 
@@ -55,7 +68,9 @@ class IfToTernary(StatementRewrite):
     conditional expression, bare tuple) are parenthesised.  ``elif`` clauses are left
     alone (they are not statements).  Natural forms only: an ``if``/``else`` giving ``True``
     and ``False`` (``return True if c else False``) and one whose branch value is already a
-    conditional expression (a nested ternary) are left alone.  Comments of the removed lines (after ``if c:``,
+    conditional expression (a nested ternary) are left alone, and so is one whose line would be
+    longer than 88 characters and than every line of the program (a person keeps it on
+    several lines).  Comments of the removed lines (after ``if c:``,
     ``else:``, on the branch lines) are kept on their own lines above the new statement.
 
     Args:
@@ -72,6 +87,7 @@ class IfToTernary(StatementRewrite):
         "both branches are a single `name = value` to the same simple name, or a single `return value`",
         "the if is a statement, not an elif clause",
         "not True/False in both branches, no conditional expression in a branch (no nested ternary)",
+        "the new line is at most 88 characters long, or no longer than the program's longest line",
         "the program does not observe line numbers or source text",
     )
 
@@ -79,9 +95,9 @@ class IfToTernary(StatementRewrite):
     _nothing = "no if/else whose branches assign the same name or both return a value"
     _make = staticmethod(_make_ternary)
 
-    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+    def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
         candidates = [n for n in found.ifs if n not in found.elifs and if_to_ternary_kind(n) is not None]
-        sites = [n for n in candidates if _unnatural(n) is None]
+        sites = [n for n in candidates if _unnatural(n, ctx) is None]
         if candidates and not sites:
-            raise NotApplicable("; ".join(dict.fromkeys(_unnatural(n) for n in candidates)))
+            raise NotApplicable("; ".join(dict.fromkeys(_unnatural(n, ctx) for n in candidates)))
         return sites

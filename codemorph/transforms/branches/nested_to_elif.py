@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from codemorph.engine import RewriteContext
 from codemorph.transforms.branches.statements import Collect, StatementRewrite
 
 __all__ = ["NestedToElif"]
@@ -57,5 +58,5 @@ class NestedToElif(StatementRewrite):
     _nothing = "no else block holding only an if statement"
     _make = staticmethod(_make_elif)
 
-    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+    def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
         return [n for n in found.ifs if _nested_inner(n) is not None]

@@ -108,6 +108,38 @@ def _refuse_line_hazards(module: cst.Module) -> None:
         raise NotApplicable(f"program observes line numbers or source text ({', '.join(found)})")
 
 
+class _Unbinders(cst.CSTVisitor):
+    """Names a ``del``, ``except ... as``, ``global`` or ``nonlocal`` in the visited code
+    (nested code included) may unbind or rebind."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def _target(self, t: cst.BaseExpression) -> None:
+        if isinstance(t, cst.Name):
+            self.names.add(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                self._target(el.value)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        self._target(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._target(node.name.name)
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        if node.name is not None:
+            self._target(node.name.name)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.names.update(n.name.value for n in node.names)
+
+
 class Collect(cst.CSTVisitor):
     """If statements (and elif clauses), simple statement lines, and the If nodes that
     are ``elif`` clauses, in source order."""
@@ -116,6 +148,31 @@ class Collect(cst.CSTVisitor):
         self.ifs: list[cst.If] = []
         self.elifs: set[cst.If] = set()
         self.lines: list[cst.SimpleStatementLine] = []
+        #: for each statement line directly in a function's body (not in a nested class),
+        #: the function's parameters that are bound wherever its code runs: none is unbound or
+        #: rebound elsewhere by ``del``, ``except ... as``, ``global`` or ``nonlocal`` in it
+        #: (``x = x`` of such a parameter is a no-op)
+        self.bound_parameters: dict[cst.SimpleStatementLine, frozenset[str]] = {}
+        self._scopes: list[frozenset[str] | None] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._scopes.append(None)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._scopes.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        p = node.params
+        params = {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}
+        for star in (p.star_arg, p.star_kwarg):
+            if isinstance(star, cst.Param):
+                params.add(star.name.value)
+        unbound = _Unbinders()
+        node.body.visit(unbound)
+        self._scopes.append(frozenset(params - unbound.names))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._scopes.pop()
 
     def visit_If(self, node: cst.If) -> None:
         self.ifs.append(node)
@@ -124,6 +181,8 @@ class Collect(cst.CSTVisitor):
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         self.lines.append(node)
+        if self._scopes and self._scopes[-1] is not None:
+            self.bound_parameters[node] = self._scopes[-1]
 
 
 class ReplaceStatements(cst.CSTTransformer):
@@ -184,7 +243,7 @@ class StatementRewrite(SiteChoice, Transform):
     _keyword: ClassVar[str] = "else"
     _nothing: ClassVar[str] = ""
 
-    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+    def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
         """The nodes of ``found`` this transform can rewrite, in source order."""
         raise NotImplementedError
 
@@ -197,11 +256,16 @@ class StatementRewrite(SiteChoice, Transform):
             raise NotApplicable(self._nothing)
         found = Collect()
         module.visit(found)
-        sites = self._sites(found)
+        sites = self._sites(found, ctx)
         if not sites:
             raise NotApplicable(self._nothing)
         _refuse_line_hazards(module)
-        return module.visit(ReplaceStatements(ctx, self.choose(ctx, sites), self._make))
+        return module.visit(ReplaceStatements(ctx, self.choose(ctx, sites), self._make_for(found)))
+
+    def _make_for(self, found: Collect):
+        """The ``make(original, updated)`` used on this program's sites (``_make``; a
+        subclass may pick one that depends on what ``found`` saw)."""
+        return self._make
 
 
 def with_value(small: cst.BaseSmallStatement, value: cst.BaseExpression) -> cst.BaseSmallStatement:

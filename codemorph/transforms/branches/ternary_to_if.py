@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import libcst as cst
+from codemorph.engine import RewriteContext
 from codemorph.transforms.branches.conditions import source_of
 from codemorph.transforms.branches.statements import (
     Collect, StatementRewrite, assigned_name, comment_lines, comments_in, with_value,
@@ -32,15 +33,29 @@ def _branch(small: cst.BaseSmallStatement, value: cst.BaseExpression) -> cst.Ind
     return cst.IndentedBlock([cst.SimpleStatementLine([with_value(small, without_parentheses(value))])])
 
 
-def _make_if(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> tuple[cst.If, str]:
+def _is_name(value: cst.BaseExpression, name: str | None) -> bool:
+    """``value`` is the plain name ``name`` (``x`` in ``x = a if c else x``)."""
+    return name is not None and isinstance(value, cst.Name) and value.value == name and not value.lpar
+
+
+def _make_if(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine,
+             bound: frozenset[str] = frozenset()) -> tuple[cst.If, str]:
     small, value = _ternary_stmt(updated)
     comments = comments_in(value, value.test, value.body, value.orelse)
+    # ``x = -x if x < 0 else x``: the last branch would be ``else: x = x``, which nobody
+    # writes; for ``x`` a parameter in ``bound`` (surely bound, never deleted or declared
+    # global/nonlocal) it does nothing (read, stored back) and is left out: ``if x < 0: x = -x``.
+    # Elsewhere ``x = x`` may raise (an unbound local) or copy a global (a class body)
+    target = assigned_name(small) if isinstance(small, cst.Assign) else None
+    target = target if target in bound else None
 
     def chain(v: cst.IfExp) -> cst.If:
         orelse_value = v.orelse
         inner = orelse_value.with_changes(lpar=[], rpar=[]) if isinstance(orelse_value, cst.IfExp) else None
         if inner is not None and "\n" not in source_of(inner):
-            orelse: cst.If | cst.Else = chain(inner)
+            orelse: cst.If | cst.Else | None = chain(inner)
+        elif _is_name(orelse_value, target):
+            orelse = None
         else:
             orelse = cst.Else(body=_branch(small, orelse_value))
         test = without_parentheses(v.test)
@@ -65,6 +80,11 @@ class TernaryToIf(StatementRewrite):
       ``x = a if c else b if d else e`` -> ``if c: ... elif d: ... else: ...``.
 
     Exact for every value (same evaluations in the same order, one truth test of ``c``).
+    A last branch that gives the target itself is left out when the target is a parameter
+    of the function that nothing deletes or declares ``global``/``nonlocal`` (so ``x = x``
+    does nothing): ``x = -x if x < 0 else x`` -> ``if x < 0: x = -x``, not ``else: x = x``;
+    elsewhere ``x = x`` may raise (an unbound local) or copy a global (a class body) and is
+    written.
     Only statements alone on their line are rewritten (not ``a = 1; x = p if c else q``,
     nor the body of a one-line ``if``/``for``).  The comment at the end of the line moves
     to the ``if c:`` line.
@@ -89,5 +109,9 @@ class TernaryToIf(StatementRewrite):
     _nothing = "no statement `name = a if c else b` or `return a if c else b` alone on its line"
     _make = staticmethod(_make_if)
 
-    def _sites(self, found: Collect) -> list[cst.CSTNode]:
+    def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
         return [ln for ln in found.lines if _ternary_stmt(ln) is not None]
+
+    def _make_for(self, found: Collect):
+        # `else: x = x` is left out for a parameter x that is surely bound (see _make_if)
+        return lambda original, updated: _make_if(original, updated, found.bound_parameters.get(original, frozenset()))

@@ -44,7 +44,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from codemorph.authoring.z3terms import Untranslatable, Z3Terms
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms, load_z3
 
 __all__ = [
     "ValueFact", "ValueCheck", "CHECKS", "EMPTY_VALUES", "prove_check", "proved_checks", "value_facts",
@@ -164,7 +164,7 @@ def prove_check(check: ValueCheck) -> tuple[bool, str | None]:
         ``(True, None)`` when z3 proves the condition unsatisfiable; ``(False, why)`` when
         it is satisfiable, undecided, or outside the translated fragment.
     """
-    import z3
+    z3 = load_z3()
     try:
         tree = cst.parse_expression(check.render("x"))
         sym = z3.Int("x")

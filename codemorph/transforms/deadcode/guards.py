@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext
-from codemorph.authoring.hazards import BUILTINS_HAZARDS, hazard_identifiers
+from codemorph.authoring.hazards import BUILTINS_HAZARDS, hazard_identifiers, rebindable_builtins
 from codemorph.transforms.deadcode.blocks import bound_at, function_locals, function_symbol_tables
 from codemorph.transforms.deadcode.checks import EMPTY_VALUES, ValueFact, proved_checks
 from codemorph.transforms.deadcode.positions import NO_NATURAL_SITE, Position
@@ -64,7 +64,7 @@ def _article(word: str) -> str:
 def _checks_for(module: cst.Module, ctx: RewriteContext, kind: str):
     builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS)
     return [c for c in proved_checks() if c.kind == kind
-            and (not c.builtins or (builtins_ok and not ctx.shadowed(*c.builtins)))]
+            and (not c.builtins or (builtins_ok and not rebindable_builtins(ctx, *c.builtins)))]
 
 
 def plausible(fact: ValueFact) -> bool:

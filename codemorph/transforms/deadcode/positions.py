@@ -12,7 +12,8 @@ import libcst as cst
 from codemorph.engine import DYNAMIC_SCOPE_BUILTINS, NotApplicable, RewriteContext
 from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
-from codemorph.authoring.hazards import BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers
+from codemorph.authoring.hazards import (BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers,
+                                         rebindable_builtins)
 from codemorph.transforms.deadcode.predicates import Body, CONST_HINTS, FRESH_HINTS, proved_predicates
 from codemorph.transforms.deadcode.checks import ValueFact, bound_names_in, value_facts
 from codemorph.transforms.deadcode.blocks import (
@@ -281,14 +282,14 @@ def choose_natural_site(module: cst.Module, ctx: RewriteContext, want: Callable[
     with_facts: list[tuple[tuple[cst.FunctionDef | None, cst.BaseSuite | cst.Module, int], list[ValueFact]]] = []
     for pos, found in module_sites:
         ok = [fact for fact in found if want(fact) and (
-            not fact.builtins or (builtins_ok and not ctx.shadowed(*fact.builtins)))]
+            not fact.builtins or (builtins_ok and not rebindable_builtins(ctx, *fact.builtins)))]
         if ok:
             with_facts.append((pos, ok))
     for pos in positions:
         func, suite, index = pos
         found = value_facts(suite, index, facts.functions[func].unbinders, loops.get(id(suite)))
         ok = [fact for fact in found if want(fact) and (
-            not fact.builtins or (builtins_ok and not ctx.shadowed(*fact.builtins)))]
+            not fact.builtins or (builtins_ok and not rebindable_builtins(ctx, *fact.builtins)))]
         if ok:
             with_facts.append((pos, ok))
     if not with_facts:
@@ -328,7 +329,7 @@ def opaque_condition(module: cst.Module, ctx: RewriteContext, site: Position
     proved = proved_predicates()
     builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=site.names)
     usable = [pred for pred in proved if pred.guard is not None
-              and builtins_ok and not ctx.shadowed(*pred.builtins)]
+              and builtins_ok and not rebindable_builtins(ctx, *pred.builtins)]
     ints = observed_int_locals(module, ctx, site) if site.func is not None else []
     int_preds = [p for p in usable if p.guard == "int"]
     if ints and int_preds:

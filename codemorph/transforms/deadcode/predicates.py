@@ -9,7 +9,7 @@ from typing import Sequence
 
 import libcst as cst
 
-from codemorph.authoring.z3terms import Untranslatable, Z3Terms
+from codemorph.authoring.z3terms import Untranslatable, Z3Terms, load_z3
 
 __all__ = [
     "DeadPredicate", "INT_FACTS", "LEN_FACTS", "PREDICATES", "prove_predicate", "proved_predicates",
@@ -128,7 +128,7 @@ def prove_predicate(pred: DeadPredicate) -> tuple[bool, str | None]:
         satisfiable (``why`` names a value making it true), undecided, or cannot be
         translated.
     """
-    import z3
+    z3 = load_z3()
     is_len = pred.guard is not None and pred.guard != "int"
     try:
         tree = cst.parse_expression(pred.fact.format(x="x"))

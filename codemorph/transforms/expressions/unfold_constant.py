@@ -13,7 +13,7 @@ import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import DYNAMIC_SCOPE_BUILTINS, identifiers_in
-from codemorph.authoring.hazards import BUILTINS_HAZARDS, hazard_identifiers
+from codemorph.authoring.hazards import BUILTINS_HAZARDS, hazard_identifiers, rebindable_builtins
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.expressions.common import ReplaceNodes, bound_anywhere, summarise
@@ -375,7 +375,8 @@ class UnfoldConstant(SiteChoice, Transform):
                 "no int literal or string literal outside docstrings, patterns and annotations"
             raise NotApplicable(why)
         names = identifiers_in(module)
-        builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names) and not ctx.shadowed("len")
+        builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names) \
+            and not rebindable_builtins(ctx, "len")
         constants, consts_end = _module_constants(module)
         lengths: dict[int, list[str]] = {}
         for site in finder.sites:

@@ -12,7 +12,8 @@ import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.authoring.facts import ProgramFacts, finalisation_hazard
-from codemorph.authoring.hazards import BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, hazard_identifiers
+from codemorph.authoring.hazards import (BUILTINS_HAZARDS, FRAME_HAZARDS, LINE_HAZARDS, builtin_rebinding_refusal,
+                                         hazard_identifiers)
 from codemorph.authoring.sites import choose_sites
 from codemorph.authoring.syntax import LoopBodyScope, loop_jumps
 
@@ -229,12 +230,13 @@ def function_of(node: cst.CSTNode, parents: Mapping[cst.CSTNode, cst.CSTNode]) -
 def refuse_program(module: cst.Module, ctx: RewriteContext, facts: ProgramFacts, names: frozenset[str],
                     emits: Sequence[str] = (), lifetime: bool = True) -> None:
     """Program-wide refusals shared by the loop transforms: builtins the rewrite emits (or
-    relies on) may be rebound; builtins may be rebound through the ``builtins`` module;
-    object lifetimes are observable (``lifetime``); frames, code objects or line numbers
-    are inspected."""
-    shadowed = ctx.shadowed(*emits) if emits else []
-    if shadowed:
-        raise NotApplicable(f"builtin {', '.join(shadowed)} may be rebound by the program")
+    relies on) may be rebound, visibly or not
+    (:func:`~codemorph.authoring.hazards.builtin_rebinding_refusal`); builtins may be
+    rebound through the ``builtins`` module; object lifetimes are observable
+    (``lifetime``); frames, code objects or line numbers are inspected."""
+    refusal = builtin_rebinding_refusal(ctx, *emits) if emits else None
+    if refusal:
+        raise NotApplicable(refusal)
     found = hazard_identifiers(module, BUILTINS_HAZARDS, names=names)
     if found:
         raise NotApplicable(f"program may rebind builtins through {', '.join(found)}")

@@ -12,6 +12,7 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import BUILTIN_NAMES
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
+from codemorph.authoring.hazards import builtin_rebinding_refusal, rebindable_builtins
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
     BlockRewriter, Plan, assign, choose_loop_sites, definitely_bound, find, function_of,
@@ -30,7 +31,9 @@ __all__ = ["ComprehensionToLoop"]
 #: whether the call stays (``tuple(acc)``) or is replaced by the accumulator itself
 _CONSUMERS: dict[str, tuple[str, bool]] = {
     "list": ("list", False), "set": ("set", False), "tuple": ("list", True), "sorted": ("list", True),
-    "frozenset": ("set", True), "sum": ("list", True), "min": ("list", True), "max": ("list", True),
+    # frozenset(acc) of a list inserts the items one by one, as frozenset(gen) does; of a set it
+    # copies that set's table, whose iteration order may differ ([60, 105, 145, 146, -50, 128])
+    "frozenset": ("list", True), "sum": ("list", True), "min": ("list", True), "max": ("list", True),
 }
 #: consumers that work item by item (additions / comparisons): only for items that are
 #: surely ints, where those steps cannot fail or run code
@@ -39,6 +42,9 @@ _ITEMWISE = frozenset({"sum", "min", "max"})
 #: expression it becomes RuntimeError, PEP 479; inside a loop it would not)
 _STOPITERATION_SOURCES = frozenset({"next", "__next__", "StopIteration", "send", "throw", "anext", "__anext__"})
 _INT_CALLS = frozenset({"len", "int", "ord", "bool", "hash", "abs"})
+#: names of the accumulator a loop builds when the statement's own target cannot be it, first
+#: free one wins (then ``acc_1``...)
+_ACC_NAMES = ("acc", "result", "items", "values")
 
 
 @dataclass
@@ -108,6 +114,19 @@ def _comp_variable_uses(comp: cst.BaseExpression, scopes) -> list[cst.Name]:
     return out
 
 
+def _bare(e: cst.BaseExpression) -> cst.BaseExpression:
+    """``e`` without the parentheses it was written with in the comprehension, when they are
+    redundant where the loop puts it (a call argument, the value of ``acc[key] =`` or ``total
+    +=``): ``[(e + 1) for e in l]`` gives ``acc.append(e + 1)``, not ``acc.append((e + 1))``.
+    Tuples and generator expressions keep theirs, and so does an expression spanning lines."""
+    if not e.lpar or isinstance(e, (cst.Tuple, cst.GeneratorExp, cst.NamedExpr, cst.Yield)):
+        return e
+    bare = e.with_changes(lpar=[], rpar=[])
+    if "\n" in cst.Module([]).code_for_node(bare):
+        return e
+    return _bare(bare)
+
+
 class _Renamer(cst.CSTTransformer):
     def __init__(self, renames: Mapping[int, str], replace: Mapping[int, cst.BaseExpression] | None = None) -> None:
         super().__init__()
@@ -143,7 +162,7 @@ class _Scanner:
         if local:
             return n.value not in self.ff.unbinders and definitely_bound(n.value, self.stmt, self.func,
                                                                           self.env["parents"])
-        return n.value in BUILTIN_NAMES and not ctx.shadowed(n.value) and n.value not in self.ff.unbinders
+        return n.value in BUILTIN_NAMES and not rebindable_builtins(ctx, n.value) and n.value not in self.ff.unbinders
 
     def site(self, node: cst.BaseExpression, comp: cst.BaseExpression, consumer: str | None) -> bool:
         """Record ``comp`` (replacing ``node``) as hoistable, or its refusal reason; the
@@ -156,8 +175,9 @@ class _Scanner:
             kind = {cst.ListComp: "list", cst.SetComp: "set", cst.DictComp: "dict"}[type(comp)]
         else:
             kind = "list" if consumer == "join" else _CONSUMERS[consumer][0]
-        if kind == "set" and self.env["ctx"].shadowed("set"):
-            self.reasons.append(f"line {self.env['ctx'].position(node)[0]}: builtin set may be rebound by the program")
+        refusal = builtin_rebinding_refusal(self.env["ctx"], "set") if kind == "set" else None
+        if refusal:
+            self.reasons.append(f"line {self.env['ctx'].position(node)[0]}: {refusal}")
             return False
         targets = [n for f in _comp_chain(comp) for n in (target_names(f.target) or [])]
         self.sites.append(_CompSite(self.stmt, node, comp, kind, consumer, targets))
@@ -300,7 +320,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
                 or not isinstance(call.args[0].value, cst.GeneratorExp):
             return None
         f = call.func
-        if isinstance(f, cst.Name) and f.value in _CONSUMERS and not ctx.shadowed(f.value):
+        if isinstance(f, cst.Name) and f.value in _CONSUMERS and not rebindable_builtins(ctx, f.value):
             return f.value
         if isinstance(f, cst.Attribute) and f.attr.value == "join" \
                 and isinstance(f.value, (cst.SimpleString, cst.ConcatenatedString)) \
@@ -316,7 +336,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
         if isinstance(e, cst.Integer):
             return True
         if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in _INT_CALLS \
-                and not ctx.shadowed(e.func.value) and len(e.args) >= 1 and not any(a.star for a in e.args):
+                and not rebindable_builtins(ctx, e.func.value) and len(e.args) >= 1 \
+                and not any(a.star for a in e.args):
             if e.func.value == "abs":
                 return len(e.args) == 1 and self._int_item(e.args[0].value, ctx)
             return e.func.value != "int" or len(e.args) <= 2
@@ -439,12 +460,41 @@ class ComprehensionToLoop(SiteChoice, Transform):
                            for n in _comp_variable_uses(c, env["scopes"])}
         return cache[func]
 
+    def _keeps_name(self, t: str, s: _CompSite, func: cst.FunctionDef, ff: FunctionFacts, env: dict) -> bool:
+        """Whether the loop of ``s`` may bind the comprehension's variable ``t`` under its own
+        name in ``func``: every other spelling of ``t`` in ``func`` is another comprehension's
+        own variable, a lambda's own parameter (``lambda l: l[0]``), or in the target or body
+        of another ``for`` loop over ``t`` that does not hold the statement (the loop rebinds
+        ``t`` before its body reads it: ``[c for c in text]`` then ``for i, c in
+        enumerate(...)`` keeps ``c``, not ``c_1``); no closure reads ``t``, and no ``del``,
+        ``global``, ``nonlocal`` or ``except ... as`` names it."""
+        if t in ff.unbinders:
+            return False
+        covered = set(self._own_uses(func, env))
+        for lam in find(func.body, cst.Lambda):
+            p = lam.params
+            if t in {x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)}:
+                covered |= {id(n) for n in name_nodes(lam, t)}
+        if any(id(n) not in covered for lazy in lazy_scopes(func.body) for n in name_nodes(lazy, t)):
+            return False  # a closure may read it late
+        parents = env["parents"]
+        holders: set[int] = set()
+        node = parents.get(s.stmt)
+        while node is not None and node is not func:
+            holders.add(id(node))
+            node = parents.get(node)
+        for other in find(func.body, cst.For):
+            if id(other.body) not in holders and t in (target_names(other.target) or ()):
+                covered |= {id(n) for part in (other.target, other.body) for n in name_nodes(part, t)}
+        return all(id(n) in covered for n in name_nodes(func, t))
+
     def _names(self, s: _CompSite, func: cst.FunctionDef, ff: FunctionFacts, env: dict) -> None:
         ctx, scopes, parents = env["ctx"], env["scopes"], env["parents"]
         own = self._own_uses(func, env)
         # a loop variable keeps its name unless the function spells it anywhere else than as
-        # a comprehension's own variable (then the loop would rebind or leak into it)
-        fresh = {t: ctx.fresh_name(t) if any(id(n) not in own for n in name_nodes(func, t)) else t
+        # a comprehension's own variable, a lambda's own parameter or the variable of another
+        # `for` loop that rebinds it first (then the loop would rebind or leak into it)
+        fresh = {t: t if self._keeps_name(t, s, func, ff, env) else ctx.fresh_name(t)
                  for t in dict.fromkeys(s.targets)}
         for node in _comp_variable_uses(s.comp, scopes):
             s.renames[id(node)] = fresh[node.value]
@@ -467,7 +517,16 @@ class ComprehensionToLoop(SiteChoice, Transform):
             hint = "count" if isinstance(comp.elt, cst.Integer) and comp.elt.value == "1" else "total"
             s.acc = hint if ctx.reserve(hint) else ctx.fresh_name(hint)
             return
-        s.acc = ctx.fresh_name("acc")
+        # an accumulator name this rewrite already took in another function (there it is another
+        # local; the name is spelled nowhere in the program), else `acc`, then other words a
+        # person uses for a list being built, before `acc_1`
+        pool, used = env.setdefault("acc_pool", []), env.setdefault("acc_used", {}).setdefault(func, set())
+        name = next((n for n in pool if n not in used), None)
+        if name is None:
+            name = next((n for n in _ACC_NAMES if ctx.reserve(n)), None) or ctx.fresh_name("acc")
+            pool.append(name)
+        used.add(name)
+        s.acc = name
 
     @staticmethod
     def _loop(s: _CompSite) -> list[cst.BaseStatement]:
@@ -484,7 +543,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
         else:
             init = cst.Dict([])
         if isinstance(comp, cst.DictComp):
-            key, value = comp.key.visit(rn), comp.value.visit(rn)
+            key, value = _bare(comp.key.visit(rn)), _bare(comp.value.visit(rn))
             inner: list[cst.BaseStatement] = []
             if s.key is not None:  # the key is evaluated before the value, as in the comprehension
                 inner.append(simple_line(assign(cst.Name(s.key), key)))
@@ -492,10 +551,10 @@ class ComprehensionToLoop(SiteChoice, Transform):
             store = assign(cst.Subscript(acc, [cst.SubscriptElement(cst.Index(key))]), value)
             inner.append(simple_line(store))
         elif s.consumer == "sum":  # sum() of ints adds them to 0 in order: `total += item`
-            inner = [simple_line(cst.AugAssign(acc, cst.AddAssign(), comp.elt.visit(rn)))]
+            inner = [simple_line(cst.AugAssign(acc, cst.AddAssign(), _bare(comp.elt.visit(rn))))]
         else:
             method = "append" if s.kind == "list" else "add"
-            elt = comp.elt.visit(rn)
+            elt = _bare(comp.elt.visit(rn))
             if isinstance(elt, cst.Tuple) and not elt.lpar:
                 elt = elt.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             inner = [simple_line(cst.Expr(cst.Call(cst.Attribute(acc, cst.Name(method)), [cst.Arg(elt)])))]

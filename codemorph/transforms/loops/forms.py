@@ -80,6 +80,7 @@ from codemorph.engine import DYNAMIC_SCOPE_BUILTINS, RewriteContext
 from codemorph.engine.transform import bound_names
 from codemorph.authoring.facts import ProgramFacts
 from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.hazards import builtin_rebinding_refusal, rebindable_builtins
 from codemorph.authoring.syntax import parenthesize_if_bare_tuple
 from codemorph.transforms.loops.common import (
     BlockRewriter, LoopBodyScope, Plan, choose_loop_sites, for_loop_facts, for_sites, refuse_program,
@@ -110,7 +111,9 @@ NAMESPACE_HAZARDS = frozenset(DYNAMIC_SCOPE_BUILTINS | {"__main__", "modules", "
 #: ``str`` methods that return a ``str`` / a ``list`` of ``str`` when called on an exact ``str``
 _STR_TO_STR = frozenset({"lower", "upper", "strip", "lstrip", "rstrip", "replace", "title", "capitalize",
                          "swapcase", "casefold", "center", "ljust", "rjust", "zfill", "expandtabs",
-                         "removeprefix", "removesuffix", "translate", "format", "join"})
+                         "removeprefix", "removesuffix", "translate", "join"})
+# not ``format``: ``'{}'.format(x)`` is the very object ``x.__format__`` returned, which may be
+# a subclass of ``str`` with its own ``__iter__``/``__getitem__``/``__reversed__`` (f-strings too)
 _STR_TO_LIST = frozenset({"split", "rsplit", "splitlines"})
 
 
@@ -242,11 +245,12 @@ def _callee(e: cst.BaseExpression) -> str:
 
 
 def _is_str_literal(e: cst.BaseExpression) -> bool:
-    """A ``str`` literal (plain, concatenated or f-string; not ``bytes``)."""
+    """A plain ``str`` literal (or a concatenation of them; not ``bytes``), whose value is an
+    exact ``str``.  Not an f-string: ``f'{x}'`` is the very object ``x.__format__`` returned
+    when the field is the whole string, which may be a subclass of ``str`` iterating in its
+    own way."""
     if isinstance(e, cst.SimpleString):
         return "b" not in e.prefix.lower()
-    if isinstance(e, cst.FormattedString):
-        return True
     if isinstance(e, cst.ConcatenatedString):
         return _is_str_literal(e.left) and _is_str_literal(e.right)
     return False
@@ -311,6 +315,8 @@ class LoopForm:
             already an iterator whose ``iter`` is itself: ``it = zip(a, b)``).
         inclusive: the counter form's bound is ``X + 1`` (``X - 1`` for a negative step) of
             an invariant int name ``X``, tested as ``v <= X`` (``v >= X``).
+        skip_item: the index form assigns no item: ``for i, _ in enumerate(xs)`` whose ``_``
+            nothing reads counts with ``i`` alone (no ``_ = xs[i]``).
     """
 
     kind: str
@@ -328,6 +334,7 @@ class LoopForm:
     flag: str | None = None
     wrap_iter: bool = True
     inclusive: bool = False
+    skip_item: bool = False
 
     # -- pieces -------------------------------------------------------------------------
     def _setup(self, node: cst.For) -> list[cst.BaseStatement]:
@@ -381,6 +388,8 @@ class LoopForm:
         if self.kind == "counter":
             return []
         if self.kind == "index":
+            if self.skip_item:
+                return []
             seq = self.bind_sequence or self.sequence
             target = self.index_target if self.index_target is not None else node.target
             return [_assign(target, cst.Subscript(cst.Name(seq), [cst.SubscriptElement(cst.Index(cst.Name(self.counter)))]))]
@@ -607,9 +616,9 @@ class LoopForms:
         self._current: tuple[cst.For, cst.FunctionDef] | None = None
         self._pool: dict[tuple[str, ...], list[str]] = {}
         self._used: dict[cst.For, set[str]] = {}
-        self._shadowed = set(ctx.shadowed("len", "range", "enumerate", "zip", "sorted", "list", "tuple", "int",
-                                          "map", "filter", "reversed",
-                                          "iter", "next", "StopIteration"))
+        self._shadowed = set(rebindable_builtins(ctx, "len", "range", "enumerate", "zip", "sorted", "list", "tuple",
+                                                 "int", "str", "map", "filter", "reversed", "iter", "next",
+                                                 "StopIteration"))
         self._script: ScriptFacts | None = None
 
     @property
@@ -638,7 +647,8 @@ class LoopForms:
         return name
 
     def builtin(self, name: str) -> bool:
-        """Whether ``name`` surely is the builtin (bound nowhere in the program)."""
+        """Whether ``name`` surely is the builtin (bound nowhere in the program, not even
+        unseen: :func:`~codemorph.authoring.hazards.rebindable_builtins`)."""
         return name not in self._shadowed
 
     # -- facts ----------------------------------------------------------------------------
@@ -771,26 +781,45 @@ class LoopForms:
 
     def _sequence_expr(self, e: cst.BaseExpression, func: cst.FunctionDef) -> bool:
         """``e`` evaluates to an exact ``list``, ``tuple`` or ``str`` (evaluated once, bound to a
-        fresh name): a literal display or string, ``sorted``/``list``/``tuple`` calls, ``str``
-        methods of a local only ever observed holding a ``str``, slices of such sequences."""
-        if _is_str_literal(e) or isinstance(e, (cst.List, cst.Tuple)):
+        fresh name): a literal display or plain string, a list comprehension, ``sorted``/``list``/
+        ``tuple`` calls, an exact ``str`` (:meth:`_str_expr`) and its ``split``/``rsplit``/
+        ``splitlines``, slices of a local only ever observed holding a ``list``, ``tuple`` or
+        ``str`` or of such an expression (``sorted(d)[:-1]``)."""
+        if _is_str_literal(e) or isinstance(e, (cst.List, cst.Tuple, cst.ListComp)):
             return True
         call = e if isinstance(e, cst.Call) else None
         if call is not None and isinstance(call.func, cst.Name) and call.func.value in ("sorted", "list", "tuple") \
                 and self.builtin(call.func.value):
             return True
-        if call is not None and isinstance(call.func, cst.Attribute):
-            recv, meth = call.func.value, call.func.attr.value
-            if meth in _STR_TO_STR or meth in _STR_TO_LIST:
-                if _is_str_literal(recv):
-                    return True
-                if self._own_name(recv, func):
-                    return self._observed(func, recv.value) == {"str"}
-            return False
-        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice) \
-                and self._own_name(e.value, func):
-            types = self._observed(func, e.value.value)
-            return bool(types) and types <= SEQUENCE_TYPES
+        if call is not None and isinstance(call.func, cst.Attribute) and call.func.attr.value in _STR_TO_LIST:
+            return self._str_expr(call.func.value, func)
+        if self._str_expr(e, func):
+            return True
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice):
+            if self._own_name(e.value, func):
+                types = self._observed(func, e.value.value)
+                return bool(types) and types <= SEQUENCE_TYPES
+            return self._sequence_expr(e.value, func)
+        return False
+
+    def _str_expr(self, e: cst.BaseExpression, func: cst.FunctionDef | None) -> bool:
+        """``e`` evaluates to an exact ``str``: a plain string literal, a local only ever observed
+        holding a ``str``, a ``str`` method of :data:`_STR_TO_STR` called on such a value
+        (``text.lower().strip()``), a slice of one, or ``str(n)`` of a local only ever observed
+        holding an ``int``, ``bool`` or ``float`` (their ``__str__`` gives an exact ``str``).
+        Not ``s.format(...)`` nor an f-string (see :data:`_STR_TO_STR`)."""
+        if _is_str_literal(e):
+            return True
+        if self._own_name(e, func):
+            return self._observed(func, e.value) == {"str"}
+        if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value in _STR_TO_STR:
+            return self._str_expr(e.func.value, func)
+        if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice):
+            return self._str_expr(e.value, func)
+        call = _plain_call(e, "str")
+        if call is not None and len(call.args) == 1 and self.builtin("str") and self._own_name(call.args[0].value, func):
+            types = self._observed(func, call.args[0].value.value)
+            return bool(types) and types <= {"int", "bool", "float"}
         return False
 
     def _yields_tuples(self, e: cst.BaseExpression, func: cst.FunctionDef) -> bool:
@@ -899,8 +928,12 @@ class LoopForms:
                     and self._invariant_local(seq, func, body_bound, loop):
                 types = self._observed(func, seq.value)
                 if types and types <= SEQUENCE_TYPES:
+                    # `for i, _ in enumerate(xs)` with `_` read nowhere: no `_ = xs[i]` (an index
+                    # below len(xs) of a list, tuple or str never fails)
+                    root = self.module if func is None else func
+                    skip = isinstance(elem, cst.Name) and elem.value == "_" and len(name_nodes(root, "_")) == 1
                     return LoopForm("index", f"index loop over {seq.value} (counter {counter.value})",
-                                    counter=counter.value, sequence=seq.value, index_target=elem)
+                                    counter=counter.value, sequence=seq.value, index_target=elem, skip_item=skip)
         if isinstance(it, cst.Name):
             if not self._invariant_local(it, func, body_bound, loop):
                 return None
@@ -920,7 +953,7 @@ class LoopForms:
     def _general(self, loop: cst.For, func: cst.FunctionDef) -> LoopForm | str:
         missing = [b for b in ("iter", "next", "StopIteration") if not self.builtin(b)]
         if missing:
-            return f"builtin {', '.join(missing)} may be rebound by the program"
+            return builtin_rebinding_refusal(self.ctx, *missing) or f"builtin {', '.join(missing)} may be rebound"
         flag = None
         if loop.orelse is not None and "break" in loop_jumps(loop.body):
             flag = self._fresh(FLAG_NAMES)
@@ -964,7 +997,8 @@ class LoopForms:
 def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
                       rewrite: "Callable[[LoopForm, cst.For], tuple[list[cst.BaseStatement], list[cst.EmptyLine]]]",
                       describe: "Callable[[LoopForm], str]",
-                      refuse: "Callable[[cst.For], str | None]" = lambda loop: None) -> cst.Module:
+                      refuse: "Callable[[cst.For], str | None]" = lambda loop: None,
+                      outermost: bool = False) -> cst.Module:
     """The loop driver ``for-to-while`` and ``peel-loop`` share: refuse the program where
     :func:`~codemorph.transforms.loops.common.refuse_program` does, take the eligible
     ``for`` loops (:func:`~codemorph.transforms.loops.common.for_sites`; a loop ``refuse``
@@ -972,7 +1006,10 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
     choose among them by ``which`` (``"all"`` or ``"one"``), and replace each chosen loop by
     ``rewrite(form, loop)``, recording ``describe(form)`` at it.  A script's
     (:attr:`RewriteContext.script`) module-level loops are sites too, unless the program
-    spells one of :data:`NAMESPACE_HAZARDS`; other programs' are not.
+    spells one of :data:`NAMESPACE_HAZARDS`; other programs' are not.  With ``outermost``
+    and ``which="all"``, an eligible loop inside another eligible loop is left alone (the
+    outer rewrite copies it as it is): ``peel-loop`` peels the outer loop once instead of
+    also peeling the inner loop in each copy, four copies of the inner body.
 
     Raises:
         NotApplicable: as ``refuse_program``, or no eligible loop.
@@ -998,6 +1035,12 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
     # a script's module-level names are its own (no harness reads them): its module-level
     # loops are sites too, with the proofs extended to the functions that may see those names
     eligible, reasons = for_sites(ctx, facts, "loop", check, module_level if ctx.script else None)
+    if outermost and which == "all" and len(eligible) > 1:
+        ids = {id(loop) for loop in eligible}
+        inner = [loop for loop in eligible if any(id(a) in ids for a in forms.index.ancestors(loop))]
+        for loop in inner:
+            reasons.append(f"line {ctx.position(loop)[0]}: inside a loop that is rewritten")
+        eligible = [loop for loop in eligible if loop not in inner]
     chosen = choose_loop_sites(which, ctx, eligible, reasons, "for loop")
     plans: dict[cst.CSTNode, Plan] = {}
     for loop in chosen:  # source order: outer loops get the first names

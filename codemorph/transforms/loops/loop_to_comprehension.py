@@ -9,6 +9,7 @@ import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.authoring.facts import FunctionFacts
+from codemorph.authoring.hazards import rebindable_builtins
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
     BlockRewriter, Plan, assign, block_statements, choose_loop_sites, find, for_loop_facts,
@@ -20,6 +21,9 @@ from codemorph.transforms.loops.comprehensions import (
 )
 
 __all__ = ["LoopToComprehension"]
+
+#: the longest line a comprehension is written on, unless the program has longer lines (black's default)
+LINE_LIMIT = 88
 
 
 @dataclass
@@ -107,6 +111,8 @@ class LoopToComprehension(SiteChoice, Transform):
       ``UnboundLocalError``);
     * ``acc[K] = V`` evaluates ``V`` before ``K``, a dict comprehension ``K`` first: one of
       them must be a loop variable or a literal;
+    * the comprehension's line is at most 88 characters long, or no longer than the
+      program's longest line (a person keeps a longer one as a loop);
     * ``set`` unshadowed (for ``set()``); no recursion in the program (comprehension frames
       change the recursion depth); no frame, line or object-lifetime introspection; the
       function does not use ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``.
@@ -127,6 +133,7 @@ class LoopToComprehension(SiteChoice, Transform):
         "loop variables dead after the loop (only re-bound by other for loops); no for-else/break/continue",
         "no walrus/yield/await/super() in the loop; no late-binding lambda or generator over loop variables",
         "locals read in the loop are surely bound; dict key or value is a loop variable or literal",
+        "the comprehension's line is at most 88 characters, or no longer than the program's longest line",
         "set unshadowed; no recursion; no frame/line/lifetime introspection; no eval/exec/locals/...",
     )
 
@@ -173,7 +180,7 @@ class LoopToComprehension(SiteChoice, Transform):
         parts = _accumulate(loop.body, acc, kind, conds)
         if parts is None:
             return f"body does more than accumulate into {acc}"
-        if kind == "set" and ctx.shadowed("set"):
+        if kind == "set" and rebindable_builtins(ctx, "set"):
             return "builtin set may be rebound by the program"
         targets = target_names(loop.target)
         if targets is None:
@@ -211,22 +218,34 @@ class LoopToComprehension(SiteChoice, Transform):
             pure = lambda e: is_literal(e) or (isinstance(e, cst.Name) and e.value in targets)  # noqa: E731
             if not (pure(k) or pure(v)):
                 return "dict key and value both have effects (the evaluation order would change)"
-        return _Accumulation(init, loop, acc, kind, conds, parts)
+        found = _Accumulation(init, loop, acc, kind, conds, parts)
+        # a person keeps a comprehension this long as a loop (or splits it over lines)
+        line = cst.Module([]).code_for_node(_statement(found).with_changes(leading_lines=[])).rstrip("\n")
+        width = ctx.position(loop)[1] - 1 + len(line)
+        longest = max((len(x) for x in ctx.program.source.splitlines()), default=0)
+        if "\n" not in line and width > max(LINE_LIMIT, longest):
+            return (f"the comprehension would make a line of {width} characters (longer than {LINE_LIMIT} "
+                    f"and than every line of the program)")
+        return found
 
     @staticmethod
     def _plan(a: _Accumulation) -> Plan:
         def plan(node: cst.BaseStatement) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
-            loop = a.loop  # the original loop: nothing inside it was rewritten
-            for_in = cst.CompFor(target=loop.target, iter=paren(loop.iter),
-                                 ifs=[cst.CompIf(paren(c)) for c in a.conds])
-            if a.kind == "list":
-                comp: cst.BaseExpression = cst.ListComp(elt=paren(a.parts[0]), for_in=for_in)
-            elif a.kind == "set":
-                comp = cst.SetComp(elt=paren(a.parts[0]), for_in=for_in)
-            else:
-                comp = cst.DictComp(key=paren(a.parts[0]), value=paren(a.parts[1]), for_in=for_in)
-            moved = {id(n) for part in [*a.parts, *a.conds, loop.iter, loop.target] for n in find(part, cst.CSTNode)}
-            comments = statement_comments(loop.body, moved)
-            stmt = simple_line(assign(cst.Name(a.acc), comp), leading=[*loop.leading_lines, *comments])
-            return [stmt], []
+            return [_statement(a)], []
         return plan
+
+
+def _statement(a: _Accumulation) -> cst.SimpleStatementLine:
+    """``acc = [E for T in XS if C]`` (set or dict likewise) for the accumulation ``a``."""
+    loop = a.loop  # the original loop: nothing inside it was rewritten
+    for_in = cst.CompFor(target=loop.target, iter=paren(loop.iter),
+                         ifs=[cst.CompIf(paren(c)) for c in a.conds])
+    if a.kind == "list":
+        comp: cst.BaseExpression = cst.ListComp(elt=paren(a.parts[0]), for_in=for_in)
+    elif a.kind == "set":
+        comp = cst.SetComp(elt=paren(a.parts[0]), for_in=for_in)
+    else:
+        comp = cst.DictComp(key=paren(a.parts[0]), value=paren(a.parts[1]), for_in=for_in)
+    moved = {id(n) for part in [*a.parts, *a.conds, loop.iter, loop.target] for n in find(part, cst.CSTNode)}
+    comments = statement_comments(loop.body, moved)
+    return simple_line(assign(cst.Name(a.acc), comp), leading=[*loop.leading_lines, *comments])

@@ -52,7 +52,10 @@ class PeelLoop(SiteChoice, Transform):
 
     The body has no ``break`` for this loop, so ``else`` always runs after the last
     iteration and becomes plain statements after the loop.  Exceptions the first ``BODY``
-    raises are not caught (it is the ``try``'s ``else``).
+    raises are not caught (it is the ``try``'s ``else``).  Nested loops: with
+    ``which="all"`` only the outermost eligible loops are peeled, the loops inside them are
+    copied as written (peeling those too would copy each inner peel into both copies of the
+    outer body: four copies of an inner body for two nested loops).
 
     Args:
         which: ``"all"`` (default) or ``"one"`` (one eligible loop chosen with ``ctx.rng``).
@@ -80,6 +83,7 @@ class PeelLoop(SiteChoice, Transform):
         "loop is a plain `for` in a function that does not use eval/exec/locals/globals/vars/dir(), "
         "or at module level of a script whose namespace nothing reads by name",
         "counter/index forms: as for-to-while",
+        "which=all: not inside another loop that is peeled",
     )
     uses_runtime_types = True
 
@@ -89,4 +93,5 @@ class PeelLoop(SiteChoice, Transform):
             return f"body has {jumps[0]} for this loop" if jumps else None
 
         return rewrite_for_loops(module, ctx, self.which, lambda form, loop: form.peeled(loop),
-                                 lambda form: f"first iteration peeled ({form.description})", refuse)
+                                 lambda form: f"first iteration peeled ({form.description})", refuse,
+                                 outermost=True)

@@ -9,7 +9,7 @@ from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
     BlockRewriter, Plan, assign, block_statements, choose_loop_sites, for_loop_facts, for_sites,
-    int_literal, int_node, loop_jumps, prepend_lines, refuse_program, simple_line,
+    int_literal, int_node, loop_jumps, name_nodes, prepend_lines, refuse_program, simple_line,
     statement_comments,
 )
 
@@ -43,7 +43,9 @@ class UnrollLoop(SiteChoice, Transform):
     ``BODY``; the ``range`` arguments must be int literals (``range(K)``, ``range(a, b)``,
     ``range(a, b, s)``, negative literals allowed) giving 1 to ``max_iterations`` values.
     The loop variable holds the last value after the unrolled code, as after the loop.  A
-    loop ``else`` (which always runs, the body having no ``break``) follows the copies.
+    loop variable that nothing in the function reads (``for j in range(2): i += 1``) gets no
+    ``j = 0`` / ``j = 1`` lines: the copies follow each other.  A loop ``else`` (which always
+    runs, the body having no ``break``) follows the copies.
 
     Args:
         which: ``"all"`` (default) or ``"one"`` (one eligible loop chosen with ``ctx.rng``).
@@ -84,6 +86,7 @@ class UnrollLoop(SiteChoice, Transform):
             raise NotApplicable(f"no for loop over a small constant range ({whys})")
         refuse_program(module, ctx, facts, frozenset(facts.names), emits=("range",), lifetime=False)
         values: dict[cst.For, list[int]] = {}
+        owners = dict(facts.loops)
 
         def check(loop: cst.For) -> str | None:
             vals, why = _range_values(loop.iter, self.max_iterations)
@@ -102,11 +105,21 @@ class UnrollLoop(SiteChoice, Transform):
         plans: dict[cst.CSTNode, Plan] = {}
         for loop in chosen:
             ctx.record(loop, f"for loop over range(...) unrolled into {len(values[loop])} copies")
-            plans[loop] = self._plan(values[loop])
+            plans[loop] = self._plan(values[loop], self._unread(loop, owners.get(loop), facts))
         return module.visit(BlockRewriter(plans))
 
     @staticmethod
-    def _plan(vals: list[int]) -> Plan:
+    def _unread(loop: cst.For, func: cst.CSTNode | None, facts) -> bool:
+        """Whether nothing reads the loop variable: its only spelling in the function is the
+        loop's target (no ``del``/``global``/``nonlocal``/``except ... as`` of it either), so
+        the copies need no ``j = 0`` / ``j = 1`` lines (``for j in range(2): i += 1``)."""
+        if not isinstance(func, cst.FunctionDef) or not isinstance(loop.target, cst.Name):
+            return False
+        v = loop.target.value
+        return v not in facts.functions[func].unbinders and name_nodes(func, v) == [loop.target]
+
+    @staticmethod
+    def _plan(vals: list[int], unread: bool = False) -> Plan:
         def plan(node: cst.BaseStatement) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
             assert isinstance(node, cst.For)
             body, footer = block_statements(node.body)
@@ -115,9 +128,15 @@ class UnrollLoop(SiteChoice, Transform):
             left: list[cst.EmptyLine] = []
             for k, v in enumerate(vals):
                 first = k == 0
-                line = simple_line(assign(node.target.deep_clone(), int_node(v)),
-                                    leading=[*(node.leading_lines if first else []),
-                                             *(statement_comments(node.iter) if first else []), *left],
+                leading = [*(node.leading_lines if first else []),
+                           *(statement_comments(node.iter) if first else []), *left]
+                if unread:  # no `j = 0` line: its comments go before the copy's first statement
+                    if first and header is not None and header.comment:
+                        leading.append(cst.EmptyLine(comment=header.comment))
+                    out += [prepend_lines(body[0], leading), *body[1:]]
+                    left = list(footer)
+                    continue
+                line = simple_line(assign(node.target.deep_clone(), int_node(v)), leading=leading,
                                     trailing=header if first and header is not None and header.comment else None)
                 out += [line, *body]
                 left = list(footer)

@@ -12,6 +12,7 @@ import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import bound_names
 from codemorph.authoring.facts import FunctionFacts, ProgramFacts
+from codemorph.authoring.hazards import rebindable_builtins
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
     BlockRewriter, Plan, block_statements, choose_loop_sites, comment_lines, find, int_literal,
@@ -68,12 +69,13 @@ class WhileToFor(SiteChoice, Transform):
 
     ``i = A`` ... ``while i < B: BODY; i += k`` (also ``<=``, and ``i > B`` / ``i >= B``
     with ``i -= k``; ``i = i + k`` spellings; ``k`` a positive int literal) becomes
-    ``for i in range(A, B, k): BODY``.  The value of ``i`` after the loop is kept: when
-    ``i`` may be read after the loop (or by a closure), the loop's normal exit re-applies
-    the increment once if the original test still holds (``if i < B: i += k``), in the
-    loop's ``else`` when the body may ``break`` (a ``break`` leaves ``i`` alike in both).
-    When ``i`` is read nowhere else, a literal or adjacent ``i = A`` initialisation is
-    folded into ``range``.
+    ``for i in range(A, B, k): BODY``, when ``i`` is read nowhere but in the loop's test and
+    body (a literal or adjacent ``i = A`` initialisation is then folded into ``range``).  A
+    loop whose counter is read elsewhere (after the loop, in its ``else``, by a closure) is
+    left alone: ``range`` leaves ``i`` one step short of the ``while`` loop's final value, and
+    the fix-up that restores it (``if i < B: i += k`` after the loop, in its ``else`` when
+    the body may ``break``) is no form people write.  ``fix_up=True`` writes that fix-up (the
+    form of earlier versions).
 
     Preconditions (each refused with a reason when not established):
 
@@ -95,9 +97,12 @@ class WhileToFor(SiteChoice, Transform):
 
     Args:
         which: ``"all"`` (default) or ``"one"`` (one eligible loop chosen with ``ctx.rng``).
+        fix_up: ``False`` (default) leaves alone a loop whose counter is read outside it;
+            ``True`` rewrites it with the fix-up after the loop.
 
     Raises:
-        ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``.
+        ValueError: on construction, when ``which`` is not ``"all"`` or ``"one"``, or
+            ``fix_up`` is not a bool.
     """
 
     name = "while-to-for"
@@ -106,12 +111,19 @@ class WhileToFor(SiteChoice, Transform):
     preconditions = (
         "range is the builtin (not rebound anywhere, no builtins-module access)",
         "the loop counts: last statement i += k / i -= k (k a positive literal), no continue, i bound nowhere else",
+        "i is read nowhere outside the loop's test and body (unless fix_up)",
         "i is a plain local (no global/nonlocal/del/except-as of it)",
         "the bound is built of int literals, local names, len(name), + - * // %; invariant in the body",
         "runtime types: i and the bound's names only ever held ints; len() only of immutable sized values",
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame or line introspection",
     )
     needs_runtime_types = True
+
+    def __init__(self, which: str = "all", fix_up: bool = False) -> None:
+        SiteChoice.__init__(self, which)
+        if not isinstance(fix_up, bool):
+            raise ValueError(f"{self.name}: option fix_up must be true or false, got {fix_up!r}")
+        self.fix_up = fix_up
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         if "while" not in ctx.program.source:
@@ -182,7 +194,7 @@ class WhileToFor(SiteChoice, Transform):
             rest_bound |= bound_names(small)[0]
         if var in rest_bound:
             return f"{var} is also bound inside the body"
-        if ctx.shadowed("len") and any(name_nodes(part, "len") for part in (test, *smalls)):
+        if rebindable_builtins(ctx, "len") and any(name_nodes(part, "len") for part in (test, *smalls)):
             return "builtin len may be rebound by the program"
         qual = qualname(func, parents)
         observed: dict[str, list[str]] = (ctx.observations or {}).get(qual, {})
@@ -202,7 +214,7 @@ class WhileToFor(SiteChoice, Transform):
             if var in bound_names(prev)[0]:
                 break
         init_value = init.body[0].value if init is not None else None
-        if init_value is not None and name_nodes(init_value, "len") and ctx.shadowed("len"):
+        if init_value is not None and name_nodes(init_value, "len") and rebindable_builtins(ctx, "len"):
             init_value = None  # len(...) is not known to give an int
         if not ((init_value is not None and self._int_expr(init_value, observed, allow_bool=False))
                 or observed.get(var) == ["int"]):
@@ -214,6 +226,12 @@ class WhileToFor(SiteChoice, Transform):
         elsewhere = [n for n in name_nodes(func, var) if id(n) not in inside]
         lazy = any(name_nodes(s, var) for s in lazy_scopes(w))
         dead = not elsewhere and not lazy
+        if not dead and not self.fix_up:
+            # the counter ends one step past the last value range gives: exact only with a fix-up
+            # after the loop (`if i < n: i += 1`), which nobody writes
+            where = "a closure reads it" if lazy else f"line {ctx.position(elsewhere[0])[0]} reads it"
+            return (f"{var} is read outside the loop ({where}): after `for {var} in range(...)` it would "
+                    f"need a fix-up `if ...: {var} += ...`, not a form people write (option fix_up=true writes it)")
         start: cst.BaseExpression = cst.Name(var)
         drop_init = None
         if init is not None:
