@@ -985,9 +985,10 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
             for attempt in range(RESUBMITS):
                 try:
                     return fut.result()
-                except cf.CancelledError:
+                except cf.CancelledError as exc:
                     if attempt == RESUBMITS - 1:
-                        raise
+                        raise _CancelledEveryTime(f"a task of {len(todo)} rows was cancelled {RESUBMITS} times: "
+                                                  "the workers holding its function died each time") from exc
                 try:
                     client.wait_for_workers(1, timeout=60)
                 except Exception:  # noqa: BLE001 - no worker came back: the next try says so
@@ -1001,13 +1002,15 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
             fut, todo = task
             try:
                 return wait(fut, todo)
-            except Exception as exc:  # noqa: BLE001 - only KilledWorker is handled here
+            except Exception as exc:  # noqa: BLE001 - only a task that killed its workers is handled here
                 if on_error is None or not _killed_worker(exc):
                     raise
+                first = exc
             # the scheduler retried the task on fresh workers (allowed-failures) and every
-            # one died: which of its rows, each in a task of its own
+            # one died, or the task was cancelled every time it was submitted because the
+            # workers holding fn died under it: which of its rows, each in a task of its own
             if len(todo) == 1:
-                return [on_error(todo[0], _dask_death(client))]
+                return [on_error(todo[0], _dask_death(client, first))]
             outs = []
             for row in todo:
                 try:
@@ -1015,7 +1018,7 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
                 except Exception as exc:  # noqa: BLE001
                     if not _killed_worker(exc):
                         raise
-                    outs.append(on_error(row, _dask_death(client)))
+                    outs.append(on_error(row, _dask_death(client, exc)))
             return outs
 
         yield from _ordered_futures(rows, executor.rows_per_task, passthrough,
@@ -1030,9 +1033,19 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
             client.close()
 
 
+class _CancelledEveryTime(cf.CancelledError):
+    """A Dask task cancelled each of the :data:`RESUBMITS` times it was submitted: the workers
+    holding the map's function and set-up died under it every time (the scheduler forgets
+    a task whose inputs are lost with their workers instead of counting a failure, so such
+    a row can end this way rather than with ``KilledWorker``)."""
+
+
 def _killed_worker(exc: BaseException) -> bool:
-    """Whether ``exc`` is Dask's ``KilledWorker``: the task's worker died on it more times
-    than the scheduler's ``allowed-failures``."""
+    """Whether ``exc`` says the task's rows killed the workers that ran them: Dask's
+    ``KilledWorker`` (the task's worker died on it more times than the scheduler's
+    ``allowed-failures``) or :class:`_CancelledEveryTime`."""
+    if isinstance(exc, _CancelledEveryTime):
+        return True
     try:
         from distributed import KilledWorker
     except ImportError:  # pragma: no cover
@@ -1040,8 +1053,13 @@ def _killed_worker(exc: BaseException) -> bool:
     return isinstance(exc, KilledWorker)
 
 
-def _dask_death(client: Any) -> WorkerDied:
-    """The :class:`WorkerDied` of a row whose Dask task killed its worker every time."""
+def _dask_death(client: Any, exc: BaseException | None = None) -> WorkerDied:
+    """The :class:`WorkerDied` of a row whose Dask task killed its worker every time
+    (``exc``: the ``KilledWorker`` or :class:`_CancelledEveryTime` that said so)."""
+    if isinstance(exc, _CancelledEveryTime):
+        return WorkerDied(None, how=f"the Dask workers holding its task died each of the {RESUBMITS} times it was "
+                                    "submitted: out of memory, a native crash or os._exit",
+                          confirmed="the row was in a task of its own")
     return WorkerDied(None, how="a Dask worker died on it each time the scheduler tried it, as many times as "
                                 "distributed.scheduler.allowed-failures allows: out of memory, a native crash or "
                                 "os._exit", confirmed="the row was in a task of its own")

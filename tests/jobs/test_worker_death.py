@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from codemorph.jobs.executors import LocalExecutor, WorkerDied, map_rows
+from codemorph.jobs.executors import RESUBMITS, LocalExecutor, WorkerDied, map_rows
 
 
 # -- run by workers (module level: picklable by reference) ----------------------------------------
@@ -133,10 +133,15 @@ def test_on_dask_a_row_that_kills_every_worker_it_meets_costs_that_row_only():
         out = list(map_rows(fn, range(9), DaskExecutor(client, rows_per_task=3), on_error=as_reject))
     assert [x for x, _ in out] == list(range(9))
     assert [r for x, r in out if x != 4] == [x * x for x in range(9) if x != 4]
-    assert dict(out)[4] == ("reject 4: WorkerDied: the worker process processing this row died (a Dask worker "
-                            "died on it each time the scheduler tried it, as many times as "
-                            "distributed.scheduler.allowed-failures allows: out of memory, a native crash or "
-                            "os._exit); the row was in a task of its own")
+    # the scheduler ends the row's task with KilledWorker; on a loaded machine it may instead
+    # forget the task each time the workers holding the scattered function die with it
+    assert dict(out)[4] in (
+        "reject 4: WorkerDied: the worker process processing this row died (a Dask worker died on it each time "
+        "the scheduler tried it, as many times as distributed.scheduler.allowed-failures allows: out of memory, a "
+        "native crash or os._exit); the row was in a task of its own",
+        "reject 4: WorkerDied: the worker process processing this row died (the Dask workers holding its task "
+        f"died each of the {RESUBMITS} times it was submitted: out of memory, a native crash or os._exit); the "
+        "row was in a task of its own")
 
 
 # -- an interruption during the recovery does not wait for the row running alone ------------------
@@ -196,3 +201,76 @@ def test_interrupting_a_map_while_it_runs_a_row_alone_ends_at_once(tmp_path):
     assert stdout == "interrupted\n", stderr
     # the row running alone was not waited for (it leaves done-1 after 20 s)
     assert not (folder / "done-1").exists()
+
+
+class _ForgettingClient:
+    """Stands in for a ``distributed.Client`` whose scheduler forgets every task holding a row
+    of ``fatal`` (its workers died and took the scattered function with them, so the task is
+    cancelled, "already forgotten", instead of ending with ``KilledWorker``); other tasks run
+    in this process."""
+
+    def __init__(self, fatal):
+        self.fatal, self.submits = fatal, []
+
+    def nthreads(self):
+        return {"w1": 1, "w2": 1}
+
+    def scatter(self, values, broadcast=True, hash=False):
+        return [_Done(v) for v in values]
+
+    def submit(self, task, token, setup, fn, rows, pure=False):
+        self.submits.append(list(rows))
+        if self.fatal & set(rows):
+            return _Forgotten()
+        return _Done(task(token, setup.result(), fn.result(), rows))
+
+    def wait_for_workers(self, n, timeout=None):
+        pass
+
+    def run(self, fn, *args):
+        return fn(*args)
+
+
+class _Done:
+    status = "finished"
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+    def cancel(self):
+        pass
+
+
+class _Forgotten(_Done):
+    status = "cancelled"
+
+    def __init__(self):
+        pass
+
+    def result(self):
+        import concurrent.futures as cf
+
+        raise cf.CancelledError("already forgotten")
+
+
+def test_on_dask_a_row_whose_task_is_cancelled_every_time_costs_that_row_only(monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    from codemorph.jobs import executors
+    from codemorph.jobs.executors import DaskExecutor
+
+    client = _ForgettingClient(frozenset({4}))
+    executor = DaskExecutor(distributed.Client, rows_per_task=3)
+    monkeypatch.setattr(DaskExecutor, "_client", lambda self: (client, False))
+    out = list(map_rows(partial(square_unless_fatal, frozenset(), "exit"), range(9), executor, on_error=as_reject))
+    assert [x for x, _ in out] == list(range(9))
+    assert [r for x, r in out if x != 4] == [x * x for x in range(9) if x != 4]
+    assert dict(out)[4] == ("reject 4: WorkerDied: the worker process processing this row died (the Dask workers "
+                            f"holding its task died each of the {executors.RESUBMITS} times it was submitted: out of "
+                            "memory, a native crash or os._exit); the row was in a task of its own")
+    # the task of rows 3-5 was submitted RESUBMITS times, then each of its rows alone
+    assert client.submits.count([3, 4, 5]) == executors.RESUBMITS
+    assert client.submits.count([4]) == executors.RESUBMITS
+    assert [3] in client.submits and [5] in client.submits
