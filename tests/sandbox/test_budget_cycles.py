@@ -116,7 +116,7 @@ def test_a_loop_over_an_iterator_is_never_looked_at(box):
     a, b = _both(box, code, "'ab'")
     _same(a, b)
     assert (a.status, a.value_repr) == ("returned", "1")
-    assert cycle_functions(code) == frozenset()
+    assert cycle_functions(code) == {}
 
 
 def test_a_list_local_is_not_compared(box):
@@ -132,20 +132,70 @@ def test_a_list_local_is_not_compared(box):
 
 
 def test_which_functions_may_be_looked_at():
-    assert cycle_functions(STRIP) == frozenset({("f", 1)})
+    assert cycle_functions(STRIP) == {("f", 1): frozenset()}
     # a statement over two lines: a line event may find values on the stack
-    assert cycle_functions("def f(x):\n    y = (x +\n         1)\n    return y\n") == frozenset()
-    assert cycle_functions("def f(x):\n    while (x >\n           0):\n        x = x\n") == frozenset()
+    assert cycle_functions("def f(x):\n    y = (x +\n         1)\n    return y\n") == {}
+    assert cycle_functions("def f(x):\n    while (x >\n           0):\n        x = x\n") == {}
     # state outside the frame, identities, output
     for body in ("global g\n    g = 1", "print(x)", "y = id(x)", "y = x is x", "g.a = 1", "yield x"):
-        assert cycle_functions(f"g = 0\ndef f(x):\n    {body}\n    return x\n") == frozenset(), body
-    assert cycle_functions("def f(x):\n    y = x is None\n    return y\n") == frozenset({("f", 1)})
+        assert cycle_functions(f"g = 0\ndef f(x):\n    {body}\n    return x\n") == {}, body
+    assert cycle_functions("def f(x):\n    y = x is None\n    return y\n") == {("f", 1): frozenset()}
     # try, with, nested code, decorators
-    assert cycle_functions("def f(x):\n    try:\n        x = 1\n    except E:\n        x = 2\n") == frozenset()
-    assert cycle_functions("def f(x):\n    g = lambda: x\n    return g\n") == frozenset()
-    assert cycle_functions("@d\ndef f(x):\n    return x\n") == frozenset()
+    assert cycle_functions("def f(x):\n    try:\n        x = 1\n    except E:\n        x = 2\n") == {}
+    assert cycle_functions("def f(x):\n    g = lambda: x\n    return g\n") == {}
+    assert cycle_functions("@d\ndef f(x):\n    return x\n") == {}
     assert cycle_functions("def f(x):\n    return x\ndef h(y):\n    for c in y:\n        pass\n") \
-        == frozenset({("f", 1)})
+        == {("f", 1): frozenset()}
+
+
+COUNT = ("def f(text):\n"
+         "    a = len(text)\n"
+         "    count = 0\n"
+         "    while text:\n"
+         "        if text.startswith('a'):\n"
+         "            count += text.find(' ')\n"
+         "        else:\n"
+         "            count -= text.find('\\n')\n"
+         "        text = text[text.find('\\n')+1:text.find('\\n')+a+1]\n"
+         "    return count\n")
+
+
+def test_accumulators_are_locals_only_added_to_and_returned():
+    assert cycle_functions(COUNT) == {("f", 1): frozenset({"count"})}
+    # read elsewhere (the loop's test, another local's value, a call): compared by value
+    for line in ("    while count < 9: pass", "    y = count", "    g(count)", "    count *= 2", "    count = a"):
+        src = COUNT.replace("    return count\n", f"{line}\n    return count\n")
+        assert cycle_functions(src) == {("f", 1): frozenset()}, line
+    # t is read by s's addition: compared by value, s may be an accumulator
+    assert cycle_functions("def f(x):\n    s = 0\n    t = 0\n    while x:\n        s += t\n        t += 1\n"
+                           "    return s\n") == {("f", 1): frozenset({"s"})}
+    # what is added reads an accumulator
+    assert cycle_functions("def f(x):\n    s = 0\n    while x:\n        s += s\n    return s\n") \
+        == {("f", 1): frozenset()}
+    # a parameter comes from the call
+    assert cycle_functions("def f(x, n):\n    while x:\n        n += 1\n    return n\n") \
+        == {("f", 1): frozenset()}
+
+
+def test_a_cycle_with_an_accumulator_ends_as_the_budget_would(box):
+    a, b = _both(box, COUNT, "'9'")
+    _same(a, b)
+    assert a.status == "timeout" and a.types == {"f": {"a": ["int"], "count": ["int"], "text": ["str"]}}
+    # the same program ends where the text runs out
+    a, b = _both(box, COUNT, "'ab\\n'")
+    _same(a, b)
+    assert a.status == "returned"
+
+
+def test_a_float_accumulator_that_becomes_infinite_keeps_its_type(box):
+    code = ("def f(s):\n"
+            "    total = 1e300\n"
+            "    while s:\n"
+            "        total += 1e300 * len(s)\n"
+            "    return total\n")
+    a, b = _both(box, code, "'xy'")
+    _same(a, b)
+    assert a.status == "timeout" and a.types == {"f": {"s": ["str"], "total": ["float"]}}
 
 
 def test_the_next_requests_of_the_batch_are_unaffected(box):

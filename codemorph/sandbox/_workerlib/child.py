@@ -1395,8 +1395,9 @@ _CYCLE_BLOCKS = (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try, getatt
 
 
 def cycle_functions(code):
-    """``{(name, first line)}`` of the module-level functions of the program ``code`` in
-    which a budgeted run may be ended at a cycle (:meth:`~.tracer.Tracer.look_for_cycle`):
+    """``{(name, first line): accumulators}`` of the module-level functions of the program
+    ``code`` in which a budgeted run may be ended at a cycle
+    (:meth:`~.tracer.Tracer.look_for_cycle`):
     functions without decorators, without ``for``, ``with``, ``try`` or ``match``
     statements, nested functions, lambdas or classes, whose every statement (of a compound
     statement: its header) is on one line -- a line event in such a function comes between
@@ -1404,26 +1405,28 @@ def cycle_functions(code):
     ``global`` or ``nonlocal`` statement, a class, an attribute assigned or deleted, a
     generator or coroutine, an ``is`` test that is not against ``None``, or spells
     ``print``, ``input``, ``open``, ``id``, ``hash`` or ``object`` (state that the frame's
-    locals and the module's globals do not show); empty when it does not parse."""
+    locals and the module's globals do not show); empty when it does not parse.  A
+    function's accumulators (a frozenset of names: :func:`_accumulators`) are locals whose
+    values nothing else reads."""
     if _CYCLE_WORDS(code):
-        return frozenset()
+        return {}
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset()
+        return {}
     for n in ast.walk(tree):
         if isinstance(n, (ast.Global, ast.Nonlocal, ast.ClassDef, ast.AsyncFunctionDef, ast.Yield, ast.YieldFrom,
                           ast.Await)):
-            return frozenset()
+            return {}
         if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
-            return frozenset()
+            return {}
         if isinstance(n, ast.Compare):
             sides = [n.left] + n.comparators
             for k, op in enumerate(n.ops):
                 if isinstance(op, (ast.Is, ast.IsNot)) and not any(
                         isinstance(x, ast.Constant) and x.value is None for x in sides[k:k + 2]):
-                    return frozenset()
-    out = set()
+                    return {}
+    out = {}
     for fn in tree.body:
         if not isinstance(fn, ast.FunctionDef) or fn.decorator_list:
             continue
@@ -1438,8 +1441,48 @@ def cycle_functions(code):
             elif n.lineno != n.end_lineno:
                 break
         else:
-            out.add((fn.name, fn.lineno))
-    return frozenset(out)
+            out[(fn.name, fn.lineno)] = _accumulators(fn)
+    return out
+
+
+def _accumulators(fn):
+    """The locals of the function ``fn`` (an ``ast.FunctionDef``) that are read only by
+    ``name += <expression>`` or ``name -= <expression>`` of themselves, where the expression
+    reads no such local, and by ``return`` statements (an assignment of a number literal
+    may set them): a cycle that changes only their values goes on for ever
+    (:func:`~.tracer.state_key` compares their types only)."""
+    loads, own = {}, {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and isinstance(n.op, (ast.Add, ast.Sub)):
+            own.setdefault(n.target.id, []).append(n.value)
+    if not own:
+        return frozenset()
+    returns = {id(x) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+               for x in ast.walk(r.value)}
+    targets = {id(n.target) for n in ast.walk(fn) if isinstance(n, ast.AugAssign)}
+    literal_sets = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Constant) and type(n.value.value) in (int, float):
+            literal_sets.add(id(n.targets[0]))
+    names = set(own)
+    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs + [fn.args.vararg, fn.args.kwarg]:
+        if a is not None:
+            names.discard(a.arg)  # a parameter's value comes from the call
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id in names and id(n) not in returns and id(n) not in literal_sets \
+                and not (id(n) in targets and n.id in own):
+            names.discard(n.id)
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in names \
+                and not isinstance(n.op, (ast.Add, ast.Sub)):
+            names.discard(n.target.id)
+    # the added expressions read no accumulator
+    for name in list(names):
+        for value in own[name]:
+            if any(isinstance(x, ast.Name) and x.id in names for x in ast.walk(value)):
+                names.discard(name)
+                break
+    return frozenset(names)
 
 
 def _imports_module(n):

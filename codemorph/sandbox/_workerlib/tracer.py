@@ -352,17 +352,26 @@ def frozen_key(value, budget):
     return None
 
 
-def state_key(frame):
+def state_key(frame, accumulators=frozenset()):
     """What the rest of a run of ``frame`` (the program's only frame on the stack, at a line
     event where its value stack is empty: :meth:`Tracer.look_for_cycle`) can depend on,
     as a comparable key: its position, its locals and the program's module globals, or
     ``None`` when any of them is not an immutable value (:func:`frozen_key`) -- a global
     may also be a function of the program without a closure whose defaults are immutable
     values.  Names starting with ``__`` are the harness's (a program that spells ``__``
-    is never looked at)."""
+    is never looked at).  A local of ``accumulators`` (:func:`~.child.cycle_functions`:
+    read only to add to or subtract from itself something that reads no accumulator, or
+    to return it) counts by its type only, which must be ``int`` or ``float``: its value
+    changes nothing else, and the type of ``x + e`` of those depends on the types alone."""
     budget = [CYCLE_MAX_NODES]
     items = [frame.f_lasti]
     for name, value in frame.f_locals.items():
+        if name in accumulators:
+            t = value.__class__
+            if t is not int and t is not float:
+                return None
+            items.append((name, t))
+            continue
         k = frozen_key(value, budget)
         if k is None:
             return None
@@ -448,7 +457,8 @@ class Tracer:
         self.handed = None
         #: a hand-over is due (past :attr:`hand_over_after` line events, not done yet)
         self.handing = self.hand_over_after is not None
-        #: ``(functions, wall-clock limit, CPU limit or None)`` of a budgeted run whose
+        #: ``({(function name, first line): accumulators}, wall-clock limit, CPU limit or
+        #: None)`` of a budgeted run whose
         #: cycles may end it early (:meth:`look_for_cycle`), else ``None``
         self.cycles = cycles if cycles is not None and max_lines and not counts else None
         #: the line event whose count passes ``limit[0]`` calls :meth:`over` (the budget, or
@@ -492,7 +502,7 @@ class Tracer:
         ``with``, ``try`` or ``match``, every statement on one line -- so a line event finds
         its value stack empty --, and nothing in the program that keeps state elsewhere):
         its position, its locals and the module's globals, all immutable values
-        (:func:`state_key`).  If the same frame comes back to the same instruction with an
+        (:func:`state_key`; of an accumulator such as ``count += text.find(x)``, its type).  If the same frame comes back to the same instruction with an
         equal state within :data:`CYCLE_WINDOW` line events, the program is deterministic
         from there (a program that spells a reach word, ``print``, ``id``... is never looked
         at) and repeats that stretch for ever: what it would record is recorded, and it
@@ -537,7 +547,8 @@ class Tracer:
         """:func:`state_key` of ``frame`` if it may be sampled (see :meth:`look_for_cycle`),
         else ``None``."""
         code = frame.f_code
-        if (code.co_name, code.co_firstlineno) not in self.cycles[0]:
+        accumulators = self.cycles[0].get((code.co_name, code.co_firstlineno))
+        if accumulators is None:
             return None
         f = frame.f_back
         while f is not None:
@@ -545,7 +556,7 @@ class Tracer:
                 return None
             f = f.f_back
         try:
-            return state_key(frame)
+            return state_key(frame, accumulators)
         except RecursionError:  # a deeply nested value near the recursion limit
             return None
 
