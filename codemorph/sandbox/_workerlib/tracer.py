@@ -407,6 +407,11 @@ class Tracer:
     the program as a timeout would (:func:`~.execution.stop_out_of_lines`).  Unlike a time limit it does
     not depend on the machine or its load.
 
+    ``cycles``: with ``max_lines``, ``({(function name, first line): accumulators},
+    wall-clock limit in seconds, CPU limit in seconds or None)``: a run that goes round in a
+    cycle in one of those functions is stopped as the budget would stop it, where it found
+    the cycle (:meth:`look_for_cycle`); ``None``: never.
+
     ``types``: collect the ``(local, type)`` pairs (``False``: lines and arcs only, every
     frame gets the cheaper module-level local trace function).
 
@@ -471,7 +476,7 @@ class Tracer:
 
     def keep(self):
         """Trace the whole run here, no hand-over (call before the run starts: the local
-        trace functions read :attr:`max_lines` when their frame starts)."""
+        trace functions compare the line count with :attr:`limit`)."""
         self.hand_over_after = None
         self.handing = False
         self.max_lines = self.line_budget
