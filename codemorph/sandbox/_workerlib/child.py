@@ -150,6 +150,7 @@ class _Child:
         self.catchers = {}  # code -> _may_catch_memory(code)
         self.lifetime_codes = {}  # code -> observes_lifetimes(code)
         self.resumers = {}  # code -> resumes_frames(compiled code)
+        self.cycle_codes = {}  # code -> cycle_functions(code)
         self.unraisable = []
         self.arg_codes = {}
         self.compile_depth = None  # frames on the stack in compile_args (the same for every request)
@@ -455,13 +456,33 @@ class _Child:
         c_ok = not req.get("python_tracer") and c_tracer_available() and not self.catches_memory(code)
         if not (types or counts or max_lines) and c_ok:
             return CoverageTracer()
+        if reach is None and max_lines:
+            reach = _mentions(req, _REACH_WORDS)
+        cycles = None
+        if max_lines and not counts and kind == "args" and req.get("args") is not None and not reach \
+                and not self.lifetimes(code) and not self.catches_memory(code):
+            # a budgeted run that goes round in a cycle is ended where the budget would end
+            # it (Tracer.look_for_cycle), in the functions where a cycle can be told
+            functions = self.cycle_functions(code)
+            if functions:
+                cycles = (functions, timeout_of(req, self.limits), cpu_timeout_of(req))
         # types of locals: sampled over the first TYPES_SAMPLE_LINES line events, then the
         # C tracer takes over for the lines and arcs of the rest (Tracer.hand_over)
         return Tracer(max_lines, types, counts, module_types=kind == "stdin",
                       hand_over_after=TYPES_SAMPLE_LINES if types and c_ok else None,
                       # snapshots of locals only after lines that bind one, for programs
                       # that cannot assign an object's class (Tracer's sparse_types)
-                      sparse_types=types and not (_mentions(req, _REACH_WORDS) if reach is None else reach))
+                      sparse_types=types and not (_mentions(req, _REACH_WORDS) if reach is None else reach),
+                      cycles=cycles)
+
+    def cycle_functions(self, code):
+        """:func:`cycle_functions` of ``code``, cached."""
+        got = self.cycle_codes.get(code)
+        if got is None:
+            got = cycle_functions(code)
+            if len(self.cycle_codes) < 64:
+                self.cycle_codes[code] = got
+        return got
 
     def resumes(self, code, codeobj):
         """:func:`~.tracer.resumes_frames` of the program's compiled module ``codeobj``,
@@ -1362,6 +1383,106 @@ def _find_patch(code):
             elif isinstance(t, (ast.Attribute, ast.Subscript)) and patched(t):
                 return True
     return False
+
+
+#: words of a program whose runs are never ended at a cycle: output and input (state
+#: outside the frame), identities and hashes of objects (they depend on memory addresses)
+_CYCLE_WORDS = re.compile(r"\b(?:print|input|open|id|hash|object)\b").search
+#: statements whose frames keep state beside their locals at a line event (an iterator, a
+#: context manager, a handled exception, a match subject) or that define code
+_CYCLE_BLOCKS = (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", ast.Try), ast.Match,
+                 ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def cycle_functions(code):
+    """``{(name, first line): accumulators}`` of the module-level functions of the program
+    ``code`` in which a budgeted run may be ended at a cycle
+    (:meth:`~.tracer.Tracer.look_for_cycle`):
+    functions without decorators, without ``for``, ``with``, ``try`` or ``match``
+    statements, nested functions, lambdas or classes, whose every statement (of a compound
+    statement: its header) is on one line -- a line event in such a function comes between
+    statements, where nothing is on its value stack.  Empty when the program has a
+    ``global`` or ``nonlocal`` statement, a class, an attribute assigned or deleted, a
+    generator or coroutine, an ``is`` test that is not against ``None``, or spells
+    ``print``, ``input``, ``open``, ``id``, ``hash`` or ``object`` (state that the frame's
+    locals and the module's globals do not show); empty when it does not parse.  A
+    function's accumulators (a frozenset of names: :func:`_accumulators`) are locals whose
+    values nothing else reads."""
+    if _CYCLE_WORDS(code):
+        return {}
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Global, ast.Nonlocal, ast.ClassDef, ast.AsyncFunctionDef, ast.Yield, ast.YieldFrom,
+                          ast.Await)):
+            return {}
+        if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load):
+            return {}
+        if isinstance(n, ast.Compare):
+            sides = [n.left] + n.comparators
+            for k, op in enumerate(n.ops):
+                if isinstance(op, (ast.Is, ast.IsNot)) and not any(
+                        isinstance(x, ast.Constant) and x.value is None for x in sides[k:k + 2]):
+                    return {}
+    out = {}
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef) or fn.decorator_list:
+            continue
+        for n in ast.walk(fn):
+            if n is not fn and isinstance(n, _CYCLE_BLOCKS):
+                break
+            if n is fn or not isinstance(n, ast.stmt):
+                continue
+            if isinstance(n, (ast.If, ast.While)):
+                if not (n.test.lineno == n.test.end_lineno == n.lineno):
+                    break
+            elif n.lineno != n.end_lineno:
+                break
+        else:
+            out[(fn.name, fn.lineno)] = _accumulators(fn)
+    return out
+
+
+def _accumulators(fn):
+    """The locals of the function ``fn`` (an ``ast.FunctionDef``) that are read only by
+    ``name += <expression>`` or ``name -= <expression>`` of themselves, where the expression
+    reads no such local, and by ``return`` statements (an assignment of a number literal
+    may set them): a cycle that changes only their values goes on for ever
+    (:func:`~.tracer.state_key` compares their types only)."""
+    loads, own = {}, {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and isinstance(n.op, (ast.Add, ast.Sub)):
+            own.setdefault(n.target.id, []).append(n.value)
+    if not own:
+        return frozenset()
+    returns = {id(x) for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+               for x in ast.walk(r.value)}
+    targets = {id(n.target) for n in ast.walk(fn) if isinstance(n, ast.AugAssign)}
+    literal_sets = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Constant) and type(n.value.value) in (int, float):
+            literal_sets.add(id(n.targets[0]))
+    names = set(own)
+    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs + [fn.args.vararg, fn.args.kwarg]:
+        if a is not None:
+            names.discard(a.arg)  # a parameter's value comes from the call
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id in names and id(n) not in returns and id(n) not in literal_sets \
+                and not (id(n) in targets and n.id in own):
+            names.discard(n.id)
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in names \
+                and not isinstance(n.op, (ast.Add, ast.Sub)):
+            names.discard(n.target.id)
+    # the added expressions read no accumulator
+    for name in list(names):
+        for value in own[name]:
+            if any(isinstance(x, ast.Name) and x.id in names for x in ast.walk(value)):
+                names.discard(name)
+                break
+    return frozenset(names)
 
 
 def _imports_module(n):

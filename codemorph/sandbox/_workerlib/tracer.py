@@ -10,6 +10,7 @@ import itertools
 import opcode
 import os
 import sys
+import time
 
 from builtins import MemoryError, RecursionError, any, frozenset, issubclass, len, map, next, range, type  # noqa: A004
 
@@ -308,6 +309,90 @@ def _decode(recorded):
     return sorted(lines), sorted(arcs)
 
 
+#: line events of a budgeted run (``max_lines``) after which :class:`Tracer` looks for a
+#: cycle (:meth:`Tracer.look_for_cycle`), and again after the second; then no more
+CYCLE_CHECKS = (2_000, 12_000)
+#: line events a look watches for the sampled state to come back
+CYCLE_WINDOW = 400
+#: a cycle ends the run only when the whole run, at the cycle's own cost per line, would
+#: reach its line budget within this share of its CPU and wall-clock limits
+CYCLE_TIME_SHARE = 0.5
+#: values of a state key at most (a larger state is not compared)
+CYCLE_MAX_NODES = 2_000
+
+_process_time = time.process_time
+_perf = time.perf_counter
+_FUNCTION = type(lambda: None)
+
+
+def frozen_key(value, budget):
+    """A key equal for two values exactly when they are the same immutable value of the
+    same types all the way down (``True`` is not ``1``, ``-0.0`` is not ``0.0``, NaNs by
+    their bits), or ``None`` when ``value`` is (or holds) anything else: a mutable or
+    unknown object, a ``frozenset`` (two equal ones may iterate in different orders), more
+    than ``budget[0]`` nodes.  Runs no program code (exact builtin types only)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return None
+    t = value.__class__
+    if t is str or t is int or t is bool or t is bytes or value is None:
+        return (t, value)
+    if t is float:
+        return (t, value.hex())
+    if t is complex:
+        return (t, value.real.hex(), value.imag.hex())
+    if t is tuple:
+        out = [t]
+        for item in value:
+            k = frozen_key(item, budget)
+            if k is None:
+                return None
+            out.append(k)
+        return tuple(out)
+    return None
+
+
+def state_key(frame, accumulators=frozenset()):
+    """What the rest of a run of ``frame`` (the program's only frame on the stack, at a line
+    event where its value stack is empty: :meth:`Tracer.look_for_cycle`) can depend on,
+    as a comparable key: its position, its locals and the program's module globals, or
+    ``None`` when any of them is not an immutable value (:func:`frozen_key`) -- a global
+    may also be a function of the program without a closure whose defaults are immutable
+    values.  Names starting with ``__`` are the harness's (a program that spells ``__``
+    is never looked at).  A local of ``accumulators`` (:func:`~.child.cycle_functions`:
+    read only to add to or subtract from itself something that reads no accumulator, or
+    to return it) counts by its type only, which must be ``int`` or ``float``: its value
+    changes nothing else, and the type of ``x + e`` of those depends on the types alone."""
+    budget = [CYCLE_MAX_NODES]
+    items = [frame.f_lasti]
+    for name, value in frame.f_locals.items():
+        if name in accumulators:
+            t = value.__class__
+            if t is not int and t is not float:
+                return None
+            items.append((name, t))
+            continue
+        k = frozen_key(value, budget)
+        if k is None:
+            return None
+        items.append((name, k))
+    items.append(None)
+    for name, value in frame.f_globals.items():
+        if name.startswith("__"):
+            continue
+        if value.__class__ is _FUNCTION:
+            if value.__closure__ is not None or value.__kwdefaults__ is not None \
+                    or frozen_key(value.__defaults__, budget) is None:
+                return None
+            items.append((name, id(value)))
+            continue
+        k = frozen_key(value, budget)
+        if k is None:
+            return None
+        items.append((name, k))
+    return tuple(items)
+
+
 class Tracer:
     """Collects executed lines, arcs and observed local types of ``<program>`` frames.
 
@@ -321,6 +406,11 @@ class Tracer:
     ``max_lines``: a budget of line events (``None``: unlimited); the event past it stops
     the program as a timeout would (:func:`~.execution.stop_out_of_lines`).  Unlike a time limit it does
     not depend on the machine or its load.
+
+    ``cycles``: with ``max_lines``, ``({(function name, first line): accumulators},
+    wall-clock limit in seconds, CPU limit in seconds or None)``: a run that goes round in a
+    cycle in one of those functions is stopped as the budget would stop it, where it found
+    the cycle (:meth:`look_for_cycle`); ``None``: never.
 
     ``types``: collect the ``(local, type)`` pairs (``False``: lines and arcs only, every
     frame gets the cheaper module-level local trace function).
@@ -353,7 +443,7 @@ class Tracer:
     every resumption is a call).  Lines, arcs and counts only: ``types`` is then ignored."""
 
     def __init__(self, max_lines=None, types=True, counts=False, module_types=False, hand_over_after=None,
-                 sparse_types=False):
+                 sparse_types=False, cycles=None):
         self.types = types and not counts
         self.sparse_types = sparse_types
         self.module_types = module_types
@@ -372,13 +462,26 @@ class Tracer:
         self.handed = None
         #: a hand-over is due (past :attr:`hand_over_after` line events, not done yet)
         self.handing = self.hand_over_after is not None
+        #: ``({(function name, first line): accumulators}, wall-clock limit, CPU limit or
+        #: None)`` of a budgeted run whose
+        #: cycles may end it early (:meth:`look_for_cycle`), else ``None``
+        self.cycles = cycles if cycles is not None and max_lines and not counts else None
+        #: the line event whose count passes ``limit[0]`` calls :meth:`over` (the budget, or
+        #: the next look for a cycle); one list read by every frame's trace function
+        self.limit = [self.max_lines]
+        self.look = None  # (frame, f_lasti, state key, line count, CPU time, wall time) of a look
+        if self.cycles is not None:
+            self.limit[0] = min(self.max_lines, CYCLE_CHECKS[0])
+            self.start = (_process_time(), _perf())
 
     def keep(self):
         """Trace the whole run here, no hand-over (call before the run starts: the local
-        trace functions read :attr:`max_lines` when their frame starts)."""
+        trace functions compare the line count with :attr:`limit`)."""
         self.hand_over_after = None
         self.handing = False
         self.max_lines = self.line_budget
+        if self.cycles is None:
+            self.limit[0] = self.max_lines
 
     def over(self, frame):
         """The line event past :attr:`max_lines`: hand over to the C tracer when the request
@@ -386,7 +489,81 @@ class Tracer:
         else the line budget is spent (:func:`~.execution.stop_out_of_lines` raises)."""
         if self.handing:
             return self.hand_over(frame)
+        if self.cycles is not None:
+            at = self.limit[0] + 1  # this line event's count: every event past limit[0] comes here
+            if at <= self.line_budget:
+                return self.look_for_cycle(frame, at)
         stop_out_of_lines()
+
+    def look_for_cycle(self, frame, at):
+        """End a budgeted run that can only go round in a cycle until its budget stops it,
+        as that stop would (:func:`~.execution.stop_out_of_lines`), where the budget would
+        otherwise be spent for nothing: the rest of the run would record no line, arc or
+        type of local that it has not recorded, and end as a timeout with the budget's note.
+
+        At a line event past one of :data:`CYCLE_CHECKS`, the state of ``frame`` is sampled
+        when it is the program's only frame on the stack and its function is one of
+        ``cycles[0]`` (the child's static test, :func:`~.child.cycle_functions`: no ``for``,
+        ``with``, ``try`` or ``match``, every statement on one line -- so a line event finds
+        its value stack empty --, and nothing in the program that keeps state elsewhere):
+        its position, its locals and the module's globals, all immutable values
+        (:func:`state_key`; of an accumulator such as ``count += text.find(x)``, its type).  If the same frame comes back to the same instruction with an
+        equal state within :data:`CYCLE_WINDOW` line events, the program is deterministic
+        from there (a program that spells a reach word, ``print``, ``id``... is never looked
+        at) and repeats that stretch for ever: what it would record is recorded, and it
+        would not end before the budget -- unless its time limits came first, so the run
+        is ended only when, at the cycle's measured cost per line, the whole budget would
+        take less than :data:`CYCLE_TIME_SHARE` of its CPU and wall-clock limits.  Returns
+        the frame's trace function (tracing goes on) or raises the budget's stop."""
+        look = self.look
+        if look is None:
+            key = self._cycle_key(frame)
+            if key is None:
+                return self._next_look(frame, at)
+            self.look = (frame, frame.f_lasti, key, at, _process_time(), _perf())
+            self.limit[0] = at
+            return frame.f_trace
+        if at > look[3] + CYCLE_WINDOW:
+            self.look = None
+            return self._next_look(frame, at)
+        self.limit[0] = at
+        if frame is look[0] and frame.f_lasti == look[1] and self._cycle_key(frame) == look[2]:
+            cpu, wall = _process_time(), _perf()
+            lines, rest = at - look[3], self.line_budget - at
+            _, wall_limit, cpu_limit = self.cycles
+            share = CYCLE_TIME_SHARE
+            if wall - self.start[1] + (wall - look[5]) * rest / lines < share * wall_limit and (
+                    cpu_limit is None or cpu - self.start[0] + (cpu - look[4]) * rest / lines < share * cpu_limit):
+                stop_out_of_lines()
+            # too slow to be sure that the budget comes first: run on, no more looks
+            self.look = None
+            self.cycles = None
+            self.limit[0] = self.line_budget
+        return frame.f_trace
+
+    def _next_look(self, frame, at):
+        """No cycle found (yet): the next look at the next of :data:`CYCLE_CHECKS`, else none
+        until the budget."""
+        later = [c for c in CYCLE_CHECKS if c >= at and c < self.line_budget]
+        self.limit[0] = later[0] if later else self.line_budget
+        return frame.f_trace
+
+    def _cycle_key(self, frame):
+        """:func:`state_key` of ``frame`` if it may be sampled (see :meth:`look_for_cycle`),
+        else ``None``."""
+        code = frame.f_code
+        accumulators = self.cycles[0].get((code.co_name, code.co_firstlineno))
+        if accumulators is None:
+            return None
+        f = frame.f_back
+        while f is not None:
+            if f.f_code.co_filename == PROGRAM_FILE:
+                return None
+            f = f.f_back
+        try:
+            return state_key(frame, accumulators)
+        except RecursionError:  # a deeply nested value near the recursion limit
+            return None
 
     def hand_over(self, frame):
         """Stop this (Python) tracer at the current line event of ``frame`` and let
@@ -474,7 +651,7 @@ class Tracer:
         if code.co_filename != PROGRAM_FILE:
             return None
         arcs_add = self.arcs.add
-        tick, max_lines, over = self.tick, self.max_lines, self.over
+        tick, limit, over = self.tick, self.limit, self.over
         tracer = self
         if self.counts is not None:
             return self._counting_local(code)
@@ -490,7 +667,7 @@ class Tracer:
                         ln = frame.f_lineno
                         arcs_add((prev, ln))
                         prev = ln
-                        if next(tick) > max_lines:
+                        if next(tick) > limit[0]:
                             try:
                                 return over(frame)
                             except RecursionError:
@@ -540,7 +717,7 @@ class Tracer:
                                 if value is not _UNBOUND:
                                     snaps_add((name, type(value)))
                     prev = ln
-                    if next(tick) > max_lines:
+                    if next(tick) > limit[0]:
                         try:
                             return over(frame)
                         except RecursionError:
@@ -581,7 +758,7 @@ class Tracer:
         """The local trace function of a module frame with ``module_types``: arcs, and a
         snapshot of the globals where one of its ``for`` loops starts."""
         arcs_add = self.arcs.add
-        tick, max_lines, over = self.tick, self.max_lines, self.over
+        tick, limit, over = self.tick, self.limit, self.over
         tracer = self
         snaps = self.pairs.get(code)
         if snaps is None:
@@ -600,7 +777,7 @@ class Tracer:
                     if ln in loops and frame.f_lasti not in iterations:
                         fl = frame.f_locals
                         snaps_add((*fl, *map(type, fl.values())))
-                    if next(tick) > max_lines:
+                    if next(tick) > limit[0]:
                         try:
                             return over(frame)
                         except RecursionError:
@@ -618,7 +795,7 @@ class Tracer:
     def _counting_local(self, code):
         """The local trace function of a frame of ``code`` with ``counts``."""
         arcs_add = self.arcs.add
-        tick, max_lines, over = self.tick, self.max_lines, self.over
+        tick, limit, over = self.tick, self.limit, self.over
         counts, depth = self.counts, self.depth
         entered = self.counting and code.co_name not in NOT_CALLS
         if entered:
@@ -637,7 +814,7 @@ class Tracer:
                     prev = ln
                     if tracer.counting:
                         counts[ln] = counts.get(ln, 0) + 1
-                    if next(tick) > max_lines:
+                    if next(tick) > limit[0]:
                         try:
                             return over(frame)
                         except RecursionError:
