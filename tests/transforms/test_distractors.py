@@ -140,7 +140,7 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
         "    xs.append(n)\n": "n is inserted at the front of xs",
         "    m = len(xs)\n": "m is the last index of xs",
         "    s = t.upper()\n": "s is t in lower case",
-        "    if n > 2:\n        pass\n": "taken only when not (n > 2)",
+        "    if n > 2:\n        pass\n": "taken only when n <= 2",
         "    n += 1\n": "n goes down by 1",
         "    return sorted(xs)\n": "returns xs sorted from largest to smallest",
         "    xs.sort(reverse=True)\n": "sorts xs from smallest to largest",

@@ -486,13 +486,28 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
     return [f"walks {x} from its last element to its first", f"skips the first element of {x}"]
 
 
+#: a comparison operator's negation as a person writes it (``x < 0`` -> ``x >= 0``): the
+#: claim states the branch's condition wrongly, so what NaN or a user class would do with
+#: the flipped operator does not matter
+_NEGATED_OPERATORS = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<", "in": "not in",
+                      "not in": "in", "is": "is not", "is not": "is"}
+
+
 def _negated(test: cst.BaseExpression) -> str | None:
+    """The negation of an ``if`` test as text: ``not x`` -> ``x``, a comparison of one
+    operator with the operator flipped (``item not in seen`` -> ``item in seen``), else
+    ``not t`` / ``not (t)``; ``None`` when the test has no short text (:func:`snip`)."""
     t = snip(test)
     if t is None:
         return None
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = snip(test.expression)
         return inner
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and not test.lpar:
+        left, right = snip(test.left), snip(test.comparisons[0].comparator)
+        op = _NEGATED_OPERATORS.get(" ".join(cst.Module([]).code_for_node(test.comparisons[0].operator).split()))
+        if left and right and op:
+            return f"{left} {op} {right}"
     return f"not {t}" if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"not ({t})"
 
 
