@@ -155,6 +155,18 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
         assert claim in claims, (body, claims)
 
 
+def test_front_insertion_is_claimed_only_of_a_named_list() -> None:
+    # "w is inserted at the front of groups.setdefault(len(w), [])" is no claim a person makes
+    for line in ("groups.setdefault(len(w), []).append(w)", "groups[len(w)].append(w)", "make().append(w)"):
+        code = f"def f(groups, w):\n    {line}\n    return groups\n"
+        assert_refuses(MisleadingComment(), code, "no line inside a function, without a comment, about which a wrong claim")
+    for line in ("items.append(w)", "self.items.append(w)"):
+        code = f"def f(self, items, w):\n    {line}\n    return items\n"
+        res = MisleadingComment(count=None).apply(Program(code), 0)
+        target = line.removesuffix(".append(w)")
+        assert res.source == code.replace(line, f"{line}  # w is inserted at the front of {target}")
+
+
 @pytest.mark.parametrize("line", [
     # each true of the real result on most inputs: one match (find/index), a value found at
     # most once (count: ``True == 1``), strings all digits or all letters (isdigit/isalpha)

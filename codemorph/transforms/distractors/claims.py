@@ -374,6 +374,13 @@ _RETURN_PHRASES = (("@ is ", "returns "), ("@ holds ", "returns "), ("@ starts a
                    ("@ tells ", "tells "), ("@ raises ", "raises "), ("@ joins ", "joins "))
 
 
+def _dotted_name(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a plain name or an attribute of one (``xs``, ``self.items``)."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[str]:
     """Wrong statements about one small statement (assignment, call, return...)."""
     out: list[str] = []
@@ -404,7 +411,10 @@ def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = fr
             return out
         first = snip(args[0]) if args else None
         if meth == "append" and len(args) == 1 and first:
-            out.append(f"{first} is inserted at the front of {obj}")
+            # only of a list a person names (``xs``, ``self.items``): "w is inserted at the front
+            # of groups.setdefault(len(w), [])" is not a claim anyone makes
+            if _dotted_name(call.func.value):
+                out.append(f"{first} is inserted at the front of {obj}")
         elif meth == "insert" and len(args) == 2 and _int(args[0]) == 0 and snip(args[1]):
             out.append(f"{snip(args[1])} is added at the end of {obj}")
         elif meth == "insert" and len(args) == 2 and first and snip(args[1]):

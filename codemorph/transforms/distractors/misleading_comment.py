@@ -27,7 +27,8 @@ class MisleadingComment(Transform):
     attached to: a wrong literal value (``n = 3  # n is 4 here``), a loop described in the
     wrong direction or range (``for i in range(n):  # i runs from 1 to n``), a condition
     described by its negation (``if x > 0:  # taken only when not (x > 0)``), a method
-    described as another (``xs.append(v)  # v is inserted at the front of xs``,
+    described as another (``xs.append(v)  # v is inserted at the front of xs``, only for a
+    receiver that is a name or an attribute such as ``self.items``, never a call's value,
     ``s.upper()`` as lower case, ``sorted`` as descending, ``len(x)`` as the last index).
     A claim that a ``return`` gives a literal equal to the row's recorded output
     (``return True  # returns False`` when the row's output is False) is not made.  A claim
