@@ -41,25 +41,57 @@ def _claims_false(sandbox, result) -> list[str | None]:
 def test_print_states_a_wrong_value_and_stdout_gains_only_that_line(sandbox) -> None:
     code = "def f(xs):\n    n = len(xs)\n    return n * 2\n"
     res = _apply(sandbox, MisleadingPrint(), code, "[1, 2, 3]", "6")
-    assert res.source == "def f(xs):\n    n = len(xs)\n    print('n = 12')\n    return n * 2\n"
-    assert res.stdout_lines == ("n = 12",)
-    assert [c.text for c in res.claims] == ["n = 12"]
+    assert res.source == "def f(xs):\n    n = len(xs)\n    print('n = 6')\n    return n * 2\n"
+    assert res.stdout_lines == ("n = 6",)
+    assert [c.text for c in res.claims] == ["n = 6"]
     assert _claims_false(sandbox, res) == [None]
     a, b = sandbox.run_batch([ExecRequest(code, "f", "[1, 2, 3]"), ExecRequest(res.source, "f", "[1, 2, 3]")])
     assert (a.status, a.value_repr, a.stdout) == ("returned", "6", "")
-    assert (b.status, b.value_repr, b.stdout) == ("returned", "6", "n = 12\n")
+    assert (b.status, b.value_repr, b.stdout) == ("returned", "6", "n = 6\n")
     base = make_baseline(sandbox, Program(code), ["[1, 2, 3]"], extra_inputs=24)
     assert check(sandbox, base, res.program, stdout_lines=res.stdout_lines).status == "equivalent"
     # without the declared line the same stdout is a difference
     assert check(sandbox, base, res.program).status == "differs"
 
 
-def test_print_after_an_int_literal_states_another_value(sandbox) -> None:
-    code = ("def f(text):\n    count = 0\n    for ch in text:\n        if ch == 'a':\n            count += 1\n"
-            "    return count\n")
-    res = _apply(sandbox, MisleadingPrint(), code, "'banana'", "3")
-    assert res.source == ("def f(text):\n    count = 0\n    print('count = 2')\n    for ch in text:\n"
-                          "        if ch == 'a':\n            count += 1\n    return count\n")
+def test_print_is_written_after_a_computed_value_never_after_a_literal_the_line_shows(sandbox) -> None:
+    # ``count = 0`` / ``print('count = 2')`` and ``out = []`` / ``print('len(out) = 1')`` are
+    # contradicted by the line before them: only ``n = count * 2`` gets a print
+    code = ("def f(text):\n    count = 0\n    out = []\n    for ch in text:\n        if ch == 'a':\n"
+            "            count += 1\n            out.append(ch)\n    n = count * 2\n    return n + len(out)\n")
+    for seed in range(4):
+        res = _apply(sandbox, MisleadingPrint(), code, "'banana'", "9", seed=seed)
+        (line,) = [ln for ln in res.source.splitlines() if "print(" in ln]
+        assert res.source == code.replace("    n = count * 2\n", f"    n = count * 2\n{line}\n")
+        assert re.fullmatch(r"    print\('n = -?\d+'\)", line)
+        # a drawn value that holds (n is 6 on 'banana') is caught by the claim's check
+        assert (_claims_false(sandbox, res) == [None]) is (line != "    print('n = 6')")
+
+
+def test_a_length_is_never_stated_as_minus_one(sandbox) -> None:
+    code = "def f(xs):\n    n = len(xs)\n    m = len(xs) - 1\n    return n + m\n"
+    program = Program(code)
+    obs = observe_types(program, ["[1, 2]"], sandbox=sandbox)
+    stated = {(ln.split("  # ")[0].strip(), ln.split("  # ")[1])
+              for seed in range(40)
+              for ln in MisleadingValueComment(count=2).apply(program, seed, inputs=["[1, 2]"],
+                                                              observations=obs).source.splitlines() if "  # " in ln}
+    assert {text for line, text in stated if line == "n = len(xs)"} <= {f"n == {v} here" for v in (2, 3, 5, 6, 7, 8, 9, 11, 12)}
+    assert ("m = len(xs) - 1", "m == -1 here") in stated  # len(xs) - 1 may be -1
+
+
+def test_value_distractors_refuse_a_program_whose_values_are_all_literals() -> None:
+    code = "def f(text):\n    count = 0\n    count += 1\n    out = []\n    pair = [text, text]\n    return count, out, pair\n"
+    for transform in (MisleadingPrint(), MisleadingValueComment()):
+        assert_refuses(transform, code, "computed from the program's variables", inputs=["'ab'"])
+
+
+def test_value_comment_follows_an_augmented_assignment_of_a_computed_value(sandbox) -> None:
+    # ``total += x`` in a loop is a site; ``total = 0`` is not
+    code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n"
+    res = _apply(sandbox, MisleadingValueComment(count=3), code, "[1, 4, 8]", "13")
+    assert res.source == ("def f(xs):\n    total = 0\n    for x in xs:\n        total += x  # total == 3 here\n"
+                          "    return total\n")
     assert _claims_false(sandbox, res) == [None]
 
 

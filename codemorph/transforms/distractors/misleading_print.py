@@ -39,7 +39,9 @@ class MisleadingPrint(Transform):
 
     Sites: assignments in the entry function outside loops (a print in a loop repeats), to
     a local observed as one ``int`` (its value) or ``str``/``list``/``tuple``/``dict`` (its
-    length).  Refused when the program may see or redirect stdout (:data:`STDOUT_HAZARDS`,
+    length), of a value computed from the program's variables
+    (:func:`~codemorph.transforms.distractors.values.computed_value`): never ``count = 0``
+    followed by ``print('count = 2')`` nor ``out = []`` by ``print('len(out) = 1')``.  Refused when the program may see or redirect stdout (:data:`STDOUT_HAZARDS`,
     ``print`` rebound) or observe line numbers (lines move), and wherever
     :func:`~codemorph.transforms.distractors.values.value_sites` refuses.
 
@@ -68,7 +70,8 @@ class MisleadingPrint(Transform):
         sites = value_sites(module, ctx, loops=False)
         sites = [s for s in sites if not s.in_loop]
         if not sites:
-            raise NotApplicable("no assignment outside loops to a local observed as one int, str, list, tuple or dict")
+            raise NotApplicable("no assignment outside loops of a value computed from the program's variables to a "
+                                "local observed as one int, str, list, tuple or dict")
         if len(sites) > self.count:
             sites = [sites[i] for i in sorted(ctx.rng.sample(range(len(sites)), self.count))]
         extra = {}

@@ -16,6 +16,10 @@ __all__ = ["MisleadingValueComment"]
 class MisleadingValueComment(Transform):
     """Add end-of-line comments that state a wrong value of a local just assigned:
     ``n = len(nums)  # n == 4 here``, ``words = text.split()  # len(words) == 3 here``.
+    Only values computed from the program's variables get a comment
+    (:func:`~codemorph.transforms.distractors.values.computed_value`): never ``count = 0  #
+    count == 2 here`` nor ``result = []  # len(result) == 3 here``, which the line itself
+    contradicts.
 
     Where ``misleading-comment`` states what the syntax makes certainly wrong, this states
     values that depend on the input, and checks each claim false by execution: the claim is a

@@ -6,11 +6,14 @@ A *site* is an assignment ``name = ...`` or ``name op= ...`` on a line of its ow
 entry function (directly in its body or in ``if``/``for``/``while`` blocks, never in
 ``try``/``with``/``match`` or nested functions) whose local was observed with one type:
 ``int`` (the claim states its value: ``n == 4``) or ``str``/``list``/``tuple``/``dict``
-(its length: ``len(xs) == 3``).  The value stated is wrong for certain when the statement
-assigns an int literal (``n = 3`` -> 4) or an empty display (``xs = []`` -> length 2);
-otherwise it is drawn from small values and *checked*: the probe is the program with
-``if n == 4: raise AssertionError(...)`` right after the site, and the claim counts as
-false only when the probe, run on the row's input in the sandbox, returns
+(its length: ``len(xs) == 3``).  Only a value computed from the program's variables is a
+site (:func:`computed_value`, the rule dead-code follows): ``n = len(nums)``, ``words =
+text.split()``, ``total += x``; never a literal or a display whose length the line shows
+(``count = 0``, ``out = []``, ``pair = [a, b]``), nor ``count += 1`` right after ``count =
+0`` -- a claim there is contradicted by the line itself or the one before it.  The value
+stated is drawn from small values (never -1 for ``len(...)``) and *checked*: the probe is the program with ``if n ==
+4: raise AssertionError(...)`` right after the site, and the claim counts as false only
+when the probe, run on the row's input in the sandbox, returns
 (:class:`~codemorph.engine.transform.Claim` with ``expected=None``).  Comparing an ``int``
 or taking ``len`` of a builtin container has no side effect, and a program with any
 ``try``/``with`` cannot catch the probe's exception.
@@ -18,7 +21,6 @@ or taking ``len`` of a builtin container has no side effect, and a program with 
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 import libcst as cst
@@ -28,7 +30,7 @@ from codemorph.engine.transform import Claim
 from codemorph.authoring.facts import is_generator_function
 from codemorph.authoring.scopes import FunctionIndex
 
-__all__ = ["ValueSite", "value_sites", "insert_after", "probe_source", "site_claim", "PROBE_MESSAGE"]
+__all__ = ["ValueSite", "value_sites", "computed_value", "insert_after", "probe_source", "site_claim", "PROBE_MESSAGE"]
 
 _LEN_TYPES = ("str", "list", "tuple", "dict")
 #: the message of a probe's exception
@@ -69,30 +71,92 @@ def _has_compound(module: cst.Module, kinds: tuple[type, ...]) -> bool:
     return False
 
 
-def _int_literal(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(ast.literal_eval(node.value))
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus) \
-            and isinstance(node.expression, cst.Integer):
-        return -int(ast.literal_eval(node.expression.value))
-    return None
+#: builtins a value may call and still be made of literals only (``list()``, ``len('ab')``)
+_LITERAL_CALLS = frozenset({"len", "list", "sorted", "dict", "set", "tuple", "int", "range", "enumerate", "str"})
 
 
-def _wrong_value(stmt: cst.BaseSmallStatement, kind: str, ctx: RewriteContext) -> int:
-    """The value to state: wrong for certain where the statement shows the value, else a
-    small value drawn with ``ctx.rng`` (checked by the probe)."""
+class _ReadsName(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.skip: set[int] = set()
+        self.targets: set[str] = set()
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value in _LITERAL_CALLS:
+            self.skip.add(id(node.func))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        stack: list[cst.CSTNode] = [node.target]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Name):
+                self.targets.add(n.value)
+            stack.extend(n.children)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.skip and node.value not in self.targets \
+                and node.value not in ("True", "False", "None"):
+            self.found = True
+
+
+def _shows_length(node: cst.BaseExpression) -> bool:
+    """A display whose length the line shows: ``[a, b]``, ``(x,)``, ``{k: v}``, ``'abc'``."""
+    if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return not any(isinstance(e, cst.StarredElement) for e in node.elements)
+    if isinstance(node, cst.Dict):
+        return not any(isinstance(e, cst.StarredDictElement) for e in node.elements)
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def computed_value(stmt: cst.BaseSmallStatement, kind: str, previous: cst.BaseStatement | None) -> bool:
+    """Whether the value assigned by ``stmt`` (an ``Assign`` or ``AugAssign`` to a name)
+    is computed from the program's variables, so that the line does not show the value a
+    claim of ``kind`` (``"value"``/``"len"``) is about: the expression reads a name other
+    than a builtin it calls (``len``, ``list``, ``range``...) or a comprehension's own target
+    (``len(xs)``, ``text.split()``, ``[c for c in text]``: yes; ``0``, ``[]``, ``''``,
+    ``list()``, ``[i for i in range(3)]``: no), and for ``"len"`` is not a display of a
+    fixed length (``[a, b]``).  An ``AugAssign`` reads its own target (``total += x``,
+    ``n += 1``), except right after ``previous`` assigned that target a value that is not
+    computed (``n = 0`` / ``n += 1``)."""
+    if isinstance(stmt, cst.AugAssign):
+        if _reads_a_variable(stmt.value):
+            return True
+        if isinstance(previous, cst.SimpleStatementLine) and len(previous.body) == 1:
+            prev = previous.body[0]
+            if isinstance(prev, cst.Assign) and len(prev.targets) == 1 \
+                    and isinstance(prev.targets[0].target, cst.Name) \
+                    and isinstance(stmt.target, cst.Name) and prev.targets[0].target.value == stmt.target.value:
+                return computed_value(prev, kind, None)
+        return True
+    if not isinstance(stmt, cst.Assign):
+        return False
+    if kind == "len" and _shows_length(stmt.value):
+        return False
+    return _reads_a_variable(stmt.value)
+
+
+def _reads_a_variable(node: cst.BaseExpression) -> bool:
+    v = _ReadsName()
+    node.visit(v)
+    return v.found
+
+
+def _is_length(node: cst.BaseExpression) -> bool:
+    """``len(...)`` or ``len(...) // k``: a value that is never negative."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.FloorDivide) \
+            and isinstance(node.right, cst.Integer):
+        node = node.left
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len"
+
+
+def _wrong_value(stmt: cst.BaseSmallStatement, kind: str, ctx: RewriteContext, no_len: bool) -> int:
+    """The value to state, a small value drawn with ``ctx.rng`` (checked by the probe);
+    never -1 for a length (``n = len(xs)  # n == -1 here``)."""
     rng = ctx.rng
-    if isinstance(stmt, cst.Assign):
-        if kind == "value":
-            k = _int_literal(stmt.value)
-            if k is not None:
-                return k + rng.choice((1, -1, 2))
-        elif isinstance(stmt.value, (cst.List, cst.Tuple, cst.Dict)) and not stmt.value.elements:
-            return rng.choice((1, 2, 3))
-        elif isinstance(stmt.value, cst.SimpleString) and stmt.value.evaluated_value == "":
-            return rng.choice((1, 2, 3))
     if kind == "len":
         return rng.choice((2, 3, 4, 5, 6, 7))
+    if isinstance(stmt, cst.Assign) and not no_len and _is_length(stmt.value):
+        return rng.choice((2, 3, 5, 6, 7, 8, 9, 11, 12))
     return rng.choice((-1, 2, 3, 5, 6, 7, 8, 9, 11, 12))
 
 
@@ -108,7 +172,7 @@ def value_sites(module: cst.Module, ctx: RewriteContext, *, loops: bool = True) 
     Raises:
         NotApplicable: no observations, no such entry function, a generator entry function,
             a ``try``/``with`` anywhere, ``eval``/``exec``/``locals``... in the entry
-            function, or no site.
+            function, or no site (literal values are not sites: :func:`computed_value`).
     """
     if ctx.observations is None:
         raise NotApplicable("needs the observed types of the entry function's locals")
@@ -136,9 +200,10 @@ def value_sites(module: cst.Module, ctx: RewriteContext, *, loops: bool = True) 
     def walk(block: cst.BaseSuite, in_loop: bool) -> None:
         if not isinstance(block, cst.IndentedBlock):
             return
+        previous: cst.BaseStatement | None = None
         for s in block.body:
             if isinstance(s, cst.SimpleStatementLine):
-                site = site_of(s, in_loop)
+                site = site_of(s, in_loop, previous)
                 if site is not None:
                     out.append(site)
             elif isinstance(s, cst.If):
@@ -153,8 +218,9 @@ def value_sites(module: cst.Module, ctx: RewriteContext, *, loops: bool = True) 
                 walk(s.body, True)
                 if s.orelse is not None:
                     walk(s.orelse.body, in_loop)
+            previous = s
 
-    def site_of(line: cst.SimpleStatementLine, in_loop: bool) -> ValueSite | None:
+    def site_of(line: cst.SimpleStatementLine, in_loop: bool, previous: cst.BaseStatement | None) -> ValueSite | None:
         if len(line.body) != 1 or line.trailing_whitespace.comment is not None:
             return None
         stmt = line.body[0]
@@ -173,12 +239,14 @@ def value_sites(module: cst.Module, ctx: RewriteContext, *, loops: bool = True) 
             kind = "len"
         else:
             return None
-        return ValueSite(line, name, kind, _wrong_value(stmt, kind, ctx), in_loop)
+        if not computed_value(stmt, kind, previous):
+            return None
+        return ValueSite(line, name, kind, _wrong_value(stmt, kind, ctx, no_len), in_loop)
 
     walk(entry.body, False)
     if not out:
-        raise NotApplicable("no assignment in the entry function to a local observed as one int, str, list, "
-                            "tuple or dict")
+        raise NotApplicable("no assignment in the entry function of a value computed from the program's variables "
+                            "to a local observed as one int, str, list, tuple or dict")
     return out
 
 
