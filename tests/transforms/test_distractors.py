@@ -72,7 +72,7 @@ def test_comment_never_declares_an_encoding() -> None:
         _comment("x is the coding: latin-1 value")
     with pytest.raises(ValueError, match="one-line comment"):
         _comment("coding=utf-8")
-    code = "def f(coding):\n    coding = 'ab'\n    return coding\n"
+    code = "def f(coding, text):\n    coding = text.upper()\n    return coding\n"
     res = MisleadingComment().apply(Program(code), 0)
     assert res.applied
     assert "coding" in res.source.splitlines()[1]
@@ -88,15 +88,17 @@ def test_comment_text_is_written_exactly_or_refused() -> None:
             _comment(text)
 
 
-def test_comment_on_a_one_space_string_states_a_two_space_string(sandbox) -> None:
-    """CRUXEval sample_4: the wrong value of ``s = ' '`` is ``'  '``, and the comment says so
-    (whitespace inside the quoted literal used to collapse, making the claim true)."""
+def test_comment_states_no_value_of_a_literal_on_its_line(sandbox) -> None:
+    """CRUXEval sample_4: ``s = ' '  # s is '  ' here`` is contradicted by its own line (as
+    are ``count = 0  # count is 1 here``, ``result = []  # result starts as an empty tuple``):
+    no claim is made about an assignment or return of a literal or a display of literals."""
     code = "def f(array):\n    s = ' '\n    s += ''.join(array)\n    return s\n"
     res = assert_preserves(MisleadingComment(count=None), code, ["['a']"], sandbox=sandbox)
-    assert res.source == ("def f(array):\n    s = ' '  # s is '  ' here\n"
+    assert res.source == ("def f(array):\n    s = ' '\n"
                           "    s += ''.join(array)  # s is overwritten with ''.join(array)\n    return s\n")
-    claimed = ast.literal_eval(res.source.splitlines()[1].split("# s is ", 1)[1].removesuffix(" here"))
-    assert claimed != " "
+    for line in ("count = 0", "n = -1", "s = 'ab'", "ok = True", "result = []", "seen = {}", "pair = (1, 'a')",
+                 "z = 1 + 2j", "return False", "return []", "return {'a': [1, 2]}", "return None"):
+        assert_refuses(MisleadingComment(), f"def f(x):\n    {line}\n", "no line inside a function, without a comment")
 
 
 def test_quoted_code_keeps_the_spaces_inside_its_string_literals() -> None:
@@ -116,10 +118,10 @@ def test_one_line_joins_lines_outside_string_literals_only() -> None:
 
 
 def test_comment_keeps_existing_comments_and_lines(sandbox) -> None:
-    code = "def f(x):\n    y = x + 1  # plus one\n    z = 0\n    return y, z, 1 // x\n"
+    code = "def f(x):\n    y = x + 1  # plus one\n    z = 0\n    w = str(x)[::-1]\n    return y, z, w, 1 // x\n"
     res = assert_preserves(MisleadingComment(count=None), code, ["1", "0"], sandbox=sandbox)
-    assert res.source == ("def f(x):\n    y = x + 1  # plus one\n    z = 0  # z is -1 at this point\n"
-                          "    return y, z, 1 // x\n")
+    assert res.source == ("def f(x):\n    y = x + 1  # plus one\n    z = 0\n"
+                          "    w = str(x)[::-1]  # w is str(x) unchanged\n    return y, z, w, 1 // x\n")
 
 
 def test_exception_lines_are_unchanged(sandbox) -> None:
@@ -127,7 +129,7 @@ def test_exception_lines_are_unchanged(sandbox) -> None:
     from codemorph.sandbox.pool import ExecRequest
     code = "def f(xs):\n    total = 0\n    for x in xs:\n        total += 10 // x\n    return total\n"
     res = MisleadingComment(count=None).apply(Program(code), 0)
-    assert res.applied and len(res.sites) == 3
+    assert res.applied and len(res.sites) == 2  # the loop header and the += line (total = 0 shows its value)
     a, b = sandbox.run_batch([ExecRequest(code, "f", "[1, 0]"), ExecRequest(res.source, "f", "[1, 0]")])
     assert a.exception.type == b.exception.type == "ZeroDivisionError"
     assert a.exception.line == b.exception.line == 4
@@ -135,7 +137,7 @@ def test_exception_lines_are_unchanged(sandbox) -> None:
 
 def test_comment_claims_are_wrong_for_their_statements() -> None:
     cases = {
-        "    n = 3\n": "n is 4 here",
+        "    n = xs[0]\n": "n is the last element of xs",
         "    for i in range(n):\n        pass\n": "i runs from 1 to n",
         "    xs.append(n)\n": "n is inserted at the front of xs",
         "    m = len(xs)\n": "m is the last index of xs",
@@ -182,23 +184,20 @@ def test_no_comment_claims_what_holds_on_most_inputs(line: str) -> None:
     assert ("abc".count("b") == True) and "abc".isalpha() == any(c.isalpha() for c in "abc")  # noqa: E712
 
 
-def test_comment_never_states_the_rows_output_on_a_return(sandbox) -> None:
-    """CRUXEval sample_9 and 18 more: ``return True  # returns False`` on a line the row never
-    runs, whose output False the other ``return`` gives."""
+def test_comment_states_no_value_of_a_returned_literal(sandbox) -> None:
+    """CRUXEval sample_9 and 81 more: ``return True  # returns False`` is contradicted by its
+    own line; a return of a literal gets no claim, with or without the row's output."""
     code = "def f(xs):\n    for x in xs:\n        if x < 0:\n            return True\n    return False\n"
-    for seed in range(8):
-        res = MisleadingComment(count=None).apply(Program(code), seed, inputs=["[1, 2]"], outputs=["False"])
-        assert res.source.splitlines()[3] == "            return True", res.source
-        assert res.source.splitlines()[4] == "    return False  # returns True", res.source
+    for outputs in ([], ["False"]):
+        for seed in range(8):
+            res = MisleadingComment(count=None).apply(Program(code), seed, inputs=["[1, 2]"], outputs=outputs)
+            assert res.source.splitlines()[3:] == ["            return True", "    return False"], res.source
     out = sandbox.run_batch([request_for(res.source, "f", "args", "[1, 2]")])[0]
     assert out.value_repr == "False"
-    # with no recorded output the claim is made as before
-    res = MisleadingComment(count=None).apply(Program(code), 0)
-    assert res.source.splitlines()[3] == "            return True  # returns False"
-    # a program whose only claim states the output is refused
     code = "def f(xs):\n    return True\n"
     res = MisleadingComment(count=None).apply(Program(code), 0, inputs=["[]"], outputs=["False"])
-    assert (res.applied, res.reason) == (False, "every wrong claim known states the row's recorded output")
+    assert (res.applied, res.reason) == (
+        False, "no line inside a function, without a comment, about which a wrong claim is known")
 
 
 def test_no_claims_about_shadowed_builtins() -> None:
@@ -254,25 +253,22 @@ def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> No
                           '    return text * n\n')
 
 
-def test_docstring_never_states_the_rows_output_as_the_return_value(sandbox) -> None:
-    """CRUXEval sample_56: "Return True." (made from ``return False``) for a row whose output
-    is True, given by the other ``return``; 15 of 211 such summaries stated the row's output."""
+def test_docstring_states_no_value_of_a_returned_literal(sandbox) -> None:
+    """CRUXEval sample_56: "Return True." (made from ``return False``) is given away by the
+    ``return`` it describes; a return of a literal gives no summary, so the summary is another
+    claim of the same catalogue (here the loop's)."""
     code = ("def f(sentence):\n    for c in sentence:\n        if c.isascii() is False:\n"
             "            return False\n    return True\n")
-    for seed in range(8):
-        res = MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["'1z1z1'"], outputs=["True"])
-        assert res.source.splitlines()[1] == '    """Return False."""', res.source
-    # the stated value is not what the function returns on the row's input
+    summaries = {MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["'1z1z1'"], outputs=["True"])
+                 .source.splitlines()[1] for seed in range(8)}
+    assert summaries == {'    """The loop walks sentence from its last element to its first."""',
+                         '    """The loop skips the first element of sentence."""'}
+    res = MisleadingDocstring(claims=0).apply(Program(code), 0, inputs=["'1z1z1'"], outputs=["True"])
     out = sandbox.run_batch([request_for(res.source, "f", "args", "'1z1z1'")])[0]
     assert out.value_repr == "True"
-    # with no recorded output nothing is known to be stated: both summaries may be drawn
-    drawn = {MisleadingDocstring(claims=0).apply(Program(code), seed).source.splitlines()[1] for seed in range(8)}
-    assert drawn == {'    """Return False."""', '    """Return True."""'}
-    # an output equal to the literal (True == 1) counts as stated too
-    code = "def f(n):\n    if n > 5:\n        return 0\n    return 1\n"
-    summaries = {MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["3"], outputs=["True"])
-                 .source.splitlines()[1] for seed in range(12)}
-    assert summaries == {'    """Return 2."""', '    """Return 0."""', '    """Return -1."""'}
+    # nor a claim about a literal assignment: ``count = 0`` is not "count is 1 here"
+    code = "def f(n):\n    count = 0\n    if n > 5:\n        return 0\n    return 1\n"
+    assert_refuses(MisleadingDocstring(claims=2), code, "no wrong claim is known")
 
 
 def test_docstring_states_at_most_one_claim_per_variable() -> None:
@@ -287,7 +283,7 @@ def test_docstring_states_at_most_one_claim_per_variable() -> None:
         assert len(named) == len(set(named)), (seed, doc)
     res = MisleadingDocstring(claims=5).apply(Program(code), 1)
     assert ast.get_docstring(ast.parse(res.source).body[0]) == (
-        "prod_value is 2 here.\n\nThe loop skips the first element of numbers.\nsum_value is overwritten with n.")
+        "The loop skips the first element of numbers.\n\nsum_value is overwritten with n.")
 
 
 def test_docstring_describes_no_annotated_parameter(sandbox) -> None:

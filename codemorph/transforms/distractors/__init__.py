@@ -19,7 +19,9 @@ show.
 
 Every claim is *certainly* wrong as a description of the code it is attached to: it is
 derived from the syntax (``range(n)`` never starts at 1, ``xs.append(v)`` never inserts at
-the front, ``n = 3`` never starts ``n`` at 4), not guessed from values.  These transforms
+the front, ``len(xs)`` is never ``len(xs) - 1``), not guessed from values.  No claim
+states the value of a literal on its own line (``count = 0``, ``return True``): the line
+would give the lie away.  These transforms
 measure whether a model reads the code or trusts the prose around it.
 
 Soundness is checked, not assumed: after rewriting, ``misleading-comment`` requires

@@ -8,7 +8,7 @@ import ast
 import io
 import re
 import tokenize
-from typing import Any, Iterable
+from typing import Iterable
 
 import libcst as cst
 
@@ -19,7 +19,7 @@ from codemorph.authoring.syntax import code_of
 
 __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
-    "CommentSites", "comment_text_ok", "states_output", "claimed_value", "make_comment", "false_literal", "dynamic_getattr",
+    "CommentSites", "comment_text_ok", "states_output", "claimed_value", "make_comment", "dynamic_getattr",
     "check_hazards", "same_ast",
 ]
 
@@ -94,19 +94,6 @@ def snip(node: cst.CSTNode) -> str | None:
     return text
 
 
-def false_literal(true: Any, wrong: Any) -> str | None:
-    """``repr(wrong)`` when that text reads back (``ast.literal_eval``) to a value of the type
-    of ``true`` that differs from ``true`` and fits on one line; else ``None``."""
-    text = repr(wrong)
-    if _NOT_INLINE.search(text):
-        return None
-    try:
-        back = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-    return text if type(back) is type(true) and back != true else None
-
-
 def _int(node: cst.BaseExpression) -> int | None:
     """Value of an int literal (``3``, ``-3``), else ``None``."""
     if isinstance(node, cst.Integer):
@@ -125,15 +112,6 @@ def _str(node: cst.BaseExpression) -> str | None:
             return None
         return value if isinstance(value, str) else None
     return None
-
-
-def _other_string(s: str) -> str:
-    """A plausible string different from ``s``."""
-    if len(s) > 1:
-        return s[1:]
-    if s.isalpha() and s.upper() != s:
-        return s.upper()
-    return s + s if s else " "
 
 
 def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
@@ -162,29 +140,23 @@ def _reverse_flag(call: cst.Call) -> bool | None:
     return None
 
 
+def _literal(value: cst.BaseExpression) -> bool:
+    """Whether ``value`` is a literal or a display of literals (``0``, ``-1``, ``'ab'``,
+    ``True``, ``None``, ``[]``, ``{'a': (1, 2)}``): what ``ast.literal_eval`` reads."""
+    try:
+        ast.literal_eval(code_of(value).strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def _value_claims(subject: str, value: cst.BaseExpression, shadowed: frozenset[str] = frozenset()) -> list[str]:
     """Wrong statements about what ``value`` evaluates to, with ``subject`` naming it
     (``"n"`` for an assignment, ``"the function returns"`` style handled by the caller)."""
     out: list[str] = []
-    k = _int(value)
-    if k is not None:
-        up, down = false_literal(k, k + 1), false_literal(k, k - 1)
-        out += [f"{subject} is {up} here", f"{subject} is {down} at this point"]
-        return out
-    s = _str(value)
-    if s is not None:
-        wrong = false_literal(s, _other_string(s))
-        if wrong is not None:
-            out.append(f"{subject} is {wrong} here")
-        return out
-    if isinstance(value, cst.Name) and value.value in ("True", "False"):
-        out.append(f"{subject} is {'False' if value.value == 'True' else 'True'} here")
-        return out
-    if isinstance(value, cst.List) and not value.elements:
-        out.append(f"{subject} starts as an empty tuple")
-        return out
-    if isinstance(value, cst.Dict) and not value.elements:
-        out.append(f"{subject} starts as an empty set")
+    if _literal(value):
+        # ``count = 0  # count is 1 here``, ``return True  # returns False``: the line shows
+        # the value, so no person writes (or believes) such a claim
         return out
     if isinstance(value, cst.Call):
         out += _call_claims(subject, value, shadowed)
@@ -369,7 +341,7 @@ def _subscript_claims(subject: str, sub: cst.Subscript) -> list[str]:
 
 
 # how a claim about a value ("@ is ...") reads as a claim about a return value
-_RETURN_PHRASES = (("@ is ", "returns "), ("@ holds ", "returns "), ("@ starts as ", "returns "),
+_RETURN_PHRASES = (("@ is ", "returns "), ("@ holds ", "returns "),
                    ("@ walks ", "returns an iterator that walks "), ("@ keeps ", "returns a collection that keeps "),
                    ("@ tells ", "tells "), ("@ raises ", "raises "), ("@ joins ", "joins "))
 
@@ -447,9 +419,6 @@ def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = fr
                     break
             else:
                 continue
-            for suffix in (" here", " at this point"):
-                if c.endswith(suffix):
-                    c = c[: -len(suffix)]
             out.append(c)
     return out
 
@@ -580,7 +549,11 @@ class CommentSites(cst.CSTVisitor):
 def states_output(claim: str, outputs) -> bool:
     """Whether ``claim`` (``"returns <text>"``) states a literal equal (``==``, as CRUXEval's
     assertion compares) to the row's recorded output, the first of ``outputs`` (result
-    literals; nothing is known to be stated when there is none or it is no literal)."""
+    literals; nothing is known to be stated when there is none or it is no literal).
+
+    A guard: the catalogue makes no claim about a returned literal (``return True`` is not
+    "returns False"), so none of its return claims states a literal today; a claim that
+    did would be dropped when it states the row's output."""
     verb, _, rest = claim.partition(" ")
     if verb != "returns" or not outputs:
         return False

@@ -24,14 +24,15 @@ class MisleadingComment(Transform):
     """Add end-of-line comments that state plausible but wrong facts about the code.
 
     Claims come from a catalogue keyed by syntax, each wrong for the statement it is
-    attached to: a wrong literal value (``n = 3  # n is 4 here``), a loop described in the
+    attached to: a computed value described wrongly (``m = len(xs)  # m is the last index of
+    xs``, ``s.upper()`` as lower case, ``sorted`` as descending), a loop described in the
     wrong direction or range (``for i in range(n):  # i runs from 1 to n``), a condition
     described by its negation (``if x > 0:  # taken only when not (x > 0)``), a method
     described as another (``xs.append(v)  # v is inserted at the front of xs``, only for a
-    receiver that is a name or an attribute such as ``self.items``, never a call's value,
-    ``s.upper()`` as lower case, ``sorted`` as descending, ``len(x)`` as the last index).
-    A claim that a ``return`` gives a literal equal to the row's recorded output
-    (``return True  # returns False`` when the row's output is False) is not made.  A claim
+    receiver that is a name or an attribute such as ``self.items``, never a call's value).
+    No claim is made about an assignment or ``return`` of a literal or a display of
+    literals (``count = 0  # count is 1 here``, ``return True  # returns False``): the line
+    itself shows the value.  A claim
     of what a string method's value is, on an assignment in the entry function
     (:func:`~codemorph.transforms.distractors.claims.claimed_value`), is checked by
     execution when the row's input is known: a :class:`Claim` whose probe must show the
@@ -72,8 +73,8 @@ class MisleadingComment(Transform):
             if finder.dynamic:
                 raise NotApplicable("every candidate line is in a function using eval/exec/locals/globals/vars/dir")
             raise NotApplicable("no line inside a function, without a comment, about which a wrong claim is known")
-        # ``return True  # returns False`` on a line the row never runs, when another ``return``
-        # gives the row its output False, states that output: such a claim is not made
+        # a return claim stating the row's output is not made (a guard: no claim of the
+        # catalogue states a literal now, see ``states_output``)
         sites = [(node, kind, kept) for node, kind, claims in finder.sites
                  if (kept := [c for c in claims if not states_output(c, ctx.outputs)])]
         if not sites:

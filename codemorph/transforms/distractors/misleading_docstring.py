@@ -110,11 +110,12 @@ class MisleadingDocstring(Transform):
     any existing docstring).
 
     The summary line states a wrong return value when one is known (``return sorted(xs)``
-    -> "Return xs sorted from largest to smallest."; never a literal equal to the row's
-    recorded output, which another ``return`` may give: "Return False." from ``return
-    True``), followed by up to ``claims`` wrong
+    -> "Return xs sorted from largest to smallest."; never of a ``return`` of a literal,
+    "Return False." from ``return True``, which the code shows), followed by up to
+    ``claims`` wrong
     statements about loops and assignments from the same catalogue as
-    ``misleading-comment`` (a string method's value checked by execution as there:
+    ``misleading-comment`` (none about an assignment of a literal: not "count is 1 here"
+    for ``count = 0``; a string method's value checked by execution as there:
     :func:`~codemorph.transforms.distractors.misleading_comment.value_claim_check`); when
     runtime observations are given, an ``Args:`` section
     describes each parameter with a type it was never observed to have.
@@ -166,8 +167,8 @@ class MisleadingDocstring(Transform):
         v = _DocClaims(frozenset(ctx.shadowed(*CLAIM_BUILTINS)))
         for stmt in entry.body.body:
             stmt.visit(v)
-        # a summary "Return False." made from ``return True`` is true of the function whenever
-        # another ``return`` gives the row its output False: such a claim is not stated
+        # a return claim stating the row's output is not made (a guard: no claim of the
+        # catalogue states a literal now, see ``states_output``)
         returns = [c for c in v.returns if _doc_safe(c) and not states_output(c, ctx.outputs)]
         others = [(who, c) for who, c in v.others if _doc_safe(c)]
         params = self._param_claims(entry, index, ctx)
