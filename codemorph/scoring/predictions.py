@@ -273,12 +273,17 @@ def _object_entries(text: str) -> list[tuple[str, Any, int]]:
         out.append((key, value, line))
 
 
+_JSON_NAMES = {"NoneType": "null", "dict": "an object", "list": "a list", "str": "a string", "int": "an integer",
+               "float": "a number", "bool": "a boolean"}
+
+
 def _shape(value: Any) -> str:
-    """A short description of a JSON value for a reason: ``int``, ``list holding int``..."""
-    if isinstance(value, list):
-        bad = sorted({type(v).__name__ for v in value if not isinstance(v, str)})
+    """A short description of a JSON value for a reason: ``an integer``, ``a list holding null``..."""
+    bad = sorted({_JSON_NAMES.get(type(v).__name__, type(v).__name__)
+                  for v in (value if isinstance(value, list) else ()) if not isinstance(v, str)})
+    if bad:
         return f"a list holding {', '.join(bad)}"
-    return "null" if value is None else type(value).__name__
+    return _JSON_NAMES.get(type(value).__name__, type(value).__name__)
 
 
 def _nothing_read(p: Path, rejects: list[Reject]) -> str:
