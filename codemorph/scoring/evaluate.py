@@ -956,8 +956,12 @@ def evaluate_paths(dataset: str | os.PathLike[str], predictions: str | os.PathLi
         **kwargs: passed to :func:`evaluate_many` (mode, ks, match, strict, missing,
             workers, timeout, seed, n_resamples, progress, sandbox, executor).
 
+    Malformed prediction entries are not read: they are in each result's
+    :attr:`EvaluationResult.rejects` (:func:`write_rejects` writes them) and their rows count
+    as missing.
+
     Raises:
-        InputError: unreadable data set or predictions.
+        InputError: unreadable data set, or predictions that cannot be read as a whole.
     """
     rows = load_rows(dataset, bench=bench)
     sets = load_predictions(predictions, fmt=fmt, model=model, bench=bench)

@@ -168,10 +168,12 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
             found; with several, ids are ``<bench>/<id>``).
 
     Returns:
-        One :class:`PredictionSet` per model, sorted by model name.
+        One :class:`PredictionSet` per model, sorted by model name; malformed entries of a
+        file are in each set's :attr:`PredictionSet.rejects`, not read.
 
     Raises:
-        InputError: missing path, unknown format, malformed content.
+        InputError: missing path, unknown format, a source that cannot be read as a whole
+            (see the module docstring).
     """
     p = Path(path)
     if not p.exists():
