@@ -73,6 +73,10 @@ def evaluate(
     if missing not in ("skip", "wrong"):
         fail(f"--missing must be skip or wrong, got {missing!r}")
     ks = _parse_ks(k)
+    rejects_file = rejects or (rejects_path(output) if output is not None else
+                               rejects_path(Path(predictions.name).with_suffix(".jsonl")))
+    if rejects_file.resolve() in {x.resolve() for x in (dataset, predictions, output, summary) if x is not None}:
+        fail(f"{rejects_file}: the rejects file would overwrite an input or output file; give another --rejects")
     from codemorph.jobs.executors import make_executor
     try:
         runner = make_executor(executor, scheduler, rows_per_task)
@@ -85,8 +89,6 @@ def evaluate(
                                      workers=workers or default_workers(), timeout=timeout, seed=seed,
                                      n_resamples=bootstrap, executor=runner, progress=tick)
         rejected = prediction_rejects(results)
-        rejects_file = rejects or (rejects_path(output) if output is not None else
-                                   rejects_path(Path(predictions.name).with_suffix(".jsonl")))
         if rejected or output is not None or rejects is not None:
             write_rejects(results, rejects_file)
         if output is not None:

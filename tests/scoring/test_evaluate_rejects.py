@@ -173,3 +173,12 @@ def test_lm_eval_sample_lines_that_are_malformed_are_rejected(tmp_path):
     assert [(j.id, j.line, j.reason) for j in ps.rejects] == [
         ("b", 2, f"{p}:2 (row 'b'): expected an lm-eval sample with 'doc' (holding a string or integer 'id') and "
                  "'resps' (a list of strings or of lists)")]
+
+
+def test_a_rejects_path_that_would_overwrite_the_predictions_stops_before_scoring(tmp_path):
+    data, pred = _files(tmp_path)
+    before = pred.read_bytes()
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(pred), "--rejects", str(pred)])
+    assert r.exit_code == 2
+    assert "the rejects file would overwrite an input or output file" in " ".join(r.output.split())
+    assert pred.read_bytes() == before
