@@ -43,6 +43,10 @@ def evaluate(
     missing: str = typer.Option("skip", help="Rows without a prediction: skip, or wrong (score 0)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),
     summary: Optional[Path] = typer.Option(None, help="Write the summary and robustness metrics as JSON."),
+    rejects: Optional[Path] = typer.Option(None, help="Where malformed prediction entries go (JSON Lines: file, "
+                                                      "line, id, reason); default OUT.rejects.jsonl with -o OUT "
+                                                      "(always written), else PRED.rejects.jsonl in the current "
+                                                      "folder (written only when an entry was rejected)."),
     workers: int = typer.Option(0, help=f"Sandbox worker processes ({DEFAULT_WORKERS_HELP})."),
     timeout: float = typer.Option(3.0, help="Seconds per check program (CRUXEval's harness uses 3)."),
     seed: int = typer.Option(0, help="Seed of the bootstrap confidence intervals."),
@@ -55,8 +59,11 @@ def evaluate(
 ) -> None:
     """Score model predictions on DATASET by execution in the sandbox, as CRUXEval's harness
     does (pass@k, unbiased estimator), with robustness metrics per transform when the data
-    set was made by `codemorph generate`."""
-    from codemorph.scoring.evaluate import evaluate_paths, write_scores, write_summary
+    set was made by `codemorph generate`.  A malformed prediction entry is written to the
+    rejects file and its row counts as missing; the run goes on."""
+    from codemorph.rows.dataset import rejects_path
+    from codemorph.scoring.evaluate import (evaluate_paths, prediction_rejects, write_rejects, write_scores,
+                                            write_summary)
     from codemorph.jobs.executors import default_workers
 
     if mode not in ("output", "input"):
@@ -66,6 +73,10 @@ def evaluate(
     if missing not in ("skip", "wrong"):
         fail(f"--missing must be skip or wrong, got {missing!r}")
     ks = _parse_ks(k)
+    rejects_file = rejects or (rejects_path(output) if output is not None else
+                               rejects_path(Path(predictions.name).with_suffix(".jsonl")))
+    if rejects_file.resolve() in {x.resolve() for x in (dataset, predictions, output, summary) if x is not None}:
+        fail(f"{rejects_file}: the rejects file would overwrite an input or output file; give another --rejects")
     from codemorph.jobs.executors import make_executor
     try:
         runner = make_executor(executor, scheduler, rows_per_task)
@@ -77,6 +88,9 @@ def evaluate(
                                      match=match, strict=strict, missing=missing,
                                      workers=workers or default_workers(), timeout=timeout, seed=seed,
                                      n_resamples=bootstrap, executor=runner, progress=tick)
+        rejected = prediction_rejects(results)
+        if rejected or output is not None or rejects is not None:
+            write_rejects(results, rejects_file)
         if output is not None:
             write_scores(results, output)
         if summary is not None:
@@ -87,13 +101,18 @@ def evaluate(
     table.add_column("model", style="bold")
     table.add_column("rows", justify="right")
     table.add_column("missing", justify="right")
+    table.add_column("rejected", justify="right")
     for kk in ks:
         table.add_column(f"pass@{kk} (%)", justify="right")
     table.add_column("accuracy (%)", justify="right")
     for r in results:
-        table.add_row(r.model, str(len(r.rows)), str(len(r.missing)), *[pct(r.pass_at_k.get(kk)) for kk in ks],
+        table.add_row(r.model, str(len(r.rows)), str(len(r.missing)), str(len(r.rejected_rows)),
+                      *[pct(r.pass_at_k.get(kk)) for kk in ks],
                       pct(r.accuracy))
     out_console.print(table)
+    if rejected:
+        err_console.print(f"{len(rejected)} prediction entries rejected (not scored; their rows count as missing): "
+                          f"see {rejects_file}", highlight=False)
     for r in results:
         for w in r.warnings:
             err_console.print(f"{r.model}: warning: {w}", highlight=False)

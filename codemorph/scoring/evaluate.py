@@ -88,6 +88,8 @@ __all__ = [
     "evaluate_dataset",
     "evaluate_many",
     "evaluate_paths",
+    "prediction_rejects",
+    "write_rejects",
     "robustness",
     "names_exception",
     "normalize_exact",
@@ -288,7 +290,13 @@ class EvaluationResult:
         exception_confusion: output mode, when a row raises or an answer names an exception:
             :func:`codemorph.scoring.metrics.exception_confusion` over every generation.
         warnings: sentences for the user (unparsable answers, trivially-true predictions
-            without ``--strict``, a mode the predictions contradict, different row sets).
+            without ``--strict``, a mode the predictions contradict, different row sets,
+            rejected prediction entries).
+        rejects: the prediction entries of the predictions source that could not be read
+            (:attr:`PredictionSet.rejects`; shared by every model of the source).  They give
+            no prediction: their rows are ``missing`` as a row without any prediction is.
+        rejected_rows: ids of data-set rows that are missing and for which an entry was
+            rejected (a subset of ``missing``).
     """
 
     model: str
@@ -309,12 +317,15 @@ class EvaluationResult:
     trivially_true: int = 0
     exception_confusion: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    rejects: list[Any] = field(default_factory=list)
+    rejected_rows: list[str] = field(default_factory=list)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary (no per-row data)."""
         return {"model": self.model, "mode": self.mode, "match": self.match, "dataset": self.dataset,
                 "predictions": self.predictions, "rows_scored": len(self.rows),
                 "rows_missing": len(self.missing), "predictions_unmatched": len(self.unmatched),
+                "predictions_rejected": len(self.rejects), "rows_rejected": len(self.rejected_rows),
                 "executions": self.executions, "accuracy": self.accuracy,
                 "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
                 "pass_at_k_rows": {str(k): v for k, v in self.pass_at_k_rows.items()},
@@ -570,7 +581,9 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
                                                                           for s in scores) else None
     res = EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,
                            executions, rob, predictions=predictions.source, unparsable=predictions.unparsable,
-                           extraction=dict(predictions.extraction))
+                           extraction=dict(predictions.extraction), rejects=predictions.rejects)
+    rejected_ids = {j.id for j in predictions.rejects if j.id is not None}
+    res.rejected_rows = [i for i in missing_ids if i in rejected_ids]
     _diagnose(res, scored_rows, preds, predictions, strict)
     return res
 
@@ -596,6 +609,12 @@ def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, l
     from codemorph.scoring.predictions import predicted_exception
 
     mode = res.mode
+    if res.rejects:
+        gone = set(res.rejected_rows)
+        counted = "scored as one wrong generation each" if any(s.id in gone for s in res.rows) else "not scored"
+        res.warnings.append(f"{len(res.rejects)} prediction entries of {predictions.source} could not be read and "
+                            f"were rejected (see the rejects file); {len(res.rejected_rows)} rows have no "
+                            f"prediction because of them and count as missing ({counted}, as every missing row)")
     if res.unparsable:
         total = sum(len(v) for v in preds.values())
         res.warnings.append(f"{res.unparsable} of {total} generations have no answer that could be found "
@@ -937,8 +956,12 @@ def evaluate_paths(dataset: str | os.PathLike[str], predictions: str | os.PathLi
         **kwargs: passed to :func:`evaluate_many` (mode, ks, match, strict, missing,
             workers, timeout, seed, n_resamples, progress, sandbox, executor).
 
+    Malformed prediction entries are not read: they are in each result's
+    :attr:`EvaluationResult.rejects` (:func:`write_rejects` writes them) and their rows count
+    as missing.
+
     Raises:
-        InputError: unreadable data set or predictions.
+        InputError: unreadable data set, or predictions that cannot be read as a whole.
     """
     rows = load_rows(dataset, bench=bench)
     sets = load_predictions(predictions, fmt=fmt, model=model, bench=bench)
@@ -962,6 +985,36 @@ def write_scores(results: Iterable[EvaluationResult], path: str | os.PathLike[st
         for res in results:
             for s in res.rows:
                 fh.write(json.dumps({**s.to_json(), "mode": res.mode, "match": res.match}) + "\n")
+    return p
+
+
+def prediction_rejects(results: Iterable[EvaluationResult]) -> list[Any]:
+    """The rejected prediction entries of ``results`` (:attr:`EvaluationResult.rejects`),
+    each once although every model of a source shares them, in source then file order."""
+    seen: set[int] = set()
+    out = []
+    for res in results:
+        if id(res.rejects) not in seen:
+            seen.add(id(res.rejects))
+            out.extend(res.rejects)
+    return out
+
+
+def write_rejects(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:
+    """Write :func:`prediction_rejects` of ``results`` as JSON Lines, one
+    :meth:`codemorph.rows.schema.Reject.to_json` object per rejected entry (``{"id", "line",
+    "stage", "reason", "row", "file"}``, the schema of ``generate``'s rejects); an empty file
+    when none was rejected.
+
+    Raises:
+        InputError: the output folder does not exist.
+    """
+    p = Path(path)
+    if not p.parent.exists():
+        raise InputError(f"{p.parent}: output folder does not exist")
+    with open(p, "w", encoding="utf-8") as fh:
+        for j in prediction_rejects(results):
+            fh.write(json.dumps(j.to_json()) + "\n")
     return p
 
 

@@ -26,7 +26,15 @@ harness tasks score with); unparsable ones become ``""`` (scored wrong) and are 
 :attr:`PredictionSet.unparsable`.  The log's prediction mode is kept in
 :attr:`PredictionSet.mode`.
 
-Every reader raises :class:`~codemorph.InputError` with the file (and line) at fault.
+A malformed prediction entry costs that entry, never the read: a JSON Lines line (or an
+lm-eval sample) that is not UTF-8, not JSON, not of the expected shape or a second prediction
+for an id, and a CRUXEval generations entry that is not a list of strings, become a
+:class:`~codemorph.rows.schema.Reject` (stage ``read``; file, line, the row id when readable,
+the reason naming what was expected, and the entry as read) in :attr:`PredictionSet.rejects`;
+the rest of the file is read.  A reader raises :class:`~codemorph.InputError` (with the file)
+only when the source as a whole cannot be read: a missing path, an unknown format, a
+CRUXEval ``.json`` that is not one JSON object, an Inspect log that does not load, or a file
+from which no prediction at all could be read (empty, or every entry rejected).
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from typing import Any
 
 from codemorph.errors import InputError
 from codemorph.rows.codemind import codemind_benches, read_codemind_records
+from codemorph.rows.schema import Reject
 
 __all__ = [
     "PredictionSet",
@@ -75,6 +84,9 @@ class PredictionSet:
         mode: the prediction mode the source was made for (harness logs), else ``None``.
         unparsable: generations in which no answer was found (harness logs; kept as ``""``).
         extraction: harness logs: :attr:`Answer.status` -> number of generations.
+        rejects: the prediction entries of :attr:`source` that could not be read (one
+            :class:`~codemorph.rows.schema.Reject` each, in file order); every set read from
+            the same file shares this list, since a malformed entry may name no model.
     """
 
     model: str
@@ -85,6 +97,7 @@ class PredictionSet:
     mode: str | None = None
     unparsable: int = 0
     extraction: dict[str, int] = field(default_factory=dict)
+    rejects: list[Reject] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -155,10 +168,12 @@ def load_predictions(path: str | os.PathLike[str], fmt: str = "auto", model: str
             found; with several, ids are ``<bench>/<id>``).
 
     Returns:
-        One :class:`PredictionSet` per model, sorted by model name.
+        One :class:`PredictionSet` per model, sorted by model name; malformed entries of a
+        file are in each set's :attr:`PredictionSet.rejects`, not read.
 
     Raises:
-        InputError: missing path, unknown format, malformed content.
+        InputError: missing path, unknown format, a source that cannot be read as a whole
+            (see the module docstring).
     """
     p = Path(path)
     if not p.exists():
@@ -200,68 +215,187 @@ def read_cruxeval_generations(path: str | os.PathLike[str], model: str | None = 
     """Read CRUXEval's native generations file: a JSON object mapping each row id to a list
     of generated strings (a bare string counts as a one-element list).
 
+    An entry whose value is not a string or a list of strings is rejected
+    (:attr:`PredictionSet.rejects`, with the line its key is on); the other entries are read.
+    An id given twice keeps its last value, as ``json.load`` (and so CRUXEval's harness) does.
+
     Raises:
-        InputError: the file is not JSON, not an object, or holds a non-string generation.
+        InputError: the file is not JSON or not an object; or it has entries but none is
+            readable.
     """
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{p}: is a folder; expected a CRUXEval generations .json file")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
+        data = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{p}: not a JSON file ({exc})") from None
     if not isinstance(data, dict):
         raise InputError(f"{p}: expected a JSON object {{\"sample_0\": [\"...\", ...], ...}}, "
                          f"got {type(data).__name__}")
     out: dict[str, list[str]] = {}
-    for rid, gens in data.items():
+    rejects: list[Reject] = []
+    for rid, gens, lineno in _object_entries(text):
         if isinstance(gens, str):
             gens = [gens]
         if not isinstance(gens, list) or not all(isinstance(g, str) for g in gens):
-            raise InputError(f"{p}: generations of {rid!r} must be a list of strings")
+            rejects.append(Reject(rid, lineno, "read", f"{p}:{lineno} (row {rid!r}): generations must be a string or "
+                                  f"a list of strings ({{\"{rid}\": [\"...\", ...]}}), got {_shape(gens)}",
+                                  {rid: gens}, file=str(p)))
+            continue
         out[str(rid)] = list(gens)
-    return PredictionSet(model or _default_model(p), out, str(p), "cruxeval")
+    if not out and rejects:
+        raise InputError(_nothing_read(p, rejects))
+    return PredictionSet(model or _default_model(p), out, str(p), "cruxeval", rejects=rejects)
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+
+
+def _object_entries(text: str) -> list[tuple[str, Any, int]]:
+    """``(key, value, line of the key)`` for every entry of the JSON object ``text`` (already
+    known to parse as one object), duplicates included, in file order."""
+    from json.decoder import scanstring
+    dec = json.JSONDecoder()
+    out = []
+    i = _WS.match(text, 0).end() + 1  # past "{"
+    line, counted = 1, 0
+    while True:
+        i = _WS.match(text, i).end()
+        if text[i] == ",":
+            i = _WS.match(text, i + 1).end()
+        if text[i] == "}":
+            return out
+        line += text.count("\n", counted, i)
+        counted = i
+        key, i = scanstring(text, i + 1)
+        i = _WS.match(text, _WS.match(text, i).end() + 1).end()  # past ":"
+        value, i = dec.raw_decode(text, i)
+        out.append((key, value, line))
+
+
+_JSON_NAMES = {"NoneType": "null", "dict": "an object", "list": "a list", "str": "a string", "int": "an integer",
+               "float": "a number", "bool": "a boolean"}
+
+
+def _shape(value: Any) -> str:
+    """A short description of a JSON value for a reason: ``an integer``, ``a list holding null``..."""
+    bad = sorted({_JSON_NAMES.get(type(v).__name__, type(v).__name__)
+                  for v in (value if isinstance(value, list) else ()) if not isinstance(v, str)})
+    if bad:
+        return f"a list holding {', '.join(bad)}"
+    return _JSON_NAMES.get(type(value).__name__, type(value).__name__)
+
+
+def _nothing_read(p: Path, rejects: list[Reject]) -> str:
+    return (f"{p}: no prediction could be read: every entry ({len(rejects)}) is malformed; the first: "
+            f"{rejects[0].reason}")
+
+
+def _decoded_lines(p: Path):
+    """``(line number, text or None, raw bytes)`` of every non-blank line of ``p``; text is
+    ``None`` when the line is not UTF-8.  A UTF-8 byte order mark before the first line is
+    skipped."""
+    with open(p, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                yield lineno, None, raw
+                continue
+            if text.strip():
+                yield lineno, text, raw
+
+
+def _read_json_line(p: Path, lineno: int, text: str | None, raw: bytes) -> tuple[Any, Reject | None]:
+    """The JSON value of one line, or a read reject (not UTF-8, not JSON) in the words of
+    ``generate``'s rejects."""
+    where = f"{p}:{lineno}"
+    if text is None:
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, Reject(None, lineno, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
+                                raw.decode("utf-8", "replace"), file=str(p))
+    try:
+        return json.loads(text.rstrip("\r\n")), None
+    except json.JSONDecodeError as exc:
+        return None, Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
+                            text.rstrip("\r\n"), file=str(p))
+
+
+def _row_id(row: Any) -> str | None:
+    """The ``id`` of a JSON object line when it is a string or an integer, else ``None``."""
+    rid = row.get("id") if isinstance(row, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, (str, int)):
+        return None
+    return str(rid)
 
 
 def read_jsonl_predictions(path: str | os.PathLike[str], model: str | None = None) -> list[PredictionSet]:
     """Read JSON Lines predictions: ``{"id", "prediction", ["model"]}`` per line.
 
     ``prediction`` is a string or a list of strings.  Rows without ``model`` belong to
-    ``model`` (default: the file stem).  An id given twice for the same model is an error.
+    ``model`` (default: the file stem).  A malformed line -- not UTF-8, not JSON, not an
+    object with ``id`` and ``prediction``, a ``prediction`` that is no string or list of
+    strings, a second prediction for an id of the same model (the first is kept) -- is a
+    :class:`~codemorph.rows.schema.Reject` in every returned set's ``rejects`` (the same
+    list), with file, line, the id when readable and what was expected; the other lines are read.
 
     Raises:
-        InputError: bad JSON, a missing field, a wrong type, a duplicate id (with line number).
+        InputError: a folder; no line gives a prediction (an empty file, or every line rejected).
     """
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{p}: is a folder; expected a JSON Lines file")
     default = model or _default_model(p)
     sets: dict[str, dict[str, list[str]]] = {}
-    with open(p, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{p}:{lineno}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-            if not isinstance(row, dict) or "id" not in row or "prediction" not in row:
-                raise InputError(f"{where}: expected an object with fields 'id' and 'prediction'")
-            pred = row["prediction"]
-            if isinstance(pred, str):
-                pred = [pred]
-            if not isinstance(pred, list) or not all(isinstance(g, str) for g in pred):
-                raise InputError(f"{where}: 'prediction' must be a string or a list of strings")
-            m = row.get("model") or default
-            rid = str(row["id"])
-            bucket = sets.setdefault(str(m), {})
-            if rid in bucket:
-                raise InputError(f"{where}: duplicate prediction for id {rid!r} (model {m!r})")
-            bucket[rid] = pred
+    first: dict[tuple[str, str], int] = {}
+    rejects: list[Reject] = []
+    for lineno, text, raw in _decoded_lines(p):
+        row, bad = _read_json_line(p, lineno, text, raw)
+        if bad is not None:
+            rejects.append(bad)
+            continue
+        rid = _row_id(row)
+        where = f"{p}:{lineno}" + (f" (row {rid!r})" if rid is not None else "")
+
+        def reject(reason: str) -> None:
+            rejects.append(Reject(rid, lineno, "read", f"{where}: {reason}", row, file=str(p)))
+
+        if not isinstance(row, dict):
+            reject(f"expected an object with fields 'id' and 'prediction', got {_shape(row)}")
+            continue
+        lacking = [f for f in ("id", "prediction") if f not in row]
+        if lacking:
+            reject(f"expected an object with fields 'id' and 'prediction'; missing "
+                   f"{' and '.join(repr(f) for f in lacking)}")
+            continue
+        if rid is None:
+            reject(f"'id' must be a string or an integer, got {_shape(row['id'])}")
+            continue
+        pred = row["prediction"]
+        if isinstance(pred, str):
+            pred = [pred]
+        if not isinstance(pred, list) or not all(isinstance(g, str) for g in pred):
+            reject(f"'prediction' must be a string or a list of strings, got {_shape(row['prediction'])}")
+            continue
+        m = row.get("model") or default
+        if not isinstance(m, str):
+            reject(f"'model' must be a string, got {_shape(m)}")
+            continue
+        bucket = sets.setdefault(m, {})
+        if rid in bucket:
+            reject(f"duplicate prediction for id {rid!r} (model {m!r}; the one on line {first[(m, rid)]} is kept)")
+            continue
+        bucket[rid] = pred
+        first[(m, rid)] = lineno
     if not sets:
-        raise InputError(f"{p}: no predictions in the file")
-    return [PredictionSet(m, preds, str(p), "jsonl") for m, preds in sorted(sets.items())]
+        raise InputError(_nothing_read(p, rejects) if rejects else f"{p}: no predictions in the file")
+    return [PredictionSet(m, preds, str(p), "jsonl", rejects=rejects) for m, preds in sorted(sets.items())]
 
 
 def _codemind_er_root(p: Path) -> tuple[Path, list[str] | None, str | None]:
@@ -436,8 +570,11 @@ def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None)
     name) contains ``input``, else ``output``.  The model name defaults to the folder lm-eval
     wrote the file into (named after the model).
 
+    A line that is not such a sample (not UTF-8, not JSON, no ``doc["id"]`` or ``resps``) is
+    rejected (:attr:`PredictionSet.rejects`); the other lines are read.
+
     Raises:
-        InputError: a line that is not such a sample (file:line), no samples.
+        InputError: no line is a sample (an empty file, or every line rejected).
     """
     p = Path(path)
     m = _LM_EVAL_NAME.match(p.name)
@@ -445,27 +582,31 @@ def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None)
     mode = "input" if "input" in task else "output"
     raw: dict[str, list[str]] = {}
     kinds: dict[str, str] = {}
-    with open(p, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{p}:{lineno}"
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-            doc = d.get("doc") if isinstance(d, dict) else None
-            if not isinstance(doc, dict) or "id" not in doc or not isinstance(d.get("resps"), list):
-                raise InputError(f"{where}: expected an lm-eval sample with 'doc' (holding 'id') and 'resps'")
-            gens: list[str] = []
-            for r in d["resps"]:
-                gens.extend([r] if isinstance(r, str) else [str(x) for x in r])
-            raw.setdefault(str(doc["id"]), []).extend(gens)
-            kinds[str(doc["id"])] = str(doc.get("input_kind") or "args")
+    rejects: list[Reject] = []
+    for lineno, text, raw_line in _decoded_lines(p):
+        d, bad = _read_json_line(p, lineno, text, raw_line)
+        if bad is not None:
+            rejects.append(bad)
+            continue
+        doc = d.get("doc") if isinstance(d, dict) else None
+        rid = _row_id(doc)
+        resps = d.get("resps") if isinstance(d, dict) else None
+        if rid is None or not isinstance(resps, list) or not all(isinstance(r, (str, list)) for r in resps):
+            rejects.append(Reject(rid, lineno, "read", f"{p}:{lineno}" + (f" (row {rid!r})" if rid else "") +
+                                  ": expected an lm-eval sample with 'doc' (holding a string or integer 'id') "
+                                  "and 'resps' (a list of strings or of lists)", d, file=str(p)))
+            continue
+        gens: list[str] = []
+        for r in resps:
+            gens.extend([r] if isinstance(r, str) else [str(x) for x in r])
+        raw.setdefault(rid, []).extend(gens)
+        kinds[rid] = str(doc.get("input_kind") or "args")
     if not raw:
-        raise InputError(f"{p}: no samples in the file")
+        raise InputError(_nothing_read(p, rejects) if rejects else f"{p}: no samples in the file")
     name = model or (p.parent.name if p.parent.name not in ("", ".") else task)
-    return _harness_set(name, raw, p, "lm-eval", mode, kinds)
+    ps = _harness_set(name, raw, p, "lm-eval", mode, kinds)
+    ps.rejects = rejects
+    return ps
 
 
 def find_codemind_dataset(pred_path: str | os.PathLike[str], bench: str) -> Path | None:

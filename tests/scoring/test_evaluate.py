@@ -44,10 +44,14 @@ def test_jsonl_reader_groups_models_and_accepts_lists(tmp_path):
     sets = read_jsonl_predictions(p)
     assert [(s.model, s.predictions) for s in sets] == [("m2", {"a": ["1", "2"]}), ("p", {"a": ["1"]})]
     p.write_text('{"id": "a", "prediction": "1"}\n{"id": "a", "prediction": "2"}\n')
-    with pytest.raises(InputError, match=r"p.jsonl:2: duplicate prediction for id 'a'"):
-        read_jsonl_predictions(p)
-    p.write_text('{"id": "a", "prediction": 3}\n')
-    with pytest.raises(InputError, match="must be a string or a list of strings"):
+    [ps] = read_jsonl_predictions(p)  # a second prediction for an id is rejected, the first kept
+    assert ps.predictions == {"a": ["1"]}
+    assert [j.reason for j in ps.rejects] == [f"{p}:2 (row 'a'): duplicate prediction for id 'a' (model 'p'; the "
+                                              f"one on line 1 is kept)"]
+    p.write_text('{"id": "a", "prediction": 3}\n')  # no line gives a prediction: the file is unreadable
+    with pytest.raises(InputError, match=r"no prediction could be read: every entry \(1\) is malformed; the first: "
+                                         r".*p.jsonl:1 \(row 'a'\): 'prediction' must be a string or a list of "
+                                         r"strings, got an integer"):
         read_jsonl_predictions(p)
 
 
