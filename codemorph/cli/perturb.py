@@ -103,7 +103,9 @@ def perturb_command(
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     try:
-        with progress_bar("perturb") as tick:
+        with progress_bar("perturb", interrupted=f"the rows written so far are in {rows_path}, for the input rows "
+                                                 "finished; perturb has no --resume: run the same command again to "
+                                                 "search every row from the start") as tick:
             summary = perturb_dataset(in_path, rows_path, config, progress=tick,
                                       executor=None if executor == "local" else runner)
     except (InputError, ValueError) as exc:

@@ -223,3 +223,30 @@ def test_an_interruption_while_the_command_line_loads_exits_130_with_one_line(si
     done = subprocess.run([sys.executable, "-c", WHILE_LOADING.format(sig=sig)], capture_output=True, text=True,
                           timeout=60)
     assert (done.returncode, done.stderr, done.stdout) == (130, "error: interrupted while starting; nothing was run\n", "")
+
+
+def test_interrupted_perturb_names_its_partial_output_and_that_it_starts_over(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": f"r{k}", "code": SLOW, "input": str(200_000 + k),
+                                       "output": str(sum(range(200_000 + k)))}) + "\n" for k in range(ROWS)))
+    out = tmp_path / "p.jsonl"
+    cmd = [str(BIN), "perturb", str(src), "-o", str(out), "--workers", "1"]
+    p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # the search runs in the sandbox's children (each row's budget of executions of a
+        # 200,000-iteration loop takes many seconds)
+        deadline = time.monotonic() + 120
+        while len(descendants(p.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(1)
+        assert p.poll() is None, "the run ended before it could be interrupted"
+        p.send_signal(signal.SIGTERM)
+        stdout, stderr = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130
+    assert (f"error: perturb interrupted; the rows written so far are in {out}, for the input rows finished; "
+            "perturb has no --resume: run the same command again to search every row from the start"
+            in " ".join(stderr.split()))
+    assert "Traceback" not in stderr
