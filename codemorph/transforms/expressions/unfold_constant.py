@@ -1,7 +1,9 @@
 """``unfold-constant``: a literal written as an expression a person might write --
 ``60`` -> ``3 * 20``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
-``len('abc')`` for a literal the program uses, a module constant the program defines, or
-else a named module constant (``LIMIT = 5`` ... ``len(w) > LIMIT``; never ``STEP = 1``).
+``len('abc')`` where the 3 is the length of that text (``s.startswith('abc')`` ...
+``s[len('abc'):]``), a module constant the program defines, or else a named module
+constant for every use of one literal in its function (``LIMIT = 5`` ... ``len(w) >
+LIMIT``; never ``STEP = 1``).
 """
 
 from __future__ import annotations
@@ -496,8 +498,13 @@ class UnfoldConstant(SiteChoice, Transform):
       a power of ten from 100 up as ``10 ** k``, another number from 12 up with two factors
       from 2 to 100 as their product (``60`` -> ``3 * 20`` or ``6 * 10``, chosen with the rng);
     * a string of one repeated character as a repetition (``'---'`` -> ``'-' * 3``);
-    * an int from 3 up equal to the length of a string literal the program already uses,
-      as ``len('...')`` (``len`` not rebound);
+    * an int from 2 up that is the length of a string literal it goes with, as
+      ``len('...')`` (``len`` not rebound; see :func:`_measured_literal`): a slice bound
+      or index after a test of that prefix or suffix (``if s.startswith('abc'): return
+      s[len('abc'):]``, ``s[:-len('ing')]`` after ``s.endswith('ing')``), of a slice
+      compared with it (``s[:len('Nuva')] != 'Nuva'``), or added to its position
+      (``s.find('key=') + len('key=')``); never the length of a literal the number only
+      happens to equal (no ``elif x > len('small')``); that literal is then left as it is;
     * an int or string equal to a module constant the program defines at its top
       (``WIDTH = 12``) and never rebinds, as that name, after the definition (this form
       is preferred; the definition itself stays a literal).
@@ -510,8 +517,14 @@ class UnfoldConstant(SiteChoice, Transform):
     Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
     blank string -- no ``STEP = 1``, ``FIRST = 0``, ``SEPARATOR = ''``) in a place that
     suggests a name, and not the value of a module or class variable (``COUNT = 3`` is
-    named already); a program without one is refused, and so is one that reads its
-    globals by name (``globals``, ``vars``, ``__dict__``, ``setattr`` ...).
+    named already).  The name replaces every use of that literal in its function (equal
+    type and value; module-level code for a literal outside functions), so it is named
+    only when each use may be replaced (none in an f-string, pattern, ``is`` operand ...)
+    and the name fits each use (the place of every use suggests the same name or none:
+    no ``i.index(TARGET)`` beside ``return TARGET``), and only by a name the program spells
+    in no case (no ``TARGET`` next to a parameter ``target``).  A program without such a
+    literal is refused, and so is one that reads its globals by name (``globals``,
+    ``vars``, ``__dict__``, ``setattr`` ...).
 
     Parentheses are added only where precedence needs them (``x / 60`` -> ``x / (3 * 20)``,
     ``60 .real`` -> ``(3 * 20).real``, ``-60`` -> ``-(3 * 20)``; ``x * 60`` -> ``x * 3 * 20``
@@ -527,7 +540,7 @@ class UnfoldConstant(SiteChoice, Transform):
     Options:
         which: ``"all"`` (default) rewrites every site with a natural form; ``"one"`` one
             of them chosen with the context's rng.  Either way, without natural sites one
-            literal becomes a named constant.
+            literal (with every use of it in its function) becomes a named constant.
     """
 
     name = "unfold-constant"
@@ -535,7 +548,8 @@ class UnfoldConstant(SiteChoice, Transform):
     description = "write a literal as an expression a person might: 60 -> 3 * 20, 1024 -> 2 ** 10, 5 -> LIMIT"
     preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",
                      "len() not rebound for len forms; a module constant never rebound; "
-                     "no globals()/vars()/setattr... for a new constant")
+                     "no globals()/vars()/setattr... for a new constant; a new constant replaces every "
+                     "use of its literal in the function")
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         index = FunctionIndex(ctx)
