@@ -436,6 +436,8 @@ def test_unfold_writes_len_of_the_text_the_number_measures(sandbox, code: str, e
     # another object's prefix; two texts of that length in the statement: neither is meant
     ("def f(s, t):\n    if t.startswith('abc'):\n        return s[3:]\n    return s\n", None),
     ("def f(s):\n    return s.endswith('ing') and s.find('xyz') > 0 and s[:-3]\n", None),
+    # a position variable bound again: no longer the position of '--'
+    ("def f(s):\n    i = s.find('--')\n    i += 1\n    return s[i + 2:]\n", None),
     # a length of one is never written as len('-')
     ("def f(s):\n    if s.startswith('-'):\n        return s[1:]\n    return s\n", None),
 ])

@@ -124,7 +124,7 @@ def _searched_text(call: cst.CSTNode, n: int, methods: frozenset[str], receiver:
     return _text_of_length(call.args[0].value, n)
 
 
-def _measured_literal(site: _Site) -> str | None:
+def _measured_literal(site: _Site, positions: dict | None = None) -> str | None:
     """The string literal (its source) whose length the int ``site`` plausibly is, so that
     ``len('...')`` says what the number means, else ``None``.  The places:
 
@@ -140,7 +140,8 @@ def _measured_literal(site: _Site) -> str | None:
       ``i = s.find('abc')`` in the same function.
 
     A length of one (``len('-')``) is never written; neither is a literal the number only
-    happens to equal the length of (``elif x > 5`` next to ``return 'small'``)."""
+    happens to equal the length of (``elif x > 5`` next to ``return 'small'``).  ``positions``
+    caches :func:`_position_bindings` per function (a dict the caller keeps for one module)."""
     n, node, chain = site.value, site.node, list(site.ancestors)
     if not isinstance(node, cst.Integer) or type(n) is not int or n < 2:
         return None
@@ -156,7 +157,12 @@ def _measured_literal(site: _Site) -> str | None:
             text = _searched_text(binop.left, n, _POSITION_METHODS)
             if text is None and isinstance(binop.left, cst.Name):
                 func = next((a for a in reversed(chain) if isinstance(a, cst.FunctionDef)), None)
-                text = _position_variable(func, binop.left.value, n) if func is not None else None
+                if func is not None:
+                    positions = {} if positions is None else positions
+                    if id(func) not in positions:
+                        positions[id(func)] = _position_bindings(func)
+                    values = positions[id(func)].get(binop.left.value, [None, None])
+                    text = _searched_text(values[0], n, _POSITION_METHODS) if len(values) == 1 else None
             if text is not None:
                 return text
         expr, k = binop, k - 1
@@ -226,18 +232,23 @@ def _compared_text(node: cst.CSTNode, n: int, receiver: cst.CSTNode) -> str | No
     return None
 
 
-def _position_variable(func: cst.FunctionDef, name: str, n: int) -> str | None:
-    """The literal of length ``n`` whose position ``name`` holds in ``func``: ``name =
-    X.find('...')`` (``index``/``rfind``/``rindex``), the only assignment to ``name`` there."""
-    texts = []
+def _position_bindings(func: cst.FunctionDef) -> dict[str, list]:
+    """``{name: [value, ...]}``: the values assigned to each name by ``name = value``
+    statements in ``func`` (nested code included); a name bound another way too (``+=``,
+    a ``for`` target, ``:=``, an annotated assignment) gets ``None`` added, so that only a
+    name with exactly one plain assignment, ``i = s.find('abc')``, is read as a position."""
+    out: dict[str, list] = {}
     for node in _walk(func.body):
-        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name
-                                                for t in node.targets):
-            texts.append(_searched_text(node.value, n, _POSITION_METHODS))
-        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)) \
-                and name in {m.value for m in _walk(node.target) if isinstance(m, cst.Name)}:
-            return None
-    return texts[0] if len(texts) == 1 else None
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                for m in _walk(t.target):
+                    if isinstance(m, cst.Name):
+                        out.setdefault(m.value, []).append(node.value if t.target is m else None)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            for m in _walk(node.target):
+                if isinstance(m, cst.Name):
+                    out.setdefault(m.value, []).append(None)
+    return out
 
 
 def _needs_parens(level: str, parent: cst.CSTNode | None, node: cst.CSTNode) -> bool:
@@ -564,11 +575,12 @@ class UnfoldConstant(SiteChoice, Transform):
             and not rebindable_builtins(ctx, "len")
         constants, consts_end = _module_constants(module)
         natural: list[tuple[_Site, list[_Form]]] = []
+        positions: dict = {}  # per function: the names a ``name = X.find('...')`` binds
         definitions = _definition_literals(module, constants)
         for site in finder.sites:
             if id(site.node) in definitions:
                 continue
-            forms = self._forms(site, constants, consts_end, builtins_ok)
+            forms = self._forms(site, constants, consts_end, builtins_ok, positions)
             if forms:
                 natural.append((site, forms))
         # a literal a ``len(...)`` measures stays as it is: no ``s.index('-' * 2)`` ... ``len('--')``
@@ -591,14 +603,14 @@ class UnfoldConstant(SiteChoice, Transform):
 
     # -- natural forms -------------------------------------------------------------------
     @staticmethod
-    def _forms(site: _Site, constants, consts_end: int, len_ok: bool) -> list[_Form]:
+    def _forms(site: _Site, constants, consts_end: int, len_ok: bool, positions: dict) -> list[_Form]:
         value, node = site.value, site.node
         forms: list[_Form] = []
         key = (type(value), value)
         if key in constants and site.top_level >= consts_end:
             return [_Form(constants[key][0], "atom")]  # the program's own name for it
         if isinstance(node, cst.Integer) and type(value) is int and _decimal(node):
-            measured = _measured_literal(site) if len_ok else None
+            measured = _measured_literal(site, positions) if len_ok else None
             if measured is not None:  # the length of the text it skips or compares: nothing else says more
                 return [_Form(f"len({measured})", "atom")]
             forms += [_Form(text, level) for text, level in natural_forms(value)]
@@ -649,8 +661,15 @@ class UnfoldConstant(SiteChoice, Transform):
         # and it is confusable with no name of the program (no ``TARGET`` next to ``target``)
         taken = {n.lower() for n in names}
         whole_uses = []
+        by_value: dict[tuple, list[_Site]] = {}
+        for u in finder.every:
+            by_value.setdefault((type(u.value), u.value), []).append(u)
+        found_uses: dict[tuple, list[_Site] | None] = {}  # (type, value, function): its uses
         for site, role in with_role:
-            uses = _uses_in_function(site, finder.every)
+            key = (type(site.value), site.value, site.scope)
+            if key not in found_uses:
+                found_uses[key] = _uses_in_function(site, by_value[key[:2]])
+            uses = found_uses[key]
             if uses is not None and role.lower() not in taken and all(_use_role(u) in (role, None) for u in uses):
                 whole_uses.append((site, role, uses))
         if not whole_uses:
@@ -679,7 +698,8 @@ def _use_role(use: _Site) -> str | None:
 
 
 def _uses_in_function(site: _Site, every: list[_Site]) -> list[_Site] | None:
-    """Every literal equal to ``site``'s (same type and value) in its function (its
+    """Every literal of ``every`` (the program's literals, or those equal to ``site``'s)
+    equal to ``site``'s (same type and value) in its function (its
     innermost ``def``, nested code included; module-level code outside functions for a
     literal there), in source order, or ``None`` when one of them must stay a literal
     (f-string, pattern, annotation, ``is`` operand, ``eval`` scope...) or is the value of a
