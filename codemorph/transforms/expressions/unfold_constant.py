@@ -210,22 +210,38 @@ def _measured_literal(site: _Site, positions: dict | None = None) -> str | None:
     for region in regions:
         texts = {text for call in _walk(region)
                  if (text := _searched_text(call, n, methods, receiver=sub.value)
-                     or _compared_text(call, n, receiver=sub.value)) is not None}
+                     or _compared_text(call, n, sub.value, "end" if negative else "start")) is not None}
         if texts:
             return texts.pop() if len(texts) == 1 else None  # two texts of that length: neither is meant
     return None
 
 
-def _compared_text(node: cst.CSTNode, n: int, receiver: cst.CSTNode) -> str | None:
-    """The literal of length ``n`` that ``node`` compares a subscript of ``receiver`` with
-    (``X[:3] == 'abc'``, ``'abc' != X[-3:]``), else ``None``."""
+def _slice_end(sub: cst.Subscript) -> str | None:
+    """``"start"`` for a prefix slice ``X[:k]`` (``X[0:k]``), ``"end"`` for a suffix slice
+    ``X[-k:]``, else ``None``."""
+    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Slice):
+        return None
+    sl = sub.slice[0].slice
+    if sl.step is not None:
+        return None
+    if sl.upper is None and isinstance(sl.lower, cst.UnaryOperation) and isinstance(sl.lower.operator, cst.Minus):
+        return "end"
+    if sl.upper is not None and (sl.lower is None or isinstance(sl.lower, cst.Integer) and sl.lower.value == "0"):
+        return "start"
+    return None
+
+
+def _compared_text(node: cst.CSTNode, n: int, receiver: cst.CSTNode, end: str) -> str | None:
+    """The literal of length ``n`` that ``node`` compares a prefix (``end == "start"``) or
+    suffix (``"end"``) slice of ``receiver`` with (``X[:3] == 'abc'``, ``'ing' != X[-3:]``),
+    else ``None``."""
     if not isinstance(node, cst.Comparison):
         return None
     operands = [node.left] + [t.comparator for t in node.comparisons]
     for i, t in enumerate(node.comparisons):
         if isinstance(t.operator, (cst.Equal, cst.NotEqual)):
             for sub, other in ((operands[i], operands[i + 1]), (operands[i + 1], operands[i])):
-                if isinstance(sub, cst.Subscript) and _same_object(sub.value, receiver):
+                if isinstance(sub, cst.Subscript) and _same_object(sub.value, receiver) and _slice_end(sub) == end:
                     text = _text_of_length(other, n)
                     if text is not None:
                         return text
