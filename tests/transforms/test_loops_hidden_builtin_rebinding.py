@@ -130,10 +130,20 @@ def test_dead_code_does_not_rely_on_a_len_rebound_unseen(sandbox, rebind, transf
         assert not res.applied and res.reason.startswith("no natural site"), res.source
 
 
+#: a 3 that is the length of the prefix it skips: unfold-constant writes it len('abc')
+SKIPS_PREFIX = "\n\ndef f(s):\n    if s.startswith('abc'):\n        return s[3:]\n    return s\n"
+
+
+def test_unfold_constant_writes_len_of_a_prefix_skipped(sandbox):
+    res = assert_preserves(get_transform("unfold-constant"), SKIPS_PREFIX.lstrip(), ["'abcd'", "''"],
+                           sandbox=sandbox)
+    assert "return s[len('abc'):]" in res.source
+
+
 @pytest.mark.parametrize("rebind", NEGATIVE_LEN[2:], ids=["getattr", "mock"])
 def test_unfold_constant_does_not_write_a_len_rebound_unseen(sandbox, rebind):
-    code = rebind + USES_LEN
+    code = rebind + SKIPS_PREFIX
     for seed in range(3):
-        res = assert_preserves(get_transform("unfold-constant"), code, ["[1, 2, 3, 4]", "[]"], seed=seed,
+        res = assert_preserves(get_transform("unfold-constant"), code, ["'abcd'", "''"], seed=seed,
                                sandbox=sandbox, must_apply=False)
         assert "len('" not in res.source

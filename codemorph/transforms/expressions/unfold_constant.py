@@ -1,7 +1,9 @@
 """``unfold-constant``: a literal written as an expression a person might write --
 ``60`` -> ``3 * 20``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
-``len('abc')`` for a literal the program uses, a module constant the program defines, or
-else a named module constant (``LIMIT = 5`` ... ``len(w) > LIMIT``; never ``STEP = 1``).
+``len('abc')`` where the 3 is the length of that text (``s.startswith('abc')`` ...
+``s[len('abc'):]``), a module constant the program defines, or else a named module
+constant for every use of one literal in its function (``LIMIT = 5`` ... ``len(w) >
+LIMIT``; never ``STEP = 1``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ class _Site:
     grandparent: cst.CSTNode | None
     top_level: int             # index of the module statement it is in
     in_function: bool = False  # inside a ``def`` or ``lambda``
+    ancestors: tuple = ()      # the nodes holding it, the module first and ``parent`` last
+    scope: int | None = None   # id of the innermost ``def`` around it (``None``: module level)
+    touchable: bool = True     # False where it must stay a literal (f-string, pattern, ``is``...)
 
 
 def _decimal(node: cst.Integer) -> bool:
@@ -71,6 +76,195 @@ def _repeat_form(value: str | bytes, node: cst.SimpleString) -> str | None:
     if len(body) != len(value) or "\\" in body:  # escapes: spell the character as written only
         return None
     return f"{node.prefix}{node.quote}{body[0]}{node.quote} * {len(value)}"
+
+
+#: methods whose first argument is a text the call looks for in its receiver: after
+#: ``s.startswith('abc')`` or ``i = s.find('abc')``, ``s[3:]`` / ``i + 3`` skip that text
+_SEARCH_METHODS = frozenset({"startswith", "endswith", "find", "rfind", "index", "rindex"})
+_POSITION_METHODS = frozenset({"find", "rfind", "index", "rindex"})
+
+
+def _walk(node: cst.CSTNode):
+    """``node`` and every node under it, depth first."""
+    yield node
+    for child in node.children:
+        yield from _walk(child)
+
+
+def _text_of_length(node: cst.CSTNode | None, n: int) -> str | None:
+    """The source of ``node`` when it is a plain string or bytes literal of length ``n``."""
+    if not isinstance(node, cst.SimpleString):
+        return None
+    try:
+        value = ast.literal_eval(node.value)
+    except (ValueError, SyntaxError):
+        return None
+    return node.value if isinstance(value, (str, bytes)) and len(value) == n else None
+
+
+def _same_object(a: cst.CSTNode, b: cst.CSTNode) -> bool:
+    """Whether ``a`` and ``b`` are the same name or attribute chain (``s``, ``self.text``)."""
+    if isinstance(a, cst.Name) and isinstance(b, cst.Name):
+        return a.value == b.value
+    if isinstance(a, cst.Attribute) and isinstance(b, cst.Attribute):
+        return a.attr.value == b.attr.value and _same_object(a.value, b.value)
+    return False
+
+
+def _searched_text(call: cst.CSTNode, n: int, methods: frozenset[str], receiver: cst.CSTNode | None = None):
+    """The literal (source text) of length ``n`` that ``call`` looks for when it is
+    ``X.method('...')`` with ``method`` in ``methods`` (and ``X`` the same object as
+    ``receiver`` when given), else ``None``."""
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value in methods and call.args and call.args[0].keyword is None
+            and call.args[0].star == ""):
+        return None
+    if receiver is not None and not _same_object(call.func.value, receiver):
+        return None
+    return _text_of_length(call.args[0].value, n)
+
+
+def _measured_literal(site: _Site, positions: dict | None = None) -> str | None:
+    """The string literal (its source) whose length the int ``site`` plausibly is, so that
+    ``len('...')`` says what the number means, else ``None``.  The places:
+
+    * a slice bound or index of ``X[...]`` compared with the literal: ``s[:4] != 'Nuva'``,
+      ``s[i:i + 3] == 'abc'``, ``s[-3:] == 'ing'``;
+    * a slice bound or index of ``X[...]`` in the statement, or the branch of an ``if``/
+      ``while``/conditional expression, whose test calls ``X.startswith('...')`` (for a
+      bound from the start), ``X.endswith`` (from the end: ``s[:-3]``), ``X.find``,
+      ``X.index`` (``rfind``/``rindex``) on it, or compares a slice of ``X`` with it: ``if
+      s.startswith('abc'): return s[3:]``, ``if s[:3] == 'abc': s = s[3:]`` (two such
+      literals of that length there: none is meant);
+    * added to the position of the literal: ``s.find('abc') + 3``, or ``i + 3`` with
+      ``i = s.find('abc')`` in the same function.
+
+    A length of one (``len('-')``) is never written; neither is a literal the number only
+    happens to equal the length of (``elif x > 5`` next to ``return 'small'``).  ``positions``
+    caches :func:`_position_bindings` per function (a dict the caller keeps for one module)."""
+    n, node, chain = site.value, site.node, list(site.ancestors)
+    if not isinstance(node, cst.Integer) or type(n) is not int or n < 2:
+        return None
+    # the expression the number is part of: ``-3``, ``i + 3``, ``len(s) - 3``
+    expr, k, negative = node, len(chain) - 1, False
+    if k >= 0 and isinstance(chain[k], cst.UnaryOperation) and isinstance(chain[k].operator, cst.Minus):
+        expr, k, negative = chain[k], k - 1, True
+    if k >= 0 and isinstance(chain[k], cst.BinaryOperation) and chain[k].right is expr \
+            and isinstance(chain[k].operator, (cst.Add, cst.Subtract)):
+        binop = chain[k]
+        negative = negative != isinstance(binop.operator, cst.Subtract)
+        if isinstance(binop.operator, cst.Add) and expr is node:
+            text = _searched_text(binop.left, n, _POSITION_METHODS)
+            if text is None and isinstance(binop.left, cst.Name):
+                func = next((a for a in reversed(chain) if isinstance(a, cst.FunctionDef)), None)
+                if func is not None:
+                    positions = {} if positions is None else positions
+                    if id(func) not in positions:
+                        positions[id(func)] = _position_bindings(func)
+                    values = positions[id(func)].get(binop.left.value, [None, None])
+                    text = _searched_text(values[0], n, _POSITION_METHODS) if len(values) == 1 else None
+            if text is not None:
+                return text
+        expr, k = binop, k - 1
+    # a slice bound or an index of ``X[...]``
+    bound = k >= 1 and (isinstance(chain[k], cst.Slice) and (chain[k].lower is expr or chain[k].upper is expr)
+                        or isinstance(chain[k], cst.Index) and chain[k].value is expr)
+    if not bound:
+        return None
+    k -= 1
+    if not (isinstance(chain[k], cst.SubscriptElement) and k >= 1 and isinstance(chain[k - 1], cst.Subscript)):
+        return None
+    sub, k = chain[k - 1], k - 2
+    if len(sub.slice) != 1:
+        return None
+    # compared with the literal: ``s[:4] != 'Nuva'``
+    holder = chain[k] if k >= 0 else None
+    if isinstance(holder, cst.ComparisonTarget) and holder.comparator is sub and k >= 1:
+        holder, k = chain[k - 1], k - 1
+    if isinstance(holder, cst.Comparison):
+        operands = [holder.left] + [t.comparator for t in holder.comparisons]
+        i = next(j for j, o in enumerate(operands) if o is sub)
+        for j in (i - 1, i + 1):
+            if 0 <= j < len(operands) and isinstance(holder.comparisons[min(i, j)].operator,
+                                                      (cst.Equal, cst.NotEqual)):
+                text = _text_of_length(operands[j], n)
+                if text is not None:
+                    return text
+    # in the statement, or under the test, of a call looking for the literal in X
+    regions: list[cst.CSTNode] = []
+    for a in reversed(chain):
+        if isinstance(a, cst.BaseSmallStatement):
+            regions.append(a)
+            break
+        if isinstance(a, (cst.If, cst.While)):
+            regions.append(a.test)
+            break
+        if isinstance(a, cst.For):
+            regions.append(a.iter)
+            break
+        if isinstance(a, cst.BaseCompoundStatement):
+            break
+    regions += [a.test for a in chain if isinstance(a, (cst.If, cst.While, cst.IfExp))]
+    # a prefix is skipped from the start (``s[3:]``), a suffix from the end (``s[:-3]``)
+    methods = _SEARCH_METHODS - ({"startswith"} if negative else {"endswith"})
+    for region in regions:
+        texts = {text for call in _walk(region)
+                 if (text := _searched_text(call, n, methods, receiver=sub.value)
+                     or _compared_text(call, n, sub.value, "end" if negative else "start")) is not None}
+        if texts:
+            return texts.pop() if len(texts) == 1 else None  # two texts of that length: neither is meant
+    return None
+
+
+def _slice_end(sub: cst.Subscript) -> str | None:
+    """``"start"`` for a prefix slice ``X[:k]`` (``X[0:k]``), ``"end"`` for a suffix slice
+    ``X[-k:]``, else ``None``."""
+    if len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Slice):
+        return None
+    sl = sub.slice[0].slice
+    if sl.step is not None:
+        return None
+    if sl.upper is None and isinstance(sl.lower, cst.UnaryOperation) and isinstance(sl.lower.operator, cst.Minus):
+        return "end"
+    if sl.upper is not None and (sl.lower is None or isinstance(sl.lower, cst.Integer) and sl.lower.value == "0"):
+        return "start"
+    return None
+
+
+def _compared_text(node: cst.CSTNode, n: int, receiver: cst.CSTNode, end: str) -> str | None:
+    """The literal of length ``n`` that ``node`` compares a prefix (``end == "start"``) or
+    suffix (``"end"``) slice of ``receiver`` with (``X[:3] == 'abc'``, ``'ing' != X[-3:]``),
+    else ``None``."""
+    if not isinstance(node, cst.Comparison):
+        return None
+    operands = [node.left] + [t.comparator for t in node.comparisons]
+    for i, t in enumerate(node.comparisons):
+        if isinstance(t.operator, (cst.Equal, cst.NotEqual)):
+            for sub, other in ((operands[i], operands[i + 1]), (operands[i + 1], operands[i])):
+                if isinstance(sub, cst.Subscript) and _same_object(sub.value, receiver) and _slice_end(sub) == end:
+                    text = _text_of_length(other, n)
+                    if text is not None:
+                        return text
+    return None
+
+
+def _position_bindings(func: cst.FunctionDef) -> dict[str, list]:
+    """``{name: [value, ...]}``: the values assigned to each name by ``name = value``
+    statements in ``func`` (nested code included); a name bound another way too (``+=``,
+    a ``for`` target, ``:=``, an annotated assignment) gets ``None`` added, so that only a
+    name with exactly one plain assignment, ``i = s.find('abc')``, is read as a position."""
+    out: dict[str, list] = {}
+    for node in _walk(func.body):
+        if isinstance(node, cst.Assign):
+            for t in node.targets:
+                for m in _walk(t.target):
+                    if isinstance(m, cst.Name):
+                        out.setdefault(m.value, []).append(node.value if t.target is m else None)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr)):
+            for m in _walk(node.target):
+                if isinstance(m, cst.Name):
+                    out.setdefault(m.value, []).append(None)
+    return out
 
 
 def _needs_parens(level: str, parent: cst.CSTNode | None, node: cst.CSTNode) -> bool:
@@ -179,6 +373,7 @@ class _UnfoldCandidates(cst.CSTVisitor):
     def __init__(self, index: FunctionIndex) -> None:
         self.index = index
         self.sites: list[_Site] = []
+        self.every: list[_Site] = []
         self.skip_depth = 0
         self.reasons: list[str] = []
         self.stack: list[cst.CSTNode] = []
@@ -238,11 +433,10 @@ class _UnfoldCandidates(cst.CSTVisitor):
             self._no_touch.add(id(node.default))
 
     def _literal(self, node: cst.CSTNode) -> None:
-        if self.skip_depth or id(node) in self._no_touch:
-            return
-        if self.index.in_dynamic_scope(node):
+        touchable = not self.skip_depth and id(node) not in self._no_touch
+        if touchable and self.index.in_dynamic_scope(node):
             self.reasons.append("in a function using eval/exec/locals/globals/vars/dir")
-            return
+            touchable = False
         try:
             value = ast.literal_eval(node.value)
         except (ValueError, SyntaxError):
@@ -250,11 +444,17 @@ class _UnfoldCandidates(cst.CSTVisitor):
         up = lambda k: self.stack[-1 - k] if len(self.stack) > k else None  # noqa: E731 (k-th ancestor)
         parent, grandparent = up(1), up(2)
         in_function = any(isinstance(n, (cst.FunctionDef, cst.Lambda)) for n in self.stack)
+        scope = next((id(n) for n in reversed(self.stack) if isinstance(n, cst.FunctionDef)), None)
+        ancestors = tuple(self.stack[:-1])
+        found = []
         if isinstance(node, cst.Integer) and isinstance(parent, cst.UnaryOperation) \
-                and isinstance(parent.operator, cst.Minus) and id(parent) not in self._no_touch:
+                and isinstance(parent.operator, cst.Minus):
             # ``-1`` is one constant for naming; its arithmetic forms unfold the ``1``
-            self.sites.append(_Site(parent, -value, up(2), up(3), self.top, in_function))
-        self.sites.append(_Site(node, value, parent, grandparent, self.top, in_function))
+            found.append(_Site(parent, -value, up(2), up(3), self.top, in_function, ancestors[:-1], scope,
+                               touchable and id(parent) not in self._no_touch))
+        found.append(_Site(node, value, parent, grandparent, self.top, in_function, ancestors, scope, touchable))
+        self.every += found  # every literal, for naming: a name replaces each one of its function
+        self.sites += [s for s in found if s.touchable]
 
     def visit_Integer(self, node: cst.Integer) -> None:
         self._literal(node)
@@ -325,8 +525,13 @@ class UnfoldConstant(SiteChoice, Transform):
       a power of ten from 100 up as ``10 ** k``, another number from 12 up with two factors
       from 2 to 100 as their product (``60`` -> ``3 * 20`` or ``6 * 10``, chosen with the rng);
     * a string of one repeated character as a repetition (``'---'`` -> ``'-' * 3``);
-    * an int from 3 up equal to the length of a string literal the program already uses,
-      as ``len('...')`` (``len`` not rebound);
+    * an int from 2 up that is the length of a string literal it goes with, as
+      ``len('...')`` (``len`` not rebound; see :func:`_measured_literal`): a slice bound
+      or index after a test of that prefix or suffix (``if s.startswith('abc'): return
+      s[len('abc'):]``, ``s[:-len('ing')]`` after ``s.endswith('ing')``), of a slice
+      compared with it (``s[:len('Nuva')] != 'Nuva'``), or added to its position
+      (``s.find('key=') + len('key=')``); never the length of a literal the number only
+      happens to equal (no ``elif x > len('small')``); that literal is then left as it is;
     * an int or string equal to a module constant the program defines at its top
       (``WIDTH = 12``) and never rebinds, as that name, after the definition (this form
       is preferred; the definition itself stays a literal).
@@ -339,8 +544,14 @@ class UnfoldConstant(SiteChoice, Transform):
     Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
     blank string -- no ``STEP = 1``, ``FIRST = 0``, ``SEPARATOR = ''``) in a place that
     suggests a name, and not the value of a module or class variable (``COUNT = 3`` is
-    named already); a program without one is refused, and so is one that reads its
-    globals by name (``globals``, ``vars``, ``__dict__``, ``setattr`` ...).
+    named already).  The name replaces every use of that literal in its function (equal
+    type and value; module-level code for a literal outside functions), so it is named
+    only when each use may be replaced (none in an f-string, pattern, ``is`` operand ...)
+    and the name fits each use (the place of every use suggests the same name or none:
+    no ``i.index(TARGET)`` beside ``return TARGET``), and only by a name the program spells
+    in no case (no ``TARGET`` next to a parameter ``target``).  A program without such a
+    literal is refused, and so is one that reads its globals by name (``globals``,
+    ``vars``, ``__dict__``, ``setattr`` ...).
 
     Parentheses are added only where precedence needs them (``x / 60`` -> ``x / (3 * 20)``,
     ``60 .real`` -> ``(3 * 20).real``, ``-60`` -> ``-(3 * 20)``; ``x * 60`` -> ``x * 3 * 20``
@@ -356,7 +567,7 @@ class UnfoldConstant(SiteChoice, Transform):
     Options:
         which: ``"all"`` (default) rewrites every site with a natural form; ``"one"`` one
             of them chosen with the context's rng.  Either way, without natural sites one
-            literal becomes a named constant.
+            literal (with every use of it in its function) becomes a named constant.
     """
 
     name = "unfold-constant"
@@ -364,7 +575,8 @@ class UnfoldConstant(SiteChoice, Transform):
     description = "write a literal as an expression a person might: 60 -> 3 * 20, 1024 -> 2 ** 10, 5 -> LIMIT"
     preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",
                      "len() not rebound for len forms; a module constant never rebound; "
-                     "no globals()/vars()/setattr... for a new constant")
+                     "no globals()/vars()/setattr... for a new constant; a new constant replaces every "
+                     "use of its literal in the function")
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         index = FunctionIndex(ctx)
@@ -378,21 +590,19 @@ class UnfoldConstant(SiteChoice, Transform):
         builtins_ok = not hazard_identifiers(module, BUILTINS_HAZARDS, names=names) \
             and not rebindable_builtins(ctx, "len")
         constants, consts_end = _module_constants(module)
-        lengths: dict[int, list[str]] = {}
-        for site in finder.sites:
-            if isinstance(site.node, cst.SimpleString) and isinstance(site.value, str) and len(site.value) >= 3:
-                lengths.setdefault(len(site.value), [])
-                if site.node.value not in lengths[len(site.value)]:
-                    lengths[len(site.value)].append(site.node.value)
-
         natural: list[tuple[_Site, list[_Form]]] = []
+        positions: dict = {}  # per function: the names a ``name = X.find('...')`` binds
         definitions = _definition_literals(module, constants)
         for site in finder.sites:
             if id(site.node) in definitions:
                 continue
-            forms = self._forms(site, constants, consts_end, lengths if builtins_ok else {})
+            forms = self._forms(site, constants, consts_end, builtins_ok, positions)
             if forms:
                 natural.append((site, forms))
+        # a literal a ``len(...)`` measures stays as it is: no ``s.index('-' * 2)`` ... ``len('--')``
+        measured = {f.text[len("len("):-1] for _, forms in natural for f in forms if f.text.startswith("len(")}
+        natural = [(s, f) for s, f in natural
+                   if not (isinstance(s.node, cst.SimpleString) and s.node.value in measured)]
         # a site and the ``-`` around it are two candidates: keep the outer one when both have forms
         outer = {id(s.node.expression) for s, _ in natural if isinstance(s.node, cst.UnaryOperation)}
         natural = [(s, f) for s, f in natural if id(s.node) not in outer]
@@ -405,19 +615,21 @@ class UnfoldConstant(SiteChoice, Transform):
                 ctx.record(site.node, f"{module.code_for_node(bare).strip()} -> {form.text}")
             chosen = [module_node for module_node in (s.node for s, _ in natural) if id(module_node) in replacements]
             return module.visit(ReplaceNodes(chosen, self._keep_parens(replacements)))
-        return self._named_constant(module, ctx, finder.sites, names)
+        return self._named_constant(module, ctx, finder, names)
 
     # -- natural forms -------------------------------------------------------------------
     @staticmethod
-    def _forms(site: _Site, constants, consts_end: int, lengths: dict[int, list[str]]) -> list[_Form]:
+    def _forms(site: _Site, constants, consts_end: int, len_ok: bool, positions: dict) -> list[_Form]:
         value, node = site.value, site.node
         forms: list[_Form] = []
         key = (type(value), value)
         if key in constants and site.top_level >= consts_end:
             return [_Form(constants[key][0], "atom")]  # the program's own name for it
         if isinstance(node, cst.Integer) and type(value) is int and _decimal(node):
+            measured = _measured_literal(site, positions) if len_ok else None
+            if measured is not None:  # the length of the text it skips or compares: nothing else says more
+                return [_Form(f"len({measured})", "atom")]
             forms += [_Form(text, level) for text, level in natural_forms(value)]
-            forms += [_Form(f"len({lit})", "atom") for lit in lengths.get(value, [])]
         elif isinstance(node, cst.SimpleString):
             rep = _repeat_form(value, node)
             if rep is not None:
@@ -441,11 +653,13 @@ class UnfoldConstant(SiteChoice, Transform):
         return unfold
 
     # -- the fallback: a named module constant -------------------------------------------
-    def _named_constant(self, module: cst.Module, ctx: RewriteContext, sites: list[_Site], names) -> cst.Module:
+    def _named_constant(self, module: cst.Module, ctx: RewriteContext, finder: _UnfoldCandidates,
+                        names) -> cst.Module:
         found = hazard_identifiers(module, GLOBALS_HAZARDS, names=names)
         if found:
             raise NotApplicable(f"no literal with a natural form, and the program reads globals by name "
                                 f"({', '.join(found)}): no new constant")
+        sites = finder.sites
         named = [(s, role_name(s.node, s.value, s.parent, s.grandparent)) for s in sites]
         # ``-1`` is named as a whole: its ``1`` is not a site of its own
         whole = {id(s.node.expression) for s, _ in named if isinstance(s.node, cst.UnaryOperation)}
@@ -458,12 +672,63 @@ class UnfoldConstant(SiteChoice, Transform):
             raise NotApplicable("no literal with a natural form, and none a person would make a named constant "
                                 "(0, 1, -1, 2, empty or blank strings are written as they are; other literals "
                                 "only where their place suggests a name)")
-        site, role = ctx.rng.choice(with_role)
+        # a name replaces the literal everywhere in its function, where every use fits the
+        # name (no ``i.index(TARGET) == 0`` next to ``i.index('.')``, no ``return TARGET``),
+        # and it is confusable with no name of the program (no ``TARGET`` next to ``target``)
+        taken = {n.lower() for n in names}
+        whole_uses = []
+        by_value: dict[tuple, list[_Site]] = {}
+        for u in finder.every:
+            by_value.setdefault((type(u.value), u.value), []).append(u)
+        found_uses: dict[tuple, list[_Site] | None] = {}  # (type, value, function): its uses
+        for site, role in with_role:
+            key = (type(site.value), site.value, site.scope)
+            if key not in found_uses:
+                found_uses[key] = _uses_in_function(site, by_value[key[:2]])
+            uses = found_uses[key]
+            if uses is not None and role.lower() not in taken and all(_use_role(u) in (role, None) for u in uses):
+                whole_uses.append((site, role, uses))
+        if not whole_uses:
+            raise NotApplicable("no literal with a natural form, and every literal a person would name is "
+                                "used where the name would not fit (another role, a place that must keep the "
+                                "literal, or a name the program spells already in some case)")
+        site, role, uses = ctx.rng.choice(whole_uses)
         const = ctx.fresh_name(role)
         literal = module.code_for_node(site.node.with_changes(lpar=[], rpar=[])).strip()
-        ctx.record(site.node, f"{literal} -> {const} (module constant {const} = {literal})")
-        new = module.visit(ReplaceNodes([site.node], lambda o, u: cst.Name(const, lpar=o.lpar, rpar=o.rpar)))
+        for use in uses:
+            ctx.record(use.node, f"{literal} -> {const} (module constant {const} = {literal})")
+        new = module.visit(ReplaceNodes([u.node for u in uses],
+                                        lambda o, u: cst.Name(const, lpar=o.lpar, rpar=o.rpar)))
         return _insert_constant(new, f"{const} = {literal}")
+
+
+def _use_role(use: _Site) -> str | None:
+    """The name the place of ``use`` suggests (:func:`role_name`); for the ``5`` of ``-5``,
+    the place of the ``-5`` (``s[-5:]`` is a start even where ``s[:5]`` is a stop)."""
+    anc = use.ancestors
+    if isinstance(use.node, cst.Integer) and isinstance(use.parent, cst.UnaryOperation) \
+            and isinstance(use.parent.operator, cst.Minus):
+        return role_name(use.parent, -use.value, anc[-2] if len(anc) > 1 else None,
+                         anc[-3] if len(anc) > 2 else None)
+    return role_name(use.node, use.value, use.parent, use.grandparent)
+
+
+def _uses_in_function(site: _Site, every: list[_Site]) -> list[_Site] | None:
+    """Every literal of ``every`` (the program's literals, or those equal to ``site``'s)
+    equal to ``site``'s (same type and value) in its function (its
+    innermost ``def``, nested code included; module-level code outside functions for a
+    literal there), in source order, or ``None`` when one of them must stay a literal
+    (f-string, pattern, annotation, ``is`` operand, ``eval`` scope...) or is the value of a
+    module or class variable."""
+    key = (type(site.value), site.value)
+    if site.scope is None:
+        uses = [u for u in every if u.scope is None and (type(u.value), u.value) == key]
+    else:
+        uses = [u for u in every if (type(u.value), u.value) == key
+                and (u.scope == site.scope or any(id(a) == site.scope for a in u.ancestors))]
+    if any(not u.touchable or _already_named(u) for u in uses):
+        return None
+    return uses
 
 
 def _already_named(site: _Site) -> bool:
