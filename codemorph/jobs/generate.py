@@ -604,6 +604,9 @@ def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = 
     if o.status == "timeout":
         return ("the program did not finish on its input within the time limit (--timeout, traced run)"
                 + (f": {o.note}" if o.note else ""))
+    if o.status == "memory":
+        return ("the program ran out of memory on its input (the sandbox's memory limit per execution, --memory)"
+                + (f": {o.note}" if o.note else ""))
     if o.status != "returned":
         return f"the program did not finish on its input: {o.status}" + (f" ({o.note})" if o.note else "")
     if check_output and o.output_matches is not True:

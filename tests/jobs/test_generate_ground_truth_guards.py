@@ -307,3 +307,11 @@ def test_a_recorded_output_equal_but_written_differently_is_replaced_by_the_comp
         ("negz", "-0.0"), ("negz:rename-locals", "-0.0"), ("tru", "True"), ("tru:rename-locals", "True"),
         # no literal repr: the recorded text stays
         ("inf", "float('inf')"), ("inf:rename-locals", "float('inf')")]
+
+
+def test_a_program_that_runs_out_of_memory_on_its_input_is_rejected_naming_the_memory_limit(tmp_path):
+    rows = [{"id": "m", "code": "def f(x):\n    a = [0] * (10 ** 10)\n    return x\n", "input": "1", "output": "1"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and [r["reason"] for r in rejects] == [
+        "row 'm' (line 1): the program ran out of memory on its input (the sandbox's memory limit per execution, "
+        "--memory)"]
