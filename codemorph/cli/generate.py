@@ -65,7 +65,8 @@ def generate(
     output_limit: int = typer.Option(1024, help="Captured stdout+stderr per execution, in KiB; a program "
                                                "writing more is stopped (status output-limit)."),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run of the same command: keep "
-                                                        "the rows already written (see OUT.progress.jsonl)."),
+                                                        "the rows already written (see OUT.progress.jsonl). "
+                                                        "Exits 2 while another run still writes OUT."),
     executor: str = typer.Option("local", help="Where rows are processed: local (--workers processes) or dask "
                                                "(a Dask distributed cluster; needs codemorph[dask])."),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
