@@ -92,12 +92,13 @@ def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
 
 
 @contextmanager
-def locked_output(rows_path: Path) -> Iterator[None]:
+def locked_output(rows_path: Path, resumable: bool = False) -> Iterator[None]:
     """Hold the lock of the output ``rows_path`` (:func:`~codemorph.rows.lock.output_lock`)
     for the ``with`` block; when another codemorph run holds it, end the command with
-    exit 2 and a message naming the output, that run's pid and what to do."""
+    exit 2 and a message naming the output, that run's pid and what to do (``resumable``:
+    the command has ``--resume``, the message mentions it)."""
     try:
-        lock = output_lock(rows_path)
+        lock = output_lock(rows_path, resumable)
         lock.__enter__()
     except InputError as exc:
         fail(str(exc))

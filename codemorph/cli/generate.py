@@ -137,7 +137,7 @@ def generate(
             config = GenerateConfig.from_transforms(tuple(transform) if transform else default_transforms(), **common)
     except (InputError, UnknownTransformError) as exc:
         fail(str(exc))
-    with locked_output(rows_path):  # the whole run, the CodeMind folder included: one writer per output
+    with locked_output(rows_path, resumable=True):  # the whole run, the CodeMind folder included: one writer per output
         try:
             with progress_bar("generate", interrupted=partial(interrupted_message, rows_path)) as tick:
                 summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)

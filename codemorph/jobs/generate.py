@@ -730,7 +730,7 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     for v in config.variants:
         build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
     total = count_rows(in_path)  # raises file-level input errors before any output file is opened
-    with output_lock(out_path):
+    with output_lock(out_path, resumable=True):
         return _generate(in_path, out_path, config, progress, resume, executor, total)
 
 

@@ -37,15 +37,17 @@ class OutputBusyError(InputError):
     Attributes:
         output: the output path the run was to write.
         pid: the pid of the process holding the lock, or ``None`` when unknown.
+        resumable: whether the message suggests ``--resume`` (``generate`` runs).
     """
 
-    def __init__(self, output: Path, pid: int | None) -> None:
+    def __init__(self, output: Path, pid: int | None, resumable: bool = False) -> None:
         self.output = output
         self.pid = pid
+        self.resumable = resumable
         who = f"(pid {pid}) " if pid is not None else ""
-        super().__init__(
-            f"{output}: another codemorph run {who}is writing this output; wait for it to finish (or stop it), "
-            f"then run again (with --resume to continue what it wrote), or choose another -o")
+        again = "then run again (with --resume to continue what it wrote)" if resumable else "then run again"
+        super().__init__(f"{output}: another codemorph run {who}is writing this output; wait for it to finish "
+                         f"(or stop it), {again}, or choose another -o")
 
 
 def lock_path(out_path: str | os.PathLike[str]) -> Path:
@@ -82,7 +84,7 @@ def _owner(fd: int) -> int | None:
         return None
 
 
-def _acquire(path: Path, output: Path) -> int:
+def _acquire(path: Path, output: Path, resumable: bool) -> int:
     while True:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
@@ -90,7 +92,7 @@ def _acquire(path: Path, output: Path) -> int:
         except BlockingIOError:
             pid = _owner(fd)
             os.close(fd)
-            raise OutputBusyError(output, pid) from None
+            raise OutputBusyError(output, pid, resumable) from None
         except BaseException:
             os.close(fd)
             raise
@@ -107,12 +109,14 @@ def _acquire(path: Path, output: Path) -> int:
 
 
 @contextmanager
-def output_lock(out_path: str | os.PathLike[str]) -> Iterator[Path]:
+def output_lock(out_path: str | os.PathLike[str], resumable: bool = False) -> Iterator[Path]:
     """Hold the exclusive lock of the output ``out_path`` for the ``with`` block.
 
     Args:
         out_path: the output file the run writes (its rejects file and checkpoint are
             covered by the same lock).
+        resumable: the run can be continued with ``--resume`` (``generate``): the busy
+            message then says so.
 
     Yields:
         The lock file's path (:func:`lock_path`).
@@ -131,7 +135,7 @@ def output_lock(out_path: str | os.PathLike[str]) -> Iterator[Path]:
         if entry is not None:
             entry[1] += 1
         else:
-            _held[key] = [_acquire(path, Path(out_path)), 1]
+            _held[key] = [_acquire(path, Path(out_path), resumable), 1]
     try:
         yield path
     finally:

@@ -56,9 +56,10 @@ def test_second_run_while_the_output_is_locked_exits_2_and_leaves_the_output_int
             res = subprocess.run(cli(*args), capture_output=True, text=True, timeout=120)
             assert res.returncode == 2, (args, res.stderr)
             message = " ".join(res.stderr.split())
+            again = "then run again (with --resume to continue what it wrote)" if args[0] == "generate" \
+                else "then run again"
             assert (f"error: {out}: another codemorph run (pid {os.getpid()}) is writing this output; wait for it "
-                    f"to finish (or stop it), then run again (with --resume to continue what it wrote), or choose "
-                    f"another -o") in message
+                    f"to finish (or stop it), {again}, or choose another -o") in message
             assert {p: p.read_bytes() for p in files} == files
     assert all(json.loads(line)["id"] for line in out.read_text().splitlines())
     assert not lock_path(out).exists()  # released and removed
