@@ -36,9 +36,10 @@ from codemorph.cli import EXIT_INTERRUPTED
 from codemorph.errors import InputError
 from codemorph.jobs.executors import DEFAULT_WORKERS_HELP
 from codemorph.rows.dataset import input_files, progress_path, rejects_path
+from codemorph.rows.lock import output_lock
 
 __all__ = ["out_console", "err_console", "EXIT_OK", "EXIT_INTERNAL", "EXIT_INPUT", "DEFAULT_WORKERS_HELP",
-           "FAIL_ON_ERROR_HELP", "fail", "read_text", "check_output_path", "progress_bar", "exit_on_errors",
+           "FAIL_ON_ERROR_HELP", "fail", "locked_output", "read_text", "check_output_path", "progress_bar", "exit_on_errors",
            "print_generate_summary", "print_perturb_summary", "pct", "pct1"]
 
 # a pipe or file gets 120 columns (rich's default of 80 would squeeze the summary table)
@@ -88,6 +89,23 @@ def fail(message: str, code: int = EXIT_INPUT) -> NoReturn:
     bad invocation or input).  Raises :class:`typer.Exit`."""
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+@contextmanager
+def locked_output(rows_path: Path, resumable: bool = False) -> Iterator[None]:
+    """Hold the lock of the output ``rows_path`` (:func:`~codemorph.rows.lock.output_lock`)
+    for the ``with`` block; when another codemorph run holds it, end the command with
+    exit 2 and a message naming the output, that run's pid and what to do (``resumable``:
+    the command has ``--resume``, the message mentions it)."""
+    try:
+        lock = output_lock(rows_path, resumable)
+        lock.__enter__()
+    except InputError as exc:
+        fail(str(exc))
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
 
 
 def read_text(path: Path, what: str) -> str:

@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORKER_MEMORY_HELP, WORKER_MEMORY_MIB,
-                                  exit_on_errors, fail, out_console,
+                                  exit_on_errors, fail, locked_output, out_console,
                                   output_target, print_generate_summary, progress_bar, worker_memory_bytes,
                                   write_codemind_output)
 from codemorph.errors import InputError, UnknownTransformError
@@ -65,7 +65,8 @@ def generate(
     output_limit: int = typer.Option(1024, help="Captured stdout+stderr per execution, in KiB; a program "
                                                "writing more is stopped (status output-limit)."),
     resume: bool = typer.Option(False, "--resume", help="Continue an interrupted run of the same command: keep "
-                                                        "the rows already written (see OUT.progress.jsonl)."),
+                                                        "the rows already written (see OUT.progress.jsonl). "
+                                                        "Exits 2 while another run still writes OUT."),
     executor: str = typer.Option("local", help="Where rows are processed: local (--workers processes) or dask "
                                                "(a Dask distributed cluster; needs codemorph[dask])."),
     scheduler: Optional[str] = typer.Option(None, help="Dask scheduler address for --executor dask, "
@@ -136,17 +137,18 @@ def generate(
             config = GenerateConfig.from_transforms(tuple(transform) if transform else default_transforms(), **common)
     except (InputError, UnknownTransformError) as exc:
         fail(str(exc))
-    try:
-        with progress_bar("generate", interrupted=partial(interrupted_message, rows_path)) as tick:
-            summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)
-    except (InputError, UnknownTransformError) as exc:
-        fail(str(exc))
-    except (OSError, TimeoutError, ValueError) as exc:
-        if executor != "dask":
-            raise
-        fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
-    print_generate_summary(summary, in_path)
-    if layout is not None:
-        n = write_codemind_output(rows_path, layout, in_path)
-        out_console.print(f"{n} row folders written to {layout} (CodeMind/ExeRScope layout)", highlight=False)
+    with locked_output(rows_path, resumable=True):  # the whole run, the CodeMind folder included: one writer per output
+        try:
+            with progress_bar("generate", interrupted=partial(interrupted_message, rows_path)) as tick:
+                summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)
+        except (InputError, UnknownTransformError) as exc:
+            fail(str(exc))
+        except (OSError, TimeoutError, ValueError) as exc:
+            if executor != "dask":
+                raise
+            fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
+        print_generate_summary(summary, in_path)
+        if layout is not None:
+            n = write_codemind_output(rows_path, layout, in_path)
+            out_console.print(f"{n} row folders written to {layout} (CodeMind/ExeRScope layout)", highlight=False)
     exit_on_errors(summary.errors, fail_on_error)

@@ -14,7 +14,7 @@ from typing import List, Optional
 import typer
 
 from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORKER_MEMORY_HELP, WORKER_MEMORY_MIB,
-                                  err_console, exit_on_errors, fail,
+                                  err_console, exit_on_errors, fail, locked_output,
                                   out_console, output_target, print_perturb_summary, progress_bar,
                                   worker_memory_bytes, write_codemind_output)
 
@@ -102,21 +102,22 @@ def perturb_command(
         runner = make_executor(executor, scheduler, rows_per_task)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
-    try:
-        with progress_bar("perturb", interrupted=f"the rows written so far are in {rows_path}, for the input rows "
-                                                 "finished; perturb has no --resume: run the same command again to "
-                                                 "search every row from the start") as tick:
-            summary = perturb_dataset(in_path, rows_path, config, progress=tick,
-                                      executor=None if executor == "local" else runner)
-    except (InputError, ValueError) as exc:
-        fail(str(exc) if executor != "dask" or isinstance(exc, InputError)
-              else f"cannot use the Dask scheduler {scheduler}: {exc}")
-    except (OSError, TimeoutError) as exc:
-        if executor != "dask":
-            raise
-        fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
-    print_perturb_summary(summary)
-    if layout is not None:
-        n = write_codemind_output(rows_path, layout, in_path)
-        out_console.print(f"{n} row folders written to {layout} (CodeMind/ExeRScope layout)", highlight=False)
+    with locked_output(rows_path):  # the whole run, the CodeMind folder included: one writer per output
+        try:
+            with progress_bar("perturb", interrupted=f"the rows written so far are in {rows_path}, for the input "
+                                                     "rows finished; perturb has no --resume: run the same command "
+                                                     "again to search every row from the start") as tick:
+                summary = perturb_dataset(in_path, rows_path, config, progress=tick,
+                                          executor=None if executor == "local" else runner)
+        except (InputError, ValueError) as exc:
+            fail(str(exc) if executor != "dask" or isinstance(exc, InputError)
+                  else f"cannot use the Dask scheduler {scheduler}: {exc}")
+        except (OSError, TimeoutError) as exc:
+            if executor != "dask":
+                raise
+            fail(f"cannot use the Dask scheduler {scheduler}: {type(exc).__name__}: {exc}")
+        print_perturb_summary(summary)
+        if layout is not None:
+            n = write_codemind_output(rows_path, layout, in_path)
+            out_console.print(f"{n} row folders written to {layout} (CodeMind/ExeRScope layout)", highlight=False)
     exit_on_errors(summary.errors, fail_on_error)

@@ -25,6 +25,7 @@ from codemorph.jobs.executors import (DaskExecutor, LocalExecutor, failed_row_re
                                       memory_cap_reason)
 from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, input_files,
                                     progress_path, read_rows, rejects_path)
+from codemorph.rows.lock import output_lock
 from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow,
                                    parse_problem, row_reject)
 from codemorph.errors import ParseError
@@ -700,7 +701,8 @@ class GenerateSummary:
 def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
              progress: Callable[[int, int], None] | None = None, resume: bool = False,
              executor: Any = None) -> GenerateSummary:
-    """Run the generate job.
+    """Run the generate job, holding the output's lock (:func:`~codemorph.rows.lock.output_lock`)
+    from before it touches the output, rejects or checkpoint file until it ends.
 
     Args:
         in_path: JSON Lines input (CRUXEval rows: ``id``, ``code``, ``input``, ``output``): a
@@ -724,11 +726,19 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
     Raises:
         InputError: the input file is missing, a directory or empty; the output directory
             does not exist; ``resume`` with a checkpoint of a run with other settings.
+        OutputBusyError: another run (another process) is writing ``out_path``; nothing
+            was touched (an ``InputError``).
         UnknownTransformError: a transform name is not installed.
     """
     for v in config.variants:
         build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
     total = count_rows(in_path)  # raises file-level input errors before any output file is opened
+    with output_lock(out_path, resumable=True):
+        return _generate(in_path, out_path, config, progress, resume, executor, total)
+
+
+def _generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
+              progress: Callable[[int, int], None] | None, resume: bool, executor: Any, total: int) -> GenerateSummary:
     derived = [v.name for v in config.variants]
     summary = GenerateSummary(Path(out_path), rejects_path(out_path))
     summary.per_transform = {v.name: Counter() for v in config.variants}

@@ -59,6 +59,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import libcst as cst
 
+from codemorph.rows.lock import output_lock
 from codemorph.rows.dataset import Reject, RowWriter, SourceRow, count_rows, guard_derived_ids, read_rows, rejects_path
 from codemorph.rows.schema import PerturbationRow, parse_problem, row_reject
 from codemorph.errors import InputError, ParseError
@@ -483,7 +484,8 @@ def _row_failed(row: SourceRow, exc: Exception) -> RowResult:
 
 def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,
                     progress: Callable[[int, int], None] | None = None, executor: Any = None) -> PerturbSummary:
-    """Run the perturbation job over a JSON Lines data set.
+    """Run the perturbation job over a JSON Lines data set, holding the output's lock
+    (:func:`~codemorph.rows.lock.output_lock`) while it writes the output and rejects files.
 
     Args:
         in_path: CRUXEval-format rows (``id``, ``code``, ``input``, ``output``; optional
@@ -502,12 +504,20 @@ def perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike
     Raises:
         InputError: the input file is missing, a directory or empty; the output directory
             does not exist.
+        OutputBusyError: another run (another process) is writing ``out_path``; nothing
+            was touched (an ``InputError``).
         ValueError: a malformed target name or strategy.
     """
     for t in config.targets():
         if t not in (ANY_EXCEPTION, OUTPUT_CHANGE) and not t.isidentifier():
             raise ValueError(f"{t!r} is not an exception class name")
     total = count_rows(in_path)  # raises file-level input errors before any output file is opened
+    with output_lock(out_path):
+        return _perturb_dataset(in_path, out_path, config, progress, executor, total)
+
+
+def _perturb_dataset(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: PerturbConfig,
+                     progress: Callable[[int, int], None] | None, executor: Any, total: int) -> PerturbSummary:
     items = guard_derived_ids(read_rows(in_path), ())  # a stream; ids colliding with derived ids are rejected
     summary = PerturbSummary(Path(out_path), rejects_path(out_path))
     summary.per_target = {t: TargetStats() for t in config.targets()}

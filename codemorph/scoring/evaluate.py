@@ -974,6 +974,8 @@ def evaluate_paths(dataset: str | os.PathLike[str], predictions: str | os.PathLi
 def write_scores(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:
     """Write every row score of ``results`` as JSON Lines (one :meth:`RowScore.to_json`
     object per line, with ``mode`` and ``match``), the input of ``codemorph analyze``.
+    The file is written whole and renamed into place, so two runs writing the same path
+    leave one complete file (the later run's), never a mix.
 
     Raises:
         InputError: the output folder does not exist.
@@ -981,10 +983,8 @@ def write_scores(results: Iterable[EvaluationResult], path: str | os.PathLike[st
     p = Path(path)
     if not p.parent.exists():
         raise InputError(f"{p.parent}: output folder does not exist")
-    with open(p, "w", encoding="utf-8") as fh:
-        for res in results:
-            for s in res.rows:
-                fh.write(json.dumps({**s.to_json(), "mode": res.mode, "match": res.match}) + "\n")
+    _replace_text(p, "".join(json.dumps({**s.to_json(), "mode": res.mode, "match": res.match}) + "\n"
+                             for res in results for s in res.rows))
     return p
 
 
@@ -1018,6 +1018,17 @@ def write_rejects(results: Iterable[EvaluationResult], path: str | os.PathLike[s
     return p
 
 
+def _replace_text(p: Path, text: str) -> None:
+    # written whole, then renamed over ``p``: two runs writing the same file leave one run's
+    # complete file, never an interleaving of both (these files are written once, at the end)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_summary(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:
     """Write ``[result.summary() ...]`` as one JSON document.
 
@@ -1027,7 +1038,7 @@ def write_summary(results: Iterable[EvaluationResult], path: str | os.PathLike[s
     p = Path(path)
     if not p.parent.exists():
         raise InputError(f"{p.parent}: output folder does not exist")
-    p.write_text(json.dumps([r.summary() for r in results], indent=2) + "\n", encoding="utf-8")
+    _replace_text(p, json.dumps([r.summary() for r in results], indent=2) + "\n")
     return p
 
 

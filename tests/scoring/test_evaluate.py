@@ -274,6 +274,20 @@ def test_scores_round_trip(tmp_path):
     assert summary[0]["accuracy"] == res.accuracy and summary[0]["robustness"]["robust_accuracy"] == 0.25
 
 
+def test_write_scores_replaces_the_file_whole_never_in_place(tmp_path):
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    res = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    out = tmp_path / "s.jsonl"
+    out.write_text('{"another": "run"}\n')
+    with open(out, "r+", encoding="utf-8") as other:  # another run's handle on the file it is writing
+        write_scores([res], out)
+        write_summary([res], tmp_path / "s.json")
+        assert other.read() == '{"another": "run"}\n'  # its file was not truncated or written into
+    assert [s.to_json() for s in read_scores(out)["toy"]] == [s.to_json() for s in res.rows]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json", "s.jsonl"]  # no temporary file left
+
+
 # --------------------------------------------------------------------------- CLI
 
 def test_cli_evaluate_writes_scores(tmp_path):
