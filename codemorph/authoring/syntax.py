@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-__all__ = ["code_of", "literal_type", "parenthesize_if_bare_tuple", "LoopBodyScope", "loop_jumps"]
+__all__ = ["code_of", "literal_type", "parenthesize_if_bare_tuple", "LoopBodyScope", "loop_jumps", "LITERAL_CALLS",
+           "reads_a_variable"]
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -94,3 +95,46 @@ def loop_jumps(body: cst.BaseSuite) -> list[str]:
     v = _LoopJumps()
     body.visit(v)
     return ["break" if isinstance(n, cst.Break) else "continue" for n in v.found]
+
+
+#: builtins a value may call and still be made of literals only (``list()``, ``len('ab')``)
+LITERAL_CALLS = frozenset({"len", "list", "sorted", "dict", "set", "tuple", "int", "range", "enumerate", "str"})
+
+
+class _ReadsName(cst.CSTVisitor):
+    """Whether an expression reads a name other than a builtin of :data:`LITERAL_CALLS` it
+    calls, a comprehension's own target, or ``True``/``False``/``None``."""
+
+    def __init__(self) -> None:
+        self.skip: set[int] = set()
+        self.targets: set[str] = set()
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name) and node.func.value in LITERAL_CALLS:
+            self.skip.add(id(node.func))
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        stack: list[cst.CSTNode] = [node.target]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, cst.Name):
+                self.targets.add(n.value)
+            stack.extend(n.children)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.skip and node.value not in self.targets \
+                and node.value not in ("True", "False", "None"):
+            self.found = True
+
+
+def reads_a_variable(node: cst.BaseExpression) -> bool:
+    """Whether the expression ``node`` is computed from the program's variables: it reads a
+    name other than a builtin it calls (``len``, ``list``, ``int``...: :data:`LITERAL_CALLS`),
+    a comprehension's own target, or ``True``/``False``/``None`` (``len(xs)``, ``[c for c in
+    text]``, ``int(input())``: yes; ``[]``, ``0``, ``' '``, ``None``, ``list()``, ``[i for i in
+    range(3)]``: no).  The dead-code checks and the value distractors state or test a value
+    only after such an expression, where the line does not give the value away."""
+    v = _ReadsName()
+    node.visit(v)
+    return v.found

@@ -44,6 +44,7 @@ from typing import Sequence
 
 import libcst as cst
 
+from codemorph.authoring.syntax import reads_a_variable
 from codemorph.authoring.z3terms import Untranslatable, Z3Terms, load_z3
 
 __all__ = [
@@ -359,39 +360,6 @@ def _int_call_kind(node: cst.BaseExpression) -> tuple[str, bool, tuple[str, ...]
     return None
 
 
-#: builtins a value may call and still be made of literals only (``list()``, ``len('ab')``)
-_LITERAL_CALLS = frozenset({*_TYPED_CALLS, "int", "range", "enumerate", "str"})
-
-
-class _ReadsName(cst.CSTVisitor):
-    """Whether an expression reads a name other than a builtin it calls or a
-    comprehension's own target."""
-
-    def __init__(self) -> None:
-        self.skip: set[int] = set()
-        self.targets: set[str] = set()
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value in _LITERAL_CALLS:
-            self.skip.add(id(node.func))
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self.targets |= bound_names_in(node.target)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self.skip and node.value not in self.targets:
-            self.found = True
-
-
-def reads_a_variable(node: cst.BaseExpression) -> bool:
-    """Whether expression ``node`` is computed from the program's variables: it reads a
-    name other than a builtin it calls (``len``, ``list``, ``int``...: :data:`_LITERAL_CALLS`)
-    or a comprehension's own target (``len(xs)``, ``[c for c in text]``, ``int(input())``:
-    yes; ``[]``, ``0``, ``' '``, ``list()``, ``[i for i in range(3)]``: no)."""
-    v = _ReadsName()
-    node.visit(v)
-    return v.found
 
 
 class _HasCall(cst.CSTVisitor):

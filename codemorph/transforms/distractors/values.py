@@ -29,6 +29,7 @@ from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.engine.transform import Claim
 from codemorph.authoring.facts import is_generator_function
 from codemorph.authoring.scopes import FunctionIndex
+from codemorph.authoring.syntax import reads_a_variable
 
 __all__ = ["ValueSite", "value_sites", "computed_value", "insert_after", "probe_source", "site_claim", "PROBE_MESSAGE"]
 
@@ -71,34 +72,6 @@ def _has_compound(module: cst.Module, kinds: tuple[type, ...]) -> bool:
     return False
 
 
-#: builtins a value may call and still be made of literals only (``list()``, ``len('ab')``)
-_LITERAL_CALLS = frozenset({"len", "list", "sorted", "dict", "set", "tuple", "int", "range", "enumerate", "str"})
-
-
-class _ReadsName(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.skip: set[int] = set()
-        self.targets: set[str] = set()
-        self.found = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name) and node.func.value in _LITERAL_CALLS:
-            self.skip.add(id(node.func))
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        stack: list[cst.CSTNode] = [node.target]
-        while stack:
-            n = stack.pop()
-            if isinstance(n, cst.Name):
-                self.targets.add(n.value)
-            stack.extend(n.children)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self.skip and node.value not in self.targets \
-                and node.value not in ("True", "False", "None"):
-            self.found = True
-
-
 def _shows_length(node: cst.BaseExpression) -> bool:
     """A display whose length the line shows: ``[a, b]``, ``(x,)``, ``{k: v}``, ``'abc'``."""
     if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
@@ -119,7 +92,7 @@ def computed_value(stmt: cst.BaseSmallStatement, kind: str, previous: cst.BaseSt
     ``n += 1``), except right after ``previous`` assigned that target a value that is not
     computed (``n = 0`` / ``n += 1``)."""
     if isinstance(stmt, cst.AugAssign):
-        if _reads_a_variable(stmt.value):
+        if reads_a_variable(stmt.value):
             return True
         if isinstance(previous, cst.SimpleStatementLine) and len(previous.body) == 1:
             prev = previous.body[0]
@@ -132,13 +105,9 @@ def computed_value(stmt: cst.BaseSmallStatement, kind: str, previous: cst.BaseSt
         return False
     if kind == "len" and _shows_length(stmt.value):
         return False
-    return _reads_a_variable(stmt.value)
+    return reads_a_variable(stmt.value)
 
 
-def _reads_a_variable(node: cst.BaseExpression) -> bool:
-    v = _ReadsName()
-    node.visit(v)
-    return v.found
 
 
 def _is_length(node: cst.BaseExpression) -> bool:
