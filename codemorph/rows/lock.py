@@ -119,34 +119,59 @@ def output_lock(out_path: str | os.PathLike[str], resumable: bool = False) -> It
             message then says so.
 
     Yields:
-        The lock file's path (:func:`lock_path`).
+        The output's lock file path (:func:`lock_path` of the resolved output; the run also
+        holds the lock files of its rejects file and checkpoint).
 
     Raises:
         OutputBusyError: another process holds the lock (an :class:`~codemorph.InputError`;
             the message names the output, the holder's pid when known, and what to do).
-        InputError: the output directory does not exist.
+        InputError: the output directory does not exist, or no lock file can be created
+            in it (a read-only folder).
     """
-    path = lock_path(out_path)
-    if not path.parent.exists():
-        raise InputError(f"{path.parent}: output directory does not exist")
-    key = path.resolve()
+    from codemorph.rows.dataset import progress_path, rejects_path
+
+    # the file itself, whatever path spells it (a symlink, ``./x/../out.jsonl``), and the
+    # files the run writes beside it: a run whose -o is another run's rejects file or
+    # checkpoint meets that run's lock too
+    real = Path(os.path.realpath(out_path))
+    paths = [lock_path(real), lock_path(rejects_path(real)), lock_path(progress_path(real))]
+    if not paths[0].parent.exists():
+        raise InputError(f"{Path(out_path).parent}: output directory does not exist")
+    taken: list[Path] = []
+    try:
+        for path in paths:
+            _take(path, Path(out_path), resumable)
+            taken.append(path)
+        yield paths[0]
+    finally:
+        for path in reversed(taken):
+            _release(path)
+
+
+def _take(path: Path, output: Path, resumable: bool) -> None:
     with _guard:
-        entry = _held.get(key)
+        entry = _held.get(path)
         if entry is not None:
             entry[1] += 1
-        else:
-            _held[key] = [_acquire(path, Path(out_path), resumable), 1]
-    try:
-        yield path
-    finally:
-        with _guard:
-            entry = _held.get(key)
-            if entry is not None:
-                entry[1] -= 1
-                if entry[1] == 0:
-                    del _held[key]
-                    try:
-                        os.unlink(path)  # still locked: a run waiting to lock it retries on the new file
-                    except OSError:
-                        pass
-                    os.close(entry[0])
+            return
+        try:
+            _held[path] = [_acquire(path, output, resumable), 1]
+        except OutputBusyError:
+            raise
+        except OSError as exc:
+            raise InputError(f"{output}: cannot create the lock file {path} next to the output "
+                             f"({exc.strerror or exc}); choose an -o in a folder this user can write") from None
+
+
+def _release(path: Path) -> None:
+    with _guard:
+        entry = _held.get(path)
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0:
+                del _held[path]
+                try:
+                    os.unlink(path)  # still locked: a run waiting to lock it retries on the new file
+                except OSError:
+                    pass
+                os.close(entry[0])

@@ -121,3 +121,35 @@ def test_a_forked_child_does_not_hold_its_parents_lock(tmp_path):
             os._exit(1)
         _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 3
+
+
+def test_a_symlink_to_the_output_or_its_rejects_or_checkpoint_as_output_meets_the_lock(tmp_path, corpus):
+    out = tmp_path / "out.jsonl"
+    (tmp_path / "link.jsonl").symlink_to(out)
+    proc = holder(out)
+    try:
+        for other in (tmp_path / "link.jsonl", tmp_path / "x" / ".." / "out.jsonl", tmp_path / "out.rejects.jsonl",
+                      tmp_path / "out.progress.jsonl"):
+            (tmp_path / "x").mkdir(exist_ok=True)
+            with pytest.raises(OutputBusyError) as err:
+                with output_lock(other):
+                    pass
+            assert err.value.pid == proc.pid and err.value.output == other
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    # once the holder ended, the same paths lock at once
+    with output_lock(tmp_path / "link.jsonl"), output_lock(tmp_path / "out.rejects.jsonl"):
+        pass
+
+
+def test_an_output_whose_lock_file_cannot_be_created_is_an_input_error_not_a_traceback(tmp_path, corpus):
+    # what a read-only folder does for a user who is not root: the lock file cannot be made
+    # (here a folder stands where the lock file would go, which fails for root too)
+    (tmp_path / "o.lock").mkdir()
+    res = subprocess.run(cli("generate", str(corpus), "-o", str(tmp_path / "o.jsonl"), "--workers", "1"),
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert (f"{tmp_path / 'o.jsonl'}: cannot create the lock file {tmp_path / 'o.lock'} next to the output"
+            in " ".join(res.stderr.split()))
+    assert not (tmp_path / "o.jsonl").exists()
