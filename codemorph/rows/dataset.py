@@ -337,7 +337,7 @@ def _expanded_count(raw: bytes) -> int:
         return 1
     try:
         row = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return 1
     if not isinstance(row, dict) or is_test_format(row) is None:
         return 1
@@ -418,6 +418,10 @@ def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> Iterator[SourceRow | Reje
     except json.JSONDecodeError as exc:
         yield Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
                      text.rstrip("\n"), file=str(ctx.path))
+        return
+    except RecursionError:
+        yield Reject(None, lineno, "read", f"{where}: not valid JSON we can read (nested too deeply)",
+                     text.rstrip("\n")[:200], file=str(ctx.path))
         return
     if not isinstance(row, dict):
         yield Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row,

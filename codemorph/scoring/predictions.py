@@ -231,6 +231,8 @@ def read_cruxeval_generations(path: str | os.PathLike[str], model: str | None = 
         data = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"{p}: not a JSON file ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{p}: not a JSON file we can read (nested too deeply)") from None
     if not isinstance(data, dict):
         raise InputError(f"{p}: expected a JSON object {{\"sample_0\": [\"...\", ...], ...}}, "
                          f"got {type(data).__name__}")
@@ -325,6 +327,9 @@ def _read_json_line(p: Path, lineno: int, text: str | None, raw: bytes) -> tuple
     except json.JSONDecodeError as exc:
         return None, Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
                             text.rstrip("\r\n"), file=str(p))
+    except RecursionError:
+        return None, Reject(None, lineno, "read", f"{where}: not valid JSON we can read (nested too deeply)",
+                            text.rstrip("\r\n")[:200], file=str(p))
 
 
 def _row_id(row: Any) -> str | None:
@@ -481,7 +486,7 @@ def _first_line(p: Path) -> str:
 def _is_lm_eval_samples(p: Path) -> bool:
     try:
         d = json.loads(_first_line(p))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False
     return isinstance(d, dict) and "doc_id" in d and "resps" in d and "doc" in d
 
@@ -659,6 +664,8 @@ def read_jsonl_rows(path: str | os.PathLike[str]) -> list[EvalRow]:
                 d = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
+            except RecursionError:
+                raise InputError(f"{where}: not valid JSON we can read (nested too deeply)") from None
             if not isinstance(d, dict):
                 raise InputError(f"{where}: expected a JSON object")
             rows.append(_row_from_dict(d, where))

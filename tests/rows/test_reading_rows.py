@@ -82,3 +82,11 @@ def test_an_entry_point_is_read_as_the_name_python_defines(tmp_path):
     p = write(tmp_path, [good(0, entry_point="ｇ", code="def g(x):\n    return x\n"),
                          good(1, entry_point="ｆ", code="def ｆ(x):\n    return x\n"), good(2, entry_point="g")])
     assert [r.entry_point for r in read_rows(p)] == ["g", "f", "g"]
+
+
+def test_a_line_nested_too_deeply_for_the_json_decoder_is_a_reject_and_reading_goes_on(tmp_path):
+    p = write(tmp_path, [good(0), "[" * 200_000, good(2)])
+    rows = list(read_rows(p))
+    assert [type(r) for r in rows] == [SourceRow, Reject, SourceRow]
+    assert rows[1].reason == f"{p}:2: not valid JSON we can read (nested too deeply)" and rows[1].line == 2
+    assert rows[1].row == "[" * 200

@@ -182,3 +182,17 @@ def test_a_rejects_path_that_would_overwrite_the_predictions_stops_before_scorin
     assert r.exit_code == 2
     assert "the rejects file would overwrite an input or output file" in " ".join(r.output.split())
     assert pred.read_bytes() == before
+
+
+def test_a_prediction_line_nested_too_deeply_is_rejected_and_the_run_goes_on(tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"id": "a", "prediction": "2"}\n' + "[" * 200_000 + '\n{"id": "b", "prediction": "\'ab\'"}\n')
+    out = tmp_path / "scores.jsonl"
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(pred), "-o", str(out), "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert _lines(tmp_path / "scores.rejects.jsonl") == [
+        {"id": None, "line": 2, "stage": "read", "reason": f"{pred}:2: not valid JSON we can read (nested too deeply)",
+         "row": "[" * 200, "file": str(pred)}]
+    assert {s["id"]: s["correct"] for s in _lines(out)} == {"a": [True], "b": [False]}
