@@ -75,6 +75,13 @@ def evaluate(
     ks = _parse_ks(k)
     rejects_file = rejects or (rejects_path(output) if output is not None else
                                rejects_path(Path(predictions.name).with_suffix(".jsonl")))
+    inputs = {x.resolve() for x in (dataset, predictions)}
+    for flag, written in (("-o", output), ("--summary", summary)):
+        if written is not None and written.resolve() in inputs:
+            fail(f"{written}: is one of the input files; writing it would destroy the input (choose another "
+                 f"{flag})")
+    if output is not None and summary is not None and output.resolve() == summary.resolve():
+        fail(f"{output}: -o and --summary name the same file; choose two files")
     if rejects_file.resolve() in {x.resolve() for x in (dataset, predictions, output, summary) if x is not None}:
         fail(f"{rejects_file}: the rejects file would overwrite an input or output file; give another --rejects")
     from codemorph.jobs.executors import make_executor

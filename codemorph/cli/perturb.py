@@ -8,6 +8,7 @@ raised exit 1), 2 bad invocation or bad input (missing/empty file, malformed tar
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import List, Optional
 
@@ -22,6 +23,19 @@ __all__ = ["perturb_command", "print_summary"]
 
 #: the summary printer of ``perturb`` (kept under its former name)
 print_summary = print_perturb_summary
+
+
+def _interrupted_message(rows_path: Path) -> str:
+    """What an interrupted ``perturb`` writing ``rows_path`` tells its user: where the rows
+    of the input rows it finished are (it has no ``--resume``), or that none was written."""
+    try:
+        written = rows_path.stat().st_size > 0
+    except OSError:
+        written = False
+    if not written:
+        return "no row was written yet; run the same command again to start over"
+    return (f"the rows written so far are in {rows_path}, for the input rows finished; perturb has no --resume: "
+            "run the same command again to search every row from the start")
 
 
 def perturb_command(
@@ -104,9 +118,7 @@ def perturb_command(
         fail(str(exc))
     with locked_output(rows_path):  # the whole run, the CodeMind folder included: one writer per output
         try:
-            with progress_bar("perturb", interrupted=f"the rows written so far are in {rows_path}, for the input "
-                                                     "rows finished; perturb has no --resume: run the same command "
-                                                     "again to search every row from the start") as tick:
+            with progress_bar("perturb", interrupted=partial(_interrupted_message, rows_path)) as tick:
                 summary = perturb_dataset(in_path, rows_path, config, progress=tick,
                                           executor=None if executor == "local" else runner)
         except (InputError, ValueError) as exc:

@@ -196,3 +196,16 @@ def test_a_prediction_line_nested_too_deeply_is_rejected_and_the_run_goes_on(tmp
         {"id": None, "line": 2, "stage": "read", "reason": f"{pred}:2: not valid JSON we can read (nested too deeply)",
          "row": "[" * 200, "file": str(pred)}]
     assert {s["id"]: s["correct"] for s in _lines(out)} == {"a": [True], "b": [False]}
+
+
+@pytest.mark.parametrize("target", ["data", "pred"])
+@pytest.mark.parametrize("flag", ["-o", "--summary"])
+def test_an_output_that_is_an_input_file_stops_before_scoring_and_leaves_it(tmp_path, target, flag):
+    data, pred = _files(tmp_path)
+    victim = data if target == "data" else pred
+    before = victim.read_bytes()
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(pred), flag, str(victim), "--workers", "1"])
+    assert r.exit_code == 2
+    assert (f"{victim}: is one of the input files; writing it would destroy the input (choose another {flag})"
+            in " ".join(r.output.split()))
+    assert victim.read_bytes() == before
