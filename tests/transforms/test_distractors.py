@@ -54,7 +54,7 @@ def test_comments_change_nothing_on_cruxeval() -> None:
             ast.dump(ast.parse(row["code"]), include_attributes=True), row["id"]
         assert _bytecode(res.source) == _bytecode(row["code"]), row["id"]
         assert _comments(res.source) == _comments(row["code"]) + len(res.sites), row["id"]
-    assert applied >= (700 if FULL else 0.85 * len(rows))
+    assert applied >= (670 if FULL else 0.8 * len(rows))
 
 
 def test_comment_count_and_determinism() -> None:
@@ -316,3 +316,17 @@ def test_docstring_behaviour_is_preserved(sandbox) -> None:
     code = "def f(xs):\n    xs.append(len(xs))\n    return xs[::-1]\n"
     res = assert_preserves(MisleadingDocstring(), code, ["[1, 2]", "[]"], sandbox=sandbox)
     assert res.source.startswith('def f(xs):\n    """Return xs unchanged.')
+
+
+@pytest.mark.parametrize("ret", ["x.capitalize()", "x.title()", "x.upper()", "x.strip()", "x.replace('e', 'A')",
+                                 "x.split()"])
+def test_no_claim_about_a_returned_string_method_value_that_may_be_true_on_the_input(ret) -> None:
+    # "returns x with every word capitalised" is true for x = 'r' (sample_60), "only the
+    # first 'e' replaced" for a text with one 'e' (sample_264): only an assignment's claim
+    # of these is checked by execution, so a return gets none
+    import libcst as cst
+
+    from codemorph.transforms.distractors.claims import statement_claims
+
+    assert statement_claims(cst.parse_statement(f"return {ret}\n").body[0]) == []
+    assert statement_claims(cst.parse_statement(f"y = {ret}\n").body[0]) != []
