@@ -246,6 +246,11 @@ def read_cruxeval_generations(path: str | os.PathLike[str], model: str | None = 
                                   f"a list of strings ({{\"{rid}\": [\"...\", ...]}}), got {_shape(gens)}",
                                   {rid: gens}, file=str(p)))
             continue
+        if not gens:
+            rejects.append(Reject(rid, lineno, "read", f"{p}:{lineno} (row {rid!r}): generations must not be empty "
+                                  f"(an empty list has no generation to score; leave the row out instead)",
+                                  {rid: gens}, file=str(p)))
+            continue
         out[str(rid)] = list(gens)
     if not out and rejects:
         raise InputError(_nothing_read(p, rejects))
@@ -387,6 +392,10 @@ def read_jsonl_predictions(path: str | os.PathLike[str], model: str | None = Non
             pred = [pred]
         if not isinstance(pred, list) or not all(isinstance(g, str) for g in pred):
             reject(f"'prediction' must be a string or a list of strings, got {_shape(row['prediction'])}")
+            continue
+        if not pred:
+            reject("'prediction' must not be an empty list (it has no generation to score; leave the row out "
+                   "instead)")
             continue
         m = row.get("model") or default
         if not isinstance(m, str):

@@ -209,3 +209,25 @@ def test_an_output_that_is_an_input_file_stops_before_scoring_and_leaves_it(tmp_
     assert (f"{victim}: is one of the input files; writing it would destroy the input (choose another {flag})"
             in " ".join(r.output.split()))
     assert victim.read_bytes() == before
+
+
+def test_an_empty_prediction_list_is_rejected_and_its_row_counts_as_missing(tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text('{"id": "a", "prediction": "2"}\n{"id": "b", "prediction": []}\n')
+    out, summary = tmp_path / "scores.jsonl", tmp_path / "summary.json"
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(pred), "-o", str(out), "--summary", str(summary),
+                                 "--workers", "1"])
+    assert r.exit_code == 0, r.output
+    assert _lines(tmp_path / "scores.rejects.jsonl") == [
+        {"id": "b", "line": 2, "stage": "read",
+         "reason": f"{pred}:2 (row 'b'): 'prediction' must not be an empty list (it has no generation to score; "
+                   "leave the row out instead)",
+         "row": {"id": "b", "prediction": []}, "file": str(pred)}]
+    [s] = json.loads(summary.read_text())
+    assert (s["rows_scored"], s["rows_missing"], s["rows_rejected"]) == (1, 3, 1)
+    gens = tmp_path / "gens.json"
+    gens.write_text('{"a": ["2"], "b": []}')
+    ps = read_cruxeval_generations(gens)
+    assert list(ps.predictions) == ["a"] and [j.id for j in ps.rejects] == ["b"]
