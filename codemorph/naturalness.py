@@ -575,7 +575,11 @@ def _default_files() -> tuple[Path, ...]:
 def _cached_model(files: tuple[Path, ...], order: int, directory: str | None, use_cache: bool,
                   corpus: str) -> NgramModel:
     path = model_cache_path(files, order, directory)
-    if use_cache and path.exists():
+    try:
+        cached = use_cache and path.exists()
+    except OSError:  # a cache folder this user may not read: train, keep in memory
+        cached = False
+    if cached:
         try:
             return NgramModel.load(path)
         except (ValueError, OSError, KeyError, json.JSONDecodeError):
@@ -630,7 +634,11 @@ def prepare_default_model() -> Path:
 @functools.lru_cache(maxsize=4)
 def _prepare(directory: str) -> Path:
     path = model_cache_path(_default_files(), directory=directory)
-    if not path.exists():
+    try:
+        cached = path.exists()
+    except OSError:  # a cache folder this user may not read (another user's home)
+        cached = False
+    if not cached:
         default_model(cache=directory)
     return path
 

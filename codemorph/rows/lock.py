@@ -142,36 +142,59 @@ def output_lock(out_path: str | os.PathLike[str], resumable: bool = False) -> It
         for path in paths:
             _take(path, Path(out_path), resumable)
             taken.append(path)
+        # the output file itself too (created empty when missing, never truncated here): a
+        # hard link to it, or a path naming one of the lock files above, is the same inode
+        _take(real, Path(out_path), resumable, own_file=True)
+        taken.append(real)
         yield paths[0]
     finally:
         for path in reversed(taken):
-            _release(path)
+            _release(path, unlink=path != real)
 
 
-def _take(path: Path, output: Path, resumable: bool) -> None:
+def _take(path: Path, output: Path, resumable: bool, own_file: bool = False) -> None:
     with _guard:
         entry = _held.get(path)
         if entry is not None:
             entry[1] += 1
             return
         try:
-            _held[path] = [_acquire(path, output, resumable), 1]
+            _held[path] = [_acquire_output(path, output, resumable) if own_file else
+                           _acquire(path, output, resumable), 1]
         except OutputBusyError:
             raise
         except OSError as exc:
+            if own_file:
+                raise InputError(f"{output}: cannot open the output for writing ({exc.strerror or exc}); choose "
+                                 "another -o") from None
             raise InputError(f"{output}: cannot create the lock file {path} next to the output "
-                             f"({exc.strerror or exc}); choose an -o in a folder this user can write") from None
+                             f"({exc.strerror or exc}); remove what is in its way or choose an -o in a folder "
+                             "this user can write") from None
 
 
-def _release(path: Path) -> None:
+def _acquire_output(path: Path, output: Path, resumable: bool) -> int:
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise OutputBusyError(output, None, resumable) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _release(path: Path, unlink: bool = True) -> None:
     with _guard:
         entry = _held.get(path)
         if entry is not None:
             entry[1] -= 1
             if entry[1] == 0:
                 del _held[path]
-                try:
-                    os.unlink(path)  # still locked: a run waiting to lock it retries on the new file
-                except OSError:
-                    pass
+                if unlink:
+                    try:
+                        os.unlink(path)  # still locked: a run waiting to lock it retries on the new file
+                    except OSError:
+                        pass
                 os.close(entry[0])

@@ -72,7 +72,8 @@ def test_library_generate_raises_output_busy_with_the_holders_pid(tmp_path, corp
         with pytest.raises(OutputBusyError) as err:
             generate(corpus, out, CONFIG)
         assert err.value.pid == proc.pid and err.value.output == out
-        assert not out.exists() and not (tmp_path / "out.progress.jsonl").exists()
+        # the holder created its output, empty, when it took the lock; the refused run wrote nothing
+        assert out.read_bytes() == b"" and not (tmp_path / "out.progress.jsonl").exists()
     finally:
         proc.stdin.close()
         proc.wait()
@@ -153,3 +154,19 @@ def test_an_output_whose_lock_file_cannot_be_created_is_an_input_error_not_a_tra
     assert (f"{tmp_path / 'o.jsonl'}: cannot create the lock file {tmp_path / 'o.lock'} next to the output"
             in " ".join(res.stderr.split()))
     assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_a_hard_link_to_the_output_or_a_lock_file_as_output_meets_the_lock(tmp_path, corpus):
+    out = tmp_path / "out.jsonl"
+    proc = holder(out)
+    try:
+        os.link(out, tmp_path / "hard.jsonl")
+        for other in (tmp_path / "hard.jsonl", tmp_path / "out.lock", tmp_path / "out.rejects.lock"):
+            with pytest.raises(OutputBusyError) as err:
+                with output_lock(other):
+                    pass
+            assert err.value.output == other
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert not (tmp_path / "out.lock").exists() and out.exists()

@@ -277,3 +277,22 @@ def test_a_corrupt_cache_file_is_replaced_by_a_fresh_training(model, tmp_path):
         NgramModel.load(path)
     fresh = default_model(order=2, files=files, cache=tmp_path)
     assert NgramModel.load(path).surprisals(FOR_LOOP) == fresh.surprisals(FOR_LOOP)
+
+
+def test_a_cache_folder_this_user_cannot_read_means_no_cache_not_an_error(monkeypatch, tmp_path):
+    # another user's home (/root/.cache, mode 700): Path.exists raises PermissionError there
+    import codemorph.naturalness as nat
+
+    class Unreadable(type(tmp_path)):
+        def exists(self, *a, **k):
+            raise PermissionError(13, "Permission denied", str(self))
+
+    trained = []
+    monkeypatch.setattr(nat, "model_cache_path", lambda files, directory: Unreadable(tmp_path / "m.bin"))
+    monkeypatch.setattr(nat, "default_model", lambda cache=None: trained.append(cache))
+    nat._prepare.cache_clear()
+    try:
+        assert nat._prepare("/unreadable/dir") == tmp_path / "m.bin"
+    finally:
+        nat._prepare.cache_clear()
+    assert trained == ["/unreadable/dir"]
