@@ -142,7 +142,7 @@ def output_lock(out_path: str | os.PathLike[str], resumable: bool = False) -> It
         for path in paths:
             _take(path, Path(out_path), resumable)
             taken.append(path)
-        # the output file itself too (created empty when missing, never truncated here): a
+        # the output file itself too when it exists (never created or truncated here): a
         # hard link to it, or a path naming one of the lock files above, is the same inode
         _take(real, Path(out_path), resumable, own_file=True)
         taken.append(real)
@@ -173,7 +173,12 @@ def _take(path: Path, output: Path, resumable: bool, own_file: bool = False) -> 
 
 
 def _acquire_output(path: Path, output: Path, resumable: bool) -> int:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    # an existing output only (nothing is created before the run has checked its input):
+    # a file that does not exist yet has no other name to be reached by; -1 when missing
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return -1
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -197,4 +202,5 @@ def _release(path: Path, unlink: bool = True) -> None:
                         os.unlink(path)  # still locked: a run waiting to lock it retries on the new file
                     except OSError:
                         pass
-                os.close(entry[0])
+                if entry[0] >= 0:
+                    os.close(entry[0])
