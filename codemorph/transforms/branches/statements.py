@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Sequence
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
+from codemorph.authoring.facts import ProgramFacts
 from codemorph.authoring.sites import SiteChoice
 from codemorph.authoring.hazards import LINE_HAZARDS, hazard_identifiers
 from codemorph.transforms.branches.conditions import source_of, strip_parentheses
@@ -108,38 +109,6 @@ def _refuse_line_hazards(module: cst.Module) -> None:
         raise NotApplicable(f"program observes line numbers or source text ({', '.join(found)})")
 
 
-class _Unbinders(cst.CSTVisitor):
-    """Names a ``del``, ``except ... as``, ``global`` or ``nonlocal`` in the visited code
-    (nested code included) may unbind or rebind."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def _target(self, t: cst.BaseExpression) -> None:
-        if isinstance(t, cst.Name):
-            self.names.add(t.value)
-        elif isinstance(t, (cst.Tuple, cst.List)):
-            for el in t.elements:
-                self._target(el.value)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._target(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None:
-            self._target(node.name.name)
-
-    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
-        if node.name is not None:
-            self._target(node.name.name)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.names.update(n.name.value for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.names.update(n.name.value for n in node.names)
-
-
 class Collect(cst.CSTVisitor):
     """If statements (and elif clauses), simple statement lines, and the If nodes that
     are ``elif`` clauses, in source order."""
@@ -167,9 +136,10 @@ class Collect(cst.CSTVisitor):
         for star in (p.star_arg, p.star_kwarg):
             if isinstance(star, cst.Param):
                 params.add(star.name.value)
-        unbound = _Unbinders()
-        node.body.visit(unbound)
-        self._scopes.append(frozenset(params - unbound.names))
+        # the names a del, except ... as, global or nonlocal in it (nested code included) may
+        # unbind or rebind: the kit's facts of this function
+        unbound = ProgramFacts.of(cst.Module(body=[node])).functions[node].unbinders
+        self._scopes.append(frozenset(params - unbound))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._scopes.pop()
