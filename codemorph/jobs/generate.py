@@ -346,8 +346,8 @@ class RowProcessor:
             if change is not None:
                 # not nondeterminism but a change to the process a harness shares: say what it did
                 return reject("execute", f"the program {change}; its recorded output is not a reliable ground truth")
-            return reject("execute", f"the program is nondeterministic ({baseline.reason}); its recorded output "
-                                     "is not a reliable ground truth")
+            return reject("execute", f"{_nondeterminism_words(baseline.reason)}; its recorded output is not a "
+                                     "reliable ground truth")
         if baseline.hash_sensitive:
             return reject("execute", "the result changed in a fresh process under another PYTHONHASHSEED (set "
                                      "order of strings, or something else of the process such as its id): "
@@ -805,3 +805,30 @@ def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) ->
             **({"max_naturalness_delta": config.max_naturalness_delta}
                if config.max_naturalness_delta is not None else {}),
             **({"perturb": repr(config.perturb)} if config.perturb is not None else {})}
+
+
+def _nondeterminism_words(reason: str | None) -> str:
+    """The reject reason's opening for a baseline found nondeterministic: a source the code
+    shows (:func:`codemorph.determinism.nondeterminism_source`, a syntax-tree test that may flag
+    a deterministic program: its reason starts with ``"it "``) says the program *may* be
+    nondeterministic; runs that differed say that it is.
+
+    Args:
+        reason: :attr:`codemorph.verification.Baseline.reason`, e.g. ``"it reads the clock
+            (import time)"`` or ``"nondeterministic on input 1: returned in one run, crashed in
+            the other"``.
+
+    Returns:
+        ``"the program may be nondeterministic: it reads the clock (import time), found in its
+        code"`` or ``"the program is nondeterministic on input 1: ..."``.
+    """
+    if not reason:
+        return "the program is nondeterministic"
+    if reason.startswith("it "):
+        static, _, rest = reason.partition("; ")
+        words = f"the program may be nondeterministic: {static}, found in its code"
+        return f"{words}; {rest}" if rest else words
+    if reason.startswith("nondeterministic "):
+        return f"the program is {reason}"
+    return f"the program is nondeterministic ({reason})"
+

@@ -259,7 +259,8 @@ def _search_row(row: SourceRow, config: PerturbConfig, sandbox: Sandbox) -> RowR
         change = process_change(row.code, input_kind=kind, harness=[view.input] if kind == "call" else None)
         if change is not None:
             return reject("execute", f"the program {change}, so no row of it is written")
-        return reject("execute", f"the program is nondeterministic: it {source}, so no row of it is written")
+        return reject("execute", f"the program may be nondeterministic: it {source}, found in its code, "
+                                 "so no row of it is written")
     targets = config.targets()
     want = {t: config.per_exception for t in targets}
     if OUTPUT_CHANGE in want:

@@ -74,12 +74,12 @@ def test_clock_and_random_rows_are_rejected_with_the_source(tmp_path: Path) -> N
     assert out.read_text() == ""
     rejects = [json.loads(line) for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
     assert [(r["id"], r["stage"], r["reason"]) for r in rejects] == [
-        ("ptime", "execute", "row 'ptime' (line 1): the program is nondeterministic: it reads the clock "
-                             "(import time), so no row of it is written"),
-        ("prand", "execute", "row 'prand' (line 2): the program is nondeterministic: it uses random numbers "
-                             "(import random), so no row of it is written"),
-        ("dt", "execute", "row 'dt' (line 3): the program is nondeterministic: it reads the clock or the local "
-                          "time zone (datetime.now), so no row of it is written"),
+        ("ptime", "execute", "row 'ptime' (line 1): the program may be nondeterministic: it reads the clock "
+                             "(import time), found in its code, so no row of it is written"),
+        ("prand", "execute", "row 'prand' (line 2): the program may be nondeterministic: it uses random numbers "
+                             "(import random), found in its code, so no row of it is written"),
+        ("dt", "execute", "row 'dt' (line 3): the program may be nondeterministic: it reads the clock or the local "
+                          "time zone (datetime.now), found in its code, so no row of it is written"),
     ]
     assert (summary.rows_rejected, summary.programs_searched, summary.executions) == (3, 0, 0)
 

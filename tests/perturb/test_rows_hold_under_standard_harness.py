@@ -62,8 +62,8 @@ def test_programs_reading_the_harness_are_rejected(tmp_path):
     summary, rows = _run(tmp_path, [{"id": "c", "code": code, "input": "1", "output": "'small'"}], OUTPUT)
     assert rows == [] and summary.rows_rejected == 1
     reason = json.loads((tmp_path / "out.rejects.jsonl").read_text())["reason"]
-    assert reason == ("row 'c' (line 1): the program is nondeterministic: it reads a code object (its file name "
-                      "is the harness's) (.co_filename), so no row of it is written")
+    assert reason == ("row 'c' (line 1): the program may be nondeterministic: it reads a code object (its file "
+                      "name is the harness's) (.co_filename), found in its code, so no row of it is written")
 
 
 def test_program_exception_named_like_a_builtin_is_not_a_finding(tmp_path):
