@@ -15,7 +15,8 @@ Scoring rules (``match="execution"``, the default) follow CRUXEval's own harness
   ``f(<input>)`` itself (``f`` is the row's entry point).
 * pass@k is the unbiased estimator of Chen et al. (2021) with ``n`` = all generations of
   the row and ``c`` = correct ones, averaged over rows.  (Rows with fewer than ``k``
-  generations are left out of pass@k -- the harness would count them as solved.)
+  generations are left out of pass@k -- the harness would count them as solved; rows
+  without a prediction scored as wrong, ``missing="wrong"``, count 0 at every ``k``.)
 
 Identical check programs of one row are executed once (the result of a deterministic
 program does not depend on how many times it runs).  Each row's checks run in sandbox
@@ -272,8 +273,9 @@ class EvaluationResult:
     Attributes:
         model: model name; mode: ``"output"`` or ``"input"``; match: ``"execution"`` or ``"exact"``.
         rows: one :class:`RowScore` per scored row, in data-set order.
-        pass_at_k: k -> mean pass@k over rows with at least k generations (fraction in
-            [0, 1], ``None`` when no row has k generations).  Multiply by 100 for the
+        pass_at_k: k -> mean pass@k over rows with at least k generations, and rows
+            without a prediction scored as wrong (``missing="wrong"``: 0 at every k)
+            (fraction in [0, 1], ``None`` when no row enters).  Multiply by 100 for the
             percentages CRUXEval prints.
         pass_at_k_rows: k -> number of rows that entered pass@k.
         accuracy: mean row score (= pass@1 when every row has generations).
@@ -508,7 +510,8 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
         match: ``"execution"`` (CRUXEval's harness) or ``"exact"`` (ExeRScope's string match).
         strict: execution only: require one expression and parenthesise it.
         missing: ``"skip"`` (rows without a prediction are not scored; listed in
-            ``missing``) or ``"wrong"`` (scored as one incorrect generation).
+            ``missing``) or ``"wrong"`` (scored as one incorrect generation; pass@k 0 at
+            every k).
         sandbox: a :class:`codemorph.sandbox.Sandbox` to use; default: a temporary one
             with ``workers`` processes and ``timeout`` seconds per execution.
         workers: sandbox processes of the default sandbox (local runs).
@@ -571,12 +574,16 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
         scores.append(RowScore(r.id, r.original_id or r.id, r.kind, r.group, r.transforms, r.exception_type,
                                predictions.model, correct, status))
 
-    counts = [(s.n, s.c) for s in scores if s.n]
+    # a row without a prediction scored as wrong (``missing="wrong"``) has no right
+    # generation: pass@k 0 at every k, not only at k = 1 (its one stand-in generation would
+    # leave it out of every pass@k with k > 1)
+    absent = set(missing_ids) if missing == "wrong" else set()
+    counts = [(s.n, s.c) for s in scores if s.n and s.id not in absent]
     pak: dict[int, float | None] = {}
     pak_rows: dict[int, int] = {}
     for k in ks:
-        pak[k], pak_rows[k] = mean_pass_at_k(counts, k)
-    acc = math.fsum(s.score for s in scores if s.n) / len(counts) if counts else None
+        pak[k], pak_rows[k] = mean_pass_at_k(counts, k, zeros=len(absent))
+    acc = math.fsum(s.score for s in scores if s.n) / (len(counts) + len(absent)) if counts or absent else None
     rob = robustness(scores, seed=seed, n_resamples=n_resamples) if any(s.kind != "original" or s.exception_type
                                                                           for s in scores) else None
     res = EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,

@@ -13,8 +13,8 @@ from codemorph.errors import InputError
 from codemorph.scoring.evaluate import (check_program, evaluate_dataset, evaluate_many, evaluate_paths, names_exception,
                                 normalize_exact, read_scores, robustness, write_scores, write_summary)
 from codemorph.scoring.metrics import wilson_interval
-from codemorph.scoring.predictions import (EvalRow, call_arguments, load_predictions, load_rows, read_codemind_dataset,
-                                   read_jsonl_predictions)
+from codemorph.scoring.predictions import (EvalRow, PredictionSet, call_arguments, load_predictions, load_rows,
+                                   read_codemind_dataset, read_jsonl_predictions)
 from codemorph.sandbox.pool import Limits, Sandbox
 from paths import SCORING_FIXTURES, SHARED_DATA, needs_shared
 
@@ -378,3 +378,25 @@ def test_read_scores_separates_runs_of_one_model(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
     with pytest.raises(InputError, match=r"bad.jsonl:1: not a scored row"):
         read_scores(tmp_path / "bad.jsonl")
+
+
+# --------------------------------------------------------------------------- pass@k over the right rows
+
+def _pass_at_k_rows_and_predictions():
+    rows = [EvalRow(f"r{i}", "def f(s):\n    return s", "'x'", "'x'") for i in range(3)]
+    preds = PredictionSet("m", {"r0": ["'x'", "'y'", "'y'", "'y'", "'y'"],  # 5 generations, 1 right
+                                "r1": ["'y'"]})  # 1 generation, wrong; r2 has no prediction
+    return rows, preds
+
+
+def test_missing_rows_scored_wrong_count_zero_at_every_k():
+    rows, preds = _pass_at_k_rows_and_predictions()
+    res = evaluate_dataset(rows, preds, ks=(1, 5), match="exact", missing="wrong")
+    assert [s.status for s in res.rows][2] == ["missing"]
+    assert res.pass_at_k[1] == pytest.approx((1 / 5 + 0 + 0) / 3)
+    # r0: pass@5 = 1 (5 of 5 drawn); r1 has too few generations; the missing r2 has none right: 0
+    assert res.pass_at_k[5] == pytest.approx((1.0 + 0.0) / 2)
+    assert res.pass_at_k_rows == {1: 3, 5: 2}
+    skipped = evaluate_dataset(rows, preds, ks=(1, 5), match="exact", missing="skip")
+    assert skipped.pass_at_k[5] == 1.0 and skipped.pass_at_k_rows == {1: 2, 5: 1}
+
