@@ -112,9 +112,15 @@ def evaluate(
     for kk in ks:
         table.add_column(f"pass@{kk} (%)", justify="right")
     table.add_column("accuracy (%)", justify="right")
+    def pass_cell(r, kk: int) -> str:
+        # pass@k over fewer rows than were scored (rows with fewer than k generations are
+        # left out) says over how many
+        used = r.pass_at_k_rows.get(kk, 0)
+        return pct(r.pass_at_k.get(kk)) + (f" ({used}/{len(r.rows)} rows)" if 0 < used < len(r.rows) else "")
+
     for r in results:
         table.add_row(r.model, str(len(r.rows)), str(len(r.missing)), str(len(r.rejected_rows)),
-                      *[pct(r.pass_at_k.get(kk)) for kk in ks],
+                      *[pass_cell(r, kk) for kk in ks],
                       pct(r.accuracy))
     out_console.print(table)
     if rejected:

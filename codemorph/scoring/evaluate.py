@@ -616,6 +616,13 @@ def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, l
     from codemorph.scoring.predictions import predicted_exception
 
     mode = res.mode
+    scored = len(res.rows)
+    for k, used in res.pass_at_k_rows.items():
+        short = sum(1 for s in res.rows if 0 < s.n < k and s.status != ["missing"])
+        if used and short:
+            res.warnings.append(f"pass@{k} is over {used} of the {scored} scored rows: the other {short} have fewer "
+                                f"than {k} generations and are left out (the estimator needs n >= k; CRUXEval's "
+                                f"harness would count each as solved)")
     if res.rejects:
         gone = set(res.rejected_rows)
         counted = "scored as one wrong generation each" if any(s.id in gone for s in res.rows) else "not scored"

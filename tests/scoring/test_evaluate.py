@@ -400,3 +400,25 @@ def test_missing_rows_scored_wrong_count_zero_at_every_k():
     skipped = evaluate_dataset(rows, preds, ks=(1, 5), match="exact", missing="skip")
     assert skipped.pass_at_k[5] == 1.0 and skipped.pass_at_k_rows == {1: 2, 5: 1}
 
+
+
+def test_pass_at_k_over_fewer_rows_than_scored_is_warned_and_marked_in_the_table(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    rows, preds = _pass_at_k_rows_and_predictions()
+    res = evaluate_dataset(rows, preds, ks=(1, 5), match="exact")
+    assert [w for w in res.warnings if w.startswith("pass@5")] == [
+        "pass@5 is over 1 of the 2 scored rows: the other 1 have fewer than 5 generations and are left out "
+        "(the estimator needs n >= k; CRUXEval's harness would count each as solved)"]
+    assert not [w for w in res.warnings if w.startswith("pass@1")]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps({"id": r.id, "code": r.code, "input": r.input, "output": r.output}) + "\n"
+                            for r in rows))
+    pred = tmp_path / "p.jsonl"
+    pred.write_text("".join(json.dumps({"id": i, "prediction": g}) + "\n" for i, g in preds.predictions.items()))
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(pred), "--match", "exact"])
+    assert r.exit_code == 0, r.output
+    assert "100.00 (1/2 rows)" in r.output
+    assert "warning: pass@5 is over 1 of the 2 scored rows" in " ".join(r.output.split())
