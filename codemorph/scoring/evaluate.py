@@ -45,7 +45,9 @@ Exception rows (``output`` null, ``exception: {"type": T}``):
   module prefix (``builtins.T``).  ``'IndexError'`` as a string literal or another class
   (even a base class such as ``LookupError``) is not correct.  Nothing is executed.
 * input mode: the generation must be one expression (a call such as ``f(...)``);
-  it is run after the code and is correct iff it raises exactly class ``T``.
+  it is run after the code and is correct iff it raises exactly class ``T`` from the
+  program's code: an exception raised by the answer's own expression, before or instead of
+  the call (``f([][0])``, ``[][0] or f([])``; status ``answer-raised:T``), is not.
 
 ``match="exact"`` reproduces ExeRScope's string matching
 (Intelligent-CAT-Lab/ExeRScope, ``analysis/parse_results.py``): both prediction and
@@ -129,6 +131,8 @@ class RowScore:
         correct: one bool per generation, in order.
         status: one short word per generation: ``pass``, ``fail:<ExceptionClass>``,
             ``timeout``, ``memory``, ``crashed``, ``output-limit``, ``refused``, ``skip:no-call``,
+            ``raised:<ExceptionClass>`` / ``returned`` (exception rows, input mode),
+            ``answer-raised:<ExceptionClass>`` (the answer's own expression raised, not the program),
             ``skip:call-in-output``, ``not-expression``, ``exact``, ``no-match``,
             ``names-exception``, ``missing`` (no prediction, ``missing="wrong"``).
     """
@@ -450,10 +454,17 @@ def stdout_verdict(row: EvalRow, generation: str) -> tuple[bool, str]:
     return ok, "stdout-match" if ok else "stdout-differs"
 
 
-def _outcome_status(outcome, exception_row: bool, exception_type: str | None) -> tuple[bool, str]:
+def _outcome_status(outcome, exception_row: bool, exception_type: str | None,
+                    code_lines: int | None = None) -> tuple[bool, str]:
+    """``(correct, status)`` of one check program's outcome.  ``code_lines``: for an
+    exception row (input mode), the number of lines of the row's code at the top of the
+    check program; an exception whose innermost frame of the check program is below them
+    was raised by the answer's own expression (``f([][0])``), not by the program."""
     if exception_row:  # exception row, input mode
         exc = outcome.exception
         if outcome.status == "raised" and exc is not None:
+            if code_lines is not None and exc.line is not None and exc.line > code_lines:
+                return False, f"answer-raised:{exc.type}"
             return (exc.type == exception_type), f"raised:{exc.type}"
         return False, "returned" if outcome.status == "returned" else outcome.status
     if outcome.status == "returned":
@@ -763,18 +774,19 @@ class _Shared:
         return self.sandbox
 
 
-def _run_checks(sandbox, task: tuple[int, bool, str | None, list[str]]) -> list[tuple[bool, str]]:
+def _run_checks(sandbox, task: tuple[int, bool, str | None, list[Any], int]) -> list[tuple[bool, str]]:
     """One task of a map: run the check programs ``task[3]`` of one row in one sandbox
     batch; ``task[:3]``: the row's index, whether it is an exception row, and its exception
-    class.  Returns one ``(correct, status)`` per program."""
+    class; ``task[4]``: the lines of the row's code at the top of each check program.
+    Returns one ``(correct, status)`` per program."""
     from codemorph.sandbox.kinds import request_for
     from codemorph.sandbox.pool import ExecRequest
 
-    _, exception_row, exception_type, codes = task
+    _, exception_row, exception_type, codes, code_lines = task
     requests = [ExecRequest(code, args=None) if isinstance(code, str) else request_for(code[1], "__main__", "stdin", code[2])
                 for code in codes]
     outcomes = sandbox.run_batch(requests)
-    return [_outcome_status(o, exception_row, exception_type) if isinstance(code, str)
+    return [_outcome_status(o, exception_row, exception_type, code_lines) if isinstance(code, str)
             else _stdin_status(o, code[3], code[4]) for code, o in zip(codes, outcomes)]
 
 
@@ -827,7 +839,8 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
     # one row spread over the workers instead of queueing in one batch
     chunks = [(i, unique[j:j + BATCH_SIZE]) for i, (_, _, unique) in enumerate(todo)
               for j in range(0, len(unique), BATCH_SIZE)]
-    tasks = ((i, todo[i][0].output is None, todo[i][0].exception_type, codes) for i, codes in chunks)
+    tasks = ((i, todo[i][0].output is None, todo[i][0].exception_type, codes, todo[i][0].code.count("\n") + 1)
+             for i, codes in chunks)
     if _is_dask(executor):
         results = map_rows(_run_checks, tasks, executor, setup=partial(_harness_sandbox, timeout), passthrough=None)
     else:  # one sandbox with its own worker processes, fed by as many host threads
@@ -837,7 +850,7 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
     executions = 0
     pending: dict[int, dict[str, tuple[bool, str]]] = {}
     done = 0
-    for (i, _, _, codes), statuses in results:
+    for (i, _, _, codes, _), statuses in results:
         r, programs, unique = todo[i]
         executions += len(statuses)
         by_code = pending.setdefault(i, {})

@@ -154,3 +154,14 @@ def test_models_scored_on_different_row_sets_are_shown_apart():
     assert any(w.startswith("row set B: scored on 1 rows") for w in rb.warnings)
     same = evaluate_many(rows, [a, PredictionSet("c", {"r": ["4"], "s": ["1"]})], match="exact")
     assert all(r.warnings == [] for r in same)
+
+
+def test_input_prediction_of_an_exception_row_is_right_only_when_the_program_raises_not_the_answer(sandbox):
+    # f([]) raises IndexError inside f; f([][0]) raises it while evaluating its own argument, before f runs
+    row = EvalRow("r", "def f(xs):\n    return xs[0]", "[]", None, exception_type="IndexError")
+    gens = ["f([])", "f([][0])", "f(xs=[][0])", "[][0] or f([])", "f((lambda: [][0])())", "f(f([]))", "f([1])"]
+    res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), mode="input", ks=(1,), sandbox=sandbox)
+    assert res.rows[0].status == ["raised:IndexError", "answer-raised:IndexError", "answer-raised:IndexError",
+                                  "answer-raised:IndexError", "answer-raised:IndexError", "raised:IndexError",
+                                  "returned"]
+    assert res.rows[0].correct == [True, False, False, False, False, True, False]
