@@ -324,7 +324,13 @@ def _compound_nesting(s: cst.CSTNode, depth: int) -> int:
 
 
 def _block(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
+    """The statements of a suite; a one-line suite (``if x: return 1``) is one simple
+    statement line, as if it were written on the next line."""
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return (cst.SimpleStatementLine(body=suite.body),)
+    return ()
 
 
 def _code_lines(source: str) -> int:

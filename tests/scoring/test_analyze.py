@@ -115,6 +115,20 @@ def test_cyclomatic_complexity(src, cc):
     assert cyclomatic_complexity(src) == cc
 
 
+@pytest.mark.parametrize("src,cc", [
+    # CRUXEval sample_121's and sample_196's one-line ``if``: a decision like any other
+    ("def f(s):\n    if s == '': return 'none'\n    return s\n", 2),
+    ("def f(text):\n    if text.istitle(): return 'correct'\n    text = text.lower()\n    return 'mixed'\n", 2),
+    # sample_134: a one-line if/else inside a loop, the else a one-line break
+    ("def f(n):\n    t = 0\n    for d in n:\n        if d == 0: t += 1\n        else: break\n    return t\n", 3),
+    ("def f(x):\n    while x: x -= 1\n    return x\n", 2),
+    ("def f(x):\n    try: return 1 / x\n    except ZeroDivisionError: return 0\n", 2),
+    ("def f(x):\n    if x: return 1\n    elif x is None: return 2\n    else: return 3\n", 3),
+])
+def test_cyclomatic_complexity_counts_one_line_bodies(src, cc):
+    assert cyclomatic_complexity(src) == cc
+
+
 def test_cfg_is_a_connected_networkx_graph_from_entry_to_exit():
     graphs = control_flow_graphs(parse_source(KITCHEN_SINK))
     assert sorted(graphs) == ["f", "h", "k"]
