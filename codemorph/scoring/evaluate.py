@@ -26,9 +26,12 @@ processes) or, with ``executor=DaskExecutor(...)``, on the workers of a Dask clu
 sandbox per worker thread) through :func:`codemorph.executors.map_rows`; every verdict
 depends only on its check program, so the scores are the same either way.
 
-``strict=True`` closes a loophole of the harness: the generation must parse as one
+``strict=True`` closes the loopholes of the harness: the generation must parse as one
 expression and is parenthesised (``assert OUT == (g)``), so a generation such as
-``1 or True`` cannot pass.
+``1 or True`` cannot pass; an output answer may not call the entry point at all (the
+harness refuses only the text ``f(<input>)``, so ``f( 2)`` or ``[f(1 + 1)][0]`` computed the
+value), and an input answer on an ``args`` row must be one call of the entry point whose
+arguments do not call it (not ``(f(0), f(2))[1]`` or ``f(f(1))``; status ``not-one-call``).
 
 Diagnostics (:attr:`EvaluationResult.warnings`, the summary JSON): unparsable generations of
 harness logs, generations that make the assertion trivially true (:func:`trivially_true`),
@@ -131,7 +134,8 @@ class RowScore:
         correct: one bool per generation, in order.
         status: one short word per generation: ``pass``, ``fail:<ExceptionClass>``,
             ``timeout``, ``memory``, ``crashed``, ``output-limit``, ``refused``, ``skip:no-call``,
-            ``raised:<ExceptionClass>`` / ``returned`` (exception rows, input mode),
+            ``not-one-call`` (``strict``, input mode), ``raised:<ExceptionClass>`` /
+            ``returned`` (exception rows, input mode),
             ``answer-raised:<ExceptionClass>`` (the answer's own expression raised, not the program),
             ``skip:call-in-output``, ``not-expression``, ``exact``, ``no-match``,
             ``names-exception``, ``missing`` (no prediction, ``missing="wrong"``).
@@ -391,13 +395,38 @@ def _is_expression(text: str) -> bool:
     return True
 
 
+def _calls_of(node: ast.AST, name: str) -> int:
+    """Calls of the plain name ``name`` anywhere in ``node``."""
+    return sum(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name for n in ast.walk(node))
+
+
+def _strict_refusal(row: EvalRow, generation: str, mode: str) -> str | None:
+    """Why ``--strict`` refuses a generation it could parse (``None``: it does not).
+    Output mode: a call of the entry point anywhere in the answer (``f( 2)``, ``[f(1 + 1)][0]``:
+    the value computed, not predicted; the harness refuses only the text ``f(<input>)``).
+    Input mode on ``args`` rows: anything but one call of the entry point whose arguments
+    do not call it (``(f(0), f(2))[1]``, ``f(f(1))``, ``f(2) and f(2)``)."""
+    try:
+        node = ast.parse(generation.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None  # not an expression: refused as such
+    ep = row.entry_point
+    if mode == "output":
+        return "skip:call-in-output" if _calls_of(node, ep) else None
+    if row.input_kind != "args":
+        return None
+    one = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == ep
+    return None if one and _calls_of(node, ep) == 1 else "not-one-call"
+
+
 def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str | None:
     """The script that judges ``generation`` on ``row`` by execution, or ``None`` when the
     harness rules refuse the generation without running it (counted as incorrect).
 
     ``args`` rows (CRUXEval's), both modes, and ``call`` rows in input mode:
     ``f"{code}\\nassert {output} == {generation}"`` (strict:
-    ``assert {output} == (\\n{generation}\\n)``).  ``call`` rows in output mode:
+    ``assert {output} == (\\n{generation}\\n)``, and ``None`` for a generation
+    :func:`_strict_refusal` refuses).  ``call`` rows in output mode:
     ``f"{code}\\nassert {input} == {generation}"`` (the row's expression is evaluated
     again; strict parenthesises the generation).  ``stdin`` rows give ``None``: their
     standard output is compared as text (:func:`stdout_verdict`).  Exception rows in input mode:
@@ -417,6 +446,8 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
         return None
     if mode == "output" and call in generation:
         return None
+    if strict and _strict_refusal(row, generation, mode) is not None:
+        return None
     if row.input_kind == "call" and row.output is not None and mode == "output":
         # the whole expression is evaluated after the code: assert <input> == <prediction>
         if strict:
@@ -435,14 +466,14 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     return f"{row.code}\nassert {row.output} == {generation}"
 
 
-def _skip_status(row: EvalRow, generation: str, mode: str) -> str:
+def _skip_status(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str:
     ep = row.entry_point
     call = row.input if row.input_kind == "call" else f"{ep}({row.input})"
     if mode == "input" and f"{ep}(" not in generation:
         return "skip:no-call"
     if mode == "output" and call in generation:
         return "skip:call-in-output"
-    return "not-expression"
+    return (_strict_refusal(row, generation, mode) if strict else None) or "not-expression"
 
 
 def stdout_verdict(row: EvalRow, generation: str) -> tuple[bool, str]:
@@ -859,14 +890,14 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
             continue
         del pending[i]
         gens = preds[r.id]
-        verdicts[r.id] = [by_code[p] if p is not None else (False, _skip_status(r, g, mode))
+        verdicts[r.id] = [by_code[p] if p is not None else (False, _skip_status(r, g, mode, strict))
                           for p, g in zip(programs, gens)]
         done += 1
         if progress is not None:
             progress(done, total)
     for r, programs, unique in plans:
         if r.id not in verdicts:  # every generation refused by the rules
-            verdicts[r.id] = [(False, _skip_status(r, g, mode)) for g in preds[r.id]]
+            verdicts[r.id] = [(False, _skip_status(r, g, mode, strict)) for g in preds[r.id]]
     return executions
 
 

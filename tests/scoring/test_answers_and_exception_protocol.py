@@ -165,3 +165,22 @@ def test_input_prediction_of_an_exception_row_is_right_only_when_the_program_rai
                                   "answer-raised:IndexError", "answer-raised:IndexError", "raised:IndexError",
                                   "returned"]
     assert res.rows[0].correct == [True, False, False, False, False, True, False]
+
+
+def test_strict_refuses_answers_that_call_the_function_in_output_mode_or_are_not_one_call_in_input_mode(sandbox):
+    row = EvalRow("r", "def f(x):\n    return x + 1", "2", "3")
+    out = ["3", "f( 2)", "f(2.0)", "[f(1 + 1)][0]", "f(2) # 3"]
+    loose = evaluate_dataset([row], PredictionSet("m", {"r": out}), ks=(1,), sandbox=sandbox)
+    # CRUXEval's harness refuses only the text f(2) itself: a respaced or recomputed call passes
+    assert loose.rows[0].correct == [True, True, True, True, False]
+    assert loose.rows[0].status[4] == "skip:call-in-output"
+    strict = evaluate_dataset([row], PredictionSet("m", {"r": out}), ks=(1,), sandbox=sandbox, strict=True)
+    assert strict.rows[0].correct == [True, False, False, False, False]
+    assert strict.rows[0].status[1:] == ["skip:call-in-output"] * 4
+    inp = ["f(2)", "f(2)  # the input", "f(*[2])", "(f(0), f(2))[1]", "f(f(1))", "f(2) and f(2)", "g(2)"]
+    loose = evaluate_dataset([row], PredictionSet("m", {"r": inp}), mode="input", ks=(1,), sandbox=sandbox)
+    assert loose.rows[0].correct == [True, True, True, True, True, True, False]
+    strict = evaluate_dataset([row], PredictionSet("m", {"r": inp}), mode="input", ks=(1,), sandbox=sandbox,
+                              strict=True)
+    assert strict.rows[0].correct == [True, True, True, False, False, False, False]
+    assert strict.rows[0].status[3:] == ["not-one-call", "not-one-call", "not-one-call", "skip:no-call"]
