@@ -39,7 +39,9 @@ def evaluate(
     model: Optional[str] = typer.Option(None, help="Model name (default: from the file or folder)."),
     bench: Optional[str] = typer.Option(None, help="CodeMind layout: bench folder to read (e.g. cruxeval); "
                                                    "default: every bench, ids <bench>/<id>."),
-    strict: bool = typer.Option(False, help="Require each prediction to be one expression and parenthesise it."),
+    strict: bool = typer.Option(False, help="Require each prediction to be one expression and parenthesise it; "
+                                            "an output answer may not call the function, an input answer must "
+                                            "be one call of it."),
     missing: str = typer.Option("skip", help="Rows without a prediction: skip, or wrong (score 0)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),
     summary: Optional[Path] = typer.Option(None, help="Write the summary and robustness metrics as JSON."),
