@@ -103,6 +103,7 @@ __all__ = [
     "stdout_verdict",
     "score_generations",
     "trivially_true",
+    "holds_nan",
     "harness_sandbox",
     "write_scores",
     "write_summary",
@@ -652,6 +653,24 @@ def trivially_true(row: EvalRow, generation: str) -> bool:
     return loose != tight
 
 
+_NAN_TEXTS = {"nan", "+nan", "-nan"}
+
+
+def holds_nan(output: str | None) -> bool:
+    """Whether an expected output repr holds a NaN (``float('nan')``, alone or inside a
+    container): NaN compares unequal to itself, so ``assert OUTPUT == answer`` fails whatever
+    the answer.  Parsed with :mod:`ast`, never evaluated."""
+    if output is None or "nan" not in output.lower():
+        return False
+    try:
+        tree = ast.parse(output.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "float" and len(n.args) == 1
+               and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
+               and n.args[0].value.strip().lower() in _NAN_TEXTS for n in ast.walk(tree))
+
+
 def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, list[str]],
               predictions: PredictionSet, strict: bool) -> None:
     from codemorph.scoring.metrics import exception_confusion
@@ -665,6 +684,11 @@ def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, l
             res.warnings.append(f"pass@{k} is over {used} of the {scored} scored rows: the other {short} have fewer "
                                 f"than {k} generations and are left out (the estimator needs n >= k; CRUXEval's "
                                 f"harness would count each as solved)")
+    nan_rows = [r.id for r in rows if r.input_kind != "stdin" and holds_nan(r.output)]
+    if nan_rows and res.match == "execution":
+        res.warnings.append(f"{len(nan_rows)} rows expect a value holding NaN, which compares unequal to every answer "
+                            f"under the assertion (`assert float('nan') == float('nan')` fails): no generation can "
+                            f"be right on them, e.g. {nan_rows[:3]}")
     if res.rejects:
         gone = set(res.rejected_rows)
         counted = "scored as one wrong generation each" if any(s.id in gone for s in res.rows) else "not scored"

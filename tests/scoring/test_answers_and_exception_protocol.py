@@ -184,3 +184,16 @@ def test_strict_refuses_answers_that_call_the_function_in_output_mode_or_are_not
                               strict=True)
     assert strict.rows[0].correct == [True, True, True, False, False, False, False]
     assert strict.rows[0].status[3:] == ["not-one-call", "not-one-call", "not-one-call", "skip:no-call"]
+
+
+def test_rows_whose_expected_value_holds_nan_are_warned_about_as_unanswerable(sandbox):
+    nan = EvalRow("nan", "def f(x):\n    return float(x)", "'nan'", "float('nan')")
+    nested = EvalRow("nested", "def f(x):\n    return [float(x), 1.0]", "'nan'", "[float('nan'), 1.0]")
+    preds = PredictionSet("m", {"nan": ["float('nan')", "nan"], "nested": ["[float('nan'), 1.0]"],
+                                "r": ["3"]})
+    res = evaluate_dataset([nan, nested, RET], preds, ks=(1,), sandbox=sandbox)
+    # NaN compares unequal to itself: the right answer fails CRUXEval's assertion
+    assert [s.correct for s in res.rows] == [[False, False], [False], [True]]
+    assert [w for w in res.warnings if "NaN" in w] == [
+        "2 rows expect a value holding NaN, which compares unequal to every answer under the assertion "
+        "(`assert float('nan') == float('nan')` fails): no generation can be right on them, e.g. ['nan', 'nested']"]
