@@ -156,6 +156,17 @@ def test_output_type(out, exc, expected):
     assert output_type(out, exc) == expected
 
 
+@pytest.mark.parametrize("stdout,expected", [
+    # Avatar's standard outputs (atcoder_ABC124_A, codeforces_49_A, atcoder_ABC164_A,
+    # atcoder_ABC108_B, codeforces_242_A): text; a literal of a listed type reads as one, as
+    # ExeRScope's analysis/match_type.py types them; any other text is a str, never "other"
+    ("12\n", "int"), ("[1, 2]\n", "list"), ("True\n", "bool"), ("NO\n", "str"), ("unsafe\n", "str"), ("3 10 -1 7\n", "str"), ("6\n3 2\n4 2\n", "str"),
+    ("b'x'\n", "str"), ("None\n", "str"), ("2.5\n", "float"), ("", "str"),
+])
+def test_output_type_of_a_standard_output_is_str_unless_it_reads_as_a_literal(stdout, expected):
+    assert output_type(stdout, None, "stdin") == expected
+
+
 # --------------------------------------------------------------------------- dynamic
 
 def test_dynamic_properties_in_the_sandbox(sandbox):
