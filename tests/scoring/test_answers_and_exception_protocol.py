@@ -197,3 +197,19 @@ def test_rows_whose_expected_value_holds_nan_are_warned_about_as_unanswerable(sa
     assert [w for w in res.warnings if "NaN" in w] == [
         "2 rows expect a value holding NaN, which compares unequal to every answer under the assertion "
         "(`assert float('nan') == float('nan')` fails): no generation can be right on them, e.g. ['nan', 'nested']"]
+
+
+def test_hostile_predictions_run_only_in_the_sandbox_and_score_wrong(tmp_path):
+    from codemorph.sandbox.pool import Limits, Sandbox
+
+    row = EvalRow("r", "def f(x):\n    return x", "1", "1")
+    target = tmp_path / "written-by-a-prediction"
+    gens = [f"__import__('pathlib').Path({str(target)!r}).write_text('x') and 1",  # a file outside the sandbox
+            "__import__('os')._exit(0)", "__import__('sys').exit(0)", "1\nraise SystemExit(0)",
+            "10 ** 10 ** 10", "'a' * 10 ** 12", "print('x' * (2 << 20)) or 1", "1"]
+    with Sandbox(Limits(timeout=1.0, recursion_limit=1000, output=1 << 20), workers=2) as sb:
+        res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), ks=(1,), sandbox=sb)
+    assert res.rows[0].correct == [False] * 7 + [True]
+    assert res.rows[0].status == ["refused", "crashed", "fail:SystemExit", "fail:SystemExit", "timeout",
+                                  "memory", "output-limit", "pass"]
+    assert not target.exists()
