@@ -101,9 +101,17 @@ def _bar_plot(plt, report: "Report", categories: list[tuple[str, str, str]], tit
             hi.append(e[1])
         ax.bar(xs, ys, width=width, label=m, yerr=[lo, hi], capsize=2)
     ax.set_xticks(range(len(categories)))
-    first = models[0] if models else None
-    ax.set_xticklabels([f"{lab}\n(n={table[(first, prop, val)]['rows']})" if (first, prop, val) in table else lab
-                        for prop, val, lab in categories], rotation=30, ha="right", fontsize=8)
+
+    def label(prop: str, val: str, lab: str) -> str:
+        # the rows behind the bars: one n when every model has the same, else each model's
+        # in legend order (models scored on different rows), "-" for a model without rows
+        ns = [str(table[(m, prop, val)]["rows"]) if (m, prop, val) in table else "-" for m in models]
+        if not models or all(n == "-" for n in ns):
+            return lab
+        return f"{lab}\n(n={ns[0] if len(set(ns)) == 1 else ' / '.join(ns)})"
+
+    ax.set_xticklabels([label(prop, val, lab) for prop, val, lab in categories], rotation=30, ha="right",
+                       fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy")
     ax.set_xlabel(xlabel)

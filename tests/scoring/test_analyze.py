@@ -305,3 +305,28 @@ def test_analyze_codemind_results_report(tmp_path, sandbox):
     for m in report.models:
         assert m in text
     assert set(CONSTRUCTS) <= set(json.loads(files["programs.json"].read_text())[0])
+
+
+def test_bar_plot_labels_give_each_models_rows_when_models_were_scored_on_different_rows():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from codemorph.scoring.report import _bar_plot
+
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    full = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    ps.model = "part"
+    ps.predictions = {r.id: [r.output or ""] for r in rows if r.id != "o4"}
+    part = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    report = analyze(rows, [full, part], dynamic=False, n_resamples=10)
+    by = {(r["model"], r["property"], r["value"]): r["rows"] for r in report.property_accuracy}
+    assert (by[(full.model, "for", "yes")], by[("part", "for", "yes")]) == (3, 2)
+    fig = _bar_plot(plt, report, [("for", "yes", "for"), ("all", "all", "all")], "t", "x")
+    try:
+        # the rows behind each model's bar, not the first model's alone
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["for\n(n=3 / 2)", "all\n(n=10 / 9)"]
+    finally:
+        plt.close(fig)
