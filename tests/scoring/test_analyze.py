@@ -313,7 +313,7 @@ def test_bar_plot_labels_give_each_models_rows_when_models_were_scored_on_differ
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from codemorph.scoring.report import _bar_plot
+    from codemorph.scoring.report import _bar_plot, _drop_plot
 
     rows = load_rows(FIX / "robustness_rows.jsonl")
     [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
@@ -328,5 +328,15 @@ def test_bar_plot_labels_give_each_models_rows_when_models_were_scored_on_differ
     try:
         # the rows behind each model's bar, not the first model's alone
         assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["for\n(n=3 / 2)", "all\n(n=10 / 9)"]
+    finally:
+        plt.close(fig)
+    groups = {m: {g.group: g.rows for g in rob.groups} for m, rob in report.robustness.items()}
+    fig = _drop_plot(plt, report)
+    try:
+        want = [f"{g}\n(n={groups[full.model][g]}" + ("" if groups[full.model][g] == groups["part"].get(g) else
+                                                      f" / {groups['part'].get(g, '-')}") + ")"
+                for g in sorted(groups[full.model])]
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == want
+        assert any(" / " in w for w in want)  # o4's variants are not in "part"'s rows
     finally:
         plt.close(fig)
