@@ -114,6 +114,7 @@ def evaluate(
     for kk in ks:
         table.add_column(f"pass@{kk} (%)", justify="right")
     table.add_column("accuracy (%)", justify="right")
+
     def pass_cell(r, kk: int) -> str:
         # pass@k over fewer rows than were scored (rows with fewer than k generations are
         # left out) says over how many
