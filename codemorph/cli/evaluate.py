@@ -39,7 +39,9 @@ def evaluate(
     model: Optional[str] = typer.Option(None, help="Model name (default: from the file or folder)."),
     bench: Optional[str] = typer.Option(None, help="CodeMind layout: bench folder to read (e.g. cruxeval); "
                                                    "default: every bench, ids <bench>/<id>."),
-    strict: bool = typer.Option(False, help="Require each prediction to be one expression and parenthesise it."),
+    strict: bool = typer.Option(False, help="Require each prediction to be one expression and parenthesise it; "
+                                            "an output answer may not call the function, an input answer must "
+                                            "be one call of it."),
     missing: str = typer.Option("skip", help="Rows without a prediction: skip, or wrong (score 0)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),
     summary: Optional[Path] = typer.Option(None, help="Write the summary and robustness metrics as JSON."),
@@ -112,9 +114,16 @@ def evaluate(
     for kk in ks:
         table.add_column(f"pass@{kk} (%)", justify="right")
     table.add_column("accuracy (%)", justify="right")
+
+    def pass_cell(r, kk: int) -> str:
+        # pass@k over fewer rows than were scored (rows with fewer than k generations are
+        # left out) says over how many
+        used = r.pass_at_k_rows.get(kk, 0)
+        return pct(r.pass_at_k.get(kk)) + (f" ({used}/{len(r.rows)} rows)" if 0 < used < len(r.rows) else "")
+
     for r in results:
         table.add_row(r.model, str(len(r.rows)), str(len(r.missing)), str(len(r.rejected_rows)),
-                      *[pct(r.pass_at_k.get(kk)) for kk in ks],
+                      *[pass_cell(r, kk) for kk in ks],
                       pct(r.accuracy))
     out_console.print(table)
     if rejected:

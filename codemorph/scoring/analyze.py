@@ -41,7 +41,8 @@ Definitions (all per program = per data-set row):
   program function frames, comprehension frames not counted); ``max_loop_iterations``
   (executions of the first body line of the busiest loop statement).
 * ``output_type``: bool, int, float, str, list, tuple, dict, set, None, exception (rows
-  whose call raises), or other, from the expected output's repr.
+  whose call raises), or other, from the expected output's repr; a ``stdin`` row's standard
+  output is ``str`` unless the text reads as a literal (:func:`output_type`).
 """
 
 from __future__ import annotations
@@ -324,7 +325,13 @@ def _compound_nesting(s: cst.CSTNode, depth: int) -> int:
 
 
 def _block(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
-    return suite.body if isinstance(suite, cst.IndentedBlock) else ()
+    """The statements of a suite; a one-line suite (``if x: return 1``) is one simple
+    statement line, as if it were written on the next line."""
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return (cst.SimpleStatementLine(body=suite.body),)
+    return ()
 
 
 def _code_lines(source: str) -> int:
@@ -536,11 +543,19 @@ def cyclomatic_complexity(source: str | cst.Module) -> int:
     return sum(g.number_of_edges() - g.number_of_nodes() + 2 for g in graphs.values())
 
 
-def output_type(output: str | None, exception_type: str | None = None) -> str:
+def output_type(output: str | None, exception_type: str | None = None, input_kind: str = "args") -> str:
     """Category of an expected output repr (see :data:`OUTPUT_TYPES`); parsed with
-    :mod:`ast`, never evaluated."""
+    :mod:`ast`, never evaluated.
+
+    A ``stdin`` row's output is the text the program writes, not a repr: it is ``str``
+    unless it reads as a literal of one of the categories ``bool`` ... ``set`` (``12``, ``[1,
+    2]``), as ExeRScope's ``analysis/match_type.py`` types Avatar's outputs (never
+    ``other`` or ``None``: ``NO``, ``3 10 -1 7`` and ``None`` are text)."""
     if output is None:
         return "exception" if exception_type else "other"
+    if input_kind == "stdin":
+        kind = output_type(output, exception_type) if output.strip() else "str"
+        return "str" if kind in ("other", "None") else kind
     try:
         node = ast.parse(output.strip(), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -708,7 +723,7 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
     for rid in used_ids:
         r = by_id[rid]
         rec: dict[str, Any] = {"id": r.id, "original_id": r.original_id, "kind": r.kind, "group": r.group,
-                               "output_type": output_type(r.output, r.exception_type)}
+                               "output_type": output_type(r.output, r.exception_type, r.input_kind)}
         try:
             sp = program_properties(r.code)
         except ParseError as exc:

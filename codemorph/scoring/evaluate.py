@@ -15,7 +15,8 @@ Scoring rules (``match="execution"``, the default) follow CRUXEval's own harness
   ``f(<input>)`` itself (``f`` is the row's entry point).
 * pass@k is the unbiased estimator of Chen et al. (2021) with ``n`` = all generations of
   the row and ``c`` = correct ones, averaged over rows.  (Rows with fewer than ``k``
-  generations are left out of pass@k -- the harness would count them as solved.)
+  generations are left out of pass@k -- the harness would count them as solved; rows
+  without a prediction scored as wrong, ``missing="wrong"``, count 0 at every ``k``.)
 
 Identical check programs of one row are executed once (the result of a deterministic
 program does not depend on how many times it runs).  Each row's checks run in sandbox
@@ -25,9 +26,12 @@ processes) or, with ``executor=DaskExecutor(...)``, on the workers of a Dask clu
 sandbox per worker thread) through :func:`codemorph.executors.map_rows`; every verdict
 depends only on its check program, so the scores are the same either way.
 
-``strict=True`` closes a loophole of the harness: the generation must parse as one
+``strict=True`` closes the loopholes of the harness: the generation must parse as one
 expression and is parenthesised (``assert OUT == (g)``), so a generation such as
-``1 or True`` cannot pass.
+``1 or True`` cannot pass; an output answer may not call the entry point at all (the
+harness refuses only the text ``f(<input>)``, so ``f( 2)`` or ``[f(1 + 1)][0]`` computed the
+value), and an input answer on an ``args`` row must be one call of the entry point whose
+arguments do not call it (not ``(f(0), f(2))[1]`` or ``f(f(1))``; status ``not-one-call``).
 
 Diagnostics (:attr:`EvaluationResult.warnings`, the summary JSON): unparsable generations of
 harness logs, generations that make the assertion trivially true (:func:`trivially_true`),
@@ -44,7 +48,9 @@ Exception rows (``output`` null, ``exception: {"type": T}``):
   module prefix (``builtins.T``).  ``'IndexError'`` as a string literal or another class
   (even a base class such as ``LookupError``) is not correct.  Nothing is executed.
 * input mode: the generation must be one expression (a call such as ``f(...)``);
-  it is run after the code and is correct iff it raises exactly class ``T``.
+  it is run after the code and is correct iff it raises exactly class ``T`` from the
+  program's code: an exception raised by the answer's own expression, before or instead of
+  the call (``f([][0])``, ``[][0] or f([])``; status ``answer-raised:T``), is not.
 
 ``match="exact"`` reproduces ExeRScope's string matching
 (Intelligent-CAT-Lab/ExeRScope, ``analysis/parse_results.py``): both prediction and
@@ -97,6 +103,7 @@ __all__ = [
     "stdout_verdict",
     "score_generations",
     "trivially_true",
+    "holds_nan",
     "harness_sandbox",
     "write_scores",
     "write_summary",
@@ -128,6 +135,9 @@ class RowScore:
         correct: one bool per generation, in order.
         status: one short word per generation: ``pass``, ``fail:<ExceptionClass>``,
             ``timeout``, ``memory``, ``crashed``, ``output-limit``, ``refused``, ``skip:no-call``,
+            ``not-one-call`` (``strict``, input mode), ``raised:<ExceptionClass>`` /
+            ``returned`` (exception rows, input mode),
+            ``answer-raised:<ExceptionClass>`` (the answer's own expression raised, not the program),
             ``skip:call-in-output``, ``not-expression``, ``exact``, ``no-match``,
             ``names-exception``, ``missing`` (no prediction, ``missing="wrong"``).
     """
@@ -272,8 +282,9 @@ class EvaluationResult:
     Attributes:
         model: model name; mode: ``"output"`` or ``"input"``; match: ``"execution"`` or ``"exact"``.
         rows: one :class:`RowScore` per scored row, in data-set order.
-        pass_at_k: k -> mean pass@k over rows with at least k generations (fraction in
-            [0, 1], ``None`` when no row has k generations).  Multiply by 100 for the
+        pass_at_k: k -> mean pass@k over rows with at least k generations, and rows
+            without a prediction scored as wrong (``missing="wrong"``: 0 at every k)
+            (fraction in [0, 1], ``None`` when no row enters).  Multiply by 100 for the
             percentages CRUXEval prints.
         pass_at_k_rows: k -> number of rows that entered pass@k.
         accuracy: mean row score (= pass@1 when every row has generations).
@@ -385,13 +396,38 @@ def _is_expression(text: str) -> bool:
     return True
 
 
+def _calls_of(node: ast.AST, name: str) -> int:
+    """Calls of the plain name ``name`` anywhere in ``node``."""
+    return sum(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name for n in ast.walk(node))
+
+
+def _strict_refusal(row: EvalRow, generation: str, mode: str) -> str | None:
+    """Why ``--strict`` refuses a generation it could parse (``None``: it does not).
+    Output mode: a call of the entry point anywhere in the answer (``f( 2)``, ``[f(1 + 1)][0]``:
+    the value computed, not predicted; the harness refuses only the text ``f(<input>)``).
+    Input mode on ``args`` rows: anything but one call of the entry point whose arguments
+    do not call it (``(f(0), f(2))[1]``, ``f(f(1))``, ``f(2) and f(2)``)."""
+    try:
+        node = ast.parse(generation.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None  # not an expression: refused as such
+    ep = row.entry_point
+    if mode == "output":
+        return "skip:call-in-output" if _calls_of(node, ep) else None
+    if row.input_kind != "args":
+        return None
+    one = isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == ep
+    return None if one and _calls_of(node, ep) == 1 else "not-one-call"
+
+
 def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str | None:
     """The script that judges ``generation`` on ``row`` by execution, or ``None`` when the
     harness rules refuse the generation without running it (counted as incorrect).
 
     ``args`` rows (CRUXEval's), both modes, and ``call`` rows in input mode:
     ``f"{code}\\nassert {output} == {generation}"`` (strict:
-    ``assert {output} == (\\n{generation}\\n)``).  ``call`` rows in output mode:
+    ``assert {output} == (\\n{generation}\\n)``, and ``None`` for a generation
+    :func:`_strict_refusal` refuses).  ``call`` rows in output mode:
     ``f"{code}\\nassert {input} == {generation}"`` (the row's expression is evaluated
     again; strict parenthesises the generation).  ``stdin`` rows give ``None``: their
     standard output is compared as text (:func:`stdout_verdict`).  Exception rows in input mode:
@@ -411,6 +447,8 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
         return None
     if mode == "output" and call in generation:
         return None
+    if strict and _strict_refusal(row, generation, mode) is not None:
+        return None
     if row.input_kind == "call" and row.output is not None and mode == "output":
         # the whole expression is evaluated after the code: assert <input> == <prediction>
         if strict:
@@ -429,14 +467,14 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     return f"{row.code}\nassert {row.output} == {generation}"
 
 
-def _skip_status(row: EvalRow, generation: str, mode: str) -> str:
+def _skip_status(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str:
     ep = row.entry_point
     call = row.input if row.input_kind == "call" else f"{ep}({row.input})"
     if mode == "input" and f"{ep}(" not in generation:
         return "skip:no-call"
     if mode == "output" and call in generation:
         return "skip:call-in-output"
-    return "not-expression"
+    return (_strict_refusal(row, generation, mode) if strict else None) or "not-expression"
 
 
 def stdout_verdict(row: EvalRow, generation: str) -> tuple[bool, str]:
@@ -448,10 +486,17 @@ def stdout_verdict(row: EvalRow, generation: str) -> tuple[bool, str]:
     return ok, "stdout-match" if ok else "stdout-differs"
 
 
-def _outcome_status(outcome, exception_row: bool, exception_type: str | None) -> tuple[bool, str]:
+def _outcome_status(outcome, exception_row: bool, exception_type: str | None,
+                    code_lines: int | None = None) -> tuple[bool, str]:
+    """``(correct, status)`` of one check program's outcome.  ``code_lines``: for an
+    exception row (input mode), the number of lines of the row's code at the top of the
+    check program; an exception whose innermost frame of the check program is below them
+    was raised by the answer's own expression (``f([][0])``), not by the program."""
     if exception_row:  # exception row, input mode
         exc = outcome.exception
         if outcome.status == "raised" and exc is not None:
+            if code_lines is not None and exc.line is not None and exc.line > code_lines:
+                return False, f"answer-raised:{exc.type}"
             return (exc.type == exception_type), f"raised:{exc.type}"
         return False, "returned" if outcome.status == "returned" else outcome.status
     if outcome.status == "returned":
@@ -508,7 +553,8 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
         match: ``"execution"`` (CRUXEval's harness) or ``"exact"`` (ExeRScope's string match).
         strict: execution only: require one expression and parenthesise it.
         missing: ``"skip"`` (rows without a prediction are not scored; listed in
-            ``missing``) or ``"wrong"`` (scored as one incorrect generation).
+            ``missing``) or ``"wrong"`` (scored as one incorrect generation; pass@k 0 at
+            every k).
         sandbox: a :class:`codemorph.sandbox.Sandbox` to use; default: a temporary one
             with ``workers`` processes and ``timeout`` seconds per execution.
         workers: sandbox processes of the default sandbox (local runs).
@@ -571,12 +617,16 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
         scores.append(RowScore(r.id, r.original_id or r.id, r.kind, r.group, r.transforms, r.exception_type,
                                predictions.model, correct, status))
 
-    counts = [(s.n, s.c) for s in scores if s.n]
+    # a row without a prediction scored as wrong (``missing="wrong"``) has no right
+    # generation: pass@k 0 at every k, not only at k = 1 (its one stand-in generation would
+    # leave it out of every pass@k with k > 1)
+    absent = set(missing_ids) if missing == "wrong" else set()
+    counts = [(s.n, s.c) for s in scores if s.n and s.id not in absent]
     pak: dict[int, float | None] = {}
     pak_rows: dict[int, int] = {}
     for k in ks:
-        pak[k], pak_rows[k] = mean_pass_at_k(counts, k)
-    acc = math.fsum(s.score for s in scores if s.n) / len(counts) if counts else None
+        pak[k], pak_rows[k] = mean_pass_at_k(counts, k, zeros=len(absent))
+    acc = math.fsum(s.score for s in scores if s.n) / (len(counts) + len(absent)) if counts or absent else None
     rob = robustness(scores, seed=seed, n_resamples=n_resamples) if any(s.kind != "original" or s.exception_type
                                                                           for s in scores) else None
     res = EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,
@@ -603,12 +653,42 @@ def trivially_true(row: EvalRow, generation: str) -> bool:
     return loose != tight
 
 
+_NAN_TEXTS = {"nan", "+nan", "-nan"}
+
+
+def holds_nan(output: str | None) -> bool:
+    """Whether an expected output repr holds a NaN (``float('nan')``, alone or inside a
+    container): NaN compares unequal to itself, so ``assert OUTPUT == answer`` fails whatever
+    the answer.  Parsed with :mod:`ast`, never evaluated."""
+    if output is None or "nan" not in output.lower():
+        return False
+    try:
+        tree = ast.parse(output.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "float" and len(n.args) == 1
+               and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)
+               and n.args[0].value.strip().lower() in _NAN_TEXTS for n in ast.walk(tree))
+
+
 def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, list[str]],
               predictions: PredictionSet, strict: bool) -> None:
     from codemorph.scoring.metrics import exception_confusion
     from codemorph.scoring.predictions import predicted_exception
 
     mode = res.mode
+    scored = len(res.rows)
+    for k, used in res.pass_at_k_rows.items():
+        short = sum(1 for s in res.rows if 0 < s.n < k and s.status != ["missing"])
+        if used and short:
+            res.warnings.append(f"pass@{k} is over {used} of the {scored} scored rows: the other {short} have fewer "
+                                f"than {k} generations and are left out (the estimator needs n >= k; CRUXEval's "
+                                f"harness would count each as solved)")
+    nan_rows = [r.id for r in rows if r.input_kind != "stdin" and holds_nan(r.output)]
+    if nan_rows and res.match == "execution":
+        res.warnings.append(f"{len(nan_rows)} rows expect a value holding NaN, which compares unequal to every answer "
+                            f"under the assertion (`assert float('nan') == float('nan')` fails): no generation can "
+                            f"be right on them, e.g. {nan_rows[:3]}")
     if res.rejects:
         gone = set(res.rejected_rows)
         counted = "scored as one wrong generation each" if any(s.id in gone for s in res.rows) else "not scored"
@@ -749,18 +829,19 @@ class _Shared:
         return self.sandbox
 
 
-def _run_checks(sandbox, task: tuple[int, bool, str | None, list[str]]) -> list[tuple[bool, str]]:
+def _run_checks(sandbox, task: tuple[int, bool, str | None, list[Any], int]) -> list[tuple[bool, str]]:
     """One task of a map: run the check programs ``task[3]`` of one row in one sandbox
     batch; ``task[:3]``: the row's index, whether it is an exception row, and its exception
-    class.  Returns one ``(correct, status)`` per program."""
+    class; ``task[4]``: the lines of the row's code at the top of each check program.
+    Returns one ``(correct, status)`` per program."""
     from codemorph.sandbox.kinds import request_for
     from codemorph.sandbox.pool import ExecRequest
 
-    _, exception_row, exception_type, codes = task
+    _, exception_row, exception_type, codes, code_lines = task
     requests = [ExecRequest(code, args=None) if isinstance(code, str) else request_for(code[1], "__main__", "stdin", code[2])
                 for code in codes]
     outcomes = sandbox.run_batch(requests)
-    return [_outcome_status(o, exception_row, exception_type) if isinstance(code, str)
+    return [_outcome_status(o, exception_row, exception_type, code_lines) if isinstance(code, str)
             else _stdin_status(o, code[3], code[4]) for code, o in zip(codes, outcomes)]
 
 
@@ -813,7 +894,8 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
     # one row spread over the workers instead of queueing in one batch
     chunks = [(i, unique[j:j + BATCH_SIZE]) for i, (_, _, unique) in enumerate(todo)
               for j in range(0, len(unique), BATCH_SIZE)]
-    tasks = ((i, todo[i][0].output is None, todo[i][0].exception_type, codes) for i, codes in chunks)
+    tasks = ((i, todo[i][0].output is None, todo[i][0].exception_type, codes, todo[i][0].code.count("\n") + 1)
+             for i, codes in chunks)
     if _is_dask(executor):
         results = map_rows(_run_checks, tasks, executor, setup=partial(_harness_sandbox, timeout), passthrough=None)
     else:  # one sandbox with its own worker processes, fed by as many host threads
@@ -823,7 +905,7 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
     executions = 0
     pending: dict[int, dict[str, tuple[bool, str]]] = {}
     done = 0
-    for (i, _, _, codes), statuses in results:
+    for (i, _, _, codes, _), statuses in results:
         r, programs, unique = todo[i]
         executions += len(statuses)
         by_code = pending.setdefault(i, {})
@@ -832,14 +914,14 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
             continue
         del pending[i]
         gens = preds[r.id]
-        verdicts[r.id] = [by_code[p] if p is not None else (False, _skip_status(r, g, mode))
+        verdicts[r.id] = [by_code[p] if p is not None else (False, _skip_status(r, g, mode, strict))
                           for p, g in zip(programs, gens)]
         done += 1
         if progress is not None:
             progress(done, total)
     for r, programs, unique in plans:
         if r.id not in verdicts:  # every generation refused by the rules
-            verdicts[r.id] = [(False, _skip_status(r, g, mode)) for g in preds[r.id]]
+            verdicts[r.id] = [(False, _skip_status(r, g, mode, strict)) for g in preds[r.id]]
     return executions
 
 

@@ -75,17 +75,20 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - prod
 
 
-def mean_pass_at_k(counts: Sequence[tuple[int, int]], k: int) -> tuple[float | None, int]:
+def mean_pass_at_k(counts: Sequence[tuple[int, int]], k: int, zeros: int = 0) -> tuple[float | None, int]:
     """Mean pass@k over problems, skipping problems with fewer than ``k`` generations.
 
     Args:
         counts: ``(n, c)`` per problem.
         k: the k of pass@k.
+        zeros: problems without any generation that count as failed at every ``k`` (pass@k
+            0, whatever ``k``): rows without a prediction scored as wrong.
 
     Returns:
-        ``(mean, problems used)``; the mean is ``None`` when no problem has ``n >= k``.
+        ``(mean, problems used)``, the ``zeros`` included; the mean is ``None`` when no
+        problem has ``n >= k`` and ``zeros`` is 0.
     """
-    vals = [pass_at_k(n, c, k) for n, c in counts if n >= k]
+    vals = [pass_at_k(n, c, k) for n, c in counts if n >= k] + [0.0] * zeros
     if not vals:
         return None, 0
     return math.fsum(vals) / len(vals), len(vals)

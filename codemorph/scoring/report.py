@@ -82,6 +82,16 @@ def _err(acc: float, lo: float, hi: float) -> tuple[float, float]:
     return max(0.0, acc - lo), max(0.0, hi - acc)
 
 
+def _n_label(label: str, ns: list[int | None]) -> str:
+    """A bar group's tick label with the rows behind its bars: one ``n`` when every model's
+    is the same, else each model's in legend order (models scored on different rows; ``-``
+    for a model without rows there)."""
+    shown = [str(n) if n is not None else "-" for n in ns]
+    if all(n is None for n in ns):
+        return label
+    return f"{label}\n(n={shown[0] if len(set(shown)) == 1 else ' / '.join(shown)})"
+
+
 def _bar_plot(plt, report: "Report", categories: list[tuple[str, str, str]], title: str, xlabel: str):
     """Grouped bars: categories are (property, value, label); one bar per model."""
     models = report.models
@@ -101,9 +111,9 @@ def _bar_plot(plt, report: "Report", categories: list[tuple[str, str, str]], tit
             hi.append(e[1])
         ax.bar(xs, ys, width=width, label=m, yerr=[lo, hi], capsize=2)
     ax.set_xticks(range(len(categories)))
-    first = models[0] if models else None
-    ax.set_xticklabels([f"{lab}\n(n={table[(first, prop, val)]['rows']})" if (first, prop, val) in table else lab
-                        for prop, val, lab in categories], rotation=30, ha="right", fontsize=8)
+    ax.set_xticklabels([_n_label(lab, [table[(m, prop, val)]["rows"] if (m, prop, val) in table else None
+                                       for m in models]) for prop, val, lab in categories],
+                       rotation=30, ha="right", fontsize=8)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy")
     ax.set_xlabel(xlabel)
@@ -177,10 +187,9 @@ def _drop_plot(plt, report: "Report"):
             hi.append(max(0.0, (ci[1] - g.abs_drop) * 100))
         ax.bar(xs, ys, width=width, yerr=[lo, hi], capsize=2, label=m)
     ax.axhline(0, color="black", linewidth=0.8)
-    first = next(iter(data.values()))
-    rows_of = {g.group: g.rows for g in first}
+    rows_of = {m: {g.group: g.rows for g in gs} for m, gs in data.items()}
     ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([f"{name}\n(n={rows_of[name]})" if name in rows_of else name for name in groups],
+    ax.set_xticklabels([_n_label(name, [rows_of[m].get(name) for m in data]) for name in groups],
                        rotation=30, ha="right", fontsize=8)
     ax.set_ylabel("accuracy drop vs. originals (points)")
     ax.set_title(PLOTS["transform_drop"])

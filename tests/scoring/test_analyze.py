@@ -115,6 +115,20 @@ def test_cyclomatic_complexity(src, cc):
     assert cyclomatic_complexity(src) == cc
 
 
+@pytest.mark.parametrize("src,cc", [
+    # CRUXEval sample_121's and sample_196's one-line ``if``: a decision like any other
+    ("def f(s):\n    if s == '': return 'none'\n    return s\n", 2),
+    ("def f(text):\n    if text.istitle(): return 'correct'\n    text = text.lower()\n    return 'mixed'\n", 2),
+    # sample_134: a one-line if/else inside a loop, the else a one-line break
+    ("def f(n):\n    t = 0\n    for d in n:\n        if d == 0: t += 1\n        else: break\n    return t\n", 3),
+    ("def f(x):\n    while x: x -= 1\n    return x\n", 2),
+    ("def f(x):\n    try: return 1 / x\n    except ZeroDivisionError: return 0\n", 2),
+    ("def f(x):\n    if x: return 1\n    elif x is None: return 2\n    else: return 3\n", 3),
+])
+def test_cyclomatic_complexity_counts_one_line_bodies(src, cc):
+    assert cyclomatic_complexity(src) == cc
+
+
 def test_cfg_is_a_connected_networkx_graph_from_entry_to_exit():
     graphs = control_flow_graphs(parse_source(KITCHEN_SINK))
     assert sorted(graphs) == ["f", "h", "k"]
@@ -140,6 +154,17 @@ def test_parse_error_is_reported():
 ])
 def test_output_type(out, exc, expected):
     assert output_type(out, exc) == expected
+
+
+@pytest.mark.parametrize("stdout,expected", [
+    # Avatar's standard outputs (atcoder_ABC124_A, codeforces_49_A, atcoder_ABC164_A,
+    # atcoder_ABC108_B, codeforces_242_A): text; a literal of a listed type reads as one, as
+    # ExeRScope's analysis/match_type.py types them; any other text is a str, never "other"
+    ("12\n", "int"), ("[1, 2]\n", "list"), ("True\n", "bool"), ("NO\n", "str"), ("unsafe\n", "str"), ("3 10 -1 7\n", "str"), ("6\n3 2\n4 2\n", "str"),
+    ("b'x'\n", "str"), ("None\n", "str"), ("2.5\n", "float"), ("", "str"),
+])
+def test_output_type_of_a_standard_output_is_str_unless_it_reads_as_a_literal(stdout, expected):
+    assert output_type(stdout, None, "stdin") == expected
 
 
 # --------------------------------------------------------------------------- dynamic
@@ -280,3 +305,38 @@ def test_analyze_codemind_results_report(tmp_path, sandbox):
     for m in report.models:
         assert m in text
     assert set(CONSTRUCTS) <= set(json.loads(files["programs.json"].read_text())[0])
+
+
+def test_bar_plot_labels_give_each_models_rows_when_models_were_scored_on_different_rows():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from codemorph.scoring.report import _bar_plot, _drop_plot
+
+    rows = load_rows(FIX / "robustness_rows.jsonl")
+    [ps] = load_predictions(FIX / "robustness_predictions.jsonl")
+    full = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    ps.model = "part"
+    ps.predictions = {r.id: [r.output or ""] for r in rows if r.id != "o4"}
+    part = evaluate_dataset(rows, ps, match="exact", n_resamples=10)
+    report = analyze(rows, [full, part], dynamic=False, n_resamples=10)
+    by = {(r["model"], r["property"], r["value"]): r["rows"] for r in report.property_accuracy}
+    assert (by[(full.model, "for", "yes")], by[("part", "for", "yes")]) == (3, 2)
+    fig = _bar_plot(plt, report, [("for", "yes", "for"), ("all", "all", "all")], "t", "x")
+    try:
+        # the rows behind each model's bar, not the first model's alone
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["for\n(n=3 / 2)", "all\n(n=10 / 9)"]
+    finally:
+        plt.close(fig)
+    groups = {m: {g.group: g.rows for g in rob.groups} for m, rob in report.robustness.items()}
+    fig = _drop_plot(plt, report)
+    try:
+        want = [f"{g}\n(n={groups[full.model][g]}" + ("" if groups[full.model][g] == groups["part"].get(g) else
+                                                      f" / {groups['part'].get(g, '-')}") + ")"
+                for g in sorted(groups[full.model])]
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == want
+        assert any(" / " in w for w in want)  # o4's variants are not in "part"'s rows
+    finally:
+        plt.close(fig)

@@ -154,3 +154,62 @@ def test_models_scored_on_different_row_sets_are_shown_apart():
     assert any(w.startswith("row set B: scored on 1 rows") for w in rb.warnings)
     same = evaluate_many(rows, [a, PredictionSet("c", {"r": ["4"], "s": ["1"]})], match="exact")
     assert all(r.warnings == [] for r in same)
+
+
+def test_input_prediction_of_an_exception_row_is_right_only_when_the_program_raises_not_the_answer(sandbox):
+    # f([]) raises IndexError inside f; f([][0]) raises it while evaluating its own argument, before f runs
+    row = EvalRow("r", "def f(xs):\n    return xs[0]", "[]", None, exception_type="IndexError")
+    gens = ["f([])", "f([][0])", "f(xs=[][0])", "[][0] or f([])", "f((lambda: [][0])())", "f(f([]))", "f([1])"]
+    res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), mode="input", ks=(1,), sandbox=sandbox)
+    assert res.rows[0].status == ["raised:IndexError", "answer-raised:IndexError", "answer-raised:IndexError",
+                                  "answer-raised:IndexError", "answer-raised:IndexError", "raised:IndexError",
+                                  "returned"]
+    assert res.rows[0].correct == [True, False, False, False, False, True, False]
+
+
+def test_strict_refuses_answers_that_call_the_function_in_output_mode_or_are_not_one_call_in_input_mode(sandbox):
+    row = EvalRow("r", "def f(x):\n    return x + 1", "2", "3")
+    out = ["3", "f( 2)", "f(2.0)", "[f(1 + 1)][0]", "f(2) # 3"]
+    loose = evaluate_dataset([row], PredictionSet("m", {"r": out}), ks=(1,), sandbox=sandbox)
+    # CRUXEval's harness refuses only the text f(2) itself: a respaced or recomputed call passes
+    assert loose.rows[0].correct == [True, True, True, True, False]
+    assert loose.rows[0].status[4] == "skip:call-in-output"
+    strict = evaluate_dataset([row], PredictionSet("m", {"r": out}), ks=(1,), sandbox=sandbox, strict=True)
+    assert strict.rows[0].correct == [True, False, False, False, False]
+    assert strict.rows[0].status[1:] == ["skip:call-in-output"] * 4
+    inp = ["f(2)", "f(2)  # the input", "f(*[2])", "(f(0), f(2))[1]", "f(f(1))", "f(2) and f(2)", "g(2)"]
+    loose = evaluate_dataset([row], PredictionSet("m", {"r": inp}), mode="input", ks=(1,), sandbox=sandbox)
+    assert loose.rows[0].correct == [True, True, True, True, True, True, False]
+    strict = evaluate_dataset([row], PredictionSet("m", {"r": inp}), mode="input", ks=(1,), sandbox=sandbox,
+                              strict=True)
+    assert strict.rows[0].correct == [True, True, True, False, False, False, False]
+    assert strict.rows[0].status[3:] == ["not-one-call", "not-one-call", "not-one-call", "skip:no-call"]
+
+
+def test_rows_whose_expected_value_holds_nan_are_warned_about_as_unanswerable(sandbox):
+    nan = EvalRow("nan", "def f(x):\n    return float(x)", "'nan'", "float('nan')")
+    nested = EvalRow("nested", "def f(x):\n    return [float(x), 1.0]", "'nan'", "[float('nan'), 1.0]")
+    preds = PredictionSet("m", {"nan": ["float('nan')", "nan"], "nested": ["[float('nan'), 1.0]"],
+                                "r": ["3"]})
+    res = evaluate_dataset([nan, nested, RET], preds, ks=(1,), sandbox=sandbox)
+    # NaN compares unequal to itself: the right answer fails CRUXEval's assertion
+    assert [s.correct for s in res.rows] == [[False, False], [False], [True]]
+    assert [w for w in res.warnings if "NaN" in w] == [
+        "2 rows expect a value holding NaN, which compares unequal to every answer under the assertion "
+        "(`assert float('nan') == float('nan')` fails): no generation can be right on them, e.g. ['nan', 'nested']"]
+
+
+def test_hostile_predictions_run_only_in_the_sandbox_and_score_wrong(tmp_path):
+    from codemorph.sandbox.pool import Limits, Sandbox
+
+    row = EvalRow("r", "def f(x):\n    return x", "1", "1")
+    target = tmp_path / "written-by-a-prediction"
+    gens = [f"__import__('pathlib').Path({str(target)!r}).write_text('x') and 1",  # a file outside the sandbox
+            "__import__('os')._exit(0)", "__import__('sys').exit(0)", "1\nraise SystemExit(0)",
+            "10 ** 10 ** 10", "'a' * 10 ** 12", "print('x' * (2 << 20)) or 1", "1"]
+    with Sandbox(Limits(timeout=1.0, recursion_limit=1000, output=1 << 20), workers=2) as sb:
+        res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), ks=(1,), sandbox=sb)
+    assert res.rows[0].correct == [False] * 7 + [True]
+    assert res.rows[0].status == ["refused", "crashed", "fail:SystemExit", "fail:SystemExit", "timeout",
+                                  "memory", "output-limit", "pass"]
+    assert not target.exists()

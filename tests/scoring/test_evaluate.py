@@ -13,8 +13,8 @@ from codemorph.errors import InputError
 from codemorph.scoring.evaluate import (check_program, evaluate_dataset, evaluate_many, evaluate_paths, names_exception,
                                 normalize_exact, read_scores, robustness, write_scores, write_summary)
 from codemorph.scoring.metrics import wilson_interval
-from codemorph.scoring.predictions import (EvalRow, call_arguments, load_predictions, load_rows, read_codemind_dataset,
-                                   read_jsonl_predictions)
+from codemorph.scoring.predictions import (EvalRow, PredictionSet, call_arguments, load_predictions, load_rows,
+                                   read_codemind_dataset, read_jsonl_predictions)
 from codemorph.sandbox.pool import Limits, Sandbox
 from paths import SCORING_FIXTURES, SHARED_DATA, needs_shared
 
@@ -378,3 +378,47 @@ def test_read_scores_separates_runs_of_one_model(tmp_path):
     (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
     with pytest.raises(InputError, match=r"bad.jsonl:1: not a scored row"):
         read_scores(tmp_path / "bad.jsonl")
+
+
+# --------------------------------------------------------------------------- pass@k over the right rows
+
+def _pass_at_k_rows_and_predictions():
+    rows = [EvalRow(f"r{i}", "def f(s):\n    return s", "'x'", "'x'") for i in range(3)]
+    preds = PredictionSet("m", {"r0": ["'x'", "'y'", "'y'", "'y'", "'y'"],  # 5 generations, 1 right
+                                "r1": ["'y'"]})  # 1 generation, wrong; r2 has no prediction
+    return rows, preds
+
+
+def test_missing_rows_scored_wrong_count_zero_at_every_k():
+    rows, preds = _pass_at_k_rows_and_predictions()
+    res = evaluate_dataset(rows, preds, ks=(1, 5), match="exact", missing="wrong")
+    assert [s.status for s in res.rows][2] == ["missing"]
+    assert res.pass_at_k[1] == pytest.approx((1 / 5 + 0 + 0) / 3)
+    # r0: pass@5 = 1 (5 of 5 drawn); r1 has too few generations; the missing r2 has none right: 0
+    assert res.pass_at_k[5] == pytest.approx((1.0 + 0.0) / 2)
+    assert res.pass_at_k_rows == {1: 3, 5: 2}
+    skipped = evaluate_dataset(rows, preds, ks=(1, 5), match="exact", missing="skip")
+    assert skipped.pass_at_k[5] == 1.0 and skipped.pass_at_k_rows == {1: 2, 5: 1}
+
+
+
+def test_pass_at_k_over_fewer_rows_than_scored_is_warned_and_marked_in_the_table(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    rows, preds = _pass_at_k_rows_and_predictions()
+    res = evaluate_dataset(rows, preds, ks=(1, 5), match="exact")
+    assert [w for w in res.warnings if w.startswith("pass@5")] == [
+        "pass@5 is over 1 of the 2 scored rows: the other 1 have fewer than 5 generations and are left out "
+        "(the estimator needs n >= k; CRUXEval's harness would count each as solved)"]
+    assert not [w for w in res.warnings if w.startswith("pass@1")]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps({"id": r.id, "code": r.code, "input": r.input, "output": r.output}) + "\n"
+                            for r in rows))
+    pred = tmp_path / "p.jsonl"
+    pred.write_text("".join(json.dumps({"id": i, "prediction": g}) + "\n" for i, g in preds.predictions.items()))
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(pred), "--match", "exact"])
+    assert r.exit_code == 0, r.output
+    assert "100.00 (1/2 rows)" in r.output
+    assert "warning: pass@5 is over 1 of the 2 scored rows" in " ".join(r.output.split())
