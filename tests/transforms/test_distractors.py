@@ -143,7 +143,6 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
         "    m = len(xs)\n": "m is the last index of xs",
         "    s = t.upper()\n": "s is t in lower case",
         "    if n > 2:\n        pass\n": "taken only when n <= 2",
-        "    n += 1\n": "n goes down by 1",
         "    return sorted(xs)\n": "returns xs sorted from largest to smallest",
         "    xs.sort(reverse=True)\n": "sorts xs from smallest to largest",
     }
@@ -155,6 +154,19 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
             assert res.applied, (body, res.reason)
             claims.update(s.description.removeprefix("comment: ") for s in res.sites)
         assert claim in claims, (body, claims)
+
+
+@pytest.mark.parametrize("line", ["count += 1", "n -= 2", "k *= 3", "s += 'ab'", "total += -1"])
+def test_no_claim_contradicts_an_augmented_assignment_of_a_literal(line: str) -> None:
+    """CRUXEval sample_5: ``count += 1  # count goes down by 1`` (or "grows by 2", "is
+    divided by 3", "'ab' is put in front of s") contradicts the operator and the literal the
+    line itself shows: no person writes it, so such a line gets no claim."""
+    code = f"def f(count, n, k, s, total):\n    {line}\n    return count, n, k, s, total\n"
+    assert_refuses(MisleadingComment(), code, "no line inside a function, without a comment, about which a wrong claim")
+    assert_refuses(MisleadingDocstring(), code, "no wrong claim is known")
+    # an augmented assignment of a computed value keeps its claim: += read as =
+    res = MisleadingComment(count=None).apply(Program(code.replace(line, "count += n")), 0)
+    assert res.source.splitlines()[1] == "    count += n  # count is overwritten with n"
 
 
 def test_front_insertion_is_claimed_only_of_a_named_list() -> None:

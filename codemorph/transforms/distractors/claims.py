@@ -365,19 +365,13 @@ def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = fr
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
         out += _value_claims(stmt.targets[0].target.value, stmt.value, shadowed)
     elif isinstance(stmt, cst.AugAssign) and isinstance(stmt.target, cst.Name):
+        # ``count += 1  # count goes down by 1``, ``k *= 3  # k is divided by 3``, ``s += 'ab'
+        # # 'ab' is put in front of s``: the operator and the literal on the line contradict
+        # such a claim, so a literal operand gets none; ``+=`` of a computed value read as ``=``
+        # is a slip a person makes
         n = stmt.target.value
-        k = _int(stmt.value)
-        op = type(stmt.operator)
         v = snip(stmt.value)
-        if op is cst.AddAssign and k is not None:
-            out += [f"{n} goes down by {k}", f"{n} grows by {k + 1}"]
-        elif op is cst.SubtractAssign and k is not None:
-            out += [f"{n} goes up by {k}", f"{n} shrinks by {k + 1}"]
-        elif op is cst.MultiplyAssign and k is not None and k not in (0, 1):
-            out.append(f"{n} is divided by {k}")
-        elif op is cst.AddAssign and _str(stmt.value) is not None:
-            out.append(f"{v} is put in front of {n}")
-        elif op is cst.AddAssign and v is not None:
+        if isinstance(stmt.operator, cst.AddAssign) and v is not None and not _literal(stmt.value):
             out.append(f"{n} is overwritten with {v}")
     elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
             and isinstance(stmt.value.func, cst.Attribute):
