@@ -118,6 +118,17 @@ def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
     return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
 
 
+def _arg_snip(node: cst.BaseExpression) -> str | None:
+    """:func:`snip` of a call's argument as it reads on its own: a generator expression
+    that shares the call's parentheses (``''.join(c for c in s)``) gets its own."""
+    text = snip(node)
+    if text is not None and isinstance(node, cst.GeneratorExp) and not node.lpar:
+        text = f"({text})"
+        if len(text) > _MAX_SNIPPET:
+            return None
+    return text
+
+
 def _posargs(call: cst.Call) -> list[cst.BaseExpression] | None:
     """Positional arguments, or ``None`` when a ``*args``/``**kwargs`` is present."""
     out = []
@@ -165,12 +176,12 @@ def _value_claims(subject: str, value: cst.BaseExpression, shadowed: frozenset[s
     elif isinstance(value, cst.BinaryOperation):
         a, b = snip(value.left), snip(value.right)
         if a and b:
+            # ``return a + b  # returns a - b``, ``i = k - 1  # i is 1 - k``: the line's own
+            # expression with its operator or operands changed is denied by the line itself
+            # (and ``prefix - a_str`` is no operation at all); floor division read as rounding
+            # up and ``%`` read as the quotient are slips a person makes
             op = type(value.operator)
-            if op is cst.Add:
-                out.append(f"{subject} is {a} - {b}")
-            elif op is cst.Subtract:
-                out.append(f"{subject} is {b} - {a}")
-            elif op is cst.FloorDivide:
+            if op is cst.FloorDivide:
                 out.append(f"{subject} is {a} / {b} rounded up")
             elif op is cst.Modulo and _str(value.left) is None:
                 out.append(f"{subject} is the quotient of {a} by {b}")
@@ -264,12 +275,13 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
     if isinstance(func, cst.Name) and len(args) == 1 and not call.args[0].keyword:
         if func.value in shadowed:  # a program's own ``sorted`` may well sort descending
             return out
-        x = snip(args[0])
+        x = _arg_snip(args[0])
         if x is None:
             return out
         name = func.value
         if name == "len":
-            out += [f"{subject} is the last index of {x}", f"{subject} is len({x}) - 1"]
+            # not "m is len(xs) - 1": the line says len(xs)
+            out.append(f"{subject} is the last index of {x}")
         elif name == "sorted":
             rev = _reverse_flag(call)
             if rev is False:
@@ -292,7 +304,10 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
         meth = func.attr.value
         if obj is None:
             return out
-        if meth in _STR_METHOD_LIES and not (meth == "copy" and args):
+        if meth == "copy" and (args or obj == subject):
+            # not "d is the very same object as d" (``d = d.copy()``)
+            pass
+        elif meth in _STR_METHOD_LIES:
             out.append(_STR_METHOD_LIES[meth].format(s=subject, x=obj))
         elif meth == "split" and not args and not call.args:
             out.append(f"{subject} is {obj} split at every comma")
@@ -302,10 +317,10 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
                 out.append(f"{subject} is {obj} with only the first {a} replaced")
         elif meth == "join" and len(args) == 1:
             sep = _str(func.value)
-            items = snip(args[0])
+            items = _arg_snip(args[0])
             if items and sep is not None:
                 other = "a space" if sep == "" else "no separator"
-                out.append(f"{subject} joins the items of {items} with {other}")
+                out.append(f"{subject} is the items of {items} joined with {other}")
         elif meth == "pop" and not call.args:
             out.append(f"{subject} is the element at index 0 of {obj}")
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
@@ -313,7 +328,8 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozen
         elif meth == "get" and len(args) >= 1:
             k = snip(args[0])
             if k:
-                out.append(f"{subject} raises KeyError when {k} is not a key of {obj}")
+                # of the call, not of the variable: not "name raises KeyError when ..."
+                out.append(f"raises KeyError when {k} is not a key of {obj}")
     return out
 
 
@@ -349,7 +365,7 @@ def _subscript_claims(subject: str, sub: cst.Subscript) -> list[str]:
 # how a claim about a value ("@ is ...") reads as a claim about a return value
 _RETURN_PHRASES = (("@ is ", "returns "), ("@ holds ", "returns "),
                    ("@ walks ", "returns an iterator that walks "), ("@ keeps ", "returns a collection that keeps "),
-                   ("@ tells ", "tells "), ("@ raises ", "raises "), ("@ joins ", "joins "))
+                   ("@ tells ", "tells "), ("raises ", "raises "))
 
 
 def _dotted_name(node: cst.BaseExpression) -> bool:
@@ -447,8 +463,10 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
         if name == "range" and len(args) == 2 and all(snips):
             return [f"{target} runs from {snips[0]} to {snips[1]} inclusive",
                     f"{target} counts down from {snips[1]} to {snips[0]}"]
-        if name == "range" and len(args) == 3 and all(snips):
-            return [f"{target} runs from {snips[1]} back to {snips[0]}"]
+        if name == "range" and len(args) == 3:
+            # "i runs from -1 back to len(text)-1": a step turns any claim about the bounds
+            # into a riddle (the stop is excluded, the start may be past it)
+            return []
         if name == "reversed" and len(args) == 1 and snips[0]:
             return [f"walks {snips[0]} from its first element to its last"]
         if name == "enumerate" and len(args) == 1 and snips[0] and isinstance(node.target, cst.Tuple) \
@@ -469,6 +487,8 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
             return [f"walks the keys of {obj}"]
         if obj and meth == "items":
             return [f"walks (value, key) pairs of {obj}"]
+    if isinstance(it, cst.Tuple) and not it.lpar:
+        x = f"({x})"  # ``for d in a, b, c:`` walks (a, b, c), not "a, b, c from its last element"
     return [f"walks {x} from its last element to its first", f"skips the first element of {x}"]
 
 
@@ -503,7 +523,8 @@ def header_claims(node: cst.CSTNode, shadowed: frozenset[str] = frozenset()) -> 
         return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
         t = snip(node.test)
-        return [f"loops until {t} holds"] if t else []
+        # not "loops until True holds" (``while True:``)
+        return [f"loops until {t} holds"] if t and not _literal(node.test) else []
     if isinstance(node, cst.If):
         neg = _negated(node.test)
         return [f"taken only when {neg}", f"skipped whenever {snip(node.test)}"] if neg else []

@@ -80,7 +80,10 @@ class _DocClaims(cst.CSTVisitor):
 
     def visit_While(self, node: cst.While) -> None:
         t = snip(node.test)
-        if t:
+        constant = isinstance(node.test, cst.Integer) or \
+            isinstance(node.test, cst.Name) and node.test.value in ("True", "False")
+        if t and not constant:
+            # not "the loop stops as soon as True holds" (``while True:``)
             self.others.append((None, f"the loop stops as soon as {t} holds"))
 
 
