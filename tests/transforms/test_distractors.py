@@ -119,7 +119,7 @@ def test_one_line_joins_lines_outside_string_literals_only() -> None:
 
 def test_comment_keeps_existing_comments_and_lines(sandbox) -> None:
     code = "def f(x):\n    y = x + 1  # plus one\n    z = 0\n    w = str(x)[::-1]\n    return y, z, w, 1 // x\n"
-    res = assert_preserves(MisleadingComment(count=None), code, ["1", "0"], sandbox=sandbox)
+    res = assert_preserves(MisleadingComment(count=None), code, ["12", "0"], sandbox=sandbox)
     assert res.source == ("def f(x):\n    y = x + 1  # plus one\n    z = 0\n"
                           "    w = str(x)[::-1]  # w is str(x) unchanged\n    return y, z, w, 1 // x\n")
 
@@ -142,7 +142,7 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
         "    xs.append(n)\n": "n is inserted at the front of xs",
         "    m = len(xs)\n": "m is the last index of xs",
         "    s = t.upper()\n": "s is t in lower case",
-        "    if n > 2:\n        pass\n": "taken only when n <= 2",
+        "    if n > 2:\n        pass\n": "taken when n <= 2",
         "    return sorted(xs)\n": "returns xs sorted from largest to smallest",
         "    xs.sort(reverse=True)\n": "sorts xs from smallest to largest",
     }
@@ -189,8 +189,10 @@ def test_no_odd_loop_header_claim(line: str) -> None:
     ("e = d.copy()", "e is the very same object as d"),
     # sample_53: "name raises KeyError when ch is not a key of name"
     ("v = d.get(a, b)", "raises KeyError when a is not a key of d"),
-    # sample_163: "spaces joins the items of c for i in range(b) with a space"
-    ("v = ''.join(c for i in range(b))", "v is the items of (c for i in range(b)) joined with a space"),
+    # sample_163: "spaces joins the items of c for i in range(b) with a space" (a generator's
+    # items cannot be checked again: no claim about them; sorted's value can)
+    ("v = ''.join(c for i in range(b))", None),
+    ("v = sorted(c for c in a)", "v holds (c for c in a) sorted from largest to smallest"),
     ("return ','.join(a)", "returns the items of a joined with no separator"),
     # sample_161, 185: the line's own expression with its operator or operands changed
     ("return b + a", None), ("v = a - 1", None), ("m = len(a)", "m is the last index of a"),
@@ -364,17 +366,3 @@ def test_docstring_behaviour_is_preserved(sandbox) -> None:
     code = "def f(xs):\n    xs.append(len(xs))\n    return xs[::-1]\n"
     res = assert_preserves(MisleadingDocstring(), code, ["[1, 2]", "[]"], sandbox=sandbox)
     assert res.source.startswith('def f(xs):\n    """Return xs unchanged.')
-
-
-@pytest.mark.parametrize("ret", ["x.capitalize()", "x.title()", "x.upper()", "x.strip()", "x.replace('e', 'A')",
-                                 "x.split()"])
-def test_no_claim_about_a_returned_string_method_value_that_may_be_true_on_the_input(ret) -> None:
-    # "returns x with every word capitalised" is true for x = 'r' (sample_60), "only the
-    # first 'e' replaced" for a text with one 'e' (sample_264): only an assignment's claim
-    # of these is checked by execution, so a return gets none
-    import libcst as cst
-
-    from codemorph.transforms.distractors.claims import statement_claims
-
-    assert statement_claims(cst.parse_statement(f"return {ret}\n").body[0]) == []
-    assert statement_claims(cst.parse_statement(f"y = {ret}\n").body[0]) != []
