@@ -487,3 +487,20 @@ def test_a_branch_claim_is_false_wherever_its_if_runs(sandbox, code, text) -> No
         out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
         reached = not (args == "300" and "elif" in code)
         assert (refutation(claim, out) is None) is reached, (args, refutation(claim, out))
+
+
+@pytest.mark.parametrize("transform", [MisleadingValueComment(), MisleadingPrint()])
+def test_value_claim_on_a_line_the_rows_input_never_reaches_is_not_written(sandbox, transform) -> None:
+    """CRUXEval sample_10 (``IN=''``): ``new_text += ch  # len(new_text) == 3 here`` in a
+    loop that never runs was "shown false" because the probe never raised; a value claim
+    must now also be reached on the row's input (the types come from other inputs, as in
+    ``generate``)."""
+    code = "def f(text, n):\n    if n > 100:\n        k = len(text)\n        return k\n    return n\n"
+    program = Program(code)
+    obs = observe_types(program, ["'abc', 3", "'abc', 300"], sandbox=sandbox)
+    for args, reached in (("'abc', 3", False), ("'abc', 300", True)):
+        res = transform.apply(program, 0, inputs=[args], observations=obs)
+        (claim,) = res.claims
+        assert claim.text.startswith(("k ", "k =")), claim.text
+        out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
+        assert (refutation(claim, out) is None) is reached, (args, refutation(claim, out))
