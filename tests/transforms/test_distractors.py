@@ -207,6 +207,15 @@ def test_claims_read_as_a_person_writes_them(line: str, comment: str | None) -> 
         assert f"    {line}  # {comment}" in seen, seen
 
 
+def test_reverse_claim_reads_in_a_comment_and_in_a_docstring() -> None:
+    """CRUXEval sample_14, sample_28: "arr is sorted here." in a docstring points nowhere."""
+    code = "def f(arr):\n    arr.reverse()\n    return arr\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[1] == "    arr.reverse()  # leaves arr sorted"
+    res = MisleadingDocstring().apply(Program(code), 0)
+    assert res.source.splitlines()[1] == '    """Leaves arr sorted."""'
+
+
 def test_front_insertion_is_claimed_only_of_a_named_list() -> None:
     # "w is inserted at the front of groups.setdefault(len(w), [])" is no claim a person makes
     for line in ("groups.setdefault(len(w), []).append(w)", "groups[len(w)].append(w)", "make().append(w)"):

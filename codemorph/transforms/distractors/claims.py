@@ -562,7 +562,7 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
         elif meth == "reverse" and not call.args:
             # true when the list was sorted from largest to smallest (or has one element)
             test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {_B}.sorted({ex})"
-            out.append((f"{obj} is sorted here", Check("after", test) if test else None))
+            out.append((f"leaves {obj} sorted", Check("after", test) if test else None))
         elif meth == "extend" and len(args) == 1 and first:
             # ``extend`` never adds its argument itself: false by construction
             out.append((f"{first} is added to {obj} as one element", Check("before", REACHED)))
