@@ -128,8 +128,9 @@ class MisleadingDocstring(Transform):
     ``claims`` wrong
     statements about loops and assignments from the same catalogue as
     ``misleading-comment`` (none about an assignment of a literal: not "count is 1 here"
-    for ``count = 0``; a string method's value checked by execution as there:
-    :func:`~codemorph.transforms.distractors.misleading_comment.value_claim_check`); when
+    for ``count = 0``); every claim is checked by execution on the row's input as there
+    (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`: shown false
+    at least once where its line runs); when
     runtime observations are given, an ``Args:`` section
     describes each parameter with a type it was never observed to have.
 
