@@ -431,6 +431,9 @@ def _claim_about(code: str, args: str, text: str):
     ("def f(xs):\n    n = xs[0]\n    return n\n", "n is the last element of xs", "[4, 2, 4]", "[4, 2]"),
     # max of equal elements is their min
     ("def f(xs):\n    return max(xs)\n", "returns the smallest element of xs", "[2, 2]", "[1, 2]"),
+    # a dict whose keys are its values (a view is compared as the list it walks)
+    ("def f(d):\n    y = d.keys()\n    return list(y)\n", "y holds the values of d", "{1: 1}", "{1: 2}"),
+    ("def f(d):\n    return d.items()\n", "returns (value, key) pairs of d", "{2: 2}", "{1: 2}"),
     # dict.update with every key of d already in e drops nothing
     ("def f(d, e):\n    d.update(e)\n    return d\n", "keys of d that are not in e are dropped",
      "{'a': 1}, {'a': 2}", "{'a': 1}, {'b': 2}"),

@@ -414,7 +414,9 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str], c: _Ctx
             if not args and obj != subject:
                 out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(REACHED)))
         elif meth in _STR_METHOD_CLAIMED and not args:
-            test = None if v is None or not plain else f"{v} != " + _STR_METHOD_CLAIMED[meth].format(x=ex)
+            # a dict view never equals a list: compare the list it walks
+            value = f"{_B}.list({v})" if meth in ("keys", "values", "items") else v
+            test = None if v is None or not plain else f"{value} != " + _STR_METHOD_CLAIMED[meth].format(x=ex)
             out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(test)))
         elif meth in ("startswith", "endswith") and args:
             other = "endswith" if meth == "startswith" else "startswith"
