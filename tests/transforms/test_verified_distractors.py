@@ -507,3 +507,16 @@ def test_value_claim_on_a_line_the_rows_input_never_reaches_is_not_written(sandb
         assert claim.text.startswith(("k ", "k =")), claim.text
         out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
         assert (refutation(claim, out) is None) is reached, (args, refutation(claim, out))
+
+
+def test_a_check_never_reads_an_iterator_again(sandbox) -> None:
+    """``s += ''.join(it)  # s is overwritten with ''.join(it)`` is true when ``s`` was empty;
+    evaluating ``''.join(it)`` again in the check would see the exhausted iterator ('' !=
+    'ab') and "show" the claim false: a check reads no value that is an iterator."""
+    code = "def f(xs, s):\n    it = iter(xs)\n    s += ''.join(it)\n    return s\n"
+    claim = _claim_about(code, "['a', 'b'], ''", "s is overwritten with ''.join(it)")
+    assert "holds" in refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0])
+    code = "def f(xs, s):\n    s += ''.join(xs)\n    return s\n"
+    for args, false in (("['a', 'b'], ''", False), ("['a', 'b'], 'x'", True)):
+        claim = _claim_about(code, args, "s is overwritten with ''.join(xs)")
+        assert (refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0]) is None) is false

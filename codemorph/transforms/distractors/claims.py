@@ -175,6 +175,9 @@ _B = "_codemorph_b"
 _ITEMS = "_codemorph_items"
 #: a check's product of a collection's elements
 _PROD = "_codemorph_prod"
+#: a check's guard: none of the values it reads again is an iterator (evaluating it again would
+#: consume it, and a second evaluation would see another value)
+_PLAIN = "_codemorph_plain"
 #: the test of a claim that is false wherever its line runs (by construction)
 REACHED = "True"
 
@@ -269,23 +272,54 @@ def _names(node: cst.CSTNode) -> set[str]:
     return out
 
 
+def _atoms(node: cst.CSTNode) -> list[str]:
+    """The names and dotted names (``xs``, ``self.items``) whose values ``node`` reads, as
+    code: not a called builtin's name, nor a called method's attribute."""
+    out: list[str] = []
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call):
+            if isinstance(n.func, cst.Attribute):
+                stack.append(n.func.value)
+            elif not isinstance(n.func, cst.Name):
+                stack.append(n.func)
+            stack.extend(a.value for a in n.args)
+            continue
+        if isinstance(n, (cst.Name, cst.Attribute)) and _dotted_name(n):
+            if not (isinstance(n, cst.Name) and n.value in ("True", "False", "None")):
+                out.append(code_of(n).strip())
+            continue
+        stack.extend(n.children)
+    return out
+
+
 class _Ctx:
     """What the checks of one statement's claims may use: ``v``, the code of the value a
     claim is about (the assigned name after an assignment, the returned expression before a
     ``return`` when it is pure, else ``None``), and :meth:`expr`, the code of a
     sub-expression a check may evaluate again (pure, and not reading ``target``, the name
-    the statement rebinds, when checked after it)."""
+    the statement rebinds, when checked after it).  Every value a check reads again is
+    guarded: the test runs only when none of them is an iterator (:data:`_PLAIN`)."""
 
     def __init__(self, v: str | None, target: str | None, shadowed: frozenset[str], where: str) -> None:
         self.v, self.target, self.shadowed, self.where = v, target, shadowed, where
+        self.atoms: list[str] = [v] if v is not None and v.isidentifier() else []
 
     def expr(self, node: cst.BaseExpression) -> str | None:
         if not _pure(node, self.shadowed) or (self.target is not None and self.target in _names(node)):
             return None
+        for a in _atoms(node):
+            if a not in self.atoms:
+                self.atoms.append(a)
         return "(" + code_of(node).strip() + ")"
 
-    def check(self, test: str | None) -> Check | None:
-        return None if test is None else Check(self.where, test)
+    def check(self, test: str | None, where: str | None = None) -> Check | None:
+        if test is None:
+            return None
+        if test != REACHED and self.atoms:
+            test = f"{_PLAIN}({', '.join(self.atoms)}) and {test}"
+        return Check(where or self.where, test)
 
 
 def _palindrome_test(x: str | None) -> str | None:
@@ -521,8 +555,9 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
         n = stmt.target.value
         v = snip(stmt.value)
         if isinstance(stmt.operator, cst.AddAssign) and v is not None and not _literal(stmt.value):
-            ev = _Ctx(n, n, shadowed, "after").expr(stmt.value)
-            out.append((f"{n} is overwritten with {v}", Check("after", f"{n} != {ev}") if ev else None))
+            c = _Ctx(n, n, shadowed, "after")
+            ev = c.expr(stmt.value)
+            out.append((f"{n} is overwritten with {v}", c.check(f"{n} != {ev}" if ev else None)))
     elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
             and isinstance(stmt.value.func, cst.Attribute):
         call = stmt.value
@@ -531,7 +566,8 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
         args = _posargs(call)
         if obj is None or args is None:
             return out
-        ex = _Ctx(None, None, shadowed, "after").expr(call.func.value)
+        c = _Ctx(None, None, shadowed, "after")
+        ex = c.expr(call.func.value)
         first = snip(args[0]) if args else None
         # a list whose elements are all equal (or empty, or of one element) reads the same
         # from either end: "inserted at the front", "removes the element at index 0", "sorts
@@ -541,16 +577,16 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
             # only of a list a person names (``xs``, ``self.items``): "w is inserted at the front
             # of groups.setdefault(len(w), [])" is not a claim anyone makes
             if _dotted_name(call.func.value):
-                out.append((f"{first} is inserted at the front of {obj}", Check("after", varied) if varied else None))
+                out.append((f"{first} is inserted at the front of {obj}", c.check(varied)))
         elif meth == "insert" and len(args) == 2 and _int(args[0]) == 0 and snip(args[1]):
-            out.append((f"{snip(args[1])} is added at the end of {obj}", Check("after", varied) if varied else None))
+            out.append((f"{snip(args[1])} is added at the end of {obj}", c.check(varied)))
         elif meth == "insert" and len(args) == 2 and first and snip(args[1]):
             # the list grows: never a replacement
             out.append((f"{obj}[{first}] is replaced by {snip(args[1])}", Check("before", REACHED)))
         elif meth == "pop" and not call.args:
-            out.append((f"removes the element at index 0 of {obj}", Check("before", varied) if varied else None))
+            out.append((f"removes the element at index 0 of {obj}", c.check(varied, "before")))
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
-            out.append((f"removes the element at index -1 of {obj}", Check("before", varied) if varied else None))
+            out.append((f"removes the element at index -1 of {obj}", c.check(varied, "before")))
         elif meth == "remove" and len(args) == 1 and first:
             # ``remove`` raises ValueError then: false by construction
             out.append((f"does nothing when {first} is not in {obj}", Check("before", REACHED)))
@@ -558,25 +594,25 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
             rev = _reverse_flag(call)
             test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {ex}[::-1]"
             if rev is False:
-                out.append((f"sorts {obj} from largest to smallest", Check("after", test) if test else None))
+                out.append((f"sorts {obj} from largest to smallest", c.check(test)))
             elif rev is True:
-                out.append((f"sorts {obj} from smallest to largest", Check("after", test) if test else None))
+                out.append((f"sorts {obj} from smallest to largest", c.check(test)))
         elif meth == "reverse" and not call.args:
             # true when the list was sorted from largest to smallest (or has one element)
             test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {_B}.sorted({ex})"
-            out.append((f"leaves {obj} sorted", Check("after", test) if test else None))
+            out.append((f"leaves {obj} sorted", c.check(test)))
         elif meth == "extend" and len(args) == 1 and first:
             # ``extend`` never adds its argument itself: false by construction
             out.append((f"{first} is added to {obj} as one element", Check("before", REACHED)))
         elif meth == "clear" and not call.args:
             test = None if ex is None else f"{_B}.len({ex}) != 1"
-            out.append((f"removes the last element of {obj}", Check("before", test) if test else None))
+            out.append((f"removes the last element of {obj}", c.check(test, "before")))
         elif meth == "update" and len(args) == 1 and first:
-            eo = _Ctx(None, None, shadowed, "before").expr(args[0])
+            eo = c.expr(args[0])
             test = None if ex is None or eo is None else (
                 f"{_B}.type({ex}) is {_B}.dict and {_B}.type({eo}) is {_B}.dict"
                 f" and {_B}.any(_codemorph_k not in {eo} for _codemorph_k in {ex})")
-            out.append((f"keys of {obj} that are not in {first} are dropped", Check("before", test) if test else None))
+            out.append((f"keys of {obj} that are not in {first} are dropped", c.check(test, "before")))
     elif isinstance(stmt, cst.Return) and stmt.value is not None:
         value = stmt.value
         c = _Ctx(None, None, shadowed, "before")

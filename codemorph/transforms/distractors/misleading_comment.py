@@ -198,6 +198,9 @@ def claim_check(module: cst.Module, ctx: RewriteContext, node: cst.CSTNode, chec
         f"    if {b}.type(x) not in ({b}.list, {b}.tuple, {b}.str, {b}.dict, {b}.set, {b}.frozenset, {b}.range):\n"
         f"        raise {b}.TypeError('not a collection')\n    return {b}.list(x)\n\n\n"
         f"def _codemorph_prod(xs):\n    p = 1\n    for x in _codemorph_items(xs):\n        p = p * x\n    return p\n\n\n"
+        f"def _codemorph_plain(*values):\n    for v in values:\n        try:\n"
+        f"            if {b}.iter(v) is v:\n                return False\n"
+        f"        except {b}.Exception:\n            pass\n    return True\n\n\n"
         f"def {_PROBE}(*args, **kwargs):\n    {_SEEN}.clear()\n    try:\n"
         f"        {ctx.entry_point}(*args, **kwargs)\n    except {b}.Exception:\n        pass\n"
         f"    if not {_SEEN}:\n        raise {b}.AssertionError({PROBE_MESSAGE!r})\n")
