@@ -197,7 +197,9 @@ class Check:
             ``else`` body: wherever the ``if`` goes).
         test: the expression (source text); it uses the builtins through
             ``_codemorph_b`` and the helpers ``_codemorph_items``/``_codemorph_prod`` of
-            the probe program (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`).
+            the probe program (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`),
+            and starts with ``_codemorph_plain(...)`` over the values it reads again (none
+            may be an iterator, which a second evaluation would consume).
     """
 
     where: str
