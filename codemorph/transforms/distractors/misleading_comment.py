@@ -27,7 +27,7 @@ class MisleadingComment(Transform):
     attached to: a computed value described wrongly (``m = len(xs)  # m is the last index of
     xs``, ``s.upper()`` as lower case, ``sorted`` as descending), a loop described in the
     wrong direction or range (``for i in range(n):  # i runs from 1 to n``), a condition
-    described by its negation (``if x > 0:  # taken only when not (x > 0)``), a method
+    described by its negation (``if x > 0:  # taken when x <= 0``), a method
     described as another (``xs.append(v)  # v is inserted at the front of xs``, only for a
     receiver that is a name or an attribute such as ``self.items``, never a call's value).
     No claim is made about an assignment or ``return`` of a literal or a display of
