@@ -54,7 +54,7 @@ def test_comments_change_nothing_on_cruxeval() -> None:
             ast.dump(ast.parse(row["code"]), include_attributes=True), row["id"]
         assert _bytecode(res.source) == _bytecode(row["code"]), row["id"]
         assert _comments(res.source) == _comments(row["code"]) + len(res.sites), row["id"]
-    assert applied >= (670 if FULL else 0.8 * len(rows))
+    assert applied >= (640 if FULL else 0.75 * len(rows))
 
 
 def test_comment_count_and_determinism() -> None:
@@ -102,10 +102,10 @@ def test_comment_states_no_value_of_a_literal_on_its_line(sandbox) -> None:
 
 
 def test_quoted_code_keeps_the_spaces_inside_its_string_literals() -> None:
-    code = 'def f(c, s):\n    return ((c + "  ") + ("  ".join(s[::-1])))\n'
+    code = 'def f(c, s):\n    return (c + "  a  " +  s)[::-1]\n'
     res = MisleadingComment(count=None).apply(Program(code), 0)
     assert res.source.splitlines()[1] == \
-        '    return ((c + "  ") + ("  ".join(s[::-1])))  # returns (c + "  ") - ("  ".join(s[::-1]))'
+        '    return (c + "  a  " +  s)[::-1]  # returns (c + "  a  " + s) unchanged'
 
 
 def test_one_line_joins_lines_outside_string_literals_only() -> None:
@@ -119,7 +119,7 @@ def test_one_line_joins_lines_outside_string_literals_only() -> None:
 
 def test_comment_keeps_existing_comments_and_lines(sandbox) -> None:
     code = "def f(x):\n    y = x + 1  # plus one\n    z = 0\n    w = str(x)[::-1]\n    return y, z, w, 1 // x\n"
-    res = assert_preserves(MisleadingComment(count=None), code, ["1", "0"], sandbox=sandbox)
+    res = assert_preserves(MisleadingComment(count=None), code, ["12", "0"], sandbox=sandbox)
     assert res.source == ("def f(x):\n    y = x + 1  # plus one\n    z = 0\n"
                           "    w = str(x)[::-1]  # w is str(x) unchanged\n    return y, z, w, 1 // x\n")
 
@@ -142,8 +142,7 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
         "    xs.append(n)\n": "n is inserted at the front of xs",
         "    m = len(xs)\n": "m is the last index of xs",
         "    s = t.upper()\n": "s is t in lower case",
-        "    if n > 2:\n        pass\n": "taken only when n <= 2",
-        "    n += 1\n": "n goes down by 1",
+        "    if n > 2:\n        pass\n": "taken when n <= 2",
         "    return sorted(xs)\n": "returns xs sorted from largest to smallest",
         "    xs.sort(reverse=True)\n": "sorts xs from smallest to largest",
     }
@@ -155,6 +154,66 @@ def test_comment_claims_are_wrong_for_their_statements() -> None:
             assert res.applied, (body, res.reason)
             claims.update(s.description.removeprefix("comment: ") for s in res.sites)
         assert claim in claims, (body, claims)
+
+
+@pytest.mark.parametrize("line", ["count += 1", "n -= 2", "k *= 3", "s += 'ab'", "total += -1"])
+def test_no_claim_contradicts_an_augmented_assignment_of_a_literal(line: str) -> None:
+    """CRUXEval sample_5: ``count += 1  # count goes down by 1`` (or "grows by 2", "is
+    divided by 3", "'ab' is put in front of s") contradicts the operator and the literal the
+    line itself shows: no person writes it, so such a line gets no claim."""
+    code = f"def f(count, n, k, s, total):\n    {line}\n    return count, n, k, s, total\n"
+    assert_refuses(MisleadingComment(), code, "no line inside a function, without a comment, about which a wrong claim")
+    assert_refuses(MisleadingDocstring(), code, "no wrong claim is known")
+    # an augmented assignment of a computed value keeps its claim: += read as =
+    res = MisleadingComment(count=None).apply(Program(code.replace(line, "count += n")), 0)
+    assert res.source.splitlines()[1] == "    count += n  # count is overwritten with n"
+
+
+@pytest.mark.parametrize("line", [
+    # "i runs from -1 back to len(text)-1" (CRUXEval sample_20), "i runs from len(digits) back to 0"
+    "for i in range(len(text)-1, -1, -1):", "for i in range(0, len(text), 2):",
+    # "loops until True holds" (sample_210)
+    "while True:",
+])
+def test_no_odd_loop_header_claim(line: str) -> None:
+    code = f"def f(text):\n    {line}\n        break\n    return text\n"
+    assert_refuses(MisleadingComment(), code, "no line inside a function, without a comment, about which a wrong claim")
+    assert_refuses(MisleadingDocstring(), code, "no wrong claim is known")
+
+
+@pytest.mark.parametrize("line, comment", [
+    # sample_1: "walks a, b, c from its last element to its first" read as three things
+    ("for d in a, b, c:", "walks (a, b, c) from its last element to its first"),
+    # sample_25: "d is the very same object as d"
+    ("d = d.copy()", None),
+    ("e = d.copy()", "e is the very same object as d"),
+    # sample_53: "name raises KeyError when ch is not a key of name"
+    ("v = d.get(a, b)", "raises KeyError when a is not a key of d"),
+    # sample_163: "spaces joins the items of c for i in range(b) with a space" (a generator's
+    # items cannot be checked again: no claim about them; sorted's value can)
+    ("v = ''.join(c for i in range(b))", None),
+    ("v = sorted(c for c in a)", "v holds (c for c in a) sorted from largest to smallest"),
+    ("return ','.join(a)", "returns the items of a joined with no separator"),
+    # sample_161, 185: the line's own expression with its operator or operands changed
+    ("return b + a", None), ("v = a - 1", None), ("m = len(a)", "m is the last index of a"),
+])
+def test_claims_read_as_a_person_writes_them(line: str, comment: str | None) -> None:
+    code = f"def f(a, b, c, d):\n    {line}\n        pass\n" if line.endswith(":") \
+        else f"def f(a, b, c, d):\n    {line}\n"
+    seen = {MisleadingComment(count=None).apply(Program(code), seed).source.splitlines()[1] for seed in range(6)}
+    if comment is None:
+        assert seen == {f"    {line}"}
+    else:
+        assert f"    {line}  # {comment}" in seen, seen
+
+
+def test_reverse_claim_reads_in_a_comment_and_in_a_docstring() -> None:
+    """CRUXEval sample_14, sample_28: "arr is sorted here." in a docstring points nowhere."""
+    code = "def f(arr):\n    arr.reverse()\n    return arr\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[1] == "    arr.reverse()  # leaves arr sorted"
+    res = MisleadingDocstring().apply(Program(code), 0)
+    assert res.source.splitlines()[1] == '    """Leaves arr sorted."""'
 
 
 def test_front_insertion_is_claimed_only_of_a_named_list() -> None:
@@ -240,7 +299,7 @@ def test_docstrings_change_only_the_docstring_on_cruxeval() -> None:
         tree = ast.parse(res.source)
         entry = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f"][-1]
         assert ast.get_docstring(entry), row["id"]
-    assert applied >= (600 if FULL else 0.75 * len(rows))
+    assert applied >= (560 if FULL else 0.65 * len(rows))
 
 
 def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> None:
@@ -316,17 +375,3 @@ def test_docstring_behaviour_is_preserved(sandbox) -> None:
     code = "def f(xs):\n    xs.append(len(xs))\n    return xs[::-1]\n"
     res = assert_preserves(MisleadingDocstring(), code, ["[1, 2]", "[]"], sandbox=sandbox)
     assert res.source.startswith('def f(xs):\n    """Return xs unchanged.')
-
-
-@pytest.mark.parametrize("ret", ["x.capitalize()", "x.title()", "x.upper()", "x.strip()", "x.replace('e', 'A')",
-                                 "x.split()"])
-def test_no_claim_about_a_returned_string_method_value_that_may_be_true_on_the_input(ret) -> None:
-    # "returns x with every word capitalised" is true for x = 'r' (sample_60), "only the
-    # first 'e' replaced" for a text with one 'e' (sample_264): only an assignment's claim
-    # of these is checked by execution, so a return gets none
-    import libcst as cst
-
-    from codemorph.transforms.distractors.claims import statement_claims
-
-    assert statement_claims(cst.parse_statement(f"return {ret}\n").body[0]) == []
-    assert statement_claims(cst.parse_statement(f"y = {ret}\n").body[0]) != []

@@ -9,7 +9,7 @@ import pytest
 from codemorph import Program
 from codemorph.transforms.distractors import MisleadingDocstring
 
-BASE = "def f(x):\n    y = x * 2\n    if x * 7919 % 10007 == 1234:\n        return {read}\n    return y + 1\n"
+BASE = "def f(x):\n    y = x * 2\n    if x * 7919 % 10007 == 1234:\n        return {read}\n    return y // 3\n"
 
 
 @pytest.mark.parametrize("read,why", [

@@ -396,3 +396,127 @@ def test_cruxeval_sample_variants_pass_the_checker_and_every_claim_is_false(tmp_
             assert o.output_matches is False, (r["id"], expected)
         # the original's output is the row's, whatever the distractor prints
         assert r["output"] == next(w["output"] for w in written if w["id"] == r["original_id"])
+
+
+def _claim_about(code: str, args: str, text: str):
+    """The claim ``text`` misleading-comment makes on ``code`` for the row input ``args``
+    (over a few seeds: a line may have several claims)."""
+    from codemorph.transforms.distractors import MisleadingComment
+    for seed in range(12):
+        res = MisleadingComment(count=None).apply(Program(code), seed, inputs=[args])
+        found = [c for c in res.claims if c.text == text]
+        if found:
+            assert f"# {text}" in res.source
+            return found[0]
+    raise AssertionError(f"no claim {text!r} made on\n{code}")
+
+
+@pytest.mark.parametrize("code, text, holds, shown_false", [
+    # a loop over a palindrome walks it the same either way
+    ("def f(s):\n    out = ''\n    for c in s:\n        out = c + out\n    return out\n",
+     "walks s from its last element to its first", "'aba'", "'abc'"),
+    # sorting one element (or none) from largest to smallest is sorting it
+    ("def f(xs):\n    xs.sort()\n    return xs\n", "sorts xs from largest to smallest", "[3]", "[2, 1]"),
+    # appending to an empty list is inserting at its front
+    ("def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n",
+     "x is inserted at the front of out", "[5]", "[1, 2]"),
+    # a claim on a line the row's input never reaches is shown false by nothing
+    ("def f(xs, n):\n    if n > 100:\n        m = len(xs)\n        return m\n    return n\n",
+     "m is the last index of xs", "[1], 3", "[1], 300"),
+    ("def f(x, n):\n    if n > 100:\n        if x:\n            return x\n    return n\n", "taken when not x", "'a', 3",
+     "'a', 300"),
+    # a returned string method's value: "every word capitalised" is true of one word
+    ("def f(x):\n    return x.capitalize()\n", "returns x with every word capitalised", "'r'", "'ab cd'"),
+    # the first and the last element of a list are equal
+    ("def f(xs):\n    n = xs[0]\n    return n\n", "n is the last element of xs", "[4, 2, 4]", "[4, 2]"),
+    # max of equal elements is their min
+    ("def f(xs):\n    return max(xs)\n", "returns the smallest element of xs", "[2, 2]", "[1, 2]"),
+    # a dict whose keys are its values (a view is compared as the list it walks)
+    ("def f(d):\n    y = d.keys()\n    return list(y)\n", "y holds the values of d", "{1: 1}", "{1: 2}"),
+    ("def f(d):\n    return d.items()\n", "returns (value, key) pairs of d", "{2: 2}", "{1: 2}"),
+    # dict.update with every key of d already in e drops nothing
+    ("def f(d, e):\n    d.update(e)\n    return d\n", "keys of d that are not in e are dropped",
+     "{'a': 1}, {'a': 2}", "{'a': 1}, {'b': 2}"),
+])
+def test_comment_claim_true_on_the_rows_data_is_not_written(sandbox, code, text, holds, shown_false) -> None:
+    """A claim about a value or an order can be true because of the data (a palindrome, one
+    element, an empty list, a line never run): every misleading-comment claim is checked by
+    execution on the row's input and must come out false at least once where its line runs."""
+    for args, false in ((holds, False), (shown_false, True)):
+        claim = _claim_about(code, args, text)
+        out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
+        assert (refutation(claim, out) is None) is false, (args, refutation(claim, out))
+
+
+def test_a_check_that_raises_changes_nothing_the_program_sees(sandbox) -> None:
+    """A check evaluates code again (``xs != sorted(xs)``); its exceptions are ignored, so a
+    program catching exceptions takes no other path in the probe, and a claim whose check
+    cannot be evaluated is not shown false."""
+    code = "def f(xs):\n    xs.reverse()\n    try:\n        return sorted(xs)\n    except TypeError:\n        return 'mixed'\n"
+    claim = _claim_about(code, "[1, 'a']", "leaves xs sorted")
+    out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
+    assert "holds" in refutation(claim, out)
+    claim = _claim_about(code, "[1, 2]", "leaves xs sorted")
+    assert refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0]) is None
+
+
+def test_docstring_claims_are_checked_on_the_rows_input(sandbox) -> None:
+    from codemorph.transforms.distractors import MisleadingDocstring
+    code = "def f(s):\n    out = ''\n    for c in s:\n        out = c + out\n    return out\n"
+    for args, false in (("'aba'", False), ("'abc'", True)):
+        for seed in range(12):
+            res = MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=[args])
+            if "The loop walks s from its last element to its first." in res.source:
+                break
+        assert [c.text for c in res.claims] == ["the loop walks s from its last element to its first"]
+        out = sandbox.run_batch(claim_requests(res.claims, 5.0))[0]
+        assert (refutation(res.claims[0], out) is None) is false
+
+
+@pytest.mark.parametrize("code, text", [
+    ("def f(n):\n    if n > 100:\n        return 1\n    return n\n", "taken when n <= 100"),
+    ("def f(n):\n    if n > 100:\n        return 1\n    else:\n        return n\n", "reached when n > 100"),
+    ("def f(n):\n    if n > 100:\n        return 1\n    elif n > 5:\n        return 2\n    else:\n        return n\n",
+     "taken when n <= 5"),
+    ("def f(n):\n    if n > 100:\n        return 1\n    elif n > 5:\n        return 2\n    else:\n        return n\n",
+     "reached when n > 5"),
+])
+def test_a_branch_claim_is_false_wherever_its_if_runs(sandbox, code, text) -> None:
+    """"taken when n <= 100" for ``if n > 100:`` (the branch runs exactly when its test
+    holds) is shown false whether the branch is taken or not, once the ``if`` runs; an
+    ``elif`` is checked in either of its branches."""
+    for args in ("300", "50", "3"):
+        claim = _claim_about(code, args, text)
+        out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
+        reached = not (args == "300" and "elif" in code)
+        assert (refutation(claim, out) is None) is reached, (args, refutation(claim, out))
+
+
+@pytest.mark.parametrize("transform", [MisleadingValueComment(), MisleadingPrint()])
+def test_value_claim_on_a_line_the_rows_input_never_reaches_is_not_written(sandbox, transform) -> None:
+    """CRUXEval sample_10 (``IN=''``): ``new_text += ch  # len(new_text) == 3 here`` in a
+    loop that never runs was "shown false" because the probe never raised; a value claim
+    must now also be reached on the row's input (the types come from other inputs, as in
+    ``generate``)."""
+    code = "def f(text, n):\n    if n > 100:\n        k = len(text)\n        return k\n    return n\n"
+    program = Program(code)
+    obs = observe_types(program, ["'abc', 3", "'abc', 300"], sandbox=sandbox)
+    for args, reached in (("'abc', 3", False), ("'abc', 300", True)):
+        res = transform.apply(program, 0, inputs=[args], observations=obs)
+        (claim,) = res.claims
+        assert claim.text.startswith(("k ", "k =")), claim.text
+        out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
+        assert (refutation(claim, out) is None) is reached, (args, refutation(claim, out))
+
+
+def test_a_check_never_reads_an_iterator_again(sandbox) -> None:
+    """``s += ''.join(it)  # s is overwritten with ''.join(it)`` is true when ``s`` was empty;
+    evaluating ``''.join(it)`` again in the check would see the exhausted iterator ('' !=
+    'ab') and "show" the claim false: a check reads no value that is an iterator."""
+    code = "def f(xs, s):\n    it = iter(xs)\n    s += ''.join(it)\n    return s\n"
+    claim = _claim_about(code, "['a', 'b'], ''", "s is overwritten with ''.join(it)")
+    assert "holds" in refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0])
+    code = "def f(xs, s):\n    s += ''.join(xs)\n    return s\n"
+    for args, false in (("['a', 'b'], ''", False), ("['a', 'b'], 'x'", True)):
+        claim = _claim_about(code, args, "s is overwritten with ''.join(xs)")
+        assert (refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0]) is None) is false

@@ -11,18 +11,21 @@
   in an end-of-line comment;
 * ``misleading-print`` (:class:`MisleadingPrint`): ``print`` statements stating a wrong value.
 
-The last three state claims that depend on the input; each is declared as a
-:class:`~codemorph.engine.transform.Claim` and must be shown false by execution in the
-sandbox before the variant is written (:mod:`codemorph.verification.claims`);
-``misleading-print`` also declares the lines it prints, the only difference its stdout may
-show.
-
-Every claim is *certainly* wrong as a description of the code it is attached to: it is
-derived from the syntax (``range(n)`` never starts at 1, ``xs.append(v)`` never inserts at
-the front, ``len(xs)`` is never ``len(xs) - 1``), not guessed from values.  No claim
-states the value of a literal on its own line (``count = 0``, ``return True``): the line
-would give the lie away.  These transforms
-measure whether a model reads the code or trusts the prose around it.
+Every claim is declared as a :class:`~codemorph.engine.transform.Claim` and must be shown
+false by execution on the row's input in the sandbox before the variant is written
+(:mod:`codemorph.verification.claims`); ``misleading-print`` also declares the lines it
+prints, the only difference its stdout may show.  The claims of ``misleading-comment`` and
+``misleading-docstring`` come from the syntax (``range(n)`` never starts at 1,
+``xs.append(v)`` never inserts at the front), but some are true of particular data (an
+empty list, a palindrome, a line never run): each comes with a
+:class:`~codemorph.transforms.distractors.claims.Check` that execution must satisfy at least
+once (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`), and a
+claim no execution can show false is not made.  The value claims of the last three are shown
+false by the same kind of probe, on a line the row's input reaches.  No claim states the
+value of a literal on its own line (``count = 0``, ``return True``) or restates the line
+with its operator changed (``count += 1  # count goes down by 1``): the line would give the
+lie away.  These transforms measure whether a model reads the code or trusts the prose
+around it.
 
 Soundness is checked, not assumed: after rewriting, ``misleading-comment`` requires
 ``ast.dump(..., include_attributes=True)`` of the new module to equal the original's

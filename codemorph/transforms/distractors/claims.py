@@ -8,6 +8,7 @@ import ast
 import io
 import re
 import tokenize
+from dataclasses import dataclass, field
 from typing import Iterable
 
 import libcst as cst
@@ -19,7 +20,8 @@ from codemorph.authoring.syntax import code_of
 
 __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
-    "CommentSites", "comment_text_ok", "states_output", "claimed_value", "make_comment", "dynamic_getattr",
+    "statement_lies", "header_lies", "else_lie", "Check", "Lie", "REACHED", "CHECK_PREFIX",
+    "CommentSites", "comment_text_ok", "states_output", "make_comment", "dynamic_getattr",
     "check_hazards", "same_ast",
 ]
 
@@ -118,6 +120,17 @@ def _kwargs(call: cst.Call) -> dict[str, cst.BaseExpression]:
     return {a.keyword.value: a.value for a in call.args if a.keyword is not None}
 
 
+def _arg_snip(node: cst.BaseExpression) -> str | None:
+    """:func:`snip` of a call's argument as it reads on its own: a generator expression
+    that shares the call's parentheses (``''.join(c for c in s)``) gets its own."""
+    text = snip(node)
+    if text is not None and isinstance(node, cst.GeneratorExp) and not node.lpar:
+        text = f"({text})"
+        if len(text) > _MAX_SNIPPET:
+            return None
+    return text
+
+
 def _posargs(call: cst.Call) -> list[cst.BaseExpression] | None:
     """Positional arguments, or ``None`` when a ``*args``/``**kwargs`` is present."""
     out = []
@@ -150,36 +163,207 @@ def _literal(value: cst.BaseExpression) -> bool:
     return True
 
 
-def _value_claims(subject: str, value: cst.BaseExpression, shadowed: frozenset[str] = frozenset()) -> list[str]:
-    """Wrong statements about what ``value`` evaluates to, with ``subject`` naming it
-    (``"n"`` for an assignment, ``"the function returns"`` style handled by the caller)."""
+# -- how execution shows a claim false --------------------------------------------------
+
+#: names the check of a claim adds to a probe program (:class:`Check`); a program that spells
+#: any identifier starting with this prefix gets no checked claim
+CHECK_PREFIX = "_codemorph"
+#: the ``builtins`` module in a check (the program may rebind ``list``, ``len``...)
+_B = "_codemorph_b"
+#: a check's list of a collection's elements, raising for anything else (an iterator would be
+#: consumed by the check)
+_ITEMS = "_codemorph_items"
+#: a check's product of a collection's elements
+_PROD = "_codemorph_prod"
+#: a check's guard: none of the values it reads again is an iterator (evaluating it again would
+#: consume it, and a second evaluation would see another value)
+_PLAIN = "_codemorph_plain"
+#: the test of a claim that is false wherever its line runs (by construction)
+REACHED = "True"
+
+
+@dataclass(frozen=True)
+class Check:
+    """How an execution shows a claim false: ``test``, a Python expression evaluated in the
+    scope of the line the claim is about, is true when this run of the line shows the claim
+    false; :data:`REACHED` (``"True"``) for a claim false by construction, which only has
+    to be reached.
+
+    Attributes:
+        where: ``"before"`` (evaluated right before the statement runs), ``"after"`` (right
+            after it, for an assignment or a call statement), ``"body"`` (at the start of
+            each run of the compound statement's body, or of the ``else`` body for an
+            ``Else`` node) or ``"branches"`` (at the start of an ``if``'s body and of its
+            ``else`` body: wherever the ``if`` goes).
+        test: the expression (source text); it uses the builtins through
+            ``_codemorph_b`` and the helpers ``_codemorph_items``/``_codemorph_prod`` of
+            the probe program (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`),
+            and starts with ``_codemorph_plain(...)`` over the values it reads again (none
+            may be an iterator, which a second evaluation would consume).
+    """
+
+    where: str
+    test: str
+    #: the statement ``where`` refers to when it is not the one the claim is written on (an
+    #: ``else`` claim checked at its ``if``)
+    anchor: cst.CSTNode | None = field(default=None, compare=False)
+
+    @property
+    def by_construction(self) -> bool:
+        """Whether the claim is false wherever its line runs (only reaching is checked)."""
+        return self.test == REACHED
+
+
+#: a claim's text with its :class:`Check`, or ``None`` when no execution can show it false
+#: and it is not false by construction (such a claim is never made)
+Lie = tuple[str, "Check | None"]
+
+#: builtins a check may evaluate again: pure on the builtin types CRUXEval programs use
+_PURE_CALLS = frozenset({"len", "sorted", "reversed", "max", "min", "sum", "set", "list", "tuple", "str", "int",
+                         "abs", "bool", "range", "enumerate", "zip", "dict", "float", "round", "ord", "chr",
+                         "frozenset", "repr"})
+#: methods a check may call again (of strings, lists, dicts: none changes its receiver)
+_PURE_METHODS = frozenset({
+    "upper", "lower", "swapcase", "strip", "lstrip", "rstrip", "capitalize", "title", "casefold", "startswith",
+    "endswith", "keys", "values", "items", "copy", "split", "rsplit", "splitlines", "replace", "join", "count",
+    "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isnumeric", "isdecimal", "isupper", "islower",
+    "isspace", "isalnum", "isidentifier", "istitle", "isascii", "get", "zfill", "center", "ljust", "rjust",
+    "partition", "rpartition", "removeprefix", "removesuffix", "format",
+})
+_IMPURE_NODES = (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.DictComp, cst.NamedExpr, cst.Await,
+                 cst.Yield, cst.FormattedString, cst.StarredElement, cst.StarredDictElement)
+
+
+def _pure(node: cst.CSTNode, shadowed: frozenset[str]) -> bool:
+    """Whether evaluating ``node`` again in a check changes nothing: names, literals,
+    operators, subscripts, attributes and calls of :data:`_PURE_CALLS` (not rebound by the
+    program) and :data:`_PURE_METHODS` only."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _IMPURE_NODES):
+            return False
+        if isinstance(n, cst.Call):
+            f = n.func
+            if isinstance(f, cst.Name):
+                if f.value not in _PURE_CALLS or f.value in shadowed:
+                    return False
+            elif isinstance(f, cst.Attribute):
+                if f.attr.value not in _PURE_METHODS:
+                    return False
+                stack.append(f.value)
+            else:
+                return False
+            for a in n.args:
+                if a.star:
+                    return False
+                stack.append(a.value)
+            continue
+        stack.extend(n.children)
+    return True
+
+
+def _names(node: cst.CSTNode) -> set[str]:
+    out: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name):
+            out.add(n.value)
+        stack.extend(n.children)
+    return out
+
+
+def _atoms(node: cst.CSTNode) -> list[str]:
+    """The names and dotted names (``xs``, ``self.items``) whose values ``node`` reads, as
+    code: not a called builtin's name, nor a called method's attribute."""
     out: list[str] = []
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Call):
+            if isinstance(n.func, cst.Attribute):
+                stack.append(n.func.value)
+            elif not isinstance(n.func, cst.Name):
+                stack.append(n.func)
+            stack.extend(a.value for a in n.args)
+            continue
+        if isinstance(n, (cst.Name, cst.Attribute)) and _dotted_name(n):
+            if not (isinstance(n, cst.Name) and n.value in ("True", "False", "None")):
+                out.append(code_of(n).strip())
+            continue
+        stack.extend(n.children)
+    return out
+
+
+class _Ctx:
+    """What the checks of one statement's claims may use: ``v``, the code of the value a
+    claim is about (the assigned name after an assignment, the returned expression before a
+    ``return`` when it is pure, else ``None``), and :meth:`expr`, the code of a
+    sub-expression a check may evaluate again (pure, and not reading ``target``, the name
+    the statement rebinds, when checked after it).  Every value a check reads again is
+    guarded: the test runs only when none of them is an iterator (:data:`_PLAIN`)."""
+
+    def __init__(self, v: str | None, target: str | None, shadowed: frozenset[str], where: str) -> None:
+        self.v, self.target, self.shadowed, self.where = v, target, shadowed, where
+        self.atoms: list[str] = [v] if v is not None and v.isidentifier() else []
+
+    def expr(self, node: cst.BaseExpression) -> str | None:
+        if not _pure(node, self.shadowed) or (self.target is not None and self.target in _names(node)):
+            return None
+        for a in _atoms(node):
+            if a not in self.atoms:
+                self.atoms.append(a)
+        return "(" + code_of(node).strip() + ")"
+
+    def check(self, test: str | None, where: str | None = None) -> Check | None:
+        if test is None:
+            return None
+        if test != REACHED and self.atoms:
+            test = f"{_PLAIN}({', '.join(self.atoms)}) and {test}"
+        return Check(where or self.where, test)
+
+
+def _palindrome_test(x: str | None) -> str | None:
+    """The test showing "walks x from its last element to its first" (or "in its original
+    order" of ``reversed(x)``) false: x is a collection that is no palindrome."""
+    return None if x is None else f"{_ITEMS}({x}) != {_ITEMS}({x})[::-1]"
+
+
+def _value_claims(subject: str, value: cst.BaseExpression, shadowed: frozenset[str], c: _Ctx) -> list[Lie]:
+    """Wrong statements about what ``value`` evaluates to, with ``subject`` naming it
+    (``"n"`` for an assignment, ``"@"`` for a return, phrased by the caller), each with
+    its check (``c``)."""
+    out: list[Lie] = []
     if _literal(value):
         # ``count = 0  # count is 1 here``, ``return True  # returns False``: the line shows
         # the value, so no person writes (or believes) such a claim
         return out
+    v = c.v
     if isinstance(value, cst.Call):
-        out += _call_claims(subject, value, shadowed)
+        out += _call_claims(subject, value, shadowed, c)
     elif isinstance(value, cst.Subscript):
-        out += _subscript_claims(subject, value)
+        out += _subscript_claims(subject, value, c)
     elif isinstance(value, cst.BinaryOperation):
         a, b = snip(value.left), snip(value.right)
+        ea, eb = c.expr(value.left), c.expr(value.right)
         if a and b:
+            # ``return a + b  # returns a - b``, ``i = k - 1  # i is 1 - k``: the line's own
+            # expression with its operator or operands changed is denied by the line itself
+            # (and ``prefix - a_str`` is no operation at all); floor division read as rounding
+            # up and ``%`` read as the quotient are slips a person makes
             op = type(value.operator)
-            if op is cst.Add:
-                out.append(f"{subject} is {a} - {b}")
-            elif op is cst.Subtract:
-                out.append(f"{subject} is {b} - {a}")
-            elif op is cst.FloorDivide:
-                out.append(f"{subject} is {a} / {b} rounded up")
+            ok = v is not None and ea is not None and eb is not None
+            if op is cst.FloorDivide:
+                out.append((f"{subject} is {a} / {b} rounded up",
+                            c.check(f"{v} != -(-{ea} // {eb})" if ok else None)))
             elif op is cst.Modulo and _str(value.left) is None:
-                out.append(f"{subject} is the quotient of {a} by {b}")
+                out.append((f"{subject} is the quotient of {a} by {b}", c.check(f"{v} != {ea} // {eb}" if ok else None)))
     return out
 
 
 # Each lie must be wrong on ordinary inputs, not only on rare ones.  Left out because they
-# state the method's real result on most inputs (the row's among them, and no claim of
-# ``misleading-comment`` is checked by execution): ``find``/``index`` as "the last match"
+# state the method's real result on most inputs: ``find``/``index`` as "the last match"
 # (and ``rfind``/``rindex`` as the first) whenever there is at most one match; ``count`` as
 # "True when it contains the value", equal (``True == 1``) whenever it occurs at most once;
 # ``isdigit``/``isalpha`` as "contains at least one digit/letter" and ``isupper`` as "has
@@ -201,155 +385,153 @@ _STR_METHOD_LIES = {
     "copy": "{s} is the very same object as {x}",
 }
 
-
-#: string methods whose lie can state the truth on some inputs (:func:`claimed_value`
-#: checks the assignment claims; a returned value's claim is not made)
-_COINCIDING_METHODS = frozenset({"upper", "lower", "swapcase", "strip", "lstrip", "rstrip", "capitalize", "title",
-                                 "replace", "split"})
-
-
 #: what each string-method lie says the value is, as an expression of the receiver ``{x}``
-#: and the call's arguments ``{a0}``, ``{a1}`` (:func:`claimed_value`)
+#: (its check: the value differs from it)
 _STR_METHOD_CLAIMED = {
     "upper": "{x}.lower()", "lower": "{x}.upper()", "swapcase": "{x}.upper()", "strip": "{x}.rstrip()",
     "lstrip": "{x}.rstrip()", "rstrip": "{x}.lstrip()", "capitalize": "{x}.title()", "title": "{x}.capitalize()",
+    "keys": _B + ".list({x}.values())", "values": _B + ".list({x}.keys())",
+    "items": "[(_codemorph_v, _codemorph_k) for _codemorph_k, _codemorph_v in {x}.items()]",
 }
 
 
-def claimed_value(stmt: cst.BaseSmallStatement, text: str) -> tuple[str, str] | None:
-    """For a claim ``text`` made about the assignment ``stmt`` (``name = x.strip()`` with
-    "name is x with only its trailing whitespace removed"), ``(name, expression)``: the
-    expression computing the value the claim says ``name`` holds (``x.rstrip()``), for an
-    execution check; ``None`` for other claims and for statements whose claimed value
-    cannot be computed without effects: the receiver and arguments must be plain names
-    other than ``name`` or literals (nothing is called but the string method itself).
-
-    Covers the string-method lies that state the real value whenever the lie and the truth
-    agree on the input: ``upper``/``lower``/``swapcase`` (no letters, or already in that
-    case), ``strip``/``lstrip``/``rstrip`` (no whitespace at that end), ``capitalize``/
-    ``title`` (one word), ``replace`` (at most one occurrence), ``split()`` (no space and no
-    comma)."""
-    if not (isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name)):
-        return None
-    name = stmt.targets[0].target.value
-    call = stmt.value
-    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
-        return None
-    receiver, meth = call.func.value, call.func.attr.value
-    args = _posargs(call)
-    if args is None or _kwargs(call) or not isinstance(receiver, cst.Name) or receiver.value == name:
-        return None
-    for a in args:
-        if not (isinstance(a, cst.Name) and a.value != name) and _str(a) is None and _int(a) is None:
-            return None
-    x = receiver.value
-    claims = statement_claims(stmt)
-    if text not in claims:
-        return None
-    if meth in _STR_METHOD_CLAIMED and text == _STR_METHOD_LIES[meth].format(s=name, x=x):
-        return name, _STR_METHOD_CLAIMED[meth].format(x=x)
-    if meth == "replace" and len(args) == 2 and text.startswith(f"{name} is {x} with only the first "):
-        return name, f"{x}.replace({code_of(args[0])}, {code_of(args[1])}, 1)"
-    if meth == "split" and not args and text == f"{name} is {x} split at every comma":
-        return name, f"{x}.split(',')"
-    return None
-
-
-def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str] = frozenset()) -> list[str]:
-    out: list[str] = []
+def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str], c: _Ctx) -> list[Lie]:
+    out: list[Lie] = []
     args = _posargs(call)
     if args is None:
         return out
     func = call.func
+    v = c.v
     if isinstance(func, cst.Name) and len(args) == 1 and not call.args[0].keyword:
         if func.value in shadowed:  # a program's own ``sorted`` may well sort descending
             return out
-        x = snip(args[0])
+        x = _arg_snip(args[0])
         if x is None:
             return out
+        ex = c.expr(args[0])
         name = func.value
         if name == "len":
-            out += [f"{subject} is the last index of {x}", f"{subject} is len({x}) - 1"]
-        elif name == "sorted":
+            # not "m is len(xs) - 1": the line says len(xs); never the last index, by construction
+            out.append((f"{subject} is the last index of {x}", c.check(REACHED)))
+        elif name == "sorted" and "key" not in _kwargs(call):
+            # true of a list of equal elements (or of one element, or none)
             rev = _reverse_flag(call)
+            test = None if v is None else f"{v} != {v}[::-1]"
             if rev is False:
-                out.append(f"{subject} holds {x} sorted from largest to smallest")
+                out.append((f"{subject} holds {x} sorted from largest to smallest", c.check(test)))
             elif rev is True:
-                out.append(f"{subject} holds {x} sorted from smallest to largest")
+                out.append((f"{subject} holds {x} sorted from smallest to largest", c.check(test)))
         elif name == "reversed":
-            out.append(f"{subject} walks {x} in its original order")
-        elif name == "max" and not _kwargs(call):
-            out.append(f"{subject} is the smallest element of {x}")
-        elif name == "min" and not _kwargs(call):
-            out.append(f"{subject} is the largest element of {x}")
+            out.append((f"{subject} walks {x} in its original order", c.check(_palindrome_test(ex))))
+        elif name in ("max", "min") and not _kwargs(call):
+            other = "min" if name == "max" else "max"
+            test = None if v is None or ex is None else f"{v} != {_B}.{other}({_ITEMS}({ex}))"
+            word = "smallest" if name == "max" else "largest"
+            out.append((f"{subject} is the {word} element of {x}", c.check(test)))
         elif name == "sum" and len(call.args) == 1:
-            out.append(f"{subject} is the product of {x}")
+            test = None if v is None or ex is None else f"{v} != {_PROD}({ex})"
+            out.append((f"{subject} is the product of {x}", c.check(test)))
         elif name == "set":
-            out.append(f"{subject} keeps every duplicate element of {x}")
+            test = None if v is None or ex is None else f"{_B}.len({v}) != {_B}.len({_ITEMS}({ex}))"
+            out.append((f"{subject} keeps every duplicate element of {x}", c.check(test)))
         return out
     if isinstance(func, cst.Attribute):
         obj = snip(func.value)
         meth = func.attr.value
         if obj is None:
             return out
-        if meth in _STR_METHOD_LIES and not (meth == "copy" and args):
-            out.append(_STR_METHOD_LIES[meth].format(s=subject, x=obj))
-        elif meth == "split" and not args and not call.args:
-            out.append(f"{subject} is {obj} split at every comma")
+        ex = c.expr(func.value)
+        exargs = [c.expr(a) for a in args]
+        if call.args and any(a.keyword is not None for a in call.args):
+            exargs = [None]
+        plain = ex is not None and all(e is not None for e in exargs)
+        if meth == "copy":
+            # not "d is the very same object as d" (``d = d.copy()``); never the same object
+            if not args and obj != subject:
+                out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(REACHED)))
+        elif meth in _STR_METHOD_CLAIMED and not args:
+            # a dict view never equals a list: compare the list it walks
+            value = f"{_B}.list({v})" if meth in ("keys", "values", "items") else v
+            test = None if v is None or not plain else f"{value} != " + _STR_METHOD_CLAIMED[meth].format(x=ex)
+            out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(test)))
+        elif meth in ("startswith", "endswith") and args:
+            other = "endswith" if meth == "startswith" else "startswith"
+            test = None if v is None or not plain else f"{v} != {ex}.{other}({', '.join(exargs)})"
+            out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(test)))
+        elif meth == "split" and not call.args:
+            test = None if v is None or ex is None else f"{v} != {ex}.split(',')"
+            out.append((f"{subject} is {obj} split at every comma", c.check(test)))
         elif meth == "replace" and len(args) == 2 and len(call.args) == 2:
             a = snip(args[0])
             if a:
-                out.append(f"{subject} is {obj} with only the first {a} replaced")
+                test = None if v is None or not plain else f"{v} != {ex}.replace({exargs[0]}, {exargs[1]}, 1)"
+                out.append((f"{subject} is {obj} with only the first {a} replaced", c.check(test)))
         elif meth == "join" and len(args) == 1:
             sep = _str(func.value)
-            items = snip(args[0])
+            items = _arg_snip(args[0])
             if items and sep is not None:
                 other = "a space" if sep == "" else "no separator"
-                out.append(f"{subject} joins the items of {items} with {other}")
-        elif meth == "pop" and not call.args:
-            out.append(f"{subject} is the element at index 0 of {obj}")
-        elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
-            out.append(f"{subject} is the element at index -1 of {obj}")
+                # true of one item (or none)
+                test = None if v is None or not plain else f"{v} != {' ' if sep == '' else ''!r}.join({exargs[0]})"
+                out.append((f"{subject} is the items of {items} joined with {other}", c.check(test)))
+        elif meth == "pop" and (not call.args or len(args) == 1 and _int(args[0]) == 0):
+            # true when the first and the last element are equal (or there is one)
+            where = "element at index 0" if not call.args else "element at index -1"
+            if c.where == "after" and v is not None and ex is not None:
+                test = f"{_B}.type({ex}) is {_B}.list and {_B}.len({ex}) > 0 and {v} != {ex}[{'0' if not call.args else '-1'}]"
+            elif c.where == "before" and ex is not None:
+                test = f"{_B}.type({ex}) is {_B}.list and {ex}[0] != {ex}[-1]"
+            else:
+                test = None
+            out.append((f"{subject} is the {where} of {obj}", c.check(test)))
         elif meth == "get" and len(args) >= 1:
             k = snip(args[0])
             if k:
-                out.append(f"{subject} raises KeyError when {k} is not a key of {obj}")
+                # of the call, not of the variable: not "name raises KeyError when ..."
+                out.append((f"raises KeyError when {k} is not a key of {obj}", c.check(REACHED)))
     return out
 
 
-def _subscript_claims(subject: str, sub: cst.Subscript) -> list[str]:
-    out: list[str] = []
+def _subscript_claims(subject: str, sub: cst.Subscript, c: _Ctx) -> list[Lie]:
+    out: list[Lie] = []
     x = snip(sub.value)
     if x is None or len(sub.slice) != 1:
         return out
+    ex, v = c.expr(sub.value), c.v
+
+    def lie(text: str, claimed: str) -> None:
+        # the check: the value differs from the one claimed (the claim is true of, say, a
+        # palindrome, or of a list whose first and last element are equal)
+        out.append((text, c.check(None if v is None or ex is None else f"{v} != {ex}{claimed}")))
+
     sl = sub.slice[0].slice
     if isinstance(sl, cst.Index):
         k = _int(sl.value)
         if k == 0:
-            out.append(f"{subject} is the last element of {x}")
+            lie(f"{subject} is the last element of {x}", "[-1]")
         elif k == -1:
-            out.append(f"{subject} is the first element of {x}")
+            lie(f"{subject} is the first element of {x}", "[0]")
         elif k is not None and k > 0:
-            out.append(f"{subject} is element number {k} of {x}, counting from 1")
+            lie(f"{subject} is element number {k} of {x}, counting from 1", f"[{k - 1}]")
     elif isinstance(sl, cst.Slice):
         lo = None if sl.lower is None else _int(sl.lower)
         hi = None if sl.upper is None else _int(sl.upper)
         st = None if sl.step is None else _int(sl.step)
         if sl.lower is None and sl.upper is None and st == -1:
-            out.append(f"{subject} is {x} unchanged")
+            lie(f"{subject} is {x} unchanged", "")
         elif sl.step is None and sl.upper is None and lo == 1:
-            out.append(f"{subject} is {x} without its last element")
+            lie(f"{subject} is {x} without its last element", "[:-1]")
         elif sl.step is None and sl.lower is None and hi == -1:
-            out.append(f"{subject} is {x} without its first element")
+            lie(f"{subject} is {x} without its first element", "[1:]")
         elif sl.step is None and sl.lower is None and hi is not None and hi > 0:
-            out.append(f"{subject} holds the last {hi} elements of {x}")
+            lie(f"{subject} holds the last {hi} elements of {x}", f"[-{hi}:]")
     return out
 
 
 # how a claim about a value ("@ is ...") reads as a claim about a return value
 _RETURN_PHRASES = (("@ is ", "returns "), ("@ holds ", "returns "),
                    ("@ walks ", "returns an iterator that walks "), ("@ keeps ", "returns a collection that keeps "),
-                   ("@ tells ", "tells "), ("@ raises ", "raises "), ("@ joins ", "joins "))
+                   ("@ tells ", "tells "), ("raises ", "raises "))
 
 
 def _dotted_name(node: cst.BaseExpression) -> bool:
@@ -359,26 +541,25 @@ def _dotted_name(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name)
 
 
-def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[str]:
-    """Wrong statements about one small statement (assignment, call, return...)."""
-    out: list[str] = []
+def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[Lie]:
+    """Wrong statements about one small statement (assignment, call, return...), each with
+    the :class:`Check` that shows it false by execution (``None`` when none can: such a
+    claim is not made, see :func:`statement_claims`)."""
+    out: list[Lie] = []
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
-        out += _value_claims(stmt.targets[0].target.value, stmt.value, shadowed)
+        name = stmt.targets[0].target.value
+        out += _value_claims(name, stmt.value, shadowed, _Ctx(name, name, shadowed, "after"))
     elif isinstance(stmt, cst.AugAssign) and isinstance(stmt.target, cst.Name):
+        # ``count += 1  # count goes down by 1``, ``k *= 3  # k is divided by 3``, ``s += 'ab'
+        # # 'ab' is put in front of s``: the operator and the literal on the line contradict
+        # such a claim, so a literal operand gets none; ``+=`` of a computed value read as ``=``
+        # is a slip a person makes (true when the target was empty or zero)
         n = stmt.target.value
-        k = _int(stmt.value)
-        op = type(stmt.operator)
         v = snip(stmt.value)
-        if op is cst.AddAssign and k is not None:
-            out += [f"{n} goes down by {k}", f"{n} grows by {k + 1}"]
-        elif op is cst.SubtractAssign and k is not None:
-            out += [f"{n} goes up by {k}", f"{n} shrinks by {k + 1}"]
-        elif op is cst.MultiplyAssign and k is not None and k not in (0, 1):
-            out.append(f"{n} is divided by {k}")
-        elif op is cst.AddAssign and _str(stmt.value) is not None:
-            out.append(f"{v} is put in front of {n}")
-        elif op is cst.AddAssign and v is not None:
-            out.append(f"{n} is overwritten with {v}")
+        if isinstance(stmt.operator, cst.AddAssign) and v is not None and not _literal(stmt.value):
+            c = _Ctx(n, n, shadowed, "after")
+            ev = c.expr(stmt.value)
+            out.append((f"{n} is overwritten with {v}", c.check(f"{n} != {ev}" if ev else None)))
     elif isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) \
             and isinstance(stmt.value.func, cst.Attribute):
         call = stmt.value
@@ -387,95 +568,134 @@ def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = fr
         args = _posargs(call)
         if obj is None or args is None:
             return out
+        c = _Ctx(None, None, shadowed, "after")
+        ex = c.expr(call.func.value)
         first = snip(args[0]) if args else None
+        # a list whose elements are all equal (or empty, or of one element) reads the same
+        # from either end: "inserted at the front", "removes the element at index 0", "sorts
+        # from largest to smallest" are then true
+        varied = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex}[1:] != {ex}[:-1]"
         if meth == "append" and len(args) == 1 and first:
             # only of a list a person names (``xs``, ``self.items``): "w is inserted at the front
             # of groups.setdefault(len(w), [])" is not a claim anyone makes
             if _dotted_name(call.func.value):
-                out.append(f"{first} is inserted at the front of {obj}")
+                out.append((f"{first} is inserted at the front of {obj}", c.check(varied)))
         elif meth == "insert" and len(args) == 2 and _int(args[0]) == 0 and snip(args[1]):
-            out.append(f"{snip(args[1])} is added at the end of {obj}")
+            out.append((f"{snip(args[1])} is added at the end of {obj}", c.check(varied)))
         elif meth == "insert" and len(args) == 2 and first and snip(args[1]):
-            out.append(f"{obj}[{first}] is replaced by {snip(args[1])}")
+            # the list grows: never a replacement
+            out.append((f"{obj}[{first}] is replaced by {snip(args[1])}", Check("before", REACHED)))
         elif meth == "pop" and not call.args:
-            out.append(f"removes the element at index 0 of {obj}")
+            out.append((f"removes the element at index 0 of {obj}", c.check(varied, "before")))
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
-            out.append(f"removes the element at index -1 of {obj}")
+            out.append((f"removes the element at index -1 of {obj}", c.check(varied, "before")))
         elif meth == "remove" and len(args) == 1 and first:
-            out.append(f"does nothing when {first} is not in {obj}")
-        elif meth == "sort" and not args:
+            # ``remove`` raises ValueError then: false by construction
+            out.append((f"does nothing when {first} is not in {obj}", Check("before", REACHED)))
+        elif meth == "sort" and not args and "key" not in _kwargs(call):
             rev = _reverse_flag(call)
-            if rev is False and "key" not in _kwargs(call):
-                out.append(f"sorts {obj} from largest to smallest")
-            elif rev is True and "key" not in _kwargs(call):
-                out.append(f"sorts {obj} from smallest to largest")
+            test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {ex}[::-1]"
+            if rev is False:
+                out.append((f"sorts {obj} from largest to smallest", c.check(test)))
+            elif rev is True:
+                out.append((f"sorts {obj} from smallest to largest", c.check(test)))
         elif meth == "reverse" and not call.args:
-            out.append(f"{obj} is sorted here")
+            # true when the list was sorted from largest to smallest (or has one element)
+            test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {_B}.sorted({ex})"
+            out.append((f"leaves {obj} sorted", c.check(test)))
         elif meth == "extend" and len(args) == 1 and first:
-            out.append(f"{first} is added to {obj} as one element")
+            # ``extend`` never adds its argument itself: false by construction
+            out.append((f"{first} is added to {obj} as one element", Check("before", REACHED)))
         elif meth == "clear" and not call.args:
-            out.append(f"removes the last element of {obj}")
+            test = None if ex is None else f"{_B}.len({ex}) != 1"
+            out.append((f"removes the last element of {obj}", c.check(test, "before")))
         elif meth == "update" and len(args) == 1 and first:
-            out.append(f"keys of {obj} that are not in {first} are dropped")
+            eo = c.expr(args[0])
+            test = None if ex is None or eo is None else (
+                f"{_B}.type({ex}) is {_B}.dict and {_B}.type({eo}) is {_B}.dict"
+                f" and {_B}.any(_codemorph_k not in {eo} for _codemorph_k in {ex})")
+            out.append((f"keys of {obj} that are not in {first} are dropped", c.check(test, "before")))
     elif isinstance(stmt, cst.Return) and stmt.value is not None:
-        v = stmt.value
-        if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) \
-                and v.func.attr.value in _COINCIDING_METHODS:
-            # the lie can be the truth on the row's input (one word, one occurrence, no
-            # comma...), and only an assignment's claim is checked by execution
-            # (claimed_value): no claim about such a returned value
-            return out
-        for c in _value_claims("@", stmt.value, shadowed):
+        value = stmt.value
+        c = _Ctx(None, None, shadowed, "before")
+        v = c.expr(value)
+        c.v = v
+        for text, check in _value_claims("@", value, shadowed, c):
             for pattern, repl in _RETURN_PHRASES:
-                if c.startswith(pattern):
-                    c = repl + c[len(pattern):]
+                if text.startswith(pattern):
+                    text = repl + text[len(pattern):]
                     break
             else:
                 continue
-            out.append(c)
+            out.append((text, check))
     return out
 
 
-def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[str]:
-    out: list[str] = []
+def statement_claims(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[str]:
+    """The wrong statements made about one small statement: those of
+    :func:`statement_lies` that execution can show false."""
+    return [text for text, check in statement_lies(stmt, shadowed) if check is not None]
+
+
+def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[Lie]:
+    out: list[Lie] = []
     target = snip(node.target)
     it = node.iter
     x = snip(it)
     if target is None or x is None:
         return out
+    c = _Ctx(None, None, shadowed, "before")
+    # a claim about the values the loop visits is false once its body runs
+    ran = Check("body", REACHED)
     if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and _posargs(it) is not None \
             and not _kwargs(it) and not node.asynchronous and it.func.value not in shadowed:
         name = it.func.value
         args = _posargs(it) or []
-        snips = [snip(a) for a in args]
+        snips = [_arg_snip(a) for a in args]
+        exprs = [c.expr(a) for a in args]
         if name == "range" and len(args) == 1 and snips[0]:
-            return [f"{target} runs from 1 to {snips[0]}", f"{target} counts down from {snips[0]} to 1"]
+            return [(f"{target} runs from 1 to {snips[0]}", ran), (f"{target} counts down from {snips[0]} to 1", ran)]
         if name == "range" and len(args) == 2 and all(snips):
-            return [f"{target} runs from {snips[0]} to {snips[1]} inclusive",
-                    f"{target} counts down from {snips[1]} to {snips[0]}"]
-        if name == "range" and len(args) == 3 and all(snips):
-            return [f"{target} runs from {snips[1]} back to {snips[0]}"]
+            return [(f"{target} runs from {snips[0]} to {snips[1]} inclusive", ran),
+                    (f"{target} counts down from {snips[1]} to {snips[0]}", ran)]
+        if name == "range" and len(args) == 3:
+            # "i runs from -1 back to len(text)-1": a step turns any claim about the bounds
+            # into a riddle (the stop is excluded, the start may be past it)
+            return []
         if name == "reversed" and len(args) == 1 and snips[0]:
-            return [f"walks {snips[0]} from its first element to its last"]
+            return [(f"walks {snips[0]} from its first element to its last", c.check(_palindrome_test(exprs[0])))]
         if name == "enumerate" and len(args) == 1 and snips[0] and isinstance(node.target, cst.Tuple) \
                 and node.target.elements:
             i = snip(node.target.elements[0].value)
             if i:
-                return [f"{i} counts from 1", f"walks {snips[0]} from its last element to its first"]
+                return [(f"{i} counts from 1", ran),
+                        (f"walks {snips[0]} from its last element to its first",
+                         c.check(_palindrome_test(exprs[0])))]
         if name == "zip" and len(args) >= 2 and all(snips):
-            return [f"runs until the longest of {', '.join(snips)} is exhausted"]
+            test = None if not all(exprs) else \
+                f"{_B}.len({{{', '.join(f'{_B}.len({_ITEMS}({e}))' for e in exprs)}}}) > 1"
+            return [(f"runs until the longest of {', '.join(snips)} is exhausted", c.check(test))]
         if name == "sorted" and len(args) == 1 and snips[0]:
-            return [f"visits {snips[0]} from largest to smallest"]
+            # true when every element is equal
+            test = None if exprs[0] is None else \
+                f"{_B}.sorted({_ITEMS}({exprs[0]})) != {_B}.sorted({_ITEMS}({exprs[0]}))[::-1]"
+            return [(f"visits {snips[0]} from largest to smallest", c.check(test))]
     if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and not it.args:
         obj = snip(it.func.value)
+        eo = c.expr(it.func.value)
         meth = it.func.attr.value
-        if obj and meth == "keys":
-            return [f"walks the values of {obj}"]
-        if obj and meth == "values":
-            return [f"walks the keys of {obj}"]
-        if obj and meth == "items":
-            return [f"walks (value, key) pairs of {obj}"]
-    return [f"walks {x} from its last element to its first", f"skips the first element of {x}"]
+        if obj and meth in ("keys", "values", "items"):
+            # true when keys and values agree (``{1: 1}``), or of an empty dict
+            claimed = {"keys": "values", "values": "keys", "items": "items"}[meth]
+            test = None if eo is None else f"{_B}.list({eo}.{meth}()) != " + (
+                _STR_METHOD_CLAIMED["items"].format(x=eo) if meth == "items" else f"{_B}.list({eo}.{claimed}())")
+            text = {"keys": f"walks the values of {obj}", "values": f"walks the keys of {obj}",
+                    "items": f"walks (value, key) pairs of {obj}"}[meth]
+            return [(text, c.check(test))]
+    if isinstance(it, cst.Tuple) and not it.lpar:
+        x = f"({x})"  # ``for d in a, b, c:`` walks (a, b, c), not "a, b, c from its last element"
+    return [(f"walks {x} from its last element to its first", c.check(_palindrome_test(c.expr(it)))),
+            (f"skips the first element of {x}", ran)]
 
 
 #: a comparison operator's negation as a person writes it (``x < 0`` -> ``x >= 0``): the
@@ -503,28 +723,66 @@ def _negated(test: cst.BaseExpression) -> str | None:
     return f"not {t}" if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"not ({t})"
 
 
-def header_claims(node: cst.CSTNode, shadowed: frozenset[str] = frozenset()) -> list[str]:
-    """False claims about a compound statement's header (``for``, ``while``, ``if``)."""
+def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
+                elif_has_else: bool | None = None) -> list[Lie]:
+    """False claims about a compound statement's header (``for``, ``while``, ``if``), each
+    with its :class:`Check` (``None`` when no execution can show it false).
+    ``elif_has_else``: for an ``if`` that is the ``elif`` of another, whether it has an
+    ``else`` (``None`` for an ``if`` in a block)."""
     if isinstance(node, cst.For):
         return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
         t = snip(node.test)
-        return [f"loops until {t} holds"] if t else []
+        # not "loops until True holds" (``while True:``); false wherever the loop is reached:
+        # it stops when the test fails
+        return [(f"loops until {t} holds", Check("before", REACHED))] if t and not _literal(node.test) else []
     if isinstance(node, cst.If):
         neg = _negated(node.test)
-        return [f"taken only when {neg}", f"skipped whenever {snip(node.test)}"] if neg else []
+        if not neg:
+            return []
+        if elif_has_else is None:
+            # "taken when x <= 0" for ``if x > 0:``: the branch is taken exactly when the test
+            # holds, so the claim is false wherever the ``if`` runs, taken or not
+            reached = Check("before", REACHED)
+            return [(f"taken when {neg}", reached), (f"runs when {neg}", reached)]
+        if elif_has_else:
+            # an ``elif`` cannot be checked before it runs: at the start of either branch
+            reached = Check("branches", REACHED)
+            return [(f"taken when {neg}", reached), (f"runs when {neg}", reached)]
+        # an ``elif`` without ``else``: only its body running shows a claim false
+        taken = Check("body", REACHED)
+        return [(f"taken only when {neg}", taken), (f"skipped whenever {snip(node.test)}", taken)]
     return []
+
+
+def header_claims(node: cst.CSTNode, shadowed: frozenset[str] = frozenset()) -> list[str]:
+    """The false claims made about a compound statement's header (an ``if`` in a block):
+    those of :func:`header_lies` that execution can show false."""
+    return [text for text, check in header_lies(node, shadowed) if check is not None]
+
+
+def else_lie(node: cst.If, elif_: bool) -> Lie | None:
+    """The false claim about the ``else`` of ``node`` ("reached when x > 0" for ``if x >
+    0: ... else:``: the ``else`` runs exactly when the test fails, so the claim is false
+    wherever the ``if`` runs), checked at the ``if`` (before it, or in either branch when
+    it is an ``elif``)."""
+    t = snip(node.test)
+    if not t or not isinstance(node.orelse, cst.Else):
+        return None
+    return f"reached when {t}", Check("branches" if elif_ else "before", REACHED, anchor=node)
 
 
 class CommentSites(cst.CSTVisitor):
     """Statements inside function bodies whose line has no comment yet, with the wrong
-    claims available for each."""
+    claims available for each (:data:`Lie`: text and :class:`Check`; claims no execution
+    can show false are left out)."""
 
     def __init__(self, index: FunctionIndex, shadowed: frozenset[str]) -> None:
         self.index = index
         self.shadowed = shadowed
-        self.sites: list[tuple[cst.CSTNode, str, list[str]]] = []  # (node, "line"|"header"|"else", claims)
+        self.sites: list[tuple[cst.CSTNode, str, list[Lie]]] = []  # (node, "line"|"header", lies)
         self.dynamic = 0
+        self._elifs: set[int] = set()  # ids of the ``if`` nodes that are another's ``elif``
 
     def _in_function(self, node: cst.CSTNode) -> bool:
         return self.index.enclosing_function(node) is not None
@@ -535,11 +793,13 @@ class CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = [c for c in statement_claims(node.body[0], self.shadowed) if comment_text_ok(c)]
-        if claims:
-            self.sites.append((node, "line", claims))
+        lies = [(t, k) for t, k in statement_lies(node.body[0], self.shadowed) if k is not None and comment_text_ok(t)]
+        if lies:
+            self.sites.append((node, "line", lies))
 
     def _compound(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+            self._elifs.add(id(node.orelse))
         body = node.body
         if not isinstance(body, cst.IndentedBlock) or body.header.comment is not None \
                 or not self._in_function(node):
@@ -547,14 +807,16 @@ class CommentSites(cst.CSTVisitor):
         if self.index.in_dynamic_scope(node):
             self.dynamic += 1
             return
-        claims = [c for c in header_claims(node, self.shadowed) if comment_text_ok(c)]
-        if claims:
-            self.sites.append((node, "header", claims))
-        if isinstance(node, cst.If) and isinstance(node.orelse, cst.Else) \
-                and isinstance(node.orelse.body, cst.IndentedBlock) and node.orelse.body.header.comment is None:
-            t = snip(node.test)
-            if t and comment_text_ok(f"reached only when {t}"):
-                self.sites.append((node.orelse, "header", [f"reached only when {t}"]))
+        elif_ = id(node) in self._elifs
+        has_else = isinstance(node, cst.If) and isinstance(node.orelse, cst.Else)
+        lies = [(t, k) for t, k in header_lies(node, self.shadowed, has_else if elif_ else None)
+                if k is not None and comment_text_ok(t)]
+        if lies:
+            self.sites.append((node, "header", lies))
+        if has_else and isinstance(node.orelse.body, cst.IndentedBlock) and node.orelse.body.header.comment is None:
+            lie = else_lie(node, elif_)
+            if lie is not None and comment_text_ok(lie[0]):
+                self.sites.append((node.orelse, "header", [lie]))
 
     visit_For = visit_While = visit_If = _compound
 

@@ -13,10 +13,10 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, DOC_HAZARDS, check_hazards, dynamic_getattr, header_claims, snip,
-    statement_claims, states_output,
+    CLAIM_BUILTINS, DOC_HAZARDS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip, statement_lies,
+    states_output,
 )
-from codemorph.transforms.distractors.misleading_comment import value_claim_check
+from codemorph.transforms.distractors.misleading_comment import checkable, claim_check
 
 __all__ = ["MisleadingDocstring"]
 
@@ -50,8 +50,8 @@ class _DocClaims(cst.CSTVisitor):
         self.shadowed = shadowed
         self.returns: list[str] = []
         self.others: list[tuple[str | None, str]] = []
-        #: the line each claim of ``others`` was made about (the first, when several)
-        self.lines: dict[str, cst.SimpleStatementLine] = {}
+        #: the statement each claim was made about (the first, when several) and its check
+        self.lines: dict[str, tuple[cst.CSTNode, Check]] = {}
 
     def visit_FunctionDef(self, node) -> bool:
         return False
@@ -63,25 +63,38 @@ class _DocClaims(cst.CSTVisitor):
         return False
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        for stmt in node.body:
-            claims = statement_claims(stmt, self.shadowed)
-            if isinstance(stmt, cst.Return):
-                self.returns.extend(claims)
-            else:
-                self.others.extend((_subject(stmt), c) for c in claims)
-                for c in claims:
-                    self.lines.setdefault(c, node)
+        if len(node.body) != 1:
+            return  # a check goes before or after the line: one statement per line
+        stmt = node.body[0]
+        lies = [(c, k) for c, k in statement_lies(stmt, self.shadowed) if k is not None]
+        if isinstance(stmt, cst.Return):
+            self.returns.extend(c for c, _ in lies)
+        else:
+            self.others.extend((_subject(stmt), c) for c, _ in lies)
+        for c, k in lies:
+            self.lines.setdefault(c, (node, k))
 
     def visit_For(self, node: cst.For) -> None:
-        for c in header_claims(node, self.shadowed):
+        if not isinstance(node.body, cst.IndentedBlock):
+            return
+        for c, k in header_lies(node, self.shadowed):
+            if k is None:
+                continue
             verb = c.split(" ", 1)[0]
-            self.others.append((_subject(node), ("the loop " + c) if verb in ("walks", "skips", "visits", "runs")
-                                else ("in the loop, " + c)))
+            c = ("the loop " + c) if verb in ("walks", "skips", "visits", "runs") else ("in the loop, " + c)
+            self.others.append((_subject(node), c))
+            self.lines.setdefault(c, (node, k))
 
     def visit_While(self, node: cst.While) -> None:
         t = snip(node.test)
-        if t:
-            self.others.append((None, f"the loop stops as soon as {t} holds"))
+        constant = isinstance(node.test, cst.Integer) or \
+            isinstance(node.test, cst.Name) and node.test.value in ("True", "False")
+        if t and not constant:
+            # not "the loop stops as soon as True holds" (``while True:``); false wherever
+            # the loop is reached (it stops when the test fails)
+            c = f"the loop stops as soon as {t} holds"
+            self.others.append((None, c))
+            self.lines.setdefault(c, (node, Check("before", REACHED)))
 
 
 def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
@@ -115,8 +128,9 @@ class MisleadingDocstring(Transform):
     ``claims`` wrong
     statements about loops and assignments from the same catalogue as
     ``misleading-comment`` (none about an assignment of a literal: not "count is 1 here"
-    for ``count = 0``; a string method's value checked by execution as there:
-    :func:`~codemorph.transforms.distractors.misleading_comment.value_claim_check`); when
+    for ``count = 0``); every claim is checked by execution on the row's input as there
+    (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`: shown false
+    at least once where its line runs); when
     runtime observations are given, an ``Args:`` section
     describes each parameter with a type it was never observed to have.
 
@@ -169,15 +183,23 @@ class MisleadingDocstring(Transform):
             stmt.visit(v)
         # a return claim stating the row's output is not made (a guard: no claim of the
         # catalogue states a literal now, see ``states_output``)
-        returns = [c for c in v.returns if _doc_safe(c) and not states_output(c, ctx.outputs)]
-        others = [(who, c) for who, c in v.others if _doc_safe(c)]
+        # with a row's input but no way to run a check, only claims false by construction
+        can_check = checkable(module, ctx)
+
+        def made(c: str) -> bool:
+            return _doc_safe(c) and (can_check or not ctx.inputs or v.lines[c][1].by_construction)
+
+        returns = [c for c in v.returns if made(c) and not states_output(c, ctx.outputs)]
+        others = [(who, c) for who, c in v.others if made(c)]
         params = self._param_claims(entry, index, ctx)
         if not returns and not others and not params:
             raise NotApplicable("no wrong claim is known for the entry function's code")
         rng = ctx.rng
         keep = identifiers_in(module)
+        return_claims: list[str] = []  # the return claim the summary states
         if returns:
             claim = rng.choice(returns)
+            return_claims.append(claim)
             verb, _, rest = claim.partition(" ")
             summary = _sentence({"returns": "return", "raises": "raise", "tells": "tell", "joins": "join"}
                                 .get(verb, verb) + " " + rest)
@@ -229,10 +251,10 @@ class MisleadingDocstring(Transform):
         else:
             body.insert(0, doc_stmt)
             ctx.record(entry, "docstring added: " + summary)
-        for claim in summary_claims + extra:
-            check = value_claim_check(module, ctx, index, v.lines[claim], claim) if claim in v.lines else None
-            if check is not None:
-                ctx.claim(check)
+        if can_check:
+            for claim in return_claims + summary_claims + extra:
+                node, check = v.lines[claim]
+                ctx.claim(claim_check(module, ctx, node, check, claim))
         new_entry = entry.with_changes(body=entry.body.with_changes(body=body))
         new = module.with_changes(body=[new_entry if s is entry else s for s in module.body])
         self._check(ctx.program.source, new.code, ctx.entry_point, text)

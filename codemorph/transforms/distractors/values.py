@@ -14,7 +14,8 @@ text.split()``, ``total += x``; never a literal or a display whose length the li
 stated is drawn from small values (never -1 for ``len(...)``) and *checked*: the probe is the program with ``if n ==
 4: raise AssertionError(...)`` right after the site, and the claim counts as false only
 when the probe, run on the row's input in the sandbox, returns
-(:class:`~codemorph.engine.transform.Claim` with ``expected=None``).  Comparing an ``int``
+(:class:`~codemorph.engine.transform.Claim` with ``expected=None``) and the site ran at least
+once (a value stated on a line the row's input never reaches is shown false by nothing).  Comparing an ``int``
 or taking ``len`` of a builtin container has no side effect, and a program with any
 ``try``/``with`` cannot catch the probe's exception.
 """
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext
-from codemorph.engine.transform import Claim
+from codemorph.engine.transform import Claim, identifiers_in
 from codemorph.authoring.facts import is_generator_function
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import reads_a_variable
@@ -236,17 +237,33 @@ def insert_after(module: cst.Module, extra: dict[int, list[cst.BaseStatement]]) 
     return module.visit(Insert())
 
 
-def probe_source(module: cst.Module, sites: list[ValueSite]) -> str:
+#: names the probe adds: the list noting that a site ran, and the function the check calls
+_REACHED, _PROBE = "_codemorph_site_reached", "_codemorph_value_probe"
+
+
+def probe_source(module: cst.Module, sites: list[ValueSite], entry: str | None = None) -> str:
     """The probe program of ``sites``: ``module`` with ``if <condition>: raise
-    AssertionError(...)`` after each site (see the module docstring)."""
-    extra = {id(s.node): [cst.parse_statement(f"if {s.condition}:\n    raise AssertionError({PROBE_MESSAGE!r})\n")]
+    AssertionError(...)`` after each site (see the module docstring).  With ``entry`` (the
+    entry point's name), the probe also notes each run of a site and defines
+    ``_codemorph_value_probe``, which calls ``entry`` and raises ``AssertionError`` when no
+    site ran: a value stated on a line the input never reaches is not shown false."""
+    note = [cst.parse_statement(f"{_REACHED}.append(1)\n")] if entry is not None else []
+    extra = {id(s.node): note + [cst.parse_statement(f"if {s.condition}:\n    raise AssertionError({PROBE_MESSAGE!r})\n")]
              for s in sites}
-    return insert_after(module, extra).code
+    code = insert_after(module, extra).code
+    if entry is not None:
+        code += (f"\n\n{_REACHED} = []\n\n\ndef {_PROBE}(*args, **kwargs):\n    {_REACHED}.clear()\n"
+                 f"    {entry}(*args, **kwargs)\n    if not {_REACHED}:\n"
+                 f"        raise AssertionError({PROBE_MESSAGE + ' (its line never ran)'!r})\n")
+    return code
 
 
 def site_claim(module: cst.Module, ctx: RewriteContext, site: ValueSite, text: str) -> Claim:
     """The :class:`Claim` of ``text`` stated at ``site``, checked on the row's input (the
-    first of ``ctx.inputs``)."""
+    first of ``ctx.inputs``): the stated value never occurs at the site, and the site runs
+    at least once (a claim on a line the input never reaches is shown false by nothing)."""
     if not ctx.inputs:
         raise NotApplicable("no input to check the claim on")
-    return Claim(text, probe_source(module, [site]), ctx.entry_point, ctx.inputs[0])
+    if identifiers_in(module) & {_REACHED, _PROBE}:
+        raise NotApplicable(f"the program spells {_REACHED} or {_PROBE}, names the claim's check uses")
+    return Claim(text, probe_source(module, [site], ctx.entry_point), _PROBE, ctx.inputs[0])
