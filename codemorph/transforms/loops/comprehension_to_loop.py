@@ -60,6 +60,7 @@ class _CompSite:
     renames: dict[int, str] = field(default_factory=dict)
     acc: str = ""
     direct: bool = False  # the statement's own target is the accumulator
+    effects: bool = False  # a list comprehension standing as a statement for its calls: no accumulator
     key: str | None = None  # temporary holding a dict comprehension's key (evaluated first)
 
 
@@ -276,7 +277,9 @@ class ComprehensionToLoop(SiteChoice, Transform):
     it was evaluated.  ``sum(...)`` of int items becomes a running total,
     ``n = sum(1 for x in xs if x)`` -> ``n = 0`` / ``for x in xs:`` / ``if x:`` /
     ``n += 1`` (``count``/``total`` when the sum is not assigned to a name); a
-    comprehension that is a statement of its own leaves no bare ``acc`` behind.  Only
+    comprehension that is a statement of its own leaves no bare ``acc`` behind, and a list
+    comprehension standing as a statement for its calls builds no list at all:
+    ``[out.extend(g(x)) for x in xs]`` -> ``for x in xs:`` / ``out.extend(g(x))``.  Only
     comprehensions evaluated first in their statement are hoisted (everything evaluated
     before them is side-effect free: literals, unshadowed builtins, surely-bound locals,
     other hoisted comprehensions); comprehensions in short-circuit, conditional or lazy
@@ -446,7 +449,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
             for s in sites:
                 self._names(s, func, facts.functions[func], env)
                 ctx.record(s.node, f"{'generator expression' if s.consumer else type(s.comp).__name__} "
-                                   f"-> loop building {s.acc}")
+                                   + ("statement -> loop making its calls" if s.effects else f"-> loop building {s.acc}"))
             plans[stmt] = self._plan(stmt, sites)
         return module.visit(BlockRewriter(plans))
 
@@ -505,6 +508,13 @@ class ComprehensionToLoop(SiteChoice, Transform):
         # build the statement's own target directly?
         stmt = s.stmt
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if isinstance(small, cst.Expr) and small.value is s.node and s.consumer is None and s.kind == "list" \
+                and isinstance(_bare(comp.elt), cst.Call):
+            # ``[out.extend(f(x)) for x in xs]`` run for the calls' effects: the loop makes the calls
+            # as statements (``for x in xs: out.extend(f(x))``); the list the comprehension builds
+            # and drops is no observable (``list.append`` cannot fail, lifetimes are refused)
+            s.effects = True
+            return
         if isinstance(small, cst.Assign) and small.value is s.node and len(small.targets) == 1 \
                 and isinstance(small.targets[0].target, cst.Name) and s.consumer in (None, "list", "set", "sum"):
             t = small.targets[0].target.value
@@ -533,7 +543,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
         """The statements computing ``s`` into ``s.acc``."""
         rn = _Renamer(s.renames)
         comp = s.comp
-        acc = cst.Name(s.acc)
+        acc = cst.Name(s.acc or "_")
         if s.consumer == "sum":
             init: cst.BaseExpression = cst.Integer("0")
         elif s.kind == "list":
@@ -552,6 +562,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
             inner.append(simple_line(store))
         elif s.consumer == "sum":  # sum() of ints adds them to 0 in order: `total += item`
             inner = [simple_line(cst.AugAssign(acc, cst.AddAssign(), _bare(comp.elt.visit(rn))))]
+        elif s.effects:  # the call as a statement of its own
+            inner = [simple_line(cst.Expr(_bare(comp.elt.visit(rn))))]
         else:
             method = "append" if s.kind == "list" else "add"
             elt = _bare(comp.elt.visit(rn))
@@ -570,6 +582,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
             kept += [f.target, f.iter, *(i.test for i in f.ifs)]
         moved = {id(n) for part in kept for n in find(part, cst.CSTNode)}
         body[0] = prepend_lines(body[0], statement_comments(comp, moved))
+        if s.effects:
+            return body
         return [simple_line(assign(acc, init)), *body]
 
     def _plan(self, stmt: cst.BaseStatement, sites: list[_CompSite]) -> Plan:
@@ -579,7 +593,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
             for s in sites:
                 hoisted += self._loop(s)
                 if s.consumer in (None, "sum") or not _CONSUMERS.get(s.consumer, ("", True))[1]:
-                    replace[id(s.node)] = cst.Name(s.acc)
+                    replace[id(s.node)] = cst.Name(s.acc or "_")  # an effects statement is dropped below
                 else:
                     replace[id(s.node)] = s.node.with_changes(args=[cst.Arg(cst.Name(s.acc))])
             rep = _Renamer({}, replace)
@@ -597,7 +611,11 @@ class ComprehensionToLoop(SiteChoice, Transform):
                 new = None  # ``[f(x) for x in xs]`` as a statement: a bare ``acc`` would be left
             hoisted[0] = prepend_lines(hoisted[0], stmt.leading_lines)
             if new is None and isinstance(stmt, cst.SimpleStatementLine):
-                hoisted[0] = hoisted[0].with_changes(trailing_whitespace=stmt.trailing_whitespace)
+                first = hoisted[0]
+                if isinstance(first, cst.For):  # the loop making the calls: the comment on its header
+                    hoisted[0] = first.with_changes(body=first.body.with_changes(header=stmt.trailing_whitespace))
+                else:
+                    hoisted[0] = first.with_changes(trailing_whitespace=stmt.trailing_whitespace)
                 return hoisted, []
             return [*hoisted, new], []
         return plan
