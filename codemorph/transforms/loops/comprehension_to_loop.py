@@ -275,8 +275,9 @@ class ComprehensionToLoop(SiteChoice, Transform):
     name, ``x_1``, so nothing leaks into or out of the function), nested comprehensions
     keep their own variables (libcst ``ScopeProvider``), and the first iterable stays where
     it was evaluated.  ``sum(...)`` of int items becomes a running total,
-    ``n = sum(1 for x in xs if x)`` -> ``n = 0`` / ``for x in xs:`` / ``if x:`` /
-    ``n += 1`` (``count``/``total`` when the sum is not assigned to a name); a
+    ``n = sum(1 for x in xs if x)`` (or ``sum([1 for x in xs if x])``) -> ``n = 0`` /
+    ``for x in xs:`` / ``if x:`` / ``n += 1`` (``count``/``total`` when the sum is not
+    assigned to a name); a
     comprehension that is a statement of its own leaves no bare ``acc`` behind, and a list
     comprehension standing as a statement for its calls builds no list at all:
     ``[out.extend(g(x)) for x in xs]`` -> ``for x in xs:`` / ``out.extend(g(x))``.  Only
@@ -319,10 +320,17 @@ class ComprehensionToLoop(SiteChoice, Transform):
 
     # -- eligibility ------------------------------------------------------------------
     def _consumer(self, call: cst.Call, ctx: RewriteContext) -> str | None:
-        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star \
-                or not isinstance(call.args[0].value, cst.GeneratorExp):
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
             return None
         f = call.func
+        if isinstance(call.args[0].value, cst.ListComp) and isinstance(f, cst.Name) and f.value == "sum" \
+                and not rebindable_builtins(ctx, "sum") and self._int_item(call.args[0].value.elt, ctx):
+            # ``sum([1 for x in xs])`` of int items: a running total, as for a generator
+            # (``acc.append(1)`` / ``sum(acc)`` is no loop people write); adding ints in between
+            # computing them is exact.  Other items keep the list: ``sum(acc)``
+            return "sum"
+        if not isinstance(call.args[0].value, cst.GeneratorExp):
+            return None
         if isinstance(f, cst.Name) and f.value in _CONSUMERS and not rebindable_builtins(ctx, f.value):
             return f.value
         if isinstance(f, cst.Attribute) and f.attr.value == "join" \
@@ -371,7 +379,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
         why = scope_hazards(parts, targets) or scope_hazards([chain[0].iter], ())
         if why:
             return why.replace("inside the loop", "inside the comprehension")
-        if consumer is not None and env["stop_sources"]:
+        if isinstance(comp, cst.GeneratorExp) and env["stop_sources"]:  # a list comprehension lets it through
             return f"the generator's code may raise StopIteration (program uses {', '.join(env['stop_sources'])})"
         if consumer in _ITEMWISE and not self._int_item(comp.elt, ctx):
             return f"{consumer}() of items not known to be ints (adding/comparing them could fail midway)"
