@@ -248,4 +248,7 @@ def _statement(a: _Accumulation) -> cst.SimpleStatementLine:
         comp = cst.DictComp(key=paren(a.parts[0]), value=paren(a.parts[1]), for_in=for_in)
     moved = {id(n) for part in [*a.parts, *a.conds, loop.iter, loop.target] for n in find(part, cst.CSTNode)}
     comments = statement_comments(loop.body, moved)
-    return simple_line(assign(cst.Name(a.acc), comp), leading=[*loop.leading_lines, *comments])
+    # the statement takes the place of ``acc = []`` (whose own leading lines it keeps): a blank line
+    # that separated the loop from ``acc = []`` would now open the block or follow the line before
+    above = [ln for ln in loop.leading_lines if ln.comment is not None]
+    return simple_line(assign(cst.Name(a.acc), comp), leading=[*above, *comments])
