@@ -274,7 +274,9 @@ def negate(test: cst.BaseExpression, oracle: "TypeOracle | None" = None) -> tupl
     * ``a is b`` <-> ``a is not b`` and ``a in b`` <-> ``a not in b`` (a single comparison;
       ``not in`` is defined as the negation of ``in``);
     * anything else -> ``not E``, parenthesised only when ``E`` binds less tightly than
-      ``not`` (``and``/``or``, conditional expression, lambda, unparenthesised walrus).
+      ``not`` (``and``/``or``, conditional expression, lambda, walrus): the parentheses
+      ``E`` was written with are dropped where they are not needed (``if(c.islower()):``
+      -> ``if not c.islower():``).
 
     Without an oracle, comparisons such as ``<`` or ``==`` are never flipped (``not (a < b)``
     is not ``a >= b`` for NaN, sets or user classes).  With one, two more rules apply:
@@ -319,7 +321,8 @@ def negate(test: cst.BaseExpression, oracle: "TypeOracle | None" = None) -> tupl
         result = _de_morgan(test, oracle)
         if not any(negated_comparison(leaf) is not None for leaf in _boolean_leaves(result)):
             return result, "De Morgan"
-    operand = test
+    # ``if(c.islower()):`` -> ``if not c.islower():``, never ``not (c.islower())``
+    operand = strip_parentheses(test)
     if needs_parentheses_under_not(operand):
         operand = operand.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     return cst.UnaryOperation(cst.Not(whitespace_after=cst.SimpleWhitespace(" ")), operand), "not"

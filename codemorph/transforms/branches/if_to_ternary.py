@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import libcst as cst
 from codemorph.engine import NotApplicable, RewriteContext
+from codemorph.transforms.branches.conditions import source_of, strip_parentheses
 from codemorph.transforms.branches.statements import (
     Collect, StatementRewrite, comment_lines, comments_in, if_to_ternary_kind, make_ifexp,
     single_small, with_value,
@@ -35,7 +36,8 @@ LINE_LIMIT = 88
 def _unnatural(node: cst.If, ctx: RewriteContext | None = None) -> str | None:
     """Why the ternary of ``node`` would be a form people do not write, or ``None``:
     ``True if c else False`` (people write ``c`` or ``bool(c)``, which is another rewrite:
-    ``c`` may not be a bool), nested conditional expressions, and (with ``ctx``) a line
+    ``c`` may not be a bool), nested conditional expressions, a test or branch value that
+    spans several lines (``return text[i:`` / ``j] if c else text``), and (with ``ctx``) a line
     longer than :data:`LINE_LIMIT` characters and than every line of the program (a person
     keeps such an ``if``/``else`` on several lines)."""
     a, b = single_small(node.body).value, single_small(node.orelse.body).value
@@ -44,6 +46,10 @@ def _unnatural(node: cst.If, ctx: RewriteContext | None = None) -> str | None:
         return "both branches give a bool literal (True if c else False is not a form people write)"
     if isinstance(a, cst.IfExp) or isinstance(b, cst.IfExp):
         return "a branch is already a conditional expression (a nested ternary is not a form people write)"
+    if any("\n" in source_of(e) for e in (strip_parentheses(node.test), a, b)):
+        # ``return text[i:`` / ``j] if c else text``: a person keeps such an if/else on its lines
+        return "the test or a branch value spans several lines (a conditional expression over lines is not a form " \
+               "people write)"
     if ctx is not None:
         line = cst.Module([]).code_for_node(_make_ternary(node, node)[0]).splitlines()[-1]
         width = ctx.position(node)[1] - 1 + len(line)
@@ -68,9 +74,9 @@ class IfToTernary(StatementRewrite):
     conditional expression, bare tuple) are parenthesised.  ``elif`` clauses are left
     alone (they are not statements).  Natural forms only: an ``if``/``else`` giving ``True``
     and ``False`` (``return True if c else False``) and one whose branch value is already a
-    conditional expression (a nested ternary) are left alone, and so is one whose line would be
-    longer than 88 characters and than every line of the program (a person keeps it on
-    several lines).  Comments of the removed lines (after ``if c:``,
+    conditional expression (a nested ternary) are left alone, and so are one whose test or
+    branch value spans several lines and one whose line would be longer than 88 characters
+    and than every line of the program (a person keeps it on several lines).  Comments of the removed lines (after ``if c:``,
     ``else:``, on the branch lines) are kept on their own lines above the new statement.
 
     Args:
@@ -87,6 +93,7 @@ class IfToTernary(StatementRewrite):
         "both branches are a single `name = value` to the same simple name, or a single `return value`",
         "the if is a statement, not an elif clause",
         "not True/False in both branches, no conditional expression in a branch (no nested ternary)",
+        "the test and both branch values each fit on one line",
         "the new line is at most 88 characters long, or no longer than the program's longest line",
         "the program does not observe line numbers or source text",
     )

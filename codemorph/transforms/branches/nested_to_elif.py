@@ -5,32 +5,9 @@ from __future__ import annotations
 
 import libcst as cst
 from codemorph.engine import RewriteContext
-from codemorph.transforms.branches.statements import Collect, StatementRewrite
+from codemorph.transforms.branches.statements import Collect, StatementRewrite, make_elif, nested_inner
 
 __all__ = ["NestedToElif"]
-
-
-def _nested_inner(node: cst.If) -> cst.If | None:
-    """The ``if`` that is the whole ``else`` block of ``node``, when it can become an
-    ``elif`` without losing a comment; else ``None``."""
-    if not isinstance(node.orelse, cst.Else):
-        return None
-    body = node.orelse.body
-    if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1 or not isinstance(body.body[0], cst.If):
-        return None
-    if any(line.comment is not None for line in body.footer):
-        return None
-    return body.body[0]
-
-
-def _make_elif(original: cst.If, updated: cst.If) -> tuple[cst.If, str]:
-    old_else = updated.orelse
-    inner = old_else.body.body[0]
-    lines = list(old_else.leading_lines)
-    if old_else.body.header.comment is not None:
-        lines.append(cst.EmptyLine(indent=True, comment=old_else.body.header.comment))
-    lines += inner.leading_lines
-    return updated.with_changes(orelse=inner.with_changes(leading_lines=lines)), "else: if -> elif"
 
 
 class NestedToElif(StatementRewrite):
@@ -56,7 +33,7 @@ class NestedToElif(StatementRewrite):
 
     _keyword = "else"
     _nothing = "no else block holding only an if statement"
-    _make = staticmethod(_make_elif)
+    _make = staticmethod(make_elif)
 
     def _sites(self, found: Collect, ctx: RewriteContext) -> list[cst.CSTNode]:
-        return [n for n in found.ifs if _nested_inner(n) is not None]
+        return [n for n in found.ifs if nested_inner(n) is not None]

@@ -18,7 +18,7 @@ from codemorph.transforms.branches.conditions import source_of, strip_parenthese
 __all__ = [
     "comments_in", "comment_lines", "single_small", "assigned_name", "without_parentheses",
     "Collect", "ReplaceStatements", "make_ifexp", "if_to_ternary_kind", "StatementRewrite",
-    "with_value",
+    "with_value", "refuse_line_hazards", "nested_inner", "make_elif",
 ]
 
 
@@ -103,7 +103,8 @@ def without_parentheses(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr
 
 
-def _refuse_line_hazards(module: cst.Module) -> None:
+def refuse_line_hazards(module: cst.Module) -> None:
+    """``NotApplicable`` when the program observes line numbers or source text."""
     found = hazard_identifiers(module, LINE_HAZARDS)
     if found:
         raise NotApplicable(f"program observes line numbers or source text ({', '.join(found)})")
@@ -229,7 +230,7 @@ class StatementRewrite(SiteChoice, Transform):
         sites = self._sites(found, ctx)
         if not sites:
             raise NotApplicable(self._nothing)
-        _refuse_line_hazards(module)
+        refuse_line_hazards(module)
         return module.visit(ReplaceStatements(ctx, self.choose(ctx, sites), self._make_for(found)))
 
     def _make_for(self, found: Collect):
@@ -245,3 +246,29 @@ def with_value(small: cst.BaseSmallStatement, value: cst.BaseExpression) -> cst.
     if isinstance(small, cst.Return) and not value.lpar:
         changes["whitespace_after_return"] = cst.SimpleWhitespace(" ")
     return small.with_changes(**changes)
+
+
+def nested_inner(node: cst.If) -> cst.If | None:
+    """The ``if`` that is the whole ``else`` block of ``node``, when it can become an
+    ``elif`` without losing a comment; else ``None``."""
+    if not isinstance(node.orelse, cst.Else):
+        return None
+    body = node.orelse.body
+    if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1 or not isinstance(body.body[0], cst.If):
+        return None
+    if any(line.comment is not None for line in body.footer):
+        return None
+    return body.body[0]
+
+
+def make_elif(original: cst.If, updated: cst.If) -> tuple[cst.If, str]:
+    """``updated`` (an ``if`` whose ``else`` block :func:`nested_inner` accepts) with that block
+    as an ``elif`` clause (comments before and after ``else:`` and before the inner ``if`` move
+    before the ``elif`` line), and a description of the site."""
+    old_else = updated.orelse
+    inner = old_else.body.body[0]
+    lines = list(old_else.leading_lines)
+    if old_else.body.header.comment is not None:
+        lines.append(cst.EmptyLine(indent=True, comment=old_else.body.header.comment))
+    lines += inner.leading_lines
+    return updated.with_changes(orelse=inner.with_changes(leading_lines=lines)), "else: if -> elif"

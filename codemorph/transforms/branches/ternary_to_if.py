@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import libcst as cst
-from codemorph.engine import RewriteContext
+from codemorph.engine import NotApplicable, RewriteContext
 from codemorph.transforms.branches.conditions import source_of
 from codemorph.transforms.branches.statements import (
-    Collect, StatementRewrite, assigned_name, comment_lines, comments_in, with_value,
-    without_parentheses,
+    Collect, ReplaceStatements, StatementRewrite, assigned_name, comment_lines, comments_in, make_elif,
+    nested_inner, refuse_line_hazards, with_value, without_parentheses,
 )
 
 __all__ = ["TernaryToIf"]
@@ -86,7 +86,10 @@ class TernaryToIf(StatementRewrite):
     elsewhere ``x = x`` may raise (an unbound local) or copy a global (a class body) and is
     written.
     Only statements alone on their line are rewritten (not ``a = 1; x = p if c else q``,
-    nor the body of a one-line ``if``/``for``).  The comment at the end of the line moves
+    nor the body of a one-line ``if``/``for``).  A statement that is the whole ``else:``
+    block of an ``if`` becomes an ``elif`` of it, as people write it: ``if a: c = 1`` /
+    ``else: c = 2 if d else 3`` -> ``if a: c = 1`` / ``elif d: c = 2`` / ``else: c = 3``
+    (the ``else:`` block ending with a comment stays a block).  The comment at the end of the line moves
     to the ``if c:`` line.
 
     Args:
@@ -115,3 +118,42 @@ class TernaryToIf(StatementRewrite):
     def _make_for(self, found: Collect):
         # `else: x = x` is left out for a parameter x that is surely bound (see _make_if)
         return lambda original, updated: _make_if(original, updated, found.bound_parameters.get(original, frozenset()))
+
+    def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        """As :meth:`StatementRewrite.rewrite`; then an ``else:`` block whose only statement
+        became an ``if`` statement is written as ``elif`` (``else: c = a if d else b`` gives
+        ``elif d: c = a`` / ``else: c = b``, as people write it, never ``else:`` / ``if d:``)."""
+        if self._keyword not in ctx.program.source:
+            raise NotApplicable(self._nothing)
+        found = Collect()
+        module.visit(found)
+        sites = self._sites(found, ctx)
+        if not sites:
+            raise NotApplicable(self._nothing)
+        refuse_line_hazards(module)
+        make = self._make_for(found)
+        made: set[int] = set()
+
+        def recording(original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> tuple[cst.If, str]:
+            new, what = make(original, updated)
+            made.add(id(new))
+            return new, what
+
+        out = module.visit(ReplaceStatements(ctx, self.choose(ctx, sites), recording))
+        return out.visit(_ElseIfToElif(made))
+
+
+class _ElseIfToElif(cst.CSTTransformer):
+    """``else:`` blocks holding only one of the ``if`` statements ``made`` (ids) become
+    ``elif`` clauses (comments before and after ``else:`` move before the ``elif``, as in
+    ``nested-to-elif``; a block ending with a comment stays)."""
+
+    def __init__(self, made: set[int]) -> None:
+        super().__init__()
+        self.made = made
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+        inner = nested_inner(original_node)  # the nodes of this pass's input tree are the ones made
+        if inner is None or id(inner) not in self.made or nested_inner(updated_node) is None:
+            return updated_node
+        return make_elif(updated_node, updated_node)[0]

@@ -60,6 +60,7 @@ class _CompSite:
     renames: dict[int, str] = field(default_factory=dict)
     acc: str = ""
     direct: bool = False  # the statement's own target is the accumulator
+    effects: bool = False  # a list comprehension standing as a statement for its calls: no accumulator
     key: str | None = None  # temporary holding a dict comprehension's key (evaluated first)
 
 
@@ -274,9 +275,12 @@ class ComprehensionToLoop(SiteChoice, Transform):
     name, ``x_1``, so nothing leaks into or out of the function), nested comprehensions
     keep their own variables (libcst ``ScopeProvider``), and the first iterable stays where
     it was evaluated.  ``sum(...)`` of int items becomes a running total,
-    ``n = sum(1 for x in xs if x)`` -> ``n = 0`` / ``for x in xs:`` / ``if x:`` /
-    ``n += 1`` (``count``/``total`` when the sum is not assigned to a name); a
-    comprehension that is a statement of its own leaves no bare ``acc`` behind.  Only
+    ``n = sum(1 for x in xs if x)`` (or ``sum([1 for x in xs if x])``) -> ``n = 0`` /
+    ``for x in xs:`` / ``if x:`` / ``n += 1`` (``count``/``total`` when the sum is not
+    assigned to a name); a
+    comprehension that is a statement of its own leaves no bare ``acc`` behind, and a list
+    comprehension standing as a statement for its calls builds no list at all:
+    ``[out.extend(g(x)) for x in xs]`` -> ``for x in xs:`` / ``out.extend(g(x))``.  Only
     comprehensions evaluated first in their statement are hoisted (everything evaluated
     before them is side-effect free: literals, unshadowed builtins, surely-bound locals,
     other hoisted comprehensions); comprehensions in short-circuit, conditional or lazy
@@ -316,10 +320,17 @@ class ComprehensionToLoop(SiteChoice, Transform):
 
     # -- eligibility ------------------------------------------------------------------
     def _consumer(self, call: cst.Call, ctx: RewriteContext) -> str | None:
-        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star \
-                or not isinstance(call.args[0].value, cst.GeneratorExp):
+        if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
             return None
         f = call.func
+        if isinstance(call.args[0].value, cst.ListComp) and isinstance(f, cst.Name) and f.value == "sum" \
+                and not rebindable_builtins(ctx, "sum") and self._int_item(call.args[0].value.elt, ctx):
+            # ``sum([1 for x in xs])`` of int items: a running total, as for a generator
+            # (``acc.append(1)`` / ``sum(acc)`` is no loop people write); adding ints in between
+            # computing them is exact.  Other items keep the list: ``sum(acc)``
+            return "sum"
+        if not isinstance(call.args[0].value, cst.GeneratorExp):
+            return None
         if isinstance(f, cst.Name) and f.value in _CONSUMERS and not rebindable_builtins(ctx, f.value):
             return f.value
         if isinstance(f, cst.Attribute) and f.attr.value == "join" \
@@ -368,7 +379,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
         why = scope_hazards(parts, targets) or scope_hazards([chain[0].iter], ())
         if why:
             return why.replace("inside the loop", "inside the comprehension")
-        if consumer is not None and env["stop_sources"]:
+        if isinstance(comp, cst.GeneratorExp) and env["stop_sources"]:  # a list comprehension lets it through
             return f"the generator's code may raise StopIteration (program uses {', '.join(env['stop_sources'])})"
         if consumer in _ITEMWISE and not self._int_item(comp.elt, ctx):
             return f"{consumer}() of items not known to be ints (adding/comparing them could fail midway)"
@@ -446,7 +457,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
             for s in sites:
                 self._names(s, func, facts.functions[func], env)
                 ctx.record(s.node, f"{'generator expression' if s.consumer else type(s.comp).__name__} "
-                                   f"-> loop building {s.acc}")
+                                   + ("statement -> loop making its calls" if s.effects else f"-> loop building {s.acc}"))
             plans[stmt] = self._plan(stmt, sites)
         return module.visit(BlockRewriter(plans))
 
@@ -505,6 +516,13 @@ class ComprehensionToLoop(SiteChoice, Transform):
         # build the statement's own target directly?
         stmt = s.stmt
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) else None
+        if isinstance(small, cst.Expr) and small.value is s.node and s.consumer is None and s.kind == "list" \
+                and isinstance(_bare(comp.elt), cst.Call):
+            # ``[out.extend(f(x)) for x in xs]`` run for the calls' effects: the loop makes the calls
+            # as statements (``for x in xs: out.extend(f(x))``); the list the comprehension builds
+            # and drops is no observable (``list.append`` cannot fail, lifetimes are refused)
+            s.effects = True
+            return
         if isinstance(small, cst.Assign) and small.value is s.node and len(small.targets) == 1 \
                 and isinstance(small.targets[0].target, cst.Name) and s.consumer in (None, "list", "set", "sum"):
             t = small.targets[0].target.value
@@ -533,7 +551,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
         """The statements computing ``s`` into ``s.acc``."""
         rn = _Renamer(s.renames)
         comp = s.comp
-        acc = cst.Name(s.acc)
+        acc = cst.Name(s.acc or "_")
         if s.consumer == "sum":
             init: cst.BaseExpression = cst.Integer("0")
         elif s.kind == "list":
@@ -552,6 +570,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
             inner.append(simple_line(store))
         elif s.consumer == "sum":  # sum() of ints adds them to 0 in order: `total += item`
             inner = [simple_line(cst.AugAssign(acc, cst.AddAssign(), _bare(comp.elt.visit(rn))))]
+        elif s.effects:  # the call as a statement of its own
+            inner = [simple_line(cst.Expr(_bare(comp.elt.visit(rn))))]
         else:
             method = "append" if s.kind == "list" else "add"
             elt = _bare(comp.elt.visit(rn))
@@ -570,6 +590,8 @@ class ComprehensionToLoop(SiteChoice, Transform):
             kept += [f.target, f.iter, *(i.test for i in f.ifs)]
         moved = {id(n) for part in kept for n in find(part, cst.CSTNode)}
         body[0] = prepend_lines(body[0], statement_comments(comp, moved))
+        if s.effects:
+            return body
         return [simple_line(assign(acc, init)), *body]
 
     def _plan(self, stmt: cst.BaseStatement, sites: list[_CompSite]) -> Plan:
@@ -579,7 +601,7 @@ class ComprehensionToLoop(SiteChoice, Transform):
             for s in sites:
                 hoisted += self._loop(s)
                 if s.consumer in (None, "sum") or not _CONSUMERS.get(s.consumer, ("", True))[1]:
-                    replace[id(s.node)] = cst.Name(s.acc)
+                    replace[id(s.node)] = cst.Name(s.acc or "_")  # an effects statement is dropped below
                 else:
                     replace[id(s.node)] = s.node.with_changes(args=[cst.Arg(cst.Name(s.acc))])
             rep = _Renamer({}, replace)
@@ -597,7 +619,11 @@ class ComprehensionToLoop(SiteChoice, Transform):
                 new = None  # ``[f(x) for x in xs]`` as a statement: a bare ``acc`` would be left
             hoisted[0] = prepend_lines(hoisted[0], stmt.leading_lines)
             if new is None and isinstance(stmt, cst.SimpleStatementLine):
-                hoisted[0] = hoisted[0].with_changes(trailing_whitespace=stmt.trailing_whitespace)
+                first = hoisted[0]
+                if isinstance(first, cst.For):  # the loop making the calls: the comment on its header
+                    hoisted[0] = first.with_changes(body=first.body.with_changes(header=stmt.trailing_whitespace))
+                else:
+                    hoisted[0] = first.with_changes(trailing_whitespace=stmt.trailing_whitespace)
                 return hoisted, []
             return [*hoisted, new], []
         return plan

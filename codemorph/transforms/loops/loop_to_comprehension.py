@@ -12,7 +12,7 @@ from codemorph.authoring.facts import FunctionFacts
 from codemorph.authoring.hazards import rebindable_builtins
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.loops.common import (
-    BlockRewriter, Plan, assign, block_statements, choose_loop_sites, find, for_loop_facts,
+    BlockRewriter, Plan, assign, block_statements, choose_loop_sites, comment_lines, find, for_loop_facts,
     lazy_scopes, name_nodes, owner_refusal, refuse_program, simple_line, statement_comments,
     target_names,
 )
@@ -34,6 +34,7 @@ class _Accumulation:
     kind: str  # "list" | "set" | "dict"
     conds: list[cst.BaseExpression]
     parts: list[cst.BaseExpression]  # [elt] or [key, value]
+    comment_above: bool = False  # `acc = []  # note`: the note above the comprehension, not after it
 
 
 def _acc_init(stmt: cst.BaseStatement) -> tuple[str, str] | None:
@@ -166,7 +167,9 @@ class LoopToComprehension(SiteChoice, Transform):
         for a in chosen:
             ctx.record(a.loop, f"{a.kind} accumulation loop -> {a.kind} comprehension assigned to {a.acc}")
             plans[a.loop] = self._plan(a)
-        return module.visit(BlockRewriter(plans, [a.init for a in chosen]))
+            # `acc = []` leaves its lines above to the comprehension; its own comment ends that line
+            plans[a.init] = lambda node: ([], list(node.leading_lines))
+        return module.visit(BlockRewriter(plans))
 
     def _analyse(self, init: cst.SimpleStatementLine, loop: cst.For, acc_kind: tuple[str, str],
                  func: cst.FunctionDef, ff: FunctionFacts, parents, scopes,
@@ -218,7 +221,7 @@ class LoopToComprehension(SiteChoice, Transform):
             pure = lambda e: is_literal(e) or (isinstance(e, cst.Name) and e.value in targets)  # noqa: E731
             if not (pure(k) or pure(v)):
                 return "dict key and value both have effects (the evaluation order would change)"
-        found = _Accumulation(init, loop, acc, kind, conds, parts)
+        found = _Accumulation(init, loop, acc, kind, conds, parts, comment_above=True)
         # a person keeps a comprehension this long as a loop (or splits it over lines)
         line = cst.Module([]).code_for_node(_statement(found).with_changes(leading_lines=[])).rstrip("\n")
         width = ctx.position(loop)[1] - 1 + len(line)
@@ -226,6 +229,10 @@ class LoopToComprehension(SiteChoice, Transform):
         if "\n" not in line and width > max(LINE_LIMIT, longest):
             return (f"the comprehension would make a line of {width} characters (longer than {LINE_LIMIT} "
                     f"and than every line of the program)")
+        # the comment of `acc = []` ends the comprehension's line when it fits there
+        comment = init.trailing_whitespace.comment
+        found.comment_above = comment is not None and "\n" not in line \
+            and width + 2 + len(comment.value) > max(LINE_LIMIT, longest)
         return found
 
     @staticmethod
@@ -248,4 +255,11 @@ def _statement(a: _Accumulation) -> cst.SimpleStatementLine:
         comp = cst.DictComp(key=paren(a.parts[0]), value=paren(a.parts[1]), for_in=for_in)
     moved = {id(n) for part in [*a.parts, *a.conds, loop.iter, loop.target] for n in find(part, cst.CSTNode)}
     comments = statement_comments(loop.body, moved)
-    return simple_line(assign(cst.Name(a.acc), comp), leading=[*loop.leading_lines, *comments])
+    # the statement takes the place of ``acc = []`` (whose own leading lines it keeps): a blank line
+    # that separated the loop from ``acc = []`` would now open the block or follow the line before
+    above = [ln for ln in loop.leading_lines if ln.comment is not None]
+    if a.comment_above:
+        return simple_line(assign(cst.Name(a.acc), comp), leading=[*comment_lines(a.init.trailing_whitespace), *above,
+                                                                    *comments])
+    return simple_line(assign(cst.Name(a.acc), comp), leading=[*above, *comments],
+                       trailing=a.init.trailing_whitespace)

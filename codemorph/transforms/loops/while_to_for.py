@@ -150,13 +150,14 @@ class WhileToFor(SiteChoice, Transform):
             reasons.append("while loops only outside function bodies")
         chosen = choose_loop_sites(self.which, ctx, eligible, reasons, "counting while loop")
         plans: dict[cst.CSTNode, Plan] = {}
-        drop = []
         for c in chosen:
             ctx.record(c.loop, f"while loop counting {c.var} -> for {c.var} in range(...)")
             plans[c.loop] = self._plan(c)
             if c.drop_init is not None:
-                drop.append(c.drop_init)
-        return module.visit(BlockRewriter(plans, drop))
+                # the folded `i = 0` leaves its blank lines to the statement after it and its
+                # comments to the loop, whose start they describe (not to that next statement)
+                plans[c.drop_init] = lambda node: ([], [ln for ln in node.leading_lines if ln.comment is None])
+        return module.visit(BlockRewriter(plans))
 
     # -- analysis ---------------------------------------------------------------------
     def _analyse(self, w: cst.While, func: cst.FunctionDef, block: cst.IndentedBlock, facts: ProgramFacts,
@@ -338,7 +339,11 @@ class WhileToFor(SiteChoice, Transform):
                     orelse = cst.Else(cst.IndentedBlock([fix]))
                 else:
                     after = [fix]
+            init_comments: list[cst.EmptyLine] = []
+            if c.drop_init is not None:
+                init_comments = [*(ln for ln in c.drop_init.leading_lines if ln.comment is not None),
+                                 *comment_lines(c.drop_init.trailing_whitespace)]
             loop = cst.For(target=cst.Name(c.var), iter=rng, body=body, orelse=orelse,
-                           leading_lines=[*node.leading_lines, *statement_comments(node.test)])
+                           leading_lines=[*node.leading_lines, *init_comments, *statement_comments(node.test)])
             return [loop, *after], []
         return plan
