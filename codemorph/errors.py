@@ -52,3 +52,41 @@ class NotApplicable(CodemorphError):
 
 class InputError(CodemorphError):
     """An input row or argument literal is malformed (bad JSON, missing field, bad literal)."""
+
+
+# -- who interrupted: the user, or a plugin raising KeyboardInterrupt ------------------------------
+#: whether this process knows when its user interrupts it (:func:`track_interruptions`)
+_interruptions_tracked = False
+#: whether the user interrupted this process (:func:`note_user_interrupt`)
+_user_interrupted = False
+
+
+def track_interruptions() -> None:
+    """Declare that this process records its user's interruptions: the command line's
+    signal handler (:func:`codemorph.cli.handle_interruptions`) calls
+    :func:`note_user_interrupt` before it raises ``KeyboardInterrupt``, and a worker process
+    of :func:`codemorph.jobs.executors.map_rows`, which ignores ``SIGINT``, is never
+    interrupted by its user.  From then on a ``KeyboardInterrupt`` raised while the user did
+    not interrupt is a plugin's, and :func:`interrupts_run` says it costs one result."""
+    global _interruptions_tracked
+    _interruptions_tracked = True
+
+
+def note_user_interrupt() -> None:
+    """Record that the user interrupted this process (Ctrl-C, ``SIGTERM``); called by the
+    signal handler just before it raises ``KeyboardInterrupt``."""
+    global _user_interrupted
+    _user_interrupted = True
+
+
+def interrupts_run(exc: BaseException) -> bool:
+    """Whether ``exc``, caught around a transform's or a row's work, must propagate: a
+    ``KeyboardInterrupt`` when the user interrupted this process, or when this process does
+    not track its interruptions (:func:`track_interruptions`; a program using codemorph as a
+    library, where Python's default ``SIGINT`` handler raises it).  Every other
+    ``BaseException`` a plugin raises (``GeneratorExit``, ``SystemExit``, a class of its own,
+    a ``KeyboardInterrupt`` nobody's Ctrl-C caused) is that plugin's failure and costs one
+    result, never the run: ``False``."""
+    if isinstance(exc, KeyboardInterrupt):
+        return _user_interrupted or not _interruptions_tracked
+    return False

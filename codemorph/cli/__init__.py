@@ -28,8 +28,14 @@ def handle_interruptions() -> None:
     while the interpreter shut down would otherwise have killed it, exit 143 for ``SIGTERM``).
     A process forked from this one (a worker) that receives ``SIGTERM`` still ends at once,
     as without the handler; one that receives ``SIGINT`` raises ``KeyboardInterrupt``, as by
-    default."""
+    default.  The user's interruption is recorded first
+    (:func:`codemorph.errors.note_user_interrupt`): a ``KeyboardInterrupt`` a plugin raises
+    while nobody interrupted costs that plugin's result, never the run
+    (:func:`codemorph.errors.interrupts_run`)."""
+    from codemorph.errors import note_user_interrupt, track_interruptions
+
     main_pid = os.getpid()
+    track_interruptions()
 
     def handler(signum: int, frame: Any) -> None:
         if os.getpid() != main_pid:
@@ -41,6 +47,7 @@ def handle_interruptions() -> None:
         # SIG_IGN, unlike a Python handler, outlives the interpreter's shutdown
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        note_user_interrupt()  # a KeyboardInterrupt a plugin raises is not the user's
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, handler)

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, Iterable, Mapping, Sequence
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from codemorph.errors import NotApplicable, ParseError
+from codemorph.errors import NotApplicable, ParseError, interrupts_run
 from codemorph.engine.program import Program
 from codemorph.engine.stdlib import star_import_names
 
@@ -725,8 +725,12 @@ class Transform:
             :class:`~codemorph.errors.NotApplicable` (a bug of the transform).  Never
             raises (as LibCST's codemod runner, which turns a codemod's exception into a
             failure result): one transform's bug costs its variant, never the run.
-            A ``SystemExit`` raised by :meth:`rewrite` is such an error too; only
-            ``KeyboardInterrupt`` propagates.  A ``RecursionError`` on a program whose
+            Any ``BaseException`` raised by :meth:`rewrite` (``SystemExit``,
+            ``GeneratorExit``, a plugin's own subclass, a ``KeyboardInterrupt`` the user
+            did not cause) is such an error too; only the user's interruption propagates
+            (:func:`~codemorph.errors.interrupts_run`: a ``KeyboardInterrupt`` after the
+            command line's signal handler recorded Ctrl-C or ``SIGTERM``, or any
+            ``KeyboardInterrupt`` in a process that does not track them).  A ``RecursionError`` on a program whose
             syntax tree is at least :data:`DEEP_NESTING` levels deep (:func:`nesting_depth`)
             is no error but a refusal, reason ``"expression nesting too deep for the
             rewriter: ..."`` (libcst's visitors recurse per level).
@@ -751,8 +755,11 @@ class Transform:
             err = TransformError(self.name, _distribution_of(type(self)), type(exc).__name__, _message_of(exc))
             return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
                                    error=err)
-        except (Exception, SystemExit) as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
-            # (SystemExit too: a plugin calling sys.exit must not end the caller's run)
+        except BaseException as exc:  # noqa: BLE001 - the policy: a transform's bug is a result
+            # (SystemExit, GeneratorExit, a plugin's own BaseException class, a KeyboardInterrupt
+            # nobody's Ctrl-C caused: none may end the caller's run; the user's interruption does)
+            if interrupts_run(exc):
+                raise
             message = _message_of(exc)
             depth = nesting_depth(program.module)
             if depth >= DEEP_NESTING:

@@ -37,6 +37,7 @@ from collections import deque
 from functools import partial
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
+from codemorph.errors import interrupts_run, track_interruptions
 from codemorph.rows.dataset import Reject
 
 __all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "close_states", "is_reject",
@@ -363,11 +364,16 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
 
 
 def _guarded(fn: Callable[[Any, T], R], on_error: Callable[[T, Exception], R], state: Any, row: T) -> R:
-    """``fn(state, row)``, or ``on_error(row, exception)`` when it raises an ``Exception``."""
+    """``fn(state, row)``, or ``on_error(row, exception)`` when it raises an ``Exception``, or
+    any other ``BaseException`` that is not the user's interruption
+    (:func:`~codemorph.errors.interrupts_run`: a plugin's ``GeneratorExit``, ``SystemExit`` or
+    class of its own costs its row, never the run)."""
     try:
         return fn(state, row)
-    except Exception as exc:  # noqa: BLE001 - the caller's policy decides what a failed row becomes
-        return on_error(row, exc)
+    except BaseException as exc:  # noqa: BLE001 - the caller's policy decides what a failed row becomes
+        if interrupts_run(exc):
+            raise
+        return on_error(row, exc)  # type: ignore[arg-type]
 
 
 def _chunks(rows: Iterable[T], size: int, passthrough: Callable[[T], bool] | None
@@ -510,9 +516,12 @@ def _init_worker(parent: int, slots: Any = None, claim: Any = None, memory: int 
     on ``SIGTERM`` close this process's states (their sandboxes) and exit at once
     (:func:`_end_worker`).  ``slots`` (a shared array, one entry per worker of the pool) and
     ``claim`` (a shared counter) give the worker its entry, where it records the task in
-    progress; ``memory``: the address-space cap in bytes (:func:`limit_memory`)."""
+    progress; ``memory``: the address-space cap in bytes (:func:`limit_memory`).  A
+    ``KeyboardInterrupt`` raised in the worker is then a plugin's, never the user's
+    (:func:`codemorph.errors.track_interruptions`)."""
     global _worker_slots, _worker_slot
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    track_interruptions()  # SIGINT ignored: a KeyboardInterrupt here is never the user's
     signal.signal(signal.SIGTERM, _end_worker)
     die_with_parent(parent)
     if slots is not None and claim is not None:
