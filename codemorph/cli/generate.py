@@ -84,6 +84,10 @@ def generate(
     worker_memory: int = typer.Option(WORKER_MEMORY_MIB, "--worker-memory", metavar="MiB",
                                       help=WORKER_MEMORY_HELP),
     fail_on_error: bool = typer.Option(False, "--fail-on-error", help=FAIL_ON_ERROR_HELP),
+    transform_time_limit: float = typer.Option(
+        60.0, "--transform-time-limit", metavar="SECONDS",
+        help="Stop a transform whose application to one program takes longer than this (wall clock, in the host "
+             "process): that variant is rejected (stage transform, TransformTimeout), the run goes on. 0: no limit."),
     max_naturalness_delta: Optional[float] = typer.Option(
         None, "--max-naturalness-delta", metavar="X",
         help="Reject (stage naturalness, in the rejects file) every variant whose naturalness_delta (bits per "
@@ -104,6 +108,8 @@ def generate(
         fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
     if max_naturalness_delta is not None and max_naturalness_delta != max_naturalness_delta:
         fail("--max-naturalness-delta must be a number of bits per token, not nan")
+    if not transform_time_limit >= 0:
+        fail(f"--transform-time-limit must be >= 0 seconds, got {transform_time_limit}")
     if min_inputs < 1:
         fail(f"--min-inputs must be >= 1, got {min_inputs}")
     rows_path, layout = output_target(output, fmt, in_path)
@@ -111,7 +117,8 @@ def generate(
 
     common = dict(seed=seed, workers=workers or default_workers(), extra_inputs=extra_inputs, min_inputs=min_inputs,
                   limits=Limits(timeout=timeout, memory=memory * 1024**2, output=output_limit * 1024), prove=prove,
-                  max_naturalness_delta=max_naturalness_delta, worker_memory=worker_memory_bytes(worker_memory))
+                  max_naturalness_delta=max_naturalness_delta, worker_memory=worker_memory_bytes(worker_memory),
+                  transform_time_limit=transform_time_limit or None)
     if perturb_inputs:
         from codemorph.jobs.perturb import DEFAULT_EXCEPTIONS, PerturbConfig
         from codemorph.perturb import Budget

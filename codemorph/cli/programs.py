@@ -27,6 +27,10 @@ def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."
                                       help="FILE is a script run as `python FILE < input` (a stdin row's "
                                            "program): nothing imports it, so its module-level names and "
                                            "loops may be rewritten."),
+          transform_time_limit: float = typer.Option(
+              60.0, "--transform-time-limit", metavar="SECONDS",
+              help="Stop a transform whose application takes longer than this (wall clock): it is reported not "
+                   "applied (TransformTimeout) and the next one runs. 0: no limit."),
           ) -> None:
     """Print FILE rewritten by the transforms, in order.  When nothing applies, print the
     source unchanged and say why on stderr (exit 0).  FILE is taken as a module others may
@@ -36,6 +40,11 @@ def apply(file: Path = typer.Argument(..., help="Python source file to rewrite."
     from codemorph.engine.program import Program
     from codemorph.engine.registry import get_transform
 
+    from codemorph.engine.transform import set_time_limit
+
+    if not transform_time_limit >= 0:
+        fail(f"--transform-time-limit must be >= 0 seconds, got {transform_time_limit}")
+    set_time_limit(transform_time_limit or None)
     source = read_text(file, "the program to rewrite")
     options = _parse_options(option, transform)
     try:

@@ -13,8 +13,11 @@ import collections
 import hashlib
 import keyword
 import random
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -313,6 +316,72 @@ def _message_of(exc: BaseException) -> str:
     except (Exception, RecursionError):  # noqa: BLE001 - any failure of a __str__
         return f"<the {type(exc).__name__}'s message could not be rendered>"
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "..."
+
+
+#: Seconds one application of a transform (:meth:`Transform.apply`) may take in the host
+#: before it is stopped (``generate`` and ``apply``: ``--transform-time-limit``).  Generous: a 4,500-line
+#: program takes a few seconds through two transforms; a plugin stuck in a loop costs its
+#: variant after this long instead of hanging the run.
+DEFAULT_TIME_LIMIT = 60.0
+
+_time_limit: float | None = DEFAULT_TIME_LIMIT
+#: whether a :meth:`Transform.apply` of this process has its timer armed (an apply called
+#: from inside another's rewrite runs under the outer one's limit)
+_timer_armed = False
+
+
+def set_time_limit(seconds: float | None) -> None:
+    """Set the time limit of every later :meth:`Transform.apply` in this process, in seconds
+    (wall clock); ``None`` or 0: no limit.  ``generate``'s workers set it from
+    :attr:`~codemorph.jobs.generate.GenerateConfig.transform_time_limit`.
+
+    Raises:
+        ValueError: a negative number of seconds."""
+    global _time_limit
+    if seconds is not None and seconds < 0:
+        raise ValueError(f"a transform time limit must be >= 0 seconds, got {seconds}")
+    _time_limit = seconds or None
+
+
+def time_limit() -> float | None:
+    """The time limit of :meth:`Transform.apply` in this process (seconds), ``None`` for none."""
+    return _time_limit
+
+
+class TransformTimeout(BaseException):
+    """Raised (by a ``SIGALRM`` handler) into a transform that ran past the time limit
+    (:func:`set_time_limit`); a ``BaseException`` so that a plugin's ``except Exception``
+    does not swallow it.  :meth:`Transform.apply` turns it into an error record."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    if _timer_armed:
+        raise TransformTimeout()
+
+
+@contextmanager
+def _time_limited() -> Iterator[float | None]:
+    """Arm a ``SIGALRM`` timer (``setitimer(ITIMER_REAL)``) of :func:`time_limit` seconds
+    around one transform's application; yields the limit, or ``None`` when none is armed: no
+    limit set, not the main thread (signals reach only it), no ``setitimer`` (Windows), or a
+    limit already armed by an enclosing application."""
+    global _timer_armed
+    limit = _time_limit
+    if (not limit or _timer_armed or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield None
+        return
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    _timer_armed = True
+    try:
+        # again every second after the limit: a plugin that swallows the first (``except
+        # BaseException``) in its loop is interrupted again
+        signal.setitimer(signal.ITIMER_REAL, limit, 1.0)
+        yield limit
+    finally:
+        _timer_armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
 
 
 @dataclass(frozen=True)
@@ -733,15 +802,26 @@ class Transform:
             ``KeyboardInterrupt`` in a process that does not track them).  A ``RecursionError`` on a program whose
             syntax tree is at least :data:`DEEP_NESTING` levels deep (:func:`nesting_depth`)
             is no error but a refusal, reason ``"expression nesting too deep for the
-            rewriter: ..."`` (libcst's visitors recurse per level).
+            rewriter: ..."`` (libcst's visitors recurse per level).  An application that
+            runs past the time limit (:func:`set_time_limit`, default
+            :data:`DEFAULT_TIME_LIMIT` seconds; armed with ``SIGALRM`` in the main thread
+            only) is stopped and is an error too, exception ``TransformTimeout``.
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), self.name)
         if self.needs_runtime_types and observations is None:
             return TransformResult(self.name, program, False,
                                    reason="needs runtime type observations, none given")
+        limit = None
         try:
-            return self._apply(program, rng, inputs, observations, outputs, harness)
+            with _time_limited() as limit:
+                return self._apply(program, rng, inputs, observations, outputs, harness)
+        except TransformTimeout:
+            err = TransformError(self.name, _distribution_of(type(self)), "TransformTimeout", (
+                f"transform {self.name!r} did not finish within the time limit of {limit:g} s and was stopped "
+                "(--transform-time-limit SECONDS changes it)"))
+            return TransformResult(self.name, program, False, reason=f"raised {err.exception}: {err.message}",
+                                   error=err)
         except RecursionError as exc:
             # libcst's visitors recurse once (several frames) per level of the syntax tree: a
             # 900-term ``1 + 1 + ... + 1`` is 900 levels deep.  Such a program is not

@@ -38,7 +38,7 @@ from codemorph.sandbox.determinism import process_change
 from codemorph.sandbox.kinds import RunView, output_of, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
-from codemorph.engine.transform import derive_rng, derive_seed
+from codemorph.engine.transform import DEFAULT_TIME_LIMIT, derive_rng, derive_seed, set_time_limit
 from codemorph.verification.claims import claim_requests, refutation
 from codemorph.verification.differential import (DEFAULT_INPUTS, HASH_SEEDS, MIN_INPUTS, check_requests, judge, make_baseline,
                            may_depend_on_hash, prove_verdict)
@@ -121,6 +121,11 @@ class GenerateConfig:
             :func:`~codemorph.jobs.executors.limit_memory`; ``--worker-memory``), local
             processes only (``workers`` > 1); ``None``: no cap.  A row that needs more is
             rejected (stage ``worker``), never the run.
+        transform_time_limit: seconds one transform's application may take in the host
+            (:func:`~codemorph.engine.transform.set_time_limit`, set by each worker's
+            :class:`RowProcessor`; ``--transform-time-limit``); past it the transform is
+            stopped and its variant rejected (stage ``transform``, exception
+            ``TransformTimeout``); ``None`` or 0: no limit.
     """
 
     variants: tuple[Variant, ...]
@@ -135,6 +140,7 @@ class GenerateConfig:
     max_naturalness_delta: float | None = None
     naturalness_model: str | None = None
     worker_memory: int | None = None
+    transform_time_limit: float | None = DEFAULT_TIME_LIMIT
 
     @classmethod
     def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
@@ -224,6 +230,7 @@ class RowProcessor:
 
     def __init__(self, config: GenerateConfig, freeze_heap: bool = False) -> None:
         self.config = config
+        set_time_limit(config.transform_time_limit)  # this process's transforms: the run's limit
         self._freeze_heap = freeze_heap
         self._frozen = False
         self.pipelines: list[tuple[str, Pipeline]] = [(v.name, build_pipeline(v.spec)) for v in config.variants]
