@@ -27,6 +27,7 @@ import atexit
 import concurrent.futures as cf
 import multiprocessing
 import os
+import pickle
 import signal
 import sys
 import threading
@@ -42,7 +43,7 @@ from codemorph.rows.dataset import Reject
 
 __all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "close_states", "is_reject",
            "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP", "die_with_parent", "WorkerDied", "death_cause",
-           "limit_memory", "memory_cap"]
+           "limit_memory", "memory_cap", "RowTransportError", "PICKLE_RECURSION_LIMIT"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -146,19 +147,149 @@ def _run_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, An
     return [fn(state, r) for r in rows]
 
 
+def _run_packed_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
+                     payload: Sequence[bytes]) -> list[Any]:
+    """:func:`_run_task` on rows that crossed to this worker pickled one by one (``payload``,
+    from :func:`_pack`); returns the results packed the same way (a result that cannot be
+    pickled is a :class:`_Unsent` saying why, so that it costs its row only)."""
+    return _pack(_run_task(token, setup, fn, [pickle.loads(b) for b in payload]))
+
+
 def _run_numbered_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
-                       number: int, rows: Sequence[Any]) -> list[Any]:
-    """:func:`_run_task` in a worker process of :func:`map_rows`, with the task's ``number``
-    in this worker's slot while it runs (setup included), so that the parent can tell, when
-    the pool breaks, which tasks were in progress (:class:`_ProcessMap`)."""
+                       number: int, payload: Sequence[bytes]) -> list[Any]:
+    """:func:`_run_packed_task` in a worker process of :func:`map_rows`, with the task's
+    ``number`` in this worker's slot while it runs (setup included), so that the parent can
+    tell, when the pool breaks, which tasks were in progress (:class:`_ProcessMap`)."""
     slots = _worker_slots
     if slots is None:
-        return _run_task(token, setup, fn, rows)
+        return _run_packed_task(token, setup, fn, payload)
     slots[_worker_slot] = number
     try:
-        return _run_task(token, setup, fn, rows)
+        return _run_packed_task(token, setup, fn, payload)
     finally:
         slots[_worker_slot] = 0
+
+
+# -- rows and results crossing to and from worker processes --------------------------------------
+#: the recursion limit under which a row or a result too deeply nested for the current limit is
+#: pickled again (the C pickler recurses about twice per level of nesting: a JSON value 900
+#: lists deep, which the reader accepts, fails under Python's default limit of 1,000); about
+#: 3 MB of C stack at most, well under the 8 MB a thread gets
+PICKLE_RECURSION_LIMIT = 10_000
+
+
+class RowTransportError(Exception):
+    """A row could not be sent to the worker process (or Dask worker) that was to process it,
+    or its result could not be sent back: pickling it failed (a value nested deeper than
+    :data:`PICKLE_RECURSION_LIMIT` allows, an object that cannot be pickled) or unpickling
+    it did.  A map with ``on_error`` passes it to ``on_error(row, exc)``: the row costs one
+    row, never the run; its message is the reason to give."""
+
+
+class _Unsent:
+    """In place of a row or a result that could not be pickled: why (``reason``)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __reduce__(self):
+        return (_Unsent, (self.reason,))
+
+
+def _dumps(obj: Any) -> bytes:
+    """``pickle.dumps(obj)``; when the recursion limit is too low for ``obj``'s nesting,
+    again under :data:`PICKLE_RECURSION_LIMIT` (the previous limit restored after).
+
+    Raises:
+        Exception: whatever pickling raised the second time (``RecursionError``,
+            ``pickle.PicklingError``, ``TypeError``...)."""
+    try:
+        return pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+    except RecursionError:
+        old = sys.getrecursionlimit()
+        if old >= PICKLE_RECURSION_LIMIT:
+            raise
+        sys.setrecursionlimit(PICKLE_RECURSION_LIMIT)
+        try:
+            return pickle.dumps(obj, pickle.HIGHEST_PROTOCOL)
+        finally:
+            sys.setrecursionlimit(old)
+
+
+def _pack(items: Sequence[Any]) -> list[Any]:
+    """Each item pickled on its own (:func:`_dumps`): its bytes, or an :class:`_Unsent`
+    naming the failure (the others still cross)."""
+    out: list[Any] = []
+    for x in items:
+        try:
+            out.append(_dumps(x))
+        except Exception as exc:  # noqa: BLE001 - one item that cannot cross costs that item only
+            out.append(_Unsent(_failure_text(exc)))
+    return out
+
+
+def _failure_text(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001
+        text = ""
+    text = text if len(text) <= 300 else text[:300] + "..."
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _transport_failed(row: Any, message: str, on_error: Callable[[Any, Exception], Any] | None) -> Any:
+    """The result of a row that could not cross: ``on_error(row, RowTransportError)``, or a
+    :class:`_Raise` of it without ``on_error``."""
+    exc = RowTransportError(message)
+    return _Raise(exc) if on_error is None else on_error(row, exc)
+
+
+def _to_worker(row: Any, reason: str, on_error: Callable[[Any, Exception], Any] | None, worker: str) -> Any:
+    return _transport_failed(row, f"this row could not be sent to {worker}: pickling it failed ({reason}; e.g. a "
+                                  "value nested too deeply in one of its columns); the run went on", on_error)
+
+
+def _unpack(rows: Sequence[Any], packed: Sequence[Any], on_error: Callable[[Any, Exception], Any] | None,
+            worker: str) -> list[Any]:
+    """The results of ``rows`` from what their worker returned (:func:`_run_packed_task`); a
+    result that did not cross is :func:`_transport_failed`."""
+    outs = []
+    for row, p in zip(rows, packed):
+        if isinstance(p, _Unsent):
+            outs.append(_transport_failed(row, f"the result of this row could not be sent back from {worker}: "
+                                               f"pickling it failed ({p.reason}); the run went on", on_error))
+            continue
+        try:
+            outs.append(pickle.loads(p))
+        except Exception as exc:  # noqa: BLE001 - a result this process cannot rebuild costs its row
+            outs.append(_transport_failed(row, f"the result of this row could not be received from {worker}: "
+                                               f"unpickling it failed ({_failure_text(exc)}); the run went on",
+                                          on_error))
+    return outs
+
+
+def _split(rows: Sequence[Any]) -> tuple[list[Any], list[bytes], dict[int, str]]:
+    """``(rows that can cross, their pickles, {index in rows: why} of those that cannot)``."""
+    sendable, payload, unsent = [], [], {}
+    for i, (row, p) in enumerate(zip(rows, _pack(rows))):
+        if isinstance(p, _Unsent):
+            unsent[i] = p.reason
+        else:
+            sendable.append(row)
+            payload.append(p)
+    return sendable, payload, unsent
+
+
+def _merge(rows: Sequence[Any], unsent: dict[int, str], outs: Sequence[Any],
+           on_error: Callable[[Any, Exception], Any] | None, worker: str) -> list[Any]:
+    """The results of every row of a task: ``outs`` (those of the rows sent, in order) with
+    the rows that could not be sent (``unsent``) in their places."""
+    if not unsent:
+        return list(outs)
+    it = iter(outs)
+    return [_to_worker(row, unsent[i], on_error, worker) if i in unsent else next(it) for i, row in enumerate(rows)]
 
 
 def close_states(token: str | None = None) -> int:
@@ -278,8 +409,12 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
     Args:
         fn: the work of one row, called as ``fn(state, row)``.  For process and Dask
             backends it must be picklable (a module-level function, or a
-            ``functools.partial`` of one with picklable arguments), as must ``row`` and
-            the result.
+            ``functools.partial`` of one with picklable arguments).  Rows and results
+            cross one by one, pickled by :func:`_pack` (under
+            :data:`PICKLE_RECURSION_LIMIT` when the current recursion limit is too low for
+            their nesting); a row or result that still cannot cross gets
+            ``on_error(row, RowTransportError)`` (without ``on_error``: the
+            :class:`RowTransportError` is raised at its row's turn), the others go on.
         rows: any iterable; consumed lazily (at most the in-flight window ahead of the
             row being yielded), so a reader over millions of rows stays streaming.
         executor: ``None`` or a :class:`LocalExecutor` (this machine), or a
@@ -590,13 +725,16 @@ def memory_cap_reason() -> str | None:
 def failed_row_reject(row: Any, exc: BaseException) -> Reject:
     """The reject of a source row (:class:`~codemorph.rows.dataset.SourceRow`) whose
     processing failed with ``exc``: stage ``worker`` for a :class:`WorkerDied` (its message
-    as the reason, ``exitcode`` as a field) and for a ``MemoryError`` under a memory cap
+    as the reason, ``exitcode`` as a field), for a :class:`RowTransportError` (its message)
+    and for a ``MemoryError`` under a memory cap
     (:func:`memory_cap_reason`); otherwise the ``internal`` reject
     (:func:`~codemorph.rows.schema.internal_reject`)."""
     from codemorph.rows.schema import internal_reject, row_reject
 
     if isinstance(exc, WorkerDied):
         return row_reject(row, "worker", str(exc), detail={"exception": "WorkerDied", "exitcode": exc.exitcode})
+    if isinstance(exc, RowTransportError):
+        return row_reject(row, "worker", str(exc), detail={"exception": "RowTransportError"})
     if isinstance(exc, MemoryError) and memory_cap() is not None:
         return row_reject(row, "worker", f"{memory_cap_reason()} while processing this row; the run went on",
                           detail={"exception": "MemoryError", "memory_cap": memory_cap()})
@@ -742,18 +880,26 @@ class _Raise:
 
 
 class _Task:
-    """One task of a :class:`_ProcessMap`: its number (> 0), rows, the future of its run,
-    its results once known, and how many broken pools it was in without being found
+    """One task of a :class:`_ProcessMap`: its number (> 0), the rows sent (``rows``, with
+    their pickles, ``payload``), every row of the task (``all_rows``) and those that could
+    not be sent (``unsent``: index in ``all_rows`` -> why), the future of its run, the
+    results of ``rows`` once known, and how many broken pools it was in without being found
     innocent or guilty."""
 
-    __slots__ = ("number", "rows", "future", "outs", "breaks")
+    __slots__ = ("number", "rows", "payload", "all_rows", "unsent", "future", "outs", "breaks")
 
     def __init__(self, number: int, rows: list[Any]) -> None:
         self.number = number
-        self.rows = rows
+        self.all_rows = rows
+        self.rows, self.payload, self.unsent = _split(rows)
         self.future: cf.Future | None = None
-        self.outs: list[Any] | None = None
+        self.outs: list[Any] | None = None if self.rows else []  # nothing to send: nothing to wait for
         self.breaks = 0
+
+
+#: who a row is sent to, in a :class:`RowTransportError`'s message
+_PROCESS = "a worker process"
+_DASK = "a Dask worker"
 
 
 class _ProcessMap:
@@ -801,10 +947,12 @@ class _ProcessMap:
         return task
 
     def _send(self, task: _Task) -> None:
+        if task.outs is not None:  # no row of it could be sent
+            return
         try:
             with _sigint_ignored_by_new_workers():
                 task.future = self.pool.submit(_run_numbered_task, self.token, self.setup, self.fn, task.number,
-                                               task.rows)
+                                               task.payload)
         except cf.process.BrokenProcessPool:  # a worker died since the last result: recovered with the others
             task.future = None
 
@@ -813,18 +961,19 @@ class _ProcessMap:
             task.future.cancel()
 
     def result(self, task: _Task) -> list[Any]:
-        """The task's results (a :class:`_Raise` for a row whose worker died, without
-        ``on_error``), waiting for it; recovers the pool first when it broke."""
+        """The task's results (a :class:`_Raise` for a row whose worker died, or that could
+        not cross to or from its worker, without ``on_error``), waiting for it; recovers the
+        pool first when it broke."""
         while task.outs is None:
             if task.future is not None:
                 try:
-                    task.outs = task.future.result()
+                    task.outs = _unpack(task.rows, task.future.result(), self.on_error, _PROCESS)
                     break
                 except cf.process.BrokenProcessPool:
                     pass
             self._recover()
         del self.live[task.number]
-        return task.outs
+        return _merge(task.all_rows, task.unsent, task.outs, self.on_error, _PROCESS)
 
     def _recover(self) -> None:
         broken, slots = self.pool, self.slots
@@ -871,14 +1020,14 @@ class _ProcessMap:
         pool = self.solo
         try:
             with _sigint_ignored_by_new_workers():
-                fut = pool.submit(_run_task, self.token, self.setup, self.fn, rows)
+                fut = pool.submit(_run_packed_task, self.token, self.setup, self.fn, _pack(rows))
         except cf.process.BrokenProcessPool:  # pragma: no cover - a fresh pool's only worker died idle
             fut = None
         procs = list((getattr(pool, "_processes", None) or {}).values())
         try:
             if fut is None:
                 raise cf.process.BrokenProcessPool("the worker died")
-            return fut.result(), None
+            return _unpack(rows, fut.result(), self.on_error, _PROCESS), None
         except cf.process.BrokenProcessPool:
             self.solo = None
             # the pool's manager thread reaps the dead worker too (Process.join): the exit
@@ -983,10 +1132,15 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
         # when the workers that held them died (a row that kills workers can take them all)
         sent: list[Any] = client.scatter([fn, setup], broadcast=True, hash=False)
 
-        def submit(todo: list[Any]) -> tuple[Any, list[Any]]:
-            return client.submit(_run_task, token, sent[1], sent[0], todo, pure=False), todo
+        def send(payload: list[bytes]) -> Any:
+            return client.submit(_run_packed_task, token, sent[1], sent[0], payload, pure=False)
 
-        def wait(fut: Any, todo: list[Any]) -> list[Any]:
+        def submit(todo: list[Any]) -> tuple[Any, list[Any], list[Any], list[bytes], dict[int, str]]:
+            # rows cross pickled one by one: one that cannot be pickled costs that row only
+            rows, payload, unsent = _split(todo)
+            return (send(payload) if payload else None), todo, rows, payload, unsent
+
+        def wait(fut: Any, payload: list[bytes]) -> list[Any]:
             """The task's results; submitted again (``RESUBMITS`` times at most) when it was
             cancelled because the workers holding ``fn`` and ``setup`` died (their nannies
             restart them: on a loaded machine a restarted worker can die again on the next
@@ -996,7 +1150,7 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
                     return fut.result()
                 except cf.CancelledError as exc:
                     if attempt == RESUBMITS - 1:
-                        raise _CancelledEveryTime(f"a task of {len(todo)} rows was cancelled {RESUBMITS} times: "
+                        raise _CancelledEveryTime(f"a task of {len(payload)} rows was cancelled {RESUBMITS} times: "
                                                   "the workers holding its function died each time") from exc
                 try:
                     client.wait_for_workers(1, timeout=60)
@@ -1004,13 +1158,16 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
                     pass
                 if any(f.status != "finished" for f in sent):
                     sent[:] = client.scatter([fn, setup], broadcast=True, hash=False)
-                fut = submit(todo)[0]
+                fut = send(payload)
             raise AssertionError("unreachable")  # pragma: no cover
 
-        def result(task: tuple[Any, list[Any]]) -> list[Any]:
-            fut, todo = task
+        def result(task: tuple[Any, list[Any], list[Any], list[bytes], dict[int, str]]) -> list[Any]:
+            fut, todo, rows, payload, unsent = task
+            return _merge(todo, unsent, ran(fut, rows, payload) if rows else [], on_error, _DASK)
+
+        def ran(fut: Any, rows: list[Any], payload: list[bytes]) -> list[Any]:
             try:
-                return wait(fut, todo)
+                return _unpack(rows, wait(fut, payload), on_error, _DASK)
             except Exception as exc:  # noqa: BLE001 - only a task that killed its workers is handled here
                 if on_error is None or not _killed_worker(exc):
                     raise
@@ -1018,12 +1175,12 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
             # the scheduler retried the task on fresh workers (allowed-failures) and every
             # one died, or the task was cancelled every time it was submitted because the
             # workers holding fn died under it: which of its rows, each in a task of its own
-            if len(todo) == 1:
-                return [on_error(todo[0], _dask_death(client, first))]
+            if len(rows) == 1:
+                return [on_error(rows[0], _dask_death(client, first))]
             outs = []
-            for row in todo:
+            for row, one in zip(rows, payload):
                 try:
-                    outs.append(wait(submit([row])[0], [row])[0])
+                    outs.append(_unpack([row], wait(send([one]), [one]), on_error, _DASK)[0])
                 except Exception as exc:  # noqa: BLE001
                     if not _killed_worker(exc):
                         raise
@@ -1032,7 +1189,7 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
 
         yield from _ordered_futures(rows, executor.rows_per_task, passthrough,
                                     window or threads * executor.tasks_in_flight, submit, result,
-                                    lambda task: task[0].cancel())
+                                    lambda task: task[0].cancel() if task[0] is not None else None)
     finally:
         try:
             client.run(close_states, token) if close else client.run(_forget_states, token)

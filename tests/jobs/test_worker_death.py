@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from functools import partial
@@ -218,11 +219,12 @@ class _ForgettingClient:
     def scatter(self, values, broadcast=True, hash=False):
         return [_Done(v) for v in values]
 
-    def submit(self, task, token, setup, fn, rows, pure=False):
-        self.submits.append(list(rows))
+    def submit(self, task, token, setup, fn, payload, pure=False):
+        rows = [pickle.loads(b) for b in payload]  # rows cross pickled one by one
+        self.submits.append(rows)
         if self.fatal & set(rows):
             return _Forgotten()
-        return _Done(task(token, setup.result(), fn.result(), rows))
+        return _Done(task(token, setup.result(), fn.result(), payload))
 
     def wait_for_workers(self, n, timeout=None):
         pass
