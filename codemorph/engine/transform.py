@@ -363,12 +363,14 @@ def _on_alarm(signum: int, frame: Any) -> None:
 def _time_limited() -> Iterator[float | None]:
     """Arm a ``SIGALRM`` timer (``setitimer(ITIMER_REAL)``) of :func:`time_limit` seconds
     around one transform's application; yields the limit, or ``None`` when none is armed: no
-    limit set, not the main thread (signals reach only it), no ``setitimer`` (Windows), or a
-    limit already armed by an enclosing application."""
+    limit set, not the main thread (signals reach only it), no ``setitimer`` (Windows), a
+    limit already armed by an enclosing application, or a real-time timer already running
+    (the caller's own ``SIGALRM`` timeout, which this one would cancel)."""
     global _timer_armed
     limit = _time_limit
     if (not limit or _timer_armed or not hasattr(signal, "setitimer")
-            or threading.current_thread() is not threading.main_thread()):
+            or threading.current_thread() is not threading.main_thread()
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
         yield None
         return
     previous = signal.signal(signal.SIGALRM, _on_alarm)

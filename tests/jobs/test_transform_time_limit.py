@@ -117,3 +117,22 @@ def test_apply_command_reports_a_transform_stopped_at_the_time_limit_and_runs_th
     assert " ".join(res.stderr.split()) == (
         "hanger: not applied: raised TransformTimeout: transform 'hanger' did not finish within the time limit of "
         "0.5 s and was stopped (--transform-time-limit SECONDS changes it)")
+
+
+def test_a_callers_running_sigalrm_timer_and_handler_are_left_as_they_are():
+    import signal
+
+    def mine(signum, frame):  # pragma: no cover - never fires: cancelled below
+        raise AssertionError("the caller's timer fired")
+
+    previous = signal.signal(signal.SIGALRM, mine)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 100.0)
+        res = get_transform("rename-locals").apply(Program(ROWS[1]["code"]), 0)
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        handler = signal.getsignal(signal.SIGALRM)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert res.applied is True
+    assert 0 < remaining <= 100.0 and handler is mine
