@@ -151,8 +151,16 @@ def _run_packed_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[
                      payload: Sequence[bytes]) -> list[Any]:
     """:func:`_run_task` on rows that crossed to this worker pickled one by one (``payload``,
     from :func:`_pack`); returns the results packed the same way (a result that cannot be
-    pickled is a :class:`_Unsent` saying why, so that it costs its row only)."""
-    return _pack(_run_task(token, setup, fn, [pickle.loads(b) for b in payload]))
+    pickled is a :class:`_Unsent` saying why, so that it costs its row only; so is the result
+    of a row this process cannot unpickle, with ``row=True``)."""
+    rows, unreadable = [], {}
+    for i, b in enumerate(payload):
+        try:
+            rows.append(pickle.loads(b))
+        except Exception as exc:  # noqa: BLE001 - a row this process cannot rebuild costs that row only
+            unreadable[i] = _Unsent(_failure_text(exc), row=True)
+    outs = iter(_pack(_run_task(token, setup, fn, rows)))
+    return [unreadable[i] if i in unreadable else next(outs) for i in range(len(payload))]
 
 
 def _run_numbered_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
@@ -187,15 +195,17 @@ class RowTransportError(Exception):
 
 
 class _Unsent:
-    """In place of a row or a result that could not be pickled: why (``reason``)."""
+    """In place of a row or a result that could not be pickled: why (``reason``); ``row``:
+    in place of the result of a row the worker could not unpickle."""
 
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "row")
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, row: bool = False) -> None:
         self.reason = reason
+        self.row = row
 
     def __reduce__(self):
-        return (_Unsent, (self.reason,))
+        return (_Unsent, (self.reason, self.row))
 
 
 def _dumps(obj: Any) -> bytes:
@@ -258,8 +268,10 @@ def _unpack(rows: Sequence[Any], packed: Sequence[Any], on_error: Callable[[Any,
     outs = []
     for row, p in zip(rows, packed):
         if isinstance(p, _Unsent):
-            outs.append(_transport_failed(row, f"the result of this row could not be sent back from {worker}: "
-                                               f"pickling it failed ({p.reason}); the run went on", on_error))
+            outs.append(_transport_failed(row, (
+                f"this row could not be received by {worker}: unpickling it failed ({p.reason}); the run went on"
+                if p.row else f"the result of this row could not be sent back from {worker}: pickling it failed "
+                              f"({p.reason}); the run went on"), on_error))
             continue
         try:
             outs.append(pickle.loads(p))

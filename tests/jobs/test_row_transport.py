@@ -117,3 +117,21 @@ def test_a_row_with_a_deeply_nested_extra_column_is_written_as_with_one_worker(t
     assert [r["id"] for r in rows] == expected
     assert [depth_of(r.get("x")) for r in rows] == [900] * (len(expected) // 2) + [0] * (len(expected) // 2)
     assert not (tmp_path / "out2.rejects.jsonl").exists() or not (tmp_path / "out2.rejects.jsonl").read_text()
+
+
+class Unreadable:
+    """Pickles, but cannot be unpickled (as an object whose class a worker cannot import)."""
+
+    def __reduce__(self):
+        return (_refuse, ())
+
+
+def _refuse():
+    raise ValueError("no such class here")
+
+
+def test_a_row_a_worker_cannot_unpickle_costs_that_row_only():
+    out = [r for _, r in map_rows(echo_depth, [1, Unreadable(), 3], workers=2, on_error=why)]
+    assert out == [(0, 1), ("RowTransportError", "this row could not be received by a worker process: unpickling "
+                                                 "it failed (ValueError: no such class here); the run went on"),
+                   (0, 3)]
