@@ -437,6 +437,9 @@ def _claim_about(code: str, args: str, text: str):
     # dict.update with every key of d already in e drops nothing
     ("def f(d, e):\n    d.update(e)\n    return d\n", "keys of d that are not in e are dropped",
      "{'a': 1}, {'a': 2}", "{'a': 1}, {'b': 2}"),
+    # frozenset.copy() returns the frozenset itself
+    ("def f(fs):\n    g = fs.copy()\n    return len(g)\n", "g is the very same object as fs",
+     "frozenset({1, 2})", "{1, 2}"),
 ])
 def test_comment_claim_true_on_the_rows_data_is_not_written(sandbox, code, text, holds, shown_false) -> None:
     """A claim about a value or an order can be true because of the data (a palindrome, one

@@ -446,9 +446,11 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str], c: _Ctx
             exargs = [None]
         plain = ex is not None and all(e is not None for e in exargs)
         if meth == "copy":
-            # not "d is the very same object as d" (``d = d.copy()``); never the same object
+            # not "d is the very same object as d" (``d = d.copy()``); a new object, except
+            # ``frozenset.copy()``, which returns the frozenset itself: checked by identity
             if not args and obj != subject:
-                out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(REACHED)))
+                test = None if v is None or ex is None else f"{v} is not {ex}"
+                out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(test)))
         elif meth in _STR_METHOD_CLAIMED and not args:
             # a dict view never equals a list: compare the list it walks
             value = f"{_B}.list({v})" if meth in ("keys", "values", "items") else v
