@@ -440,6 +440,11 @@ def _claim_about(code: str, args: str, text: str):
     # frozenset.copy() returns the frozenset itself
     ("def f(fs):\n    g = fs.copy()\n    return len(g)\n", "g is the very same object as fs",
      "frozenset({1, 2})", "{1, 2}"),
+    # extending by a one-character string adds that string as one element
+    ("def f(xs, s):\n    xs.extend(s)\n    return xs\n", "s is added to xs as one element", "[1], 'z'",
+     "[1], 'yz'"),
+    ("def f(text):\n    out = []\n    for c in text:\n        out.extend(c)\n    return out\n",
+     "c is added to out as one element", "'abc'", "['ab', 'c']"),
 ])
 def test_comment_claim_true_on_the_rows_data_is_not_written(sandbox, code, text, holds, shown_false) -> None:
     """A claim about a value or an order can be true because of the data (a palindrome, one

@@ -606,8 +606,12 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
             test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {_B}.sorted({ex})"
             out.append((f"leaves {obj} sorted", c.check(test)))
         elif meth == "extend" and len(args) == 1 and first:
-            # ``extend`` never adds its argument itself: false by construction
-            out.append((f"{first} is added to {obj} as one element", Check("before", REACHED)))
+            # ``extend`` adds the argument's items, not the argument, except that the one item
+            # of a one-character string is that string (``out.extend(c)`` in a loop over a
+            # string): checked before the line on the argument
+            ea = c.expr(args[0])
+            test = None if ea is None else f"not {_B}.isinstance({ea}, {_B}.str) or {_B}.len({ea}) != 1"
+            out.append((f"{first} is added to {obj} as one element", c.check(test, "before")))
         elif meth == "clear" and not call.args:
             test = None if ex is None else f"{_B}.len({ex}) != 1"
             out.append((f"removes the last element of {obj}", c.check(test, "before")))
