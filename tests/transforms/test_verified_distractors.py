@@ -17,7 +17,7 @@ import sys
 import pytest
 from paths import CRUXEVAL, SHARED_DATA, needs_shared
 
-from codemorph import Program
+from codemorph import NotApplicable, Program
 from codemorph.engine.transform import Claim
 from codemorph.sandbox.pool import ExecRequest
 from codemorph.testing import assert_refuses, observe_types
@@ -528,3 +528,27 @@ def test_a_check_never_reads_an_iterator_again(sandbox) -> None:
     for args, false in (("['a', 'b'], ''", False), ("['a', 'b'], 'x'", True)):
         claim = _claim_about(code, args, "s is overwritten with ''.join(xs)")
         assert (refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0]) is None) is false
+
+
+@pytest.mark.parametrize("code, args, text", [
+    # rebound later to the value the claim states: at the end y is the first element
+    ("def f(xs):\n    y = xs[-1]\n    n = len(xs)\n    y = xs[0]\n    return y + n\n", "[1, 2, 3]",
+     "y is the first element of xs"),
+    # rebound later: t ends as s in lower case
+    ("def f(s):\n    t = s.upper()\n    t = t.lower()\n    return t\n", "'aBc'", "t is s in lower case"),
+    # changed later: ys ends sorted from largest to smallest
+    ("def f(xs):\n    ys = sorted(xs)\n    ys.reverse()\n    return ys\n", "[1, 3, 2]",
+     "ys holds xs sorted from largest to smallest"),
+])
+def test_docstring_makes_no_claim_about_a_variable_changed_elsewhere(code, args, text) -> None:
+    """A docstring names no line: "t is s in lower case." reads as a statement about ``t``
+    in the function, and is true of ``t = s.upper()`` followed by ``t = t.lower()``, though
+    false right after the first line, where the check runs.  A docstring claim about a
+    variable is made only when one statement in the function binds or changes it."""
+    from codemorph.transforms.distractors import MisleadingDocstring
+    for seed in range(12):
+        try:
+            res = MisleadingDocstring(claims=3).apply(Program(code), seed, inputs=[args])
+        except NotApplicable:
+            continue
+        assert text not in [c.text for c in res.claims], res.source

@@ -22,7 +22,7 @@ __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
     "statement_lies", "header_lies", "else_lie", "Check", "Lie", "REACHED", "CHECK_PREFIX",
     "CommentSites", "comment_text_ok", "states_output", "make_comment", "dynamic_getattr",
-    "check_hazards", "same_ast",
+    "check_hazards", "same_ast", "PURE_METHODS",
 ]
 
 
@@ -223,7 +223,7 @@ _PURE_CALLS = frozenset({"len", "sorted", "reversed", "max", "min", "sum", "set"
                          "abs", "bool", "range", "enumerate", "zip", "dict", "float", "round", "ord", "chr",
                          "frozenset", "repr"})
 #: methods a check may call again (of strings, lists, dicts: none changes its receiver)
-_PURE_METHODS = frozenset({
+PURE_METHODS = frozenset({
     "upper", "lower", "swapcase", "strip", "lstrip", "rstrip", "capitalize", "title", "casefold", "startswith",
     "endswith", "keys", "values", "items", "copy", "split", "rsplit", "splitlines", "replace", "join", "count",
     "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isnumeric", "isdecimal", "isupper", "islower",
@@ -237,7 +237,7 @@ _IMPURE_NODES = (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.Di
 def _pure(node: cst.CSTNode, shadowed: frozenset[str]) -> bool:
     """Whether evaluating ``node`` again in a check changes nothing: names, literals,
     operators, subscripts, attributes and calls of :data:`_PURE_CALLS` (not rebound by the
-    program) and :data:`_PURE_METHODS` only."""
+    program) and :data:`PURE_METHODS` only."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         n = stack.pop()
@@ -249,7 +249,7 @@ def _pure(node: cst.CSTNode, shadowed: frozenset[str]) -> bool:
                 if f.value not in _PURE_CALLS or f.value in shadowed:
                     return False
             elif isinstance(f, cst.Attribute):
-                if f.attr.value not in _PURE_METHODS:
+                if f.attr.value not in PURE_METHODS:
                     return False
                 stack.append(f.value)
             else:

@@ -13,8 +13,8 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, DOC_HAZARDS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip, statement_lies,
-    states_output,
+    CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip,
+    statement_lies, states_output,
 )
 from codemorph.transforms.distractors.misleading_comment import checkable, claim_check
 
@@ -95,6 +95,52 @@ class _DocClaims(cst.CSTVisitor):
             c = f"the loop stops as soon as {t} holds"
             self.others.append((None, c))
             self.lines.setdefault(c, (node, Check("before", REACHED)))
+
+
+def _change_sites(source: str, entry: str) -> tuple[dict[str, int], set[str]]:
+    """For each name, how many places in the body of the entry function ``entry`` of
+    ``source`` bind it (an assignment of anything but a literal, a loop target, ``del``, a
+    nested function's parameter...) or may change the object it holds (a call of a method not in the checks'
+    pure ones, an assignment to an item or an attribute of it), nested functions included;
+    and the entry function's parameters."""
+    counts: dict[str, int] = {}
+    fn = None
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == entry:
+            fn = stmt
+    if fn is None:
+        return counts, set()
+
+    def add(name: str) -> None:
+        counts[name] = counts.get(name, 0) + 1
+
+    a = fn.args
+    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]}
+    # ``count = 0``, ``out = []``: a literal equals no claimed value but by chance (and then
+    # the check at the claim's line sees it), so an accumulator's start is no second binding
+    literal: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            try:
+                ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            literal.update(id(t) for t in node.targets if isinstance(t, ast.Name))
+    for node in ast.walk(fn):
+        if node is fn or id(node) in literal:
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name):
+            add(node.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr not in PURE_METHODS:
+            add(node.func.value.id)
+        elif isinstance(node, ast.arg) and not any(node is p for p in a.posonlyargs + a.args + a.kwonlyargs) \
+                and node is not a.vararg and node is not a.kwarg:
+            add(node.arg)
+    return counts, params
 
 
 def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
@@ -190,7 +236,22 @@ class MisleadingDocstring(Transform):
             return _doc_safe(c) and (can_check or not ctx.inputs or v.lines[c][1].by_construction)
 
         returns = [c for c in v.returns if made(c) and not states_output(c, ctx.outputs)]
-        others = [(who, c) for who, c in v.others if made(c)]
+        # a docstring names no line: "t is s in lower case." is read of ``t`` in the whole
+        # function, and is true when a later ``t = t.lower()`` (or ``ys.reverse()`` after
+        # ``ys = sorted(xs)``) makes it so, though the check, right after the claim's line,
+        # shows it false; so a variable changed by another statement gets no claim
+        # (a parameter counts as a binding for a claim about an assignment's value, not for
+        # one about what a call statement does to it: ``arr.reverse()`` "leaves arr sorted")
+        sites, params = _change_sites(ctx.program.source, ctx.entry_point)
+
+        def alone(who: str | None, c: str) -> bool:
+            node = v.lines[c][0]
+            if who is None or isinstance(node, cst.For):
+                return True
+            binds = isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Assign, cst.AugAssign))
+            return sites.get(who, 0) + (binds and who in params) <= 1
+
+        others = [(who, c) for who, c in v.others if made(c) and alone(who, c)]
         params = self._param_claims(entry, index, ctx)
         if not returns and not others and not params:
             raise NotApplicable("no wrong claim is known for the entry function's code")
