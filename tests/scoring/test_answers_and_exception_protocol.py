@@ -220,7 +220,7 @@ def test_an_exception_raised_by_the_programs_helper_before_the_call_is_the_answe
     # evaluated: f never runs, as with f([][0]); the innermost line is the program's, so the
     # line rule alone scored it right.  Every answer that reaches f stays right: through a
     # decorator's wrapper, a lambda given to sorted, a chained exception, a class, a
-    # comprehension, a standard-library module.
+    # comprehension, a standard-library module, a functools.partial.
     rows = [
         EvalRow("h", "def helper(x):\n    return x[0]\n\ndef f(xs):\n    return helper(xs)", "[]", None,
                 exception_type="IndexError"),
@@ -235,10 +235,13 @@ def test_an_exception_raised_by_the_programs_helper_before_the_call_is_the_answe
                 "        raise ValueError('empty') from e", "[]", None, exception_type="ValueError"),
         EvalRow("m", "import statistics\ndef f(xs):\n    return statistics.mean(xs)", "[]", None,
                 exception_type="StatisticsError"),
+        EvalRow("p", "import functools\ndef g(k, xs):\n    return xs[k]\n\nf = functools.partial(g, 0)", "[]", None,
+                exception_type="IndexError"),
     ]
     preds = {"h": ["f([])", "f(helper([]))", "f([1]) + helper([])"], "c": ["f([])", "f(A([]).get())"],
              "d": ["f([])"], "s": ["f([[], [1]])", "f([[]]) if f([[1]]) else 0"],
-             "r": ["f(())"], "m": ["f([])", "f(statistics.mean([]))"]}
+             "r": ["f(())"], "m": ["f([])", "f(statistics.mean([]))"],
+             "p": ["f([])"]}
     res = evaluate_dataset(rows, PredictionSet("m", preds), mode="input", ks=(1,), sandbox=sandbox)
     got = {r.id: r.status for r in res.rows}
     assert got == {
@@ -248,4 +251,5 @@ def test_an_exception_raised_by_the_programs_helper_before_the_call_is_the_answe
         "s": ["raised:IndexError", "raised:IndexError"],
         "r": ["raised:ValueError"],
         "m": ["raised:StatisticsError", "answer-raised:StatisticsError"],
+        "p": ["raised:IndexError"],
     }
