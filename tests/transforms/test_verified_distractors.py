@@ -552,3 +552,24 @@ def test_docstring_makes_no_claim_about_a_variable_changed_elsewhere(code, args,
         except NotApplicable:
             continue
         assert text not in [c.text for c in res.claims], res.source
+
+
+@pytest.mark.parametrize("code, args, text", [
+    # the second loop walks text from its last element to its first
+    ("def f(text):\n    a = ''\n    for c in text:\n        a += c\n    b = ''\n    for c in reversed(text):\n"
+     "        b += c\n    return a + b\n", "'abc'", "the loop walks text from its last element to its first"),
+    # the second loop stops as soon as i < n holds
+    ("def f(n):\n    i = 0\n    while i < n:\n        i += 2\n    while i >= n:\n        i -= 3\n    return i\n",
+     "5", "the loop stops as soon as i < n holds"),
+])
+def test_docstring_makes_no_loop_claim_when_the_function_has_another_loop(code, args, text) -> None:
+    """"The loop walks text from its last element to its first." names no loop: with a second
+    loop over ``reversed(text)`` it is true of the function, though false of the loop it was
+    made about.  A docstring's loop claim is made only of a function with one loop."""
+    from codemorph.transforms.distractors import MisleadingDocstring
+    for seed in range(12):
+        try:
+            res = MisleadingDocstring(claims=3).apply(Program(code), seed, inputs=[args])
+        except NotApplicable:
+            continue
+        assert text not in [c.text for c in res.claims], res.source

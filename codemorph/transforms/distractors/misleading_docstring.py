@@ -97,6 +97,15 @@ class _DocClaims(cst.CSTVisitor):
             self.lines.setdefault(c, (node, Check("before", REACHED)))
 
 
+def _loops(source: str, entry: str) -> int:
+    """How many ``for`` and ``while`` statements the entry function ``entry`` of ``source``
+    has (nested functions included)."""
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == entry:
+            return sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in ast.walk(stmt))
+    return 0
+
+
 def _change_sites(source: str, entry: str) -> tuple[dict[str, int], set[str]]:
     """For each name, how many places in the body of the entry function ``entry`` of
     ``source`` bind it (an assignment of anything but a literal, a loop target, ``del``, a
@@ -251,7 +260,11 @@ class MisleadingDocstring(Transform):
             binds = isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Assign, cst.AugAssign))
             return sites.get(who, 0) + (binds and who in params) <= 1
 
-        others = [(who, c) for who, c in v.others if made(c) and alone(who, c)]
+        # "The loop walks text from its last element to its first." names no loop either: a
+        # second loop (over ``reversed(text)``) can make it true of the function
+        one_loop = _loops(ctx.program.source, ctx.entry_point) == 1
+        others = [(who, c) for who, c in v.others if made(c) and alone(who, c)
+                  and (one_loop or not isinstance(v.lines[c][0], (cst.For, cst.While)))]
         params = self._param_claims(entry, index, ctx)
         if not returns and not others and not params:
             raise NotApplicable("no wrong claim is known for the entry function's code")
