@@ -320,8 +320,8 @@ def test_docstring_states_no_value_of_a_returned_literal(sandbox) -> None:
             "            return False\n    return True\n")
     summaries = {MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["'1z1z1'"], outputs=["True"])
                  .source.splitlines()[1] for seed in range(8)}
-    assert summaries == {'    """The loop walks sentence from its last element to its first."""',
-                         '    """The loop skips the first element of sentence."""'}
+    # (not "skips the first element": the body is an ``if``, which may pass over an element)
+    assert summaries == {'    """The loop walks sentence from its last element to its first."""'}
     res = MisleadingDocstring(claims=0).apply(Program(code), 0, inputs=["'1z1z1'"], outputs=["True"])
     out = sandbox.run_batch([request_for(res.source, "f", "args", "'1z1z1'")])[0]
     assert out.value_repr == "True"

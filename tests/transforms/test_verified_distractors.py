@@ -573,3 +573,25 @@ def test_docstring_makes_no_loop_claim_when_the_function_has_another_loop(code, 
         except NotApplicable:
             continue
         assert text not in [c.text for c in res.claims], res.source
+
+
+def test_no_skips_the_first_element_claim_when_the_body_may_skip_it() -> None:
+    """"The loop skips the first element of xs." of a loop whose body starts with ``if first:
+    ... continue`` is what a reader takes the loop to do, though the loop visits the element:
+    the claim is made only of a body of plain statements (no ``if`` or other compound
+    statement, no ``continue``, ``pass`` or ``break``), which does the same with every element."""
+    from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring
+    code = ("def f(xs):\n    first = True\n    out = []\n    for x in xs:\n        if first:\n"
+            "            first = False\n            continue\n        out.append(x)\n    return out\n")
+    counted = ("def f(xs):\n    i = 0\n    out = []\n    for x in xs:\n        i += 1\n        if i > 1:\n"
+               "            out.append(x)\n    return out\n")
+    plain = "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"
+    made = {True: set(), False: set()}
+    for seed in range(12):
+        for src in (code, counted, plain):
+            for t in (MisleadingComment(count=None), MisleadingDocstring(claims=3)):
+                res = t.apply(Program(src), seed, inputs=["[3, 1, 2]"])
+                made[src == plain].update(c.text for c in res.claims)
+    assert "skips the first element of xs" not in made[False]
+    assert "the loop skips the first element of xs" not in made[False]
+    assert "skips the first element of xs" in made[True]

@@ -700,8 +700,26 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
             return [(text, c.check(test))]
     if isinstance(it, cst.Tuple) and not it.lpar:
         x = f"({x})"  # ``for d in a, b, c:`` walks (a, b, c), not "a, b, c from its last element"
-    return [(f"walks {x} from its last element to its first", c.check(_palindrome_test(c.expr(it)))),
-            (f"skips the first element of {x}", ran)]
+    out = [(f"walks {x} from its last element to its first", c.check(_palindrome_test(c.expr(it))))]
+    if _first_runs_always(node):
+        # not of a body that may pass over an element (``if first: first = False; continue``):
+        # a reader takes such a loop to skip its first element, though it visits it; only of
+        # a body of plain statements
+        out.append((f"skips the first element of {x}", ran))
+    return out
+
+
+def _first_runs_always(node: cst.For) -> bool:
+    """Whether the loop's body does the same with every element: only plain statements (no
+    ``if`` or other compound statement, which may pass over the first element: ``i += 1``
+    then ``if i > 1: out.append(x)``), none of them ``continue``, ``break``, ``pass``,
+    ``return`` or ``raise``."""
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return False
+    return all(isinstance(line, cst.SimpleStatementLine) and not any(
+        isinstance(s, (cst.Continue, cst.Break, cst.Pass, cst.Return, cst.Raise)) for s in line.body)
+        for line in body.body)
 
 
 #: a comparison operator's negation as a person writes it (``x < 0`` -> ``x >= 0``): the
