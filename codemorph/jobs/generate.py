@@ -421,6 +421,8 @@ class RowProcessor:
                             min_inputs=cfg.min_inputs)
             at_claims = at + len(checks) + (0 if own_compared else 1)
             held = _claim_held(verdict, res.claims, outs[at_claims:at_claims + len(res.claims)])
+            if held is None and res.claims and (verdict.ok or verdict.status == "weak" or _unreached(verdict)):
+                held = self._claim_held_under_other_hash_seeds(res.claims, baseline)
             if held is not None:  # a distractor's claim is true: the variant is not made, as a precondition
                 out.stats.append(TransformStat(name, "not-applicable", seconds + share * len(checks), held))
                 continue
@@ -440,6 +442,23 @@ class RowProcessor:
         if cfg.perturb is not None:
             self._perturbations(row, out)
         return out
+
+    def _claim_held_under_other_hash_seeds(self, claims, baseline) -> str | None:
+        """Why a variant whose claims were all shown false is still not written: a claim whose
+        program or stated input may see hash order (``''.join(set(s)).find('b')`` on a stated
+        ``'ab'``) that a run under another ``PYTHONHASHSEED`` (the sandbox's plus 1 ..
+        :data:`HASH_SEEDS`) does not show false -- a harness with that seed would find it
+        true.  ``None`` when there is none."""
+        hashed = _hash_claims(claims)
+        for extra in range(1, HASH_SEEDS + 1) if hashed else ():
+            outs = self.sandbox.run_batch(claim_requests(hashed, self.sandbox.limits.timeout, baseline=baseline),
+                                          hash_seed=self.sandbox.hash_seed + extra)
+            for claim, o in zip(hashed, outs):
+                why = refutation(claim, o)
+                if why is not None:
+                    return (f"{why} under PYTHONHASHSEED {self.sandbox.hash_seed + extra} (the program may see hash "
+                            f"order); a distractor's claim must be false, so the variant is not written")
+        return None
 
     @staticmethod
     def _unstable_row_input(row: SourceRow, candidates, row_runs) -> str | None:
@@ -542,6 +561,12 @@ class RowProcessor:
         if status in ("unreached", "weak"):
             return f"written-{status}", verdict.reason, delta
         return "written", None, delta
+
+
+def _hash_claims(claims) -> list:
+    """The claims whose program or stated input may see hash order
+    (:func:`~codemorph.verification.may_depend_on_hash`)."""
+    return [c for c in claims if may_depend_on_hash(c.code, c.args)]
 
 
 def _claim_held(verdict, claims, outs) -> str | None:

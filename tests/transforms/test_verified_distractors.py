@@ -595,3 +595,28 @@ def test_no_skips_the_first_element_claim_when_the_body_may_skip_it() -> None:
     assert "skips the first element of xs" not in made[False]
     assert "the loop skips the first element of xs" not in made[False]
     assert "skips the first element of xs" in made[True]
+
+
+def test_generate_writes_no_claim_that_holds_under_another_hash_seed(tmp_path, sandbox) -> None:
+    """``''.join(set(s)).find('b')`` on the row's ``'aa'`` (a one-element set) is the same
+    under every hash seed, but on ``misleading-io-comment``'s stated input ``'ab'`` it is 0
+    under half of them: ``# f('ab') == 0`` was shown false under the sandbox's seed only and
+    written, true for a harness with another ``PYTHONHASHSEED``.  A claim whose program or
+    input may see hash order must be false under every seed the hash check runs."""
+    from codemorph.jobs.generate import GenerateConfig, generate
+    code = "def f(s):\n    return ''.join(set(s)).find('b')\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "r", "code": code, "input": "'aa'", "output": "-1"}) + "\n")
+    stated = []
+    for seed in range(8):  # seed 6 stated f('ab') == 0
+        out = tmp_path / f"out{seed}.jsonl"
+        generate(src, out, GenerateConfig.from_transforms(("misleading-io-comment",), seed=seed))
+        stated += [json.loads(line)["code"].splitlines()[0] for line in out.read_text().splitlines()
+                   if json.loads(line)["id"] == "r:misleading-io-comment"]
+    assert stated, "no variant written"
+    for line in stated:
+        claim = line.split("# ", 1)[1]
+        call, value = claim.split(" == ")
+        args = call.removeprefix("f(").removesuffix(")")
+        seen = {sandbox.run_batch([ExecRequest(code, "f", args)], hash_seed=h)[0].value_repr for h in range(16)}
+        assert value not in seen, (line, seen)
