@@ -1,5 +1,5 @@
 """``unfold-constant``: a literal written as an expression a person might write --
-``60`` -> ``3 * 20``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
+``3600`` -> ``60 * 60``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
 ``len('abc')`` where the 3 is the length of that text (``s.startswith('abc')`` ...
 ``s[len('abc'):]``), a module constant the program defines, or else a named module
 constant for every use of one literal in its function (``LIMIT = 5`` ... ``len(w) >
@@ -20,7 +20,7 @@ from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.expressions.common import ReplaceNodes, bound_anywhere, summarise
 
-__all__ = ["UnfoldConstant", "natural_forms", "role_name", "nameable", "PLAIN_INTS"]
+__all__ = ["UnfoldConstant", "natural_forms", "TIME_PRODUCTS", "role_name", "nameable", "PLAIN_INTS"]
 
 #: identifiers of code that can see a module's global names (a new constant is visible to it)
 GLOBALS_HAZARDS = frozenset({*DYNAMIC_SCOPE_BUILTINS, "__dict__", "__globals__", "modules", "__getattr__",
@@ -46,31 +46,37 @@ def _decimal(node: cst.Integer) -> bool:
     return node.value.isdigit() and (node.value == "0" or not node.value.startswith("0"))
 
 
+#: numbers people write as a product of time units: seconds in an hour, a day, a week;
+#: minutes in a day
+TIME_PRODUCTS: dict[int, str] = {3600: "60 * 60", 1440: "24 * 60", 86400: "24 * 60 * 60",
+                                 604800: "7 * 24 * 60 * 60"}
+
+
 def natural_forms(value: int) -> list[tuple[str, str]]:
     """The arithmetic forms a person writes for the int ``value``, as ``(text, level)``
     pairs, ``level`` being ``"power"`` or ``"term"`` (its precedence): a power of two from
-    16 up as ``2 ** k``, a power of ten from 100 up as ``10 ** k``, any other number from
-    12 up that is a product ``a * b`` of two factors from 2 to 100 (``a <= b``; every such
-    pair).  Empty for smaller numbers, primes, negative numbers and numbers with only
-    large factors (``6174 = 2 * 3087``)."""
+    256 up as ``2 ** k`` (``2 ** 8``, ``2 ** 10``, ``2 ** 32``), a power of ten from 1000 up
+    as ``10 ** k`` (``10 ** 9``), and the products of time units of :data:`TIME_PRODUCTS`
+    (``3600`` -> ``60 * 60``).  Empty for every other number: no ``2 ** 4`` for 16, no
+    ``10 ** 2`` for 100, no ``6 * 7`` for 42 or ``38 * 50`` for 1900 (a product of two
+    factors that mean nothing together is what no person writes)."""
     out: list[tuple[str, str]] = []
-    if value >= 16 and value == 1 << (value.bit_length() - 1):
+    if value >= 256 and value == 1 << (value.bit_length() - 1):
         out.append((f"2 ** {value.bit_length() - 1}", "power"))
     t, p = value, 0
     while t and t % 10 == 0:
         t, p = t // 10, p + 1
-    if t == 1 and p >= 2:
+    if t == 1 and p >= 3:
         out.append((f"10 ** {p}", "power"))
-    if out or value < 12:
-        return out
-    return [(f"{a} * {value // a}", "term") for a in range(2, 101)
-            if value % a == 0 and a <= value // a <= 100]
+    if value in TIME_PRODUCTS:
+        out.append((TIME_PRODUCTS[value], "term"))
+    return out
 
 
 def _repeat_form(value: str | bytes, node: cst.SimpleString) -> str | None:
-    """``'-' * 3`` for ``'---'`` (one repeated character, 2+ times; the literal's prefix
-    and quote kept), else ``None``."""
-    if len(value) < 2 or len(set(value)) != 1:
+    """``'-' * 3`` for ``'---'`` (one repeated character, 3+ times; the literal's prefix
+    and quote kept), else ``None`` (``'  '`` stays: no ``' ' * 2``)."""
+    if len(value) < 3 or len(set(value)) != 1:
         return None
     body = node.value[len(node.prefix) + len(node.quote):-len(node.quote)]
     if len(body) != len(value) or "\\" in body:  # escapes: spell the character as written only
@@ -521,10 +527,12 @@ class UnfoldConstant(SiteChoice, Transform):
 
     Natural forms, used at every site that has one (``which="all"``, the default):
 
-    * an int with factors: a power of two from 16 up as ``2 ** k`` (``1024`` -> ``2 ** 10``),
-      a power of ten from 100 up as ``10 ** k``, another number from 12 up with two factors
-      from 2 to 100 as their product (``60`` -> ``3 * 20`` or ``6 * 10``, chosen with the rng);
-    * a string of one repeated character as a repetition (``'---'`` -> ``'-' * 3``);
+    * an int people write as arithmetic (:func:`natural_forms`): a power of two from 256 up
+      as ``2 ** k`` (``1024`` -> ``2 ** 10``), a power of ten from 1000 up as ``10 ** k``, a
+      product of time units (``3600`` -> ``60 * 60``, ``86400`` -> ``24 * 60 * 60``); no
+      other number (no ``6 * 7`` for 42, ``38 * 50`` for 1900, ``10 ** 2`` for 100);
+    * a string of one character repeated 3 or more times as a repetition (``'---'`` ->
+      ``'-' * 3``);
     * an int from 2 up that is the length of a string literal it goes with, as
       ``len('...')`` (``len`` not rebound; see :func:`_measured_literal`): a slice bound
       or index after a test of that prefix or suffix (``if s.startswith('abc'): return
@@ -536,7 +544,7 @@ class UnfoldConstant(SiteChoice, Transform):
       (``WIDTH = 12``) and never rebinds, as that name, after the definition (this form
       is preferred; the definition itself stays a literal).
 
-    0, 1, primes and other strings have no such form.  A program with no natural site gets
+    Other numbers and strings have no such form.  A program with no natural site gets
     one literal (chosen with the rng) made a named module constant instead: ``LIMIT = 5`` is
     added after the module's docstring and imports and ``if len(w) > 5:`` becomes ``if
     len(w) > LIMIT:``; the name comes from the place (:func:`role_name`: ``LIMIT``,
@@ -553,8 +561,8 @@ class UnfoldConstant(SiteChoice, Transform):
     literal is refused, and so is one that reads its globals by name (``globals``,
     ``vars``, ``__dict__``, ``setattr`` ...).
 
-    Parentheses are added only where precedence needs them (``x / 60`` -> ``x / (3 * 20)``,
-    ``60 .real`` -> ``(3 * 20).real``, ``-60`` -> ``-(3 * 20)``; ``x * 60`` -> ``x * 3 * 20``
+    Parentheses are added only where precedence needs them (``x / 3600`` -> ``x / (60 * 60)``,
+    ``3600 .real`` -> ``(60 * 60).real``, ``-3600`` -> ``-(60 * 60)``; ``x * 3600`` -> ``x * 60 * 60``
     is not written: the right operand of ``*``, ``/``, ``//``, ``%`` keeps parentheses, and
     ``2 ** k`` is parenthesised under ``**``).  Pure syntax, no runtime types.  Left alone:
     floats, non-decimal ints (``0x1F``), anything inside f-strings (including format specs),
@@ -572,7 +580,7 @@ class UnfoldConstant(SiteChoice, Transform):
 
     name = "unfold-constant"
     family = "expressions"
-    description = "write a literal as an expression a person might: 60 -> 3 * 20, 1024 -> 2 ** 10, 5 -> LIMIT"
+    description = "write a literal as an expression a person might: 3600 -> 60 * 60, 1024 -> 2 ** 10, 5 -> LIMIT"
     preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",
                      "len() not rebound for len forms; a module constant never rebound; "
                      "no globals()/vars()/setattr... for a new constant; a new constant replaces every "
