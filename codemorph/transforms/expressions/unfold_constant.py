@@ -548,7 +548,9 @@ class UnfoldConstant(SiteChoice, Transform):
     one literal (chosen with the rng) made a named module constant instead: ``LIMIT = 5`` is
     added after the module's docstring and imports and ``if len(w) > 5:`` becomes ``if
     len(w) > LIMIT:``; the name comes from the place (:func:`role_name`: ``LIMIT``,
-    ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME``, ``DEFAULT_RESULT`` ...; made fresh).
+    ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME``, ``DEFAULT_RESULT`` for the literal the
+    last statement of a function returns -- never one returned early, ``if not text: return
+    'error'`` ...; made fresh).
     Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
     blank string -- no ``STEP = 1``, ``FIRST = 0``, ``SEPARATOR = ''``) in a place that
     suggests a name, and not the value of a module or class variable (``COUNT = 3`` is
@@ -668,7 +670,7 @@ class UnfoldConstant(SiteChoice, Transform):
             raise NotApplicable(f"no literal with a natural form, and the program reads globals by name "
                                 f"({', '.join(found)}): no new constant")
         sites = finder.sites
-        named = [(s, role_name(s.node, s.value, s.parent, s.grandparent)) for s in sites]
+        named = [(s, _use_role(s)) for s in sites]
         # ``-1`` is named as a whole: its ``1`` is not a site of its own
         whole = {id(s.node.expression) for s, _ in named if isinstance(s.node, cst.UnaryOperation)}
         named = [(s, n) for s, n in named if id(s.node) not in whole]
@@ -712,13 +714,31 @@ class UnfoldConstant(SiteChoice, Transform):
 
 def _use_role(use: _Site) -> str | None:
     """The name the place of ``use`` suggests (:func:`role_name`); for the ``5`` of ``-5``,
-    the place of the ``-5`` (``s[-5:]`` is a start even where ``s[:5]`` is a stop)."""
+    the place of the ``-5`` (``s[-5:]`` is a start even where ``s[:5]`` is a stop).  A
+    literal returned anywhere but by the last statement of its function's body is a special
+    case's answer (``if not text: return 'error'``), not the result the function falls back
+    to: no ``DEFAULT_RESULT`` (``None``)."""
     anc = use.ancestors
     if isinstance(use.node, cst.Integer) and isinstance(use.parent, cst.UnaryOperation) \
             and isinstance(use.parent.operator, cst.Minus):
-        return role_name(use.parent, -use.value, anc[-2] if len(anc) > 1 else None,
+        role = role_name(use.parent, -use.value, anc[-2] if len(anc) > 1 else None,
                          anc[-3] if len(anc) > 2 else None)
-    return role_name(use.node, use.value, use.parent, use.grandparent)
+        anc = anc[:-1]
+    else:
+        role = role_name(use.node, use.value, use.parent, use.grandparent)
+    if role == "DEFAULT_RESULT" and not _falls_back(anc):
+        return None
+    return role
+
+
+def _falls_back(anc: tuple) -> bool:
+    """Whether the ``return`` ending ``anc`` (a literal's holders, the ``Return`` last) is
+    the last statement of a function's own body: the result it falls back to."""
+    if len(anc) < 4 or not isinstance(anc[-1], cst.Return):
+        return False
+    line, block, func = anc[-2], anc[-3], anc[-4]
+    return isinstance(func, cst.FunctionDef) and isinstance(block, cst.IndentedBlock) and bool(block.body) \
+        and block.body[-1] is line
 
 
 def _uses_in_function(site: _Site, every: list[_Site]) -> list[_Site] | None:
