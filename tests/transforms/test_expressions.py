@@ -242,8 +242,10 @@ def test_swap_refuses_names_written_by_nested_functions_or_walrus(sandbox) -> No
     ("x <<= a + b", "x = x << a + b"), ("x |= a & b", "x = x | a & b"), ("x &= a | b", "x = x & (a | b)"),
     ("x += a if b else 1", "x = x + (a if b else 1)"), ("x -= not a", "x = x - (not a)"),
     ("x += (a * b)", "x = x + (a * b)"),
-    # spaced as the author spaced the augmented operator
-    ("x+=1", "x=x+1"), ("x -=a*b", "x =x -a*b"),
+    # the operator spaced as the author spaced the augmented operator, ``=`` spaced on both
+    # sides when the author spaced either (CRUXEval sample_145: ``price *=.85`` gave
+    # ``price =price *.85``)
+    ("x+=1", "x=x+1"), ("x -=a*b", "x = x -a*b"), ("x *=.85", "x = x *.85"), ("x+= 1", "x = x+ 1"),
 ])
 def test_expand_writes_the_form_a_person_writes(sandbox, aug: str, expanded: str) -> None:
     code = f"def f(x, a, b):\n    {aug}\n    return x\n"
