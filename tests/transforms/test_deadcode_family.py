@@ -337,3 +337,40 @@ def test_unused_function_is_private_outside_the_harness_contract() -> None:
     assert [n.startswith("_") for n in new_outside] == [True]
     assert [n.startswith("_") for n in new_inside] == [False]
     assert {n.lstrip("_") for n in new_outside} == new_inside
+
+
+#: the names a dead store of each literal may get: a name that fits the value (CRUXEval
+#: variants had ``marker = {}``, ``flag = 0``, ``flag = 'done'``, ``last = False``)
+FITTING_LITERAL_NAMES = {
+    "0": {"count", "total"}, "1": {"step", "count"}, "-1": {"last_index", "found_at"},
+    "None": {"prev", "result", "last"}, "''": {"prefix", "buffer"}, "[]": {"seen", "pending"},
+    "()": {"state"}, "{}": {"cache", "counts"}, "True": {"found", "changed"}, "False": {"found", "done"},
+    "'done'": {"status"},
+}
+
+
+def test_dead_store_gives_a_literal_a_name_that_fits_it() -> None:
+    src = "def f(xs):\n    n = len(xs)\n    return n\n"
+    seen = set()
+    for seed in range(60):
+        result = get_transform("dead-store").apply(Program(src), seed)
+        stmt = ast.parse(result.source.splitlines()[inserted_lines(src, result.source)[0] - 1].strip()).body[0]
+        value = ast.unparse(stmt.value)
+        if isinstance(stmt.value, ast.Name) or (isinstance(stmt.value, ast.Tuple) and stmt.value.elts):
+            continue  # a copy of locals: prev = xs, pair = (n, xs)
+        name = stmt.targets[0].id
+        assert name in FITTING_LITERAL_NAMES[value], (name, value)
+        seen.add(value)
+    assert len(seen) >= 6
+
+
+def test_dead_store_names_a_tuple_of_two_locals_as_a_pair() -> None:
+    """``key_pair = (text, chars)`` read as a key; a tuple of two locals is ``pair`` or ``both``."""
+    src = "def f(text, chars):\n    out = text + chars\n    return out\n"
+    names = set()
+    for seed in range(60):
+        result = get_transform("dead-store").apply(Program(src), seed)
+        stmt = ast.parse(result.source.splitlines()[inserted_lines(src, result.source)[0] - 1].strip()).body[0]
+        if isinstance(stmt.value, ast.Tuple) and stmt.value.elts:
+            names.add(stmt.targets[0].id)
+    assert names and names <= {"pair", "both"}, names
