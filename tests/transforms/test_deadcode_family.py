@@ -374,3 +374,23 @@ def test_dead_store_names_a_tuple_of_two_locals_as_a_pair() -> None:
         if isinstance(stmt.value, ast.Tuple) and stmt.value.elts:
             names.add(stmt.targets[0].id)
     assert names and names <= {"pair", "both"}, names
+
+
+@pytest.mark.parametrize("src, head", [
+    # a script without a def: the helper goes before its code, after its imports (Avatar
+    # scripts had it at the end, after the code that reads the input and prints)
+    ("n = int(input())\nprint(n * 2)\n", ""),
+    ("import sys\n\nn = int(sys.stdin.readline())\nprint(n * 2)\n", "import sys\n"),
+    ('"""Doc."""\nimport sys\nn = int(sys.stdin.readline())\nprint(n)\n', '"""Doc."""\nimport sys\n'),
+    # module code after the last def (a main guard): the helper goes before a def
+    ("def main():\n    print(1)\n\n\nif __name__ == '__main__':\n    main()\n", ""),
+])
+def test_unused_function_goes_before_module_code_never_after_it(src: str, head: str) -> None:
+    for seed in range(8):
+        out = get_transform("unused-function").apply(Program(src, script=True), seed, harness=True).source
+        tree = ast.parse(out)
+        helper = next(i for i, s in enumerate(tree.body) if isinstance(s, ast.FunctionDef) and s.name != "main")
+        after = tree.body[helper + 1:]
+        assert after and not isinstance(tree.body[-1], ast.FunctionDef), out
+        assert out.startswith(head + ("\n\n" if head else "") + "def "), out
+        assert "\n\n\n\n" not in out
