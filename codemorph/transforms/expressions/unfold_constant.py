@@ -548,7 +548,8 @@ class UnfoldConstant(SiteChoice, Transform):
     one literal (chosen with the rng) made a named module constant instead: ``LIMIT = 5`` is
     added after the module's docstring and imports and ``if len(w) > 5:`` becomes ``if
     len(w) > LIMIT:``; the name comes from the place (:func:`role_name`: ``LIMIT``,
-    ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME``, ``DEFAULT_RESULT`` for the literal the
+    ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME`` for the first value of a local bound
+    again later (never ``vowels = INITIAL_VOWELS``), ``DEFAULT_RESULT`` for the literal the
     last statement of a function returns -- never one returned early, ``if not text: return
     'error'`` ...; made fresh).
     Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
@@ -728,7 +729,20 @@ def _use_role(use: _Site) -> str | None:
         role = role_name(use.node, use.value, use.parent, use.grandparent)
     if role == "DEFAULT_RESULT" and not _falls_back(anc):
         return None
+    if isinstance(use.parent, cst.Assign) and not _rebound(use.parent, anc):
+        return None  # ``vowels = 'aeiou'``: the local names it; no INITIAL_VOWELS
     return role
+
+
+def _rebound(assign: cst.Assign, anc: tuple) -> bool:
+    """Whether the name ``assign`` binds is bound again in its function (the literal is
+    then its initial value: ``lowest = 100`` ... ``lowest = x``); ``False`` outside
+    functions or for another target."""
+    target = assign.targets[0].target if len(assign.targets) == 1 else None
+    func = next((a for a in reversed(anc) if isinstance(a, cst.FunctionDef)), None)
+    if not isinstance(target, cst.Name) or func is None:
+        return False
+    return bound_anywhere(func.body).get(target.value, 0) > 1
 
 
 def _falls_back(anc: tuple) -> bool:
