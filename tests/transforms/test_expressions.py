@@ -489,15 +489,15 @@ def test_unfold_never_writes_len_of_an_unrelated_literal(code: str, expected: st
             assert res.source == expected
 
 
-def test_unfold_names_every_use_of_the_literal_in_its_function(sandbox) -> None:
+def test_unfold_names_every_use_of_the_literal_in_the_program(sandbox) -> None:
     code = ("def f(items):\n    out = []\n    for item in items:\n        if item != '+':\n"
             "            out.insert(0, '+')\n    return '+'.join(out)\n\n\ndef g(s):\n    return s + '+'\n")
     res = assert_preserves(UnfoldConstant(), code, ["['a', '+', 'b']", "[]"], sandbox=sandbox)
     assert res.source == ("SEPARATOR = '+'\n\n\ndef f(items):\n    out = []\n    for item in items:\n"
                           "        if item != SEPARATOR:\n            out.insert(0, SEPARATOR)\n"
                           "    return SEPARATOR.join(out)\n\n\n"
-                          "def g(s):\n    return s + '+'\n")
-    assert len(res.sites) == 3
+                          "def g(s):\n    return s + SEPARATOR\n")
+    assert len(res.sites) == 4
 
 
 def test_unfold_never_names_a_literal_with_uses_in_other_roles() -> None:
@@ -547,6 +547,31 @@ def test_unfold_names_the_initial_value_of_a_variable_bound_again() -> None:
             "            lowest = x\n    return lowest\n")
     res = UnfoldConstant().apply(Program(code), 0)
     assert res.source == "INITIAL_LOWEST = 100\n\n\n" + code.replace("lowest = 100", "lowest = INITIAL_LOWEST")
+
+
+def test_unfold_names_a_literal_in_every_function_that_uses_it() -> None:
+    """ClassEval_17: ``KEY = 'start_time'`` replaced the literal in one method while another
+    kept ``event['start_time']``; a module constant replaces every use in the program."""
+    code = ("class Cal:\n    def first(self, events):\n        return [e['start_time'] for e in events]\n\n"
+            "    def later(self, events, now):\n        return [e for e in events if e['start_time'] > now]\n")
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert res.source == "KEY = 'start_time'\n\n\n" + code.replace("'start_time'", "KEY"), res.source
+
+
+def test_unfold_names_no_literal_another_function_uses_in_another_role() -> None:
+    code = "def f(key):\n    return key.split('_')\n\n\ndef g(parts):\n    return parts.count('_')\n"
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert not res.applied and "used where the name would not fit" in res.reason, res.source
+
+
+def test_unfold_leaves_the_harness_literals_alone_when_naming() -> None:
+    """A ``call`` row's harness class (read-only) keeps its literals; the code under test gets the name."""
+    code = ("class Box:\n    def label(self, parts):\n        return '_'.join(parts)\n\n\n"
+            "class Test:\n    def test(self):\n        return Box().label(['a', 'b']) == 'a_b', '_'.join('xy')\n")
+    res = UnfoldConstant().apply(Program(code, "Test", read_only=frozenset({"Test"})), 0,
+                                 inputs=["Test().test()"], harness=True)
+    assert res.source == "SEPARATOR = '_'\n\n\n" + code.replace("return '_'.join", "return SEPARATOR.join"), res.source
 
 
 def test_unfold_names_the_result_the_function_falls_back_to() -> None:

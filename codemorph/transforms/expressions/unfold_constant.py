@@ -555,8 +555,8 @@ class UnfoldConstant(SiteChoice, Transform):
     Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
     blank string -- no ``STEP = 1``, ``FIRST = 0``, ``SEPARATOR = ''``) in a place that
     suggests a name, and not the value of a module or class variable (``COUNT = 3`` is
-    named already).  The name replaces every use of that literal in its function (equal
-    type and value; module-level code for a literal outside functions), so it is named
+    named already).  The name replaces every use of that literal in the program (equal
+    type and value; a read-only harness class keeps its literals), so it is named
     only when each use may be replaced (none in an f-string, pattern, ``is`` operand ...)
     and the name fits each use (the place of every use suggests the same name or none:
     no ``i.index(TARGET)`` beside ``return TARGET``), and only by a name the program spells
@@ -683,19 +683,23 @@ class UnfoldConstant(SiteChoice, Transform):
             raise NotApplicable("no literal with a natural form, and none a person would make a named constant "
                                 "(0, 1, -1, 2, empty or blank strings are written as they are; other literals "
                                 "only where their place suggests a name)")
-        # a name replaces the literal everywhere in its function, where every use fits the
-        # name (no ``i.index(TARGET) == 0`` next to ``i.index('.')``, no ``return TARGET``),
-        # and it is confusable with no name of the program (no ``TARGET`` next to ``target``)
+        # a name replaces the literal everywhere in the program (but in a read-only harness),
+        # where every use fits the name (no ``i.index(TARGET) == 0`` next to
+        # ``i.index('.')``, no ``return TARGET``; no ``KEY`` in one method next to the same
+        # ``'start_time'`` in the others), and it is confusable with no name of the program
+        # (no ``TARGET`` next to ``target``)
         taken = {n.lower() for n in names}
         whole_uses = []
         by_value: dict[tuple, list[_Site]] = {}
         for u in finder.every:
             by_value.setdefault((type(u.value), u.value), []).append(u)
-        found_uses: dict[tuple, list[_Site] | None] = {}  # (type, value, function): its uses
+        found_uses: dict[tuple, list[_Site] | None] = {}  # (type, value): its uses
+        harness = {i for i, stmt in enumerate(module.body)
+                   if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and stmt.name.value in ctx.read_only}
         for site, role in with_role:
-            key = (type(site.value), site.value, site.scope)
+            key = (type(site.value), site.value)
             if key not in found_uses:
-                found_uses[key] = _uses_in_function(site, by_value[key[:2]])
+                found_uses[key] = _uses_in_program(by_value[key], harness)
             uses = found_uses[key]
             if uses is not None and role.lower() not in taken and all(_use_role(u) in (role, None) for u in uses):
                 whole_uses.append((site, role, uses))
@@ -755,19 +759,13 @@ def _falls_back(anc: tuple) -> bool:
         and block.body[-1] is line
 
 
-def _uses_in_function(site: _Site, every: list[_Site]) -> list[_Site] | None:
-    """Every literal of ``every`` (the program's literals, or those equal to ``site``'s)
-    equal to ``site``'s (same type and value) in its function (its
-    innermost ``def``, nested code included; module-level code outside functions for a
-    literal there), in source order, or ``None`` when one of them must stay a literal
+def _uses_in_program(equal: list[_Site], harness: set[int]) -> list[_Site] | None:
+    """The literals of ``equal`` (every literal of the program of one type and value), in
+    source order, but for those in a read-only harness (the top-level statements of indices
+    ``harness``, which keep their literals); ``None`` when one of them must stay a literal
     (f-string, pattern, annotation, ``is`` operand, ``eval`` scope...) or is the value of a
     module or class variable."""
-    key = (type(site.value), site.value)
-    if site.scope is None:
-        uses = [u for u in every if u.scope is None and (type(u.value), u.value) == key]
-    else:
-        uses = [u for u in every if (type(u.value), u.value) == key
-                and (u.scope == site.scope or any(id(a) == site.scope for a in u.ancestors))]
+    uses = [u for u in equal if u.top_level not in harness]
     if any(not u.touchable or _already_named(u) for u in uses):
         return None
     return uses
