@@ -394,3 +394,18 @@ def test_unused_function_goes_before_module_code_never_after_it(src: str, head: 
         assert after and not isinstance(tree.body[-1], ast.FunctionDef), out
         assert out.startswith(head + ("\n\n" if head else "") + "def "), out
         assert "\n\n\n\n" not in out
+
+
+def test_unused_function_goes_neither_next_to_nor_after_a_read_only_harness() -> None:
+    """ClassEval: a helper inserted before ``class Test`` (read-only, put back as written,
+    blank lines included) was glued to it (``return count`` / ``class Test(...)``); the
+    helper goes before the code under test."""
+    src = ("import unittest\n\n\nclass Box:\n    def size(self):\n        return 3\n"
+           "class Test(unittest.TestCase):\n    def test(self):\n        return Box().size()\n")
+    for seed in range(8):
+        res = get_transform("unused-function").apply(Program(src, "Test", read_only=frozenset({"Test"})), seed,
+                                                     inputs=["Test().test()"], harness=True)
+        assert res.applied, res.reason
+        tree = ast.parse(res.source)
+        assert [type(s).__name__ for s in tree.body] == ["Import", "FunctionDef", "ClassDef", "ClassDef"], res.source
+        assert res.source.startswith("import unittest\n\n\ndef "), res.source

@@ -72,8 +72,9 @@ class UnusedFunction(Transform):
     The helper (:data:`HELPER_TEMPLATES`, e.g. ``def dedupe(items): ...``) gets a fresh
     name (spelled nowhere in the program) and goes before a top-level ``def``/``class``
     or at the end of the module when a ``def``/``class`` ends it (position chosen with
-    ``ctx.rng``); never after module code (a script's statements, a main guard): a module
-    without a ``def``/``class`` gets it after its docstring and imports, before its code.  Defining it only binds
+    ``ctx.rng``); never after module code (a script's statements, a main guard) nor next to a
+    read-only harness (``class Test``): a module without another place gets it after its
+    docstring and imports, before its code.  Defining it only binds
     that new global: it has no decorators, and its defaults are literals.
 
     Refused when the program could see the new global: it spells any of
@@ -105,10 +106,14 @@ class UnusedFunction(Transform):
         if found:
             raise NotApplicable(f"program may observe a new global or its line numbers ({', '.join(found)})")
         body = list(module.body)
-        positions = [i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
+        defs = [isinstance(s, (cst.FunctionDef, cst.ClassDef)) for s in body]
+        # never next to a read-only harness (``class Test`` is put back as written, blank
+        # lines included, and a helper after the tests reads as part of them)
+        harness = [d and s.name.value in ctx.read_only for d, s in zip(defs, body)]
+        positions = [i for i, d in enumerate(defs) if d and not harness[i]]
         # the end of the module only right after a def or class: never after module code (a
         # script's reading and printing, a main guard), where no person puts a helper
-        if not body or isinstance(body[-1], (cst.FunctionDef, cst.ClassDef)):
+        if not body or (defs[-1] and not harness[-1]):
             positions.append(len(body))
         if not positions:  # a script without a def: before its code, after its docstring and imports
             positions.append(_after_header(body))
