@@ -90,6 +90,20 @@ def test_swap_keeps_a_slice_that_adds_its_length_to_its_start(sandbox) -> None:
     assert res.source == "def f(xs, i, k):\n    return xs[i:i + k], xs[k + i:], xs[k:k + i], xs[k + i]\n"
 
 
+def test_swap_keeps_products_of_one_literal_parallel(sandbox) -> None:
+    """CRUXEval sample_183: ``ln[3 * i:3 * (i + 1)]`` became ``ln[i * 3:3 * (i + 1)]``; a
+    product is not swapped when its statement has another product of that literal on the
+    same side (``3 * (i + 1)`` is no site), so the two stay parallel; elsewhere it is."""
+    code = "def f(ln, i):\n    if 3 * i + 1 < len(ln):\n        return ln[3 * i:3 * (i + 1)]\n    return ln\n"
+    res = assert_preserves(SwapOperands(), code, ["[1, 2, 3, 4, 5, 6, 7], 1", "[1], 0"], sandbox=sandbox)
+    assert res.source == ("def f(ln, i):\n    if i * 3 + 1 < len(ln):\n        return ln[3 * i:3 * (i + 1)]\n"
+                          "    return ln\n")
+    # both products are sites (CRUXEval sample_667): both are swapped, still parallel
+    code = "def f(text, i):\n    return text[i * 3:i * 3 + 3]\n"
+    res = assert_preserves(SwapOperands(), code, ["'abcdefgh', 1", "'', 0"], sandbox=sandbox)
+    assert res.source == "def f(text, i):\n    return text[3 * i:3 * i + 3]\n"
+
+
 def test_swap_bool_operands(sandbox) -> None:
     code = "def f(p, q):\n    r = p > q\n    return True & r, False | r, r ^ p, r + r\n"
     res = assert_preserves(SwapOperands(), code, ["1, 2", "3, 2"], sandbox=sandbox)
