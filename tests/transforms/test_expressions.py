@@ -301,7 +301,8 @@ def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
     for row in rows:
         res = UnfoldConstant().apply(Program(row["code"]), 0)
         if not res.applied:
-            assert "no int literal" in res.reason or "none a person would make a named constant" in res.reason, \
+            assert "no int literal" in res.reason or "none a person would make a named constant" in res.reason \
+                or "the name would not fit" in res.reason, \
                 (row["id"], res.reason)
             continue
         applied += 1
@@ -310,12 +311,14 @@ def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
             folded += 1
             assert _compiled(res.source) == _compiled(row["code"]), row["id"]
             assert res.source.count("\n") == row["code"].count("\n")
-    # 177 of 800 since a literal a local names is no INITIAL_ constant (178 before: sample_774's
+    # 158 of 800 since no literal is named beside another in the same role (177 before:
+    # sample_213's OLD = '(' beside .replace(')', ']'), sample_73's TARGET = '0' beside
+    # count('1')...); 177 since a literal a local names is no INITIAL_ constant (178 before: sample_774's
     # ``f_str = '...'``); 178 since a literal returned early is no DEFAULT_RESULT (193 before; 194 before
     # only forms people write were arithmetic: sample_154's ``(" " * 2).join``; 203 before a
     # name replaced every use of its literal in the function; 514 before natural forms, 610
     # before plain literals were no longer named: STEP = 1...)
-    assert applied >= (177 if FULL else 0.15 * len(rows))
+    assert applied >= (158 if FULL else 0.15 * len(rows))
     assert folded >= 2
 
 
@@ -586,6 +589,20 @@ def test_unfold_leaves_the_harness_literals_alone_when_naming() -> None:
     res = UnfoldConstant().apply(Program(code, "Test", read_only=frozenset({"Test"})), 0,
                                  inputs=["Test().test()"], harness=True)
     assert res.source == "SEPARATOR = '_'\n\n\n" + code.replace("return '_'.join", "return SEPARATOR.join"), res.source
+
+
+@pytest.mark.parametrize("code", [
+    # CRUXEval sample_213, sample_188, sample_73: another literal plays the same role
+    "def f(s):\n    return s.replace('(', '[').replace(')', ']')\n",
+    "def f(w):\n    return w.startswith('a') or w.startswith('p')\n",
+    "def f(row):\n    return (row.count('1'), row.count('0'))\n",
+])
+def test_unfold_names_no_literal_beside_another_in_the_same_role(code: str) -> None:
+    """``OLD = '('`` next to ``.replace(')', ']')`` names one of two parallel literals; a
+    person names both or neither."""
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert not res.applied, res.source
 
 
 def test_unfold_names_the_result_the_function_falls_back_to() -> None:

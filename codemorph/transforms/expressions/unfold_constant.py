@@ -559,7 +559,8 @@ class UnfoldConstant(SiteChoice, Transform):
     type and value; a read-only harness class keeps its literals), so it is named
     only when each use may be replaced (none in an f-string, pattern, ``is`` operand ...)
     and the name fits each use (the place of every use suggests the same name or none:
-    no ``i.index(TARGET)`` beside ``return TARGET``), and only by a name the program spells
+    no ``i.index(TARGET)`` beside ``return TARGET``), never beside another literal of the
+    program in the same role (no ``OLD = '('`` beside ``.replace(')', ']')``), and only by a name the program spells
     in no case (no ``TARGET`` next to a parameter ``target``).  A program without such a
     literal is refused, and so is one that reads its globals by name (``globals``,
     ``vars``, ``__dict__``, ``setattr`` ...).
@@ -696,8 +697,19 @@ class UnfoldConstant(SiteChoice, Transform):
         found_uses: dict[tuple, list[_Site] | None] = {}  # (type, value): its uses
         harness = {i for i, stmt in enumerate(module.body)
                    if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and stmt.name.value in ctx.read_only}
+        # the values each role has in the program (nameable ones: ``''.join`` stays as it is
+        # next to a SEPARATOR): no ``OLD = '('`` beside ``.replace(')', ']')``
+        role_values: dict[str, set[tuple]] = {}
+        for u in finder.every:
+            inner = isinstance(u.parent, cst.UnaryOperation) and u.parent.expression is u.node  # the 5 of -5
+            if u.top_level not in harness and nameable(u.value) and not inner:
+                r = _use_role(u)
+                if r is not None:
+                    role_values.setdefault(r, set()).add((type(u.value), u.value))
         for site, role in with_role:
             key = (type(site.value), site.value)
+            if role_values.get(role, set()) - {key}:
+                continue  # another literal plays the same role: name both or neither
             if key not in found_uses:
                 found_uses[key] = _uses_in_program(by_value[key], harness)
             uses = found_uses[key]
@@ -705,7 +717,7 @@ class UnfoldConstant(SiteChoice, Transform):
                 whole_uses.append((site, role, uses))
         if not whole_uses:
             raise NotApplicable("no literal with a natural form, and every literal a person would name is "
-                                "used where the name would not fit (another role, a place that must keep the "
+                                "used where the name would not fit (another role, beside another literal in the same role, a place that must keep the "
                                 "literal, or a name the program spells already in some case)")
         site, role, uses = ctx.rng.choice(whole_uses)
         const = ctx.fresh_name(role)
