@@ -330,7 +330,7 @@ def test_a_program_whose_two_runs_differ_is_called_nondeterministic_and_a_flagge
                                     "first run '")
     assert by_id["addr"].endswith("'; its recorded output is not a reliable ground truth")
     # os.close is a source the syntax-tree test finds; it cannot tell that this program is deterministic
-    assert by_id["close"] == ("row 'close' (line 2): the program may be nondeterministic: it reads the process or "
+    assert by_id["close"] == ("row 'close' (line 2): the program may be nondeterministic: it uses the process or "
                               "its environment (os.close), found in its code; its recorded output is not a reliable "
                               "ground truth")
 
