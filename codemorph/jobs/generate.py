@@ -585,6 +585,10 @@ def _cex_json(cex) -> dict[str, Any] | None:
     return {"input": cex.args, "original": o(cex.original), "rewritten": o(cex.rewritten)}
 
 
+#: the words of a sandbox refusal that came after the run (``_workerlib.child.AFTER_RUN``)
+_AFTER_RUN = "after the program returned, while its result was printed or compared with the expected output"
+
+
 def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = "args") -> str | None:
     if o.status == "bad-code":
         e = o.exception
@@ -597,6 +601,10 @@ def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = 
         e = o.exception
         return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
     if o.status == "refused":
+        if o.note and _AFTER_RUN in o.note:
+            # the program's run was over: its result's repr, or the recorded output's own text
+            return (f"recorded output {row.output[:80]!r} cannot be checked: {o.note} (the program itself "
+                    "returned)")
         return f"the program did not finish on its input: refused ({o.note or 'the sandbox refused something'})"
     if o.status == "environment":
         return f"the program's outcome on its input shows codemorph's sandbox, not the program: {o.note}"
