@@ -994,7 +994,10 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
                 except Exception:  # noqa: BLE001 - no worker came back: the next try says so
                     pass
                 if any(f.status != "finished" for f in sent):
-                    sent[:] = client.scatter([fn, setup], broadcast=True, hash=False)
+                    try:
+                        sent[:] = client.scatter([fn, setup], broadcast=True, hash=False)
+                    except Exception:  # noqa: BLE001 - the workers died again before it reached one
+                        continue  # ("No valid workers found"): the cancelled task counts as this try
                 fut = submit(todo)[0]
             raise AssertionError("unreachable")  # pragma: no cover
 

@@ -34,7 +34,7 @@ from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
 from codemorph.naturalness import cached_model, prepare_default_model
-from codemorph.sandbox.determinism import process_change
+from codemorph.sandbox.determinism import nondeterminism_source, process_change
 from codemorph.sandbox.kinds import RunView, output_of, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
@@ -324,6 +324,17 @@ class RowProcessor:
         if kind == "args" and not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
 
+        # a source of nondeterminism the code shows (the clock, random numbers, the process)
+        # rejects the row before any run, as the baseline would after its runs: no run can make
+        # such an output a ground truth, and a program that stops its own process group
+        # (os.kill(0, signal.SIGSTOP)) cost minutes of runs that each waited for a stopped child
+        harness = [run_input] if kind == "call" else None
+        static = nondeterminism_source(row.code, input_kind=kind, harness=harness)
+        if static is not None:
+            change = process_change(row.code, input_kind=kind, harness=harness)
+            words = f"the program {change}" if change is not None else _nondeterminism_words(f"it {static}")
+            return reject("execute", f"{words}; its recorded output is not a reliable ground truth")
+
         # the original on its input (checked against the recorded output in the same run) and
         # on the mutants, traced: coverage, and the local types transforms may use
         baseline = make_baseline(self.sandbox, program, [run_input], extra_inputs=cfg.extra_inputs,
@@ -610,6 +621,10 @@ def _cex_json(cex) -> dict[str, Any] | None:
     return {"input": cex.args, "original": o(cex.original), "rewritten": o(cex.rewritten)}
 
 
+#: the words of a sandbox refusal that came after the run (``_workerlib.child.AFTER_RUN``)
+_AFTER_RUN = "after the program returned, while its result was printed or compared with the expected output"
+
+
 def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = "args") -> str | None:
     if o.status == "bad-code":
         e = o.exception
@@ -622,6 +637,10 @@ def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = 
         e = o.exception
         return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
     if o.status == "refused":
+        if o.note and _AFTER_RUN in o.note:
+            # the program's run was over: its result's repr, or the recorded output's own text
+            return (f"recorded output {row.output[:80]!r} cannot be checked: {o.note} (the program itself "
+                    "returned)")
         return f"the program did not finish on its input: refused ({o.note or 'the sandbox refused something'})"
     if o.status == "environment":
         return f"the program's outcome on its input shows codemorph's sandbox, not the program: {o.note}"

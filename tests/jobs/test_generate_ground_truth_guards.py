@@ -330,6 +330,16 @@ def test_a_program_whose_two_runs_differ_is_called_nondeterministic_and_a_flagge
                                     "first run '")
     assert by_id["addr"].endswith("'; its recorded output is not a reliable ground truth")
     # os.close is a source the syntax-tree test finds; it cannot tell that this program is deterministic
-    assert by_id["close"] == ("row 'close' (line 2): the program may be nondeterministic: it reads the process or "
+    assert by_id["close"] == ("row 'close' (line 2): the program may be nondeterministic: it uses the process or "
                               "its environment (os.close), found in its code; its recorded output is not a reliable "
                               "ground truth")
+
+
+def test_a_recorded_output_the_sandbox_refuses_to_evaluate_is_blamed_not_the_program(tmp_path):
+    rows = [{"id": "s", "code": "def f(x):\n    return x + 1\n", "input": "1",
+             "output": "__import__('os').system('true')"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and [r["reason"] for r in rejects] == [
+        "row 's' (line 1): recorded output \"__import__('os').system('true')\" cannot be checked: the sandbox refused "
+        "starting a process (os.system) after the program returned, while its result was printed or compared with "
+        "the expected output (the program itself returned)"]
