@@ -12,7 +12,7 @@ from codemorph.transforms.distractors.claims import (
     CHECK_PREFIX, CLAIM_BUILTINS, Check, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, same_ast,
     states_output,
 )
-from codemorph.transforms.distractors.values import PROBE_MESSAGE
+from codemorph.transforms.distractors.values import PROBE_MESSAGE, _BlockTransformer
 
 __all__ = ["MisleadingComment", "claim_check", "checkable"]
 
@@ -143,7 +143,7 @@ def _insert(module: cst.Module, node: cst.CSTNode, where: str, stmt: cst.BaseSta
     if where == "branches" and isinstance(node, cst.If) and isinstance(node.orelse, cst.Else):
         bodies.append(node.orelse.body)
 
-    class Insert(cst.CSTTransformer):
+    class Insert(_BlockTransformer):
         def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
             if where in ("body", "branches"):
                 if any(b is original for b in bodies):

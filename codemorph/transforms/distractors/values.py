@@ -220,11 +220,24 @@ def value_sites(module: cst.Module, ctx: RewriteContext, *, loops: bool = True) 
     return out
 
 
+class _BlockTransformer(cst.CSTTransformer):
+    """A transformer that changes indented blocks only (their ``leave_IndentedBlock``): it
+    does not go into simple statement lines and expressions, which hold no indented block,
+    and the nodes it does not change are kept as they are (``reuse_unchanged_nodes``, see
+    :mod:`codemorph.engine.visiting`): the same tree as libcst's full traversal, at a
+    fraction of its cost (a probe program is built per claim)."""
+
+    reuse_unchanged_nodes = True
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return not isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression))
+
+
 def insert_after(module: cst.Module, extra: dict[int, list[cst.BaseStatement]]) -> cst.Module:
     """``module`` with the statements ``extra[id(node)]`` inserted right after each
     statement ``node`` (nodes of ``module``, in indented blocks)."""
 
-    class Insert(cst.CSTTransformer):
+    class Insert(_BlockTransformer):
         def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
             if not any(id(s) in extra for s in original.body):
                 return updated
