@@ -4,15 +4,25 @@ variant) are, byte for byte, those built one claim at a time (``claim_check``)."
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import random
+import re
 
 import libcst as cst
 import pytest
 
+from codemorph import Program
+from codemorph.engine.transform import RewriteContext
 from codemorph.transforms.distractors.claims import REACHED, Check
 from codemorph.transforms.distractors.misleading_comment import claim_check, claim_checks
 
-CTX = SimpleNamespace(inputs=["'abc', 2"], entry_point="f")
+
+def _ctx(source: str) -> RewriteContext:
+    return RewriteContext(Program(source), random.Random(0), inputs=["'abc', 2"])
+
+
+def _program_part(probe: str) -> str:
+    """The probe program without what the probe adds after the program."""
+    return re.split(r"\n\n(?:import builtins as _codemorph_b|class _codemorph_b:)\n", probe)[0]
 
 PROGRAM = (
     "def f(text, n):\n"
@@ -59,8 +69,9 @@ def _claims(module: cst.Module) -> list[tuple[cst.CSTNode, Check, str]]:
 def test_probes_built_together_are_those_built_one_at_a_time(source: str) -> None:
     module = cst.parse_module(source)
     items = _claims(module)
-    together = claim_checks(module, CTX, items)
-    alone = [claim_check(module, CTX, node, check, text) for node, check, text in items]
+    ctx = _ctx(source)
+    together = claim_checks(module, ctx, items)
+    alone = [claim_check(module, ctx, node, check, text) for node, check, text in items]
     assert [c.code for c in together] == [c.code for c in alone]
     assert [c.text for c in together] == [text for _, _, text in items]
     assert {(c.entry, c.args) for c in together} == {("_codemorph_claim_probe", "'abc', 2")}
@@ -69,15 +80,15 @@ def test_probes_built_together_are_those_built_one_at_a_time(source: str) -> Non
 def test_each_probe_holds_its_own_note_only() -> None:
     module = cst.parse_module(PROGRAM)
     items = _claims(module)
-    codes = [c.code for c in claim_checks(module, CTX, items)]
-    program = codes[1].split("\n\nimport builtins as _codemorph_b\n")[0]
+    codes = [c.code for c in claim_checks(module, _ctx(PROGRAM), items)]
+    program = _program_part(codes[1])
     assert program == PROGRAM.replace("    # the words\n", "    _codemorph_claim_differs.append(1)\n    # the words\n")
-    program = codes[4].split("\n\nimport builtins as _codemorph_b\n")[0]
+    program = _program_part(codes[4])
     assert program == PROGRAM.replace(
         "        if len(w) > n:\n", "        if len(w) > n:\n            _codemorph_claim_differs.append(1)\n").replace(
         "        else:\n", "        else:\n            _codemorph_claim_differs.append(1)\n")
     # a body on its header's line gets no note (its claim is then never shown false)
-    assert codes[6].split("\n\nimport builtins as _codemorph_b\n")[0] == PROGRAM
+    assert _program_part(codes[6]) == PROGRAM
     assert all(code.count("_codemorph_mark") == 0 for code in codes)
 
 
@@ -85,4 +96,29 @@ def test_a_body_claim_about_a_statement_line_is_refused() -> None:
     module = cst.parse_module(PROGRAM)
     words = module.body[0].body.body[0]
     with pytest.raises(ValueError, match="a statement line has no body"):
-        claim_checks(module, CTX, [(words, Check("before", REACHED), "a"), (words, Check("body", REACHED), "b")])
+        claim_checks(module, _ctx(PROGRAM), [(words, Check("before", REACHED), "a"), (words, Check("body", REACHED), "b")])
+
+
+def test_probe_of_a_program_that_cannot_reach_the_builtins_holds_them_in_a_class() -> None:
+    module = cst.parse_module(PROGRAM)
+    words = module.body[0].body.body[0]
+    probe = claim_check(module, _ctx(PROGRAM), words, Check("after", "_codemorph_b.len(words) != 3"), "3 words").code
+    assert "import" not in probe
+    assert ("\n\nclass _codemorph_b:\n    AssertionError = AssertionError\n    Exception = Exception\n    TypeError = TypeError\n"
+            "    dict = dict\n    frozenset = frozenset\n    iter = iter\n    len = len\n    list = list\n"
+            "    range = range\n    set = set\n    str = str\n    tuple = tuple\n    type = type\n"
+            "_codemorph_claim_differs = []\n") in probe
+
+
+@pytest.mark.parametrize("source", [
+    PROGRAM.replace("    return out\n", "    import math\n    return out\n"),  # may reach a module
+    PROGRAM.replace("    return out\n", "    return out.__len__()\n"),
+    PROGRAM.replace("    out = []\n", "    len = 3\n    out = []\n"),  # binds a builtin a check uses
+    PROGRAM.replace("    return out\n", "    return out + ['\u00e9']\n"),  # not ASCII
+])
+def test_probe_of_a_program_that_may_reach_or_rebind_the_builtins_imports_them(source: str) -> None:
+    module = cst.parse_module(source)
+    words = module.body[0].body.body[0] if "len = 3" not in source else module.body[0].body.body[1]
+    probe = claim_check(module, _ctx(source), words, Check("after", "_codemorph_b.len(words) != 3"), "x").code
+    assert "\n\nimport builtins as _codemorph_b\n_codemorph_claim_differs = []\n" in probe
+    assert "class _codemorph_b" not in probe

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import builtins
+import re
+
 import libcst as cst
 
 from codemorph.engine import NotApplicable, RewriteContext, Transform
@@ -228,7 +231,33 @@ def claim_checks(module: cst.Module, ctx: RewriteContext,
     if codes is None:
         codes = [_insert(module, node, where, note).code for node, where, note in notes]
     tail = _probe_tail(ctx.entry_point)
-    return [Claim(text, code + tail, _PROBE, ctx.inputs[0]) for code, (_, _, text) in zip(codes, claims)]
+    return [Claim(text, _with_builtins(code, tail, ctx), _PROBE, ctx.inputs[0])
+            for code, (_, _, text) in zip(codes, claims)]
+
+
+#: words of a text through which a program may reach a module, the builtins or its own
+#: globals (the sandbox's own list, ``_REACH_WORDS`` of its worker, which runs a program
+#: that spells none of them without restoring the process state after it)
+_REACH = re.compile("|".join(map(re.escape, (
+    "import", "__", "exec", "eval", "compile", "getattr", "setattr", "delattr", "vars", "globals", "locals",
+    "breakpoint", "help", "sys", "_frame", "gi_code", "cr_code", "ag_code"))))
+_IMPORT_B = "import builtins as _codemorph_b\n"
+
+
+def _with_builtins(code: str, tail: str, ctx: RewriteContext) -> str:
+    """The probe program: ``code`` (the program with its note) and ``tail``
+    (:func:`_probe_tail`, which imports the ``builtins`` module as ``_codemorph_b``).  When
+    ``code`` spells none of :data:`_REACH` (so it can change neither the builtins nor its
+    globals but by binding names in its text), is ASCII, and binds none of the builtins the
+    checks and the tail use (``_codemorph_b.<name>``), ``_codemorph_b`` is instead a class
+    holding those builtins: the same objects, and a probe without ``import`` is run by the
+    sandbox without restoring the process state after it (about 0.75 ms less per claim)."""
+    names = sorted(set(re.findall(r"_codemorph_b\.([A-Za-z_]\w*)", code + tail)))
+    if not code.isascii() or _REACH.search(code) or not all(n in vars(builtins) for n in names) \
+            or ctx.shadowed(*names):
+        return code + tail
+    holder = "class _codemorph_b:\n" + "".join(f"    {n} = {n}\n" for n in names)
+    return code + tail.replace(_IMPORT_B, holder, 1)
 
 
 #: how the marker statements of :func:`_probe_codes` begin (no program spells ``_codemorph...``)
