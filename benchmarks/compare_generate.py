@@ -8,14 +8,17 @@ on the same first ``--rows`` CRUXEval rows with the same transforms (default: th
 foundation transforms) and ``--workers`` processes (default 1).  A run's CPU time is the user + system time of the
 process and every process it waited for (its sandbox worker and that worker's children),
 from ``wait4``.  Printed: each run's CPU and wall seconds, the medians, the CPU ratio
-new/base, and the differences between the two trees' last outputs: rows (ids, code, inputs,
+new/base, the variants each tree wrote and its median CPU per written variant (the ratio to
+compare when the trees write different numbers of variants), and the differences between the two trees' last outputs: rows (ids, code, inputs,
 outputs, kinds, verification statuses), coverage figures, rejects (ids and stages).
 
 Usage::
 
     python benchmarks/compare_generate.py --base /work/wt/base/.venv/bin/python \\
         --new .venv/bin/python [--rows 300] [--rounds 3] [--transforms a,b,c] [--workers 1] \\
-        [--new-recipe FILE.toml]
+        [--extra-inputs 9] [--min-inputs 5] [--new-recipe FILE.toml]
+
+``--extra-inputs``/``--min-inputs``: ``generate``'s options of those names (default: its defaults).
 
 ``--new-recipe``: the new tree runs this recipe instead of ``--transforms`` (e.g. a transform
 with an option that reproduces the base tree's form of it, so the two write the same rows).
