@@ -99,15 +99,27 @@ def test_a_body_claim_about_a_statement_line_is_refused() -> None:
         claim_checks(module, _ctx(PROGRAM), [(words, Check("before", REACHED), "a"), (words, Check("body", REACHED), "b")])
 
 
-def test_probe_of_a_program_that_cannot_reach_the_builtins_holds_them_in_a_class() -> None:
+def test_probe_of_a_program_that_cannot_reach_the_builtins_holds_them_in_a_class_and_only_the_helpers_it_calls(
+) -> None:
     module = cst.parse_module(PROGRAM)
     words = module.body[0].body.body[0]
-    probe = claim_check(module, _ctx(PROGRAM), words, Check("after", "_codemorph_b.len(words) != 3"), "3 words").code
+    ctx = _ctx(PROGRAM)
+    probe = claim_check(module, ctx, words, Check("after", "_codemorph_b.len(words) != 3"), "3 words").code
     assert "import" not in probe
-    assert ("\n\nclass _codemorph_b:\n    AssertionError = AssertionError\n    Exception = Exception\n    TypeError = TypeError\n"
-            "    dict = dict\n    frozenset = frozenset\n    iter = iter\n    len = len\n    list = list\n"
-            "    range = range\n    set = set\n    str = str\n    tuple = tuple\n    type = type\n"
-            "_codemorph_claim_differs = []\n") in probe
+    assert probe.split("    return out\n", 1)[1] == (
+        "\n\nclass _codemorph_b:\n    AssertionError = AssertionError\n    Exception = Exception\n    len = len\n"
+        "_codemorph_claim_differs = []\n\n\n"
+        "def _codemorph_note(test):\n    try:\n        if test():\n            _codemorph_claim_differs.append(1)\n"
+        "    except _codemorph_b.Exception:\n        pass\n\n\n"
+        "def _codemorph_claim_probe(*args, **kwargs):\n    _codemorph_claim_differs.clear()\n    try:\n"
+        "        f(*args, **kwargs)\n    except _codemorph_b.Exception:\n        pass\n"
+        "    if not _codemorph_claim_differs:\n"
+        "        raise _codemorph_b.AssertionError('codemorph claim probe: the stated value occurred')\n")
+    reached = claim_check(module, ctx, words, Check("after", REACHED), "x").code
+    assert "def _codemorph_note" not in reached and "def _codemorph_items" not in reached
+    prod = claim_check(module, ctx, words, Check("after", "_codemorph_prod(words) != 3"), "x").code
+    assert "def _codemorph_items(x):" in prod and "def _codemorph_prod(xs):" in prod
+    assert "def _codemorph_plain" not in prod and "    TypeError = TypeError\n" in prod
 
 
 @pytest.mark.parametrize("source", [
@@ -122,3 +134,6 @@ def test_probe_of_a_program_that_may_reach_or_rebind_the_builtins_imports_them(s
     probe = claim_check(module, _ctx(source), words, Check("after", "_codemorph_b.len(words) != 3"), "x").code
     assert "\n\nimport builtins as _codemorph_b\n_codemorph_claim_differs = []\n" in probe
     assert "class _codemorph_b" not in probe
+    # every helper, as before
+    assert all(f"def {h}(" in probe for h in ("_codemorph_note", "_codemorph_items", "_codemorph_prod",
+                                              "_codemorph_plain"))
