@@ -16,7 +16,7 @@ from codemorph.transforms.distractors.claims import (
     CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip,
     statement_lies, states_output,
 )
-from codemorph.transforms.distractors.misleading_comment import checkable, claim_check
+from codemorph.transforms.distractors.misleading_comment import checkable, claim_checks
 
 __all__ = ["MisleadingDocstring"]
 
@@ -326,9 +326,9 @@ class MisleadingDocstring(Transform):
             body.insert(0, doc_stmt)
             ctx.record(entry, "docstring added: " + summary)
         if can_check:
-            for claim in return_claims + summary_claims + extra:
-                node, check = v.lines[claim]
-                ctx.claim(claim_check(module, ctx, node, check, claim))
+            stated = return_claims + summary_claims + extra
+            for claim in claim_checks(module, ctx, [(*v.lines[c], c) for c in stated]):
+                ctx.claim(claim)
         new_entry = entry.with_changes(body=entry.body.with_changes(body=body))
         new = module.with_changes(body=[new_entry if s is entry else s for s in module.body])
         self._check(ctx.program.source, new.code, ctx.entry_point, text)
