@@ -34,7 +34,7 @@ from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
 from codemorph.engine.registry import default_registry
 from codemorph.naturalness import cached_model, prepare_default_model
-from codemorph.sandbox.determinism import nondeterminism_source, process_change
+from codemorph.sandbox.determinism import process_change
 from codemorph.sandbox.kinds import RunView, output_of, request_for, run_view
 from codemorph.sandbox.pool import ExecRequest, Limits, Sandbox
 from codemorph.sandbox.observations import merge_observations
@@ -323,17 +323,6 @@ class RowProcessor:
                               read_only=view.read_only)
         if kind == "args" and not program.has_entry_point():
             return reject("parse", f"code defines no top-level function {row.entry_point!r} (the entry point)")
-
-        # a source of nondeterminism the code shows (the clock, random numbers, the process)
-        # rejects the row before any run, as the baseline would after its runs: no run can make
-        # such an output a ground truth, and a program that stops its own process group
-        # (os.kill(0, signal.SIGSTOP)) cost minutes of runs that each waited for a stopped child
-        harness = [run_input] if kind == "call" else None
-        static = nondeterminism_source(row.code, input_kind=kind, harness=harness)
-        if static is not None:
-            change = process_change(row.code, input_kind=kind, harness=harness)
-            words = f"the program {change}" if change is not None else _nondeterminism_words(f"it {static}")
-            return reject("execute", f"{words}; its recorded output is not a reliable ground truth")
 
         # the original on its input (checked against the recorded output in the same run) and
         # on the mutants, traced: coverage, and the local types transforms may use
