@@ -24,7 +24,7 @@ import os
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn
+from typing import Any, Callable, Iterable, Iterator, NoReturn
 
 import typer
 from rich.console import Console
@@ -40,7 +40,8 @@ from codemorph.rows.lock import output_lock
 
 __all__ = ["out_console", "err_console", "EXIT_OK", "EXIT_INTERNAL", "EXIT_INPUT", "DEFAULT_WORKERS_HELP",
            "FAIL_ON_ERROR_HELP", "fail", "locked_output", "read_text", "check_output_path", "progress_bar", "exit_on_errors",
-           "print_generate_summary", "print_perturb_summary", "pct", "pct1", "print_table", "two_lines"]
+           "print_generate_summary", "print_perturb_summary", "pct", "pct1", "print_table", "two_lines",
+           "check_exception_targets"]
 
 
 def _piped_width() -> int | None:
@@ -344,6 +345,44 @@ def print_table(table: Table, console: Console | None = None) -> None:
         console.print(table, crop=False)
     finally:
         console._width = old
+
+
+def check_exception_targets(names: Iterable[str], option: str) -> None:
+    """Check the exception classes asked of an input perturbation search before the run.
+
+    A name close to a built-in exception class's (``ValueErr``: a typo, found by
+    :mod:`difflib`) or that is no class name at all is an error (exit 2) saying what was
+    given and what is expected; any other name that is not a built-in class is allowed (a
+    program may define and raise that class) with a warning; a built-in class with
+    subclasses gets a note that targets match the exact class name.
+
+    Args:
+        names: the values of the option (``"any-exception"`` allowed).
+        option: the option's spelling in messages (``"-e/--exception"``).
+    """
+    import builtins
+    import difflib
+
+    builtin_exceptions = sorted(n for n, v in vars(builtins).items()
+                                if isinstance(v, type) and issubclass(v, BaseException))
+    for name in names:
+        if name == "any-exception":
+            continue
+        if name not in builtin_exceptions:
+            close = difflib.get_close_matches(name, [*builtin_exceptions, "any-exception"], n=3, cutoff=0.75)
+            if close or not name.isidentifier():
+                # a typo of a built-in class or no class name at all: it would search every
+                # program in vain, so it is an error before the run
+                fail(f"{option} {name!r} is not a built-in exception class"
+                     + (f" (did you mean {', '.join(close)}?)" if close else " (not a class name)")
+                     + "; expected a built-in exception class name such as ValueError, 'any-exception', or the "
+                       "exact name of an exception class the programs define")
+            err_console.print(f"warning: {name!r} is not a builtin exception class; only programs that define and "
+                              f"raise a class of exactly that name can reach it", highlight=False)
+        elif getattr(builtins, name).__subclasses__():
+            err_console.print(f"note: targets match the exact class name: {name} does not match its subclasses "
+                              f"({', '.join(sorted(c.__name__ for c in getattr(builtins, name).__subclasses__())[:4])}"
+                              f"...)", highlight=False)
 
 
 def pct(v: float | None) -> str:

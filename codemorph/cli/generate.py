@@ -9,7 +9,7 @@ from typing import List, Optional
 import typer
 
 from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORKER_MEMORY_HELP, WORKER_MEMORY_MIB,
-                                  exit_on_errors, fail, locked_output, out_console,
+                                  check_exception_targets, exit_on_errors, fail, locked_output, out_console,
                                   output_target, print_generate_summary, progress_bar, worker_memory_bytes,
                                   write_codemind_output)
 from codemorph.errors import InputError, UnknownTransformError
@@ -118,6 +118,7 @@ def generate(
 
         if perturb_budget < 1 or perturb_output_changes < 0:
             fail("--perturb-budget must be >= 1 execution and --perturb-output-changes >= 0")
+        check_exception_targets(perturb_exception or (), "--perturb-exception")
         common["perturb"] = PerturbConfig(
             exceptions=tuple(perturb_exception) if perturb_exception else DEFAULT_EXCEPTIONS,
             output_changes=perturb_output_changes, budget=Budget(executions=perturb_budget), seed=seed)
