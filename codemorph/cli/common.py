@@ -250,8 +250,9 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
                         "variants, bits per token over the original", highlight=False)
     perturbations = getattr(summary, "perturbations_written", 0)
     out_console.print(
-        f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "
-        f"variants{f' and {perturbations} input perturbations' if perturbations else ''} written to "
+        f"{_count(summary.rows_read, 'row')} read: {_count(summary.originals_written, 'original')} and "
+        f"{_count(summary.variants_written, 'variant')}"
+        f"{' and ' + _count(perturbations, 'input perturbation') if perturbations else ''} written to "
         f"{summary.out_path}; {_count(summary.rows_rejected, 'row')} and "
         f"{_count(getattr(summary, 'variants_rejected', 0), 'variant')} rejected (see {summary.rejects_path})"
         f"{_errors_words(summary)}; {summary.seconds:.1f} s", highlight=False)
@@ -276,8 +277,9 @@ def print_perturb_summary(summary: Any, console: Console | None = None) -> None:
 
     console = console or out_console
     print_table(summary_table(summary), console)
-    console.print(f"{summary.rows_read} rows read, {summary.programs_searched} searched, {summary.rows_written} rows "
-                  f"written to {summary.out_path}; {summary.rows_rejected} rejected (see {summary.rejects_path})"
+    console.print(f"{_count(summary.rows_read, 'row')} read, {summary.programs_searched} searched, "
+                  f"{_count(summary.rows_written, 'row')} written to {summary.out_path}; "
+                  f"{summary.rows_rejected} rejected (see {summary.rejects_path})"
                   f"{_errors_words(summary)}; {summary.executions} executions; {summary.seconds:.1f} s",
                   highlight=False)
 

@@ -98,8 +98,12 @@ def generate(
     from codemorph.engine.recipes import load_recipe
 
     in_path = input_path or default_dataset_path()
-    if not timeout > 0 or memory < 64 or output_limit < 1:
-        fail("--timeout must be > 0 seconds, --memory at least 64 MiB, --output-limit at least 1 KiB")
+    if not timeout > 0:
+        fail(f"--timeout must be > 0 seconds, got {timeout:g}")
+    if memory < 64:
+        fail(f"--memory must be at least 64 MiB, got {memory}")
+    if output_limit < 1:
+        fail(f"--output-limit must be at least 1 KiB, got {output_limit}")
     if workers < 0 or extra_inputs < 0:
         fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
     if max_naturalness_delta is not None and max_naturalness_delta != max_naturalness_delta:

@@ -99,8 +99,10 @@ def perturb_command(
                            workers=workers or default_workers(), allow_type_change=allow_type_change,
                            strategies=strategies, worker_memory=worker_memory_bytes(worker_memory))
     in_path = input_path or default_dataset_path()
-    if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
-        fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")
+    for opt, value, least in (("--workers", workers, 0), ("--output-changes", output_changes, 0),
+                              ("--budget", budget, 1), ("--per-exception", per_exception, 1)):
+        if value < least:
+            fail(f"{opt} must be >= {least}, got {value}")
     rows_path, layout = output_target(output, fmt, in_path)
     try:
         runner = make_executor(executor, scheduler, rows_per_task)

@@ -155,3 +155,11 @@ def test_perturb_warns_of_a_class_name_only_a_program_can_define_and_still_searc
             "of exactly that name can reach it") in " ".join(res.stderr.split())
     [row] = [json.loads(ln) for ln in (work / "out.jsonl").read_text().splitlines() if '"input-perturbation"' in ln]
     assert row["exception"]["type"] == "MyAppError"
+
+
+@pytest.mark.parametrize("opt, value, message", [("--budget", "0", "--budget must be >= 1, got 0"),
+                                                 ("--per-exception", "0", "--per-exception must be >= 1, got 0"),
+                                                 ("--output-changes", "-1", "--output-changes must be >= 0, got -1")])
+def test_perturb_names_the_one_bad_count_and_its_value(work, opt, value, message):
+    res = run("perturb", "x.jsonl", "-o", "out.jsonl", opt, value, cwd=work)
+    assert res.returncode == 2 and message in res.stderr
