@@ -381,10 +381,30 @@ def check_exception_targets(names: Iterable[str], option: str) -> None:
                        "exact name of an exception class the programs define")
             err_console.print(f"warning: {name!r} is not a builtin exception class; only programs that define and "
                               f"raise a class of exactly that name can reach it", highlight=False)
-        elif getattr(builtins, name).__subclasses__():
-            err_console.print(f"note: targets match the exact class name: {name} does not match its subclasses "
-                              f"({', '.join(sorted(c.__name__ for c in getattr(builtins, name).__subclasses__())[:4])}"
-                              f"...)", highlight=False)
+        else:
+            examples = _subclass_examples(name)
+            if examples:
+                err_console.print(f"note: targets match the exact class name: {name} does not match its subclasses "
+                                  f"(e.g. {', '.join(examples)})", highlight=False)
+
+
+#: standard-library subclasses of built-in exception classes, as examples in
+#: ``check_exception_targets``'s note besides the built-in subclasses (the subclasses loaded
+#: in the process would name codemorph's own, ``UnknownTransformError``, or a third party's)
+_STDLIB_SUBCLASSES = {"KeyError": ("zoneinfo.ZoneInfoNotFoundError",),
+                      "ValueError": ("json.JSONDecodeError",),
+                      "ZeroDivisionError": ("decimal.DivisionByZero",),
+                      "TypeError": ("decimal.FloatOperation",),
+                      "AttributeError": ("dataclasses.FrozenInstanceError",)}
+
+
+def _subclass_examples(name: str) -> list[str]:
+    """Up to three subclasses of the built-in exception class ``name``: the built-in ones,
+    then standard-library examples (``json.JSONDecodeError``)."""
+    import builtins
+
+    own = sorted(c.__name__ for c in getattr(builtins, name).__subclasses__() if c.__module__ == "builtins")
+    return (own + list(_STDLIB_SUBCLASSES.get(name, ())))[:3]
 
 
 def pct(v: float | None) -> str:

@@ -163,3 +163,18 @@ def test_perturb_warns_of_a_class_name_only_a_program_can_define_and_still_searc
 def test_perturb_names_the_one_bad_count_and_its_value(work, opt, value, message):
     res = run("perturb", "x.jsonl", "-o", "out.jsonl", opt, value, cwd=work)
     assert res.returncode == 2 and message in res.stderr
+
+
+def test_perturb_note_gives_standard_library_subclasses_as_examples_never_codemorphs_own(work):
+    import zoneinfo
+
+    from codemorph.cli.common import _subclass_examples
+
+    assert issubclass(zoneinfo.ZoneInfoNotFoundError, KeyError)
+    assert _subclass_examples("KeyError") == ["zoneinfo.ZoneInfoNotFoundError"]
+    assert _subclass_examples("ValueError") == ["UnicodeError", "json.JSONDecodeError"]
+    res = run("perturb", "x.jsonl", "-o", "out.jsonl", "-e", "KeyError", "--budget", "0", cwd=work)
+    note = " ".join(res.stderr.split())
+    assert ("note: targets match the exact class name: KeyError does not match its subclasses "
+            "(e.g. zoneinfo.ZoneInfoNotFoundError)") in note
+    assert "UnknownTransformError" not in note
