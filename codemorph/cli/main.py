@@ -43,7 +43,7 @@ def _print_version(value: bool) -> None:
     try:
         installed = version("codemorph")
     except PackageNotFoundError:  # run from a source tree that was never installed
-        from codemorph import __version__ as installed
+        installed = "(version unknown: the package is not installed)"
     out_console.print(f"codemorph {installed}", highlight=False)
     raise typer.Exit()
 
