@@ -29,7 +29,7 @@ from typing import IO, Any, Iterable, Iterator
 from codemorph.errors import InputError
 from codemorph.rows.codemind import CODEMIND_FILES, is_codemind_layout, read_codemind_records
 from codemorph.rows.schema import Reject, row_json
-from codemorph.rows.testformats import is_test_format, test_rows
+from codemorph.rows.testformats import incomplete_test_format, is_test_format, test_rows
 
 __all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "checkpoint_rows", "input_files",
            "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "MAX_STDIN_CHARS",
@@ -429,6 +429,15 @@ def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> Iterator[SourceRow | Reje
         return
     fmt = is_test_format(row)
     if fmt is None:
+        partial = incomplete_test_format(row)
+        if partial is not None:
+            # a HumanEval/MBPP row missing a field of its layout: say which, by its task_id
+            # (not codemorph's own id/code/input/output, which such a row never has)
+            rid = row.get("task_id")
+            label = f"{where} (task_id {rid!r})" if rid is not None else where
+            yield Reject(str(rid) if rid is not None else None, lineno, "read", f"{label}: {partial[0]}", row,
+                         file=str(ctx.path))
+            return
         yield _check_row(ctx, lineno, row, where, "row", "field")
         return
     rows, _, problem = test_rows(row)

@@ -64,7 +64,7 @@ class MisleadingComment(Transform):
 
     name = "misleading-comment"
     family = "distractors"
-    description = "add end-of-line comments stating plausible but wrong facts (code unchanged)"
+    description = "Add end-of-line comments stating plausible but wrong facts (code unchanged)."
     preconditions = ("the program does not read its own source", "AST (with positions) unchanged")
 
     def __init__(self, count: int | None = 3) -> None:

@@ -204,7 +204,7 @@ class MisleadingDocstring(Transform):
     uses_runtime_types = True
     name = "misleading-docstring"
     family = "distractors"
-    description = "give the entry function a docstring of plausible but wrong statements"
+    description = "Give the entry function a docstring of plausible but wrong statements."
     preconditions = ("the program never reads __doc__", "AST unchanged apart from the docstring")
 
     def __init__(self, claims: int = 2) -> None:

@@ -141,7 +141,7 @@ class ExpandAugAssign(SiteChoice, Transform):
 
     name = "expand-augassign"
     family = "expressions"
-    description = "x += e -> x = x + e for names observed to hold only immutable values"
+    description = "Expand x += e to x = x + e for names observed to hold only immutable values."
     preconditions = ("target is a local name", "every observed type of the target is immutable")
     needs_runtime_types = True
 

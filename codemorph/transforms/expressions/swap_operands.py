@@ -212,7 +212,7 @@ class SwapOperands(SiteChoice, Transform):
 
     name = "swap-operands"
     family = "expressions"
-    description = "swap operands of commutative operators (types observed at run time)"
+    description = "Swap operands of commutative operators (types observed at run time)."
     preconditions = ("operands are literals or locals observed only with allowed types",
                      "operators + * & | ^ on int/bool",
                      "no literal moved to the left of + & | ^")

@@ -584,7 +584,7 @@ class UnfoldConstant(SiteChoice, Transform):
 
     name = "unfold-constant"
     family = "expressions"
-    description = "write a literal as an expression a person might: 3600 -> 60 * 60, 1024 -> 2 ** 10, 5 -> LIMIT"
+    description = "Write a literal as an expression a person might: 3600 -> 60 * 60, 1024 -> 2 ** 10, 5 -> LIMIT."
     preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",
                      "len() not rebound for len forms; a module constant never rebound; "
                      "no globals()/vars()/setattr... for a new constant; a new constant replaces every "
