@@ -154,7 +154,9 @@ class TransformStat:
     ``status`` is ``written``, ``written-unreached`` / ``written-weak`` (written with status
     ``unreached`` / ``weak``), ``not-applicable``, ``rejected`` (verification found a
     difference), ``inconclusive`` (verification could not decide; not written),
-    ``error`` (the variant did not run on the row's input), ``transform-error`` (a
+    ``error`` (the variant did not run on the row's input), ``withheld`` (verified, but
+    not written because another variant of the row, whose own status says what it did,
+    failed on the row's input and the whole row was rejected), ``transform-error`` (a
     transform of the variant raised; a reject of stage ``transform``) or ``unnatural``
     (above :attr:`GenerateConfig.max_naturalness_delta`; a reject of stage
     ``naturalness``); ``seconds`` is wall time; ``naturalness`` the variant's naturalness
@@ -432,9 +434,11 @@ class RowProcessor:
         if unstable:
             # the row's own input gave another result in a variant's run: a nondeterministic
             # program (or a transform bug) -- neither the original nor any variant is written
-            # (the variants' own rejects stay, for diagnosis)
+            # (the variants' own rejects stay, for diagnosis): the variant that failed keeps its
+            # own status (differs, or failed), counted on its own transform; the others' variants
+            # that would have been written are ``withheld``, not blamed on their transforms
             out.rows = []
-            out.stats = [TransformStat(st.transform, "error", st.seconds, f"withheld: {unstable}", st.naturalness)
+            out.stats = [TransformStat(st.transform, "withheld", st.seconds, f"withheld: {unstable}", st.naturalness)
                          if st.status.startswith("written") else st for st in out.stats]
             return reject("execute", unstable)
         if cfg.perturb is not None:
