@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
+import stat
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -122,10 +123,20 @@ def read_text(path: Path, what: str) -> str:
 
 
 def check_output_path(output: Path, in_path: Path) -> None:
-    """Refuse an output path that is a directory or one of the input files, or whose
-    rejects/progress files the input directory or pattern would read (exit 2)."""
+    """Refuse an output path that is a directory, not a regular file (a device such as
+    ``/dev/full`` or ``/dev/stdout``, a fifo, a socket: the job truncates its output, writes
+    ``OUT.rejects.jsonl``, ``OUT.progress.jsonl`` and a lock file next to it, and resumes by
+    truncating it to a checkpoint) or one of the input files, or whose rejects/progress files
+    the input directory or pattern would read (exit 2, before any file is created)."""
     if output.is_dir():
         fail(f"{output}: is a directory; expected an output file path (-o OUT.jsonl)")
+    try:
+        mode = output.stat().st_mode
+    except OSError:
+        mode = None  # absent (created by the job), or a dangling link: the job reports it
+    if mode is not None and not stat.S_ISREG(mode):
+        fail(f"{output}: is not a regular file (a device, a fifo or a socket); the output is a file that the run "
+             f"creates next to its rejects and checkpoint files (-o OUT.jsonl)")
     try:
         inputs = [Path(p).resolve() for p in input_files(in_path)]
     except (InputError, OSError):

@@ -733,6 +733,9 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
         OutputBusyError: another run (another process) is writing ``out_path``; nothing
             was touched (an ``InputError``).
         UnknownTransformError: a transform name is not installed.
+        OutputWriteError: the output, rejects or checkpoint file could not be written (a
+            full disk): the row groups written before are kept and named by the checkpoint,
+            so that ``resume`` continues after them (an ``InputError``).
     """
     for v in config.variants:
         build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
@@ -758,6 +761,20 @@ def _generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
     else:
         checkpoint.start()
     skip = summary.rows_resumed
+    try:
+        _write_rows(in_path, out_path, config, progress, executor, total, summary, checkpoint, resume, skip, derived)
+    finally:
+        checkpoint.close()  # after a failed write too (a full disk): nothing is left to flush at exit
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _write_rows(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
+                progress: Callable[[int, int], None] | None, executor: Any, total: int, summary: GenerateSummary,
+                checkpoint: Checkpoint, resume: bool, skip: int, derived: list[str]) -> None:
+    """Process the rows after the first ``skip`` and write them, their rejects and the
+    checkpoint after every row group; raises
+    :class:`~codemorph.errors.OutputWriteError` when a file cannot be written."""
     with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
         # rows are read as a stream; skipped (resumed) rows still pass the id guard
         items = itertools.islice(guard_derived_ids(read_rows(in_path), derived), skip, None)
@@ -793,9 +810,6 @@ def _generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
             checkpoint.mark(done, [writer, rejects])
             if progress:
                 progress(done, total)
-    checkpoint.close()
-    summary.seconds = time.perf_counter() - start
-    return summary
 
 
 def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) -> dict[str, Any]:
