@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
+import stat
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -130,10 +131,20 @@ def read_text(path: Path, what: str) -> str:
 
 
 def check_output_path(output: Path, in_path: Path) -> None:
-    """Refuse an output path that is a directory or one of the input files, or whose
-    rejects/progress files the input directory or pattern would read (exit 2)."""
+    """Refuse an output path that is a directory, not a regular file (a device such as
+    ``/dev/full`` or ``/dev/stdout``, a fifo, a socket: the job truncates its output, writes
+    ``OUT.rejects.jsonl``, ``OUT.progress.jsonl`` and a lock file next to it, and resumes by
+    truncating it to a checkpoint) or one of the input files, or whose rejects/progress files
+    the input directory or pattern would read (exit 2, before any file is created)."""
     if output.is_dir():
         fail(f"{output}: is a directory; expected an output file path (-o OUT.jsonl)")
+    try:
+        mode = output.stat().st_mode
+    except OSError:
+        mode = None  # absent (created by the job), or a dangling link: the job reports it
+    if mode is not None and not stat.S_ISREG(mode):
+        fail(f"{output}: is not a regular file (a device, a fifo or a socket); the output is a file that the run "
+             f"creates next to its rejects and checkpoint files (-o OUT.jsonl)")
     try:
         inputs = [Path(p).resolve() for p in input_files(in_path)]
     except (InputError, OSError):
@@ -222,11 +233,12 @@ def _count(n: int, noun: str) -> str:
 def print_generate_summary(summary: Any, in_path: Any) -> None:
     """Print a :class:`~codemorph.jobs.generate.GenerateSummary`: per variant, variants
     written, unreached, weak, not applicable, differs, inconclusive, failed on the row's input
-    (``failed``), transform exceptions (``errors``) and time; then one line of totals."""
+    (``failed``), withheld (another variant's failure rejected the row), transform exceptions (``errors``) and time; then one line of totals."""
     table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
     table.add_column("variant", no_wrap=True)
     limit = getattr(summary, "max_naturalness_delta", None)
-    cols = ["applied", "unreached", "weak", "not applicable", "differs", "inconclusive", "failed", "errors"]
+    cols = ["applied", "unreached", "weak", "not applicable", "differs", "inconclusive", "failed", "withheld",
+            "errors"]
     if limit is not None:
         cols.append("unnatural")
     for col in (*cols, "naturalness", "time (s)"):
@@ -235,7 +247,7 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
     for name, c in summary.per_transform.items():
         cells = [str(c["written"] + c["written-unreached"] + c["written-weak"]), str(c["written-unreached"]),
                  str(c["written-weak"]), str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
-                 str(c["transform-error"])]
+                 str(c["withheld"]), str(c["transform-error"])]
         if limit is not None:
             cells.append(str(c["unnatural"]))
         d = deltas.get(name) or []
@@ -244,7 +256,9 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
     print_table(table)
     out_console.print("applied: variants written (unreached: of those, verified on inputs that never ran the "
                       "changed code; weak: compared on fewer distinct inputs than --min-inputs); differs: rejected by verification; failed: the variant did not return the "
-                      "recorded output on the row's input; errors: a transform raised"
+                      "recorded output on the row's input; withheld: verified, but its row was rejected because "
+                      "another variant's run on the row's input gave another result (that variant is counted "
+                      "under its own transform, the row's reject names it); errors: a transform raised"
                       + (f"; unnatural: naturalness delta above {limit:g}" if limit is not None else "")
                       + " (all in the rejects file); naturalness: mean naturalness_delta of the written "
                         "variants, bits per token over the original", highlight=False)

@@ -12,9 +12,18 @@ from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORK
                                   check_exception_targets, exit_on_errors, fail, locked_output, out_console,
                                   output_target, print_generate_summary, progress_bar, worker_memory_bytes,
                                   write_codemind_output)
-from codemorph.errors import InputError, UnknownTransformError
+from codemorph.errors import InputError, OutputWriteError, UnknownTransformError
 
-__all__ = ["generate", "interrupted_message"]
+__all__ = ["generate", "interrupted_message", "output_write_message"]
+
+
+def output_write_message(exc: OutputWriteError) -> str:
+    """What ``generate`` tells its user when a file of its output could not be written:
+    ``cannot write out.jsonl: No space left on device; the rows written so far are kept;
+    free space and run the same command with --resume`` (for another error than a full disk
+    or quota: ``...; fix that and run the same command with --resume``)."""
+    todo = "free space" if exc.out_of_space else "fix that"
+    return f"{exc}; the rows written so far are kept; {todo} and run the same command with --resume"
 
 
 def interrupted_message(rows_path: Path) -> str:
@@ -146,6 +155,8 @@ def generate(
         try:
             with progress_bar("generate", interrupted=partial(interrupted_message, rows_path)) as tick:
                 summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)
+        except OutputWriteError as exc:
+            fail(output_write_message(exc))
         except (InputError, UnknownTransformError) as exc:
             fail(str(exc))
         except (OSError, TimeoutError, ValueError) as exc:

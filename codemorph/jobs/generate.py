@@ -154,7 +154,9 @@ class TransformStat:
     ``status`` is ``written``, ``written-unreached`` / ``written-weak`` (written with status
     ``unreached`` / ``weak``), ``not-applicable``, ``rejected`` (verification found a
     difference), ``inconclusive`` (verification could not decide; not written),
-    ``error`` (the variant did not run on the row's input), ``transform-error`` (a
+    ``error`` (the variant did not run on the row's input), ``withheld`` (verified, but
+    not written because another variant of the row, whose own status says what it did,
+    failed on the row's input and the whole row was rejected), ``transform-error`` (a
     transform of the variant raised; a reject of stage ``transform``) or ``unnatural``
     (above :attr:`GenerateConfig.max_naturalness_delta`; a reject of stage
     ``naturalness``); ``seconds`` is wall time; ``naturalness`` the variant's naturalness
@@ -434,9 +436,11 @@ class RowProcessor:
         if unstable:
             # the row's own input gave another result in a variant's run: a nondeterministic
             # program (or a transform bug) -- neither the original nor any variant is written
-            # (the variants' own rejects stay, for diagnosis)
+            # (the variants' own rejects stay, for diagnosis): the variant that failed keeps its
+            # own status (differs, or failed), counted on its own transform; the others' variants
+            # that would have been written are ``withheld``, not blamed on their transforms
             out.rows = []
-            out.stats = [TransformStat(st.transform, "error", st.seconds, f"withheld: {unstable}", st.naturalness)
+            out.stats = [TransformStat(st.transform, "withheld", st.seconds, f"withheld: {unstable}", st.naturalness)
                          if st.status.startswith("written") else st for st in out.stats]
             return reject("execute", unstable)
         if cfg.perturb is not None:
@@ -762,6 +766,9 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
         OutputBusyError: another run (another process) is writing ``out_path``; nothing
             was touched (an ``InputError``).
         UnknownTransformError: a transform name is not installed.
+        OutputWriteError: the output, rejects or checkpoint file could not be written (a
+            full disk): the row groups written before are kept and named by the checkpoint,
+            so that ``resume`` continues after them (an ``InputError``).
     """
     for v in config.variants:
         build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
@@ -787,6 +794,20 @@ def _generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
     else:
         checkpoint.start()
     skip = summary.rows_resumed
+    try:
+        _write_rows(in_path, out_path, config, progress, executor, total, summary, checkpoint, resume, skip, derived)
+    finally:
+        checkpoint.close()  # after a failed write too (a full disk): nothing is left to flush at exit
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _write_rows(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
+                progress: Callable[[int, int], None] | None, executor: Any, total: int, summary: GenerateSummary,
+                checkpoint: Checkpoint, resume: bool, skip: int, derived: list[str]) -> None:
+    """Process the rows after the first ``skip`` and write them, their rejects and the
+    checkpoint after every row group; raises
+    :class:`~codemorph.errors.OutputWriteError` when a file cannot be written."""
     with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
         # rows are read as a stream; skipped (resumed) rows still pass the id guard
         items = itertools.islice(guard_derived_ids(read_rows(in_path), derived), skip, None)
@@ -822,9 +843,6 @@ def _generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
             checkpoint.mark(done, [writer, rejects])
             if progress:
                 progress(done, total)
-    checkpoint.close()
-    summary.seconds = time.perf_counter() - start
-    return summary
 
 
 def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) -> dict[str, Any]:
