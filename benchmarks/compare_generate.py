@@ -8,14 +8,17 @@ on the same first ``--rows`` CRUXEval rows with the same transforms (default: th
 foundation transforms) and ``--workers`` processes (default 1).  A run's CPU time is the user + system time of the
 process and every process it waited for (its sandbox worker and that worker's children),
 from ``wait4``.  Printed: each run's CPU and wall seconds, the medians, the CPU ratio
-new/base, and the differences between the two trees' last outputs: rows (ids, code, inputs,
+new/base, the variants each tree wrote and its median CPU per written variant (the ratio to
+compare when the trees write different numbers of variants), and the differences between the two trees' last outputs: rows (ids, code, inputs,
 outputs, kinds, verification statuses), coverage figures, rejects (ids and stages).
 
 Usage::
 
     python benchmarks/compare_generate.py --base /work/wt/base/.venv/bin/python \\
         --new .venv/bin/python [--rows 300] [--rounds 3] [--transforms a,b,c] [--workers 1] \\
-        [--new-recipe FILE.toml]
+        [--extra-inputs 9] [--min-inputs 5] [--new-recipe FILE.toml]
+
+``--extra-inputs``/``--min-inputs``: ``generate``'s options of those names (default: its defaults).
 
 ``--new-recipe``: the new tree runs this recipe instead of ``--transforms`` (e.g. a transform
 with an option that reproduces the base tree's form of it, so the two write the same rows).
@@ -43,21 +46,26 @@ from pathlib import Path
 import codemorph
 print("codemorph from", Path(codemorph.__file__).parent, flush=True)
 from codemorph.jobs.generate import GenerateConfig, generate
+import json
 src, out, transforms, workers = sys.argv[1:5]
+kw = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
 if transforms.startswith("recipe:"):
     from codemorph.engine.recipes import load_recipe
-    config = GenerateConfig.from_recipe(load_recipe(transforms[len("recipe:"):]), workers=int(workers))
+    config = GenerateConfig.from_recipe(load_recipe(transforms[len("recipe:"):]), workers=int(workers), **kw)
 else:
-    config = GenerateConfig.from_transforms(tuple(transforms.split(",")), workers=int(workers))
+    config = GenerateConfig.from_transforms(tuple(transforms.split(",")), workers=int(workers), **kw)
 generate(Path(src), Path(out), config)
 """
 
 
-def run(python: str, src: Path, out: Path, transforms: str, workers: int = 1) -> tuple[float, float]:
+def run(python: str, src: Path, out: Path, transforms: str, workers: int = 1,
+        config: dict | None = None) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of one generate run in a fresh process with ``workers``
-    worker processes; raises ``SystemExit`` when the run fails."""
+    worker processes and the :class:`GenerateConfig` fields ``config`` (e.g.
+    ``{"extra_inputs": 9}``); raises ``SystemExit`` when the run fails."""
     start = time.perf_counter()
-    proc = subprocess.Popen([python, "-c", _RUN, str(src), str(out), transforms, str(workers)], cwd=out.parent)
+    proc = subprocess.Popen([python, "-c", _RUN, str(src), str(out), transforms, str(workers),
+                             json.dumps(config or {})], cwd=out.parent)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -109,6 +117,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--transforms", default=FOUR)
     ap.add_argument("--workers", type=int, default=1, help="worker processes of each generate run")
+    ap.add_argument("--extra-inputs", type=int, default=None,
+                    help="mutated inputs per row (generate's --extra-inputs; default: generate's default)")
+    ap.add_argument("--min-inputs", type=int, default=None,
+                    help="generate's --min-inputs (default: generate's default)")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--keep", type=Path, default=None, help="directory to keep the outputs in")
     ap.add_argument("--new-recipe", type=Path, default=None, help="a recipe TOML the new tree runs instead of --transforms")
@@ -119,15 +131,18 @@ def main() -> None:
     src = tmp / "in.jsonl"
     with open(args.data, encoding="utf-8") as fh:
         src.write_text("".join(line for _, line in zip(range(args.rows), fh)), encoding="utf-8")
+    config = {k: v for k, v in (("extra_inputs", args.extra_inputs), ("min_inputs", args.min_inputs))
+              if v is not None}
     cpu = {"base": [], "new": []}
     wall = {"base": [], "new": []}
     if args.new_recipe:
         print(f"new tree: recipe {args.new_recipe}")
-    print(f"{args.rows} rows, transforms {args.transforms}, {args.workers} workers, load average {os.getloadavg()[0]:.2f}")
+    print(f"{args.rows} rows, transforms {args.transforms}, {args.workers} workers, {config or 'default inputs'}, "
+          f"load average {os.getloadavg()[0]:.2f}")
     for i in range(args.rounds):
         for name, py in (("base", args.base), ("new", args.new)):
             spec = f"recipe:{args.new_recipe.resolve()}" if name == "new" and args.new_recipe else args.transforms
-            c, w = run(py, src, tmp / f"{name}.jsonl", spec, args.workers)
+            c, w = run(py, src, tmp / f"{name}.jsonl", spec, args.workers, config)
             cpu[name].append(c)
             wall[name].append(w)
             print(f"round {i + 1} {name}: {c:.1f} CPU s, {w:.1f} wall s (load {os.getloadavg()[0]:.2f})", flush=True)
@@ -135,6 +150,13 @@ def main() -> None:
     print(f"median CPU seconds: base {mb:.1f}, new {mn:.1f}; ratio new/base {mn / mb:.2f}")
     print(f"median wall seconds: base {statistics.median(wall['base']):.1f}, "
           f"new {statistics.median(wall['new']):.1f}")
+    # variants written (rows other than the originals)
+    written = {name: sum(1 for r in map(json.loads, (tmp / f"{name}.jsonl").read_text().splitlines())
+                         if r.get("kind") != "original") for name in ("base", "new")}
+    if all(written.values()):
+        print(f"variants written: base {written['base']}, new {written['new']}; median CPU ms per variant: "
+              f"base {1000 * mb / written['base']:.0f}, new {1000 * mn / written['new']:.0f}; "
+              f"ratio new/base {(mn / written['new']) / (mb / written['base']):.2f}")
     compare(tmp / "base.jsonl", tmp / "new.jsonl")
 
 

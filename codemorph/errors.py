@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 class CodemorphError(Exception):
     """Base class of every error codemorph raises on purpose."""
@@ -52,6 +54,32 @@ class NotApplicable(CodemorphError):
 
 class InputError(CodemorphError):
     """An input row or argument literal is malformed (bad JSON, missing field, bad literal)."""
+
+
+class OutputWriteError(InputError):
+    """An output file could not be written: a full disk, a quota, an I/O error.
+
+    Attributes:
+        path: the file (:class:`pathlib.Path`) whose write, flush or close failed.
+        error: the :class:`OSError` raised (its ``errno`` says why, e.g. ``errno.ENOSPC``).
+
+    The message is ``cannot write <path>: <strerror>``; what was written before (rows and
+    the checkpoint of their row groups) is left as it is.
+    """
+
+    def __init__(self, path: "os.PathLike[str] | str", error: OSError) -> None:
+        from pathlib import Path
+
+        self.path = Path(path)
+        self.error = error
+        super().__init__(f"cannot write {self.path}: {error.strerror or error}")
+
+    @property
+    def out_of_space(self) -> bool:
+        """The device or the user's quota is full (``ENOSPC``, ``EDQUOT``)."""
+        import errno
+
+        return self.error.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
 # -- who interrupted: the user, or a plugin raising KeyboardInterrupt ------------------------------

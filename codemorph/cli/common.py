@@ -21,10 +21,11 @@ from __future__ import annotations
 import fnmatch
 import math
 import os
+import stat
 import sys
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, NoReturn
+from typing import Any, Callable, Iterable, Iterator, NoReturn
 
 import typer
 from rich.console import Console
@@ -40,10 +41,18 @@ from codemorph.rows.lock import output_lock
 
 __all__ = ["out_console", "err_console", "EXIT_OK", "EXIT_INTERNAL", "EXIT_INPUT", "DEFAULT_WORKERS_HELP",
            "FAIL_ON_ERROR_HELP", "fail", "locked_output", "read_text", "check_output_path", "progress_bar", "exit_on_errors",
-           "print_generate_summary", "print_perturb_summary", "pct", "pct1"]
+           "print_generate_summary", "print_perturb_summary", "pct", "pct1", "print_table", "two_lines",
+           "check_exception_targets"]
 
-# a pipe or file gets 120 columns (rich's default of 80 would squeeze the summary table)
-out_console = Console(width=None if sys.stdout.isatty() else 120)
+
+def _piped_width() -> int | None:
+    """The width of ``out_console``: a terminal's own, or ``COLUMNS`` when set (rich reads
+    it), else 120 for a pipe or file (rich's default of 80 would squeeze the tables)."""
+    columns = os.environ.get("COLUMNS", "")
+    return None if sys.stdout.isatty() or (columns.isdigit() and int(columns) > 0) else 120
+
+
+out_console = Console(width=_piped_width())
 err_console = Console(stderr=True)
 
 EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
@@ -122,10 +131,20 @@ def read_text(path: Path, what: str) -> str:
 
 
 def check_output_path(output: Path, in_path: Path) -> None:
-    """Refuse an output path that is a directory or one of the input files, or whose
-    rejects/progress files the input directory or pattern would read (exit 2)."""
+    """Refuse an output path that is a directory, not a regular file (a device such as
+    ``/dev/full`` or ``/dev/stdout``, a fifo, a socket: the job truncates its output, writes
+    ``OUT.rejects.jsonl``, ``OUT.progress.jsonl`` and a lock file next to it, and resumes by
+    truncating it to a checkpoint) or one of the input files, or whose rejects/progress files
+    the input directory or pattern would read (exit 2, before any file is created)."""
     if output.is_dir():
         fail(f"{output}: is a directory; expected an output file path (-o OUT.jsonl)")
+    try:
+        mode = output.stat().st_mode
+    except OSError:
+        mode = None  # absent (created by the job), or a dangling link: the job reports it
+    if mode is not None and not stat.S_ISREG(mode):
+        fail(f"{output}: is not a regular file (a device, a fifo or a socket); the output is a file that the run "
+             f"creates next to its rejects and checkpoint files (-o OUT.jsonl)")
     try:
         inputs = [Path(p).resolve() for p in input_files(in_path)]
     except (InputError, OSError):
@@ -214,11 +233,12 @@ def _count(n: int, noun: str) -> str:
 def print_generate_summary(summary: Any, in_path: Any) -> None:
     """Print a :class:`~codemorph.jobs.generate.GenerateSummary`: per variant, variants
     written, unreached, weak, not applicable, differs, inconclusive, failed on the row's input
-    (``failed``), transform exceptions (``errors``) and time; then one line of totals."""
+    (``failed``), withheld (another variant's failure rejected the row), transform exceptions (``errors``) and time; then one line of totals."""
     table = Table(title=f"codemorph generate: {in_path} -> {summary.out_path}", title_justify="left")
     table.add_column("variant", no_wrap=True)
     limit = getattr(summary, "max_naturalness_delta", None)
-    cols = ["applied", "unreached", "weak", "not applicable", "differs", "inconclusive", "failed", "errors"]
+    cols = ["applied", "unreached", "weak", "not applicable", "differs", "inconclusive", "failed", "withheld",
+            "errors"]
     if limit is not None:
         cols.append("unnatural")
     for col in (*cols, "naturalness", "time (s)"):
@@ -227,23 +247,26 @@ def print_generate_summary(summary: Any, in_path: Any) -> None:
     for name, c in summary.per_transform.items():
         cells = [str(c["written"] + c["written-unreached"] + c["written-weak"]), str(c["written-unreached"]),
                  str(c["written-weak"]), str(c["not-applicable"]), str(c["rejected"]), str(c["inconclusive"]), str(c["error"]),
-                 str(c["transform-error"])]
+                 str(c["withheld"]), str(c["transform-error"])]
         if limit is not None:
             cells.append(str(c["unnatural"]))
         d = deltas.get(name) or []
         cells.append(f"{math.fsum(d) / len(d):+.3f}" if d else "-")
         table.add_row(name, *cells, f"{summary.time_per_transform[name]:.1f}")
-    out_console.print(table)
+    print_table(table)
     out_console.print("applied: variants written (unreached: of those, verified on inputs that never ran the "
                       "changed code; weak: compared on fewer distinct inputs than --min-inputs); differs: rejected by verification; failed: the variant did not return the "
-                      "recorded output on the row's input; errors: a transform raised"
+                      "recorded output on the row's input; withheld: verified, but its row was rejected because "
+                      "another variant's run on the row's input gave another result (that variant is counted "
+                      "under its own transform, the row's reject names it); errors: a transform raised"
                       + (f"; unnatural: naturalness delta above {limit:g}" if limit is not None else "")
                       + " (all in the rejects file); naturalness: mean naturalness_delta of the written "
                         "variants, bits per token over the original", highlight=False)
     perturbations = getattr(summary, "perturbations_written", 0)
     out_console.print(
-        f"{summary.rows_read} rows read: {summary.originals_written} originals and {summary.variants_written} "
-        f"variants{f' and {perturbations} input perturbations' if perturbations else ''} written to "
+        f"{_count(summary.rows_read, 'row')} read: {_count(summary.originals_written, 'original')} and "
+        f"{_count(summary.variants_written, 'variant')}"
+        f"{' and ' + _count(perturbations, 'input perturbation') if perturbations else ''} written to "
         f"{summary.out_path}; {_count(summary.rows_rejected, 'row')} and "
         f"{_count(getattr(summary, 'variants_rejected', 0), 'variant')} rejected (see {summary.rejects_path})"
         f"{_errors_words(summary)}; {summary.seconds:.1f} s", highlight=False)
@@ -267,11 +290,135 @@ def print_perturb_summary(summary: Any, console: Console | None = None) -> None:
     from codemorph.jobs.perturb import summary_table
 
     console = console or out_console
-    console.print(summary_table(summary))
-    console.print(f"{summary.rows_read} rows read, {summary.programs_searched} searched, {summary.rows_written} rows "
-                  f"written to {summary.out_path}; {summary.rows_rejected} rejected (see {summary.rejects_path})"
+    print_table(summary_table(summary), console)
+    console.print(f"{_count(summary.rows_read, 'row')} read, {summary.programs_searched} searched, "
+                  f"{_count(summary.rows_written, 'row')} written to {summary.out_path}; "
+                  f"{summary.rows_rejected} rejected (see {summary.rejects_path})"
                   f"{_errors_words(summary)}; {summary.executions} executions; {summary.seconds:.1f} s",
                   highlight=False)
+
+
+def two_lines(header: str) -> str:
+    """``header`` split at the space nearest its middle (``"not applicable"`` ->
+    ``"not\\napplicable"``); one word stays as it is."""
+    spaces = [i for i, ch in enumerate(header) if ch == " "]
+    if "\n" in header or not spaces:
+        return header
+    mid = min(spaces, key=lambda i: (max(i, len(header) - i - 1), i))
+    return header[:mid] + "\n" + header[mid + 1:]
+
+
+#: narrowest a text column (names) is squeezed to before the table grows past the console
+_TEXT_MIN = 12
+
+
+def print_table(table: Table, console: Console | None = None) -> None:
+    """Print a table of results so that no number is cut: every right-justified column
+    (numbers) keeps its widest cell whole (``no_wrap``); when the table is wider than the
+    console, a header longer than its column's numbers is wrapped onto two lines and text
+    columns fold their long names onto more lines instead of cutting them
+    (``overflow="fold"``).  When even that does not fit the console (a narrow terminal,
+    ``COLUMNS``), the table is printed wider than the console, never cut, its names whole.
+
+    Args:
+        table: a :class:`rich.table.Table` with its rows added.
+        console: where to print; default :data:`out_console`.
+    """
+    from rich.cells import cell_len
+
+    console = console or out_console
+
+    def lines_width(text: str) -> int:
+        return max((cell_len(line) for line in text.split("\n")), default=0)
+
+    def need(wrap_headers: bool, text_cap: int = _TEXT_MIN) -> int:
+        total = len(table.columns) + 1  # the borders
+        for col in table.columns:
+            widest = max((lines_width(str(c)) for c in col._cells), default=1)
+            header = str(col.header)
+            if col.justify == "right":
+                if wrap_headers and "\n" not in header and cell_len(header) > max(widest, 6):
+                    header = col.header = two_lines(header)
+                col.no_wrap = True
+                col.min_width = width = max(widest, lines_width(header))
+            else:
+                col.overflow, col.no_wrap = "fold", False
+                width = min(max(widest, *(cell_len(w) for w in header.split() or [""])), text_cap)
+            total += width + 2  # the cell padding
+        return total
+
+    width = need(False)
+    if width > console.width:
+        width = need(True)
+    if width <= console.width:
+        console.print(table)
+        return
+    # wider than the console anyway: names whole too
+    width = need(True, text_cap=console.width)
+    old = console._width
+    console.width = width
+    try:
+        console.print(table, crop=False)
+    finally:
+        console._width = old
+
+
+def check_exception_targets(names: Iterable[str], option: str) -> None:
+    """Check the exception classes asked of an input perturbation search before the run.
+
+    A name close to a built-in exception class's (``ValueErr``: a typo, found by
+    :mod:`difflib`) or that is no class name at all is an error (exit 2) saying what was
+    given and what is expected; any other name that is not a built-in class is allowed (a
+    program may define and raise that class) with a warning; a built-in class with
+    subclasses gets a note that targets match the exact class name.
+
+    Args:
+        names: the values of the option (``"any-exception"`` allowed).
+        option: the option's spelling in messages (``"-e/--exception"``).
+    """
+    import builtins
+    import difflib
+
+    builtin_exceptions = sorted(n for n, v in vars(builtins).items()
+                                if isinstance(v, type) and issubclass(v, BaseException))
+    for name in names:
+        if name == "any-exception":
+            continue
+        if name not in builtin_exceptions:
+            close = difflib.get_close_matches(name, [*builtin_exceptions, "any-exception"], n=3, cutoff=0.75)
+            if close or not name.isidentifier():
+                # a typo of a built-in class or no class name at all: it would search every
+                # program in vain, so it is an error before the run
+                fail(f"{option} {name!r} is not a built-in exception class"
+                     + (f" (did you mean {', '.join(close)}?)" if close else " (not a class name)")
+                     + "; expected a built-in exception class name such as ValueError, 'any-exception', or the "
+                       "exact name of an exception class the programs define")
+            err_console.print(f"warning: {name!r} is not a builtin exception class; only programs that define and "
+                              f"raise a class of exactly that name can reach it", highlight=False)
+        else:
+            examples = _subclass_examples(name)
+            if examples:
+                err_console.print(f"note: targets match the exact class name: {name} does not match its subclasses "
+                                  f"(e.g. {', '.join(examples)})", highlight=False)
+
+
+#: standard-library subclasses of built-in exception classes, as examples in
+#: ``check_exception_targets``'s note besides the built-in subclasses (the subclasses loaded
+#: in the process would name codemorph's own, ``UnknownTransformError``, or a third party's)
+_STDLIB_SUBCLASSES = {"KeyError": ("zoneinfo.ZoneInfoNotFoundError",),
+                      "ValueError": ("json.JSONDecodeError",),
+                      "ZeroDivisionError": ("decimal.DivisionByZero",),
+                      "TypeError": ("decimal.FloatOperation",),
+                      "AttributeError": ("dataclasses.FrozenInstanceError",)}
+
+
+def _subclass_examples(name: str) -> list[str]:
+    """Up to three subclasses of the built-in exception class ``name``: the built-in ones,
+    then standard-library examples (``json.JSONDecodeError``)."""
+    import builtins
+
+    own = sorted(c.__name__ for c in getattr(builtins, name).__subclasses__() if c.__module__ == "builtins")
+    return (own + list(_STDLIB_SUBCLASSES.get(name, ())))[:3]
 
 
 def pct(v: float | None) -> str:

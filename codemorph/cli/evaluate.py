@@ -9,7 +9,8 @@ from typing import List, Optional
 import typer
 from rich.table import Table
 
-from codemorph.cli.common import DEFAULT_WORKERS_HELP, err_console, fail, out_console, pct, pct1, progress_bar
+from codemorph.cli.common import (DEFAULT_WORKERS_HELP, err_console, fail, out_console, pct, pct1, print_table,
+                                   progress_bar)
 from codemorph.errors import CodemorphError, InputError
 
 __all__ = ["evaluate", "analyze"]
@@ -125,7 +126,7 @@ def evaluate(
         table.add_row(r.model, str(len(r.rows)), str(len(r.missing)), str(len(r.rejected_rows)),
                       *[pass_cell(r, kk) for kk in ks],
                       pct(r.accuracy))
-    out_console.print(table)
+    print_table(table, out_console)
     if rejected:
         err_console.print(f"{len(rejected)} prediction entries rejected (not scored; their rows count as missing): "
                           f"see {rejects_file}", highlight=False)
@@ -143,7 +144,7 @@ def evaluate(
             for name, c in conf["classes"].items():
                 t.add_row(name, str(c["support"]), str(c["predicted"]), pct1(c["precision"]), pct1(c["recall"]),
                           pct1(c["f1"]))
-            out_console.print(t)
+            print_table(t, out_console)
             out_console.print(f"exception named where the call returns: {conf['false_exceptions']}; value answered "
                               f"where the call raises: {conf['missed_exceptions']} (confusion matrix: --summary)",
                               highlight=False)
@@ -152,15 +153,15 @@ def evaluate(
             continue
         t = Table(title=f"{r.model}: robustness (percent; bootstrap 95% intervals)")
         t.add_column("group", no_wrap=True)
-        for col in ("rows", "acc.", "originals", "drop [95% CI]", "rel. drop", "robust acc. (paired)",
-                    "flip rate (paired)"):
+        for col in ("rows", "acc.", "originals", "drop [95% CI]", "rel.\ndrop", "robust acc.\n(paired)",
+                    "flip rate\n(paired)"):
             t.add_column(col, justify="right", no_wrap=True)
         for g in rob.groups:
             ci = g.abs_drop_ci
             t.add_row(g.group, str(g.rows), pct1(g.accuracy), pct1(g.original_accuracy),
                       pct1(g.abs_drop) + ("" if ci is None else f" [{pct1(ci[0])}, {pct1(ci[1])}]"),
                       pct1(g.rel_drop), pct1(g.robust_accuracy), pct1(g.flip_rate))
-        out_console.print(t)
+        print_table(t, out_console)
         if rob.robust_accuracy is not None:
             out_console.print(f"paired robust accuracy (original and every variant correct at the same sample "
                               f"index): {pct(rob.robust_accuracy)}% "
@@ -197,14 +198,14 @@ def analyze(
     for m in report.model_summary:
         table.add_row(m["model"], str(m["rows"]), pct(m["accuracy"]),
                       "-" if m["ci_low"] is None else f"[{100 * m['ci_low']:.1f}, {100 * m['ci_high']:.1f}]")
-    out_console.print(table)
+    print_table(table, out_console)
     if report.naturalness:
         nat = Table(title="naturalness per transform (bits per token over the original)")
         for col in ("transform", "variants", "mean", "median"):
             nat.add_column(col, justify="left" if col == "transform" else "right")
         for n in report.naturalness:
             nat.add_row(n["group"], str(n["variants"]), f"{n['mean']:+.3f}", f"{n['median']:+.3f}")
-        out_console.print(nat)
+        print_table(nat, out_console)
     for note in report.notes:
         err_console.print(f"note: {note}", highlight=False)
     out_console.print(f"{len(files)} files written to {out_dir}; open {files['report.html']}", highlight=False)

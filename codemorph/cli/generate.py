@@ -9,12 +9,21 @@ from typing import List, Optional
 import typer
 
 from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORKER_MEMORY_HELP, WORKER_MEMORY_MIB,
-                                  exit_on_errors, fail, locked_output, out_console,
+                                  check_exception_targets, exit_on_errors, fail, locked_output, out_console,
                                   output_target, print_generate_summary, progress_bar, worker_memory_bytes,
                                   write_codemind_output)
-from codemorph.errors import InputError, UnknownTransformError
+from codemorph.errors import InputError, OutputWriteError, UnknownTransformError
 
-__all__ = ["generate", "interrupted_message"]
+__all__ = ["generate", "interrupted_message", "output_write_message"]
+
+
+def output_write_message(exc: OutputWriteError) -> str:
+    """What ``generate`` tells its user when a file of its output could not be written:
+    ``cannot write out.jsonl: No space left on device; the rows written so far are kept;
+    free space and run the same command with --resume`` (for another error than a full disk
+    or quota: ``...; fix that and run the same command with --resume``)."""
+    todo = "free space" if exc.out_of_space else "fix that"
+    return f"{exc}; the rows written so far are kept; {todo} and run the same command with --resume"
 
 
 def interrupted_message(rows_path: Path) -> str:
@@ -102,8 +111,12 @@ def generate(
     from codemorph.engine.recipes import load_recipe
 
     in_path = input_path or default_dataset_path()
-    if not timeout > 0 or memory < 64 or output_limit < 1:
-        fail("--timeout must be > 0 seconds, --memory at least 64 MiB, --output-limit at least 1 KiB")
+    if not timeout > 0:
+        fail(f"--timeout must be > 0 seconds, got {timeout:g}")
+    if memory < 64:
+        fail(f"--memory must be at least 64 MiB, got {memory}")
+    if output_limit < 1:
+        fail(f"--output-limit must be at least 1 KiB, got {output_limit}")
     if workers < 0 or extra_inputs < 0:
         fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
     if max_naturalness_delta is not None and max_naturalness_delta != max_naturalness_delta:
@@ -125,6 +138,7 @@ def generate(
 
         if perturb_budget < 1 or perturb_output_changes < 0:
             fail("--perturb-budget must be >= 1 execution and --perturb-output-changes >= 0")
+        check_exception_targets(perturb_exception or (), "--perturb-exception")
         common["perturb"] = PerturbConfig(
             exceptions=tuple(perturb_exception) if perturb_exception else DEFAULT_EXCEPTIONS,
             output_changes=perturb_output_changes, budget=Budget(executions=perturb_budget), seed=seed)
@@ -148,6 +162,8 @@ def generate(
         try:
             with progress_bar("generate", interrupted=partial(interrupted_message, rows_path)) as tick:
                 summary = run_generate(in_path, rows_path, config, progress=tick, resume=resume, executor=runner)
+        except OutputWriteError as exc:
+            fail(output_write_message(exc))
         except (InputError, UnknownTransformError) as exc:
             fail(str(exc))
         except (OSError, TimeoutError, ValueError) as exc:

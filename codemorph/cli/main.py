@@ -33,6 +33,27 @@ __all__ = ["app", "main", "EXIT_OK", "EXIT_INTERNAL", "EXIT_INPUT"]
 # rich_markup_mode=None: help texts are plain, so extras such as codemorph[dask] print as written
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Rewrite Python programs with verified, semantics-preserving transforms.")
+
+
+def _print_version(value: bool) -> None:
+    if not value:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        installed = version("codemorph")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        installed = "(version unknown: the package is not installed)"
+    out_console.print(f"codemorph {installed}", highlight=False)
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                          help="Print the installed version of codemorph and exit.")) -> None:
+    """Rewrite Python programs with verified, semantics-preserving transforms."""
+
+
 app.command("list")(list_cmd)
 app.command()(recipes)
 app.command()(apply)

@@ -15,7 +15,7 @@ from typing import List, Optional
 import typer
 
 from codemorph.cli.common import (DEFAULT_WORKERS_HELP, FAIL_ON_ERROR_HELP, WORKER_MEMORY_HELP, WORKER_MEMORY_MIB,
-                                  err_console, exit_on_errors, fail, locked_output,
+                                  check_exception_targets, err_console, exit_on_errors, fail, locked_output,
                                   out_console, output_target, print_perturb_summary, progress_bar,
                                   worker_memory_bytes, write_codemind_output)
 
@@ -92,25 +92,17 @@ def perturb_command(
 
         if importlib.util.find_spec("crosshair") is None:
             fail("--strategy crosshair needs CrossHair: pip install 'codemorph[crosshair]'")
-    import builtins
-
-    for name in exception or ():
-        known = isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), BaseException)
-        if name != "any-exception" and not known:
-            err_console.print(f"warning: {name!r} is not a builtin exception class; only programs that define and "
-                              f"raise a class of exactly that name can reach it", highlight=False)
-        elif known and name != "any-exception" and getattr(builtins, name).__subclasses__():
-            err_console.print(f"note: targets match the exact class name: {name} does not match its subclasses "
-                              f"({', '.join(sorted(c.__name__ for c in getattr(builtins, name).__subclasses__())[:4])}"
-                              f"...)", highlight=False)
+    check_exception_targets(exception or (), "-e/--exception")
     config = PerturbConfig(exceptions=tuple(exception) if exception else DEFAULT_EXCEPTIONS,
                            output_changes=output_changes, per_exception=per_exception,
                            budget=Budget(executions=budget, seconds=seconds), seed=seed,
                            workers=workers or default_workers(), allow_type_change=allow_type_change,
                            strategies=strategies, worker_memory=worker_memory_bytes(worker_memory))
     in_path = input_path or default_dataset_path()
-    if workers < 0 or budget < 1 or output_changes < 0 or per_exception < 1:
-        fail("--workers and --output-changes must be >= 0, --budget and --per-exception >= 1")
+    for opt, value, least in (("--workers", workers, 0), ("--output-changes", output_changes, 0),
+                              ("--budget", budget, 1), ("--per-exception", per_exception, 1)):
+        if value < least:
+            fail(f"{opt} must be >= {least}, got {value}")
     rows_path, layout = output_target(output, fmt, in_path)
     try:
         runner = make_executor(executor, scheduler, rows_per_task)

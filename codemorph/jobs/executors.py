@@ -594,8 +594,10 @@ def die_with_parent(parent: int | None = None) -> None:
     """Make this process end when the process that started it ends, even by ``SIGKILL``
     (Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``; elsewhere nothing).  The initializer of
     codemorph's worker pools: a ``kill -9`` of ``codemorph generate`` must not leave its
-    workers (and, through them, their sandbox processes, which end when their host's pipe
-    closes) running.
+    workers (and, through them, their sandbox processes: a zygote ends when it finds that
+    its host is no longer its parent, or when its host's pipe closes) running.  The signal
+    follows the *thread* that started this process: pools are started from the thread that
+    runs the job (the main thread of ``codemorph generate``), which lives as long as they do.
 
     Args:
         parent: the process id of the process that started this one (``os.getpid()`` taken
@@ -1169,7 +1171,10 @@ def _map_dask(fn, rows, executor: DaskExecutor, setup, passthrough, close, windo
                 except Exception:  # noqa: BLE001 - no worker came back: the next try says so
                     pass
                 if any(f.status != "finished" for f in sent):
-                    sent[:] = client.scatter([fn, setup], broadcast=True, hash=False)
+                    try:
+                        sent[:] = client.scatter([fn, setup], broadcast=True, hash=False)
+                    except Exception:  # noqa: BLE001 - the workers died again before it reached one
+                        continue  # ("No valid workers found"): the cancelled task counts as this try
                 fut = send(payload)
             raise AssertionError("unreachable")  # pragma: no cover
 

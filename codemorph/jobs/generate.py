@@ -160,7 +160,9 @@ class TransformStat:
     ``status`` is ``written``, ``written-unreached`` / ``written-weak`` (written with status
     ``unreached`` / ``weak``), ``not-applicable``, ``rejected`` (verification found a
     difference), ``inconclusive`` (verification could not decide; not written),
-    ``error`` (the variant did not run on the row's input), ``transform-error`` (a
+    ``error`` (the variant did not run on the row's input), ``withheld`` (verified, but
+    not written because another variant of the row, whose own status says what it did,
+    failed on the row's input and the whole row was rejected), ``transform-error`` (a
     transform of the variant raised; a reject of stage ``transform``) or ``unnatural``
     (above :attr:`GenerateConfig.max_naturalness_delta`; a reject of stage
     ``naturalness``); ``seconds`` is wall time; ``naturalness`` the variant's naturalness
@@ -428,6 +430,8 @@ class RowProcessor:
                             min_inputs=cfg.min_inputs)
             at_claims = at + len(checks) + (0 if own_compared else 1)
             held = _claim_held(verdict, res.claims, outs[at_claims:at_claims + len(res.claims)])
+            if held is None and res.claims and (verdict.ok or verdict.status == "weak" or _unreached(verdict)):
+                held = self._claim_held_under_other_hash_seeds(res.claims, baseline)
             if held is not None:  # a distractor's claim is true: the variant is not made, as a precondition
                 out.stats.append(TransformStat(name, "not-applicable", seconds + share * len(checks), held))
                 continue
@@ -439,14 +443,33 @@ class RowProcessor:
         if unstable:
             # the row's own input gave another result in a variant's run: a nondeterministic
             # program (or a transform bug) -- neither the original nor any variant is written
-            # (the variants' own rejects stay, for diagnosis)
+            # (the variants' own rejects stay, for diagnosis): the variant that failed keeps its
+            # own status (differs, or failed), counted on its own transform; the others' variants
+            # that would have been written are ``withheld``, not blamed on their transforms
             out.rows = []
-            out.stats = [TransformStat(st.transform, "error", st.seconds, f"withheld: {unstable}", st.naturalness)
+            out.stats = [TransformStat(st.transform, "withheld", st.seconds, f"withheld: {unstable}", st.naturalness)
                          if st.status.startswith("written") else st for st in out.stats]
             return reject("execute", unstable)
         if cfg.perturb is not None:
             self._perturbations(row, out)
         return out
+
+    def _claim_held_under_other_hash_seeds(self, claims, baseline) -> str | None:
+        """Why a variant whose claims were all shown false is still not written: a claim whose
+        program or stated input may see hash order (``''.join(set(s)).find('b')`` on a stated
+        ``'ab'``) that a run under another ``PYTHONHASHSEED`` (the sandbox's plus 1 ..
+        :data:`HASH_SEEDS`) does not show false -- a harness with that seed would find it
+        true.  ``None`` when there is none."""
+        hashed = _hash_claims(claims)
+        for extra in range(1, HASH_SEEDS + 1) if hashed else ():
+            outs = self.sandbox.run_batch(claim_requests(hashed, self.sandbox.limits.timeout, baseline=baseline),
+                                          hash_seed=self.sandbox.hash_seed + extra)
+            for claim, o in zip(hashed, outs):
+                why = refutation(claim, o)
+                if why is not None:
+                    return (f"{why} under PYTHONHASHSEED {self.sandbox.hash_seed + extra} (the program may see hash "
+                            f"order); a distractor's claim must be false, so the variant is not written")
+        return None
 
     @staticmethod
     def _unstable_row_input(row: SourceRow, candidates, row_runs) -> str | None:
@@ -551,6 +574,12 @@ class RowProcessor:
         return "written", None, delta
 
 
+def _hash_claims(claims) -> list:
+    """The claims whose program or stated input may see hash order
+    (:func:`~codemorph.verification.may_depend_on_hash`)."""
+    return [c for c in claims if may_depend_on_hash(c.code, c.args)]
+
+
 def _claim_held(verdict, claims, outs) -> str | None:
     """Why a rewrite that passed verification is still not written: a claim it declared
     (a distractor's false statement) that its run (``outs``, one per claim) did not show
@@ -592,6 +621,10 @@ def _cex_json(cex) -> dict[str, Any] | None:
     return {"input": cex.args, "original": o(cex.original), "rewritten": o(cex.rewritten)}
 
 
+#: the words of a sandbox refusal that came after the run (``_workerlib.child.AFTER_RUN``)
+_AFTER_RUN = "after the program returned, while its result was printed or compared with the expected output"
+
+
 def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = "args") -> str | None:
     if o.status == "bad-code":
         e = o.exception
@@ -604,6 +637,10 @@ def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = 
         e = o.exception
         return f"the program raises {e.type} on its own input, so the recorded output cannot be checked"
     if o.status == "refused":
+        if o.note and _AFTER_RUN in o.note:
+            # the program's run was over: its result's repr, or the recorded output's own text
+            return (f"recorded output {row.output[:80]!r} cannot be checked: {o.note} (the program itself "
+                    "returned)")
         return f"the program did not finish on its input: refused ({o.note or 'the sandbox refused something'})"
     if o.status == "environment":
         return f"the program's outcome on its input shows codemorph's sandbox, not the program: {o.note}"
@@ -736,6 +773,9 @@ def generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], 
         OutputBusyError: another run (another process) is writing ``out_path``; nothing
             was touched (an ``InputError``).
         UnknownTransformError: a transform name is not installed.
+        OutputWriteError: the output, rejects or checkpoint file could not be written (a
+            full disk): the row groups written before are kept and named by the checkpoint,
+            so that ``resume`` continues after them (an ``InputError``).
     """
     for v in config.variants:
         build_pipeline(v.spec, where=f"variant {v.name!r}")  # fail fast: unknown transform, bad options
@@ -761,6 +801,20 @@ def _generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
     else:
         checkpoint.start()
     skip = summary.rows_resumed
+    try:
+        _write_rows(in_path, out_path, config, progress, executor, total, summary, checkpoint, resume, skip, derived)
+    finally:
+        checkpoint.close()  # after a failed write too (a full disk): nothing is left to flush at exit
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _write_rows(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str], config: GenerateConfig,
+                progress: Callable[[int, int], None] | None, executor: Any, total: int, summary: GenerateSummary,
+                checkpoint: Checkpoint, resume: bool, skip: int, derived: list[str]) -> None:
+    """Process the rows after the first ``skip`` and write them, their rejects and the
+    checkpoint after every row group; raises
+    :class:`~codemorph.errors.OutputWriteError` when a file cannot be written."""
     with RowWriter(out_path, append=resume) as writer, RowWriter(summary.rejects_path, append=resume) as rejects:
         # rows are read as a stream; skipped (resumed) rows still pass the id guard
         items = itertools.islice(guard_derived_ids(read_rows(in_path), derived), skip, None)
@@ -796,9 +850,6 @@ def _generate(in_path: str | os.PathLike[str], out_path: str | os.PathLike[str],
             checkpoint.mark(done, [writer, rejects])
             if progress:
                 progress(done, total)
-    checkpoint.close()
-    summary.seconds = time.perf_counter() - start
-    return summary
 
 
 def _run_description(in_path: str | os.PathLike[str], config: GenerateConfig) -> dict[str, Any]:

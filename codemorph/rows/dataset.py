@@ -26,10 +26,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Iterable, Iterator
 
-from codemorph.errors import InputError
+from codemorph.errors import InputError, OutputWriteError
 from codemorph.rows.codemind import CODEMIND_FILES, is_codemind_layout, read_codemind_records
 from codemorph.rows.schema import Reject, row_json
-from codemorph.rows.testformats import is_test_format, test_rows
+from codemorph.rows.testformats import incomplete_test_format, is_test_format, test_rows
 
 __all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "checkpoint_rows", "input_files",
            "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "MAX_STDIN_CHARS",
@@ -429,6 +429,15 @@ def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> Iterator[SourceRow | Reje
         return
     fmt = is_test_format(row)
     if fmt is None:
+        partial = incomplete_test_format(row)
+        if partial is not None:
+            # a HumanEval/MBPP row missing a field of its layout: say which, by its task_id
+            # (not codemorph's own id/code/input/output, which such a row never has)
+            rid = row.get("task_id")
+            label = f"{where} (task_id {rid!r})" if rid is not None else where
+            yield Reject(str(rid) if rid is not None else None, lineno, "read", f"{label}: {partial[0]}", row,
+                         file=str(ctx.path))
+            return
         yield _check_row(ctx, lineno, row, where, "row", "field")
         return
     rows, _, problem = test_rows(row)
@@ -593,27 +602,69 @@ class RowWriter:
     def write(self, row: dict[str, Any]) -> None:
         """Write one row.  Non-ASCII text is written as UTF-8; a row holding a lone surrogate
         (which UTF-8 cannot encode: e.g. the id or code of a rejected row) is written with
-        ``\\uXXXX`` escapes instead (``json.loads`` reads it back unchanged)."""
+        ``\\uXXXX`` escapes instead (``json.loads`` reads it back unchanged).
+
+        Raises:
+            OutputWriteError: the file could not be written (a full disk...)."""
         try:
-            self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        except UnicodeEncodeError:  # the text layer encodes the whole line first: nothing was written
-            self._fh.write(json.dumps(row, ensure_ascii=True) + "\n")
+            try:
+                self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+            except UnicodeEncodeError:  # the text layer encodes the whole line first: nothing was written
+                self._fh.write(json.dumps(row, ensure_ascii=True) + "\n")
+        except OSError as exc:
+            raise OutputWriteError(self.path, exc) from None
         self.count += 1
 
     def flush(self) -> None:
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        """Flush the rows written to the operating system and to the disk (``fsync``).
+
+        Raises:
+            OutputWriteError: the file could not be written."""
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        except OSError as exc:
+            raise OutputWriteError(self.path, exc) from None
+
+    def _flush_buffer(self) -> None:
+        """Hand the buffered rows to the operating system (no ``fsync``); raises
+        :class:`OutputWriteError`."""
+        try:
+            self._fh.flush()
+        except OSError as exc:
+            raise OutputWriteError(self.path, exc) from None
+
+    def size(self) -> int:
+        """The file's size in bytes, as the operating system has it."""
+        return os.fstat(self._fh.fileno()).st_size
 
     def close(self) -> None:
+        """Flush and close the file.
+
+        Raises:
+            OutputWriteError: the buffered rows could not be written (the file is closed)."""
         if not self._fh.closed:
-            self._fh.flush()
+            try:
+                self._fh.close()  # flushes first; closed even when that fails
+            except OSError as exc:
+                raise OutputWriteError(self.path, exc) from None
+
+    def abandon(self) -> None:
+        """Close the file after a failure, dropping what could not be written (a later
+        ``--resume`` truncates the file to its last checkpoint anyway)."""
+        try:
             self._fh.close()
+        except OSError:
+            pass
 
     def __enter__(self) -> "RowWriter":
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:  # the run is failing already: closing must not raise a second error over the first
+            self.abandon()
 
 
 def progress_path(out_path: str | os.PathLike[str]) -> Path:
@@ -695,29 +746,47 @@ class Checkpoint:
             with open(p, "ab") as fh:
                 fh.truncate(size)
         # rewrite the checkpoint compactly: header and the point we resume from
-        with open(self.path, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"run": self.run}, sort_keys=True) + "\n")
-            if rows:
-                fh.write(json.dumps({"rows": rows, "sizes": sizes}) + "\n")
+        self._rewrite([{"run": self.run}] + ([{"rows": rows, "sizes": sizes}] if rows else []))
         return rows
 
+    def _rewrite(self, lines: list[dict[str, Any]]) -> None:
+        try:
+            with open(self.path, "w", encoding="utf-8") as fh:
+                for line in lines:
+                    fh.write(json.dumps(line, sort_keys="run" in line) + "\n")
+        except OSError as exc:
+            raise OutputWriteError(self.path, exc) from None
+
     def start(self) -> None:
-        """Begin a fresh checkpoint (no rows done)."""
-        with open(self.path, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps({"run": self.run}, sort_keys=True) + "\n")
+        """Begin a fresh checkpoint (no rows done).
+
+        Raises:
+            OutputWriteError: the checkpoint file could not be written."""
+        self._rewrite([{"run": self.run}])
 
     def mark(self, rows: int, writers: list["RowWriter"]) -> None:
         """Record that the first ``rows`` input rows are complete in every writer's file
-        (flushes the writers first)."""
+        (flushes the writers first).
+
+        Raises:
+            OutputWriteError: a writer's file or the checkpoint file could not be written
+                (a full disk): the checkpoint still names the last row group complete before
+                (a torn last line is ignored by :meth:`restore`)."""
         for w in writers:
-            w._fh.flush()
-        if self._fh is None:
-            self._fh = open(self.path, "a", encoding="utf-8")
-        self._fh.write(json.dumps({"rows": rows, "sizes": [os.fstat(w._fh.fileno()).st_size for w in writers]})
-                       + "\n")
-        self._fh.flush()
+            w._flush_buffer()
+        try:
+            if self._fh is None:
+                self._fh = open(self.path, "a", encoding="utf-8")
+            self._fh.write(json.dumps({"rows": rows, "sizes": [w.size() for w in writers]}) + "\n")
+            self._fh.flush()
+        except OSError as exc:
+            raise OutputWriteError(self.path, exc) from None
 
     def close(self) -> None:
-        """Close the checkpoint file (it stays on disk: resuming a finished run does nothing)."""
+        """Close the checkpoint file (it stays on disk: resuming a finished run does nothing).
+        After a failed :meth:`mark`, what could not be written is dropped."""
         if self._fh is not None and not self._fh.closed:
-            self._fh.close()
+            try:
+                self._fh.close()
+            except OSError:
+                pass  # a torn last line at most, which restore ignores

@@ -29,7 +29,7 @@ from typing import Any
 
 from codemorph.errors import InputError
 
-__all__ = ["is_test_format", "test_rows", "humaneval_path", "TEST_FORMATS"]
+__all__ = ["is_test_format", "incomplete_test_format", "test_rows", "humaneval_path", "TEST_FORMATS"]
 
 #: format name -> the fields that identify it
 TEST_FORMATS = {"humaneval": ("prompt", "canonical_solution", "test", "entry_point"), "mbpp": ("code", "test_list")}
@@ -45,6 +45,45 @@ def is_test_format(row: dict[str, Any]) -> str | None:
         if all(f in row for f in fields):
             return name
     return None
+
+
+#: format name -> its name in messages, the fields only that layout has (what tells a
+#: row of it missing a field from a row of codemorph's own layout), its fields in order
+_LAYOUTS = {
+    "humaneval": ("HumanEval", ("prompt", "canonical_solution", "test"),
+                  ("task_id", "prompt", "canonical_solution", "test", "entry_point")),
+    "mbpp": ("MBPP", ("test_list", "test_setup_code", "challenge_test_list", "text"),
+             ("task_id", "text", "code", "test_list", "test_setup_code", "challenge_test_list")),
+}
+
+
+def incomplete_test_format(row: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """A row (a JSON object) that is meant as a HumanEval or MBPP row but lacks fields.
+
+    A row with no ``input``/``output`` and no ``id`` of its own that has a field only one
+    of the layouts has (HumanEval: ``prompt``, ``canonical_solution``, ``test``; MBPP:
+    ``test_list``, ``test_setup_code``, ``challenge_test_list``, ``text``) but not every
+    field :data:`TEST_FORMATS` requires of it.
+
+    Returns:
+        ``(message, missing)``: a message such as ``HumanEval row: missing field
+        'canonical_solution' (the layout's fields: task_id, prompt, ...)`` and the missing
+        field names; ``None`` when the row is not such a row (complete, or not of a layout).
+    """
+    if "input" in row or "output" in row or "id" in row or is_test_format(row) is not None:
+        return None
+    best = None
+    for name, (_, own, _) in _LAYOUTS.items():
+        hits = sum(1 for f in own if f in row)
+        if hits and (best is None or hits > best[1]):
+            best = (name, hits)
+    if best is None:
+        return None
+    title, _, fields = _LAYOUTS[best[0]]
+    missing = [f for f in TEST_FORMATS[best[0]] if f not in row]
+    word = "field" if len(missing) == 1 else "fields"
+    return (f"{title} row: missing {word} {', '.join(repr(f) for f in missing)} "
+            f"(the layout's fields: {', '.join(fields)})"), missing
 
 
 def _literal(node: ast.expr) -> bool:

@@ -128,7 +128,7 @@ NON_STDLIB = "imports a module outside the standard library, which another harne
 
 #: modules flagged unless every use is a member in :data:`PURE_MEMBERS` (dotted prefixes)
 PARTLY_FLAGGED: dict[str, str] = {
-    "os": "reads the process or its environment",
+    "os": "uses the process or its environment",  # reads it (getpid, environ) or acts on it (kill, close)
     "sys": "reads the interpreter or its environment",
     "datetime": "reads the clock or the local time zone",
     "importlib": "imports or reloads modules",

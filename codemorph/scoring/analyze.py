@@ -346,6 +346,8 @@ def program_properties(source: str | cst.Module) -> StaticProperties:
 
     Raises:
         ParseError: the text is not valid Python.
+        RecursionError, MemoryError: a valid program nested too deeply or too large for the
+            syntax-tree walks (:func:`analyze` reports such a row's properties as unknown).
     """
     module = parse_source(source) if isinstance(source, str) else source
     text = source if isinstance(source, str) else module.code
@@ -655,6 +657,20 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
 
 # --------------------------------------------------------------------------- report
 
+# what a valid but huge or deeply nested program can raise in a per-row measurement
+# (libcst and the recursive walkers recurse once per nesting level; SyntaxError from
+# the compiler's own limits); such a row's properties are unknown, the run goes on
+_TOO_BIG = (RecursionError, MemoryError, SyntaxError, ValueError)
+
+
+def _too_big_reason(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to measure: RecursionError"
+    if isinstance(exc, MemoryError):
+        return "too large to measure: MemoryError"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _bin(value: float, bounds: Sequence[float], labels: Sequence[str]) -> str:
     for b, lab in zip(bounds, labels):
         if value <= b:
@@ -724,11 +740,14 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
         r = by_id[rid]
         rec: dict[str, Any] = {"id": r.id, "original_id": r.original_id, "kind": r.kind, "group": r.group,
                                "output_type": output_type(r.output, r.exception_type, r.input_kind)}
+        sp = None
         try:
             sp = program_properties(r.code)
         except ParseError as exc:
             notes.append(f"{rid}: not analysed statically ({exc})")
-            sp = None
+        except _TOO_BIG as exc:
+            notes.append(f"{rid}: not analysed statically ({_too_big_reason(exc)}); its static properties "
+                         f"are unknown and it is left out of their break-downs")
         if sp is not None:
             rec.update({c: int(v) for c, v in sp.flags().items()})
             rec.update({"max_nesting": sp.max_nesting, "lines": sp.lines, "calls": sp.calls,
@@ -825,6 +844,10 @@ def naturalness_table(programs: list[dict[str, Any]], by_id: Mapping[str, EvalRo
                     delta = round(naturalness_delta(original.code, r.code), 3)
                 except ParseError:
                     delta = None
+                except _TOO_BIG as exc:
+                    delta = None
+                    if notes is not None:
+                        notes.append(f"{r.id}: naturalness not measured ({_too_big_reason(exc)})")
         rec["naturalness_delta"] = delta
         if delta is None:
             missing += 1

@@ -50,7 +50,9 @@ Exception rows (``output`` null, ``exception: {"type": T}``):
 * input mode: the generation must be one expression (a call such as ``f(...)``);
   it is run after the code and is correct iff it raises exactly class ``T`` from the
   program's code: an exception raised by the answer's own expression, before or instead of
-  the call (``f([][0])``, ``[][0] or f([])``; status ``answer-raised:T``), is not.
+  the call (``f([][0])``, ``[][0] or f([])``; status ``answer-raised:T``), is not, and on
+  ``args`` rows neither is one that never went through the entry point (``f(helper([]))``,
+  raised in the program's own ``helper`` before ``f`` runs).
 
 ``match="exact"`` reproduces ExeRScope's string matching
 (Intelligent-CAT-Lab/ExeRScope, ``analysis/parse_results.py``): both prediction and
@@ -420,6 +422,35 @@ def _strict_refusal(row: EvalRow, generation: str, mode: str) -> str | None:
     return None if one and _calls_of(node, ep) == 1 else "not-one-call"
 
 
+#: the check program of an input answer on an exception row (``args`` rows): the answer runs
+#: after the program's code; an exception whose traceback passes through no frame of the entry
+#: point (its function, a decorator's wrapper bound to its name, ``__wrapped__``, a
+#: ``functools.partial``'s ``func``...) is raised
+#: again from the line after the answer, so that its innermost line is past the code
+#: (``answer-raised``): ``f(helper([]))`` raises in the program's ``helper`` before ``f`` runs
+_THROUGH_ENTRY = """{code}
+try:
+    (
+{generation}
+    )
+except BaseException as _codemorph_e:
+    _codemorph_codes, _codemorph_os = [], [globals().get({ep!r})]
+    for _codemorph_o in _codemorph_os:
+        if len(_codemorph_os) > 100:
+            break
+        _codemorph_codes += [getattr(_codemorph_o, '__code__', None),
+                             getattr(getattr(_codemorph_o, '__call__', None), '__code__', None),
+                             getattr(getattr(_codemorph_o, '__init__', None), '__code__', None)]
+        _codemorph_os += [getattr(_codemorph_o, '__wrapped__', None), getattr(_codemorph_o, 'func', None)]
+    _codemorph_t = _codemorph_e.__traceback__
+    while _codemorph_t is not None and not any(_codemorph_t.tb_frame.f_code is _c for _c in _codemorph_codes if _c):
+        _codemorph_t = _codemorph_t.tb_next
+    if _codemorph_t is None:
+        raise _codemorph_e.with_traceback(None)
+    raise
+"""
+
+
 def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str | None:
     """The script that judges ``generation`` on ``row`` by execution, or ``None`` when the
     harness rules refuse the generation without running it (counted as incorrect).
@@ -431,7 +462,9 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     ``f"{code}\\nassert {input} == {generation}"`` (the row's expression is evaluated
     again; strict parenthesises the generation).  ``stdin`` rows give ``None``: their
     standard output is compared as text (:func:`stdout_verdict`).  Exception rows in input mode:
-    ``f"{code}\\n(\\n{generation}\\n)"``.  Output mode on exception rows is not executed
+    ``f"{code}\\n(\\n{generation}\\n)"`` (``args`` rows: inside a ``try`` whose handler raises
+    again from its own line an exception that never went through the entry point,
+    :data:`_THROUGH_ENTRY`).  Output mode on exception rows is not executed
     (see :func:`names_exception`) and gives ``None``.
 
     Raises:
@@ -459,7 +492,9 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     if row.output is None:
         if mode == "output" or not _is_expression(generation):
             return None
-        return f"{row.code}\n(\n{generation}\n)"
+        if row.input_kind != "args":
+            return f"{row.code}\n(\n{generation}\n)"
+        return _THROUGH_ENTRY.format(code=row.code, generation=generation, ep=ep)
     if strict:
         if not _is_expression(generation):
             return None

@@ -115,3 +115,66 @@ def test_apply_explains_an_option_written_with_a_colon(work):
     assert res.returncode == 2
     assert ("expected KEY=VALUE or TRANSFORM.KEY=VALUE (a dot after the transform, e.g. "
             "invert-if.empty_branch=true)" in " ".join(res.stderr.split()))
+
+
+@pytest.mark.parametrize("given, close", [("ValueErr", "ValueError"), ("keyerror", "KeyError"),
+                                          ("Value Error", "ValueError")])
+def test_perturb_refuses_a_misspelt_exception_class_before_the_run(work, given, close):
+    res = run("perturb", "x.jsonl", "-o", "out.jsonl", "-e", given, cwd=work)
+    assert res.returncode == 2
+    message = " ".join(res.stderr.split())
+    assert (f"-e/--exception {given!r} is not a built-in exception class (did you mean {close}?); expected a "
+            "built-in exception class name such as ValueError, 'any-exception', or the exact name of an exception "
+            "class the programs define") in message
+    assert not (work / "out.jsonl").exists()
+
+
+def test_generate_refuses_a_misspelt_perturb_exception_class_before_the_run(work):
+    res = run("generate", "x.jsonl", "-o", "out.jsonl", "--perturb-inputs", "--perturb-exception", "KeyErorr",
+              cwd=work)
+    assert res.returncode == 2
+    assert "--perturb-exception 'KeyErorr' is not a built-in exception class (did you mean KeyError?)" in res.stderr
+    assert not (work / "out.jsonl").exists()
+
+
+def test_perturb_refuses_an_exception_name_that_is_no_class_name(work):
+    res = run("perturb", "x.jsonl", "-o", "out.jsonl", "-e", "3 things", cwd=work)
+    assert res.returncode == 2
+    assert "-e/--exception '3 things' is not a built-in exception class (not a class name)" in res.stderr
+
+
+def test_perturb_warns_of_a_class_name_only_a_program_can_define_and_still_searches_it(work):
+    import json
+
+    code = "class MyAppError(Exception):\n    pass\n\ndef f(x):\n    if x > 3:\n        raise MyAppError()\n    return x"
+    (work / "one.jsonl").write_text(json.dumps({"id": "a", "code": code, "input": "1", "output": "1"}) + "\n")
+    res = run("perturb", "one.jsonl", "-o", "out.jsonl", "-e", "MyAppError", "--output-changes", "0",
+              "--budget", "200", "--workers", "1", cwd=work)
+    assert res.returncode == 0, res.stderr
+    assert ("warning: 'MyAppError' is not a builtin exception class; only programs that define and raise a class "
+            "of exactly that name can reach it") in " ".join(res.stderr.split())
+    [row] = [json.loads(ln) for ln in (work / "out.jsonl").read_text().splitlines() if '"input-perturbation"' in ln]
+    assert row["exception"]["type"] == "MyAppError"
+
+
+@pytest.mark.parametrize("opt, value, message", [("--budget", "0", "--budget must be >= 1, got 0"),
+                                                 ("--per-exception", "0", "--per-exception must be >= 1, got 0"),
+                                                 ("--output-changes", "-1", "--output-changes must be >= 0, got -1")])
+def test_perturb_names_the_one_bad_count_and_its_value(work, opt, value, message):
+    res = run("perturb", "x.jsonl", "-o", "out.jsonl", opt, value, cwd=work)
+    assert res.returncode == 2 and message in res.stderr
+
+
+def test_perturb_note_gives_standard_library_subclasses_as_examples_never_codemorphs_own(work):
+    import zoneinfo
+
+    from codemorph.cli.common import _subclass_examples
+
+    assert issubclass(zoneinfo.ZoneInfoNotFoundError, KeyError)
+    assert _subclass_examples("KeyError") == ["zoneinfo.ZoneInfoNotFoundError"]
+    assert _subclass_examples("ValueError") == ["UnicodeError", "json.JSONDecodeError"]
+    res = run("perturb", "x.jsonl", "-o", "out.jsonl", "-e", "KeyError", "--budget", "0", cwd=work)
+    note = " ".join(res.stderr.split())
+    assert ("note: targets match the exact class name: KeyError does not match its subclasses "
+            "(e.g. zoneinfo.ZoneInfoNotFoundError)") in note
+    assert "UnknownTransformError" not in note

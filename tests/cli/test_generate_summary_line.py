@@ -39,5 +39,14 @@ def test_a_rejected_row_and_written_variants_are_counted_apart(tmp_path):
     out = tmp_path / "out.jsonl"
     res = CliRunner().invoke(app, ["generate", str(src), "-o", str(out), "-t", "rename-locals", "--workers", "1"])
     assert res.exit_code == 0, res.output
-    assert "1 originals and 1 variants written" in _flat(res.stdout)
+    assert "2 rows read: 1 original and 1 variant written" in _flat(res.stdout)
     assert "; 1 row and 0 variants rejected (see" in _flat(res.stdout)
+
+
+def test_one_row_read_is_counted_in_the_singular(tmp_path):
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(ROWS[0]) + "\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["generate", str(src), "-o", str(tmp_path / "out.jsonl"), "-t", "rename-locals",
+                                   "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert "1 row read: 1 original and 1 variant written to" in _flat(res.stdout)

@@ -103,12 +103,17 @@ def test_missing_output_directory(tmp_path):
     assert res.exit_code == 2 and "output directory does not exist" in res.output
 
 
-def test_bad_limits(tmp_path):
+def test_a_bad_limit_is_named_with_its_value(tmp_path):
     p = tmp_path / "in.jsonl"
     p.write_text(json.dumps({"id": "a", "code": "def f():\n    return 1\n", "input": "", "output": "1"}) + "\n")
-    for opt in (["--timeout", "0"], ["--memory", "10"], ["--output-limit", "0"]):
+    for opt, message in ((["--timeout", "0"], "--timeout must be > 0 seconds, got 0"),
+                         (["--timeout", "-5"], "--timeout must be > 0 seconds, got -5"),
+                         (["--memory", "0"], "--memory must be at least 64 MiB, got 0"),
+                         (["--memory", "10"], "--memory must be at least 64 MiB, got 10"),
+                         (["--output-limit", "0"], "--output-limit must be at least 1 KiB, got 0")):
         res = runner.invoke(app, ["generate", str(p), "-o", str(tmp_path / "o.jsonl"), *opt])
-        assert res.exit_code == 2 and "--memory at least 64 MiB" in res.output, opt
+        assert res.exit_code == 2 and message in res.output, opt
+        assert [w for w in ("--timeout", "--memory", "--output-limit") if w in res.output] == [opt[0]]
 
 
 def test_resume_with_other_settings_is_refused(tmp_path):

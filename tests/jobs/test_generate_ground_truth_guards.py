@@ -202,6 +202,52 @@ def test_a_variant_disagreeing_on_the_row_input_withholds_the_whole_row(tmp_path
     assert "r:test-off-by-one" in by_id and summary.originals_written == 1
 
 
+def test_a_row_withheld_for_a_wrong_variant_is_counted_on_that_variants_transform(tmp_path, monkeypatch):
+    # an unsound plugin turning `+` into `-`: on a row where it changes the result, the
+    # summary counts the difference on that plugin, and the rename-locals variant that
+    # verification passed is `withheld` (not `error`, "failed", blaming rename-locals); the
+    # row's reject names the plugin's variant, and rename-locals has no reject of its own
+    import libcst as cst
+    from typer.testing import CliRunner
+
+    from codemorph import Transform
+    from codemorph.cli.main import app
+    from codemorph.engine.registry import default_registry
+
+    class PlusToMinus(Transform):
+        name = "test-plus-to-minus"
+        family = "test"
+        description = "turns + into - (deliberately wrong)"
+
+        def rewrite(self, module, ctx):
+            ctx.record(None, "+ -> -")
+            return cst.parse_module(module.code.replace(" + ", " - "))
+
+    reg = default_registry()
+    monkeypatch.setitem(reg._classes, PlusToMinus.name, PlusToMinus)
+    monkeypatch.setitem(reg._origin, PlusToMinus.name, "tests")
+    rows = [{"id": "add", "code": "def f(a, b):\n    c = a + b\n    return c\n", "input": "1, 2", "output": "3"},
+            {"id": "mul", "code": "def f(a, b):\n    c = a * b\n    return c\n", "input": "2, 3", "output": "6"}]
+    summary, out, rejects = _run(tmp_path, rows, "test-plus-to-minus", "rename-locals", min_inputs=5)
+    assert [r["id"] for r in out] == ["mul", "mul:rename-locals"]
+    assert [(r["id"], r.get("kind"), r["stage"]) for r in rejects] == \
+        [("add", None, "execute"), ("add:test-plus-to-minus", "variant", "verify")]
+    assert rejects[0]["reason"].startswith("row 'add' (line 1): the test-plus-to-minus variant, run on the row's "
+                                           "own input, returned -1, not the recorded output")
+    assert dict(summary.per_transform["test-plus-to-minus"]) == {"rejected": 1, "not-applicable": 1}
+    assert dict(summary.per_transform["rename-locals"]) == {"withheld": 1, "written": 1}
+    # the command's table: rename-locals failed 0, withheld 1
+    res = CliRunner().invoke(app, ["generate", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "cli.jsonl"),
+                                   "-t", "test-plus-to-minus", "-t", "rename-locals", "--extra-inputs", "9",
+                                   "--min-inputs", "5", "--workers", "1"], terminal_width=300)
+    assert res.exit_code == 0, res.output
+    cells = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-2]]
+             for line in res.output.splitlines() if line.startswith("│")}
+    # applied, unreached, weak, not applicable, differs, inconclusive, failed, withheld, errors
+    assert cells["test-plus-to-minus"][:9] == ["0", "0", "0", "1", "1", "0", "0", "0", "0"]
+    assert cells["rename-locals"][:9] == ["1", "0", "0", "0", "0", "0", "0", "1", "0"]
+
+
 def test_rejects_of_a_sharded_input_name_the_file(tmp_path):
     shards = tmp_path / "shards"
     shards.mkdir()
@@ -330,6 +376,16 @@ def test_a_program_whose_two_runs_differ_is_called_nondeterministic_and_a_flagge
                                     "first run '")
     assert by_id["addr"].endswith("'; its recorded output is not a reliable ground truth")
     # os.close is a source the syntax-tree test finds; it cannot tell that this program is deterministic
-    assert by_id["close"] == ("row 'close' (line 2): the program may be nondeterministic: it reads the process or "
+    assert by_id["close"] == ("row 'close' (line 2): the program may be nondeterministic: it uses the process or "
                               "its environment (os.close), found in its code; its recorded output is not a reliable "
                               "ground truth")
+
+
+def test_a_recorded_output_the_sandbox_refuses_to_evaluate_is_blamed_not_the_program(tmp_path):
+    rows = [{"id": "s", "code": "def f(x):\n    return x + 1\n", "input": "1",
+             "output": "__import__('os').system('true')"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    assert out == [] and [r["reason"] for r in rejects] == [
+        "row 's' (line 1): recorded output \"__import__('os').system('true')\" cannot be checked: the sandbox refused "
+        "starting a process (os.system) after the program returned, while its result was printed or compared with "
+        "the expected output (the program itself returned)"]

@@ -77,8 +77,8 @@ def test_cli_summary_shows_the_mean_per_transform(tmp_path, data) -> None:
     deltas = [r["naturalness_delta"] for r in _read(out) if r["kind"] == "code-transform"]
     row = next(line for line in res.output.splitlines() if line.startswith("│ dead-code"))
     cells = [c.strip() for c in row.strip("│").split("│")]
-    # variant, 8 counts (weak among them), unnatural (a limit was given), naturalness, time
-    assert len(cells) == 12 and cells[9] == "0" and cells[10] == f"{sum(deltas) / len(deltas):+.3f}"
+    # variant, 9 counts (weak and withheld among them), unnatural (a limit was given), naturalness, time
+    assert len(cells) == 13 and cells[10] == "0" and cells[11] == f"{sum(deltas) / len(deltas):+.3f}"
     assert "naturalness: mean naturalness_delta of the written variants" in " ".join(res.output.split())
 
 

@@ -68,3 +68,35 @@ def test_humaneval_package_data_gives_call_rows_that_run_to_their_expected_value
     outcomes = sandbox.run_batch([row_request(r) for r in rows])
     wrong = [(r.id, o.status) for r, o in zip(rows, outcomes) if not o.output_matches]
     assert wrong == []
+
+
+def test_a_humaneval_row_missing_its_solution_is_rejected_by_task_id_naming_the_layouts_field(tmp_path):
+    p = tmp_path / "he_bad.jsonl"
+    p.write_text(json.dumps({"task_id": "H/2", "entry_point": "f", "prompt": "def f(x):\n",
+                             "test": "def check(candidate):\n    assert candidate(1) == 1\n"}) + "\n")
+    (item,) = read_rows(p)
+    assert isinstance(item, Reject) and item.id == "H/2"
+    assert item.reason == (f"{p}:1 (task_id 'H/2'): HumanEval row: missing field 'canonical_solution' "
+                           "(the layout's fields: task_id, prompt, canonical_solution, test, entry_point)")
+
+
+@pytest.mark.parametrize("drop, missing", [(("test_list",), "field 'test_list'"), (("code",), "field 'code'"),
+                                           (("code", "test_list"), "fields 'code', 'test_list'")])
+def test_an_mbpp_row_missing_a_field_is_rejected_by_task_id_naming_the_layouts_fields(tmp_path, drop, missing):
+    row = {"task_id": 7, "text": "t", "code": "def sq(x):\n    return x * x", "test_list": ["assert sq(3) == 9"],
+           "test_setup_code": "", "challenge_test_list": []}
+    for name in drop:
+        del row[name]
+    p = tmp_path / "mbpp_bad.jsonl"
+    p.write_text(json.dumps(row) + "\n")
+    (item,) = read_rows(p)
+    assert isinstance(item, Reject) and item.id == "7"
+    assert item.reason == (f"{p}:1 (task_id 7): MBPP row: missing {missing} (the layout's fields: task_id, text, "
+                           "code, test_list, test_setup_code, challenge_test_list)")
+
+
+def test_a_row_of_codemorphs_own_layout_missing_fields_is_still_named_by_its_own_fields(tmp_path):
+    p = tmp_path / "own.jsonl"
+    p.write_text(json.dumps({"id": "a", "code": "def f(x):\n    return x"}) + "\n")
+    (item,) = read_rows(p)
+    assert isinstance(item, Reject) and item.reason == f"{p}:1 (row 'a'): missing field 'input'; missing field 'output'"

@@ -26,17 +26,17 @@ FLAGGED = [
     ("import threading\ndef f(n):\n    return n\n", "runs threads (scheduling order) (import threading)"),
     ("import gc\ndef f(n):\n    return len(gc.get_objects()) + n\n",
      "reads the garbage collector's state (import gc)"),
-    ("import os\ndef f(x):\n    return os.getpid() + x\n", "reads the process or its environment (os.getpid)"),
-    ("import os\ndef f(x):\n    return os.environ.get(x)\n", "reads the process or its environment (os.environ.get)"),
+    ("import os\ndef f(x):\n    return os.getpid() + x\n", "uses the process or its environment (os.getpid)"),
+    ("import os\ndef f(x):\n    return os.environ.get(x)\n", "uses the process or its environment (os.environ.get)"),
     ("import os\ndef f(x):\n    return len(os.listdir('.')) + x\n",
-     "reads the process or its environment (os.listdir)"),
+     "uses the process or its environment (os.listdir)"),
     ("import os.path\ndef f(x):\n    return os.path.exists(x)\n",
-     "reads the process or its environment (os.path.exists)"),
+     "uses the process or its environment (os.path.exists)"),
     ("import os.path as p\ndef f(x):\n    return p.getmtime(x)\n",
-     "reads the process or its environment (os.path.getmtime)"),
+     "uses the process or its environment (os.path.getmtime)"),
     ("from os import urandom\ndef f(n):\n    return urandom(n)\n",
-     "reads the process or its environment (os.urandom)"),
-    ("from os import *\ndef f(x):\n    return x\n", "reads the process or its environment (from os import *)"),
+     "uses the process or its environment (os.urandom)"),
+    ("from os import *\ndef f(x):\n    return x\n", "uses the process or its environment (from os import *)"),
     ("import sys\ndef f(x):\n    return len(sys.argv) + x\n", "reads the interpreter or its environment (sys.argv)"),
     ("import sys\ndef f(x):\n    return sys.version_info[1] + x\n",
      "reads the interpreter or its environment (sys.version_info)"),
@@ -174,5 +174,5 @@ def test_reading_a_builtin_by_name_is_not_a_process_change():
 def test_a_dotted_os_import_still_flags_the_process_members():
     # `import os.path` binds `os` too: os.getpid was not flagged through it
     assert nondeterminism_source("import os.path\ndef f():\n    return os.getpid()\n") == \
-        "reads the process or its environment (os.getpid)"
+        "uses the process or its environment (os.getpid)"
     assert nondeterminism_source("import os.path\ndef f(a):\n    return os.path.join(a, a)\n") is None

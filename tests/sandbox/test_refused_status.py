@@ -64,7 +64,16 @@ def test_several_refusals_name_the_first_and_count_the_rest(box):
 def test_a_refusal_while_the_result_is_represented_is_refused(box):
     o = box.run(ExecRequest(REPR_SOCKET, "f", ""))
     assert o.status == "refused" and o.value_repr is None
-    assert o.note == f"{NETWORK}; the program then returned normally"
+    assert o.note == (f"{NETWORK} after the program returned, while its result was printed or compared with the "
+                      "expected output")
+
+
+def test_a_refusal_while_the_expected_output_is_evaluated_names_that_step_not_the_program(box):
+    o = box.run(ExecRequest("def f(x):\n    return x + 1\n", "f", "1",
+                            expected_output="__import__('os').system('true')"))
+    assert o.status == "refused" and o.value_repr is None
+    assert o.note == ("the sandbox refused starting a process (os.system) after the program returned, while its "
+                      "result was printed or compared with the expected output")
 
 
 def test_the_count_is_per_request(box):

@@ -340,3 +340,39 @@ def test_bar_plot_labels_give_each_models_rows_when_models_were_scored_on_differ
         assert any(" / " in w for w in want)  # o4's variants are not in "part"'s rows
     finally:
         plt.close(fig)
+
+
+def test_analyze_reports_a_too_deeply_nested_program_as_unknown_and_analyses_the_rest(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    deep = "def f(x): return " + " + ".join(["x"] * 999)
+    rows = [{"id": "deep", "code": deep, "input": "1", "output": "999", "kind": "original",
+             "original_id": "deep", "transforms": []},
+            {"id": "deep:rename-locals", "code": deep.replace("x", "v0"), "input": "1", "output": "999",
+             "kind": "code-transform", "original_id": "deep", "transforms": ["rename-locals"]},
+            {"id": "ok", "code": "def f(x):\n    for i in x:\n        pass\n    return 2", "input": "[1]",
+             "output": "2", "kind": "original", "original_id": "ok", "transforms": []}]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    preds = tmp_path / "p.jsonl"
+    preds.write_text("".join(json.dumps({"id": r["id"], "prediction": r["output"], "model": "m"}) + "\n"
+                             for r in rows))
+    scores = tmp_path / "s.jsonl"
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(preds), "--match", "exact", "-o", str(scores)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["analyze", str(data), "-r", str(scores), "-o", str(tmp_path / "rep"),
+                                 "--no-dynamic", "--no-plots"])
+    assert r.exit_code == 0, r.output
+    text = " ".join(r.output.split())
+    assert ("note: deep: not analysed statically (nested too deeply to measure: RecursionError); its static "
+            "properties are unknown and it is left out of their break-downs") in text
+    programs = {p["id"]: p for p in json.loads((tmp_path / "rep" / "programs.json").read_text())}
+    assert set(programs) == {"deep", "deep:rename-locals", "ok"}
+    assert "for" not in programs["deep"] and "complexity" not in programs["deep"]
+    assert programs["ok"]["for"] == 1 and programs["ok"]["complexity"] == 2
+    assert isinstance(programs["deep:rename-locals"]["naturalness_delta"], float)  # token-based: measured
+    acc = json.loads((tmp_path / "rep" / "property_accuracy.json").read_text())
+    by = {(a["property"], a["value"]): a["rows"] for a in acc}
+    assert by[("all", "all")] == 3 and by[("for", "yes")] == 1 and ("for", "no") not in by

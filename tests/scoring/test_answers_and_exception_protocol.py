@@ -213,3 +213,43 @@ def test_hostile_predictions_run_only_in_the_sandbox_and_score_wrong(tmp_path):
     assert res.rows[0].status == ["refused", "crashed", "fail:SystemExit", "fail:SystemExit", "timeout",
                                   "memory", "output-limit", "pass"]
     assert not target.exists()
+
+
+def test_an_exception_raised_by_the_programs_helper_before_the_call_is_the_answers(sandbox):
+    # f(helper([])) raises IndexError in the program's own helper while its argument is
+    # evaluated: f never runs, as with f([][0]); the innermost line is the program's, so the
+    # line rule alone scored it right.  Every answer that reaches f stays right: through a
+    # decorator's wrapper, a lambda given to sorted, a chained exception, a class, a
+    # comprehension, a standard-library module, a functools.partial.
+    rows = [
+        EvalRow("h", "def helper(x):\n    return x[0]\n\ndef f(xs):\n    return helper(xs)", "[]", None,
+                exception_type="IndexError"),
+        EvalRow("c", "class A:\n    def __init__(self, v):\n        self.v = v\n    def get(self):\n"
+                "        return self.v[0]\n\ndef f(xs):\n    return A(xs).get()", "[]", None, exception_type="IndexError"),
+        EvalRow("d", "def deco(fn):\n    def wrapper(*a):\n        if not a[0]:\n            raise ValueError('empty')\n"
+                "        return fn(*a)\n    return wrapper\n\n@deco\ndef f(xs):\n    return xs[0]", "[]", None,
+                exception_type="ValueError"),
+        EvalRow("s", "def f(xs):\n    return sorted(xs, key=lambda x: x[0])", "[[], [1]]", None,
+                exception_type="IndexError"),
+        EvalRow("r", "def f(xs):\n    try:\n        return xs[0]\n    except IndexError as e:\n"
+                "        raise ValueError('empty') from e", "[]", None, exception_type="ValueError"),
+        EvalRow("m", "import statistics\ndef f(xs):\n    return statistics.mean(xs)", "[]", None,
+                exception_type="StatisticsError"),
+        EvalRow("p", "import functools\ndef g(k, xs):\n    return xs[k]\n\nf = functools.partial(g, 0)", "[]", None,
+                exception_type="IndexError"),
+    ]
+    preds = {"h": ["f([])", "f(helper([]))", "f([1]) + helper([])"], "c": ["f([])", "f(A([]).get())"],
+             "d": ["f([])"], "s": ["f([[], [1]])", "f([[]]) if f([[1]]) else 0"],
+             "r": ["f(())"], "m": ["f([])", "f(statistics.mean([]))"],
+             "p": ["f([])"]}
+    res = evaluate_dataset(rows, PredictionSet("m", preds), mode="input", ks=(1,), sandbox=sandbox)
+    got = {r.id: r.status for r in res.rows}
+    assert got == {
+        "h": ["raised:IndexError", "answer-raised:IndexError", "answer-raised:IndexError"],
+        "c": ["raised:IndexError", "answer-raised:IndexError"],
+        "d": ["raised:ValueError"],
+        "s": ["raised:IndexError", "raised:IndexError"],
+        "r": ["raised:ValueError"],
+        "m": ["raised:StatisticsError", "answer-raised:StatisticsError"],
+        "p": ["raised:IndexError"],
+    }

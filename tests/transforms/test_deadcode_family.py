@@ -337,3 +337,75 @@ def test_unused_function_is_private_outside_the_harness_contract() -> None:
     assert [n.startswith("_") for n in new_outside] == [True]
     assert [n.startswith("_") for n in new_inside] == [False]
     assert {n.lstrip("_") for n in new_outside} == new_inside
+
+
+#: the names a dead store of each literal may get: a name that fits the value (CRUXEval
+#: variants had ``marker = {}``, ``flag = 0``, ``flag = 'done'``, ``last = False``)
+FITTING_LITERAL_NAMES = {
+    "0": {"count", "total"}, "1": {"step", "count"}, "-1": {"last_index", "found_at"},
+    "None": {"prev", "result", "last"}, "''": {"prefix", "buffer"}, "[]": {"seen", "pending"},
+    "()": {"state"}, "{}": {"cache", "counts"}, "True": {"found", "changed"}, "False": {"found", "done"},
+    "'done'": {"status"},
+}
+
+
+def test_dead_store_gives_a_literal_a_name_that_fits_it() -> None:
+    src = "def f(xs):\n    n = len(xs)\n    return n\n"
+    seen = set()
+    for seed in range(60):
+        result = get_transform("dead-store").apply(Program(src), seed)
+        stmt = ast.parse(result.source.splitlines()[inserted_lines(src, result.source)[0] - 1].strip()).body[0]
+        value = ast.unparse(stmt.value)
+        if isinstance(stmt.value, ast.Name) or (isinstance(stmt.value, ast.Tuple) and stmt.value.elts):
+            continue  # a copy of locals: prev = xs, pair = (n, xs)
+        name = stmt.targets[0].id
+        assert name in FITTING_LITERAL_NAMES[value], (name, value)
+        seen.add(value)
+    assert len(seen) >= 6
+
+
+def test_dead_store_names_a_tuple_of_two_locals_as_a_pair() -> None:
+    """``key_pair = (text, chars)`` read as a key; a tuple of two locals is ``pair`` or ``both``."""
+    src = "def f(text, chars):\n    out = text + chars\n    return out\n"
+    names = set()
+    for seed in range(60):
+        result = get_transform("dead-store").apply(Program(src), seed)
+        stmt = ast.parse(result.source.splitlines()[inserted_lines(src, result.source)[0] - 1].strip()).body[0]
+        if isinstance(stmt.value, ast.Tuple) and stmt.value.elts:
+            names.add(stmt.targets[0].id)
+    assert names and names <= {"pair", "both"}, names
+
+
+@pytest.mark.parametrize("src, head", [
+    # a script without a def: the helper goes before its code, after its imports (Avatar
+    # scripts had it at the end, after the code that reads the input and prints)
+    ("n = int(input())\nprint(n * 2)\n", ""),
+    ("import sys\n\nn = int(sys.stdin.readline())\nprint(n * 2)\n", "import sys\n"),
+    ('"""Doc."""\nimport sys\nn = int(sys.stdin.readline())\nprint(n)\n', '"""Doc."""\nimport sys\n'),
+    # module code after the last def (a main guard): the helper goes before a def
+    ("def main():\n    print(1)\n\n\nif __name__ == '__main__':\n    main()\n", ""),
+])
+def test_unused_function_goes_before_module_code_never_after_it(src: str, head: str) -> None:
+    for seed in range(8):
+        out = get_transform("unused-function").apply(Program(src, script=True), seed, harness=True).source
+        tree = ast.parse(out)
+        helper = next(i for i, s in enumerate(tree.body) if isinstance(s, ast.FunctionDef) and s.name != "main")
+        after = tree.body[helper + 1:]
+        assert after and not isinstance(tree.body[-1], ast.FunctionDef), out
+        assert out.startswith(head + ("\n\n" if head else "") + "def "), out
+        assert "\n\n\n\n" not in out
+
+
+def test_unused_function_goes_neither_next_to_nor_after_a_read_only_harness() -> None:
+    """ClassEval: a helper inserted before ``class Test`` (read-only, put back as written,
+    blank lines included) was glued to it (``return count`` / ``class Test(...)``); the
+    helper goes before the code under test."""
+    src = ("import unittest\n\n\nclass Box:\n    def size(self):\n        return 3\n"
+           "class Test(unittest.TestCase):\n    def test(self):\n        return Box().size()\n")
+    for seed in range(8):
+        res = get_transform("unused-function").apply(Program(src, "Test", read_only=frozenset({"Test"})), seed,
+                                                     inputs=["Test().test()"], harness=True)
+        assert res.applied, res.reason
+        tree = ast.parse(res.source)
+        assert [type(s).__name__ for s in tree.body] == ["Import", "FunctionDef", "ClassDef", "ClassDef"], res.source
+        assert res.source.startswith("import unittest\n\n\ndef "), res.source

@@ -299,7 +299,7 @@ def test_docstrings_change_only_the_docstring_on_cruxeval() -> None:
         tree = ast.parse(res.source)
         entry = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "f"][-1]
         assert ast.get_docstring(entry), row["id"]
-    assert applied >= (560 if FULL else 0.65 * len(rows))
+    assert applied >= (500 if FULL else 0.6 * len(rows))
 
 
 def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> None:
@@ -320,8 +320,8 @@ def test_docstring_states_no_value_of_a_returned_literal(sandbox) -> None:
             "            return False\n    return True\n")
     summaries = {MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["'1z1z1'"], outputs=["True"])
                  .source.splitlines()[1] for seed in range(8)}
-    assert summaries == {'    """The loop walks sentence from its last element to its first."""',
-                         '    """The loop skips the first element of sentence."""'}
+    # (not "skips the first element": the body is an ``if``, which may pass over an element)
+    assert summaries == {'    """The loop walks sentence from its last element to its first."""'}
     res = MisleadingDocstring(claims=0).apply(Program(code), 0, inputs=["'1z1z1'"], outputs=["True"])
     out = sandbox.run_batch([request_for(res.source, "f", "args", "'1z1z1'")])[0]
     assert out.value_repr == "True"

@@ -27,6 +27,7 @@ from codemorph.testing import assert_preserves, assert_refuses, observe_types
 from codemorph.engine.transform import RewriteContext
 from codemorph.transforms.expressions import (ExpandAugAssign, FunctionIndex, SwapOperands, UnfoldConstant,
                                               literal_type)
+from codemorph.transforms.expressions.unfold_constant import natural_forms
 
 FAMILY = ("swap-operands", "expand-augassign", "unfold-constant")
 
@@ -87,6 +88,20 @@ def test_swap_keeps_a_slice_that_adds_its_length_to_its_start(sandbox) -> None:
     code = "def f(xs, i, k):\n    return xs[i:i + k], xs[i + k:], xs[k:i + k], xs[i + k]\n"
     res = assert_preserves(SwapOperands(), code, ["[1, 2, 3, 4], 1, 2", "[5, 6], 0, 1"], sandbox=sandbox)
     assert res.source == "def f(xs, i, k):\n    return xs[i:i + k], xs[k + i:], xs[k:k + i], xs[k + i]\n"
+
+
+def test_swap_keeps_products_of_one_literal_parallel(sandbox) -> None:
+    """CRUXEval sample_183: ``ln[3 * i:3 * (i + 1)]`` became ``ln[i * 3:3 * (i + 1)]``; a
+    product is not swapped when its statement has another product of that literal on the
+    same side (``3 * (i + 1)`` is no site), so the two stay parallel; elsewhere it is."""
+    code = "def f(ln, i):\n    if 3 * i + 1 < len(ln):\n        return ln[3 * i:3 * (i + 1)]\n    return ln\n"
+    res = assert_preserves(SwapOperands(), code, ["[1, 2, 3, 4, 5, 6, 7], 1", "[1], 0"], sandbox=sandbox)
+    assert res.source == ("def f(ln, i):\n    if i * 3 + 1 < len(ln):\n        return ln[3 * i:3 * (i + 1)]\n"
+                          "    return ln\n")
+    # both products are sites (CRUXEval sample_667): both are swapped, still parallel
+    code = "def f(text, i):\n    return text[i * 3:i * 3 + 3]\n"
+    res = assert_preserves(SwapOperands(), code, ["'abcdefgh', 1", "'', 0"], sandbox=sandbox)
+    assert res.source == "def f(text, i):\n    return text[3 * i:3 * i + 3]\n"
 
 
 def test_swap_bool_operands(sandbox) -> None:
@@ -241,8 +256,10 @@ def test_swap_refuses_names_written_by_nested_functions_or_walrus(sandbox) -> No
     ("x <<= a + b", "x = x << a + b"), ("x |= a & b", "x = x | a & b"), ("x &= a | b", "x = x & (a | b)"),
     ("x += a if b else 1", "x = x + (a if b else 1)"), ("x -= not a", "x = x - (not a)"),
     ("x += (a * b)", "x = x + (a * b)"),
-    # spaced as the author spaced the augmented operator
-    ("x+=1", "x=x+1"), ("x -=a*b", "x =x -a*b"),
+    # the operator spaced as the author spaced the augmented operator, ``=`` spaced on both
+    # sides when the author spaced either (CRUXEval sample_145: ``price *=.85`` gave
+    # ``price =price *.85``)
+    ("x+=1", "x=x+1"), ("x -=a*b", "x = x -a*b"), ("x *=.85", "x = x *.85"), ("x+= 1", "x = x+ 1"),
 ])
 def test_expand_writes_the_form_a_person_writes(sandbox, aug: str, expanded: str) -> None:
     code = f"def f(x, a, b):\n    {aug}\n    return x\n"
@@ -272,17 +289,20 @@ def _compiled(source: str) -> tuple:
 
 
 def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
-    """CPython folds ``3 * 20``, ``2 ** 10`` and ``'-' * 3`` back to their constants: a
+    """CPython folds ``60 * 60``, ``2 ** 10`` and ``'-' * 3`` back to their constants: a
     program whose sites are all arithmetic compiles to exactly the original bytecode and
     constants, a proof of equivalence that needs no execution.  The other rows get a named
     module constant (or ``len(...)``), checked by their own tests, or are refused when their
     only literals are ones a person writes as they are (0, 1, -1, 2, ``''``, ``' '``)."""
     applied = folded = 0
+    # the sample plus rows whose every site folds (1000 -> 10 ** 3, '---' -> '-' * 3)
     rows = cruxeval_sample(4)
+    rows += [row for row in cruxeval_sample(0, 1) if row["id"] in ("sample_297", "sample_393") and row not in rows]
     for row in rows:
         res = UnfoldConstant().apply(Program(row["code"]), 0)
         if not res.applied:
-            assert "no int literal" in res.reason or "none a person would make a named constant" in res.reason, \
+            assert "no int literal" in res.reason or "none a person would make a named constant" in res.reason \
+                or "the name would not fit" in res.reason, \
                 (row["id"], res.reason)
             continue
         applied += 1
@@ -291,35 +311,41 @@ def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
             folded += 1
             assert _compiled(res.source) == _compiled(row["code"]), row["id"]
             assert res.source.count("\n") == row["code"].count("\n")
-    # 194 of 800 since a name replaces every use of its literal in the function (203 before;
-    # 514 before natural forms, 610 before plain literals were no longer named: STEP = 1...)
-    assert applied >= (194 if FULL else 0.15 * len(rows))
-    assert folded >= 1
+    # 158 of 800 since no literal is named beside another in the same role (177 before:
+    # sample_213's OLD = '(' beside .replace(')', ']'), sample_73's TARGET = '0' beside
+    # count('1')...); 177 since a literal a local names is no INITIAL_ constant (178 before: sample_774's
+    # ``f_str = '...'``); 178 since a literal returned early is no DEFAULT_RESULT (193 before; 194 before
+    # only forms people write were arithmetic: sample_154's ``(" " * 2).join``; 203 before a
+    # name replaced every use of its literal in the function; 514 before natural forms, 610
+    # before plain literals were no longer named: STEP = 1...)
+    assert applied >= (158 if FULL else 0.15 * len(rows))
+    assert folded >= 2
 
 
 def test_unfold_leaves_identity_comparisons_alone() -> None:
-    code = "def f(x):\n    return x is 300, x == 300\n"
+    code = "def f(x):\n    return x is 3600, x == 3600\n"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         res = UnfoldConstant().apply(Program(code), 0)
     assert res.applied
-    assert "x is 300" in res.source and "x == 300" not in res.source
+    assert "x is 3600" in res.source and "x == 60 * 60" in res.source
     assert len(res.sites) == 1
 
 
 def test_unfold_keeps_parentheses_of_the_literal() -> None:
-    res = UnfoldConstant().apply(Program("def f():\n    return (60), ('==').join('ab')\n"), 0)
-    assert res.source == "def f():\n    return (2 * 30), ('=' * 2).join('ab')\n"
-    assert [s.description for s in res.sites] == ["60 -> 2 * 30", "'==' -> '=' * 2"]
+    res = UnfoldConstant().apply(Program("def f():\n    return (3600), ('===').join('ab')\n"), 0)
+    assert res.source == "def f():\n    return (60 * 60), ('=' * 3).join('ab')\n"
+    assert [s.description for s in res.sites] == ["3600 -> 60 * 60", "'===' -> '=' * 3"]
 
 
 @pytest.mark.parametrize("code, expected", [
     # parentheses only where precedence needs them
-    ("x / 60", "x / (2 * 30)"), ("60 / x", "2 * 30 / x"), ("x - 60", "x - 2 * 30"), ("x % 60", "x % (2 * 30)"),
-    ("60 .real", "(2 * 30) .real"), ("-60", "-(2 * 30)"), ("-1024", "-2 ** 10"), ("x ** 16", "x ** (2 ** 4)"),
-    ("16 ** x", "(2 ** 4) ** x"), ("1024 * x", "2 ** 10 * x"), ("x < 1000", "x < 10 ** 3"),
-    ("'==' * x", "'=' * 2 * x"), ("x * '=='", "x * ('=' * 2)"), ("'--'.join(x)", "('-' * 2).join(x)"),
-    ("[60, 12]", "[2 * 30, 3 * 4]"), ("not 60", "not 2 * 30"),
+    ("x / 3600", "x / (60 * 60)"), ("3600 / x", "60 * 60 / x"), ("x - 3600", "x - 60 * 60"),
+    ("x % 3600", "x % (60 * 60)"), ("3600 .real", "(60 * 60) .real"), ("-3600", "-(60 * 60)"),
+    ("-1024", "-2 ** 10"), ("x ** 256", "x ** (2 ** 8)"), ("256 ** x", "(2 ** 8) ** x"),
+    ("1024 * x", "2 ** 10 * x"), ("x < 1000", "x < 10 ** 3"), ("'===' * x", "'=' * 3 * x"),
+    ("x * '==='", "x * ('=' * 3)"), ("'---'.join(x)", "('-' * 3).join(x)"),
+    ("[86400, 1440]", "[24 * 60 * 60, 24 * 60]"), ("not 3600", "not 60 * 60"),
 ])
 def test_unfold_parenthesises_by_precedence(code: str, expected: str) -> None:
     res = UnfoldConstant().apply(Program(f"def f(x):\n    return {code}\n"), 0)
@@ -329,8 +355,8 @@ def test_unfold_parenthesises_by_precedence(code: str, expected: str) -> None:
 def test_unfold_values_are_exact() -> None:
     """Each arithmetic form folds, at compile time (nothing runs), to the literal's value and
     type; each ``len(...)`` form's literal has that length."""
-    code = ("def f(s):\n    return 12, 16, 60, 99, 100, 1024, 10**30, 6174, 'ab', '---', b'==', 'key' + s, "
-            "s[3]\n")
+    code = ("def f(s):\n    return 12, 16, 60, 99, 100, 1024, 10**30, 6174, 3600, 604800, 'ab', '---', b'===', "
+            "'key' + s, s[3]\n")
     for seed in range(6):
         res = UnfoldConstant().apply(Program(code), seed)
         assert res.sites
@@ -342,6 +368,34 @@ def test_unfold_values_are_exact() -> None:
             folded = compile(after, "<form>", "eval").co_consts
             value = ast.literal_eval(before)
             assert any(type(c) is type(value) and c == value for c in folded), (site, folded)
+
+
+@pytest.mark.parametrize("value", [12, 16, 30, 42, 60, 64, 100, 128, 1900, 6174, 2 * 3 * 5 * 7 * 11])
+def test_unfold_writes_no_product_of_unrelated_factors(value: int) -> None:
+    """A number is arithmetic only in the forms people write for it (powers of two from 256,
+    of ten from 1000, products of time units): no ``x <= 38 * 50`` for 1900 (CRUXEval), no
+    ``% (6 * 7)`` for 42 (``sample_65``), no ``lowest = 10 ** 2`` (``sample_111``), no
+    ``2 ** 4`` for 16; such a literal is left alone or named by its place."""
+    assert natural_forms(value) == []
+    res = UnfoldConstant().apply(Program(f"def f(x):\n    return x <= {value}\n"), 0)
+    assert res.source == f"LIMIT = {value}\n\n\ndef f(x):\n    return x <= LIMIT\n"
+
+
+@pytest.mark.parametrize("value, form", [
+    (256, "2 ** 8"), (1024, "2 ** 10"), (2 ** 32, "2 ** 32"), (1000, "10 ** 3"), (10 ** 9, "10 ** 9"),
+    (3600, "60 * 60"), (1440, "24 * 60"), (86400, "24 * 60 * 60"), (604800, "7 * 24 * 60 * 60"),
+])
+def test_unfold_natural_forms_are_powers_and_time_units(value: int, form: str) -> None:
+    assert [text for text, _level in natural_forms(value)] == [form]
+    assert eval(form) == value  # noqa: S307 -- the form is a constant expression written here
+
+
+def test_unfold_leaves_two_character_repetitions_alone() -> None:
+    """``'  '`` and ``'=='`` stay (CRUXEval ``sample_154`` had ``(" " * 2).join(...)``);
+    three or more characters are a repetition."""
+    code = "def f(s):\n    return '  '.join(s) + '==' + '----'\n"
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert res.source == "def f(s):\n    return '  '.join(s) + '==' + '-' * 4\n"
 
 
 def test_unfold_never_writes_small_numbers_as_arithmetic() -> None:
@@ -452,27 +506,110 @@ def test_unfold_never_writes_len_of_an_unrelated_literal(code: str, expected: st
             assert res.source == expected
 
 
-def test_unfold_names_every_use_of_the_literal_in_its_function(sandbox) -> None:
+def test_unfold_names_every_use_of_the_literal_in_the_program(sandbox) -> None:
     code = ("def f(items):\n    out = []\n    for item in items:\n        if item != '+':\n"
             "            out.insert(0, '+')\n    return '+'.join(out)\n\n\ndef g(s):\n    return s + '+'\n")
     res = assert_preserves(UnfoldConstant(), code, ["['a', '+', 'b']", "[]"], sandbox=sandbox)
     assert res.source == ("SEPARATOR = '+'\n\n\ndef f(items):\n    out = []\n    for item in items:\n"
                           "        if item != SEPARATOR:\n            out.insert(0, SEPARATOR)\n"
                           "    return SEPARATOR.join(out)\n\n\n"
-                          "def g(s):\n    return s + '+'\n")
-    assert len(res.sites) == 3
+                          "def g(s):\n    return s + SEPARATOR\n")
+    assert len(res.sites) == 4
 
 
 def test_unfold_never_names_a_literal_with_uses_in_other_roles() -> None:
     """CRUXEval sample_26: ``'.'`` is searched for twice and returned once; naming one use
     (``i.index(TARGET) == 0`` next to ``i.index('.')``), or all of them (``return TARGET``),
-    reads wrong: the returned ``'error'`` is named instead."""
+    reads wrong; the ``'error'`` returned early is no default result either (it was named
+    ``DEFAULT_RESULT``): the program gets no named constant."""
     code = ("def f(items, target):\n    for i in items.split():\n        if i in target:\n"
             "            return items.index(i)+1\n        if i.index('.') == len(i)-1 or i.index('.') == 0:\n"
             "            return 'error'\n    return '.'\n")
     for seed in range(6):
         res = UnfoldConstant().apply(Program(code), seed)
-        assert res.source == "DEFAULT_RESULT = 'error'\n\n\n" + code.replace("return 'error'", "return DEFAULT_RESULT")
+        assert not res.applied and "used where the name would not fit" in res.reason, res.source
+
+
+@pytest.mark.parametrize("code", [
+    # an error value returned early (CRUXEval sample_26, sample_57: ``return 'no'``)
+    "def f(text):\n    if not text.isalpha():\n        return 'error'\n    return text.upper()\n",
+    "def f(xs):\n    for x in xs:\n        if x < 0:\n            return 'negative'\n    return sum(xs)\n",
+    "def f(n):\n    try:\n        return 10 // n\n    except ZeroDivisionError:\n        return 'undefined'\n",
+])
+def test_unfold_names_no_early_return_a_default_result(code: str) -> None:
+    """A literal returned from inside an ``if``, a loop or a handler is a special case's
+    answer, not the function's default result: no ``DEFAULT_RESULT = 'error'``."""
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert not res.applied, res.source
+
+
+@pytest.mark.parametrize("code", [
+    # CRUXEval sample_251, HumanEval_93: the local names the literal already
+    "def f(number):\n    phone_code = '+353'\n    return phone_code + number\n",
+    "def f(s):\n    vowels = 'aeiouAEIOU'\n    return [c for c in s if c in vowels]\n",
+    "def f(s):\n    t = 'abc'\n    return s + t\n",
+])
+def test_unfold_gives_no_initial_name_to_a_literal_its_local_names_already(code: str) -> None:
+    """``vowels = 'aeiouAEIOU'`` is the constant's name: no ``INITIAL_VOWELS = 'aeiouAEIOU'`` /
+    ``vowels = INITIAL_VOWELS``; an initial value is one of a variable bound again later."""
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert not res.applied, res.source
+
+
+def test_unfold_names_the_initial_value_of_a_variable_bound_again() -> None:
+    """CRUXEval sample_111: ``lowest = 100`` is lowered in the loop, so 100 is its initial value."""
+    code = ("def f(xs):\n    lowest = 100\n    for x in xs:\n        if x < lowest:\n"
+            "            lowest = x\n    return lowest\n")
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert res.source == "INITIAL_LOWEST = 100\n\n\n" + code.replace("lowest = 100", "lowest = INITIAL_LOWEST")
+
+
+def test_unfold_names_a_literal_in_every_function_that_uses_it() -> None:
+    """ClassEval_17: ``KEY = 'start_time'`` replaced the literal in one method while another
+    kept ``event['start_time']``; a module constant replaces every use in the program."""
+    code = ("class Cal:\n    def first(self, events):\n        return [e['start_time'] for e in events]\n\n"
+            "    def later(self, events, now):\n        return [e for e in events if e['start_time'] > now]\n")
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert res.source == "KEY = 'start_time'\n\n\n" + code.replace("'start_time'", "KEY"), res.source
+
+
+def test_unfold_names_no_literal_another_function_uses_in_another_role() -> None:
+    code = "def f(key):\n    return key.split('_')\n\n\ndef g(parts):\n    return parts.count('_')\n"
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert not res.applied and "used where the name would not fit" in res.reason, res.source
+
+
+def test_unfold_leaves_the_harness_literals_alone_when_naming() -> None:
+    """A ``call`` row's harness class (read-only) keeps its literals; the code under test gets the name."""
+    code = ("class Box:\n    def label(self, parts):\n        return '_'.join(parts)\n\n\n"
+            "class Test:\n    def test(self):\n        return Box().label(['a', 'b']) == 'a_b', '_'.join('xy')\n")
+    res = UnfoldConstant().apply(Program(code, "Test", read_only=frozenset({"Test"})), 0,
+                                 inputs=["Test().test()"], harness=True)
+    assert res.source == "SEPARATOR = '_'\n\n\n" + code.replace("return '_'.join", "return SEPARATOR.join"), res.source
+
+
+@pytest.mark.parametrize("code", [
+    # CRUXEval sample_213, sample_188, sample_73: another literal plays the same role
+    "def f(s):\n    return s.replace('(', '[').replace(')', ']')\n",
+    "def f(w):\n    return w.startswith('a') or w.startswith('p')\n",
+    "def f(row):\n    return (row.count('1'), row.count('0'))\n",
+])
+def test_unfold_names_no_literal_beside_another_in_the_same_role(code: str) -> None:
+    """``OLD = '('`` next to ``.replace(')', ']')`` names one of two parallel literals; a
+    person names both or neither."""
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert not res.applied, res.source
+
+
+def test_unfold_names_the_result_the_function_falls_back_to() -> None:
+    code = "def f(xs):\n    for x in xs:\n        if x.isupper():\n            return x\n    return 'none found'\n"
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert res.source == "DEFAULT_RESULT = 'none found'\n\n\n" + code.replace("return 'none found'",
+                                                                                 "return DEFAULT_RESULT")
 
 
 @pytest.mark.parametrize("code", [

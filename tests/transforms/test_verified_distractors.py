@@ -17,7 +17,7 @@ import sys
 import pytest
 from paths import CRUXEVAL, SHARED_DATA, needs_shared
 
-from codemorph import Program
+from codemorph import NotApplicable, Program
 from codemorph.engine.transform import Claim
 from codemorph.sandbox.pool import ExecRequest
 from codemorph.testing import assert_refuses, observe_types
@@ -437,6 +437,14 @@ def _claim_about(code: str, args: str, text: str):
     # dict.update with every key of d already in e drops nothing
     ("def f(d, e):\n    d.update(e)\n    return d\n", "keys of d that are not in e are dropped",
      "{'a': 1}, {'a': 2}", "{'a': 1}, {'b': 2}"),
+    # frozenset.copy() returns the frozenset itself
+    ("def f(fs):\n    g = fs.copy()\n    return len(g)\n", "g is the very same object as fs",
+     "frozenset({1, 2})", "{1, 2}"),
+    # extending by a one-character string adds that string as one element
+    ("def f(xs, s):\n    xs.extend(s)\n    return xs\n", "s is added to xs as one element", "[1], 'z'",
+     "[1], 'yz'"),
+    ("def f(text):\n    out = []\n    for c in text:\n        out.extend(c)\n    return out\n",
+     "c is added to out as one element", "'abc'", "['ab', 'c']"),
 ])
 def test_comment_claim_true_on_the_rows_data_is_not_written(sandbox, code, text, holds, shown_false) -> None:
     """A claim about a value or an order can be true because of the data (a palindrome, one
@@ -520,3 +528,95 @@ def test_a_check_never_reads_an_iterator_again(sandbox) -> None:
     for args, false in (("['a', 'b'], ''", False), ("['a', 'b'], 'x'", True)):
         claim = _claim_about(code, args, "s is overwritten with ''.join(xs)")
         assert (refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0]) is None) is false
+
+
+@pytest.mark.parametrize("code, args, text", [
+    # rebound later to the value the claim states: at the end y is the first element
+    ("def f(xs):\n    y = xs[-1]\n    n = len(xs)\n    y = xs[0]\n    return y + n\n", "[1, 2, 3]",
+     "y is the first element of xs"),
+    # rebound later: t ends as s in lower case
+    ("def f(s):\n    t = s.upper()\n    t = t.lower()\n    return t\n", "'aBc'", "t is s in lower case"),
+    # changed later: ys ends sorted from largest to smallest
+    ("def f(xs):\n    ys = sorted(xs)\n    ys.reverse()\n    return ys\n", "[1, 3, 2]",
+     "ys holds xs sorted from largest to smallest"),
+])
+def test_docstring_makes_no_claim_about_a_variable_changed_elsewhere(code, args, text) -> None:
+    """A docstring names no line: "t is s in lower case." reads as a statement about ``t``
+    in the function, and is true of ``t = s.upper()`` followed by ``t = t.lower()``, though
+    false right after the first line, where the check runs.  A docstring claim about a
+    variable is made only when one statement in the function binds or changes it."""
+    from codemorph.transforms.distractors import MisleadingDocstring
+    for seed in range(12):
+        try:
+            res = MisleadingDocstring(claims=3).apply(Program(code), seed, inputs=[args])
+        except NotApplicable:
+            continue
+        assert text not in [c.text for c in res.claims], res.source
+
+
+@pytest.mark.parametrize("code, args, text", [
+    # the second loop walks text from its last element to its first
+    ("def f(text):\n    a = ''\n    for c in text:\n        a += c\n    b = ''\n    for c in reversed(text):\n"
+     "        b += c\n    return a + b\n", "'abc'", "the loop walks text from its last element to its first"),
+    # the second loop stops as soon as i < n holds
+    ("def f(n):\n    i = 0\n    while i < n:\n        i += 2\n    while i >= n:\n        i -= 3\n    return i\n",
+     "5", "the loop stops as soon as i < n holds"),
+])
+def test_docstring_makes_no_loop_claim_when_the_function_has_another_loop(code, args, text) -> None:
+    """"The loop walks text from its last element to its first." names no loop: with a second
+    loop over ``reversed(text)`` it is true of the function, though false of the loop it was
+    made about.  A docstring's loop claim is made only of a function with one loop."""
+    from codemorph.transforms.distractors import MisleadingDocstring
+    for seed in range(12):
+        try:
+            res = MisleadingDocstring(claims=3).apply(Program(code), seed, inputs=[args])
+        except NotApplicable:
+            continue
+        assert text not in [c.text for c in res.claims], res.source
+
+
+def test_no_skips_the_first_element_claim_when_the_body_may_skip_it() -> None:
+    """"The loop skips the first element of xs." of a loop whose body starts with ``if first:
+    ... continue`` is what a reader takes the loop to do, though the loop visits the element:
+    the claim is made only of a body of plain statements (no ``if`` or other compound
+    statement, no ``continue``, ``pass`` or ``break``), which does the same with every element."""
+    from codemorph.transforms.distractors import MisleadingComment, MisleadingDocstring
+    code = ("def f(xs):\n    first = True\n    out = []\n    for x in xs:\n        if first:\n"
+            "            first = False\n            continue\n        out.append(x)\n    return out\n")
+    counted = ("def f(xs):\n    i = 0\n    out = []\n    for x in xs:\n        i += 1\n        if i > 1:\n"
+               "            out.append(x)\n    return out\n")
+    plain = "def f(xs):\n    out = []\n    for x in xs:\n        out.append(x)\n    return out\n"
+    made = {True: set(), False: set()}
+    for seed in range(12):
+        for src in (code, counted, plain):
+            for t in (MisleadingComment(count=None), MisleadingDocstring(claims=3)):
+                res = t.apply(Program(src), seed, inputs=["[3, 1, 2]"])
+                made[src == plain].update(c.text for c in res.claims)
+    assert "skips the first element of xs" not in made[False]
+    assert "the loop skips the first element of xs" not in made[False]
+    assert "skips the first element of xs" in made[True]
+
+
+def test_generate_writes_no_claim_that_holds_under_another_hash_seed(tmp_path, sandbox) -> None:
+    """``''.join(set(s)).find('b')`` on the row's ``'aa'`` (a one-element set) is the same
+    under every hash seed, but on ``misleading-io-comment``'s stated input ``'ab'`` it is 0
+    under half of them: ``# f('ab') == 0`` was shown false under the sandbox's seed only and
+    written, true for a harness with another ``PYTHONHASHSEED``.  A claim whose program or
+    input may see hash order must be false under every seed the hash check runs."""
+    from codemorph.jobs.generate import GenerateConfig, generate
+    code = "def f(s):\n    return ''.join(set(s)).find('b')\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "r", "code": code, "input": "'aa'", "output": "-1"}) + "\n")
+    stated = []
+    for seed in range(8):  # seed 6 stated f('ab') == 0
+        out = tmp_path / f"out{seed}.jsonl"
+        generate(src, out, GenerateConfig.from_transforms(("misleading-io-comment",), seed=seed))
+        stated += [json.loads(line)["code"].splitlines()[0] for line in out.read_text().splitlines()
+                   if json.loads(line)["id"] == "r:misleading-io-comment"]
+    assert stated, "no variant written"
+    for line in stated:
+        claim = line.split("# ", 1)[1]
+        call, value = claim.split(" == ")
+        args = call.removeprefix("f(").removesuffix(")")
+        seen = {sandbox.run_batch([ExecRequest(code, "f", args)], hash_seed=h)[0].value_repr for h in range(16)}
+        assert value not in seen, (line, seen)

@@ -23,7 +23,7 @@ def test_a_flagged_program_is_not_handed_to_crosshair(sb, tmp_path):
     src = f"import os\ndef f(x):\n    if x == 7:\n        os.system('echo hi > {target}')\n    return x + 1\n"
     r = crosshair_diff(sb, Program(src), Program(src.replace("x + 1", "1 + x")), "1", seconds=10)
     assert r.status == "unavailable"
-    assert r.reason == ("CrossHair is not run on a program that reads the process or its environment "
+    assert r.reason == ("CrossHair is not run on a program that uses the process or its environment "
                         "(os.system): its search process has fewer guards than the sandbox")
     assert not target.exists()
 

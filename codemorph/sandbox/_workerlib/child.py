@@ -94,22 +94,31 @@ _TAINT_WORDS = ("register", "signal", "addaudithook", "locale", "putenv", "unset
                 "sqlite3")
 
 
-def _refused_outcome(out):
+#: the note's words for a refusal after the run (``codemorph.jobs.generate`` looks for them)
+AFTER_RUN = "after the program returned, while its result was printed or compared with the expected output"
+
+
+def _refused_outcome(out, after_run=False):
     """Turn ``out`` into a ``"refused"`` outcome: the guard refused something the program
     asked for, so what it did next (caught the ``PermissionError`` and returned, raised it,
     raised something else) is an artifact of the sandbox, not of Python, and must never be
     compared or recorded as a program's behaviour.  The result and exception are dropped;
-    the note names the first refusal (and what the program did afterwards)."""
+    the note names the first refusal (and what the program did afterwards).  ``after_run``:
+    the refusal came once the run was over (the result's ``repr``, its comparison, or the
+    evaluation of the request's expected output, a text that is not the program's)."""
     status = out["status"]
     exc = out.get("exception")
-    if status == "returned":
-        then = "returned normally"
-    elif exc and status in ("raised", "bad-code", "bad-input"):
-        then = f"raised {exc.get('type')}"
-    else:
-        then = f"ended with status {status}"
     more = f"; {STATE.refused - 1} more refusal(s)" if STATE.refused > 1 else ""
-    detail = f"the sandbox refused {STATE.refused_what}{more}; the program then {then}"
+    if after_run:
+        detail = f"the sandbox refused {STATE.refused_what}{more} {AFTER_RUN}"
+    else:
+        if status == "returned":
+            then = "returned normally"
+        elif exc and status in ("raised", "bad-code", "bad-input"):
+            then = f"raised {exc.get('type')}"
+        else:
+            then = f"ended with status {status}"
+        detail = f"the sandbox refused {STATE.refused_what}{more}; the program then {then}"
     out["note"] = f"{detail}; {out['note']}" if out.get("note") else detail
     out["status"] = "refused"
     for k in ("value_repr", "fingerprint", "exception", "args_fingerprint", "output_matches", "repr_error",
@@ -706,7 +715,7 @@ class _Child:
         self.progress(1)
         self.post(i, out, value, call_args, expected, g, script, timeout, verbatim=kind == "stdin")
         if STATE.refused and out["status"] != "refused":  # e.g. the result's __repr__ opened a socket
-            _refused_outcome(out)
+            _refused_outcome(out, after_run=True)
         text, truncated = self.read_output()
         out["stdout"] = text
         if truncated and out["status"] in ("returned", "raised", "bad-code", "bad-input"):

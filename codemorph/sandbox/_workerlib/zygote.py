@@ -44,6 +44,10 @@ class Zygote:
         os.dup2(devnull, 1)
         os.close(devnull)
         self.pid = os.getpid()
+        #: the host process that started this zygote: when it ends (even by SIGKILL) the
+        #: zygote is handed to another parent, which :meth:`watch` notices (see
+        #: :meth:`end_if_orphaned`); an idle zygote ends when its stdin reaches end of file
+        self.host = os.getppid()
         self.root = os.getcwd()
         #: every batch's work directory: made afresh (empty) for the batch, removed after
         #: it; its path is the same for every batch, so what depends on it only (``TMPDIR``,
@@ -182,6 +186,21 @@ class Zygote:
         except ChildProcessError:
             return None
 
+    def end_if_orphaned(self, pid):
+        """End the zygote (and the child ``pid`` running a program) when its host process
+        has ended: a host killed by ``SIGKILL`` cannot close its sandbox, and its pipe
+        closing is seen only between batches, while a child may run up to its time limit.
+        ``PR_SET_PDEATHSIG`` is no help here: it follows the host *thread* that started the
+        zygote (a thread of a pool that ends long before the host), so the zygote checks its
+        parent instead, at each of :meth:`watch`'s looks (every ``POLL_MAX`` s at most)."""
+        if os.getppid() == self.host:
+            return
+        self.kill(pid)
+        self.reap(pid)
+        os.chdir("/")
+        shutil.rmtree(self.root, ignore_errors=True)  # no host is left to remove it
+        os._exit(0)
+
     def watch(self, pid, pidfd, rfd, ack_w, bid, reqs, i, limits, mark, started=None):
         """Relay the child's outcomes to the host until the batch is done or the child dies
         or stalls; returns the index of the first request still to run.
@@ -281,6 +300,7 @@ class Zygote:
 
         waitables = [pidfd] if pidfd is not None else [rfd]
         while True:
+            self.end_if_orphaned(pid)
             now = mono()
             if now >= deadline:
                 drain()

@@ -223,6 +223,15 @@ class StatementRewrite(SiteChoice, Transform):
         raise NotImplementedError
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
+        found, sites = self._found_sites(module, ctx)
+        return module.visit(ReplaceStatements(ctx, self.choose(ctx, sites), self._make_for(found)))
+
+    def _found_sites(self, module: cst.Module, ctx: RewriteContext) -> tuple[Collect, list[cst.CSTNode]]:
+        """The module's statements (:class:`Collect`) and the sites among them.
+
+        Raises:
+            NotApplicable: no site, or the module has a line this family cannot rewrite
+                around (:func:`refuse_line_hazards`)."""
         if self._keyword not in ctx.program.source:  # quick exit (the common case)
             raise NotApplicable(self._nothing)
         found = Collect()
@@ -231,7 +240,7 @@ class StatementRewrite(SiteChoice, Transform):
         if not sites:
             raise NotApplicable(self._nothing)
         refuse_line_hazards(module)
-        return module.visit(ReplaceStatements(ctx, self.choose(ctx, sites), self._make_for(found)))
+        return found, sites
 
     def _make_for(self, found: Collect):
         """The ``make(original, updated)`` used on this program's sites (``_make``; a

@@ -5,11 +5,11 @@
 from __future__ import annotations
 
 import libcst as cst
-from codemorph.engine import NotApplicable, RewriteContext
+from codemorph.engine import RewriteContext
 from codemorph.transforms.branches.conditions import source_of
 from codemorph.transforms.branches.statements import (
     Collect, ReplaceStatements, StatementRewrite, assigned_name, comment_lines, comments_in, make_elif,
-    nested_inner, refuse_line_hazards, with_value, without_parentheses,
+    nested_inner, with_value, without_parentheses,
 )
 
 __all__ = ["TernaryToIf"]
@@ -123,14 +123,7 @@ class TernaryToIf(StatementRewrite):
         """As :meth:`StatementRewrite.rewrite`; then an ``else:`` block whose only statement
         became an ``if`` statement is written as ``elif`` (``else: c = a if d else b`` gives
         ``elif d: c = a`` / ``else: c = b``, as people write it, never ``else:`` / ``if d:``)."""
-        if self._keyword not in ctx.program.source:
-            raise NotApplicable(self._nothing)
-        found = Collect()
-        module.visit(found)
-        sites = self._sites(found, ctx)
-        if not sites:
-            raise NotApplicable(self._nothing)
-        refuse_line_hazards(module)
+        found, sites = self._found_sites(module, ctx)
         make = self._make_for(found)
         made: set[int] = set()
 

@@ -10,14 +10,23 @@ from codemorph.authoring.facts import finalisation_hazard
 from codemorph.transforms.deadcode.blocks import bound_at
 from codemorph.transforms.deadcode.positions import InsertStatements, choose_position, observed_int_locals
 
-__all__ = ["STORE_LITERALS", "STORE_INT_TEMPLATES", "DeadStore"]
+__all__ = ["STORE_LITERALS", "LITERAL_NAMES", "STORE_INT_TEMPLATES", "DeadStore"]
 
 
-_STORE_HINTS = {"literal": ("marker", "last", "state", "flag", "default"), "copy": ("prev", "snapshot", "saved", "orig"),
-                "pair": ("pair", "both", "key_pair"), "int": ("offset", "size", "bound", "width")}
+_STORE_HINTS = {"copy": ("prev", "snapshot", "saved", "orig"), "pair": ("pair", "both"),
+                "int": ("offset", "size", "bound", "width")}
 
 #: Literal values a dead store may assign (can never raise).
 STORE_LITERALS: tuple[str, ...] = ("0", "1", "-1", "None", "''", "[]", "()", "{}", "True", "False", "'done'")
+
+#: The names a dead store of each literal may get: names that fit the value (no ``marker =
+#: {}``, ``flag = 0`` or ``flag = 'done'``, which CRUXEval variants had).
+LITERAL_NAMES: dict[str, tuple[str, ...]] = {
+    "0": ("count", "total"), "1": ("step", "count"), "-1": ("last_index", "found_at"),
+    "None": ("prev", "result", "last"), "''": ("prefix", "buffer"), "[]": ("seen", "pending"),
+    "()": ("state",), "{}": ("cache", "counts"), "True": ("found", "changed"), "False": ("found", "done"),
+    "'done'": ("status",),
+}
 
 #: Arithmetic templates over ``{n}``, a local observed only as ``int``: linear (no
 #: division, no power, no shift), so they cannot raise and cost time linear in the size of
@@ -30,7 +39,8 @@ class DeadStore(Transform):
 
     At a statement position inside a function (chosen as for ``dead-code``), one of:
 
-    * a literal (``prev = 0``, ``saved = []``, ...: :data:`STORE_LITERALS`);
+    * a literal (``count = 0``, ``seen = []``, ``found = False`` ...: :data:`STORE_LITERALS`,
+      named as :data:`LITERAL_NAMES` says);
     * a copy of a local bound at that point on every path (``snapshot = text``), or a
       tuple of two such locals (``pair = (a, b)``) -- only when the program cannot observe
       that the object now lives until the function returns (no ``__del__``, ``weakref``,
@@ -80,7 +90,10 @@ class DeadStore(Transform):
             value = f"({a}, {b})"
         else:
             value = ctx.rng.choice(STORE_INT_TEMPLATES).format(n=ctx.rng.choice(ints))
-        target = ctx.fresh_name(ctx.rng.choice(_STORE_HINTS[kind]))
+        hints = LITERAL_NAMES[value] if kind == "literal" else _STORE_HINTS[kind]
+        # a name the program leaves free, before a numbered one (``count_1``)
+        free = [h for h in hints if ctx.is_free(h)]
+        target = ctx.fresh_name(ctx.rng.choice(free or hints))
         stmt = cst.parse_statement(f"{target} = {value}\n")
         ctx.record(site.anchor, f"dead store `{target} = {value}` inserted in {site.func.name.value}()")
         return module.visit(InsertStatements(site.suite, site.index, [stmt]))

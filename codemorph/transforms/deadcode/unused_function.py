@@ -50,12 +50,31 @@ GLOBALS_HAZARDS: frozenset[str] = frozenset({
 })
 
 
+def _after_header(body: list) -> int:
+    """The index of the first statement of ``body`` after the module docstring and the
+    import statements that open the module."""
+    at = 0
+    for i, stmt in enumerate(body):
+        small = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else []
+        if small and all(isinstance(x, (cst.Import, cst.ImportFrom)) for x in small):
+            at = i + 1
+        elif i == 0 and small and isinstance(small[0], cst.Expr) \
+                and isinstance(small[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+            at = 1
+        else:
+            break
+    return at
+
+
 class UnusedFunction(Transform):
     """Insert a plausible module-level helper function that is never called.
 
     The helper (:data:`HELPER_TEMPLATES`, e.g. ``def dedupe(items): ...``) gets a fresh
     name (spelled nowhere in the program) and goes before a top-level ``def``/``class``
-    or at the end of the module (position chosen with ``ctx.rng``).  Defining it only binds
+    or at the end of the module when a ``def``/``class`` ends it (position chosen with
+    ``ctx.rng``); never after module code (a script's statements, a main guard) nor next to a
+    read-only harness (``class Test``): a module without another place gets it after its
+    docstring and imports, before its code.  Defining it only binds
     that new global: it has no decorators, and its defaults are literals.
 
     Refused when the program could see the new global: it spells any of
@@ -87,8 +106,17 @@ class UnusedFunction(Transform):
         if found:
             raise NotApplicable(f"program may observe a new global or its line numbers ({', '.join(found)})")
         body = list(module.body)
-        positions = [i for i, s in enumerate(body) if isinstance(s, (cst.FunctionDef, cst.ClassDef))]
-        positions.append(len(body))
+        defs = [isinstance(s, (cst.FunctionDef, cst.ClassDef)) for s in body]
+        # never next to a read-only harness (``class Test`` is put back as written, blank
+        # lines included, and a helper after the tests reads as part of them)
+        harness = [d and s.name.value in ctx.read_only for d, s in zip(defs, body)]
+        positions = [i for i, d in enumerate(defs) if d and not harness[i]]
+        # the end of the module only right after a def or class: never after module code (a
+        # script's reading and printing, a main guard), where no person puts a helper
+        if not body or (defs[-1] and not harness[-1]):
+            positions.append(len(body))
+        if not positions:  # a script without a def: before its code, after its docstring and imports
+            positions.append(_after_header(body))
         index = ctx.rng.choice(positions)
         template = ctx.rng.choice(HELPER_TEMPLATES)
         # outside the harness contract the module may be imported: a private name stays out
@@ -110,7 +138,9 @@ class UnusedFunction(Transform):
             new_body.append(following)
             new_body += body[index + 1:]
             anchor: cst.CSTNode = body[index]
-            where = f"before {getattr(body[index], 'name').value}"
+            following_name = getattr(body[index], "name", None)
+            where = f"before {following_name.value}" if isinstance(following_name, cst.Name) \
+                else "before the module's code"
         else:
             anchor = body[-1] if body else module
             where = "at the end of the module"

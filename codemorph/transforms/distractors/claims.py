@@ -22,7 +22,7 @@ __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
     "statement_lies", "header_lies", "else_lie", "Check", "Lie", "REACHED", "CHECK_PREFIX",
     "CommentSites", "comment_text_ok", "states_output", "make_comment", "dynamic_getattr",
-    "check_hazards", "same_ast",
+    "check_hazards", "same_ast", "PURE_METHODS",
 ]
 
 
@@ -223,7 +223,7 @@ _PURE_CALLS = frozenset({"len", "sorted", "reversed", "max", "min", "sum", "set"
                          "abs", "bool", "range", "enumerate", "zip", "dict", "float", "round", "ord", "chr",
                          "frozenset", "repr"})
 #: methods a check may call again (of strings, lists, dicts: none changes its receiver)
-_PURE_METHODS = frozenset({
+PURE_METHODS = frozenset({
     "upper", "lower", "swapcase", "strip", "lstrip", "rstrip", "capitalize", "title", "casefold", "startswith",
     "endswith", "keys", "values", "items", "copy", "split", "rsplit", "splitlines", "replace", "join", "count",
     "find", "rfind", "index", "rindex", "isdigit", "isalpha", "isnumeric", "isdecimal", "isupper", "islower",
@@ -237,7 +237,7 @@ _IMPURE_NODES = (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.SetComp, cst.Di
 def _pure(node: cst.CSTNode, shadowed: frozenset[str]) -> bool:
     """Whether evaluating ``node`` again in a check changes nothing: names, literals,
     operators, subscripts, attributes and calls of :data:`_PURE_CALLS` (not rebound by the
-    program) and :data:`_PURE_METHODS` only."""
+    program) and :data:`PURE_METHODS` only."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         n = stack.pop()
@@ -249,7 +249,7 @@ def _pure(node: cst.CSTNode, shadowed: frozenset[str]) -> bool:
                 if f.value not in _PURE_CALLS or f.value in shadowed:
                     return False
             elif isinstance(f, cst.Attribute):
-                if f.attr.value not in _PURE_METHODS:
+                if f.attr.value not in PURE_METHODS:
                     return False
                 stack.append(f.value)
             else:
@@ -446,9 +446,11 @@ def _call_claims(subject: str, call: cst.Call, shadowed: frozenset[str], c: _Ctx
             exargs = [None]
         plain = ex is not None and all(e is not None for e in exargs)
         if meth == "copy":
-            # not "d is the very same object as d" (``d = d.copy()``); never the same object
+            # not "d is the very same object as d" (``d = d.copy()``); a new object, except
+            # ``frozenset.copy()``, which returns the frozenset itself: checked by identity
             if not args and obj != subject:
-                out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(REACHED)))
+                test = None if v is None or ex is None else f"{v} is not {ex}"
+                out.append((_STR_METHOD_LIES[meth].format(s=subject, x=obj), c.check(test)))
         elif meth in _STR_METHOD_CLAIMED and not args:
             # a dict view never equals a list: compare the list it walks
             value = f"{_B}.list({v})" if meth in ("keys", "values", "items") else v
@@ -604,8 +606,12 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
             test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {_B}.sorted({ex})"
             out.append((f"leaves {obj} sorted", c.check(test)))
         elif meth == "extend" and len(args) == 1 and first:
-            # ``extend`` never adds its argument itself: false by construction
-            out.append((f"{first} is added to {obj} as one element", Check("before", REACHED)))
+            # ``extend`` adds the argument's items, not the argument, except that the one item
+            # of a one-character string is that string (``out.extend(c)`` in a loop over a
+            # string): checked before the line on the argument
+            ea = c.expr(args[0])
+            test = None if ea is None else f"not {_B}.isinstance({ea}, {_B}.str) or {_B}.len({ea}) != 1"
+            out.append((f"{first} is added to {obj} as one element", c.check(test, "before")))
         elif meth == "clear" and not call.args:
             test = None if ex is None else f"{_B}.len({ex}) != 1"
             out.append((f"removes the last element of {obj}", c.check(test, "before")))
@@ -694,8 +700,26 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
             return [(text, c.check(test))]
     if isinstance(it, cst.Tuple) and not it.lpar:
         x = f"({x})"  # ``for d in a, b, c:`` walks (a, b, c), not "a, b, c from its last element"
-    return [(f"walks {x} from its last element to its first", c.check(_palindrome_test(c.expr(it)))),
-            (f"skips the first element of {x}", ran)]
+    out = [(f"walks {x} from its last element to its first", c.check(_palindrome_test(c.expr(it))))]
+    if _first_runs_always(node):
+        # not of a body that may pass over an element (``if first: first = False; continue``):
+        # a reader takes such a loop to skip its first element, though it visits it; only of
+        # a body of plain statements
+        out.append((f"skips the first element of {x}", ran))
+    return out
+
+
+def _first_runs_always(node: cst.For) -> bool:
+    """Whether the loop's body does the same with every element: only plain statements (no
+    ``if`` or other compound statement, which may pass over the first element: ``i += 1``
+    then ``if i > 1: out.append(x)``), none of them ``continue``, ``break``, ``pass``,
+    ``return`` or ``raise``."""
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock) or not body.body:
+        return False
+    return all(isinstance(line, cst.SimpleStatementLine) and not any(
+        isinstance(s, (cst.Continue, cst.Break, cst.Pass, cst.Return, cst.Raise)) for s in line.body)
+        for line in body.body)
 
 
 #: a comparison operator's negation as a person writes it (``x < 0`` -> ``x >= 0``): the

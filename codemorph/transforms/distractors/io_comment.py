@@ -170,7 +170,7 @@ class MisleadingIOComment(Transform):
 
     name = "misleading-io-comment"
     family = "distractors"
-    description = "comment a wrong output for an input near the row's on the def line (shown wrong by execution)"
+    description = "Comment a wrong output for an input near the row's on the def line (shown wrong by execution)."
     preconditions = ("the program does not read its own source", "the row's recorded output is known",
                      "the stated input differs from the row's",
                      "the stated output shown wrong by execution on the stated input", "AST (with positions) unchanged")

@@ -13,10 +13,10 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, DOC_HAZARDS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip, statement_lies,
-    states_output,
+    CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip,
+    statement_lies, states_output,
 )
-from codemorph.transforms.distractors.misleading_comment import checkable, claim_check
+from codemorph.transforms.distractors.misleading_comment import checkable, claim_checks
 
 __all__ = ["MisleadingDocstring"]
 
@@ -97,6 +97,61 @@ class _DocClaims(cst.CSTVisitor):
             self.lines.setdefault(c, (node, Check("before", REACHED)))
 
 
+def _loops(source: str, entry: str) -> int:
+    """How many ``for`` and ``while`` statements the entry function ``entry`` of ``source``
+    has (nested functions included)."""
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == entry:
+            return sum(isinstance(n, (ast.For, ast.AsyncFor, ast.While)) for n in ast.walk(stmt))
+    return 0
+
+
+def _change_sites(source: str, entry: str) -> tuple[dict[str, int], set[str]]:
+    """For each name, how many places in the body of the entry function ``entry`` of
+    ``source`` bind it (an assignment of anything but a literal, a loop target, ``del``, a
+    nested function's parameter...) or may change the object it holds (a call of a method not in the checks'
+    pure ones, an assignment to an item or an attribute of it), nested functions included;
+    and the entry function's parameters."""
+    counts: dict[str, int] = {}
+    fn = None
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == entry:
+            fn = stmt
+    if fn is None:
+        return counts, set()
+
+    def add(name: str) -> None:
+        counts[name] = counts.get(name, 0) + 1
+
+    a = fn.args
+    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]}
+    # ``count = 0``, ``out = []``: a literal equals no claimed value but by chance (and then
+    # the check at the claim's line sees it), so an accumulator's start is no second binding
+    literal: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign):
+            try:
+                ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                continue
+            literal.update(id(t) for t in node.targets if isinstance(t, ast.Name))
+    for node in ast.walk(fn):
+        if node is fn or id(node) in literal:
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            add(node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name):
+            add(node.value.id)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.attr not in PURE_METHODS:
+            add(node.func.value.id)
+        elif isinstance(node, ast.arg) and not any(node is p for p in a.posonlyargs + a.args + a.kwonlyargs) \
+                and node is not a.vararg and node is not a.kwarg:
+            add(node.arg)
+    return counts, params
+
+
 def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
     """``text`` as a sentence: capitalised (unless it starts with an identifier of the
     program, in ``keep``, whose case matters) and ending with a period."""
@@ -149,7 +204,7 @@ class MisleadingDocstring(Transform):
     uses_runtime_types = True
     name = "misleading-docstring"
     family = "distractors"
-    description = "give the entry function a docstring of plausible but wrong statements"
+    description = "Give the entry function a docstring of plausible but wrong statements."
     preconditions = ("the program never reads __doc__", "AST unchanged apart from the docstring")
 
     def __init__(self, claims: int = 2) -> None:
@@ -190,7 +245,26 @@ class MisleadingDocstring(Transform):
             return _doc_safe(c) and (can_check or not ctx.inputs or v.lines[c][1].by_construction)
 
         returns = [c for c in v.returns if made(c) and not states_output(c, ctx.outputs)]
-        others = [(who, c) for who, c in v.others if made(c)]
+        # a docstring names no line: "t is s in lower case." is read of ``t`` in the whole
+        # function, and is true when a later ``t = t.lower()`` (or ``ys.reverse()`` after
+        # ``ys = sorted(xs)``) makes it so, though the check, right after the claim's line,
+        # shows it false; so a variable changed by another statement gets no claim
+        # (a parameter counts as a binding for a claim about an assignment's value, not for
+        # one about what a call statement does to it: ``arr.reverse()`` "leaves arr sorted")
+        sites, params = _change_sites(ctx.program.source, ctx.entry_point)
+
+        def alone(who: str | None, c: str) -> bool:
+            node = v.lines[c][0]
+            if who is None or isinstance(node, cst.For):
+                return True
+            binds = isinstance(node, cst.SimpleStatementLine) and isinstance(node.body[0], (cst.Assign, cst.AugAssign))
+            return sites.get(who, 0) + (binds and who in params) <= 1
+
+        # "The loop walks text from its last element to its first." names no loop either: a
+        # second loop (over ``reversed(text)``) can make it true of the function
+        one_loop = _loops(ctx.program.source, ctx.entry_point) == 1
+        others = [(who, c) for who, c in v.others if made(c) and alone(who, c)
+                  and (one_loop or not isinstance(v.lines[c][0], (cst.For, cst.While)))]
         params = self._param_claims(entry, index, ctx)
         if not returns and not others and not params:
             raise NotApplicable("no wrong claim is known for the entry function's code")
@@ -252,9 +326,9 @@ class MisleadingDocstring(Transform):
             body.insert(0, doc_stmt)
             ctx.record(entry, "docstring added: " + summary)
         if can_check:
-            for claim in return_claims + summary_claims + extra:
-                node, check = v.lines[claim]
-                ctx.claim(claim_check(module, ctx, node, check, claim))
+            stated = return_claims + summary_claims + extra
+            for claim in claim_checks(module, ctx, [(*v.lines[c], c) for c in stated]):
+                ctx.claim(claim)
         new_entry = entry.with_changes(body=entry.body.with_changes(body=body))
         new = module.with_changes(body=[new_entry if s is entry else s for s in module.body])
         self._check(ctx.program.source, new.code, ctx.entry_point, text)

@@ -52,7 +52,7 @@ class MisleadingPrint(Transform):
     needs_runtime_types = True
     name = "misleading-print"
     family = "distractors"
-    description = "insert print statements stating a wrong intermediate value (stdout gains only those lines)"
+    description = "Insert print statements stating a wrong intermediate value (stdout gains only those lines)."
     preconditions = ("the program never sees or redirects stdout", "observed types of the locals",
                      "each printed value shown wrong by execution")
 

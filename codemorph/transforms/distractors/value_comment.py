@@ -41,7 +41,7 @@ class MisleadingValueComment(Transform):
     needs_runtime_types = True
     name = "misleading-value-comment"
     family = "distractors"
-    description = "add end-of-line comments stating a wrong value of a local, shown wrong by execution"
+    description = "Add end-of-line comments stating a wrong value of a local, shown wrong by execution."
     preconditions = ("the program does not read its own source", "observed types of the locals",
                      "each stated value shown wrong by execution", "AST (with positions) unchanged")
 

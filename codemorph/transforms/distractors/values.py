@@ -32,7 +32,7 @@ from codemorph.authoring.facts import is_generator_function
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.syntax import reads_a_variable
 
-__all__ = ["ValueSite", "value_sites", "computed_value", "insert_after", "probe_source", "site_claim", "PROBE_MESSAGE"]
+__all__ = ["ValueSite", "value_sites", "computed_value", "insert_after", "BlockTransformer", "probe_source", "site_claim", "PROBE_MESSAGE"]
 
 _LEN_TYPES = ("str", "list", "tuple", "dict")
 #: the message of a probe's exception
@@ -220,11 +220,24 @@ def value_sites(module: cst.Module, ctx: RewriteContext, *, loops: bool = True) 
     return out
 
 
+class BlockTransformer(cst.CSTTransformer):
+    """A transformer that changes indented blocks only (their ``leave_IndentedBlock``): it
+    does not go into simple statement lines and expressions, which hold no indented block,
+    and the nodes it does not change are kept as they are (``reuse_unchanged_nodes``, see
+    :mod:`codemorph.engine.visiting`): the same tree as libcst's full traversal, at a
+    fraction of its cost (a probe program is built per claim)."""
+
+    reuse_unchanged_nodes = True
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return not isinstance(node, (cst.SimpleStatementLine, cst.BaseExpression))
+
+
 def insert_after(module: cst.Module, extra: dict[int, list[cst.BaseStatement]]) -> cst.Module:
     """``module`` with the statements ``extra[id(node)]`` inserted right after each
     statement ``node`` (nodes of ``module``, in indented blocks)."""
 
-    class Insert(cst.CSTTransformer):
+    class Insert(BlockTransformer):
         def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
             if not any(id(s) in extra for s in original.body):
                 return updated

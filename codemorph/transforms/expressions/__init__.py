@@ -4,7 +4,7 @@
   commutative *for the operand types observed at run time*;
 * ``expand-augassign`` (:class:`ExpandAugAssign`): ``x += e`` -> ``x = x + e`` (parentheses
   only where precedence needs them) for names that only ever hold immutable values;
-* ``unfold-constant`` (:class:`UnfoldConstant`): ``60`` -> ``3 * 20``, ``1024`` ->
+* ``unfold-constant`` (:class:`UnfoldConstant`): ``3600`` -> ``60 * 60``, ``1024`` ->
   ``2 ** 10``, ``'---'`` -> ``'-' * 3``, a program's own constant or ``len('...')``; else
   one literal made a named module constant (``LIMIT = 5``; never ``STEP = 1``).
 

@@ -121,7 +121,8 @@ class ExpandAugAssign(SiteChoice, Transform):
     (``a[i()] += 1`` evaluates ``a`` and ``i()`` once; the expansion would evaluate them
     twice).  ``e`` is parenthesised only where precedence needs it (``x -= a - b`` ->
     ``x = x - (a - b)``, ``x -= a * b`` -> ``x = x - a * b``, ``x *= -1`` -> ``x = x * -1``),
-    and the new operator is spaced as the ``op=`` was (``i+=1`` -> ``i=i+1``).
+    and the new operator is spaced as the ``op=`` was (``i+=1`` -> ``i=i+1``), the ``=`` on both
+    sides when the ``op=`` was on either (``price *=.85`` -> ``price = price *.85``).
 
     The target must be a simple name local to the enclosing function (observed at run
     time), not declared ``global``/``nonlocal``, in a statement alone on its line (the value
@@ -140,7 +141,7 @@ class ExpandAugAssign(SiteChoice, Transform):
 
     name = "expand-augassign"
     family = "expressions"
-    description = "x += e -> x = x + e for names observed to hold only immutable values"
+    description = "Expand x += e to x = x + e for names observed to hold only immutable values."
     preconditions = ("target is a local name", "every observed type of the target is immutable")
     needs_runtime_types = True
 
@@ -164,9 +165,14 @@ class ExpandAugAssign(SiteChoice, Transform):
             binop = binop.with_changes(whitespace_before=op.whitespace_before, whitespace_after=op.whitespace_after)
             value = cst.BinaryOperation(left=updated.target.with_changes(lpar=[], rpar=[]), operator=binop,
                                         right=_parenthesise(updated.value, binop))
+            # ``=`` spaced on both sides when the author spaced either side of ``op=``
+            # (``price *=.85`` -> ``price = price *.85``, never ``price =price *.85``)
+            spaced = any(not isinstance(w, cst.SimpleWhitespace) or w.value
+                         for w in (op.whitespace_before, op.whitespace_after))
+            space = cst.SimpleWhitespace(" " if spaced else "")
             return cst.Assign(targets=[cst.AssignTarget(target=updated.target,
-                                                        whitespace_before_equal=op.whitespace_before,
-                                                        whitespace_after_equal=op.whitespace_after)],
+                                                        whitespace_before_equal=space,
+                                                        whitespace_after_equal=space)],
                               value=value, semicolon=updated.semicolon)
 
         return module.visit(ReplaceNodes([n for n, _ in chosen], expand))

@@ -79,6 +79,10 @@ class _SwapCandidates(cst.CSTVisitor):
             self.reasons.append(f"swapping {code_of(left)} {op} {code_of(right)} would put the literal on the "
                                 f"left of {op}, a form people do not write")
             return
+        if op == "*" and self._parallel_product(node, left, right):
+            self.reasons.append(f"{code_of(left)} * {code_of(right)} is written like another product of its "
+                                f"statement (swapping one would break the parallel)")
+            return
         if op == "+" and self._slice_from(node, left):
             self.reasons.append(f"{code_of(left)} + {code_of(right)} ends a slice that starts at {code_of(left)} "
                                 f"(xs[{code_of(left)}:{code_of(left)} + {code_of(right)}] is the form people write)")
@@ -96,6 +100,38 @@ class _SwapCandidates(cst.CSTVisitor):
         parent = self.index.parents.get(node)
         return isinstance(parent, cst.Slice) and parent.upper is node and parent.lower is not None \
             and code_of(parent.lower).strip() == code_of(left).strip()
+
+    def _parallel_product(self, node: cst.BinaryOperation, left: cst.BaseExpression,
+                          right: cst.BaseExpression) -> bool:
+        """Whether ``node`` (``k * a`` or ``a * k``, ``k`` a literal) shares its statement
+        (a compound statement's header only) with another product of ``k`` on the same side
+        that is no site (its other operand is no name): ``ln[3 * i:3 * (i + 1)]`` keeps both
+        ``3 *``, while both products of ``text[i * 3:i * 3 + 3]`` are swapped."""
+        if literal_type(left) is not None:
+            side, literal = "left", code_of(left).strip()
+        elif literal_type(right) is not None:
+            side, literal = "right", code_of(right).strip()
+        else:
+            return False
+        prev: cst.CSTNode = node
+        parent = self.index.parents.get(node)
+        while parent is not None and not isinstance(parent, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            prev, parent = parent, self.index.parents.get(parent)
+        root = parent if isinstance(parent, cst.BaseSmallStatement) else prev
+        found = False
+
+        class _Products(cst.CSTVisitor):
+            def visit_BinaryOperation(self, other: cst.BinaryOperation) -> None:
+                nonlocal found
+                if other is not node and isinstance(other.operator, cst.Multiply):
+                    operand, rest = (other.left, other.right) if side == "left" else (other.right, other.left)
+                    # a product of the literal and a name is swapped too (``text[i * 3:i * 3 + 3]``)
+                    if literal_type(operand) is not None and code_of(operand).strip() == literal \
+                            and not isinstance(rest, cst.Name):
+                        found = True
+
+        root.visit(_Products())
+        return found
 
     def _token_clash(self, node, left, right) -> str | None:
         """Whether swapping would glue an operand to a neighbouring token (``return(x)+1``
@@ -140,7 +176,8 @@ class SwapOperands(SiteChoice, Transform):
     is read, whose every observed type is allowed.  Natural forms only: a literal is never
     moved to the left of ``+ & | ^`` (``n + 1`` stays, no ``1 + n`` / ``range(1, 1 + n)``;
     ``1 + n`` becomes ``n + 1``); ``n * 2`` -> ``2 * n`` is kept, a form people write; a
-    slice's end that adds to its start stays (``xs[i:i + k]``, never ``xs[i:k + i]``).
+    slice's end that adds to its start stays (``xs[i:i + k]``, never ``xs[i:k + i]``), and so
+    does a product written like another of its statement (``ln[3 * i:3 * (i + 1)]``).
 
     * ``+ * & | ^``: ``int`` and ``bool`` only.  Never ``str``/``list``/``tuple`` (``+`` and
       ``*`` are not commutative), never sets (``a | b`` keeps the *first* operand's element
@@ -175,7 +212,7 @@ class SwapOperands(SiteChoice, Transform):
 
     name = "swap-operands"
     family = "expressions"
-    description = "swap operands of commutative operators (types observed at run time)"
+    description = "Swap operands of commutative operators (types observed at run time)."
     preconditions = ("operands are literals or locals observed only with allowed types",
                      "operators + * & | ^ on int/bool",
                      "no literal moved to the left of + & | ^")

@@ -1,5 +1,5 @@
 """``unfold-constant``: a literal written as an expression a person might write --
-``60`` -> ``3 * 20``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
+``3600`` -> ``60 * 60``, ``1024`` -> ``2 ** 10``, ``'---'`` -> ``'-' * 3``, ``3`` ->
 ``len('abc')`` where the 3 is the length of that text (``s.startswith('abc')`` ...
 ``s[len('abc'):]``), a module constant the program defines, or else a named module
 constant for every use of one literal in its function (``LIMIT = 5`` ... ``len(w) >
@@ -20,7 +20,7 @@ from codemorph.authoring.scopes import FunctionIndex
 from codemorph.authoring.sites import SiteChoice
 from codemorph.transforms.expressions.common import ReplaceNodes, bound_anywhere, summarise
 
-__all__ = ["UnfoldConstant", "natural_forms", "role_name", "nameable", "PLAIN_INTS"]
+__all__ = ["UnfoldConstant", "natural_forms", "TIME_PRODUCTS", "role_name", "nameable", "PLAIN_INTS"]
 
 #: identifiers of code that can see a module's global names (a new constant is visible to it)
 GLOBALS_HAZARDS = frozenset({*DYNAMIC_SCOPE_BUILTINS, "__dict__", "__globals__", "modules", "__getattr__",
@@ -46,31 +46,37 @@ def _decimal(node: cst.Integer) -> bool:
     return node.value.isdigit() and (node.value == "0" or not node.value.startswith("0"))
 
 
+#: numbers people write as a product of time units: seconds in an hour, a day, a week;
+#: minutes in a day
+TIME_PRODUCTS: dict[int, str] = {3600: "60 * 60", 1440: "24 * 60", 86400: "24 * 60 * 60",
+                                 604800: "7 * 24 * 60 * 60"}
+
+
 def natural_forms(value: int) -> list[tuple[str, str]]:
     """The arithmetic forms a person writes for the int ``value``, as ``(text, level)``
     pairs, ``level`` being ``"power"`` or ``"term"`` (its precedence): a power of two from
-    16 up as ``2 ** k``, a power of ten from 100 up as ``10 ** k``, any other number from
-    12 up that is a product ``a * b`` of two factors from 2 to 100 (``a <= b``; every such
-    pair).  Empty for smaller numbers, primes, negative numbers and numbers with only
-    large factors (``6174 = 2 * 3087``)."""
+    256 up as ``2 ** k`` (``2 ** 8``, ``2 ** 10``, ``2 ** 32``), a power of ten from 1000 up
+    as ``10 ** k`` (``10 ** 9``), and the products of time units of :data:`TIME_PRODUCTS`
+    (``3600`` -> ``60 * 60``).  Empty for every other number: no ``2 ** 4`` for 16, no
+    ``10 ** 2`` for 100, no ``6 * 7`` for 42 or ``38 * 50`` for 1900 (a product of two
+    factors that mean nothing together is what no person writes)."""
     out: list[tuple[str, str]] = []
-    if value >= 16 and value == 1 << (value.bit_length() - 1):
+    if value >= 256 and value == 1 << (value.bit_length() - 1):
         out.append((f"2 ** {value.bit_length() - 1}", "power"))
     t, p = value, 0
     while t and t % 10 == 0:
         t, p = t // 10, p + 1
-    if t == 1 and p >= 2:
+    if t == 1 and p >= 3:
         out.append((f"10 ** {p}", "power"))
-    if out or value < 12:
-        return out
-    return [(f"{a} * {value // a}", "term") for a in range(2, 101)
-            if value % a == 0 and a <= value // a <= 100]
+    if value in TIME_PRODUCTS:
+        out.append((TIME_PRODUCTS[value], "term"))
+    return out
 
 
 def _repeat_form(value: str | bytes, node: cst.SimpleString) -> str | None:
-    """``'-' * 3`` for ``'---'`` (one repeated character, 2+ times; the literal's prefix
-    and quote kept), else ``None``."""
-    if len(value) < 2 or len(set(value)) != 1:
+    """``'-' * 3`` for ``'---'`` (one repeated character, 3+ times; the literal's prefix
+    and quote kept), else ``None`` (``'  '`` stays: no ``' ' * 2``)."""
+    if len(value) < 3 or len(set(value)) != 1:
         return None
     body = node.value[len(node.prefix) + len(node.quote):-len(node.quote)]
     if len(body) != len(value) or "\\" in body:  # escapes: spell the character as written only
@@ -521,10 +527,12 @@ class UnfoldConstant(SiteChoice, Transform):
 
     Natural forms, used at every site that has one (``which="all"``, the default):
 
-    * an int with factors: a power of two from 16 up as ``2 ** k`` (``1024`` -> ``2 ** 10``),
-      a power of ten from 100 up as ``10 ** k``, another number from 12 up with two factors
-      from 2 to 100 as their product (``60`` -> ``3 * 20`` or ``6 * 10``, chosen with the rng);
-    * a string of one repeated character as a repetition (``'---'`` -> ``'-' * 3``);
+    * an int people write as arithmetic (:func:`natural_forms`): a power of two from 256 up
+      as ``2 ** k`` (``1024`` -> ``2 ** 10``), a power of ten from 1000 up as ``10 ** k``, a
+      product of time units (``3600`` -> ``60 * 60``, ``86400`` -> ``24 * 60 * 60``); no
+      other number (no ``6 * 7`` for 42, ``38 * 50`` for 1900, ``10 ** 2`` for 100);
+    * a string of one character repeated 3 or more times as a repetition (``'---'`` ->
+      ``'-' * 3``);
     * an int from 2 up that is the length of a string literal it goes with, as
       ``len('...')`` (``len`` not rebound; see :func:`_measured_literal`): a slice bound
       or index after a test of that prefix or suffix (``if s.startswith('abc'): return
@@ -536,25 +544,29 @@ class UnfoldConstant(SiteChoice, Transform):
       (``WIDTH = 12``) and never rebinds, as that name, after the definition (this form
       is preferred; the definition itself stays a literal).
 
-    0, 1, primes and other strings have no such form.  A program with no natural site gets
+    Other numbers and strings have no such form.  A program with no natural site gets
     one literal (chosen with the rng) made a named module constant instead: ``LIMIT = 5`` is
     added after the module's docstring and imports and ``if len(w) > 5:`` becomes ``if
     len(w) > LIMIT:``; the name comes from the place (:func:`role_name`: ``LIMIT``,
-    ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME``, ``DEFAULT_RESULT`` ...; made fresh).
+    ``SEPARATOR``, ``START``/``STOP``, ``INITIAL_NAME`` for the first value of a local bound
+    again later (never ``vowels = INITIAL_VOWELS``), ``DEFAULT_RESULT`` for the literal the
+    last statement of a function returns -- never one returned early, ``if not text: return
+    'error'`` ...; made fresh).
     Only a literal a person would name (:func:`nameable`: not -1, 0, 1, 2, an empty or
     blank string -- no ``STEP = 1``, ``FIRST = 0``, ``SEPARATOR = ''``) in a place that
     suggests a name, and not the value of a module or class variable (``COUNT = 3`` is
-    named already).  The name replaces every use of that literal in its function (equal
-    type and value; module-level code for a literal outside functions), so it is named
+    named already).  The name replaces every use of that literal in the program (equal
+    type and value; a read-only harness class keeps its literals), so it is named
     only when each use may be replaced (none in an f-string, pattern, ``is`` operand ...)
     and the name fits each use (the place of every use suggests the same name or none:
-    no ``i.index(TARGET)`` beside ``return TARGET``), and only by a name the program spells
+    no ``i.index(TARGET)`` beside ``return TARGET``), never beside another literal of the
+    program in the same role (no ``OLD = '('`` beside ``.replace(')', ']')``), and only by a name the program spells
     in no case (no ``TARGET`` next to a parameter ``target``).  A program without such a
     literal is refused, and so is one that reads its globals by name (``globals``,
     ``vars``, ``__dict__``, ``setattr`` ...).
 
-    Parentheses are added only where precedence needs them (``x / 60`` -> ``x / (3 * 20)``,
-    ``60 .real`` -> ``(3 * 20).real``, ``-60`` -> ``-(3 * 20)``; ``x * 60`` -> ``x * 3 * 20``
+    Parentheses are added only where precedence needs them (``x / 3600`` -> ``x / (60 * 60)``,
+    ``3600 .real`` -> ``(60 * 60).real``, ``-3600`` -> ``-(60 * 60)``; ``x * 3600`` -> ``x * 60 * 60``
     is not written: the right operand of ``*``, ``/``, ``//``, ``%`` keeps parentheses, and
     ``2 ** k`` is parenthesised under ``**``).  Pure syntax, no runtime types.  Left alone:
     floats, non-decimal ints (``0x1F``), anything inside f-strings (including format specs),
@@ -572,7 +584,7 @@ class UnfoldConstant(SiteChoice, Transform):
 
     name = "unfold-constant"
     family = "expressions"
-    description = "write a literal as an expression a person might: 60 -> 3 * 20, 1024 -> 2 ** 10, 5 -> LIMIT"
+    description = "Write a literal as an expression a person might: 3600 -> 60 * 60, 1024 -> 2 ** 10, 5 -> LIMIT."
     preconditions = ("int or str/bytes literal outside patterns, annotations, f-strings, docstrings",
                      "len() not rebound for len forms; a module constant never rebound; "
                      "no globals()/vars()/setattr... for a new constant; a new constant replaces every "
@@ -660,7 +672,7 @@ class UnfoldConstant(SiteChoice, Transform):
             raise NotApplicable(f"no literal with a natural form, and the program reads globals by name "
                                 f"({', '.join(found)}): no new constant")
         sites = finder.sites
-        named = [(s, role_name(s.node, s.value, s.parent, s.grandparent)) for s in sites]
+        named = [(s, _use_role(s)) for s in sites]
         # ``-1`` is named as a whole: its ``1`` is not a site of its own
         whole = {id(s.node.expression) for s, _ in named if isinstance(s.node, cst.UnaryOperation)}
         named = [(s, n) for s, n in named if id(s.node) not in whole]
@@ -672,25 +684,40 @@ class UnfoldConstant(SiteChoice, Transform):
             raise NotApplicable("no literal with a natural form, and none a person would make a named constant "
                                 "(0, 1, -1, 2, empty or blank strings are written as they are; other literals "
                                 "only where their place suggests a name)")
-        # a name replaces the literal everywhere in its function, where every use fits the
-        # name (no ``i.index(TARGET) == 0`` next to ``i.index('.')``, no ``return TARGET``),
-        # and it is confusable with no name of the program (no ``TARGET`` next to ``target``)
+        # a name replaces the literal everywhere in the program (but in a read-only harness),
+        # where every use fits the name (no ``i.index(TARGET) == 0`` next to
+        # ``i.index('.')``, no ``return TARGET``; no ``KEY`` in one method next to the same
+        # ``'start_time'`` in the others), and it is confusable with no name of the program
+        # (no ``TARGET`` next to ``target``)
         taken = {n.lower() for n in names}
         whole_uses = []
         by_value: dict[tuple, list[_Site]] = {}
         for u in finder.every:
             by_value.setdefault((type(u.value), u.value), []).append(u)
-        found_uses: dict[tuple, list[_Site] | None] = {}  # (type, value, function): its uses
+        found_uses: dict[tuple, list[_Site] | None] = {}  # (type, value): its uses
+        harness = {i for i, stmt in enumerate(module.body)
+                   if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and stmt.name.value in ctx.read_only}
+        # the values each role has in the program (nameable ones: ``''.join`` stays as it is
+        # next to a SEPARATOR): no ``OLD = '('`` beside ``.replace(')', ']')``
+        role_values: dict[str, set[tuple]] = {}
+        for u in finder.every:
+            inner = isinstance(u.parent, cst.UnaryOperation) and u.parent.expression is u.node  # the 5 of -5
+            if u.top_level not in harness and nameable(u.value) and not inner:
+                r = _use_role(u)
+                if r is not None:
+                    role_values.setdefault(r, set()).add((type(u.value), u.value))
         for site, role in with_role:
-            key = (type(site.value), site.value, site.scope)
+            key = (type(site.value), site.value)
+            if role_values.get(role, set()) - {key}:
+                continue  # another literal plays the same role: name both or neither
             if key not in found_uses:
-                found_uses[key] = _uses_in_function(site, by_value[key[:2]])
+                found_uses[key] = _uses_in_program(by_value[key], harness)
             uses = found_uses[key]
             if uses is not None and role.lower() not in taken and all(_use_role(u) in (role, None) for u in uses):
                 whole_uses.append((site, role, uses))
         if not whole_uses:
             raise NotApplicable("no literal with a natural form, and every literal a person would name is "
-                                "used where the name would not fit (another role, a place that must keep the "
+                                "used where the name would not fit (another role, beside another literal in the same role, a place that must keep the "
                                 "literal, or a name the program spells already in some case)")
         site, role, uses = ctx.rng.choice(whole_uses)
         const = ctx.fresh_name(role)
@@ -704,28 +731,53 @@ class UnfoldConstant(SiteChoice, Transform):
 
 def _use_role(use: _Site) -> str | None:
     """The name the place of ``use`` suggests (:func:`role_name`); for the ``5`` of ``-5``,
-    the place of the ``-5`` (``s[-5:]`` is a start even where ``s[:5]`` is a stop)."""
+    the place of the ``-5`` (``s[-5:]`` is a start even where ``s[:5]`` is a stop).  A
+    literal returned anywhere but by the last statement of its function's body is a special
+    case's answer (``if not text: return 'error'``), not the result the function falls back
+    to: no ``DEFAULT_RESULT`` (``None``)."""
     anc = use.ancestors
     if isinstance(use.node, cst.Integer) and isinstance(use.parent, cst.UnaryOperation) \
             and isinstance(use.parent.operator, cst.Minus):
-        return role_name(use.parent, -use.value, anc[-2] if len(anc) > 1 else None,
+        role = role_name(use.parent, -use.value, anc[-2] if len(anc) > 1 else None,
                          anc[-3] if len(anc) > 2 else None)
-    return role_name(use.node, use.value, use.parent, use.grandparent)
+        anc = anc[:-1]
+    else:
+        role = role_name(use.node, use.value, use.parent, use.grandparent)
+    if role == "DEFAULT_RESULT" and not _falls_back(anc):
+        return None
+    if isinstance(use.parent, cst.Assign) and not _rebound(use.parent, anc):
+        return None  # ``vowels = 'aeiou'``: the local names it; no INITIAL_VOWELS
+    return role
 
 
-def _uses_in_function(site: _Site, every: list[_Site]) -> list[_Site] | None:
-    """Every literal of ``every`` (the program's literals, or those equal to ``site``'s)
-    equal to ``site``'s (same type and value) in its function (its
-    innermost ``def``, nested code included; module-level code outside functions for a
-    literal there), in source order, or ``None`` when one of them must stay a literal
+def _rebound(assign: cst.Assign, anc: tuple) -> bool:
+    """Whether the name ``assign`` binds is bound again in its function (the literal is
+    then its initial value: ``lowest = 100`` ... ``lowest = x``); ``False`` outside
+    functions or for another target."""
+    target = assign.targets[0].target if len(assign.targets) == 1 else None
+    func = next((a for a in reversed(anc) if isinstance(a, cst.FunctionDef)), None)
+    if not isinstance(target, cst.Name) or func is None:
+        return False
+    return bound_anywhere(func.body).get(target.value, 0) > 1
+
+
+def _falls_back(anc: tuple) -> bool:
+    """Whether the ``return`` ending ``anc`` (a literal's holders, the ``Return`` last) is
+    the last statement of a function's own body: the result it falls back to."""
+    if len(anc) < 4 or not isinstance(anc[-1], cst.Return):
+        return False
+    line, block, func = anc[-2], anc[-3], anc[-4]
+    return isinstance(func, cst.FunctionDef) and isinstance(block, cst.IndentedBlock) and bool(block.body) \
+        and block.body[-1] is line
+
+
+def _uses_in_program(equal: list[_Site], harness: set[int]) -> list[_Site] | None:
+    """The literals of ``equal`` (every literal of the program of one type and value), in
+    source order, but for those in a read-only harness (the top-level statements of indices
+    ``harness``, which keep their literals); ``None`` when one of them must stay a literal
     (f-string, pattern, annotation, ``is`` operand, ``eval`` scope...) or is the value of a
     module or class variable."""
-    key = (type(site.value), site.value)
-    if site.scope is None:
-        uses = [u for u in every if u.scope is None and (type(u.value), u.value) == key]
-    else:
-        uses = [u for u in every if (type(u.value), u.value) == key
-                and (u.scope == site.scope or any(id(a) == site.scope for a in u.ancestors))]
+    uses = [u for u in equal if u.top_level not in harness]
     if any(not u.touchable or _already_named(u) for u in uses):
         return None
     return uses

@@ -61,7 +61,7 @@ class RenameClasses(DefRenamer):
     """
 
     name = "rename-classes"
-    description = "rename classes whose instances never reach output (repr shows the class name)"
+    description = "Rename classes whose instances never reach output (repr shows the class name)."
     preconditions = (
         "no introspection, eval/exec/globals/locals, pickling or __name__/__class__ reads",
         "no inspected caught exception",

@@ -59,7 +59,7 @@ class RenameFunctions(DefRenamer):
     """
 
     name = "rename-functions"
-    description = "rename functions and their calls (entry point optional, written to entry_point)"
+    description = "Rename functions and their calls (entry point optional, written to entry_point)."
     preconditions = (
         "no introspection, eval/exec/globals/locals, pickling or __name__/__qualname__ reads",
         "function used only by calls (or as map/filter/key= function)",

@@ -109,7 +109,7 @@ class RenameLocals(RenamingTransform):
     """
 
     name = "rename-locals"
-    description = "rename local variables and parameters (scope-aware, symbol-table checked)"
+    description = "Rename local variables and parameters (scope-aware, symbol-table checked)."
     preconditions = (
         "no frame/code/signature introspection",
         "no inspection of caught NameError/TypeError objects",
