@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from plugins import install_plugin
 from typer.testing import CliRunner
 
 import codemorph.jobs.generate
@@ -70,12 +71,7 @@ def _read(path: Path) -> list[dict]:
 def boom_plugin(tmp_path_factory, monkeypatch):
     """Install the ``boom`` plugin (distribution ``codemorph-boom-plugin``) for this test."""
     site = tmp_path_factory.mktemp("site")
-    (site / "codemorph_boom_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    info = site / "codemorph_boom_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: codemorph-boom-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[codemorph.transforms]\nboom = codemorph_boom_plugin:Boom\n")
-    monkeypatch.syspath_prepend(str(site))  # spawned workers start with this sys.path too
+    install_plugin(site, monkeypatch, "codemorph-boom-plugin", "codemorph_boom_plugin", PLUGIN, {"boom": "Boom"})
     default_registry(refresh=True)
     assert default_registry().origin("boom") == "codemorph-boom-plugin"
     yield "boom"

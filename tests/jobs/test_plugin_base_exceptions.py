@@ -25,6 +25,7 @@ import codemorph.errors
 from codemorph.cli.main import app
 from codemorph.engine.program import Program
 from codemorph.engine.registry import default_registry, get_transform
+from plugins import install_plugin
 
 REPO = Path(__file__).resolve().parents[2]
 #: the ``codemorph`` command as its console script runs it (the signal handler installed)
@@ -83,15 +84,9 @@ def plugin_site(tmp_path_factory, monkeypatch):
     """The plugin (distribution ``codemorph-base-exception-plugin``) installed for this test;
     yields the folder to put on ``PYTHONPATH``."""
     site = tmp_path_factory.mktemp("site")
-    (site / "codemorph_base_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    info = site / "codemorph_base_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: codemorph-base-exception-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[codemorph.transforms]\nraises-doom = codemorph_base_plugin:RaisesDoom\n"
-        "raises-keyboard-interrupt = codemorph_base_plugin:RaisesKeyboardInterrupt\n"
-        "raises-generator-exit = codemorph_base_plugin:RaisesGeneratorExit\n")
-    monkeypatch.syspath_prepend(str(site))  # spawned workers start with this sys.path too
+    install_plugin(site, monkeypatch, "codemorph-base-exception-plugin", "codemorph_base_plugin", PLUGIN,
+                   {"raises-doom": "RaisesDoom", "raises-keyboard-interrupt": "RaisesKeyboardInterrupt",
+                    "raises-generator-exit": "RaisesGeneratorExit"})
     # as under the command line: interruptions are tracked, and nobody interrupted
     monkeypatch.setattr(codemorph.errors, "_interruptions_tracked", True)
     monkeypatch.setattr(codemorph.errors, "_user_interrupted", False)

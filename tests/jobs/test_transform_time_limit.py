@@ -21,6 +21,7 @@ import codemorph.engine.transform as transform_module
 from codemorph.cli.main import app
 from codemorph.engine.program import Program
 from codemorph.engine.registry import default_registry, get_transform
+from plugins import install_plugin
 
 PLUGIN = textwrap.dedent('''
     from codemorph.engine.transform import Transform
@@ -52,12 +53,8 @@ def _read(path: Path) -> list[dict]:
 def hanger_plugin(tmp_path_factory, monkeypatch):
     """The ``hanger`` plugin (distribution ``codemorph-hanger-plugin``) installed for this test."""
     site = tmp_path_factory.mktemp("site")
-    (site / "codemorph_hanger_plugin.py").write_text(PLUGIN, encoding="utf-8")
-    info = site / "codemorph_hanger_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: codemorph-hanger-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[codemorph.transforms]\nhanger = codemorph_hanger_plugin:Hanger\n")
-    monkeypatch.syspath_prepend(str(site))  # spawned workers start with this sys.path too
+    install_plugin(site, monkeypatch, "codemorph-hanger-plugin", "codemorph_hanger_plugin", PLUGIN,
+                   {"hanger": "Hanger"})
     default_registry(refresh=True)
     yield "hanger"
     monkeypatch.undo()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from paths import CRUXEVAL, REPO
+from plugins import install_plugin
 from typer.testing import CliRunner
 
 from codemorph.cli.common import WORKER_MEMORY_MIB
@@ -106,13 +107,8 @@ PLUGIN = textwrap.dedent('''
 def test_plugins(tmp_path_factory, monkeypatch):
     """Install the ``hog`` and ``crash`` transforms (distribution ``codemorph-test-hazards``)."""
     site = tmp_path_factory.mktemp("site")
-    (site / "codemorph_test_hazards.py").write_text(PLUGIN, encoding="utf-8")
-    info = site / "codemorph_test_hazards-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: codemorph-test-hazards\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text("[codemorph.transforms]\nhog = codemorph_test_hazards:Hog\n"
-                                           "crash = codemorph_test_hazards:Crash\n")
-    monkeypatch.syspath_prepend(str(site))  # spawned workers start with this sys.path too
+    install_plugin(site, monkeypatch, "codemorph-test-hazards", "codemorph_test_hazards", PLUGIN,
+                   {"hog": "Hog", "crash": "Crash"})
     default_registry(refresh=True)
     yield
     monkeypatch.undo()
