@@ -75,6 +75,8 @@ def evaluate(
         fail(f"--match must be execution or exact, got {match!r}")
     if missing not in ("skip", "wrong"):
         fail(f"--missing must be skip or wrong, got {missing!r}")
+    if not timeout > 0:  # 0 or less would score every right answer a timeout (NaN too)
+        fail(f"--timeout must be > 0 seconds, got {timeout:g}")
     ks = _parse_ks(k)
     rejects_file = rejects or (rejects_path(output) if output is not None else
                                rejects_path(Path(predictions.name).with_suffix(".jsonl")))
@@ -107,6 +109,8 @@ def evaluate(
             write_summary(results, summary)
     except (InputError, ValueError) as exc:
         fail(str(exc))
+    except OSError as exc:  # a full disk, a quota: one line, not a traceback
+        fail(f"cannot write {exc.filename or 'an output file'}: {exc.strerror or exc}")
     table = Table(title=f"codemorph evaluate ({mode} prediction, {match} match): {dataset}")
     table.add_column("model", style="bold")
     table.add_column("rows", justify="right")
@@ -186,12 +190,17 @@ def analyze(
 
     if out_dir.exists() and not out_dir.is_dir():
         fail(f"{out_dir}: exists and is not a folder; expected a report folder (-o REPORT_DIR)")
+    if not timeout > 0:
+        fail(f"--timeout must be > 0 seconds, got {timeout:g}")
     try:
         report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or default_workers(),
                              timeout=timeout, seed=seed)
         files = write_report(report, out_dir, plots=plots)
     except CodemorphError as exc:
         fail(str(exc))
+    except OSError as exc:  # a full disk, a quota: one line, not a traceback
+        fail(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}; the report in {out_dir} is "
+             "incomplete")
     table = Table(title=f"codemorph analyze: {dataset}")
     for col in ("model", "rows", "accuracy (%)", "Wilson 95% CI"):
         table.add_column(col, justify="left" if col == "model" else "right")

@@ -82,7 +82,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from codemorph.errors import InputError
+from codemorph.errors import InputError, OutputWriteError
 from codemorph.rows.codemind import same_stdout
 from codemorph.scoring.metrics import bootstrap_ci, mean_pass_at_k, pass_at_k, wilson_interval
 from codemorph.scoring.predictions import EvalRow, PredictionSet, load_predictions, load_rows
@@ -1125,25 +1125,33 @@ def write_rejects(results: Iterable[EvaluationResult], path: str | os.PathLike[s
 
     Raises:
         InputError: the output folder does not exist.
+        OutputWriteError: the file could not be written (a full disk, a quota).
     """
     p = Path(path)
     if not p.parent.exists():
         raise InputError(f"{p.parent}: output folder does not exist")
-    with open(p, "w", encoding="utf-8") as fh:
-        for j in prediction_rejects(results):
-            fh.write(json.dumps(j.to_json()) + "\n")
+    _replace_text(p, "".join(json.dumps(j.to_json()) + "\n" for j in prediction_rejects(results)))
     return p
 
 
 def _replace_text(p: Path, text: str) -> None:
     # written whole, then renamed over ``p``: two runs writing the same file leave one run's
-    # complete file, never an interleaving of both (these files are written once, at the end)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    # complete file, never an interleaving of both (these files are written once, at the end);
+    # a path that is not a regular file (/dev/null, /dev/full, a fifo) is written to as it is:
+    # renamed over, /dev/null itself would become a regular file
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, p)
-    finally:
-        tmp.unlink(missing_ok=True)
+        if p.exists() and not p.is_file():
+            with open(p, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            return
+        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, p)
+        finally:
+            tmp.unlink(missing_ok=True)
+    except OSError as exc:  # a full disk, a quota: "cannot write <p>: <why>"
+        raise OutputWriteError(p, exc) from None
 
 
 def write_summary(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:

@@ -376,3 +376,37 @@ def test_analyze_reports_a_too_deeply_nested_program_as_unknown_and_analyses_the
     acc = json.loads((tmp_path / "rep" / "property_accuracy.json").read_text())
     by = {(a["property"], a["value"]): a["rows"] for a in acc}
     assert by[("all", "all")] == 3 and by[("for", "yes")] == 1 and ("for", "no") not in by
+
+
+def test_analyze_on_a_full_disk_says_one_line_and_refuses_a_timeout_that_is_not_positive(tmp_path, monkeypatch):
+    import errno
+
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    scores = tmp_path / "scores.jsonl"
+    r = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p",
+                                 str(FIX / "robustness_predictions.jsonl"), "--match", "exact", "-o", str(scores),
+                                 "--bootstrap", "20"])
+    assert r.exit_code == 0, r.output
+    args = ["analyze", str(FIX / "robustness_rows.jsonl"), "-r", str(scores), "-o", str(tmp_path / "rep"),
+            "--no-dynamic", "--no-plots"]
+    bad = CliRunner().invoke(app, [*args, "--timeout", "0"])
+    assert bad.exit_code == 2 and "--timeout must be > 0 seconds, got 0" in " ".join(bad.output.split())
+
+    real_open = open
+
+    def full_disk_open(path, mode="r", *a, **kw):  # the report folder's files: a full disk
+        if "w" in mode and str(tmp_path / "rep") in str(path):
+            raise OSError(errno.ENOSPC, "No space left on device", str(path))
+        return real_open(path, mode, *a, **kw)
+
+    monkeypatch.setattr("builtins.open", full_disk_open)
+    full = CliRunner().invoke(app, args)
+    monkeypatch.undo()
+    said = " ".join(full.output.split())
+    assert full.exit_code == 2, full.output
+    assert said.startswith(f"error: cannot write {tmp_path / 'rep'}")
+    assert f"No space left on device; the report in {tmp_path / 'rep'} is incomplete" in said
+    assert "Traceback" not in full.output

@@ -6,6 +6,8 @@ Programs and predictions run only in codemorph's sandbox (through codemorph.eval
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import pytest
 
@@ -305,6 +307,37 @@ def test_cli_evaluate_writes_scores(tmp_path):
     assert len(out.read_text().splitlines()) == 10
     bad = CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p", str(tmp_path / "nope.json")])
     assert bad.exit_code == 2
+
+
+def _evaluate_cli(*extra: str):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    return CliRunner().invoke(app, ["evaluate", str(FIX / "robustness_rows.jsonl"), "-p",
+                                    str(FIX / "robustness_predictions.jsonl"), "--match", "exact",
+                                    "--bootstrap", "20", *extra])
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "nan"])
+def test_cli_evaluate_refuses_a_timeout_that_is_not_positive(value):
+    r = _evaluate_cli("--timeout", value)
+    assert r.exit_code == 2
+    assert f"--timeout must be > 0 seconds, got {float(value):g}" in " ".join(r.output.split())
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full") or not os.path.exists("/dev/null"),
+                    reason="needs /dev/full and /dev/null (Linux)")
+def test_cli_evaluate_writes_into_dev_null_as_it_is_and_says_one_line_on_a_full_disk():
+    before = os.stat("/dev/null")
+    r = _evaluate_cli("--summary", "/dev/null")
+    assert r.exit_code == 0, r.output
+    after = os.stat("/dev/null")  # still the device, not a regular file renamed over it
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+    full = _evaluate_cli("--summary", "/dev/full")
+    assert full.exit_code == 2
+    assert "error: cannot write /dev/full: No space left on device" in " ".join(full.output.split())
+    assert "Traceback" not in full.output
 
 
 # --------------------------------------------------------------------------- real data
