@@ -129,6 +129,8 @@ def verify(original: Path = typer.Argument(..., help="The original program."),
 
     if extra_inputs < 0:
         fail(f"--extra-inputs must be >= 0, got {extra_inputs}")
+    if not timeout > 0:
+        fail(f"--timeout must be > 0 seconds, got {timeout:g}")
     if min_inputs < 1:
         fail(f"--min-inputs must be >= 1, got {min_inputs}")
     if input_kind not in ("args", "call", "stdin"):

@@ -39,3 +39,15 @@ def test_verify_accepts_a_call_input_and_evaluates_it_in_the_sandbox(tmp_path):
     (tmp_path / "b.py").write_text("def f(xs):\n    return sum(xs) + 0\n")
     res = run("verify", "a.py", "b.py", "-i", "list(range(5))", cwd=tmp_path)
     assert res.returncode == 0 and res.stdout.startswith("equivalent on 50 inputs"), res.stdout + res.stderr
+
+
+def test_verify_names_a_timeout_that_is_not_positive_as_generate_does(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    (tmp_path / "a.py").write_text("def f(x):\n    return x\n")
+    res = CliRunner().invoke(app, ["verify", str(tmp_path / "a.py"), str(tmp_path / "a.py"), "-i", "1",
+                                   "--timeout", "0"])
+    assert res.exit_code == 2
+    assert "error: --timeout must be > 0 seconds, got 0" in " ".join(res.output.split())
