@@ -19,6 +19,7 @@ never inherit it (the file descriptor is closed in a forked child).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import threading
@@ -101,8 +102,16 @@ def _acquire(path: Path, output: Path, resumable: bool) -> int:
         except FileNotFoundError:
             same = False
         if same:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            try:
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+            except OSError:  # a full disk: no lock file is left behind (it is ours, still locked)
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+                os.close(fd)
+                raise
             return fd
         # the previous owner removed the file between our open and our lock: lock the new one
         os.close(fd)
@@ -167,6 +176,9 @@ def _take(path: Path, output: Path, resumable: bool, own_file: bool = False) -> 
             if own_file:
                 raise InputError(f"{output}: cannot open the output for writing ({exc.strerror or exc}); choose "
                                  "another -o") from None
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise InputError(f"{output}: cannot write the lock file {path} next to the output "
+                                 f"({exc.strerror}); free space and run the same command again") from None
             raise InputError(f"{output}: cannot create the lock file {path} next to the output "
                              f"({exc.strerror or exc}); remove what is in its way or choose an -o in a folder "
                              "this user can write") from None

@@ -170,3 +170,22 @@ def test_a_hard_link_to_the_output_or_a_lock_file_as_output_meets_the_lock(tmp_p
         proc.stdin.close()
         proc.wait(timeout=30)
     assert not (tmp_path / "out.lock").exists() and out.exists()
+
+
+def test_a_full_disk_leaves_no_lock_file_and_says_to_free_space(tmp_path, monkeypatch):
+    import errno
+
+    import codemorph.rows.lock as lock_module
+    from codemorph.errors import InputError
+
+    def no_space(fd, data, offset):  # the lock file's pid cannot be written: the disk is full
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(lock_module.os, "pwrite", no_space)
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(InputError) as caught:
+        with output_lock(out, resumable=True):
+            pass
+    assert str(caught.value) == (f"{out}: cannot write the lock file {lock_path(out)} next to the output (No space "
+                                 "left on device); free space and run the same command again")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
