@@ -4,9 +4,21 @@ folder that is put on ``sys.path``, as ``pip install`` of a plugin package would
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+
+
+#: two rows every plugin is tried on: a loop over a list, and a str method
+ROWS = [{"id": "a", "code": "def f(nums):\n    total = 0\n    for n in nums:\n        total += n\n    return total\n",
+         "input": "[1, 2]", "output": "3"},
+        {"id": "b", "code": "def f(s):\n    out = s.upper()\n    return out\n", "input": "'ab'", "output": "'AB'"}]
+
+
+def read_rows(path: Path) -> list[dict]:
+    """The JSON objects of a JSON Lines file (blank lines skipped)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def install_plugin(site: Path, monkeypatch: pytest.MonkeyPatch, distribution: str, module: str, source: str,

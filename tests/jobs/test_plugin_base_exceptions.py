@@ -25,7 +25,7 @@ import codemorph.errors
 from codemorph.cli.main import app
 from codemorph.engine.program import Program
 from codemorph.engine.registry import default_registry, get_transform
-from plugins import install_plugin
+from plugins import ROWS, install_plugin, read_rows as _read
 
 REPO = Path(__file__).resolve().parents[2]
 #: the ``codemorph`` command as its console script runs it (the signal handler installed)
@@ -70,13 +70,6 @@ NAMES = {"raises-doom": ("Doom", "doom: outside Exception on purpose"),
          "raises-keyboard-interrupt": ("KeyboardInterrupt", "not the user's"),
          "raises-generator-exit": ("GeneratorExit", "closed")}
 
-ROWS = [{"id": "a", "code": "def f(nums):\n    total = 0\n    for n in nums:\n        total += n\n    return total\n",
-         "input": "[1, 2]", "output": "3"},
-        {"id": "b", "code": "def f(s):\n    out = s.upper()\n    return out\n", "input": "'ab'", "output": "'AB'"}]
-
-
-def _read(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @pytest.fixture

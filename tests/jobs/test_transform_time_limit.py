@@ -21,7 +21,7 @@ import codemorph.engine.transform as transform_module
 from codemorph.cli.main import app
 from codemorph.engine.program import Program
 from codemorph.engine.registry import default_registry, get_transform
-from plugins import install_plugin
+from plugins import ROWS, install_plugin, read_rows as _read
 
 PLUGIN = textwrap.dedent('''
     from codemorph.engine.transform import Transform
@@ -40,13 +40,6 @@ PLUGIN = textwrap.dedent('''
                     pass
 ''')
 
-ROWS = [{"id": "a", "code": "def f(nums):\n    total = 0\n    for n in nums:\n        total += n\n    return total\n",
-         "input": "[1, 2]", "output": "3"},
-        {"id": "b", "code": "def f(s):\n    out = s.upper()\n    return out\n", "input": "'ab'", "output": "'AB'"}]
-
-
-def _read(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 @pytest.fixture
