@@ -41,12 +41,14 @@ confusion matrix of exception answers with per-class precision, recall and F1
 
 Exception rows (``output`` null, ``exception: {"type": T}``):
 
-* output mode: a generation is correct iff it *names the raised class*: ``raises T`` or
-  ``assert f(...) raises T`` (the exception-answer protocol of :mod:`codemorph.harness.prompts`),
-  or, after stripping whitespace and an optional leading ``raise``, and keeping only the last line of a
-  ``Traceback`` block, the text is ``T``, ``T(...)`` or ``T: message``, optionally with a
-  module prefix (``builtins.T``).  ``'IndexError'`` as a string literal or another class
-  (even a base class such as ``LookupError``) is not correct.  Nothing is executed.
+* output mode: a generation is correct iff it *names the raised class*
+  (:func:`names_exception`, read by :func:`codemorph.scoring.predictions.exception_named`):
+  ``raises T`` or ``assert f(...) raises T`` (the exception-answer protocol of
+  :mod:`codemorph.harness.prompts`), the last line of a ``Traceback`` block, ``T: message``,
+  ``T``, ``(T)``, ``T(...)``, ``raise T``, ``raise T from U`` (the raised one is ``T``), with
+  an optional ``builtins.`` prefix.  ``'IndexError'`` as a string literal, two classes
+  (``T or U``) or another class (a base class such as ``LookupError``, or a subclass) is not
+  correct.  Nothing is executed.
 * input mode: the generation must be one expression (a call such as ``f(...)``);
   it is run after the code and is correct iff it raises exactly class ``T`` from the
   program's code: an exception raised by the answer's own expression, before or instead of
@@ -350,38 +352,76 @@ class EvaluationResult:
 
 # --------------------------------------------------------------------------- rules
 
-_TRACEBACK_LAST = re.compile(r"^\s*Traceback \(most recent call last\):", re.M)
-_RAISES_ANSWER = re.compile(r"(?:assert\s+)?(?:\S.*?\s)?raises\s+(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*", re.S)
-_NAMED = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(.*)\Z", re.S)
-
-
-def names_exception(prediction: str, exc_type: str) -> bool:
+def names_exception(prediction: str, exc_type: str, code: str | None = None) -> bool:
     """Whether ``prediction`` names the exception class ``exc_type`` (the rule for
     exception rows, see the module docstring).
 
+    The answer's class is read by :func:`codemorph.scoring.predictions.exception_named`
+    (``T``, ``(T)``, ``T('m')``, ``T: message``, a traceback's last line, ``raise T``,
+    ``raise T from U``: ``T``, ``raises T``...).  It must be the raised class itself: a base
+    class (``LookupError`` for ``IndexError``) or a subclass (``IndexError`` for a raised
+    ``LookupError``) is another class, and wrong, as in input mode, where the call must raise
+    exactly ``exc_type``.  Another name of the same builtin class counts (``IOError`` and
+    ``EnvironmentError`` are ``OSError``).  Module prefixes: ``builtins.T`` names the builtin
+    class, so it counts only when ``exc_type`` is a builtin exception that ``code`` (the
+    row's program, when given) does not define a class of that name for; another prefix
+    (``json.JSONDecodeError``) counts only for a class that is not builtin (the sandbox
+    records a class by its ``__name__``, so the module cannot be checked), never for a
+    builtin one (``numpy.IndexError`` is not ``IndexError``).
+
+    Args:
+        prediction: one generation (an extracted answer).
+        exc_type: the raised class's ``__name__``, as the row records it.
+        code: the row's program, or ``None``.
+
     >>> names_exception("IndexError('list index out of range')", "IndexError")
     True
-    >>> names_exception("raise builtins.KeyError", "KeyError")
+    >>> names_exception("raise IndexError from KeyError", "IndexError")
+    True
+    >>> names_exception("raise KeyError from IndexError", "IndexError")
+    False
+    >>> names_exception("(builtins.KeyError)", "KeyError")
     True
     >>> names_exception("raises KeyError", "KeyError")
     True
     >>> names_exception("'IndexError'", "IndexError")
     False
     """
-    text = prediction.strip()
-    raises = _RAISES_ANSWER.fullmatch(text)
-    if raises:  # the exception-answer protocol: "raises T", "assert f(x) raises T"
-        return raises.group(1) == exc_type
-    if _TRACEBACK_LAST.search(text):
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        text = lines[-1].strip() if lines else ""
-    if text.startswith("raise ") or text.startswith("raise\t"):
-        text = text[6:].strip()
-    m = _NAMED.match(text)
-    if not m or m.group(1) != exc_type:
+    from codemorph.scoring.predictions import _builtin_exception, exception_named
+
+    name = exception_named(prediction)
+    if name is None or not exc_type:
         return False
-    rest = m.group(2).strip()
-    return rest == "" or rest.startswith("(") or rest.startswith(":")
+    prefix, _, last = name.rpartition(".")
+    raised = _builtin_exception(exc_type)
+    if prefix == "builtins":
+        return (raised is not None and _builtin_exception(last) is raised
+                and not (code is not None and _defines_class(code, exc_type)))
+    if prefix:
+        return raised is None and last == exc_type
+    if last == exc_type:
+        return True
+    # another builtin name of the same class (IOError for OSError), unless the program
+    # defines a class of the raised class's name (then the raised one may be its own)
+    return (raised is not None and _builtin_exception(last) is raised
+            and not (code is not None and _defines_class(code, exc_type)))
+
+
+def _defines_class(code: str, name: str) -> bool:
+    """Whether ``code`` binds ``name`` to something of its own (a ``class``, an assignment, an
+    import), anywhere; parsed, never run (unparsable code: ``True``, nothing is assumed)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return True
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef) and n.name == name:
+            return True
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+            return True
+        if isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name:
+            return True
+    return False
 
 
 def normalize_exact(text: str) -> str:
@@ -814,7 +854,7 @@ def score_generations(row: EvalRow, generations: Sequence[str], mode: str = "out
 
 def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]:
     if row.output is None:
-        ok = names_exception(generation, row.exception_type or "")
+        ok = names_exception(generation, row.exception_type or "", row.code)
         return ok, "names-exception" if ok else "no-match"
     if mode == "output":
         target = row.recorded_output if row.recorded_output is not None else row.output
@@ -920,9 +960,8 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
                 programs = [("stdin", r.code, g, r.output, r.exception_type) for g in gens]
                 plans[-1] = (r, programs, list(dict.fromkeys(programs)))
         elif r.output is None and mode == "output":
-            verdicts[r.id] = [(names_exception(g, r.exception_type or ""),
-                               "names-exception" if names_exception(g, r.exception_type or "") else "no-match")
-                              for g in gens]
+            named = [names_exception(g, r.exception_type or "", r.code) for g in gens]
+            verdicts[r.id] = [(ok, "names-exception" if ok else "no-match") for ok in named]
 
     todo = [(r, programs, unique) for r, programs, unique in plans if unique]
     # a row's distinct checks go in chunks of BATCH_SIZE so that slow (timing-out) checks of

@@ -68,6 +68,7 @@ __all__ = [
     "Answer",
     "extract_answer",
     "predicted_exception",
+    "exception_named",
 ]
 
 
@@ -944,30 +945,143 @@ _EXC_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning", "StopIter
 def predicted_exception(answer: str) -> str | None:
     """The exception class an answer says the call raises, or ``None`` for a value.
 
-    Recognised (module prefixes such as ``builtins.`` dropped): ``raises T``,
-    ``raise T``/``raise T(...)``, ``T(...)``/``T: message``/bare ``T`` where ``T`` names an
-    exception class (a builtin exception, or a name ending in ``Error``, ``Exception``,
-    ``Warning``...), and the last line of a ``Traceback (most recent call last):`` block.
-    A string literal such as ``'KeyError'`` is a value, not an exception answer.
+    The class :func:`exception_named` reads (module prefixes such as ``builtins.`` dropped)
+    when it names an exception class: a builtin exception, or a name ending in ``Error``,
+    ``Exception``, ``Warning``...  A string literal such as ``'KeyError'`` is a value, not an
+    exception answer.
     """
-    text = answer.strip()
-    m = _RAISES.search(text)
-    if m:
-        return m.group(1).rsplit(".", 1)[-1]
-    if re.search(r"^\s*Traceback \(most recent call last\):", text, re.M):
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        text = lines[-1].strip() if lines else ""
-    if text.startswith("raise ") or text.startswith("raise\t"):
-        text = text[6:].strip()
-    m = re.match(r"((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(.*)\Z", text, re.S)
-    if not m:
+    name = exception_named(answer)
+    if name is None:
         return None
-    name, rest = m.group(2), m.group(3).strip()
-    if rest and not (rest.startswith("(") or rest.startswith(":")):
-        return None
-    import builtins
-    obj = getattr(builtins, name, None)
-    is_builtin_exc = isinstance(obj, type) and issubclass(obj, BaseException)
-    if is_builtin_exc or name.endswith(_EXC_SUFFIXES):
+    name = name.rsplit(".", 1)[-1]
+    if _builtin_exception(name) is not None or name.endswith(_EXC_SUFFIXES):
         return name
     return None
+
+
+def _builtin_exception(name: str) -> type | None:
+    """The builtin exception class called ``name`` (``IOError``: ``OSError``), or ``None``."""
+    import builtins
+
+    obj = getattr(builtins, name, None)
+    return obj if isinstance(obj, type) and issubclass(obj, BaseException) else None
+
+
+_DOTTED = r"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*"
+#: ``raises T``, ``assert f(x) raises T`` (the exception-answer protocol); the last ``raises``
+#: preceded by a space or at the start, so ``f('raises x') raises T`` reads ``T``
+_RAISES_PROTOCOL = re.compile(r"(?:\A|.*\s)raises\s+(.+?)\s*\Z", re.S)
+#: ``T: message`` (a traceback's last line, Python's own report of an uncaught exception)
+_COLON_MESSAGE = re.compile(rf"({_DOTTED})\s*:(?!=).*\Z", re.S)
+#: ``<class 'T'>`` (the repr of the class, unquoted)
+_CLASS_REPR = re.compile(r"<class\s+'([A-Za-z_][\w.]*)'>\Z")
+_TRACEBACK_HEAD = re.compile(r"^\s*Traceback \(most recent call last\):", re.M)
+
+
+def exception_named(answer: str) -> str | None:
+    """The dotted name of the exception class an answer names, as written (``"IndexError"``,
+    ``"builtins.IndexError"``, ``"json.JSONDecodeError"``), or ``None`` when the answer names
+    no single class.  The name is syntactic: whether it is an exception class is not checked
+    (:func:`predicted_exception` does that).
+
+    Recognised, after stripping surrounding whitespace:
+
+    * the exception-answer protocol of :mod:`codemorph.harness.prompts`: ``raises T``,
+      ``assert f(x) raises T`` (what follows the last ``raises`` is read as below);
+    * a ``Traceback (most recent call last):`` block: its last non-empty line (``T: message``);
+    * ``T: message`` or ``T:`` (Python's report of an uncaught exception);
+    * a ``raise`` statement: ``raise T``, ``raise T(...)``, ``raise T from U`` (the class is
+      ``T``, the one raised; ``U`` is only its cause), Python 2's ``raise T, 'message'``;
+    * an expression: ``T``, ``(T)``, ``T(...)`` (any arguments), ``((T))('m')``, and each with
+      a module prefix (``builtins.T``); ``<class 'T'>`` (the class's repr, unquoted).
+
+    Not a name: a string (``'T'``, ``"T('m')"``, ``'<class \\'T\\'>'``: a value), several
+    classes (``T or U``, ``(T, U)``), anything else (``T + 1``, ``T.args``, ``T()()``,
+    ``raise`` alone, prose such as ``This raises a T``).  Parsed with :mod:`ast`, never
+    evaluated; an argument list that does not parse (``T(list index out of range)``) still
+    counts when its parentheses close at the end of the answer.
+    """
+    text = answer.strip()
+    m = _RAISES_PROTOCOL.fullmatch(text)
+    if m and _protocol_head(text[:m.start(1)]):
+        return _named_by_expression(m.group(1))
+    if _TRACEBACK_HEAD.search(text):
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        text = lines[-1].strip() if lines else ""
+    m = _COLON_MESSAGE.match(text)
+    if m:
+        return re.sub(r"\s+", "", m.group(1))
+    if text.startswith("raise") and text[5:6].isspace():
+        return _named_by_raise(text[5:].strip())
+    return _named_by_expression(text)
+
+
+def _protocol_head(head: str) -> bool:
+    """Whether ``head`` (the text before ``raises``) is what the protocol puts there:
+    nothing, ``assert`` and a call, or a call (``f([])``); prose (``This never``) is not."""
+    head = head.strip()
+    if head.endswith("raises"):
+        head = head[:-6].strip()
+    if head.startswith("assert") and head[6:7].isspace():
+        head = head[6:].strip()
+    elif head == "assert":
+        head = ""
+    return head == "" or _looks_like_expression(head)
+
+
+def _dotted_name(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _named_by_node(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):  # T(...): the instance's class
+        node = node.func
+    return _dotted_name(node)
+
+
+def _named_by_raise(rest: str) -> str | None:
+    """The class of ``raise <rest>``: ``T``, ``T(...)``, ``T from U`` (``T``), ``T, 'm'``."""
+    try:
+        tree = ast.parse("raise " + rest)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        m = re.match(rf"({_DOTTED})\s*,", rest)  # Python 2: raise T, 'message'
+        if m:
+            return re.sub(r"\s+", "", m.group(1))
+        return _named_by_expression(rest)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Raise) or tree.body[0].exc is None:
+        return None
+    return _named_by_node(tree.body[0].exc)
+
+
+def _named_by_expression(text: str) -> str | None:
+    text = text.strip()
+    m = _CLASS_REPR.match(text)
+    if m:
+        return m.group(1)
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        # T(list index out of range): an argument list that is no Python, closed at the end
+        m = re.match(rf"({_DOTTED})\s*\(", text)
+        if m and _closes_at_end(text, m.end() - 1):
+            return re.sub(r"\s+", "", m.group(1))
+        return None
+    return _named_by_node(node)
+
+
+def _closes_at_end(text: str, start: int) -> bool:
+    """Whether the parenthesis at ``text[start]`` closes at the last character (quotes and
+    nested parentheses are not interpreted: a bracket count)."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i == len(text) - 1
+    return False

@@ -129,6 +129,68 @@ def test_names_exception(text, expected):
     assert names_exception(text, "IndexError") is expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    ("(IndexError)", True),
+    ("((IndexError))('list index out of range')", True),
+    ("raise (IndexError)", True),
+    ("raise IndexError from KeyError", True),           # the raised class is the first one
+    ("raise IndexError('a') from None", True),
+    ("raise KeyError from IndexError", False),          # IndexError is only the cause
+    ("raise IndexError, 'list index out of range'", True),  # Python 2's raise statement
+    ("(builtins.IndexError)", True),
+    ("builtins.IndexError('msg')", True),
+    ("IndexError('msg')", True),
+    ("IndexError(list index out of range)", True),      # an argument list that is no Python
+    ("IndexError:", True),
+    ("<class 'IndexError'>", True),
+    ("raises (IndexError)", True),
+    ("assert f([]) raises IndexError('list index out of range')", True),
+    ("numpy.IndexError", False),                        # another module's class
+    ("IndexError.args", False),
+    ("IndexError()()", False),
+    ("(IndexError, KeyError)", False),                  # several classes
+    ("IndexError or KeyError", False),
+    ("raises IndexError or KeyError", False),
+    ("IndexError(a b) or KeyError(c d)", False),
+    ("This code never raises IndexError", False),       # prose, not the protocol
+    ("'<class \\'IndexError\\'>'", False),            # a string
+    ("\"IndexError('m')\"", False),
+    ("raise", False),
+    ("KeyError", False),                                # a subclass of LookupError, not IndexError
+])
+def test_an_exception_answer_is_right_only_when_the_class_it_names_is_the_raised_one(text, expected):
+    assert names_exception(text, "IndexError") is expected
+
+
+@pytest.mark.parametrize("text,raised,code,expected", [
+    ("IndexError", "LookupError", None, False),          # a subclass of the raised class
+    ("LookupError", "IndexError", None, False),          # a base class
+    ("IOError", "OSError", None, True),                  # another name of the same builtin class
+    ("builtins.EnvironmentError", "OSError", None, True),
+    ("os.error", "OSError", None, False),                # a module's alias is not read
+    ("json.JSONDecodeError", "JSONDecodeError", None, True),
+    ("json.decoder.JSONDecodeError: Expecting value", "JSONDecodeError", None, True),
+    ("builtins.JSONDecodeError", "JSONDecodeError", None, False),
+    ("IndexError", "IndexError", "class IndexError(Exception):\n    pass", True),
+    ("builtins.IndexError", "IndexError", "class IndexError(Exception):\n    pass", False),  # the program's own
+    ("IOError", "OSError", "OSError = ValueError", False),
+])
+def test_exception_answers_name_exactly_the_raised_class_with_prefixes_and_aliases(text, raised, code, expected):
+    assert names_exception(text, raised, code) is expected
+
+
+def test_exception_row_answers_in_parentheses_or_with_a_cause_score_by_the_class_they_raise():
+    row = EvalRow("e", "def f(xs):\n    return xs[0]", "[]", None, exception_type="IndexError")
+    gens = ["(IndexError)", "raise IndexError from KeyError", "raise KeyError from IndexError",
+            "builtins.IndexError('list index out of range')", "numpy.IndexError", "LookupError"]
+    for match in ("execution", "exact"):
+        res = evaluate_dataset([row], PredictionSet("m", {"e": gens}), match=match, ks=(1,))
+        assert res.rows[0].correct == [True, True, False, True, False, False]
+        assert res.rows[0].status == ["names-exception", "names-exception", "no-match", "names-exception",
+                                      "no-match", "no-match"]
+        assert res.accuracy == 0.5 and res.pass_at_k == {1: 1 - (1 - 1 / 4) * (1 - 1 / 5) * (1 - 1 / 6)}
+
+
 def test_normalize_exact_is_exerscopes():
     assert normalize_exact('\n {1: "a b"}\n') == "{1:'ab'}"
 
