@@ -310,8 +310,8 @@ class EvaluationResult:
         rejects: the prediction entries of the predictions source that could not be read
             (:attr:`PredictionSet.rejects`; shared by every model of the source).  They give
             no prediction: their rows are ``missing`` as a row without any prediction is.
-        rejected_rows: ids of data-set rows that are missing and for which an entry was
-            rejected (a subset of ``missing``).
+        rejected_rows: ids of data-set rows that are missing and for which an entry of this
+            model (or of no model the entry tells) was rejected (a subset of ``missing``).
     """
 
     model: str
@@ -335,12 +335,22 @@ class EvaluationResult:
     rejects: list[Any] = field(default_factory=list)
     rejected_rows: list[str] = field(default_factory=list)
 
+    @property
+    def model_rejects(self) -> list[Any]:
+        """The rejected entries of :attr:`rejects` that belong to this model: those whose
+        ``model`` is :attr:`model`, and those that tell no model (a line that is not JSON in a
+        file of several models), which may belong to any and count for each."""
+        from codemorph.scoring.predictions import reject_model
+
+        return [j for j in self.rejects if reject_model(j) in (None, self.model)]
+
     def summary(self) -> dict[str, Any]:
-        """A JSON-able summary (no per-row data)."""
+        """A JSON-able summary (no per-row data); ``predictions_rejected`` counts
+        :attr:`model_rejects`."""
         return {"model": self.model, "mode": self.mode, "match": self.match, "dataset": self.dataset,
                 "predictions": self.predictions, "rows_scored": len(self.rows),
                 "rows_missing": len(self.missing), "predictions_unmatched": len(self.unmatched),
-                "predictions_rejected": len(self.rejects), "rows_rejected": len(self.rejected_rows),
+                "predictions_rejected": len(self.model_rejects), "rows_rejected": len(self.rejected_rows),
                 "executions": self.executions, "accuracy": self.accuracy,
                 "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
                 "pass_at_k_rows": {str(k): v for k, v in self.pass_at_k_rows.items()},
@@ -707,7 +717,7 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
     res = EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,
                            executions, rob, predictions=predictions.source, unparsable=predictions.unparsable,
                            extraction=dict(predictions.extraction), rejects=predictions.rejects)
-    rejected_ids = {j.id for j in predictions.rejects if j.id is not None}
+    rejected_ids = {j.id for j in res.model_rejects if j.id is not None}
     res.rejected_rows = [i for i in missing_ids if i in rejected_ids]
     _diagnose(res, scored_rows, preds, predictions, strict)
     return res
@@ -749,7 +759,7 @@ def holds_nan(output: str | None) -> bool:
 def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, list[str]],
               predictions: PredictionSet, strict: bool) -> None:
     from codemorph.scoring.metrics import exception_confusion
-    from codemorph.scoring.predictions import predicted_exception
+    from codemorph.scoring.predictions import predicted_exception, reject_model
 
     mode = res.mode
     scored = len(res.rows)
@@ -764,12 +774,15 @@ def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, l
         res.warnings.append(f"{len(nan_rows)} rows expect a value holding NaN, which compares unequal to every answer "
                             f"under the assertion (`assert float('nan') == float('nan')` fails): no generation can "
                             f"be right on them, e.g. {nan_rows[:3]}")
-    if res.rejects:
+    own = res.model_rejects
+    if own:
         gone = set(res.rejected_rows)
         counted = "scored as one wrong generation each" if any(s.id in gone for s in res.rows) else "not scored"
-        res.warnings.append(f"{len(res.rejects)} prediction entries of {predictions.source} could not be read and "
+        res.warnings.append(f"{len(own)} prediction entries of {predictions.source} could not be read and "
                             f"were rejected (see the rejects file); {len(res.rejected_rows)} rows have no "
-                            f"prediction because of them and count as missing ({counted}, as every missing row)")
+                            f"prediction because of them and count as missing ({counted}, as every missing row)"
+                            + (f"; {unknown} of them name no model and count for every model of the file"
+                               if (unknown := sum(reject_model(j) is None for j in own)) else ""))
     if res.unparsable:
         total = sum(len(v) for v in preds.values())
         res.warnings.append(f"{res.unparsable} of {total} generations have no answer that could be found "
@@ -1159,8 +1172,9 @@ def prediction_rejects(results: Iterable[EvaluationResult]) -> list[Any]:
 def write_rejects(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:
     """Write :func:`prediction_rejects` of ``results`` as JSON Lines, one
     :meth:`codemorph.rows.schema.Reject.to_json` object per rejected entry (``{"id", "line",
-    "stage", "reason", "row", "file"}``, the schema of ``generate``'s rejects); an empty file
-    when none was rejected.
+    "stage", "reason", "row", "file", "model"}``, the schema of ``generate``'s rejects and the
+    model the entry belongs to, ``null`` when the entry does not tell); an empty file when none
+    was rejected.
 
     Raises:
         InputError: the output folder does not exist.

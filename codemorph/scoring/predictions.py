@@ -30,7 +30,8 @@ A malformed prediction entry costs that entry, never the read: a JSON Lines line
 lm-eval sample) that is not UTF-8, not JSON, not of the expected shape or a second prediction
 for an id, and a CRUXEval generations entry that is not a list of strings, become a
 :class:`~codemorph.rows.schema.Reject` (stage ``read``; file, line, the row id when readable,
-the reason naming what was expected, and the entry as read) in :attr:`PredictionSet.rejects`;
+the reason naming what was expected, the entry as read, and the model it belongs to,
+:func:`reject_model`) in :attr:`PredictionSet.rejects`;
 the rest of the file is read.  A reader raises :class:`~codemorph.InputError` (with the file)
 only when the source as a whole cannot be read: a missing path, an unknown format, a
 CRUXEval ``.json`` that is not one JSON object, an Inspect log that does not load, or a file
@@ -69,6 +70,7 @@ __all__ = [
     "extract_answer",
     "predicted_exception",
     "exception_named",
+    "reject_model",
 ]
 
 
@@ -239,23 +241,24 @@ def read_cruxeval_generations(path: str | os.PathLike[str], model: str | None = 
                          f"got {type(data).__name__}")
     out: dict[str, list[str]] = {}
     rejects: list[Reject] = []
+    name = model or _default_model(p)
     for rid, gens, lineno in _object_entries(text):
         if isinstance(gens, str):
             gens = [gens]
         if not isinstance(gens, list) or not all(isinstance(g, str) for g in gens):
             rejects.append(Reject(rid, lineno, "read", f"{p}:{lineno} (row {rid!r}): generations must be a string or "
                                   f"a list of strings ({{\"{rid}\": [\"...\", ...]}}), got {_shape(gens)}",
-                                  {rid: gens}, file=str(p)))
+                                  {rid: gens}, file=str(p), detail={"model": name}))
             continue
         if not gens:
             rejects.append(Reject(rid, lineno, "read", f"{p}:{lineno} (row {rid!r}): generations must not be empty "
                                   f"(an empty list has no generation to score; leave the row out instead)",
-                                  {rid: gens}, file=str(p)))
+                                  {rid: gens}, file=str(p), detail={"model": name}))
             continue
         out[str(rid)] = list(gens)
     if not out and rejects:
         raise InputError(_nothing_read(p, rejects))
-    return PredictionSet(model or _default_model(p), out, str(p), "cruxeval", rejects=rejects)
+    return PredictionSet(name, out, str(p), "cruxeval", rejects=rejects)
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -369,13 +372,21 @@ def read_jsonl_predictions(path: str | os.PathLike[str], model: str | None = Non
     for lineno, text, raw in _decoded_lines(p):
         row, bad = _read_json_line(p, lineno, text, raw)
         if bad is not None:
-            rejects.append(bad)
+            rejects.append(_with_model(bad, None))
             continue
         rid = _row_id(row)
-        where = f"{p}:{lineno}" + (f" (row {rid!r})" if rid is not None else "")
+        named = row.get("model") if isinstance(row, dict) else None
+        # the model the line belongs to: its 'model', else the file's; unknown (None) when the
+        # line is no object or its 'model' is no string
+        owner = (named if isinstance(named, str) and named else default if isinstance(row, dict) and not named
+                 else None)
+        label = ", ".join(([f"row {rid!r}"] if rid is not None else [])
+                          + ([f"model {named!r}"] if isinstance(named, str) and named else []))
+        where = f"{p}:{lineno}" + (f" ({label})" if label else "")
 
         def reject(reason: str) -> None:
-            rejects.append(Reject(rid, lineno, "read", f"{where}: {reason}", row, file=str(p)))
+            rejects.append(Reject(rid, lineno, "read", f"{where}: {reason}", row, file=str(p),
+                                  detail={"model": owner}))
 
         if not isinstance(row, dict):
             reject(f"expected an object with fields 'id' and 'prediction', got {_shape(row)}")
@@ -410,7 +421,24 @@ def read_jsonl_predictions(path: str | os.PathLike[str], model: str | None = Non
         first[(m, rid)] = lineno
     if not sets:
         raise InputError(_nothing_read(p, rejects) if rejects else f"{p}: no predictions in the file")
+    # a line whose model cannot be read (not JSON, no object) belongs to the file's one model,
+    # when it has one; with several it names none ("model": null)
+    only = next(iter(sets)) if len(sets) == 1 else None
+    rejects[:] = [_with_model(j, only) if reject_model(j) is None else j for j in rejects]
     return [PredictionSet(m, preds, str(p), "jsonl", rejects=rejects) for m, preds in sorted(sets.items())]
+
+
+def reject_model(reject: Reject) -> str | None:
+    """The model a rejected prediction entry belongs to (its ``"model"`` field in the rejects
+    file), or ``None`` when the entry does not tell (a line that is not JSON, in a file with
+    several models)."""
+    return (reject.detail or {}).get("model")
+
+
+def _with_model(reject: Reject, model: str | None) -> Reject:
+    from dataclasses import replace
+
+    return replace(reject, detail={**(reject.detail or {}), "model": model})
 
 
 def _codemind_er_root(p: Path) -> tuple[Path, list[str] | None, str | None]:
@@ -620,7 +648,7 @@ def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None)
         raise InputError(_nothing_read(p, rejects) if rejects else f"{p}: no samples in the file")
     name = model or (p.parent.name if p.parent.name not in ("", ".") else task)
     ps = _harness_set(name, raw, p, "lm-eval", mode, kinds)
-    ps.rejects = rejects
+    ps.rejects = [_with_model(j, name) for j in rejects]
     return ps
 
 
