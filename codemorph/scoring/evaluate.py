@@ -6,8 +6,9 @@ Scoring rules (``match="execution"``, the default) follow CRUXEval's own harness
 
 * every generation ``g`` of a row is judged on its own; the check program is
   ``f"{code}\\nassert {output} == {g}"``, run as a script (in codemorph's sandbox, never in
-  this process) with a 3 s timeout; the generation is correct iff the script finishes
-  without raising.  Output mode: ``g`` is a literal; input mode: ``g`` is a call such as
+  this process) with a 3 s timeout and, as the harness's ``swallow_io`` does, its standard
+  output and error sent to a ``StringIO`` never read (:func:`swallow_output`); the generation
+  is correct iff the script finishes without raising.  Output mode: ``g`` is a literal; input mode: ``g`` is a call such as
   ``f('sea')``.
 * generations the harness refuses are counted as **incorrect and kept** (they are not
   dropped, so ``n`` in pass@k stays the number of generations): in input mode a
@@ -109,6 +110,8 @@ __all__ = [
     "trivially_true",
     "holds_nan",
     "harness_sandbox",
+    "swallow_output",
+    "SWALLOW_LINE",
     "write_scores",
     "write_summary",
     "read_scores",
@@ -774,6 +777,13 @@ def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, l
         res.warnings.append(f"{len(nan_rows)} rows expect a value holding NaN, which compares unequal to every answer "
                             f"under the assertion (`assert float('nan') == float('nan')` fails): no generation can "
                             f"be right on them, e.g. {nan_rows[:3]}")
+    capped = [s for s in res.rows if "output-limit" in s.status]
+    if capped:
+        n = sum(st == "output-limit" for s in capped for st in s.status)
+        res.warnings.append(f"{n} generations were stopped at the sandbox's output limit (16 MiB written to file "
+                            f"descriptor 1 or 2 itself, as os.write(1, ...) does, or a file of that size written) and "
+                            f"are scored wrong (status output-limit), where a harness without the limit would run "
+                            f"them to the end: rows {[s.id for s in capped][:5]}")
     own = res.model_rejects
     if own:
         gone = set(res.rejected_rows)
@@ -926,11 +936,46 @@ def _run_checks(sandbox, task: tuple[int, bool, str | None, list[Any], int]) -> 
     from codemorph.sandbox.pool import ExecRequest
 
     _, exception_row, exception_type, codes, code_lines = task
-    requests = [ExecRequest(code, args=None) if isinstance(code, str) else request_for(code[1], "__main__", "stdin", code[2])
-                for code in codes]
+    requests = [ExecRequest(swallow_output(code), args=None) if isinstance(code, str)
+                else request_for(code[1], "__main__", "stdin", code[2]) for code in codes]
     outcomes = sandbox.run_batch(requests)
-    return [_outcome_status(o, exception_row, exception_type, code_lines) if isinstance(code, str)
+    # swallow_output put one line into the program's code: its code ends a line further down
+    return [_outcome_status(o, exception_row, exception_type, code_lines + 1) if isinstance(code, str)
             else _stdin_status(o, code[3], code[4]) for code, o in zip(codes, outcomes)]
+
+
+#: the line :func:`swallow_output` puts before a check program: what the program writes to
+#: ``sys.stdout`` / ``sys.stderr`` goes to one in-memory text buffer, as in CRUXEval's harness
+#: (``swallow_io``: ``contextlib.redirect_stdout`` / ``redirect_stderr`` to a ``StringIO``);
+#: it binds no name in the program's globals
+SWALLOW_LINE = "__import__('sys').stdout = __import__('sys').stderr = __import__('io').StringIO()"
+
+
+def swallow_output(program: str) -> str:
+    """``program`` (a check program of :func:`check_program`) with :data:`SWALLOW_LINE` before
+    its first statement, or after its ``from __future__`` imports, which must come first: one
+    more line.  CRUXEval's harness runs the check program with standard output and error
+    redirected to a ``StringIO`` it never reads, so what the program writes neither counts nor
+    is limited (but by memory); run as it is, the sandbox would keep the output and stop a
+    program past its output limit (16 MiB), scoring ``output-limit`` (wrong) an assertion the
+    harness scores.  Writes to file descriptor 1 or 2 themselves (``os.write(1, ...)``) still
+    reach the sandbox's limit (:func:`_diagnose` warns about them)."""
+    if "__future__" not in program:
+        return f"{SWALLOW_LINE}\n{program}"
+    try:
+        body = ast.parse(program).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return f"{SWALLOW_LINE}\n{program}"
+    after = 0  # the last line of the leading docstring and future imports
+    for i, node in enumerate(body):
+        if (isinstance(node, ast.ImportFrom) and node.module == "__future__") or (
+                i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)):
+            after = node.end_lineno or after
+            continue
+        break
+    lines = program.split("\n")
+    return "\n".join(lines[:after] + [SWALLOW_LINE] + lines[after:])
 
 
 def _stdin_status(outcome, expected: str | None, exception_type: str | None = None) -> tuple[bool, str]:

@@ -12,8 +12,9 @@ import stat
 import pytest
 
 from codemorph.errors import InputError
-from codemorph.scoring.evaluate import (check_program, evaluate_dataset, evaluate_many, evaluate_paths, names_exception,
-                                normalize_exact, read_scores, robustness, write_scores, write_summary)
+from codemorph.scoring.evaluate import (SWALLOW_LINE, check_program, evaluate_dataset, evaluate_many, evaluate_paths,
+                                       names_exception, normalize_exact, read_scores, robustness, swallow_output,
+                                       write_scores, write_summary)
 from codemorph.scoring.metrics import wilson_interval
 from codemorph.scoring.predictions import (EvalRow, PredictionSet, call_arguments, load_predictions, load_rows,
                                    read_codemind_dataset, read_jsonl_predictions)
@@ -517,3 +518,34 @@ def test_pass_at_k_over_fewer_rows_than_scored_is_warned_and_marked_in_the_table
     assert r.exit_code == 0, r.output
     assert "100.00 (1/2 rows)" in r.output
     assert "warning: pass@5 is over 1 of the 2 scored rows" in " ".join(r.output.split())
+
+
+def test_a_check_program_that_prints_past_the_sandboxs_output_limit_scores_its_assertion_as_the_harness_does():
+    # CRUXEval's harness sends the check program's standard output and error to a StringIO it never reads:
+    # 17 MiB printed do not decide anything (they were `output-limit`, wrong, at the sandbox's 16 MiB)
+    big = EvalRow("big", "def f(x):\n    print('a' * (17 << 20))\n    return x + 1", "1", "2")
+    lines = EvalRow("lines", "import sys\ndef f(x):\n    for _ in range(300_000):\n        sys.stderr.write('b' * 63)\n"
+                             "    return x + 1", "1", "2")
+    raises = EvalRow("raises", "def f(x):\n    print('a' * (17 << 20))\n    return [][x]", "1", None,
+                     exception_type="IndexError")
+    future = EvalRow("future", "from __future__ import annotations\ndef f(x: int):\n    print('a' * (17 << 20))\n"
+                               "    return x + 1", "1", "2")
+    fd = EvalRow("fd", "import os\ndef f(x):\n    os.write(1, b'a' * (17 << 20))\n    return x + 1", "1", "2")
+    preds = {"big": ["f(1)", "f(2)"], "lines": ["f(1)"], "raises": ["f(1)", "f([][0])"], "future": ["f(1)"],
+             "fd": ["f(1)"]}
+    res = evaluate_dataset([big, lines, raises, future, fd], PredictionSet("m", preds), mode="input", ks=(1,))
+    assert {s.id: s.status for s in res.rows} == {
+        "big": ["pass", "fail:AssertionError"], "lines": ["pass"],
+        "raises": ["raised:IndexError", "answer-raised:IndexError"], "future": ["pass"],
+        "fd": ["output-limit"]}  # written to the file descriptor itself: still the sandbox's limit, and said
+    assert res.accuracy == (0.5 + 1 + 0.5 + 1 + 0) / 5
+    assert any(w.startswith("1 generations were stopped at the sandbox's output limit") and "['fd']" in w
+               for w in res.warnings)
+
+
+def test_swallow_output_puts_one_line_before_the_program_or_after_its_future_imports():
+    assert swallow_output("def f(x):\n    return x\nassert 1 == f(1)") == (
+        f"{SWALLOW_LINE}\ndef f(x):\n    return x\nassert 1 == f(1)")
+    assert swallow_output('"""doc"""\nfrom __future__ import annotations\ndef f(x):\n    return x') == (
+        f'"""doc"""\nfrom __future__ import annotations\n{SWALLOW_LINE}\ndef f(x):\n    return x')
+
