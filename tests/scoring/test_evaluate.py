@@ -549,3 +549,12 @@ def test_swallow_output_puts_one_line_before_the_program_or_after_its_future_imp
     assert swallow_output('"""doc"""\nfrom __future__ import annotations\ndef f(x):\n    return x') == (
         f'"""doc"""\nfrom __future__ import annotations\n{SWALLOW_LINE}\ndef f(x):\n    return x')
 
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_an_answer_whose_eq_is_always_true_is_right_for_any_output_as_in_the_harness(strict):
+    # `assert 2 == A()`: int.__eq__ gives NotImplemented, so Python asks the answer's __eq__ (True): the
+    # harness's assertion passes, and so does codemorph's, --strict included (the protocol is Python's ==)
+    row = EvalRow("r", "def f(x):\n    return x + 1", "1", "2")
+    gens = ["type('A', (), {'__eq__': lambda s, o: True})()", "__import__('unittest.mock').mock.ANY", "3"]
+    res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), ks=(1,), strict=strict)
+    assert res.rows[0].status == ["pass", "pass", "fail:AssertionError"]
