@@ -788,6 +788,10 @@ def _universal_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: ``output.txt`` of an exception row written by codemorph: ``raises T`` exactly
+_LAYOUT_RAISES = re.compile(r"raises ([A-Za-z_]\w*)")
+
+
 def read_codemind_dataset(path: str | os.PathLike[str], bench: str | None = None) -> list[EvalRow]:
     """Read a CodeMind/ExeRScope data set: a ``dataset/<bench>`` folder, the ``dataset``
     folder or the layout root (every bench, ids ``<bench>/<id>``), or one ``bench`` of it.
@@ -796,7 +800,10 @@ def read_codemind_dataset(path: str | os.PathLike[str], bench: str | None = None
     a call -> ``call``; ``classeval``: ``Test.test()`` run as ``Test().test()``;
     ``Avatar``: ``stdin``); :attr:`EvalRow.recorded_output` keeps ``output.txt``'s text
     (line ends as Python's text mode reads them, as ExeRScope reads the file) for
-    ``--match exact``.  Rows are sorted by id (numeric suffixes in numeric order).
+    ``--match exact``.  An ``output.txt`` that is exactly ``raises T`` (no line end), what
+    :func:`codemorph.rows.codemind.write_codemind_row` writes for an exception row, gives an
+    exception row (``output`` ``None``, :attr:`EvalRow.exception_type` ``T``).  Rows are sorted
+    by id (numeric suffixes in numeric order).
 
     Raises:
         InputError: not such a layout; a missing or unreadable file, or an ``input.txt`` /
@@ -807,7 +814,11 @@ def read_codemind_dataset(path: str | os.PathLike[str], bench: str | None = None
         row = rec.to_row()
         if isinstance(row, str):
             raise InputError(f"{rec.folder}: {row}")
-        rows.append(EvalRow(row["id"], row["code"], row["input"], row["output"], row["entry_point"], row["id"],
+        # an exception row as codemorph writes it (codemorph.rows.codemind.write_codemind_row):
+        # output.txt is `raises T`, with nothing else, not even a line end
+        raised = _LAYOUT_RAISES.fullmatch(rec.output_text or "")
+        rows.append(EvalRow(row["id"], row["code"], row["input"], None if raised else row["output"],
+                            row["entry_point"], row["id"], exception_type=raised.group(1) if raised else None,
                             extra={"bench": rec.bench}, input_kind=row["input_kind"],
                             recorded_output=_universal_newlines(rec.output_text or "")))
     if not rows:

@@ -558,3 +558,27 @@ def test_an_answer_whose_eq_is_always_true_is_right_for_any_output_as_in_the_har
     gens = ["type('A', (), {'__eq__': lambda s, o: True})()", "__import__('unittest.mock').mock.ANY", "3"]
     res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), ks=(1,), strict=strict)
     assert res.rows[0].status == ["pass", "pass", "fail:AssertionError"]
+
+
+def test_exception_rows_written_to_the_codemind_layout_are_read_back_as_exception_rows(tmp_path):
+    # write_codemind_row writes an exception row's output.txt as `raises T`; read back, it was an ordinary
+    # row whose output was that text: `assert raises IndexError == ...` (SyntaxError) made every answer wrong
+    from codemorph.rows.codemind import write_codemind_row
+
+    write_codemind_row(tmp_path, {"id": "sample_1", "code": "def f(xs):\n    return xs[0]", "input": "[]",
+                                  "output": None, "exception": {"type": "IndexError"}}, bench="cruxeval")
+    write_codemind_row(tmp_path, {"id": "p1", "code": "x = input()\nprint([][int(x)])", "input": "1\n",
+                                  "input_kind": "stdin", "output": None, "exception": {"type": "IndexError"}},
+                       bench="Avatar")
+    rows = read_codemind_dataset(tmp_path)
+    assert [(r.id, r.output, r.exception_type, r.input_kind) for r in rows] == [
+        ("Avatar/p1", None, "IndexError", "stdin"), ("cruxeval/sample_1", None, "IndexError", "args")]
+    out = evaluate_dataset(rows, PredictionSet("m", {"Avatar/p1": ["raises IndexError", "IndexError: x", "1"],
+                                                     "cruxeval/sample_1": ["raises IndexError", "'raises IndexError'"]}),
+                           ks=(1,))
+    assert [s.status for s in out.rows] == [["names-exception", "names-exception", "no-match"],
+                                            ["names-exception", "no-match"]]
+    inp = evaluate_dataset(rows, PredictionSet("m", {"Avatar/p1": ["0\n", "x\n"], "cruxeval/sample_1": ["f([])", "f([1])"]}),
+                           mode="input", ks=(1,))
+    assert [s.status for s in inp.rows] == [["raised:IndexError", "raised:ValueError"], ["raised:IndexError", "returned"]]
+    assert inp.accuracy == 0.5
