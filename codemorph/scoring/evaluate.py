@@ -69,7 +69,8 @@ Row kinds (:attr:`EvalRow.input_kind`): ``call`` rows are judged by
 ``assert <input> == <generation>`` after the code (output mode; input mode as ``args``
 rows); ``stdin`` rows by comparing the generation with the row's standard output under
 :func:`codemorph.rows.codemind.same_stdout` (output mode), or by running the program on the
-predicted standard input in the sandbox and comparing what it writes (input mode).  Exception rows use the
+predicted standard input in the sandbox and comparing what it writes (input mode; the
+prediction is read as a CodeMind ``input.txt`` is, :func:`codemorph.rows.codemind.read_stdin_text`).  Exception rows use the
 naming rule above.  Accuracies are over the rows that have a prediction, as there.
 """
 
@@ -86,7 +87,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from codemorph.errors import InputError, OutputWriteError
-from codemorph.rows.codemind import same_stdout
+from codemorph.rows.codemind import read_stdin_text, same_stdout
 from codemorph.scoring.metrics import bootstrap_ci, mean_pass_at_k, pass_at_k, wilson_interval
 from codemorph.scoring.predictions import EvalRow, PredictionSet, load_predictions, load_rows
 
@@ -1015,7 +1016,9 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
                 verdicts[r.id] = [stdout_verdict(r, g) for g in gens]
                 plans[-1] = (r, programs, [])
             else:  # the predicted standard input is run; it must write the row's output (or raise its class)
-                programs = [("stdin", r.code, g, r.output, r.exception_type) for g in gens]
+                # read as the data set's input.txt is (read_stdin_text): a final line end when the
+                # last line has none, which a stripped prediction (predict.txt) lacks
+                programs = [("stdin", r.code, read_stdin_text(g), r.output, r.exception_type) for g in gens]
                 plans[-1] = (r, programs, list(dict.fromkeys(programs)))
         elif r.output is None and mode == "output":
             named = [names_exception(g, r.exception_type or "", r.code) for g in gens]

@@ -582,3 +582,10 @@ def test_exception_rows_written_to_the_codemind_layout_are_read_back_as_exceptio
                            mode="input", ks=(1,))
     assert [s.status for s in inp.rows] == [["raised:IndexError", "raised:ValueError"], ["raised:IndexError", "returned"]]
     assert inp.accuracy == 0.5
+
+
+def test_a_predicted_standard_input_without_a_final_line_end_is_read_as_input_txt_is():
+    # predict.txt is stripped: "abc" must run as the data set's input "abc\n" does (readline()[:-1] gave "ab")
+    row = EvalRow("r", "import sys\ns = sys.stdin.readline()[:-1]\nprint(s)", "abc\n", "abc\n", input_kind="stdin")
+    res = evaluate_dataset([row], PredictionSet("m", {"r": ["abc", "abc\n", "abc\r\n", "ab"]}), mode="input", ks=(1,))
+    assert res.rows[0].status == ["stdout-match", "stdout-match", "stdout-match", "stdout-differs"]
