@@ -106,6 +106,7 @@ __all__ = [
     "names_exception",
     "normalize_exact",
     "check_program",
+    "call_statements",
     "stdout_verdict",
     "score_generations",
     "trivially_true",
@@ -537,12 +538,16 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     if strict and _strict_refusal(row, generation, mode) is not None:
         return None
     if row.input_kind == "call" and row.output is not None and mode == "output":
-        # the whole expression is evaluated after the code: assert <input> == <prediction>
+        # the whole expression is evaluated after the code: assert <input> == <prediction>; an
+        # input of statements ending with an expression (perturb's harness method with other
+        # literals) runs its statements first, as the sandbox runs it
+        before, expr = call_statements(row.input)
+        code = f"{row.code}\n{before}" if before else row.code
         if strict:
             if not _is_expression(generation):
                 return None
-            return f"{row.code}\nassert {row.input} == (\n{generation}\n)"
-        return f"{row.code}\nassert {row.input} == {generation}"
+            return f"{code}\nassert {expr} == (\n{generation}\n)"
+        return f"{code}\nassert {expr} == {generation}"
     if row.output is None:
         if mode == "output" or not _is_expression(generation):
             return None
@@ -554,6 +559,42 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
             return None
         return f"{row.code}\nassert {row.output} == (\n{generation}\n)"
     return f"{row.code}\nassert {row.output} == {generation}"
+
+
+def call_statements(text: str) -> tuple[str, str]:
+    """A ``call`` row's input split as the sandbox runs it: ``(statements, expression)``, the
+    statements (``""`` for none) running first, then the expression whose value is the
+    output, ready to follow ``assert``.  A one-line expression is kept as it is (stripped);
+    an expression on several lines or with a comment, alone or after statements (``perturb``'s
+    harness method with other literals), is put in parentheses on lines of their own, so that
+    neither a line end nor a comment cuts the assertion.  ``("", text)`` when ``text`` does not
+    parse or does not end with an expression.
+
+    >>> call_statements("class T(T):\\n    x = 2\\nT().test()")
+    ('class T(T):\\n    x = 2', '(\\nT().test()\\n)')
+    >>> call_statements(" g(1) ")
+    ('', 'g(1)')
+    """
+    stripped = text.strip()
+    if not any(c in stripped for c in "\n\r#;"):
+        return "", stripped
+    try:
+        body = ast.parse(stripped).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return "", text
+    if not body or not isinstance(body[-1], ast.Expr):
+        return "", text
+    last = ast.get_source_segment(stripped, body[-1])
+    if last is None:
+        return "", text
+    before = ""
+    if len(body) > 1:
+        lines = stripped.splitlines(keepends=True)
+        prev = body[-2]
+        end = sum(len(ln) for ln in lines[:prev.end_lineno - 1]) + len(
+            lines[prev.end_lineno - 1].encode("utf-8")[:prev.end_col_offset].decode("utf-8", "replace"))
+        before = stripped[:end]
+    return before, f"(\n{last}\n)"
 
 
 def _skip_status(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str:

@@ -589,3 +589,18 @@ def test_a_predicted_standard_input_without_a_final_line_end_is_read_as_input_tx
     row = EvalRow("r", "import sys\ns = sys.stdin.readline()[:-1]\nprint(s)", "abc\n", "abc\n", input_kind="stdin")
     res = evaluate_dataset([row], PredictionSet("m", {"r": ["abc", "abc\n", "abc\r\n", "ab"]}), mode="input", ks=(1,))
     assert res.rows[0].status == ["stdout-match", "stdout-match", "stdout-match", "stdout-differs"]
+
+
+def test_a_call_input_of_statements_ending_with_an_expression_is_scored_on_that_expression():
+    # perturb writes a harness method with other literals as `class Test(Test): ...` then the call; the check
+    # was `assert class Test(Test): ... == 4`, a SyntaxError, so every output answer was wrong
+    code = "class Test:\n    def test(self):\n        return len([1, 2, 3])\n"
+    row = EvalRow("t:perturbation", code, "class Test(Test):\n    def test(self):\n        return len([1, 2, 3, 4])\n"
+                  "Test().test()", "4", entry_point="Test", input_kind="call")
+    commented = EvalRow("c", "def g(x):\n    return x * 2", "g(2)  # the harness's call", "4", entry_point="g",
+                        input_kind="call")
+    res = evaluate_dataset([row, commented], PredictionSet("m", {"t:perturbation": ["4", "3"], "c": ["4", "5"]}),
+                           ks=(1,))
+    assert [s.status for s in res.rows] == [["pass", "fail:AssertionError"], ["pass", "fail:AssertionError"]]
+    assert check_program(row, "4", "output") == (
+        code + "\nclass Test(Test):\n    def test(self):\n        return len([1, 2, 3, 4])\nassert (\nTest().test()\n) == 4")
