@@ -107,6 +107,7 @@ __all__ = [
     "normalize_exact",
     "check_program",
     "call_statements",
+    "expected_expression",
     "stdout_verdict",
     "score_generations",
     "trivially_true",
@@ -557,8 +558,40 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     if strict:
         if not _is_expression(generation):
             return None
-        return f"{row.code}\nassert {row.output} == (\n{generation}\n)"
-    return f"{row.code}\nassert {row.output} == {generation}"
+        return f"{row.code}\nassert {expected_expression(row.output)} == (\n{generation}\n)"
+    return f"{row.code}\nassert {expected_expression(row.output)} == {generation}"
+
+
+def expected_expression(output: str) -> str:
+    """A row's expected output as it follows ``assert``: the text stripped, and put in
+    parentheses on lines of its own when it holds a line end, a comment or a ``;`` and parses
+    as one expression (``4  # four`` made ``assert 4`` of the assertion, right for every
+    answer; ``4\\n`` an ``IndentationError``, wrong for every answer); else as it is, as
+    CRUXEval's harness puts it (its outputs are one-line reprs: unchanged).
+
+    >>> expected_expression("[1, 2]")
+    '[1, 2]'
+    >>> expected_expression("4  # four")
+    '(\\n4  # four\\n)'
+    """
+    stripped = output.strip()
+    if not any(c in stripped for c in "\n\r#;") or not _cuts_a_line(stripped):
+        return stripped
+    return f"(\n{stripped}\n)" if _is_expression(stripped) else output
+
+
+def _cuts_a_line(text: str) -> bool:
+    """Whether ``text`` has a comment, a line end outside brackets or a ``;`` as Python
+    reads it (not inside a string: ``'a#b'`` has none)."""
+    import io
+    import tokenize
+
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return True
+    return any(t.type == tokenize.COMMENT or (t.type == tokenize.OP and t.string == ";")
+               or (t.type in (tokenize.NL, tokenize.NEWLINE) and t.string) for t in toks)
 
 
 def call_statements(text: str) -> tuple[str, str]:
@@ -776,8 +809,9 @@ def trivially_true(row: EvalRow, generation: str) -> bool:
     if row.output is None or row.input_kind == "stdin":
         return False
     try:
-        loose = ast.dump(ast.parse(f"assert {row.output} == {generation}"))
-        tight = ast.dump(ast.parse(f"assert {row.output} == (\n{generation}\n)"))
+        out = expected_expression(row.output)
+        loose = ast.dump(ast.parse(f"assert {out} == {generation}"))
+        tight = ast.dump(ast.parse(f"assert {out} == (\n{generation}\n)"))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return loose != tight

@@ -604,3 +604,14 @@ def test_a_call_input_of_statements_ending_with_an_expression_is_scored_on_that_
     assert [s.status for s in res.rows] == [["pass", "fail:AssertionError"], ["pass", "fail:AssertionError"]]
     assert check_program(row, "4", "output") == (
         code + "\nclass Test(Test):\n    def test(self):\n        return len([1, 2, 3, 4])\nassert (\nTest().test()\n) == 4")
+
+
+def test_an_expected_output_with_a_comment_or_a_line_end_is_compared_whole():
+    # `assert 4  # four == 5` was `assert 4` (every answer right); `assert 4\n == 5` an IndentationError (every
+    # answer wrong); a '#' inside a string is no comment and the harness's text is kept
+    rows = [EvalRow("c", "def f(x):\n    return x * 2", "2", "4  # four"),
+            EvalRow("n", "def f(x):\n    return x * 2", "2", "4\n"),
+            EvalRow("s", "def f(x):\n    return x + '#'", "'a'", "'a#'")]
+    res = evaluate_dataset(rows, PredictionSet("m", {"c": ["4", "5"], "n": ["4", "5"], "s": ["'a#'", "'a'"]}), ks=(1,))
+    assert [s.status for s in res.rows] == [["pass", "fail:AssertionError"]] * 3
+    assert check_program(rows[2], "'a#'", "output") == "def f(x):\n    return x + '#'\nassert 'a#' == 'a#'"
