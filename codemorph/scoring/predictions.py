@@ -855,7 +855,6 @@ class Answer:
 
 
 _FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
-_RAISES = re.compile(r"\braises\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)")
 
 
 def _looks_like_expression(text: str) -> bool:
@@ -937,11 +936,12 @@ def extract_answer(generation: str, mode: str, input_kind: str = "args") -> Answ
     if asserts and status == "bare":
         status = "assertion"
     text = text.strip()
-    m = _RAISES.search(text)
-    if m and "==" not in text:
+    m = _RAISES_PROTOCOL.fullmatch(text)
+    named = _named_by_expression(m.group(1)) if m and "==" not in text and _protocol_head(text[:m.start(1)]) else None
+    if named is not None:  # the protocol, not a value that holds the word (a string 'it raises KeyError')
         if mode == "output":
-            return Answer(f"raises {m.group(1)}", status, len(asserts))
-        text = text[:m.start()].strip()  # input mode: the call before "raises T"
+            return Answer(f"raises {named}", status, len(asserts))
+        text = text[:m.start(1)].strip()[:-len("raises")].strip()  # input mode: the call before "raises T"
     asserted = text.startswith("assert") and (len(text) == 6 or not (text[6].isalnum() or text[6] == "_"))
     body = text[6:].strip() if asserted else text
     side = _equality_side(body, mode)

@@ -255,3 +255,15 @@ def test_an_exception_raised_by_the_programs_helper_before_the_call_is_the_answe
         "m": ["raised:StatisticsError", "answer-raised:StatisticsError"],
         "p": ["raised:IndexError"],
     }
+
+
+@pytest.mark.parametrize("text, mode, answer", [
+    ("'it raises KeyError'", "output", "'it raises KeyError'"),  # a str value that holds the word
+    ("[ANSWER]\nassert f(1) == 'x raises KeyError'\n[/ANSWER]", "output", "'x raises KeyError'"),
+    ("f('a raises B')", "input", "f('a raises B')"),
+    ("This never raises KeyError", "output", ""),                # prose: no answer (it was `raises KeyError`)
+    ("[ANSWER]\nassert f([]) raises IndexError('list index out of range')\n[/ANSWER]", "output", "raises IndexError"),
+    ("[ANSWER]\nassert f({}) raises builtins.KeyError\n[/ANSWER]", "input", "f({})"),
+])
+def test_extract_answer_reads_raises_only_in_the_protocols_shape(text, mode, answer):
+    assert extract_answer(text, mode).text == answer
