@@ -441,6 +441,24 @@ def _with_model(reject: Reject, model: str | None) -> Reject:
     return replace(reject, detail={**(reject.detail or {}), "model": model})
 
 
+def _read_predict_txt(f: Path, rid: str, model: str) -> tuple[str, Reject | None]:
+    """The prediction in a CodeMind ``predict.txt`` (stripped), or a reject when the file
+    cannot be read or is not UTF-8 (its text is not known: decoded with replacement
+    characters it would be scored as some other answer)."""
+    where = f"{f} (row {rid!r}, model {model!r})"
+    try:
+        data = f.read_bytes()
+    except OSError as exc:
+        return "", Reject(rid, 1, "read", f"{where}: cannot read the file ({exc.strerror or exc})", None,
+                          file=str(f), detail={"model": model})
+    try:
+        return data.decode("utf-8").strip(), None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return "", Reject(rid, line, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
+                          data.decode("utf-8", "replace"), file=str(f), detail={"model": model})
+
+
 def _codemind_er_root(p: Path) -> tuple[Path, list[str] | None, str | None]:
     """Resolve a CodeMind path to (ER folder, models or None for all, bench or None)."""
     if (p / "Experiment_Results" / "ER").is_dir():
@@ -471,7 +489,9 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
 
     Returns:
         One :class:`PredictionSet` per model, sorted by name; id folders without
-        ``predict.txt`` are left out (no prediction).
+        ``predict.txt`` are left out (no prediction); a ``predict.txt`` that cannot be read
+        or is not UTF-8 is a reject of its model (:attr:`PredictionSet.rejects`), not a
+        prediction (it was decoded with replacement characters and scored).
 
     Raises:
         InputError: not such a layout, no model with the bench, no predictions.
@@ -491,6 +511,7 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
     out = []
     for m in models:
         preds: dict[str, list[str]] = {}
+        rejects: list[Reject] = []
         found = []
         for b in benches:
             folder = er / m / b
@@ -500,11 +521,15 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
             for d in sorted(folder.iterdir()):
                 f = d / "predict.txt"
                 if d.is_dir() and f.is_file():
-                    preds[f"{b}/{d.name}" if several else d.name] = \
-                        [f.read_text(encoding="utf-8", errors="replace").strip()]
+                    rid = f"{b}/{d.name}" if several else d.name
+                    text, bad = _read_predict_txt(f, rid, m)
+                    if bad is not None:
+                        rejects.append(bad)
+                    else:
+                        preds[rid] = [text]
         if found:
             out.append(PredictionSet(m, preds, str(found[0] if len(found) == 1 else er / m), "codemind",
-                                     None if several else benches[0]))
+                                     None if several else benches[0], rejects=rejects))
     if not out:
         raise InputError(f"{er}: no model has a {' or '.join(repr(b) for b in benches) or 'bench'} folder")
     return out

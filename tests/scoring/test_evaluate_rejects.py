@@ -268,3 +268,30 @@ def test_rejects_of_a_file_with_several_models_name_their_model_and_count_only_f
     assert "3 prediction entries rejected (m2: 1, m1: 1, no model: 1) (not scored;" in said
     assert ("m1: warning: 2 prediction entries of " in said and "1 of them name no model and count for every "
             "model of the file" in said)
+
+
+def test_a_codemind_predict_txt_that_is_not_utf8_is_a_reject_of_its_model_not_a_prediction(tmp_path):
+    layout = tmp_path / "layout"
+    for rid, out in (("sample_0", "2"), ("sample_1", "'abab'")):
+        d = layout / "dataset" / "cruxeval" / rid
+        d.mkdir(parents=True)
+        (d / "main.py").write_text("def f(x):\n    return x + x\n")
+        (d / "input.txt").write_text("f(1)" if rid == "sample_0" else "f('ab')")
+        (d / "output.txt").write_text(out)
+    for model, answers in (("m1", {"sample_0": b"\n2\n", "sample_1": b"\n'ab\xe9ab'\n"}),
+                           ("m2", {"sample_0": b"\n3\n", "sample_1": b"\n'abab'\n"})):
+        for rid, data in answers.items():
+            d = layout / "Experiment_Results" / "ER" / model / "cruxeval" / rid
+            d.mkdir(parents=True)
+            (d / "predict.txt").write_bytes(data)
+    out, summary = tmp_path / "scores.jsonl", tmp_path / "summary.json"
+    r = CliRunner().invoke(app, ["evaluate", str(layout / "dataset" / "cruxeval"), "-p", str(layout), "--bench",
+                                 "cruxeval", "-o", str(out), "--summary", str(summary), "--workers", "1", "--k", "1"])
+    assert r.exit_code == 0, r.output
+    f = layout / "Experiment_Results" / "ER" / "m1" / "cruxeval" / "sample_1" / "predict.txt"
+    assert _lines(tmp_path / "scores.rejects.jsonl") == [
+        {"id": "sample_1", "line": 2, "stage": "read", "file": str(f), "model": "m1", "row": "\n'ab\ufffdab'\n",
+         "reason": f"{f} (row 'sample_1', model 'm1'): not UTF-8 (invalid continuation byte at byte 4)"}]
+    s1, s2 = json.loads(summary.read_text())
+    assert (s1["model"], s1["rows_scored"], s1["rows_rejected"], s1["accuracy"]) == ("m1", 1, 1, 1.0)
+    assert (s2["model"], s2["rows_scored"], s2["rows_rejected"], s2["accuracy"]) == ("m2", 2, 0, 0.5)
