@@ -403,15 +403,15 @@ def names_exception(prediction: str, exc_type: str, code: str | None = None) -> 
     >>> names_exception("'IndexError'", "IndexError")
     False
     """
-    from codemorph.scoring.predictions import _builtin_exception, exception_named
+    from codemorph.scoring.predictions import builtin_exception, exception_named
 
     name = exception_named(prediction)
     if name is None or not exc_type:
         return False
     prefix, _, last = name.rpartition(".")
-    raised = _builtin_exception(exc_type)
+    raised = builtin_exception(exc_type)
     if prefix == "builtins":
-        return (raised is not None and _builtin_exception(last) is raised
+        return (raised is not None and builtin_exception(last) is raised
                 and not (code is not None and _defines_class(code, exc_type)))
     if prefix:
         return raised is None and last == exc_type
@@ -419,7 +419,7 @@ def names_exception(prediction: str, exc_type: str, code: str | None = None) -> 
         return True
     # another builtin name of the same class (IOError for OSError), unless the program
     # defines a class of the raised class's name (then the raised one may be its own)
-    return (raised is not None and _builtin_exception(last) is raised
+    return (raised is not None and builtin_exception(last) is raised
             and not (code is not None and _defines_class(code, exc_type)))
 
 

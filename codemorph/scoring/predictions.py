@@ -70,6 +70,7 @@ __all__ = [
     "extract_answer",
     "predicted_exception",
     "exception_named",
+    "builtin_exception",
     "reject_model",
 ]
 
@@ -1018,13 +1019,14 @@ def predicted_exception(answer: str) -> str | None:
     if name is None:
         return None
     name = name.rsplit(".", 1)[-1]
-    if _builtin_exception(name) is not None or name.endswith(_EXC_SUFFIXES):
+    if builtin_exception(name) is not None or name.endswith(_EXC_SUFFIXES):
         return name
     return None
 
 
-def _builtin_exception(name: str) -> type | None:
-    """The builtin exception class called ``name`` (``IOError``: ``OSError``), or ``None``."""
+def builtin_exception(name: str) -> type | None:
+    """The builtin exception class called ``name`` (``"IOError"``: ``OSError``), or ``None``
+    when ``builtins`` has no exception class of that name (``"JSONDecodeError"``, ``"len"``)."""
     import builtins
 
     obj = getattr(builtins, name, None)
