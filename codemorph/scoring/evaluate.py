@@ -63,7 +63,9 @@ expected output are stripped, spaces removed and ``"`` replaced by ``'``, then c
 as strings; the expected output is the data set's recorded text
 (:attr:`EvalRow.recorded_output`, a CodeMind ``output.txt`` as Python's text mode reads it)
 when there is one, else ``output`` (input mode compares with the call ``f(<input>)``, a
-``call`` row's expression or a ``stdin`` row's input).
+``call`` row's expression or a ``stdin`` row's input).  An exception row in output mode
+compares with its recorded text (a layout's ``raises T``) when it has one, else follows
+:func:`names_exception`.
 
 Row kinds (:attr:`EvalRow.input_kind`): ``call`` rows are judged by
 ``assert <input> == <generation>`` after the code (output mode; input mode as ``args``
@@ -952,11 +954,14 @@ def score_generations(row: EvalRow, generations: Sequence[str], mode: str = "out
 
 
 def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]:
-    if row.output is None:
+    # an exception row, output mode: the recorded text when the data set has one (a layout's
+    # output.txt `raises T`, compared as ExeRScope compares), else the naming rule; input
+    # mode compares the call as on any row
+    if row.output is None and mode == "output" and row.recorded_output is None:
         ok = names_exception(generation, row.exception_type or "", row.code)
         return ok, "names-exception" if ok else "no-match"
     if mode == "output":
-        target = row.recorded_output if row.recorded_output is not None else row.output
+        target = row.recorded_output if row.recorded_output is not None else (row.output or "")
     else:
         target = row.input if row.input_kind in ("call", "stdin") else f"{row.entry_point}({row.input})"
     ok = normalize_exact(generation) == normalize_exact(target)

@@ -615,3 +615,21 @@ def test_an_expected_output_with_a_comment_or_a_line_end_is_compared_whole():
     res = evaluate_dataset(rows, PredictionSet("m", {"c": ["4", "5"], "n": ["4", "5"], "s": ["'a#'", "'a'"]}), ks=(1,))
     assert [s.status for s in res.rows] == [["pass", "fail:AssertionError"]] * 3
     assert check_program(rows[2], "'a#'", "output") == "def f(x):\n    return x + '#'\nassert 'a#' == 'a#'"
+
+
+def test_exact_match_on_exception_rows_compares_the_recorded_text_or_the_call(tmp_path):
+    # a layout's exception row records `raises T`: --match exact compares with it as ExeRScope compares text; a
+    # JSON Lines exception row has no recorded text (the naming rule); input mode compares the call (it used the
+    # naming rule, so every input answer was wrong)
+    from codemorph.rows.codemind import write_codemind_row
+
+    write_codemind_row(tmp_path, {"id": "sample_1", "code": "def f(xs):\n    return xs[0]", "input": "[]",
+                                  "output": None, "exception": {"type": "IndexError"}}, bench="cruxeval")
+    rows = read_codemind_dataset(tmp_path / "cruxeval") + [
+        EvalRow("j", "def f(xs):\n    return xs[0]", "[]", None, exception_type="IndexError")]
+    out = ["raises IndexError", "IndexError", "raises  IndexError"]
+    res = evaluate_dataset(rows, PredictionSet("m", {"sample_1": out, "j": out}), ks=(1,), match="exact")
+    assert [s.status for s in res.rows] == [["exact", "no-match", "exact"], ["names-exception"] * 3]
+    inp = ["f([])", "f( [] )", "f([1])"]
+    res = evaluate_dataset(rows, PredictionSet("m", {"sample_1": inp, "j": inp}), ks=(1,), match="exact", mode="input")
+    assert [s.status for s in res.rows] == [["exact", "exact", "no-match"]] * 2
