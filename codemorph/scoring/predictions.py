@@ -963,7 +963,7 @@ def extract_answer(generation: str, mode: str, input_kind: str = "args") -> Answ
         status = "assertion"
     text = text.strip()
     m = _RAISES_PROTOCOL.fullmatch(text)
-    named = _named_by_expression(m.group(1)) if m and "==" not in text and _protocol_head(text[:m.start(1)]) else None
+    named = _named_after_raises(m.group(1)) if m and "==" not in text and _protocol_head(text[:m.start(1)]) else None
     if named is not None:  # the protocol, not a value that holds the word (a string 'it raises KeyError')
         if mode == "output":
             return Answer(f"raises {named}", status, len(asserts))
@@ -1070,7 +1070,7 @@ def exception_named(answer: str) -> str | None:
     text = answer.strip()
     m = _RAISES_PROTOCOL.fullmatch(text)
     if m and _protocol_head(text[:m.start(1)]):
-        return _named_by_expression(m.group(1))
+        return _named_after_raises(m.group(1))
     if _TRACEBACK_HEAD.search(text):
         lines = [ln for ln in text.splitlines() if ln.strip()]
         text = lines[-1].strip() if lines else ""
@@ -1080,6 +1080,12 @@ def exception_named(answer: str) -> str | None:
     if text.startswith("raise") and text[5:6].isspace():
         return _named_by_raise(text[5:].strip())
     return _named_by_expression(text)
+
+
+def _named_after_raises(rest: str) -> str | None:
+    """The class named by what follows ``raises``: ``T``, ``T(...)``, ``T: message``."""
+    m = _COLON_MESSAGE.match(rest.strip())
+    return re.sub(r"\s+", "", m.group(1)) if m else _named_by_expression(rest)
 
 
 def _protocol_head(head: str) -> bool:

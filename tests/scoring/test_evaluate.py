@@ -146,6 +146,7 @@ def test_names_exception(text, expected):
     ("<class 'IndexError'>", True),
     ("raises (IndexError)", True),
     ("assert f([]) raises IndexError('list index out of range')", True),
+    ("assert f([]) raises IndexError: list index out of range", True),
     ("numpy.IndexError", False),                        # another module's class
     ("IndexError.args", False),
     ("IndexError()()", False),
