@@ -1032,16 +1032,20 @@ def _run_checks(sandbox, task: tuple[int, bool, str | None, list[Any], int]) -> 
 SWALLOW_LINE = "__import__('sys').stdout = __import__('sys').stderr = __import__('io').StringIO()"
 
 
+#: a program that may begin with a docstring (kept first, so that ``__doc__`` stays the program's)
+_STRING_START = re.compile(r"\s*[rRbBuUfF]{0,2}['\"]")
+
+
 def swallow_output(program: str) -> str:
     """``program`` (a check program of :func:`check_program`) with :data:`SWALLOW_LINE` before
-    its first statement, or after its ``from __future__`` imports, which must come first: one
-    more line.  CRUXEval's harness runs the check program with standard output and error
+    its first statement, or after its docstring and ``from __future__`` imports, which must
+    come first: one more line.  CRUXEval's harness runs the check program with standard output and error
     redirected to a ``StringIO`` it never reads, so what the program writes neither counts nor
     is limited (but by memory); run as it is, the sandbox would keep the output and stop a
     program past its output limit (16 MiB), scoring ``output-limit`` (wrong) an assertion the
     harness scores.  Writes to file descriptor 1 or 2 themselves (``os.write(1, ...)``) still
     reach the sandbox's limit (:func:`_diagnose` warns about them)."""
-    if "__future__" not in program:
+    if "__future__" not in program and not _STRING_START.match(program):
         return f"{SWALLOW_LINE}\n{program}"
     try:
         body = ast.parse(program).body

@@ -634,3 +634,8 @@ def test_exact_match_on_exception_rows_compares_the_recorded_text_or_the_call(tm
     inp = ["f([])", "f( [] )", "f([1])"]
     res = evaluate_dataset(rows, PredictionSet("m", {"sample_1": inp, "j": inp}), ks=(1,), match="exact", mode="input")
     assert [s.status for s in res.rows] == [["exact", "exact", "no-match"]] * 2
+
+
+def test_swallow_output_keeps_the_programs_docstring_first():
+    assert swallow_output('"""Doc."""\ndef f(x):\n    return x\nassert f.__module__ and __doc__ == "Doc."') == (
+        f'"""Doc."""\n{SWALLOW_LINE}\ndef f(x):\n    return x\nassert f.__module__ and __doc__ == "Doc."')
