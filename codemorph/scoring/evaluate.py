@@ -419,10 +419,10 @@ def names_exception(prediction: str, exc_type: str, code: str | None = None) -> 
         return raised is None and last == exc_type
     if last == exc_type:
         return True
-    # another builtin name of the same class (IOError for OSError), unless the program
-    # defines a class of the raised class's name (then the raised one may be its own)
+    # another builtin name of the same class (IOError for OSError), unless the program binds
+    # either name itself (the raised class, or the answer's name, may then be its own)
     return (raised is not None and builtin_exception(last) is raised
-            and not (code is not None and _defines_class(code, exc_type)))
+            and not (code is not None and (_defines_class(code, exc_type) or _defines_class(code, last))))
 
 
 def _defines_class(code: str, name: str) -> bool:

@@ -176,6 +176,7 @@ def test_an_exception_answer_is_right_only_when_the_class_it_names_is_the_raised
     ("IndexError", "IndexError", "class IndexError(Exception):\n    pass", True),
     ("builtins.IndexError", "IndexError", "class IndexError(Exception):\n    pass", False),  # the program's own
     ("IOError", "OSError", "OSError = ValueError", False),
+    ("IOError", "OSError", "class IOError(Exception):\n    pass", False),  # the answer names the program's class
 ])
 def test_exception_answers_name_exactly_the_raised_class_with_prefixes_and_aliases(text, raised, code, expected):
     assert names_exception(text, raised, code) is expected
