@@ -114,6 +114,7 @@ __all__ = [
     "score_generations",
     "trivially_true",
     "holds_nan",
+    "names_bare_float",
     "harness_sandbox",
     "swallow_output",
     "SWALLOW_LINE",
@@ -837,6 +838,20 @@ def holds_nan(output: str | None) -> bool:
                and n.args[0].value.strip().lower() in _NAN_TEXTS for n in ast.walk(tree))
 
 
+def names_bare_float(output: str | None, code: str = "") -> bool:
+    """Whether an expected output repr uses the name ``inf`` or ``nan`` (``repr`` of an
+    infinite or NaN float: ``inf``, ``[1.0, -inf]``) that the program ``code`` does not bind:
+    the assertion then raises ``NameError`` whatever the answer.  Parsed, never evaluated."""
+    if output is None or ("inf" not in output and "nan" not in output):
+        return False
+    try:
+        tree = ast.parse(output.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in ("inf", "nan")}
+    return any(not _defines_class(code, name) for name in used) if used and code else bool(used)
+
+
 def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, list[str]],
               predictions: PredictionSet, strict: bool) -> None:
     from codemorph.scoring.metrics import exception_confusion
@@ -855,6 +870,11 @@ def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, l
         res.warnings.append(f"{len(nan_rows)} rows expect a value holding NaN, which compares unequal to every answer "
                             f"under the assertion (`assert float('nan') == float('nan')` fails): no generation can "
                             f"be right on them, e.g. {nan_rows[:3]}")
+    bare = [r.id for r in rows if r.input_kind == "args" and names_bare_float(r.output, r.code)]
+    if bare and res.match == "execution":
+        res.warnings.append(f"{len(bare)} rows expect an output that names `inf` or `nan` (the repr of an infinite "
+                            f"or NaN float), an undefined name in the assertion, as in CRUXEval's harness: no "
+                            f"generation can be right on them (write float('inf') in the data set), e.g. {bare[:3]}")
     capped = [s for s in res.rows if "output-limit" in s.status]
     if capped:
         n = sum(st == "output-limit" for s in capped for st in s.status)

@@ -640,3 +640,12 @@ def test_exact_match_on_exception_rows_compares_the_recorded_text_or_the_call(tm
 def test_swallow_output_keeps_the_programs_docstring_first():
     assert swallow_output('"""Doc."""\ndef f(x):\n    return x\nassert f.__module__ and __doc__ == "Doc."') == (
         f'"""Doc."""\n{SWALLOW_LINE}\ndef f(x):\n    return x\nassert f.__module__ and __doc__ == "Doc."')
+
+
+def test_a_row_expecting_a_bare_inf_is_scored_as_the_harness_scores_it_and_named_in_a_warning():
+    # repr(float('inf')) is `inf`: `assert inf == ...` raises NameError whatever the answer, in the harness too
+    rows = [EvalRow("i", "def f(x):\n    return x * 1e400", "1", "inf"),
+            EvalRow("d", "inf = float('inf')\ndef f(x):\n    return x * 1e400", "1", "inf")]
+    res = evaluate_dataset(rows, PredictionSet("m", {"i": ["float('inf')"], "d": ["float('inf')"]}), ks=(1,))
+    assert [s.status for s in res.rows] == [["fail:NameError"], ["pass"]]
+    assert any(w.startswith("1 rows expect an output that names `inf` or `nan`") and "['i']" in w for w in res.warnings)
