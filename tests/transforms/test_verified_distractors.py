@@ -153,10 +153,13 @@ def test_comment_stating_a_value_is_checked_false_on_the_rows_input(sandbox, lin
 
 def test_docstring_stating_a_value_is_checked_false_on_the_rows_input(sandbox) -> None:
     from codemorph.transforms.distractors import MisleadingDocstring
+    from codemorph.testing import observe_types
     code = "def f(text):\n    out = text.upper()\n    return out\n"
     for args, false in (("'12'", False), ("'ab'", True)):
-        res = MisleadingDocstring(claims=2).apply(Program(code), 0, inputs=[args])
-        assert res.source == 'def f(text):\n    """out is text in lower case."""\n    out = text.upper()\n    return out\n'
+        obs = observe_types(code, [args], sandbox=sandbox)
+        res = MisleadingDocstring(claims=2).apply(Program(code), 0, inputs=[args], observations=obs)
+        assert res.source == ('def f(text):\n    """Return a string built from text.\n\n    out is text in lower case.\n\n'
+                              '    Args:\n        text: a list of strings.\n    """\n    out = text.upper()\n    return out\n')
         assert [c.text for c in res.claims] == ["out is text in lower case"]
         out = sandbox.run_batch(claim_requests(res.claims, 5.0))[0]
         assert (refutation(res.claims[0], out) is None) is false
@@ -472,10 +475,11 @@ def test_docstring_claims_are_checked_on_the_rows_input(sandbox) -> None:
     from codemorph.transforms.distractors import MisleadingDocstring
     code = "def f(s):\n    out = ''\n    for c in s:\n        out = c + out\n    return out\n"
     for args, false in (("'aba'", False), ("'abc'", True)):
-        for seed in range(12):
-            res = MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=[args])
-            if "The loop walks s from its last element to its first." in res.source:
-                break
+        # the summary line: true, from the returned value's type (observed: a ``str``)
+        obs = {"f": {"s": ["str"], "out": ["str"], "c": ["str"]}}
+        res = MisleadingDocstring(claims=1).apply(Program(code), 0, inputs=[args], observations=obs)
+        assert res.source.startswith('def f(s):\n    """Return a string built from s.\n\n'
+                                     '    The loop walks s from its last element to its first.\n')
         assert [c.text for c in res.claims] == ["the loop walks s from its last element to its first"]
         out = sandbox.run_batch(claim_requests(res.claims, 5.0))[0]
         assert (refutation(res.claims[0], out) is None) is false
