@@ -414,3 +414,23 @@ def test_docstring_without_a_summary_a_person_writes_is_refused() -> None:
     # nothing but a true summary: no docstring (it would mislead nobody)
     code = "def f(s):\n    out = ''\n    for c in s:\n        out = c + out\n    return out\n"
     assert_refuses(MisleadingDocstring(claims=0), code, "claims=0", observations={"f": {"out": ["str"]}})
+
+
+@pytest.mark.parametrize("test, negation", [
+    # De Morgan, with each part's operator flipped: was "not (n not in '012' and n not in xs)"
+    ("n not in '012' and n not in xs", "n in '012' or n in xs"),
+    ("not n or n > 3", "n and n <= 3"),
+    ("not (n in xs or n < 0)", "n in xs or n < 0"),
+    ("xs and xs[0] == n", "not xs or xs[0] != n"),
+    # no negation a person writes: no claim on the ``if``
+    ("n and (n > 3 or n in xs)", None),
+    ("0 < n < 3", None),
+    ("n % 2", None),
+])
+def test_branch_claim_negates_its_test_as_a_person_writes_it(test: str, negation: str | None) -> None:
+    code = f"def f(n, xs):\n    if {test}:\n        return 1\n    return 0\n"
+    lines = {MisleadingComment(count=None).apply(Program(code), seed).source.splitlines()[1] for seed in range(6)}
+    if negation is None:
+        assert lines == {f"    if {test}:"}
+    else:
+        assert lines == {f"    if {test}:  # taken when {negation}", f"    if {test}:  # runs when {negation}"}

@@ -730,21 +730,61 @@ _NEGATED_OPERATORS = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", "
 
 
 def _negated(test: cst.BaseExpression) -> str | None:
-    """The negation of an ``if`` test as text: ``not x`` -> ``x``, a comparison of one
-    operator with the operator flipped (``item not in seen`` -> ``item in seen``), else
-    ``not t`` / ``not (t)``; ``None`` when the test has no short text (:func:`snip`)."""
-    t = snip(test)
-    if t is None:
+    """The negation of an ``if`` test as a person writes it: ``not x`` -> ``x``, a
+    comparison of one operator with the operator flipped (``item not in seen`` -> ``item in
+    seen``), a name, attribute, call or subscript as ``not x``, and a chain of ``and`` (or of
+    ``or``) of those negated part by part (De Morgan: ``n not in '012' and n != k`` -> ``n in
+    '012' or n == k``).  ``None`` when the test has no short text (:func:`snip`) or no such
+    negation: ``not (a < b < c)``, ``not (x % 2)``, a chain mixing ``and`` and ``or`` read as
+    nobody writes a condition."""
+    if snip(test) is None:
         return None
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = snip(test.expression)
-        return inner
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and not test.lpar:
-        left, right = snip(test.left), snip(test.comparisons[0].comparator)
-        op = _NEGATED_OPERATORS.get(" ".join(cst.Module([]).code_for_node(test.comparisons[0].operator).split()))
-        if left and right and op:
-            return f"{left} {op} {right}"
-    return f"not {t}" if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"not ({t})"
+    text = _negation(test)
+    return text if text is not None and len(text) <= _MAX_SNIPPET else None
+
+
+def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without its own parentheses."""
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
+def _negation(node: cst.BaseExpression) -> str | None:
+    node = _bare(node)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = _bare(node.expression)
+        text = snip(inner)
+        if text is None:
+            return None
+        # ``not (a or b)`` -> ``a or b``; ``not x`` -> ``x``
+        return text
+    if isinstance(node, cst.Comparison):
+        if len(node.comparisons) != 1:
+            return None
+        left, right = snip(node.left), snip(node.comparisons[0].comparator)
+        op = _NEGATED_OPERATORS.get(" ".join(cst.Module([]).code_for_node(node.comparisons[0].operator).split()))
+        return f"{left} {op} {right}" if left and right and op else None
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+            return None
+        text = snip(node)
+        return None if text is None else f"not {text}"
+    if isinstance(node, cst.BooleanOperation):
+        is_and = isinstance(node.operator, cst.And)
+        parts: list[cst.BaseExpression] = []
+        stack: list[cst.BaseExpression] = [node]
+        while stack:  # the chain ``a and b and c`` (left-nested), in order
+            n = stack.pop()
+            if isinstance(n, cst.BooleanOperation) and not n.lpar and isinstance(n.operator, cst.And) == is_and:
+                stack += [n.right, n.left]
+            elif isinstance(n, cst.BooleanOperation) or isinstance(_bare(n), cst.BooleanOperation):
+                return None  # ``a and (b or c)``: no negation reads naturally
+            else:
+                parts.append(n)
+        negated = [_negation(p) for p in parts]
+        if any(t is None for t in negated):
+            return None
+        return (" or " if is_and else " and ").join(negated)
+    return None
 
 
 def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
