@@ -196,6 +196,8 @@ def test_no_odd_loop_header_claim(line: str) -> None:
     ("return ','.join(a)", "returns the items of a joined with no separator"),
     # sample_161, 185: the line's own expression with its operator or operands changed
     ("return b + a", None), ("v = a - 1", None), ("m = len(a)", "m is the last index of a"),
+    # was "a[b] is replaced by c": after the insert a[b] is c, so half of it is true
+    ("a.insert(b, c)", "c is added at the end of a"), ("a.insert(len(a), c)", None),
 ])
 def test_claims_read_as_a_person_writes_them(line: str, comment: str | None) -> None:
     code = f"def f(a, b, c, d):\n    {line}\n        pass\n" if line.endswith(":") \

@@ -448,6 +448,13 @@ def _claim_about(code: str, args: str, text: str):
      "[1], 'yz'"),
     ("def f(text):\n    out = []\n    for c in text:\n        out.extend(c)\n    return out\n",
      "c is added to out as one element", "'abc'", "['ab', 'c']"),
+    # an insert at an index past the end (or into an empty list) does add at the end; it was
+    # "xs[i] is replaced by v", true of xs[i] after the line
+    ("def f(xs, i, v):\n    xs.insert(i, v)\n    return xs\n", "v is added at the end of xs", "[1, 2], 5, 0",
+     "[1, 2], 1, 0"),
+    ("def f(xs, i, v):\n    xs.insert(i, v)\n    return xs\n", "v is added at the end of xs", "[], -3, 0",
+     "[1, 2], -1, 0"),
+    ("def f(xs, v):\n    xs.insert(0, v)\n    return xs\n", "v is added at the end of xs", "[7, 7], 7", "[7, 7], 6"),
 ])
 def test_comment_claim_true_on_the_rows_data_is_not_written(sandbox, code, text, holds, shown_false) -> None:
     """A claim about a value or an order can be true because of the data (a palindrome, one

@@ -582,11 +582,16 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
             # of groups.setdefault(len(w), [])" is not a claim anyone makes
             if _dotted_name(call.func.value):
                 out.append((f"{first} is inserted at the front of {obj}", c.check(varied)))
-        elif meth == "insert" and len(args) == 2 and _int(args[0]) == 0 and snip(args[1]):
-            out.append((f"{snip(args[1])} is added at the end of {obj}", c.check(varied)))
-        elif meth == "insert" and len(args) == 2 and first and snip(args[1]):
-            # the list grows: never a replacement
-            out.append((f"{obj}[{first}] is replaced by {snip(args[1])}", Check("before", REACHED)))
+        elif meth == "insert" and len(args) == 2 and first and snip(args[1]) and first != f"len({obj})":
+            # not "xs[i] is replaced by v": after the insert xs[i] is v, so the claim is half
+            # true (what is false, that the list does not grow, is not what it says); "v is
+            # added at the end" is false wherever the insert puts v before an element of a
+            # list, which the check tests before the line with the list's own slicing (which
+            # clamps a negative or too large index as ``insert`` does)
+            ei, ev = c.expr(args[0]), c.expr(args[1])
+            test = None if ex is None or ei is None or ev is None else (
+                f"{_B}.type({ex}) is {_B}.list and {ex} + [{ev}] != {ex}[:{ei}] + [{ev}] + {ex}[{ei}:]")
+            out.append((f"{snip(args[1])} is added at the end of {obj}", c.check(test, "before")))
         elif meth == "pop" and not call.args:
             out.append((f"removes the element at index 0 of {obj}", c.check(varied, "before")))
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
