@@ -21,7 +21,9 @@ from codemorph import NotApplicable, Program
 from codemorph.engine.transform import Claim
 from codemorph.sandbox.pool import ExecRequest
 from codemorph.testing import assert_refuses, observe_types
-from codemorph.transforms.distractors import MisleadingIOComment, MisleadingPrint, MisleadingValueComment
+from codemorph.transforms.distractors import (
+    MisleadingComment, MisleadingDocstring, MisleadingIOComment, MisleadingPrint, MisleadingValueComment,
+)
 from codemorph.transforms.distractors.io_comment import nearby_input, wrong_output
 from codemorph.verification.claims import claim_requests, refutation, stdout_gains
 from codemorph.verification.differential import check, make_baseline
@@ -175,6 +177,48 @@ def test_generate_writes_no_comment_that_held_on_the_rows_input(tmp_path) -> Non
     rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()}
     assert sorted(rows) == ["digits", "letters", "letters:misleading-comment"]
     assert rows["letters:misleading-comment"]["code"] == code.replace("text.upper()", "text.upper()  # out is text in lower case")
+
+
+def test_generate_keeps_the_claims_shown_false_and_drops_the_others(tmp_path) -> None:
+    """A variant one of whose claims held on the row's input was not written at all; it is
+    now made again with only the claims execution showed false (``keep_claims``) and checked
+    again, so it keeps those: here "out is text in lower case" holds of ``'12'`` and goes,
+    "n is the last index of xs" (false wherever its line runs) stays."""
+    from codemorph.jobs.generate import GenerateConfig, generate
+    code = "def f(text, xs):\n    out = text.upper()\n    n = len(xs)\n    return out, n\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "r", "code": code, "input": "'12', [1]", "output": "('12', 1)"}) + "\n")
+    generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(
+        ("misleading-comment", "misleading-docstring"), extra_inputs=4))
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()}
+    assert rows["r:misleading-comment"]["code"] == code.replace("len(xs)", "len(xs)  # n is the last index of xs")
+    assert rows["r:misleading-docstring"]["code"] == code.replace(
+        "xs):\n", 'xs):\n    """Return a tuple built from text and xs.\n\n    n is the last index of xs.\n\n    Args:\n'
+        '        text: a list of strings.\n        xs: a string.\n    """\n')
+
+
+@pytest.mark.parametrize("transform", [MisleadingComment(count=None), MisleadingDocstring(claims=3)])
+def test_a_distractor_given_claims_to_keep_makes_only_those(transform) -> None:
+    code = "def f(text, xs):\n    out = text.upper()\n    n = len(xs)\n    return out, n\n"
+    made = {c.text for seed in range(6) for c in transform.apply(
+        Program(code), seed, inputs=["'ab', [1]"], observations={"f": {"out": ["str"], "n": ["int"]}}).claims}
+    assert made == {"out is text in lower case", "n is the last index of xs"}
+    for seed in range(6):
+        res = transform.apply(Program(code), seed, inputs=["'ab', [1]"], observations={"f": {"out": ["str"], "n": ["int"]}},
+                              keep_claims={"n is the last index of xs"})
+        assert [c.text for c in res.claims] == ["n is the last index of xs"]
+        assert "lower case" not in res.source
+    res = transform.apply(Program(code), 0, inputs=["'ab', [1]"], keep_claims={"no such claim"})
+    assert not res.applied
+
+
+def test_a_transform_that_makes_a_claim_not_to_keep_is_refused() -> None:
+    """A distractor that does not read ``keep_claims`` (a plugin's) cannot slip another claim
+    into a variant made again to keep only claims shown false."""
+    from codemorph.transforms.distractors import MisleadingIOComment
+    res = MisleadingIOComment().apply(Program("def f(n):\n    return n + 1\n"), 0, inputs=["3"], outputs=["4"],
+                                      keep_claims=())
+    assert (res.applied, res.reason) == (False, "the rewrite makes a claim that is not among the claims to keep")
 
 
 def test_io_comment_states_a_wrong_output_for_a_nearby_input(sandbox) -> None:
@@ -631,3 +675,4 @@ def test_generate_writes_no_claim_that_holds_under_another_hash_seed(tmp_path, s
         args = call.removeprefix("f(").removesuffix(")")
         seen = {sandbox.run_batch([ExecRequest(code, "f", args)], hash_seed=h)[0].value_repr for h in range(16)}
         assert value not in seen, (line, seen)
+

@@ -86,10 +86,14 @@ class MisleadingComment(Transform):
         # a return claim stating the row's output is not made (a guard: no claim of the
         # catalogue states a literal now, see ``states_output``); with a row's input but no
         # way to run a check, only claims false by construction
+        # (``ctx.keep_claims``: a variant made again with only its claims shown false)
         sites = [(node, kind, kept) for node, kind, lies in finder.sites
                  if (kept := [(t, k) for t, k in lies if not states_output(t, ctx.outputs)
-                              and (can_check or not ctx.inputs or k.by_construction)])]
+                              and (can_check or not ctx.inputs or k.by_construction)
+                              and (ctx.keep_claims is None or t in ctx.keep_claims)])]
         if not sites:
+            if ctx.keep_claims is not None:
+                raise NotApplicable("none of the claims to keep is known for this program")
             raise NotApplicable("every wrong claim known states the row's recorded output or cannot be checked")
         if self.count is not None and len(sites) > self.count:
             picked = sorted(ctx.rng.sample(range(len(sites)), self.count))
