@@ -676,3 +676,18 @@ def test_generate_writes_no_claim_that_holds_under_another_hash_seed(tmp_path, s
         seen = {sandbox.run_batch([ExecRequest(code, "f", args)], hash_seed=h)[0].value_repr for h in range(16)}
         assert value not in seen, (line, seen)
 
+
+def test_no_order_claim_when_the_rows_output_reads_the_same_reversed() -> None:
+    """CRUXEval sample_545: "array.pop() is inserted at the front of result" is false while
+    the function runs, but its output ``[8, -1, 8]`` reads the same reversed, so a reader who
+    believes it gives the right answer: no order claim is made then."""
+    code = ("def f(array):\n    result = []\n    index = 0\n    while index < len(array):\n"
+            "        result.append(array.pop())\n        index += 2\n    return result\n")
+    args = "[8, 8, -4, -9, 2, 8, -1, 8]"
+    for transform in (MisleadingComment(count=None), MisleadingDocstring(claims=3)):
+        made = {c.text for seed in range(6) for c in transform.apply(
+            Program(code), seed, inputs=[args], outputs=["[8, -1, 8]"], observations={}).claims}
+        assert not any("front" in t for t in made), made
+        made = {c.text for seed in range(6) for c in transform.apply(
+            Program(code), seed, inputs=["[1, 2, 3]"], outputs=["[3, 1]"], observations={}).claims}
+        assert any("front" in t for t in made), made

@@ -22,7 +22,7 @@ __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
     "statement_lies", "header_lies", "else_lie", "Check", "Lie", "REACHED", "CHECK_PREFIX",
     "CommentSites", "comment_text_ok", "states_output", "make_comment", "dynamic_getattr",
-    "check_hazards", "same_ast", "PURE_METHODS",
+    "check_hazards", "same_ast", "PURE_METHODS", "order_moot",
 ]
 
 
@@ -909,6 +909,39 @@ def states_output(claim: str, outputs) -> bool:
         return bool(stated == actual)
     except Exception:  # an odd comparison: treat the claim as possibly true
         return True
+
+
+#: words of the claims that state the order of a collection the code builds the wrong way
+#: round (an append as an insertion at the front, a sort as descending): believed, they
+#: reverse that collection.  Not the loop claims ("walks s from its last element to its
+#: first"): a loop walked the other way may find another element (``for x in doc: if
+#: x.isalpha(): return x``), whatever the output looks like
+_ORDER_WORDS = ("inserted at the front of", "added at the end of", "from largest to smallest",
+                "from smallest to largest")
+
+
+def order_moot(claim: str, outputs) -> bool:
+    """Whether ``claim`` states the order of a built collection the wrong way round
+    (:data:`_ORDER_WORDS`, or "leaves xs sorted" of ``xs.reverse()``) while the
+    row's recorded output, the first of ``outputs``, is a list, tuple or string that reads
+    the same reversed (``[8, -1, 8]``, ``'aba'``, one element): believing the claim reverses
+    an order the answer does not show, so the claim, though false, cannot mislead on the
+    row (CRUXEval ``sample_545``: ``result.append(array.pop())  # ... is inserted at the
+    front of result`` with the output ``[8, -1, 8]``).  ``False`` when the output is no
+    such literal."""
+    if not outputs or not (any(w in claim for w in _ORDER_WORDS)
+                           or claim.startswith("leaves ") and claim.endswith(" sorted")):  # ``xs.reverse()``
+        return False
+    try:
+        value = ast.literal_eval(outputs[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    if not isinstance(value, (list, tuple, str)):
+        return False
+    try:
+        return bool(value == value[::-1])
+    except Exception:  # an odd comparison: keep the claim
+        return False
 
 
 def comment_text_ok(text: str) -> bool:

@@ -12,8 +12,8 @@ from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import Claim, identifiers_in
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CHECK_PREFIX, CLAIM_BUILTINS, Check, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, same_ast,
-    states_output,
+    CHECK_PREFIX, CLAIM_BUILTINS, Check, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, order_moot,
+    same_ast, states_output,
 )
 from codemorph.transforms.distractors.values import PROBE_MESSAGE, BlockTransformer
 
@@ -89,6 +89,7 @@ class MisleadingComment(Transform):
         # (``ctx.keep_claims``: a variant made again with only its claims shown false)
         sites = [(node, kind, kept) for node, kind, lies in finder.sites
                  if (kept := [(t, k) for t, k in lies if not states_output(t, ctx.outputs)
+                              and not order_moot(t, ctx.outputs)
                               and (can_check or not ctx.inputs or k.by_construction)
                               and (ctx.keep_claims is None or t in ctx.keep_claims)])]
         if not sites:

@@ -15,7 +15,7 @@ from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
     CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip,
-    statement_lies, states_output,
+    order_moot, statement_lies, states_output,
 )
 from codemorph.transforms.distractors.misleading_comment import checkable, claim_checks
 
@@ -428,7 +428,7 @@ class MisleadingDocstring(Transform):
         def made(c: str) -> bool:
             # (``ctx.keep_claims``: a variant made again with only its claims shown false)
             return _doc_safe(c) and (can_check or not ctx.inputs or v.lines[c][1].by_construction) \
-                and (ctx.keep_claims is None or c in ctx.keep_claims)
+                and (ctx.keep_claims is None or c in ctx.keep_claims) and not order_moot(c, ctx.outputs)
 
         returns = [c for c in v.returns if made(c) and not states_output(c, ctx.outputs)]
         # a docstring names no line: "t is s in lower case." is read of ``t`` in the whole
