@@ -418,6 +418,16 @@ def test_docstring_without_a_summary_a_person_writes_is_refused() -> None:
     assert_refuses(MisleadingDocstring(claims=0), code, "claims=0", observations={"f": {"out": ["str"]}})
 
 
+def test_a_claim_quotes_a_test_without_its_own_parentheses() -> None:
+    """CRUXEval sample_19: ``else:  # reached when (x.isnumeric() and y.isnumeric())``."""
+    code = "def f(x, y):\n    if (x.isnumeric() and y.isnumeric()):\n        return 1\n    else:\n        return 2\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[3] == "    else:  # reached when x.isnumeric() and y.isnumeric()"
+    code = "def f(x):\n    while (x > 0):\n        x -= 1\n    return x\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[1] == "    while (x > 0):  # loops until x > 0 holds"
+
+
 @pytest.mark.parametrize("test, negation", [
     # De Morgan, with each part's operator flipped: was "not (n not in '012' and n not in xs)"
     ("n not in '012' and n not in xs", "n in '012' or n in xs"),

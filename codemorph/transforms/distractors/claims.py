@@ -22,7 +22,7 @@ __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
     "statement_lies", "header_lies", "else_lie", "Check", "Lie", "REACHED", "CHECK_PREFIX",
     "CommentSites", "comment_text_ok", "states_output", "make_comment", "dynamic_getattr",
-    "check_hazards", "same_ast", "PURE_METHODS", "order_moot",
+    "check_hazards", "same_ast", "PURE_METHODS", "order_moot", "bare",
 ]
 
 
@@ -748,15 +748,16 @@ def _negated(test: cst.BaseExpression) -> str | None:
     return text if text is not None and len(text) <= _MAX_SNIPPET else None
 
 
-def _bare(node: cst.BaseExpression) -> cst.BaseExpression:
-    """``node`` without its own parentheses."""
+def bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without its own parentheses (``(a and b)`` -> ``a and b``): how a claim quotes
+    an ``if`` or ``while`` test."""
     return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
 
 
 def _negation(node: cst.BaseExpression) -> str | None:
-    node = _bare(node)
+    node = bare(node)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
-        inner = _bare(node.expression)
+        inner = bare(node.expression)
         text = snip(inner)
         if text is None:
             return None
@@ -781,7 +782,7 @@ def _negation(node: cst.BaseExpression) -> str | None:
             n = stack.pop()
             if isinstance(n, cst.BooleanOperation) and not n.lpar and isinstance(n.operator, cst.And) == is_and:
                 stack += [n.right, n.left]
-            elif isinstance(n, cst.BooleanOperation) or isinstance(_bare(n), cst.BooleanOperation):
+            elif isinstance(n, cst.BooleanOperation) or isinstance(bare(n), cst.BooleanOperation):
                 return None  # ``a and (b or c)``: no negation reads naturally
             else:
                 parts.append(n)
@@ -801,7 +802,7 @@ def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
     if isinstance(node, cst.For):
         return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
-        t = snip(node.test)
+        t = snip(bare(node.test))
         # not "loops until True holds" (``while True:``); false wherever the loop is reached:
         # it stops when the test fails
         return [(f"loops until {t} holds", Check("before", REACHED))] if t and not _literal(node.test) else []
@@ -820,7 +821,7 @@ def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
             return [(f"taken when {neg}", reached), (f"runs when {neg}", reached)]
         # an ``elif`` without ``else``: only its body running shows a claim false
         taken = Check("body", REACHED)
-        return [(f"taken only when {neg}", taken), (f"skipped whenever {snip(node.test)}", taken)]
+        return [(f"taken only when {neg}", taken), (f"skipped whenever {snip(bare(node.test))}", taken)]
     return []
 
 
@@ -835,7 +836,7 @@ def else_lie(node: cst.If, elif_: bool) -> Lie | None:
     0: ... else:``: the ``else`` runs exactly when the test fails, so the claim is false
     wherever the ``if`` runs), checked at the ``if`` (before it, or in either branch when
     it is an ``elif``)."""
-    t = snip(node.test)
+    t = snip(bare(node.test))
     if not t or not isinstance(node.orelse, cst.Else):
         return None
     return f"reached when {t}", Check("branches" if elif_ else "before", REACHED, anchor=node)

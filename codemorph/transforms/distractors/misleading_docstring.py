@@ -14,8 +14,8 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip,
-    order_moot, statement_lies, states_output,
+    CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, bare, check_hazards, dynamic_getattr, header_lies,
+    order_moot, snip, statement_lies, states_output,
 )
 from codemorph.transforms.distractors.misleading_comment import checkable, claim_checks
 
@@ -87,7 +87,7 @@ class _DocClaims(cst.CSTVisitor):
             self.lines.setdefault(c, (node, k))
 
     def visit_While(self, node: cst.While) -> None:
-        t = snip(node.test)
+        t = snip(bare(node.test))
         constant = isinstance(node.test, cst.Integer) or \
             isinstance(node.test, cst.Name) and node.test.value in ("True", "False")
         if t and not constant:
