@@ -372,6 +372,7 @@ class RowProcessor:
         observations = merge_observations(baseline.outcomes) \
             if self.needs_types and not any(o.types_partial or o.coverage_partial for o in baseline.outcomes) \
             else None
+
         def rewrite(name: str, pipeline: Pipeline, keep_claims=None):
             return pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=view.harness_inputs,
                                   observations=observations,
