@@ -45,7 +45,10 @@ class MisleadingComment(Transform):
     be reached; the variant is not written otherwise.  A claim no execution can show false
     (about a value computed by a call that has effects, ``n = xs.pop() + f(x)``) is not made.
     Without a row's input (``codemorph apply``) claims are not checked; with one but no
-    top-level entry function to call, only claims false by construction are made.
+    top-level entry function to call, only claims false by construction are made.  With
+    :attr:`RewriteContext.keep_claims <codemorph.engine.transform.RewriteContext.keep_claims>`
+    (``generate`` making a variant again with only its claims shown false) only those are
+    made.
 
     Claims about builtins (``len``, ``sorted``, ``range``...: :data:`CLAIM_BUILTINS`) are
     not made when the program rebinds that name (its own ``sorted`` might sort descending).

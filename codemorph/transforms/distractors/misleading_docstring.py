@@ -369,7 +369,7 @@ class MisleadingDocstring(Transform):
     ``misleading-comment`` (none about an assignment of a literal: not "count is 1 here"
     for ``count = 0``); every claim is checked by execution on the row's input as there
     (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`: shown false
-    at least once where its line runs); when
+    at least once where its line runs; with ``ctx.keep_claims``, only those claims); when
     runtime observations are given, an ``Args:`` section
     describes each parameter with a type it was never observed to have.
 
