@@ -203,6 +203,7 @@ def test_an_empty_literal_range_is_not_peeled(sandbox):
 @pytest.mark.parametrize("body", [
     "        out += [x]\n",  # `out` is the caller's list, maybe xs itself
     "        handlers[0](x)\n",  # a call of an item: any code
+    "        sorted([x], key=out.append)\n",  # a method passed on, called by sorted
 ])
 def test_a_list_the_body_may_reach_through_another_name_is_not_sliced(sandbox, body):
     src = ("def h(xs, out, handlers):\n    for x in xs:\n" + body + "        if len(xs) > 4:\n            return xs\n"

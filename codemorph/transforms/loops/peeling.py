@@ -486,7 +486,8 @@ class PeelForms(LoopForms):
         Conservative: ``seq`` is a parameter of ``func`` or bound to new objects only; every
         name the body reads is a builtin (of :data:`SAFE_BUILTINS` when called) or a local
         only ever observed holding :data:`PLAIN_TYPES` (no code of the program runs from an
-        operator or a call); a method is called only on a local observed only holding
+        operator or a call); a method is called (or any attribute read: ``key=xs.append``)
+        only on a local observed only holding
         :data:`IMMUTABLE_TYPES`, on a ``str`` expression, or (one of
         :data:`READ_ONLY_METHODS`) on a plain local, or on a local bound only to new
         ``list``/``dict``/``set`` objects that is not ``seq``; items are assigned or deleted,
@@ -537,8 +538,8 @@ class PeelForms(LoopForms):
                     return False
             if isinstance(node, cst.Del) and not target_ok(node.target):
                 return False
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-                receiver, method = node.func.value, node.func.attr.value
+            if isinstance(node, cst.Attribute):  # a method called, or passed on (`key=xs.append`)
+                receiver, method = node.value, node.attr.value
                 if not (self._plain_local(receiver, func, IMMUTABLE_TYPES) or self._str_expr(receiver, func)
                         or (method in READ_ONLY_METHODS and self._plain_local(receiver, func, PLAIN_TYPES))
                         or own_container(receiver)):
