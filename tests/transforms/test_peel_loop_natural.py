@@ -221,3 +221,10 @@ def test_a_range_start_the_body_changes_is_refused_when_the_variable_is_read_aft
            "        nums.pop()\n    return nums, i\n")
     result = _peel(sandbox, src, ["[1, 2]", "[]"])
     assert not result.applied and "the range's start may change in the loop, and i is read after the loop" in result.reason
+
+
+def test_a_loop_whose_body_always_returns_is_not_peeled(sandbox):
+    """The first copy would always return: a loop over the rest after it never runs."""
+    src = "def f(xs):\n    for x in xs:\n        if x:\n            return x\n        else:\n            return -1\n    return 0\n"
+    result = _peel(sandbox, src, ["[1, 2]", "[]", "[0]"])
+    assert not result.applied and "the body always returns or raises" in result.reason

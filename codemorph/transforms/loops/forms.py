@@ -263,7 +263,7 @@ def bare_pass(stmt: cst.BaseStatement) -> bool:
         and not stmt.leading_lines and stmt.trailing_whitespace.comment is None
 
 
-def _ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
+def ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
     """Whether the last statement is a ``return``, ``raise``, ``break`` or ``continue``, or an
     ``if`` whose every branch (``elif``s and an ``else`` included) ends so (an increment after
     it would never run: ``if c: return x`` / ``else: i += 1; continue`` gets no dead ``i += 1``
@@ -274,10 +274,10 @@ def _ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
     if isinstance(last, cst.If):
         branch: cst.If | cst.Else | None = last
         while isinstance(branch, cst.If):
-            if not _ends_in_jump(_block_list(branch.body)):
+            if not ends_in_jump(_block_list(branch.body)):
                 return False
             branch = branch.orelse
-        return branch is not None and _ends_in_jump(_block_list(branch.body))
+        return branch is not None and ends_in_jump(_block_list(branch.body))
     if not isinstance(last, cst.SimpleStatementLine):
         return False
     return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
@@ -427,7 +427,7 @@ class LoopForm:
                 smalls = list(last.body[:-1])
                 smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
                 stmts = [*stmts[:-1], last.with_changes(body=smalls)]
-        elif self.kind != "general" and not _ends_in_jump(stmts):
+        elif self.kind != "general" and not ends_in_jump(stmts):
             if bare_pass(stmts[-1]):  # `pass` only kept the block non-empty; the increment does now
                 stmts = stmts[:-1]
             stmts = [*stmts, _line(self._increment())]

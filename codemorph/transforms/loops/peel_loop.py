@@ -7,8 +7,8 @@ import libcst as cst
 
 from codemorph.engine import RewriteContext, Transform
 from codemorph.authoring.sites import SiteChoice
-from codemorph.transforms.loops.common import loop_jumps
-from codemorph.transforms.loops.forms import rewrite_for_loops
+from codemorph.transforms.loops.common import block_statements, loop_jumps
+from codemorph.transforms.loops.forms import ends_in_jump, rewrite_for_loops
 from codemorph.transforms.loops.peeling import PeelForms
 
 __all__ = ["PeelLoop"]
@@ -60,7 +60,8 @@ class PeelLoop(SiteChoice, Transform):
         which: ``"all"`` (default) or ``"one"`` (one eligible loop chosen with ``ctx.rng``).
 
     Refuses (``NotApplicable``) loops whose body has ``break``/``continue`` for this loop
-    (the peeled copy is not inside a loop; no form people write keeps them), ``async for``,
+    (the peeled copy is not inside a loop; no form people write keeps them) or always
+    returns or raises (the loop over the rest would be dead code), ``async for``,
     range loops whose bounds are not known ints (or an empty literal range), loops outside
     functions (but for a script's module-level loops, as in ``for-to-while``) or in
     functions using ``eval``/``exec``/``locals``/``globals``/``vars``/``dir()``, loops that
@@ -81,7 +82,7 @@ class PeelLoop(SiteChoice, Transform):
         "are not rebound anywhere; no builtins-module access",
         "no generator with try/with, no __del__, no weakref/gc: iterator lifetime is unobservable",
         "no frame or line introspection (new locals, duplicated lines are unobservable)",
-        "the body has no break/continue for this loop",
+        "the body has no break/continue for this loop and does not always return or raise",
         "loop is a plain `for` in a function that does not use eval/exec/locals/globals/vars/dir(), "
         "or at module level of a script whose namespace nothing reads by name",
         "range: int bounds; the start, and the bound unless bound first to a fresh name, unchanged by the "
@@ -96,7 +97,12 @@ class PeelLoop(SiteChoice, Transform):
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         def refuse(loop: cst.For) -> str | None:
             jumps = loop_jumps(loop.body)
-            return f"body has {jumps[0]} for this loop" if jumps else None
+            if jumps:
+                return f"body has {jumps[0]} for this loop"
+            if ends_in_jump(block_statements(loop.body)[0]):
+                # the first copy always returns or raises: the loop over the rest would be dead code
+                return "the body always returns or raises: the loop over the rest would never run"
+            return None
 
         return rewrite_for_loops(module, ctx, self.which, lambda form, loop: form.peeled(loop),
                                  lambda form: f"first iteration peeled ({form.description})", refuse,
