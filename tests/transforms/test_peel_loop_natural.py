@@ -102,6 +102,11 @@ CASES = [
     ("range-literal",
      "def f(s):\n    for _ in range(3):\n        s += '!'\n    return s\n",
      "def f(s):\n    s += '!'\n    for _ in range(1, 3):\n        s += '!'\n    return s\n", ["'a'", "''"]),
+    # a bound of literal arithmetic is a constant: no `n = 10 ** 2 + 1`, no `if`
+    ("range-constant",
+     "def f(k):\n    total = k\n    for i in range(10 ** 2 + 1):\n        total += i\n    return total\n",
+     "def f(k):\n    total = k\n    i = 0\n    total += i\n    for i in range(1, 10 ** 2 + 1):\n        total += i\n"
+     "    return total\n", ["3", "0"]),
     # a negative step down to 0: `len(xs) - 1 > -1` is `if xs:`
     ("range-down",
      "def f(xs):\n    out = []\n    for i in range(len(xs) - 1, -1, -1):\n        out.append(xs[i])\n    return out\n",

@@ -66,7 +66,7 @@ from codemorph.transforms.loops.forms import (
     COUNTER_NAMES, SEQUENCE_NAMES, SEQUENCE_TYPES, STOP_NAMES, LoopForm, LoopForms, bare_pass, plain_call,
 )
 
-__all__ = ["PeelForm", "PeelForms", "PLAIN_TYPES", "SAFE_BUILTINS", "READ_ONLY_METHODS"]
+__all__ = ["PeelForm", "PeelForms", "PLAIN_TYPES", "SAFE_BUILTINS", "READ_ONLY_METHODS", "const_int"]
 
 #: observed types of a value whose operations run no code of the program (exact builtins)
 PLAIN_TYPES = frozenset({"int", "float", "bool", "complex", "str", "bytes", "NoneType", "list", "tuple", "dict",
@@ -109,6 +109,37 @@ def _plain_body(node: cst.For) -> tuple[list[cst.BaseStatement], list[cst.EmptyL
 
 def _subscript(seq: str, index: cst.BaseSlice) -> cst.Subscript:
     return cst.Subscript(cst.Name(seq), [cst.SubscriptElement(index)])
+
+
+def const_int(e: cst.BaseExpression) -> int | None:
+    """The value of an int expression of literals (``10 ** 5 + 10``, ``-3``, ``2 * 4``), or
+    ``None``: anything else, a division by zero, an exponent above 64 or a value of more than
+    64 bits (never computed at length)."""
+    lit = int_literal(e)
+    if lit is not None:
+        return lit
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
+        v = const_int(e.expression)
+        return None if v is None else -v
+    if not isinstance(e, cst.BinaryOperation):
+        return None
+    a, b = const_int(e.left), const_int(e.right)
+    if a is None or b is None:
+        return None
+    op = e.operator
+    if isinstance(op, cst.Add):
+        v = a + b
+    elif isinstance(op, cst.Subtract):
+        v = a - b
+    elif isinstance(op, cst.Multiply):
+        v = a * b
+    elif isinstance(op, (cst.FloorDivide, cst.Modulo)) and b:
+        v = a // b if isinstance(op, cst.FloorDivide) else a % b
+    elif isinstance(op, cst.Power) and 0 <= b <= 64 and abs(a) < 2 ** 32:
+        v = a ** b
+    else:
+        return None
+    return v if abs(v) < 2 ** 64 else None
 
 
 def _add(e: cst.BaseExpression | None, k: int) -> cst.BaseExpression:
@@ -261,8 +292,9 @@ class PeelForms(LoopForms):
     def _stable(self, e: cst.BaseExpression, func, loop: cst.For, body_bound: set[str]) -> bool:
         """``e`` gives the same value before and after the first iteration: int literals, and
         ``+ - * // %`` / unary ``-`` of names the loop cannot rebind and of ``len(s)`` of such a
-        local ``s`` that is a ``str``/``tuple`` (or a ``list`` the body cannot change)."""
-        if int_literal(e) is not None:
+        local ``s`` that is a ``str``/``tuple`` (or a ``list`` the body cannot change), and
+        arithmetic of literals (``10 ** 5 + 10``)."""
+        if const_int(e) is not None:
             return True
         if isinstance(e, cst.Name):
             return self._invariant_local(e, func, body_bound, loop)
@@ -314,7 +346,7 @@ class PeelForms(LoopForms):
         if bind_start:
             start = cst.Name(v)
         bound = cst.Name(stop_name) if stop_name else stop
-        low, high = int_literal(start) if start is not None else 0, int_literal(bound)
+        low, high = const_int(start) if start is not None else 0, const_int(bound)
         if low is not None and high is not None:
             if not len(range(low, high, step)):
                 return "the range is empty"
