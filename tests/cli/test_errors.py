@@ -74,6 +74,15 @@ def test_a_job_refuses_an_input_its_rejects_checkpoint_or_lock_file_would_overwr
     assert not (work / "out.jsonl").exists()
 
 
+def test_generate_refuses_a_transform_given_twice(work):
+    res = run("generate", "x.jsonl", "-o", "y.jsonl", "-t", "rename-locals", "-t", "invert-if", "-t", "rename-locals",
+              cwd=work)
+    assert res.returncode == 2
+    assert ("error: the variant 'rename-locals' is given twice: each variant writes the row id '<id>:rename-locals', "
+            "so two would write duplicate ids; give each transform once (-t)") in " ".join(res.stderr.split())
+    assert not (work / "y.jsonl").exists()
+
+
 @pytest.mark.parametrize("opt", [["--workers", "-1"], ["--extra-inputs", "-5"]])
 def test_generate_refuses_negative_counts(work, opt):
     res = run("generate", "x.jsonl", "-o", "y.jsonl", *opt, cwd=work)
