@@ -28,7 +28,7 @@ from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, co
 from codemorph.rows.lock import output_lock
 from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow,
                                    parse_problem, row_reject)
-from codemorph.errors import ParseError
+from codemorph.errors import InputError, ParseError
 from codemorph.engine.pipeline import Pipeline
 from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
@@ -142,9 +142,19 @@ class GenerateConfig:
     worker_memory: int | None = None
     transform_time_limit: float | None = DEFAULT_TIME_LIMIT
 
+    def __post_init__(self) -> None:
+        names = [v.name for v in self.variants]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(f"the variant {twice[0]!r} is given twice: each variant writes the row id "
+                             f"'<id>:{twice[0]}', so two would write duplicate ids; give each transform once (-t)")
+
     @classmethod
     def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
-        """One variant per transform name, named after it (rows ``<id>:<transform>``)."""
+        """One variant per transform name, named after it (rows ``<id>:<transform>``).
+
+        Raises:
+            InputError: a name is given twice (its rows would have the same ids)."""
         return cls(variants=tuple(Variant(n, n) for n in names), **kw)
 
     @classmethod
