@@ -213,10 +213,17 @@ def test_reverse_claim_reads_in_a_comment_and_in_a_docstring() -> None:
     """CRUXEval sample_14, sample_28: "arr is sorted here." in a docstring points nowhere."""
     code = "def f(arr):\n    arr.reverse()\n    return arr\n"
     res = MisleadingComment(count=None).apply(Program(code), 0)
-    assert res.source.splitlines()[1] == "    arr.reverse()  # leaves arr sorted"
+    assert res.source.splitlines()[1] == "    arr.reverse()  # leaves arr sorted from smallest to largest"
     # (a body sentence: "Leave arr sorted." says nothing of what the function is for)
     res = MisleadingDocstring().apply(Program(code), 0, observations={"f": {"arr": ["list"]}})
-    assert res.source.splitlines()[1:4] == ['    """Update arr in place and return it.', '', '    Leaves arr sorted.']
+    assert res.source.splitlines()[1:4] == ['    """Update arr in place and return it.', '', '    Leaves arr sorted from smallest to largest.']
+
+
+def test_no_skip_claim_is_made_of_a_loop_over_a_slice() -> None:
+    """"skips the first element of xs[1:]" reads as what the slice does to xs, which is true."""
+    code = "def f(xs):\n    out = []\n    for x in xs[1:]:\n        out.append(x)\n    return out\n"
+    lines = {MisleadingComment(count=None).apply(Program(code), seed).source.splitlines()[2] for seed in range(8)}
+    assert lines == {"    for x in xs[1:]:  # walks xs[1:] from its last element to its first"}
 
 
 def test_front_insertion_is_claimed_only_of_a_named_list() -> None:

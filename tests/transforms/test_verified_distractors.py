@@ -515,10 +515,10 @@ def test_a_check_that_raises_changes_nothing_the_program_sees(sandbox) -> None:
     program catching exceptions takes no other path in the probe, and a claim whose check
     cannot be evaluated is not shown false."""
     code = "def f(xs):\n    xs.reverse()\n    try:\n        return sorted(xs)\n    except TypeError:\n        return 'mixed'\n"
-    claim = _claim_about(code, "[1, 'a']", "leaves xs sorted")
+    claim = _claim_about(code, "[1, 'a']", "leaves xs sorted from smallest to largest")
     out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
     assert "holds" in refutation(claim, out)
-    claim = _claim_about(code, "[1, 2]", "leaves xs sorted")
+    claim = _claim_about(code, "[1, 2]", "leaves xs sorted from smallest to largest")
     assert refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0]) is None
 
 

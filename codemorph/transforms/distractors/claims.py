@@ -609,7 +609,8 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
         elif meth == "reverse" and not call.args:
             # true when the list was sorted from largest to smallest (or has one element)
             test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {_B}.sorted({ex})"
-            out.append((f"leaves {obj} sorted", c.check(test)))
+            # "sorted" alone would be true of a list left in descending order: the direction is said
+            out.append((f"leaves {obj} sorted from smallest to largest", c.check(test)))
         elif meth == "extend" and len(args) == 1 and first:
             # ``extend`` adds the argument's items, not the argument, except that the one item
             # of a one-character string is that string (``out.extend(c)`` in a loop over a
@@ -706,7 +707,9 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
     if isinstance(it, cst.Tuple) and not it.lpar:
         x = f"({x})"  # ``for d in a, b, c:`` walks (a, b, c), not "a, b, c from its last element"
     out = [(f"walks {x} from its last element to its first", c.check(_palindrome_test(c.expr(it))))]
-    if _first_runs_always(node):
+    # not of a slice: "skips the first element of xs[1:]" reads as what the slice does to xs,
+    # which is true
+    if _first_runs_always(node) and not isinstance(it, cst.Subscript):
         # not of a body that may pass over an element (``if first: first = False; continue``):
         # a reader takes such a loop to skip its first element, though it visits it; only of
         # a body of plain statements
@@ -923,15 +926,14 @@ _ORDER_WORDS = ("inserted at the front of", "added at the end of", "from largest
 
 def order_moot(claim: str, outputs) -> bool:
     """Whether ``claim`` states the order of a built collection the wrong way round
-    (:data:`_ORDER_WORDS`, or "leaves xs sorted" of ``xs.reverse()``) while the
+    (:data:`_ORDER_WORDS`: "leaves xs sorted from smallest to largest" of ``xs.reverse()`` too) while the
     row's recorded output, the first of ``outputs``, is a list, tuple or string that reads
     the same reversed (``[8, -1, 8]``, ``'aba'``, one element): believing the claim reverses
     an order the answer does not show, so the claim, though false, cannot mislead on the
     row (CRUXEval ``sample_545``: ``result.append(array.pop())  # ... is inserted at the
     front of result`` with the output ``[8, -1, 8]``).  ``False`` when the output is no
     such literal."""
-    if not outputs or not (any(w in claim for w in _ORDER_WORDS)
-                           or claim.startswith("leaves ") and claim.endswith(" sorted")):  # ``xs.reverse()``
+    if not outputs or not any(w in claim for w in _ORDER_WORDS):
         return False
     try:
         value = ast.literal_eval(outputs[0])

@@ -436,7 +436,7 @@ class MisleadingDocstring(Transform):
         # ``ys = sorted(xs)``) makes it so, though the check, right after the claim's line,
         # shows it false; so a variable changed by another statement gets no claim
         # (a parameter counts as a binding for a claim about an assignment's value, not for
-        # one about what a call statement does to it: ``arr.reverse()`` "leaves arr sorted")
+        # one about what a call statement does to it: ``arr.reverse()`` "leaves arr sorted from smallest to largest")
         sites, params = _change_sites(ctx.program.source, ctx.entry_point)
 
         def alone(who: str | None, c: str) -> bool:
