@@ -364,16 +364,36 @@ def test_dead_store_gives_a_literal_a_name_that_fits_it() -> None:
     assert len(seen) >= 6
 
 
-def test_dead_store_names_a_tuple_of_two_locals_as_a_pair() -> None:
-    """``key_pair = (text, chars)`` read as a key; a tuple of two locals is ``pair`` or ``both``."""
-    src = "def f(text, chars):\n    out = text + chars\n    return out\n"
-    names = set()
-    for seed in range(60):
+def test_dead_store_stores_no_tuple_of_two_unrelated_locals() -> None:
+    """``both = (total, out)`` / ``pair = (item, items)`` is no value a person stores: with no
+    loop over pairs around the position, no tuple is written (a copy of one local still is)."""
+    src = "def f(text, chars):\n    out = text + chars\n    for c in chars:\n        out += c\n    return out\n"
+    kinds = set()
+    for seed in range(80):
         result = get_transform("dead-store").apply(Program(src), seed)
         stmt = ast.parse(result.source.splitlines()[inserted_lines(src, result.source)[0] - 1].strip()).body[0]
+        assert not (isinstance(stmt.value, ast.Tuple) and stmt.value.elts), result.source
+        kinds.add(type(stmt.value).__name__)
+    assert "Name" in kinds  # copies are still written
+
+
+def test_dead_store_pairs_only_the_key_and_value_of_the_loop_around_it() -> None:
+    """Inside ``for k, v in d.items()`` the loop's own pair may be stored, in its order, as
+    ``pair`` or ``entry``; outside that loop's body no tuple is written."""
+    src = ("def f(d):\n    total = 0\n    for k, v in d.items():\n        total += v\n"
+           "        total -= len(k)\n    return total\n")
+    pairs = []
+    for seed in range(120):
+        result = get_transform("dead-store").apply(Program(src), seed)
+        line_no = inserted_lines(src, result.source)[0]
+        line = result.source.splitlines()[line_no - 1]
+        stmt = ast.parse(line.strip()).body[0]
         if isinstance(stmt.value, ast.Tuple) and stmt.value.elts:
-            names.add(stmt.targets[0].id)
-    assert names and names <= {"pair", "both"}, names
+            pairs.append((stmt.targets[0].id, ast.unparse(stmt.value), line[:len(line) - len(line.lstrip())]))
+    assert pairs
+    assert {value for _, value, _ in pairs} == {"(k, v)"}
+    assert {name for name, _, _ in pairs} <= {"pair", "entry"}
+    assert {indent for _, _, indent in pairs} == {" " * 8}  # inside the loop's body only
 
 
 @pytest.mark.parametrize("src, head", [

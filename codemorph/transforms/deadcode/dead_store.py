@@ -10,10 +10,10 @@ from codemorph.authoring.facts import finalisation_hazard
 from codemorph.transforms.deadcode.blocks import bound_at
 from codemorph.transforms.deadcode.positions import InsertStatements, choose_position, observed_int_locals
 
-__all__ = ["STORE_LITERALS", "LITERAL_NAMES", "STORE_INT_TEMPLATES", "DeadStore"]
+__all__ = ["STORE_LITERALS", "LITERAL_NAMES", "STORE_INT_TEMPLATES", "DeadStore", "loop_pairs"]
 
 
-_STORE_HINTS = {"copy": ("prev", "snapshot", "saved", "orig"), "pair": ("pair", "both"),
+_STORE_HINTS = {"copy": ("prev", "snapshot", "saved", "orig"), "pair": ("pair", "entry"),
                 "int": ("offset", "size", "bound", "width")}
 
 #: Literal values a dead store may assign (can never raise).
@@ -34,6 +34,46 @@ LITERAL_NAMES: dict[str, tuple[str, ...]] = {
 STORE_INT_TEMPLATES: tuple[str, ...] = ("{n} + 1", "{n} - 1", "{n} * 2", "2 * {n} + 1", "{n} + {n}", "-{n}")
 
 
+def loop_pairs(func: cst.FunctionDef | None, suite: cst.CSTNode, bound: set[str]) -> list[tuple[str, str]]:
+    """The pairs a dead store may copy at a position in block ``suite`` of ``func``: the two
+    names of the target of each ``for`` loop of ``func`` whose body holds ``suite``
+    (``for k, v in d.items():`` gives ``("k", "v")``), when both are in ``bound`` (bound
+    on every path to the position).  A tuple of two unrelated locals (``(total, out)``)
+    is no value people store; the key and value of one loop are.  Outermost loop first;
+    ``[]`` at module level."""
+    if func is None:
+        return []
+    out: list[tuple[str, str]] = []
+
+    class _Loops(cst.CSTVisitor):
+        def visit_For(self, node: cst.For) -> None:
+            t = node.target
+            if isinstance(t, cst.Tuple) and len(t.elements) == 2 \
+                    and all(isinstance(el, cst.Element) and isinstance(el.value, cst.Name) for el in t.elements):
+                a, b = (el.value.value for el in t.elements)
+                if a != b and a in bound and b in bound and _holds(node.body, suite):
+                    out.append((a, b))
+
+    func.body.visit(_Loops())
+    return out
+
+
+def _holds(node: cst.CSTNode, suite: cst.CSTNode) -> bool:
+    """Whether ``suite`` is ``node`` or lies inside it (by identity), not inside a nested
+    function, class or lambda (whose own code runs elsewhere)."""
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def on_visit(self, n: cst.CSTNode) -> bool:
+            nonlocal found
+            if n is suite:
+                found = True
+            return not found and not isinstance(n, (cst.FunctionDef, cst.ClassDef, cst.Lambda))
+
+    node.visit(_Find())
+    return found
+
+
 class DeadStore(Transform):
     """Insert an assignment to a fresh, never-read local of a side-effect-free value.
 
@@ -41,10 +81,12 @@ class DeadStore(Transform):
 
     * a literal (``count = 0``, ``seen = []``, ``found = False`` ...: :data:`STORE_LITERALS`,
       named as :data:`LITERAL_NAMES` says);
-    * a copy of a local bound at that point on every path (``snapshot = text``), or a
-      tuple of two such locals (``pair = (a, b)``) -- only when the program cannot observe
-      that the object now lives until the function returns (no ``__del__``, ``weakref``,
-      ``gc``, reference counts, generators with ``try``/``with``:
+    * a copy of a local bound at that point on every path (``snapshot = text``), or, inside
+      the body of a loop over pairs (``for k, v in d.items()``, ``for i, x in
+      enumerate(xs)``), the loop's own pair (``pair = (k, v)``; never a tuple of two
+      unrelated locals, ``both = (total, out)``, which no person writes) -- only when the
+      program cannot observe that the object now lives until the function returns (no
+      ``__del__``, ``weakref``, ``gc``, reference counts, generators with ``try``/``with``:
       :func:`~codemorph.authoring.finalisation_hazard`);
     * with runtime observations, arithmetic on a local bound at that point and observed
       only as ``int`` in that function (:data:`STORE_INT_TEMPLATES`, e.g. ``offset = n + 1``).
@@ -64,7 +106,8 @@ class DeadStore(Transform):
     family = "dead-code"
     description = "Insert an assignment of a side-effect-free value to a fresh, never-read local."
     preconditions = (
-        "the value is a literal, a tuple of locals bound on every path, or +,-,* on a local observed as int",
+        "the value is a literal, a local bound on every path, the two names of an enclosing loop's "
+        "target (k, v), or +,-,* on a local observed as int",
         "copies only when object lifetimes are unobservable (no __del__, weakref, gc, generator try/with)",
         "the target is a fresh name spelled nowhere in the program",
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
@@ -73,11 +116,12 @@ class DeadStore(Transform):
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         site = choose_position(module, ctx)
         bound = sorted(bound_at(site.func, site.suite, site.index, site.facts))
+        pairs = loop_pairs(site.func, site.suite, set(bound))
         ints = observed_int_locals(module, ctx, site)
         kinds = ["literal"]
         # a copy keeps the object alive until the function returns: only when that is unobservable
         if bound and finalisation_hazard(module, names=site.names) is None:
-            kinds += ["copy", "pair"] if len(bound) > 1 else ["copy"]
+            kinds += ["copy", "pair"] if pairs else ["copy"]
         if ints:
             kinds.append("int")
         kind = ctx.rng.choice(kinds)
@@ -86,7 +130,7 @@ class DeadStore(Transform):
         elif kind == "copy":
             value = ctx.rng.choice(bound)
         elif kind == "pair":
-            a, b = ctx.rng.sample(bound, 2)
+            a, b = ctx.rng.choice(pairs)
             value = f"({a}, {b})"
         else:
             value = ctx.rng.choice(STORE_INT_TEMPLATES).format(n=ctx.rng.choice(ints))
