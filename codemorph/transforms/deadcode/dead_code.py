@@ -37,7 +37,9 @@ class DeadCode(Transform):
     * ``n = len(xs)`` / ``if n < 0: raise ValueError('n must be non-negative')``;
     * ``out = list(text)`` / ``if not isinstance(out, list): out = list(out)`` or
       ``if out is None: out = []``; ``words = [w for w in text.split() if w]`` /
-      ``if words is None: return text``.
+      ``if words is None: return ''``; an early ``return`` gives the function's own result
+      (:func:`~codemorph.transforms.deadcode.guards.natural_returns`), never another local;
+      a display just built (``items = a, b``) is never checked.
 
     The position is chosen with ``ctx.rng`` uniformly among the statement positions of the
     eligible functions that directly follow such an assignment (any nesting depth, never in
