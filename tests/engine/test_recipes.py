@@ -85,6 +85,8 @@ def test_restructure_messages_name_the_renamed_variables():
      "bad options for 'mirror-comparison': unknown options 'colour', 'size'; mirror-comparison takes: which"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='invert-if', options={empty_branch='yes'}}",
      "invert-if: option empty_branch must be true or false, got 'yes'"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='dead-code', options={messages='loud'}}",
+     "dead-code: option messages must be 'named' or 'plain', got 'loud'"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={some_of=['dead-code'], k=3}",
      "some_of needs an integer k"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline='dead-code'\n"
