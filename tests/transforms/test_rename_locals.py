@@ -365,3 +365,19 @@ def test_real_modules_pass_the_consistency_check(module: str) -> None:
     result = rename(Path(path).read_text(encoding="utf-8"), scheme="obfuscated")
     assert result.applied, result.reason
     assert len(result.sites) >= 10
+
+
+def test_a_variable_named_like_an_english_word_is_kept_when_its_docstring_uses_it_as_code() -> None:
+    """``a`` is never respelled in prose ("a list"), so renaming it under ``a / b`` in the
+    docstring would leave the docstring naming a variable the code no longer has."""
+    src = 'def safe_div(a, b):\n    """a / b, or 0.0 when b is 0."""\n    return a / b if b else 0.0\n'
+    res = RenameLocals(scheme="obfuscated").apply(Program(src, entry_point="safe_div"), 0, inputs=["1, 2"], harness=True)
+    assert res.source == 'def safe_div(a, v0):\n    """a / v0, or 0.0 when v0 is 0."""\n    return a / v0 if v0 else 0.0\n'
+    only = RenameLocals(scheme="obfuscated", mapping=None).apply(
+        Program('def f(a):\n    # scale (a) by two\n    return a * 2\n'), 0, inputs=["1"], harness=True)
+    assert not only.applied
+    assert only.reason == ("f: a is also an English word, which comments and docstrings keep, and '# scale (a) by two' "
+                           "uses it as the variable; kept so that the line stays true")
+    article = RenameLocals(scheme="obfuscated").apply(
+        Program('def f(a):\n    """Return a list of a thing."""\n    return [a]\n'), 0, inputs=["1"], harness=True)
+    assert article.source == 'def f(v0):\n    """Return a list of a thing."""\n    return [v0]\n'

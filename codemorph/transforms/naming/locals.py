@@ -12,7 +12,7 @@ from libcst.metadata import ComprehensionScope, FunctionScope, GlobalScope
 
 from codemorph.engine import BUILTIN_NAMES, NotApplicable, RewriteContext
 from codemorph.transforms.naming.survey import Binding, FuncInfo, is_dunder
-from codemorph.transforms.naming.scopes import Analysis, ProseRenaming, RenamingTransform
+from codemorph.transforms.naming.scopes import PROSE_WORDS, Analysis, ProseRenaming, RenamingTransform, prose_uses_as_code
 from codemorph.transforms.naming.definitions import (
     api_problem, callers_problem, direct_calls, harness_keywords, is_top_level, names_of_inputs,
 )
@@ -168,6 +168,7 @@ class RenameLocals(RenamingTransform):
 
         scopes, parents = an.scopes, an.parents
         scheme = self._make_scheme(ctx)
+        comments = self.comments if self.comments is not None else self.scheme != "misleading"
         skipped: list[str] = []
         bindings: list[Binding] = []
         harness_kw = harness_keywords(ctx.inputs)
@@ -224,6 +225,12 @@ class RenameLocals(RenamingTransform):
                     if not any(isinstance(a.node, (cst.FunctionDef, cst.ClassDef)) for a in asgs):
                         skipped.append(f"{fname}: {name} {why}")
                     continue
+                if name in PROSE_WORDS and comments:
+                    line = prose_uses_as_code(info.node, name)
+                    if line is not None:
+                        skipped.append(f"{fname}: {name} is also an English word, which comments and docstrings keep, "
+                                       f"and {line!r} uses it as the variable; kept so that the line stays true")
+                        continue
                 targets = [n for n in an.uses.get((id(sc), name), [])]
                 params = [a.node for a in asgs if isinstance(a.node, cst.Param)]
                 kind = "param" if params else kind_default
@@ -271,7 +278,6 @@ class RenameLocals(RenamingTransform):
                         new_value[arg.keyword] = mapping[arg.keyword.value]
                         ctx.record(arg.keyword, f"keyword {arg.keyword.value}= -> {mapping[arg.keyword.value]}=")
 
-        comments = self.comments if self.comments is not None else self.scheme != "misleading"
         words = None
         if comments:
             words = ProseRenaming(an, {id(b): chosen[id(b)] for b in bindings}, bindings,

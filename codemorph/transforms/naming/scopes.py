@@ -20,7 +20,7 @@ from codemorph.transforms.naming.schemes import (
 from codemorph.transforms.naming.check import RenamingMismatch, check_renaming
 from codemorph.transforms.naming.survey import Binding, FuncInfo, Survey, resolve_binding
 
-__all__ = ["Analysis", "RenamingTransform", "ProseRenaming", "PROSE_WORDS"]
+__all__ = ["Analysis", "RenamingTransform", "ProseRenaming", "PROSE_WORDS", "prose_uses_as_code"]
 
 
 class Analysis:
@@ -293,6 +293,32 @@ PROSE_WORDS: frozenset[str] = frozenset({
     "a", "A", "an", "the", "it", "its", "be", "by", "on", "at", "of", "to", "so", "no", "up", "we",
     "me", "my", "do", "us", "am", "this", "that", "then", "than", "but", "each", "one", "I",
 })
+
+def prose_uses_as_code(node: cst.CSTNode, word: str) -> str | None:
+    """The first comment or docstring line inside ``node`` (a ``def``) that uses ``word``, one
+    of :data:`PROSE_WORDS`, as code, or ``None``: with an operator, bracket, comma or colon
+    right after it (``a / b``, ``f(a)``, ``a, b``) or an operator, opening bracket or comma
+    right before it (``x = a``).  Such a word is never respelled in prose (it is also
+    English: "a list"), so renaming the variable would leave that line naming a variable the
+    code no longer has (``a / top_data, or 0.0 when top_data is 0.``)."""
+    texts: list[str] = []
+
+    class _Comments(cst.CSTVisitor):
+        def visit_Comment(self, c: cst.Comment) -> None:
+            texts.append(c.value)
+
+    node.visit(_Comments())
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+        doc = _docstring_node(node)
+        if doc is not None:
+            texts.extend(doc.value.splitlines())
+    w = re.escape(word)
+    code = re.compile(rf"(?<![\w.]){w}\s*[-+*/%<>=!)\]}},:\[(]|[-+*/%<>=(\[{{,]\s*{w}(?!\w)")
+    for t in texts:
+        if code.search(t):
+            return t.strip()
+    return None
+
 
 _SCOPE_NODES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.ListComp, cst.SetComp, cst.GeneratorExp,
                 cst.DictComp)
