@@ -11,6 +11,7 @@ from rich.table import Table
 
 from codemorph.cli.common import (DEFAULT_WORKERS_HELP, err_console, fail, out_console, pct, pct1, print_table,
                                    progress_bar)
+from codemorph.cli import EXIT_INTERRUPTED
 from codemorph.errors import CodemorphError, InputError
 
 __all__ = ["evaluate", "analyze"]
@@ -24,6 +25,20 @@ def _parse_ks(text: str) -> list[int]:
     if not ks or min(ks) < 1:
         fail(f"--k expects comma-separated positive integers such as 1,5; got {text!r}")
     return ks
+
+
+def _fail_when_nothing_matches(results, dataset: Path, predictions: Path) -> None:
+    """Exit 2 when no prediction of any model names a row of the data set: the ids of the
+    two files do not match (another data set, another id scheme), and an empty table with
+    exit 0 would read as a scored run."""
+    if not results or any(s.status != ["missing"] for r in results for s in r.rows):
+        return
+    pred_ids = [i for r in results for i in r.unmatched][:3]
+    row_ids = (results[0].missing or [s.id for s in results[0].rows])[:3]
+    fail(f"no prediction in {predictions} names a row of {dataset}: the predictions' ids are e.g. "
+         f"{', '.join(map(repr, pred_ids)) or 'none'}, the rows' ids e.g. {', '.join(map(repr, row_ids))}; "
+         f"expected predictions keyed by the data set's row ids (a CodeMind layout with several benches: "
+         f"<bench>/<id>, or give --bench)")
 
 
 def evaluate(
@@ -100,6 +115,7 @@ def evaluate(
                                      match=match, strict=strict, missing=missing,
                                      workers=workers or default_workers(), timeout=timeout, seed=seed,
                                      n_resamples=bootstrap, executor=runner, progress=tick)
+        _fail_when_nothing_matches(results, dataset, predictions)
         rejected = prediction_rejects(results)
         if rejected or output is not None or rejects is not None:
             write_rejects(results, rejects_file)
@@ -199,12 +215,23 @@ def analyze(
         fail(f"{out_dir}: exists and is not a folder; expected a report folder (-o REPORT_DIR)")
     if not timeout > 0:
         fail(f"--timeout must be > 0 seconds, got {timeout:g}")
+    writing = False
     try:
+        if plots:
+            from codemorph.scoring.report import require_matplotlib
+
+            require_matplotlib()  # before the analysis, not after minutes of it
         report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or default_workers(),
                              timeout=timeout, seed=seed)
+        writing = True
         files = write_report(report, out_dir, plots=plots)
     except CodemorphError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        err_console.print("[bold red]error:[/] analyze interrupted; " +
+                          (f"the report in {out_dir} is incomplete" if writing else "no report was written"),
+                          highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as exc:  # a full disk, a quota: one line, not a traceback
         fail(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}; the report in {out_dir} is "
              "incomplete")
