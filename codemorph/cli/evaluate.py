@@ -31,7 +31,8 @@ def _fail_when_nothing_matches(results, dataset: Path, predictions: Path) -> Non
     """Exit 2 when no prediction of any model names a row of the data set: the ids of the
     two files do not match (another data set, another id scheme), and an empty table with
     exit 0 would read as a scored run."""
-    if not results or any(s.status != ["missing"] for r in results for s in r.rows):
+    if not results or any(s.status != ["missing"] for r in results for s in r.rows) or \
+            any(r.unrunnable for r in results):
         return
     pred_ids = [i for r in results for i in r.unmatched][:3]
     row_ids = (results[0].missing or [s.id for s in results[0].rows])[:3]
