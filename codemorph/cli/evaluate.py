@@ -43,8 +43,10 @@ def _fail_when_nothing_matches(results, dataset: Path, predictions: Path) -> Non
 
 
 def evaluate(
-    dataset: Path = typer.Argument(..., help="Data set: CRUXEval/codemorph JSON Lines, or a CodeMind/ExeRScope "
-                                             "folder (dataset/<bench>, dataset/ or the layout root)."),
+    dataset: Path = typer.Argument(..., help="Data set, read as generate reads it: CRUXEval/codemorph JSON Lines "
+                                             "(also .gz; HumanEval/MBPP layouts, Parquet, a folder of shards), or "
+                                             "a CodeMind/ExeRScope folder (dataset/<bench>, dataset/ or the layout "
+                                             "root)."),
     predictions: Path = typer.Option(..., "--predictions", "-p",
                                      help="CRUXEval generations .json, JSON Lines {id, prediction}, or a "
                                           "CodeMind/ExeRScope folder (every model in it is scored)."),
@@ -197,7 +199,7 @@ def evaluate(
 
 
 def analyze(
-    dataset: Path = typer.Argument(..., help="The data set the results were scored on."),
+    dataset: Path = typer.Argument(..., help="The data set the results were scored on (read as evaluate reads it)."),
     results: List[Path] = typer.Option(..., "--results", "-r",
                                        help="Scores written by `codemorph evaluate -o`; repeat to compare models."),
     out_dir: Path = typer.Option(..., "--output", "-o", help="Report folder (CSV, JSON, PNG, report.html)."),

@@ -786,7 +786,7 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
             own = sandbox = _harness_sandbox(timeout, max(1, workers))
         try:
             executions = _execute(scored_rows, preds, mode, strict, sandbox, verdicts, progress, executor, timeout)
-            suspects = [r for r in scored_rows if _reference_suspect(r, verdicts[r.id])]
+            suspects = [r for r in scored_rows if _reference_suspect(r, verdicts[r.id], mode)]
             cache = reference_cache if reference_cache is not None else {}
             todo = [r for r in suspects if r.id not in cache]
             if todo:
@@ -846,11 +846,15 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
 _NOT_A_COMPARISON = ("timeout", "memory", "crashed")
 
 
-def _reference_suspect(row: EvalRow, verdicts: Sequence[tuple[bool, str]]) -> bool:
+def _reference_suspect(row: EvalRow, verdicts: Sequence[tuple[bool, str]], mode: str) -> bool:
     """Whether every generation of ``row`` failed in a way its own program may cause
     (an exception other than ``AssertionError``, a timeout, memory, a crash): then the row's
-    program is run alone (:func:`reference_program`)."""
+    program is run alone (:func:`reference_program`).  Never for an ``args`` row in output
+    mode: its check compares the recorded output with the answer without calling the
+    program, as CRUXEval's harness does, so a right answer stays right whatever the call does."""
     if row.output is None or row.input_kind not in ("args", "call") or not verdicts:
+        return False
+    if row.input_kind == "args" and mode == "output":
         return False
     if any(ok for ok, _ in verdicts):
         return False

@@ -47,6 +47,17 @@ def test_rows_whose_own_program_raises_are_left_out_for_every_model_with_a_warni
                                                    ("other", ["fail:AssertionError"])]
 
 
+def test_an_args_row_in_output_mode_is_never_left_out_whatever_its_answers_raise():
+    # the check is `assert 2 == <answer>`: the program is not called, a right answer is right
+    sets = [PredictionSet("m", {"gone": ["no_such_name", "2"]})]
+    [r] = evaluate_many([GONE], sets, ks=[1], workers=1, n_resamples=10)
+    assert r.unrunnable == {}
+    assert [(s.id, s.status) for s in r.rows] == [("gone", ["fail:NameError", "pass"])]
+    [r] = evaluate_many([GONE], [PredictionSet("m", {"gone": ["no_such_name"]})], ks=[1], workers=1)
+    assert r.unrunnable == {}
+    assert [(s.id, s.status) for s in r.rows] == [("gone", ["fail:NameError"])]
+
+
 def test_in_input_mode_an_args_row_whose_program_raises_is_left_out():
     sets = [PredictionSet("m", {"good": ["f(1)"], "gone": ["f(1)"], "other": ["f(0)"]})]
     [r] = evaluate_many([GOOD, GONE, OTHER], sets, mode="input", ks=[1], workers=1, n_resamples=10)
