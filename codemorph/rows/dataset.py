@@ -427,8 +427,11 @@ def row_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, A
 
     Raises:
         InputError: the file-level errors of :func:`read_rows` (no such file, a folder
-            without shards, an unreadable Parquet file, no rows at all).
+            without shards, an unreadable Parquet file, no rows at all); a CodeMind/ExeRScope
+            folder (its rows are files, not JSON objects: :func:`read_rows` reads them).
     """
+    if Path(path).is_dir() and is_codemind_layout(path):
+        raise InputError(f"{path}: a CodeMind/ExeRScope folder, not JSON Lines or Parquet rows")
     files = input_files(path)
     for f in files:
         if _is_parquet(f):
