@@ -91,3 +91,12 @@ def test_a_data_set_line_that_is_not_utf8_is_refused_naming_file_and_line(tmp_pa
     (tmp_path / "p.jsonl").write_text('{"id": "a", "prediction": "1"}\n')
     res = run("evaluate", "d.jsonl", "-p", "p.jsonl", cwd=tmp_path)
     assert (res.returncode, res.stderr) == (2, "error: d.jsonl:1: not UTF-8 (invalid start byte at byte 9)\n")
+
+
+def test_a_parquet_data_set_is_read_as_generate_reads_it(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": ["a", "b"], "code": ["def f(x):\n    return x + 1", "def f(x):\n    return x"],
+                             "input": ["1", "2"], "output": ["2", "2"]}), tmp_path / "d.parquet")
+    assert [(r.id, r.input, r.output) for r in load_rows(tmp_path / "d.parquet")] == [("a", "1", "2"), ("b", "2", "2")]
