@@ -11,6 +11,7 @@ from rich.table import Table
 
 from codemorph.cli.common import (DEFAULT_WORKERS_HELP, err_console, fail, out_console, pct, pct1, print_table,
                                    progress_bar)
+from codemorph.cli import EXIT_INTERRUPTED
 from codemorph.errors import CodemorphError, InputError
 
 __all__ = ["evaluate", "analyze"]
@@ -26,9 +27,26 @@ def _parse_ks(text: str) -> list[int]:
     return ks
 
 
+def _fail_when_nothing_matches(results, dataset: Path, predictions: Path) -> None:
+    """Exit 2 when no prediction of any model names a row of the data set: the ids of the
+    two files do not match (another data set, another id scheme), and an empty table with
+    exit 0 would read as a scored run."""
+    if not results or any(s.status != ["missing"] for r in results for s in r.rows) or \
+            any(r.unrunnable for r in results):
+        return
+    pred_ids = [i for r in results for i in r.unmatched][:3]
+    row_ids = (results[0].missing or [s.id for s in results[0].rows])[:3]
+    fail(f"no prediction in {predictions} names a row of {dataset}: the predictions' ids are e.g. "
+         f"{', '.join(map(repr, pred_ids)) or 'none'}, the rows' ids e.g. {', '.join(map(repr, row_ids))}; "
+         f"expected predictions keyed by the data set's row ids (a CodeMind layout with several benches: "
+         f"<bench>/<id>, or give --bench)")
+
+
 def evaluate(
-    dataset: Path = typer.Argument(..., help="Data set: CRUXEval/codemorph JSON Lines, or a CodeMind/ExeRScope "
-                                             "folder (dataset/<bench>, dataset/ or the layout root)."),
+    dataset: Path = typer.Argument(..., help="Data set, read as generate reads it: CRUXEval/codemorph JSON Lines "
+                                             "(also .gz; HumanEval/MBPP layouts, Parquet, a folder of shards), or "
+                                             "a CodeMind/ExeRScope folder (dataset/<bench>, dataset/ or the layout "
+                                             "root)."),
     predictions: Path = typer.Option(..., "--predictions", "-p",
                                      help="CRUXEval generations .json, JSON Lines {id, prediction}, or a "
                                           "CodeMind/ExeRScope folder (every model in it is scored)."),
@@ -100,6 +118,7 @@ def evaluate(
                                      match=match, strict=strict, missing=missing,
                                      workers=workers or default_workers(), timeout=timeout, seed=seed,
                                      n_resamples=bootstrap, executor=runner, progress=tick)
+        _fail_when_nothing_matches(results, dataset, predictions)
         rejected = prediction_rejects(results)
         if rejected or output is not None or rejects is not None:
             write_rejects(results, rejects_file)
@@ -180,7 +199,7 @@ def evaluate(
 
 
 def analyze(
-    dataset: Path = typer.Argument(..., help="The data set the results were scored on."),
+    dataset: Path = typer.Argument(..., help="The data set the results were scored on (read as evaluate reads it)."),
     results: List[Path] = typer.Option(..., "--results", "-r",
                                        help="Scores written by `codemorph evaluate -o`; repeat to compare models."),
     out_dir: Path = typer.Option(..., "--output", "-o", help="Report folder (CSV, JSON, PNG, report.html)."),
@@ -199,12 +218,23 @@ def analyze(
         fail(f"{out_dir}: exists and is not a folder; expected a report folder (-o REPORT_DIR)")
     if not timeout > 0:
         fail(f"--timeout must be > 0 seconds, got {timeout:g}")
+    writing = False
     try:
+        if plots:
+            from codemorph.scoring.report import require_matplotlib
+
+            require_matplotlib()  # before the analysis, not after minutes of it
         report = run_analyze(dataset, results, dynamic=dynamic, workers=workers or default_workers(),
                              timeout=timeout, seed=seed)
+        writing = True
         files = write_report(report, out_dir, plots=plots)
     except CodemorphError as exc:
         fail(str(exc))
+    except KeyboardInterrupt:
+        err_console.print("[bold red]error:[/] analyze interrupted; " +
+                          (f"the report in {out_dir} is incomplete" if writing else "no report was written"),
+                          highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     except OSError as exc:  # a full disk, a quota: one line, not a traceback
         fail(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}; the report in {out_dir} is "
              "incomplete")

@@ -33,7 +33,7 @@ from codemorph.rows.codemind import CODEMIND_FILES, is_codemind_layout, read_cod
 from codemorph.rows.schema import Reject, row_json
 from codemorph.rows.testformats import incomplete_test_format, is_test_format, test_rows
 
-__all__ = ["SourceRow", "Reject", "read_rows", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "checkpoint_rows", "input_files",
+__all__ = ["SourceRow", "Reject", "read_rows", "row_objects", "INPUT_KINDS", "call_parts", "RowWriter", "rejects_path", "progress_path", "Checkpoint", "checkpoint_rows", "input_files",
            "default_dataset_path", "count_rows", "REQUIRED_FIELDS", "MAX_CODE_CHARS", "MAX_STDIN_CHARS",
            "PARQUET_BATCH_ROWS"]
 
@@ -421,25 +421,87 @@ def _jsonl_rows(ctx: _Ctx) -> Iterator[SourceRow | Reject]:
 
 def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> Iterator[SourceRow | Reject]:
     where = f"{ctx.path}:{lineno}"
+    for item in _line_objects(ctx.path, lineno, raw):
+        yield item if isinstance(item, Reject) else _check_row(ctx, lineno, item, where, "row", "field")
+
+
+def row_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, Any] | Reject]]:
+    """The rows of ``path`` as JSON objects, read exactly as :func:`read_rows` reads them
+    (the same files: JSON Lines, ``.gz``, Parquet, shard folders, glob patterns; a UTF-8
+    byte order mark skipped; a HumanEval- or MBPP-layout line expanded into its ``call``
+    rows by :func:`codemorph.rows.testformats.test_rows`), but not validated as input rows
+    of ``generate``: for readers with rules of their own (``codemorph evaluate`` reads rows
+    whose ``output`` is null and which carry an ``exception``).
+
+    Yields:
+        ``(where, item)``: ``where`` names the file and line (``"d.jsonl:4"``; Parquet:
+        ``"d.parquet: row 4"``); ``item`` is the row's dict, or a :class:`Reject` for a
+        line that is not UTF-8, not JSON, not an object, or a HumanEval/MBPP row that gives
+        no row (its ``reason`` says which, naming file and line).
+
+    Raises:
+        InputError: the file-level errors of :func:`read_rows` (no such file, a folder
+            without shards, an unreadable Parquet file, no rows at all); a CodeMind/ExeRScope
+            folder (its rows are files, not JSON objects: :func:`read_rows` reads them).
+    """
+    if Path(path).is_dir() and is_codemind_layout(path):
+        raise InputError(f"{path}: a CodeMind/ExeRScope folder, not JSON Lines or Parquet rows")
+    files = input_files(path)
+    for f in files:
+        if _is_parquet(f):
+            _parquet_file(f)
+    count = 0
+    for f in files:
+        if _is_parquet(f):
+            pa = _pyarrow()
+            n = 0
+            try:
+                for batch in _parquet_file(f).iter_batches(batch_size=PARQUET_BATCH_ROWS):
+                    for row in batch.to_pylist():
+                        n += 1
+                        count += 1
+                        yield f"{f}: row {n}", row
+            except (pa.ArrowException, OSError) as exc:
+                raise InputError(f"{f}: unreadable after row {n} ({exc})") from None
+            continue
+        with _open_jsonl(f) as fh:
+            try:
+                for lineno, raw in enumerate(fh, 1):
+                    if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                        raw = raw[3:]
+                    if raw.strip():
+                        for item in _line_objects(f, lineno, raw):
+                            count += 1
+                            yield f"{f}:{lineno}", item
+            except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError; a truncated .gz an EOFError
+                raise InputError(f"{f}: unreadable ({exc})") from None
+    if count == 0:
+        raise InputError(_empty_message(path))
+
+
+def _line_objects(path: Path, lineno: int, raw: bytes) -> Iterator[dict[str, Any] | Reject]:
+    """The row dicts of one JSON Lines line (one, or a HumanEval/MBPP row's ``call`` rows),
+    or one :class:`Reject` saying why the line gives none."""
+    where = f"{path}:{lineno}"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         yield Reject(None, lineno, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
-                     raw.decode("utf-8", "replace"), file=str(ctx.path))
+                     raw.decode("utf-8", "replace"), file=str(path))
         return
     try:
         row = json.loads(text.rstrip("\r\n"))  # an error at the end points into the line, not past it
     except json.JSONDecodeError as exc:
         yield Reject(None, lineno, "read", f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
-                     text.rstrip("\n"), file=str(ctx.path))
+                     text.rstrip("\n"), file=str(path))
         return
     except RecursionError:
         yield Reject(None, lineno, "read", f"{where}: not valid JSON we can read (nested too deeply)",
-                     text.rstrip("\n")[:200], file=str(ctx.path))
+                     text.rstrip("\n")[:200], file=str(path))
         return
     if not isinstance(row, dict):
         yield Reject(None, lineno, "read", f"{where}: expected a JSON object, got {type(row).__name__}", row,
-                     file=str(ctx.path))
+                     file=str(path))
         return
     fmt = is_test_format(row)
     if fmt is None:
@@ -450,18 +512,17 @@ def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> Iterator[SourceRow | Reje
             rid = row.get("task_id")
             label = f"{where} (task_id {rid!r})" if rid is not None else where
             yield Reject(str(rid) if rid is not None else None, lineno, "read", f"{label}: {partial[0]}", row,
-                         file=str(ctx.path))
+                         file=str(path))
             return
-        yield _check_row(ctx, lineno, row, where, "row", "field")
+        yield row
         return
     rows, _, problem = test_rows(row)
     if problem is not None:
         rid = row.get("task_id")
         yield Reject(str(rid) if rid is not None else None, lineno, "read",
-                     f"{where} ({fmt} row {rid!r}): {problem}", row, file=str(ctx.path))
+                     f"{where} ({fmt} row {rid!r}): {problem}", row, file=str(path))
         return
-    for r in rows:
-        yield _check_row(ctx, lineno, r, where, "row", "field")
+    yield from rows
 
 
 def _check_row(ctx: _Ctx, lineno: int, row: dict[str, Any], where: str, id_word: str, field_word: str

@@ -108,6 +108,7 @@ __all__ = [
     "names_exception",
     "normalize_exact",
     "check_program",
+    "reference_program",
     "call_statements",
     "expected_expression",
     "stdout_verdict",
@@ -321,6 +322,9 @@ class EvaluationResult:
             no prediction: their rows are ``missing`` as a row without any prediction is.
         rejected_rows: ids of data-set rows that are missing and for which an entry of this
             model (or of no model the entry tells) was rejected (a subset of ``missing``).
+        unrunnable: row id -> status of the row's own program (``fail:AttributeError``,
+            ``timeout``...) for the rows left out because that program fails here although the
+            data set records an output (see :func:`evaluate_dataset`); neither scored nor missing.
     """
 
     model: str
@@ -343,6 +347,7 @@ class EvaluationResult:
     warnings: list[str] = field(default_factory=list)
     rejects: list[Any] = field(default_factory=list)
     rejected_rows: list[str] = field(default_factory=list)
+    unrunnable: dict[str, str] = field(default_factory=dict)
 
     @property
     def model_rejects(self) -> list[Any]:
@@ -360,6 +365,7 @@ class EvaluationResult:
                 "predictions": self.predictions, "rows_scored": len(self.rows),
                 "rows_missing": len(self.missing), "predictions_unmatched": len(self.unmatched),
                 "predictions_rejected": len(self.model_rejects), "rows_rejected": len(self.rejected_rows),
+                "rows_unrunnable": len(self.unrunnable), "unrunnable": dict(self.unrunnable),
                 "executions": self.executions, "accuracy": self.accuracy,
                 "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
                 "pass_at_k_rows": {str(k): v for k, v in self.pass_at_k_rows.items()},
@@ -693,9 +699,10 @@ def evaluate_many(rows: Sequence[EvalRow], prediction_sets: Sequence[PredictionS
         own = sandbox = Sandbox(Limits(timeout=timeout, recursion_limit=HARNESS_RECURSION_LIMIT,
                                        output=16 << 20), workers=max(1, workers))
     try:
+        references: dict[str, str] = {}  # a row's own program is run once, whatever the number of models
         results = [evaluate_dataset(rows, ps, mode=mode, ks=ks, match=match, strict=strict, missing=missing,
                                     sandbox=sandbox, timeout=timeout, seed=seed, n_resamples=n_resamples,
-                                    progress=progress, executor=executor)
+                                    progress=progress, executor=executor, reference_cache=references)
                    for ps in prediction_sets]
         _note_row_sets(results)
         return results
@@ -708,7 +715,8 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
                      ks: Sequence[int] = (1, 5), match: str = "execution", strict: bool = False,
                      missing: str = "skip", sandbox=None, workers: int = 1, timeout: float = HARNESS_TIMEOUT,
                      seed: int = 0, n_resamples: int = 1000,
-                     progress: Callable[[int, int], None] | None = None, executor=None) -> EvaluationResult:
+                     progress: Callable[[int, int], None] | None = None, executor=None,
+                     reference_cache: dict[str, str] | None = None) -> EvaluationResult:
     """Score one model's predictions on ``rows`` (see the module docstring for the rules).
 
     Args:
@@ -731,6 +739,16 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
             machine), or a :class:`~codemorph.executors.DaskExecutor`: check programs run
             on the cluster's workers, each worker thread with its own sandbox (``timeout``
             seconds, recursion limit 1000); same scores as a local run.
+        reference_cache: row id -> status of the row's own program (:func:`reference_program`),
+            shared by the calls of :func:`evaluate_many` so that each runs once; filled here.
+
+    Rows the model answers wrong everywhere, each generation's check raising an exception
+    other than ``AssertionError`` (or timing out, running out of memory, crashing), have
+    their own program run without any answer (execution match, ``args``/``call`` rows with
+    a recorded output): when it fails too, no answer could be right in this environment
+    (ClassEval_51 calls ``np.mat``, which numpy 2 removed).  Such rows are left out of every
+    figure (not scored, not missing) and listed in :attr:`EvaluationResult.unrunnable`
+    with a warning naming them.
 
     Returns:
         An :class:`EvaluationResult`.
@@ -757,6 +775,7 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
     unmatched = sorted(set(preds) - row_ids)
 
     verdicts: dict[str, list[tuple[bool, str]]] = {}
+    unrunnable: dict[str, str] = {}
     executions = 0
     if match == "exact":
         for r in scored_rows:
@@ -767,12 +786,24 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
             own = sandbox = _harness_sandbox(timeout, max(1, workers))
         try:
             executions = _execute(scored_rows, preds, mode, strict, sandbox, verdicts, progress, executor, timeout)
+            suspects = [r for r in scored_rows if _reference_suspect(r, verdicts[r.id], mode)]
+            cache = reference_cache if reference_cache is not None else {}
+            todo = [r for r in suspects if r.id not in cache]
+            if todo:
+                cache.update(_reference_statuses(todo, sandbox, executor, timeout))
+                executions += len(todo)
+            unrunnable = {r.id: cache[r.id] for r in suspects if cache[r.id] != "pass"}
         finally:
             if own is not None:
                 own.close()
+        for rid in unrunnable:
+            del verdicts[rid]
+        scored_rows = [r for r in scored_rows if r.id not in unrunnable]
 
     scores: list[RowScore] = []
     for r in rows:
+        if r.id in unrunnable:
+            continue
         if r.id in verdicts:
             v = verdicts[r.id]
             correct, status = [c for c, _ in v], [s for _, s in v]
@@ -800,8 +831,60 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
                            extraction=dict(predictions.extraction), rejects=predictions.rejects)
     rejected_ids = {j.id for j in res.model_rejects if j.id is not None}
     res.rejected_rows = [i for i in missing_ids if i in rejected_ids]
+    res.unrunnable = unrunnable
+    if unrunnable:
+        shown = ", ".join(f"{rid} ({status})" for rid, status in list(unrunnable.items())[:5])
+        more = f" and {len(unrunnable) - 5} more" if len(unrunnable) > 5 else ""
+        res.warnings.append(f"{len(unrunnable)} row{'s' if len(unrunnable) != 1 else ''} left out of every figure: "
+                            f"the data set records an output, but the row's own program fails here, so no "
+                            f"answer can be right: {shown}{more} (summary: 'unrunnable')")
     _diagnose(res, scored_rows, preds, predictions, strict)
     return res
+
+
+#: statuses of a check program that say the program failed before comparing anything
+_NOT_A_COMPARISON = ("timeout", "memory", "crashed")
+
+
+def _reference_suspect(row: EvalRow, verdicts: Sequence[tuple[bool, str]], mode: str) -> bool:
+    """Whether every generation of ``row`` failed in a way its own program may cause
+    (an exception other than ``AssertionError``, a timeout, memory, a crash): then the row's
+    program is run alone (:func:`reference_program`).  Never for an ``args`` row in output
+    mode: its check compares the recorded output with the answer without calling the
+    program, as CRUXEval's harness does, so a right answer stays right whatever the call does."""
+    if row.output is None or row.input_kind not in ("args", "call") or not verdicts:
+        return False
+    if row.input_kind == "args" and mode == "output":
+        return False
+    if any(ok for ok, _ in verdicts):
+        return False
+    return any((st.startswith("fail:") and st != "fail:AssertionError") or st in _NOT_A_COMPARISON
+               for _, st in verdicts)
+
+
+def reference_program(row: EvalRow) -> str:
+    """The row's own program with its recorded input and no answer: the code, then the
+    call ``entry_point(<input>)`` (``args`` rows) or the row's input (``call`` rows), as a
+    script.  It runs without raising wherever an answer to the row can be right."""
+    if row.input_kind == "call":
+        return f"{row.code}\n{row.input}"
+    return f"{row.code}\n{row.entry_point}(\n{row.input}\n)"
+
+
+def _reference_statuses(rows: Sequence[EvalRow], sandbox, executor, timeout: float) -> dict[str, str]:
+    """Row id -> status (``pass``, ``fail:<Exception>``, ``timeout``...) of each row's
+    :func:`reference_program`, run in the sandbox (or on the Dask cluster) as check programs are."""
+    from functools import partial
+
+    from codemorph.jobs.executors import map_rows
+
+    tasks = ((i, False, None, [reference_program(r)], r.code.count("\n") + 1) for i, r in enumerate(rows))
+    if _is_dask(executor):
+        results = map_rows(_run_checks, tasks, executor, setup=partial(_harness_sandbox, timeout), passthrough=None)
+    else:
+        results = map_rows(_run_checks, tasks, setup=_Shared(sandbox), workers=sandbox.workers, local="threads",
+                           passthrough=None, close=False, window=2 * sandbox.workers)
+    return {rows[i].id: statuses[0][1] for (i, *_), statuses in results}
 
 
 def trivially_true(row: EvalRow, generation: str) -> bool:

@@ -49,7 +49,8 @@ from pathlib import Path
 from typing import Any
 
 from codemorph.errors import InputError
-from codemorph.rows.codemind import codemind_benches, read_codemind_records
+from codemorph.rows.codemind import codemind_benches, is_codemind_layout, read_codemind_records
+from codemorph.rows.dataset import row_objects
 from codemorph.rows.schema import Reject
 
 __all__ = [
@@ -691,53 +692,47 @@ def find_codemind_dataset(pred_path: str | os.PathLike[str], bench: str) -> Path
 # --------------------------------------------------------------------------- data sets
 
 def load_rows(path: str | os.PathLike[str], bench: str | None = None) -> list[EvalRow]:
-    """Read a data set to score: a JSON Lines file (CRUXEval rows or rows written by
-    ``codemorph generate``) or a CodeMind/ExeRScope folder (:func:`read_codemind_dataset`;
+    """Read a data set to score: what ``codemorph generate`` reads (JSON Lines, also
+    ``.gz``; Parquet; a folder of shards or a glob pattern; HumanEval- and MBPP-layout rows,
+    each expanded into its ``call`` rows ``<task_id>__<n>``, see
+    :mod:`codemorph.rows.testformats`) and the rows ``generate`` writes, read by
+    :func:`read_jsonl_rows`; or a CodeMind/ExeRScope folder (:func:`read_codemind_dataset`;
     ``bench`` picks one bench of a layout that holds several).
 
     Raises:
         InputError: missing path, malformed rows (file and line named), duplicate ids.
     """
     p = Path(path)
-    if not p.exists():
+    if not p.exists() and not any(c in str(path) for c in "*?["):
         raise InputError(f"{p}: no such file or folder (data set)")
-    if p.is_dir():
+    if p.is_dir() and is_codemind_layout(p):
         several = len(codemind_benches(p)) > 1  # one bench folder is read whole, whatever bench says
         return read_codemind_dataset(p, bench if several else None)
     return read_jsonl_rows(p)
 
 
 def read_jsonl_rows(path: str | os.PathLike[str]) -> list[EvalRow]:
-    """Read CRUXEval-format JSON Lines rows (``id``, ``code``, ``input``, ``output``, and the
-    optional fields written by ``codemorph generate``: ``entry_point``, ``original_id``,
-    ``kind``, ``transforms``, ``exception``).  A row with ``output: null`` must carry
-    ``exception: {"type": ...}``.
+    """Read CRUXEval-format rows (``id``, ``code``, ``input``, ``output``, and the optional
+    fields written by ``codemorph generate``: ``entry_point``, ``original_id``, ``kind``,
+    ``transforms``, ``exception``, ``input_kind``).  A row with ``output: null`` must carry
+    ``exception: {"type": ...}``.  The lines are read by
+    :func:`codemorph.rows.dataset.row_objects`, the reader of ``codemorph generate`` (so a
+    ``.gz`` file, Parquet, shards and HumanEval/MBPP layouts are read as there).
 
     Raises:
-        InputError: bad JSON or a bad row (file:line and the problem), duplicate id, no rows.
+        InputError: a line that is not UTF-8 or not a JSON object, a bad row (file:line and
+            the problem), a HumanEval/MBPP row without one scorable assertion, a duplicate
+            id, no rows.
     """
-    p = Path(path)
     rows: list[EvalRow] = []
-    seen: dict[str, int] = {}
-    with open(p, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            where = f"{p}:{lineno}"
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: not valid JSON ({exc.msg})") from None
-            except RecursionError:
-                raise InputError(f"{where}: not valid JSON we can read (nested too deeply)") from None
-            if not isinstance(d, dict):
-                raise InputError(f"{where}: expected a JSON object")
-            rows.append(_row_from_dict(d, where))
-            if rows[-1].id in seen:
-                raise InputError(f"{where}: duplicate id {rows[-1].id!r} (first on line {seen[rows[-1].id]})")
-            seen[rows[-1].id] = lineno
-    if not rows:
-        raise InputError(f"{p}: no rows")
+    seen: dict[str, str] = {}
+    for where, d in row_objects(path):
+        if isinstance(d, Reject):
+            raise InputError(d.reason)
+        rows.append(_row_from_dict(d, where))
+        if rows[-1].id in seen:
+            raise InputError(f"{where}: duplicate id {rows[-1].id!r} (first on {seen[rows[-1].id]})")
+        seen[rows[-1].id] = where
     return rows
 
 

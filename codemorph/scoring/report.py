@@ -42,7 +42,7 @@ def require_matplotlib():
         import matplotlib
     except ImportError:
         raise CodemorphError("plots need matplotlib, which is not installed: "
-                             "pip install 'codemorph[analysis]' (or run without plots)") from None
+                             "pip install 'codemorph[analysis]' (or run analyze with --no-plots)") from None
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
