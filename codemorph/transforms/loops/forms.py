@@ -89,7 +89,7 @@ from codemorph.transforms.loops.common import (
 )
 
 __all__ = ["LoopForm", "LoopForms", "ScriptFacts", "SEQUENCE_TYPES", "COUNTER_NAMES", "NAMESPACE_HAZARDS",
-           "rewrite_for_loops"]
+           "rewrite_for_loops", "enumerate_loop", "plain_call"]
 
 #: observed types of a local whose ``for`` loop gets the index form (exact types)
 SEQUENCE_TYPES = frozenset({"list", "tuple", "str"})
@@ -143,6 +143,19 @@ def plain_call(node: cst.BaseExpression, func: str) -> cst.Call | None:
             and all(a.keyword is None and not a.star for a in node.args):
         return node
     return None
+
+
+def enumerate_loop(loop: cst.For) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
+    """``(counter, item target, sequence)`` of ``for counter, item in enumerate(seq)`` (one
+    positional argument, a target of two elements without ``*``), else ``None``.  Whether
+    ``enumerate`` is the builtin is the caller's check."""
+    enum = plain_call(loop.iter, "enumerate")
+    if enum is None or len(enum.args) != 1 or not isinstance(loop.target, cst.Tuple) \
+            or len(loop.target.elements) != 2 \
+            or any(isinstance(el, cst.StarredElement) for el in loop.target.elements):
+        return None
+    counter, elem = (el.value for el in loop.target.elements)
+    return counter, elem, enum.args[0].value
 
 
 class _StepBeforeContinue(LoopBodyScope, cst.CSTTransformer):
@@ -917,12 +930,9 @@ class LoopForms:
         if not self.builtin("len"):
             return None
         it = loop.iter
-        enum = plain_call(it, "enumerate")
-        if enum is not None and len(enum.args) == 1 and self.builtin("enumerate") \
-                and isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 \
-                and not any(isinstance(el, cst.StarredElement) for el in loop.target.elements):
-            counter, elem = (el.value for el in loop.target.elements)
-            seq = enum.args[0].value
+        parts = enumerate_loop(loop)
+        if parts is not None and self.builtin("enumerate"):
+            counter, elem, seq = parts
             if isinstance(counter, cst.Name) and isinstance(seq, cst.Name) \
                     and counter.value not in (target_names(elem) or bound_names(elem)[0]) \
                     and self._counter_var_ok(counter, func, loop, body_bound) is None \

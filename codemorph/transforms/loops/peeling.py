@@ -63,7 +63,8 @@ from codemorph.transforms.loops.common import (
     assign, block_statements, find, int_literal, int_node, name_nodes, prepend_lines, simple_line, target_names,
 )
 from codemorph.transforms.loops.forms import (
-    COUNTER_NAMES, SEQUENCE_NAMES, SEQUENCE_TYPES, STOP_NAMES, LoopForm, LoopForms, bare_pass, plain_call,
+    COUNTER_NAMES, SEQUENCE_NAMES, SEQUENCE_TYPES, STOP_NAMES, LoopForm, LoopForms, bare_pass, enumerate_loop,
+    plain_call,
 )
 
 __all__ = ["PeelForm", "PeelForms", "PLAIN_TYPES", "SAFE_BUILTINS", "READ_ONLY_METHODS", "const_int"]
@@ -409,12 +410,9 @@ class PeelForms(LoopForms):
         if not self.builtin("len"):
             return None
         it = loop.iter
-        enum = plain_call(it, "enumerate")
-        if enum is not None and len(enum.args) == 1 and self.builtin("enumerate") \
-                and isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 \
-                and not any(isinstance(el, cst.StarredElement) for el in loop.target.elements):
-            counter, elem = (el.value for el in loop.target.elements)
-            seq = enum.args[0].value
+        parts = enumerate_loop(loop)
+        if parts is not None and self.builtin("enumerate"):
+            counter, elem, seq = parts
             if not (isinstance(counter, cst.Name) and counter.value not in (target_names(elem) or bound_names(elem)[0])
                     and self._invariant_local(seq, func, body_bound, loop)):
                 return None
