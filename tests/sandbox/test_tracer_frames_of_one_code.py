@@ -1,7 +1,8 @@
 """Frames of one code object share the Python tracer's per-code set-up (``Tracer._maker``:
 the snapshot set, the binding lines), not their state: each frame's arcs start from its own
 previous line, and the types of locals are those every frame held, in recursions, mutual
-recursions and recursions that end at the recursion limit."""
+recursions and recursions that end at the recursion limit; an exception's line is its innermost program
+frame's."""
 
 from __future__ import annotations
 
@@ -71,3 +72,12 @@ def test_a_recursion_that_reaches_the_limit_is_traced_to_its_recursion_error(box
     assert sorted(map(tuple, out.arcs)) == [(2, 3)]
     assert out.types == {"f": {"text": ["str"], "x": ["str"]}}
 
+
+def test_an_exception_raised_in_a_library_frame_has_the_calling_program_line(box):
+    code = ("def f(s):\n"
+            "    import json\n"
+            "    def g(t):\n"
+            "        return json.loads(t)\n"
+            "    return g(s)\n")
+    out = box.run_batch([ExecRequest(code, "f", "'{'", trace=True, types=True)])[0]
+    assert (out.status, out.exception.type, out.exception.line) == ("raised", "JSONDecodeError", 4)
