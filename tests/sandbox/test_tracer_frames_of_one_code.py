@@ -1,4 +1,4 @@
-"""Frames of one code object share the Python tracer's per-code set-up (``Tracer._maker``:
+"""Frames of one code object share the Python tracer's per-code set-up (``Tracer._glob``'s makers:
 the snapshot set, the binding lines), not their state: each frame's arcs start from its own
 previous line, and the types of locals are those every frame held, in recursions, mutual
 recursions and recursions that end at the recursion limit; an exception's line is its innermost program

@@ -151,7 +151,7 @@ _BINDING = {}
 BINDING_MAX = 1024
 
 
-#: a local's value read by :meth:`Tracer._maker`'s local trace functions when the local is unbound
+#: a local's value read by :meth:`Tracer._glob`'s local trace functions when the local is unbound
 _UNBOUND = object()
 
 #: at most this many code objects' makers of local trace functions per run (:attr:`Tracer.makers`)
@@ -665,7 +665,7 @@ class Tracer:
     def _glob(self, code):
         """The local trace function of a new frame of ``code`` (a ``<program>`` code object
         without a maker yet).  A function frame's (and, without ``module_types``, a
-        module frame's) comes from a maker made once per code object (:meth:`_maker`, kept
+        module frame's) comes from a maker made once per code object (kept
         in :attr:`makers`), so a frame costs one closure (its own previous line) instead of
         the per-code set-up (the snapshot set, the binding lines, a dozen cells): a
         recursion 10,000 frames deep allocated some 20 objects the collector tracks per
@@ -676,15 +676,10 @@ class Tracer:
             return self._counting_local(code)
         if code.co_name == "<module>" and self.module_types and self.types:
             return self._module_local(code)
-        make = self._maker(code)
-        if len(self.makers) < MAKERS_MAX:
-            self.makers[code] = make
-        self.last = (code, make)
-        return make()
-
-    def _maker(self, code):
-        """A function returning a new local trace function for a frame of ``code`` (lines,
-        arcs, and with :attr:`types` the snapshots of its locals)."""
+        # the maker is made here, not in a method of its own, to keep the Python frames
+        # the tracer adds on top of a program's stack as few as they were: at the first
+        # frame of a code object four with sparse snapshots (binding_names), as before,
+        # three otherwise (the maker's call; two before), and two at every other frame
         arcs_add = self.arcs.add
         tick, limit, over = self.tick, self.limit, self.over
         tracer = self
@@ -713,7 +708,7 @@ class Tracer:
                         raise
                     return local
                 return local
-            return make
+            return self._keep_maker(code, make)()
         snaps = self.pairs.get(code)
         if snaps is None:
             snaps = self.pairs[code] = set()
@@ -778,6 +773,14 @@ class Tracer:
                     raise
                 return local
             return local
+        return self._keep_maker(code, make)()
+
+    def _keep_maker(self, code, make):
+        """Keep ``make`` as the maker of ``code``'s frames (:attr:`makers`, :attr:`last`);
+        returns it."""
+        if len(self.makers) < MAKERS_MAX:
+            self.makers[code] = make
+        self.last = (code, make)
         return make
 
     def binding_names(self, code):
