@@ -406,11 +406,20 @@ def exception_info(exc):
     except BaseException:
         msg = "<str() of the exception failed>"
     line = None
+    # the line of the innermost ``<program>`` entry: looked for from the innermost entry
+    # outwards, since reading an entry's ``tb_frame`` raises an audit event (the guard's
+    # hook runs in Python): a RecursionError's traceback has some 10,000 entries
+    entries = []
     tb = exc.__traceback__
     while tb is not None:
+        entries.append(tb)
+        tb = tb.tb_next
+    while entries:  # (list methods only: a program may have rebound a builtin)
+        tb = entries.pop()
         if tb.tb_frame.f_code.co_filename == PROGRAM_FILE:
             line = tb.tb_lineno
-        tb = tb.tb_next
+            break
+    entries = tb = None
     if line is None and isinstance(exc, SyntaxError) and exc.filename == PROGRAM_FILE:
         line = exc.lineno
     return {"type": type(exc).__name__, "message": msg[:500], "line": line}

@@ -151,8 +151,11 @@ _BINDING = {}
 BINDING_MAX = 1024
 
 
-#: a local's value read by :meth:`Tracer._glob`'s local trace function when the local is unbound
+#: a local's value read by :meth:`Tracer._glob`'s local trace functions when the local is unbound
 _UNBOUND = object()
+
+#: at most this many code objects' makers of local trace functions per run (:attr:`Tracer.makers`)
+MAKERS_MAX = 256
 
 
 #: code names whose frames are no call for the call depth of ``counts``
@@ -452,6 +455,9 @@ class Tracer:
         self.depth = [0, 0]  # current, deepest
         self.arcs = set()
         self.pairs = {}  # code object -> set of snapshots (names..., types...) of its locals
+        #: code object -> the maker of its frames' local trace functions (:meth:`_glob`)
+        self.makers = {}
+        self.last = (None, None)  # (code object, maker) of the last frame traced
         self.tick = itertools.count(1)
         self.line_budget = max_lines if max_lines else NO_LIMIT
         # the line event past which the C tracer takes over (types sampled up to there)
@@ -641,51 +647,72 @@ class Tracer:
 
     def glob(self, frame, event, arg):
         try:
-            return self._glob(frame)
+            code = frame.f_code
+            last = self.last
+            if last[0] is code:  # a recursion, or a function called again and again
+                return last[1]()
+            if code.co_filename != PROGRAM_FILE:
+                return None
+            make = self.makers.get(code)
+            if make is None:
+                return self._glob(code)
+            self.last = (code, make)
+            return make()
         except MemoryError:  # the tracer's own allocation failed (tracing stops)
             STATE.memory_raised = True
             raise
 
-    def _glob(self, frame):
-        code = frame.f_code
-        if code.co_filename != PROGRAM_FILE:
-            return None
-        arcs_add = self.arcs.add
-        tick, limit, over = self.tick, self.limit, self.over
-        tracer = self
+    def _glob(self, code):
+        """The local trace function of a new frame of ``code`` (a ``<program>`` code object
+        without a maker yet).  A function frame's (and, without ``module_types``, a
+        module frame's) comes from a maker made once per code object (kept
+        in :attr:`makers`), so a frame costs one closure (its own previous line) instead of
+        the per-code set-up (the snapshot set, the binding lines, a dozen cells): a
+        recursion 10,000 frames deep allocated some 20 objects the collector tracks per
+        frame, and its collections cost more than the tracing itself.  The makers are
+        keyed by the code object, as :attr:`pairs` is (code objects that compare equal
+        share one snapshot set, and have the same binding lines)."""
         if self.counts is not None:
             return self._counting_local(code)
         if code.co_name == "<module>" and self.module_types and self.types:
             return self._module_local(code)
+        # the maker is made here, not in a method of its own, to keep the Python frames
+        # the tracer adds on top of a program's stack as few as they were: at the first
+        # frame of a code object four with sparse snapshots (binding_names), as before,
+        # three otherwise (the maker's call; two before), and two at every other frame
+        arcs_add = self.arcs.add
+        tick, limit, over = self.tick, self.limit, self.over
+        tracer = self
         if code.co_name == "<module>" or not self.types:
-            prev = None
+            def make():
+                prev = None
 
-            def local(frame, event, arg):
-                nonlocal prev
-                try:
-                    if event == "line":
-                        ln = frame.f_lineno
-                        arcs_add((prev, ln))
-                        prev = ln
-                        if next(tick) > limit[0]:
-                            try:
-                                return over(frame)
-                            except RecursionError:
-                                if not tracer.handing:
-                                    raise  # the line budget's stop, too deep to be called
-                                # too deep for the hand-over: go on, try again at the next line
-                    elif event == "exception" and issubclass(arg[0], MemoryError):
+                def local(frame, event, arg):
+                    nonlocal prev
+                    try:
+                        if event == "line":
+                            ln = frame.f_lineno
+                            arcs_add((prev, ln))
+                            prev = ln
+                            if next(tick) > limit[0]:
+                                try:
+                                    return over(frame)
+                                except RecursionError:
+                                    if not tracer.handing:
+                                        raise  # the line budget's stop, too deep to be called
+                                    # too deep for the hand-over: go on, try again at the next line
+                        elif event == "exception" and issubclass(arg[0], MemoryError):
+                            STATE.memory_raised = True
+                    except MemoryError:  # the tracer's own allocation failed (tracing stops)
                         STATE.memory_raised = True
-                except MemoryError:  # the tracer's own allocation failed (tracing stops)
-                    STATE.memory_raised = True
-                    raise
+                        raise
+                    return local
                 return local
-            return local
+            return self._keep_maker(code, make)()
         snaps = self.pairs.get(code)
         if snaps is None:
             snaps = self.pairs[code] = set()
         snaps_add = snaps.add
-        prev = None
         # sparse_types: the lines after which the locals may hold a new (name, type) pair,
         # and the names they bind; None: every line event takes a snapshot
         binds = self.binding_names(code) if self.sparse_types else None
@@ -699,50 +726,62 @@ class Tracer:
         # (and type) a snapshot or pair recorded already. The snapshot code is written out
         # twice below (line and return events), not called: this closure runs on every line
         # event of a typed run, where a call per event costs more than the snapshot itself
-        def local(frame, event, arg):
-            nonlocal prev
-            try:
-                if event == "line":
-                    ln = frame.f_lineno
-                    arcs_add((prev, ln))
-                    if binds is None or prev is None:
-                        fl = frame.f_locals
-                        snaps_add((*fl, *map(type, fl.values())))
-                    else:
-                        bound = get_names(prev)
-                        if bound is not None:
+        def make():
+            prev = None
+
+            def local(frame, event, arg):
+                nonlocal prev
+                try:
+                    if event == "line":
+                        ln = frame.f_lineno
+                        arcs_add((prev, ln))
+                        if binds is None or prev is None:
                             fl = frame.f_locals
-                            for name in bound:
-                                value = fl.get(name, _UNBOUND)
-                                if value is not _UNBOUND:
-                                    snaps_add((name, type(value)))
-                    prev = ln
-                    if next(tick) > limit[0]:
-                        try:
-                            return over(frame)
-                        except RecursionError:
-                            if not tracer.handing:
-                                raise  # the line budget's stop, too deep to be called
-                            # too deep for the hand-over: go on, try again at the next line
-                elif event == "return":
-                    if binds is None or prev is None:
-                        fl = frame.f_locals
-                        snaps_add((*fl, *map(type, fl.values())))
-                    else:
-                        bound = get_names(prev)
-                        if bound is not None:
+                            snaps_add((*fl, *map(type, fl.values())))
+                        else:
+                            bound = get_names(prev)
+                            if bound is not None:
+                                fl = frame.f_locals
+                                for name in bound:
+                                    value = fl.get(name, _UNBOUND)
+                                    if value is not _UNBOUND:
+                                        snaps_add((name, type(value)))
+                        prev = ln
+                        if next(tick) > limit[0]:
+                            try:
+                                return over(frame)
+                            except RecursionError:
+                                if not tracer.handing:
+                                    raise  # the line budget's stop, too deep to be called
+                                # too deep for the hand-over: go on, try again at the next line
+                    elif event == "return":
+                        if binds is None or prev is None:
                             fl = frame.f_locals
-                            for name in bound:
-                                value = fl.get(name, _UNBOUND)
-                                if value is not _UNBOUND:
-                                    snaps_add((name, type(value)))
-                elif event == "exception" and issubclass(arg[0], MemoryError):
+                            snaps_add((*fl, *map(type, fl.values())))
+                        else:
+                            bound = get_names(prev)
+                            if bound is not None:
+                                fl = frame.f_locals
+                                for name in bound:
+                                    value = fl.get(name, _UNBOUND)
+                                    if value is not _UNBOUND:
+                                        snaps_add((name, type(value)))
+                    elif event == "exception" and issubclass(arg[0], MemoryError):
+                        STATE.memory_raised = True
+                except MemoryError:  # the tracer's own allocation failed (tracing stops)
                     STATE.memory_raised = True
-            except MemoryError:  # the tracer's own allocation failed (tracing stops)
-                STATE.memory_raised = True
-                raise
+                    raise
+                return local
             return local
-        return local
+        return self._keep_maker(code, make)()
+
+    def _keep_maker(self, code, make):
+        """Keep ``make`` as the maker of ``code``'s frames (:attr:`makers`, :attr:`last`);
+        returns it."""
+        if len(self.makers) < MAKERS_MAX:
+            self.makers[code] = make
+        self.last = (code, make)
+        return make
 
     def binding_names(self, code):
         """:func:`binding_names` of ``code``, cached for the child's life (:data:`_BINDING`)."""
