@@ -11,8 +11,11 @@ tables, PNG plots and one self-contained HTML page.
 Definitions (all per program = per data-set row):
 
 * ``for``, ``while``: a loop statement of that kind.  ``nested_loops``: a loop (statement
-  or comprehension ``for`` clause) inside another loop of the same function, at any depth,
-  or a comprehension with two or more ``for`` clauses.  ``if``: an ``if`` statement, a
+  or comprehension) that runs once per iteration of another loop of the same function (or
+  lambda), at any depth -- in a loop's body, a ``while`` test, or any part of a
+  comprehension but its first iterable --, or a comprehension with two or more ``for``
+  clauses.  A loop's iterable (``for c in [x for x in s]``) and its ``else`` block run
+  once: they are not nested.  ``if``: an ``if`` statement, a
   conditional expression or a comprehension's ``if`` clause.  ``nested_if``: an ``if``
   statement inside the body or ``else`` block of another ``if`` statement (an ``elif``
   chain is not nesting).  ``try``, ``with``,
@@ -144,6 +147,7 @@ class _Collector(cst.CSTVisitor):
         self.functions = 0
         self._elif: set[int] = set()
         self._saved: list[tuple[int, int]] = []
+        self._repeated: set[int] = set()
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -173,29 +177,43 @@ class _Collector(cst.CSTVisitor):
         self.func_stack.pop()
         self.loop_depth, self.if_depth = self._saved.pop()
 
+    # loop depth: a node counts as inside a loop when it runs once per iteration: a loop
+    # statement's body (not its iterable, evaluated once, nor its ``else`` block), a
+    # ``while`` test, and every part of a comprehension but its first iterable (evaluated
+    # once, in the enclosing scope).  ``_repeated`` holds the ids of such direct children.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self._repeated:
+            self.loop_depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if id(original_node) in self._repeated:
+            self.loop_depth -= 1
+
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self.counts["lambda"] += 1
+        # a lambda's body runs when it is called, as a function's does
+        self._saved.append((self.loop_depth, self.if_depth))
+        self.loop_depth = self.if_depth = 0
 
-    def _enter_loop(self) -> None:
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self.loop_depth, self.if_depth = self._saved.pop()
+
+    def _enter_loop(self, *repeated: cst.CSTNode) -> None:
         if self.loop_depth > 0:
             self.counts["nested_loops"] += 1
-        self.loop_depth += 1
+        self._repeated.update(id(n) for n in repeated)
 
     def visit_For(self, node: cst.For) -> None:
         self.counts["for"] += 1
-        self._enter_loop()
+        self._enter_loop(node.body)
         self._body_line(node.body)
-
-    def leave_For(self, node: cst.For) -> None:
-        self.loop_depth -= 1
 
     def visit_While(self, node: cst.While) -> None:
         self.counts["while"] += 1
-        self._enter_loop()
+        self._enter_loop(node.body, node.test)
         self._body_line(node.body)
-
-    def leave_While(self, node: cst.While) -> None:
-        self.loop_depth -= 1
 
     def _body_line(self, body: cst.BaseSuite) -> None:
         if isinstance(body, cst.IndentedBlock) and body.body:
@@ -203,7 +221,7 @@ class _Collector(cst.CSTVisitor):
         else:
             self.loop_body_lines.append(self._line(body))
 
-    def _visit_comp(self, node: cst.CSTNode, for_in: cst.CompFor) -> None:
+    def _visit_comp(self, node: cst.CSTNode, for_in: cst.CompFor, *parts: cst.CSTNode) -> None:
         self.counts["comprehension"] += 1
         clauses = 0
         f: cst.CompFor | None = for_in
@@ -213,31 +231,22 @@ class _Collector(cst.CSTVisitor):
             f = f.inner_for_in
         if clauses >= 2 or self.loop_depth > 0:
             self.counts["nested_loops"] += 1
-        self.loop_depth += 1
+        repeated = [*parts, for_in.target, *for_in.ifs]
+        if for_in.inner_for_in is not None:
+            repeated.append(for_in.inner_for_in)
+        self._repeated.update(id(n) for n in repeated)
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_ListComp(self, node: cst.ListComp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.elt)
 
     def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_SetComp(self, node: cst.SetComp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.elt)
 
     def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_DictComp(self, node: cst.DictComp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.key, node.value)
 
     def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.elt)
 
     def visit_If(self, node: cst.If) -> None:
         self.counts["if"] += 1

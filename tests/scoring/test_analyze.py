@@ -82,6 +82,25 @@ def test_program_properties_kitchen_sink():
     assert sp.loop_body_lines == [5, 13]
 
 
+@pytest.mark.parametrize("src,nested", [
+    # the iterable of a for statement and a comprehension's first iterable run once
+    ("def f(s):\n    for c in [x for x in s]:\n        print(c)\n", 0),
+    ("def f(s):\n    return [x for x in [y for y in s]]\n", 0),
+    # a loop's else block runs once, after the loop
+    ("def f(s):\n    for c in s:\n        pass\n    else:\n        for d in s:\n            pass\n", 0),
+    # a lambda's body runs when it is called, as a def's does
+    ("def f(s):\n    for c in s:\n        g = lambda: [x for x in c]\n", 0),
+    # per iteration: a comprehension in a loop body, in a while test, in another's element
+    ("def f(s):\n    for c in s:\n        t = [x for x in c]\n", 1),
+    ("def f(s):\n    while any(c == 'a' for c in s):\n        s = s[1:]\n", 1),
+    ("def f(s):\n    return [[y for y in x] for x in s]\n", 1),
+    ("def f(s):\n    return [x for x in s if any(y for y in x)]\n", 1),
+    ("def f(s):\n    return [(x, y) for x in s for y in x]\n", 1),
+])
+def test_nested_loops_count_loops_that_run_once_per_iteration_of_another(src, nested):
+    assert program_properties(src).constructs["nested_loops"] == nested
+
+
 def test_flags_and_shadowed_builtins():
     sp = program_properties("def f(x):\n    len = 3\n    with open('a') as fh:\n        return len + abs(x)\n")
     assert sp.flags()["with"] is True and sp.flags()["for"] is False
