@@ -23,7 +23,8 @@ Definitions (all per program = per data-set row):
   dict comprehension or a generator expression.  ``recursion``: a cycle in the call graph
   of the program's functions (direct or mutual; calls by plain name or ``self.<name>``).
   ``class``: a class statement (ClassEval's classes and their ``Test`` harness count);
-  ``method``: a ``def`` directly in a class body.
+  ``method``: a ``def`` in a class body (directly or under a statement of it such as
+  ``if``; not one inside another function).
 * ``max_nesting``: deepest nesting of compound statements (if/for/while/try/with/match)
   inside a function body (a function with one ``for`` holding an ``if`` has depth 2).
 * ``lines``: non-blank lines that are not only a comment.  ``calls``: call expressions.
@@ -32,7 +33,7 @@ Definitions (all per program = per data-set row):
   bytes, ...) called as ``x.name(...)``.
 * ``complexity``: McCabe's cyclomatic complexity ``E - N + 2P`` (McCabe 1976, "A
   Complexity Measure", IEEE TSE 2(4)) of the control-flow graphs of all functions of the
-  program (``P`` graphs); module-level code counts only when it has statements other than
+  program (``P`` graphs; methods, also of nested classes, are functions); module-level code counts only when it has statements other than
   definitions and imports.  The graph is statement-level: each ``if``/``elif``, loop
   header, ``except`` handler and ``case`` is a decision; boolean operators and
   conditional expressions are not.
@@ -492,12 +493,26 @@ class _CFGBuilder:
         if isinstance(s, cst.FunctionDef):
             self.nested.append(s)
         elif isinstance(s, cst.ClassDef):
-            for inner in _block(s.body):
-                if isinstance(inner, cst.FunctionDef):
-                    self.nested.append(inner)
+            self.nested.extend(_class_methods(s))
         node = self._node(type(s).__name__)
         self._link(preds, node)
         return [node]
+
+
+def _class_methods(cls: cst.ClassDef) -> list[cst.FunctionDef]:
+    """The functions a class body defines, at any depth of its statements (under an ``if``
+    or ``try`` too) and in its nested classes, but not those inside these functions (each
+    function's builder collects its own)."""
+    found: list[cst.FunctionDef] = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            found.append(node)
+            return False
+
+    for stmt in _block(cls.body):
+        stmt.visit(V())
+    return found
 
 
 def _always_true(test: cst.BaseExpression) -> bool:

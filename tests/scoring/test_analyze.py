@@ -101,6 +101,16 @@ def test_nested_loops_count_loops_that_run_once_per_iteration_of_another(src, ne
     assert program_properties(src).constructs["nested_loops"] == nested
 
 
+def test_methods_of_nested_classes_and_under_an_if_count_in_complexity():
+    src = ("class A:\n    def m(self, n):\n        if n:\n            return 1\n        return 0\n"
+           "    class B:\n        def k(self):\n            for i in range(3):\n                pass\n"
+           "    if True:\n        def j(self):\n            return 2\n")
+    sp = program_properties(src)
+    assert set(control_flow_graphs(parse_source(src))) == {"m", "k", "j"}
+    assert sp.complexity == 2 + 2 + 1
+    assert sp.constructs["class"] == 2 and sp.constructs["method"] == 3
+
+
 def test_flags_and_shadowed_builtins():
     sp = program_properties("def f(x):\n    len = 3\n    with open('a') as fh:\n        return len + abs(x)\n")
     assert sp.flags()["with"] is True and sp.flags()["for"] is False
