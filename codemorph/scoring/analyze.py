@@ -27,7 +27,7 @@ Definitions (all per program = per data-set row):
   ``if``; not one inside another function).
 * ``max_nesting``: deepest nesting of compound statements (if/for/while/try/with/match)
   inside a function body (a function with one ``for`` holding an ``if`` has depth 2).
-* ``lines``: non-blank lines that are not only a comment.  ``calls``: call expressions.
+* ``lines``: non-blank lines that are not only a comment (lines of a multi-line string count).  ``calls``: call expressions.
   ``builtin_functions`` / ``builtin_methods``: names of builtins called (and not rebound
   by the program) / methods of builtin types (str, list, dict, set, tuple, int, float,
   bytes, ...) called as ``x.name(...)``.
@@ -53,9 +53,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import io
 import math
 import os
 import statistics
+import tokenize
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +97,8 @@ _BUILTIN_METHODS = frozenset(
     name for t in (str, list, dict, set, frozenset, tuple, int, float, complex, bytes, bytearray)
     for name in dir(t) if not name.startswith("_"))
 _COMPOUND = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)
+_NOT_CODE = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+             tokenize.ENDMARKER)
 _COMP = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
@@ -345,7 +349,18 @@ def _block(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
 
 
 def _code_lines(source: str) -> int:
-    return sum(1 for ln in source.splitlines() if ln.strip() and not ln.strip().startswith("#"))
+    """Non-blank lines holding a token other than a comment (a line of a multi-line string
+    that starts with ``#`` is code, not a comment)."""
+    text = source.splitlines()
+    lines: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in _NOT_CODE:
+                continue
+            lines.update(range(tok.start[0], tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return sum(1 for ln in text if ln.strip() and not ln.strip().startswith("#"))
+    return sum(1 for ln in lines if 0 < ln <= len(text) and text[ln - 1].strip())
 
 
 def program_properties(source: str | cst.Module) -> StaticProperties:

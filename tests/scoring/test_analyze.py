@@ -111,6 +111,11 @@ def test_methods_of_nested_classes_and_under_an_if_count_in_complexity():
     assert sp.constructs["class"] == 2 and sp.constructs["method"] == 3
 
 
+def test_lines_of_a_multiline_string_starting_with_a_hash_are_code_lines():
+    src = 'def f():\n    # comment\n\n    """doc\n    # not a comment\n    """\n    return 1\n'
+    assert program_properties(src).lines == 5
+
+
 def test_flags_and_shadowed_builtins():
     sp = program_properties("def f(x):\n    len = 3\n    with open('a') as fh:\n        return len + abs(x)\n")
     assert sp.flags()["with"] is True and sp.flags()["for"] is False
