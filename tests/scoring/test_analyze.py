@@ -240,13 +240,15 @@ class _Collect(HTMLParser):
             self.figures.append(a.get("id"))
 
 
-def _check_html(path: Path, tables: list[str]):
+ALL_PLOTS = ("constructs", "complexity", "loop_length", "output_type", "transform_drop")
+
+
+def _check_html(path: Path, tables: list[str], plots: tuple[str, ...] = ALL_PLOTS):
     text = path.read_text(encoding="utf-8")
     p = _Collect()
     p.feed(text)
-    assert p.figures == ["plot-constructs", "plot-complexity", "plot-loop_length", "plot-output_type",
-                         "plot-transform_drop"]
-    assert len(p.imgs) == 5
+    assert p.figures == [f"plot-{name}" for name in plots]
+    assert len(p.imgs) == len(plots)
     for src in p.imgs:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
@@ -335,7 +337,11 @@ def test_analyze_codemind_results_report(tmp_path, sandbox):
     assert {c["property"] for c in report.correlations} >= {"complexity", "loop_length"}
     assert all(p["loop_length"] is not None for p in report.programs)
     files = write_report(report, tmp_path / "report")
-    text = _check_html(files["report.html"], ["model_summary", "property_accuracy", "correlations", "programs"])
+    # no variants: no drop plot, and a line says why instead of an empty figure
+    text = _check_html(files["report.html"], ["model_summary", "property_accuracy", "correlations", "programs"],
+                       plots=ALL_PLOTS[:4])
+    assert "transform_drop.png" not in files
+    assert "nothing to plot (no transformed or perturbed rows in the scored results)" in text
     for m in report.models:
         assert m in text
     assert set(CONSTRUCTS) <= set(json.loads(files["programs.json"].read_text())[0])
@@ -361,13 +367,13 @@ def test_bar_plot_labels_give_each_models_rows_when_models_were_scored_on_differ
     fig = _bar_plot(plt, report, [("for", "yes", "for"), ("all", "all", "all")], "t", "x")
     try:
         # the rows behind each model's bar, not the first model's alone
-        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["for\n(n=3 / 2)", "all\n(n=10 / 9)"]
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["for (n=3 / 2)", "all (n=10 / 9)"]
     finally:
         plt.close(fig)
     groups = {m: {g.group: g.rows for g in rob.groups} for m, rob in report.robustness.items()}
     fig = _drop_plot(plt, report)
     try:
-        want = [f"{g}\n(n={groups[full.model][g]}" + ("" if groups[full.model][g] == groups["part"].get(g) else
+        want = [f"{g} (n={groups[full.model][g]}" + ("" if groups[full.model][g] == groups["part"].get(g) else
                                                       f" / {groups['part'].get(g, '-')}") + ")"
                 for g in sorted(groups[full.model])]
         assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == want
@@ -444,3 +450,38 @@ def test_analyze_on_a_full_disk_says_one_line_and_refuses_a_timeout_that_is_not_
     assert said.startswith(f"error: cannot write {tmp_path / 'rep'}")
     assert f"No space left on device; the report in {tmp_path / 'rep'} is incomplete" in said
     assert "Traceback" not in full.output
+
+
+
+def test_line_plot_leaves_out_empty_bins_and_gives_the_rows_and_rho_of_each_model():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from codemorph.scoring.report import _line_plot
+
+    rows = [EvalRow("a", "def f(x):\n    return x", "1", "1"),
+            EvalRow("b", "def f(x):\n    if x:\n        return 1\n    return x", "1", "1"),
+            EvalRow("c", "def f(x):\n    if x:\n        return 1\n    return x", "2", "1")]
+    scores = {"m1": [_row_score("a", [True]), _row_score("b", [False]), _row_score("c", [True, False])],
+              "m2": [_row_score("a", [True]), _row_score("b", [True])]}
+    report = analyze(rows, [scores], dynamic=False)
+    fig = _line_plot(plt, report, "complexity", "t", "x")
+    try:
+        ax = fig.axes[0]
+        # complexity 1 and 2 only: bins 3..6+ have no row and no tick
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["1\n(n=1)", "2\n(n=2 / 1)"]
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+            "m1: ρ = -0.866 (p = 0.33, n = 3)", "m2"]  # ranks (1, 2.5, 2.5) vs (3, 1, 2); two rows: no rho for m2
+        assert ax.yaxis.get_major_formatter()(0.5, 0) == "50%"
+    finally:
+        plt.close(fig)
+    # nothing measured: no figure rather than an empty one
+    assert _line_plot(plt, report, "loop_length", "t", "x") is None
+
+
+def _row_score(rid: str, correct: list[bool]):
+    from codemorph.scoring.evaluate import RowScore
+
+    return RowScore(rid, rid, "original", "original", (), None, "", correct, [""] * len(correct))
