@@ -717,7 +717,7 @@ def _bin(value: float, bounds: Sequence[float], labels: Sequence[str]) -> str:
     return labels[-1]
 
 
-def _load_results(results: Sequence[Any]) -> dict[str, list[RowScore]]:
+def _load_results(results: Sequence[Any], notes: list[str]) -> dict[str, list[RowScore]]:
     merged: dict[str, list[RowScore]] = {}
     for item in results:
         if isinstance(item, EvaluationResult):
@@ -725,7 +725,10 @@ def _load_results(results: Sequence[Any]) -> dict[str, list[RowScore]]:
         elif isinstance(item, Mapping):
             sets = dict(item)
         else:
-            sets = read_scores(item)
+            bad: list[str] = []
+            sets = read_scores(item, warnings=bad)
+            if bad:
+                notes.append(f"{len(bad)} lines of {item} are not scored rows and were skipped, e.g. {bad[0]}")
         for model, rows in sets.items():
             name = model
             i = 2
@@ -761,14 +764,22 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
     """
     rows = list(dataset) if not isinstance(dataset, (str, os.PathLike)) else load_rows(dataset)
     by_id = {r.id: r for r in rows}
-    merged = _load_results(results)
     notes: list[str] = []
+    merged = _load_results(results, notes)
     scores: dict[str, dict[str, float]] = {}
     for model, rs in merged.items():
         unknown = [s.id for s in rs if s.id not in by_id]
         if unknown:
             notes.append(f"{model}: {len(unknown)} scored ids not in the data set (ignored), e.g. {unknown[:3]}")
+        empty = [s.id for s in rs if s.id in by_id and not s.n]
+        if empty:
+            notes.append(f"{model}: {len(empty)} rows have no scored generation (left out of its figures), "
+                         f"e.g. {empty[:3]}")
         scores[model] = {s.id: s.score for s in rs if s.id in by_id and s.n}
+        if scores[model] and len(scores[model]) < len(rows):
+            notes.append(f"{model}: scored on {len(scores[model])} of the {len(rows)} rows of the data set; "
+                         f"the other {len(rows) - len(scores[model])} (no prediction, or not scored) are not in "
+                         f"its figures, so compare models on the rows both scored (model_comparison)")
     used_ids = [r.id for r in rows if any(r.id in sc for sc in scores.values())]
     if not used_ids:
         raise InputError("no scored row matches a row of the data set (are they the same data set?)")

@@ -485,3 +485,38 @@ def _row_score(rid: str, correct: list[bool]):
     from codemorph.scoring.evaluate import RowScore
 
     return RowScore(rid, rid, "original", "original", (), None, "", correct, [""] * len(correct))
+
+
+def _score_line(rid: str, correct, **extra) -> str:
+    return json.dumps({"id": rid, "model": "m", "correct": correct, **extra}) + "\n"
+
+
+def test_a_scores_line_whose_verdicts_are_not_booleans_costs_that_line_with_a_note(tmp_path):
+    rows = [EvalRow(f"r{i}", "def f(x):\n    return x", str(i), str(i)) for i in range(5)]
+    scores = tmp_path / "s.jsonl"
+    scores.write_text(_score_line("r0", [True, False]) + _score_line("r1", [False, False])
+                      # NaN and the string "false" were read as correct (bool() of them is True)
+                      + _score_line("r2", [float("nan")]) + _score_line("r3", "false")
+                      # n/c that disagree with the verdicts: the line is not what evaluate wrote
+                      + _score_line("r4", [True], n=2, c=1) + "not json\n")
+    report = analyze(rows, [scores], dynamic=False)
+    assert report.scores == {"m": {"r0": 0.5, "r1": 0.0}}
+    assert report.model_summary[0]["rows"] == 2 and report.model_summary[0]["accuracy"] == 0.25
+    assert any(n.startswith("4 lines of ") and "s.jsonl:3: not a scored row" in n for n in report.notes)
+    assert any("scored on 2 of the 5 rows" in n for n in report.notes)
+
+
+def test_a_scores_file_of_another_data_set_is_one_clear_error_in_the_cli(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps({"id": "a", "code": "def f(x):\n    return x", "input": "1", "output": "1"}) + "\n")
+    scores = tmp_path / "s.jsonl"
+    scores.write_text(_score_line("sample_0", [True]))
+    res = CliRunner().invoke(app, ["analyze", str(data), "-r", str(scores), "-o", str(tmp_path / "rep"),
+                                   "--no-dynamic", "--no-plots"])
+    assert res.exit_code == 2
+    assert "no scored row matches a row of the data set" in res.output
+    assert "Traceback" not in res.output
