@@ -70,7 +70,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from codemorph.errors import CodemorphError, InputError, ParseError
 from codemorph.scoring.evaluate import EvaluationResult, Robustness, RowScore, read_scores, robustness
 from codemorph.scoring.report import write_report as _write
-from codemorph.scoring.metrics import mcnemar_exact, spearman, wilson_interval
+from codemorph.scoring.metrics import mcnemar_exact, mean_pass_at_k, spearman, wilson_interval
 from codemorph.scoring.predictions import EvalRow, load_rows
 from codemorph.scoring.tables import BINS, CONSTRUCTS, CORRELATED, OUTPUT_TYPES, Report
 from codemorph.engine.program import parse_source
@@ -696,6 +696,9 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
 
 # --------------------------------------------------------------------------- report
 
+#: the k > 1 of the pass@k columns of the property table (when a model has that many generations)
+PASS_KS = (5, 10)
+
 # what a valid but huge or deeply nested program can raise in a per-row measurement
 # (libcst and the recursive walkers recurse once per nesting level; SyntaxError from
 # the compiler's own limits); such a row's properties are unknown, the run goes on
@@ -767,6 +770,7 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
     notes: list[str] = []
     merged = _load_results(results, notes)
     scores: dict[str, dict[str, float]] = {}
+    counts: dict[str, dict[str, tuple[int, int]]] = {}
     for model, rs in merged.items():
         unknown = [s.id for s in rs if s.id not in by_id]
         if unknown:
@@ -776,6 +780,7 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
             notes.append(f"{model}: {len(empty)} rows have no scored generation (left out of its figures), "
                          f"e.g. {empty[:3]}")
         scores[model] = {s.id: s.score for s in rs if s.id in by_id and s.n}
+        counts[model] = {s.id: (s.n, s.c) for s in rs if s.id in by_id and s.n}
         if scores[model] and len(scores[model]) < len(rows):
             notes.append(f"{model}: scored on {len(scores[model])} of the {len(rows)} rows of the data set; "
                          f"the other {len(rows) - len(scores[model])} (no prediction, or not scored) are not in "
@@ -831,15 +836,21 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
     correlations: list[dict[str, Any]] = []
     for m in models:
         sc = scores[m]
+        nc = counts[m]
         recs = [p for p in programs if p["id"] in sc]
+        # pass@k beside accuracy (= pass@1) for the k the model's generations allow
+        ks = [k for k in PASS_KS if any(n >= k for n, _ in nc.values())]
 
         def add(prop: str, value: str, members: list[dict[str, Any]]) -> None:
             vals = [sc[p["id"]] for p in members]
             if not vals:
                 return
             lo, hi = wilson_interval(math.fsum(vals), len(vals))
-            prop_acc.append({"model": m, "property": prop, "value": value, "rows": len(vals),
-                             "accuracy": math.fsum(vals) / len(vals), "ci_low": lo, "ci_high": hi})
+            row = {"model": m, "property": prop, "value": value, "rows": len(vals),
+                   "accuracy": math.fsum(vals) / len(vals), "ci_low": lo, "ci_high": hi}
+            for k in ks:
+                row[f"pass@{k}"], row[f"pass@{k}_rows"] = mean_pass_at_k([nc[p["id"]] for p in members], k)
+            prop_acc.append(row)
 
         add("all", "all", recs)
         for c in CONSTRUCTS:

@@ -520,3 +520,23 @@ def test_a_scores_file_of_another_data_set_is_one_clear_error_in_the_cli(tmp_pat
     assert res.exit_code == 2
     assert "no scored row matches a row of the data set" in res.output
     assert "Traceback" not in res.output
+
+
+def test_property_table_gives_pass_at_k_per_bucket_over_the_rows_with_k_generations():
+    rows = [EvalRow("a", "def f(x):\n    return x", "1", "1"),
+            EvalRow("b", "def f(x):\n    for i in x:\n        pass\n    return x", "[]", "[]"),
+            EvalRow("c", "def f(x):\n    for i in x:\n        pass\n    return x", "[1]", "[1]"),
+            EvalRow("d", "def f(x):\n    for i in x:\n        pass\n    return x", "[2]", "[2]")]
+    ten = [True] * 2 + [False] * 8
+    scores = {"m": [_row_score("a", [True] * 10), _row_score("b", ten), _row_score("c", [False] * 10),
+                    _row_score("d", [True, False])]}
+    report = analyze(rows, [scores], dynamic=False)
+    by = {(r["property"], r["value"]): r for r in report.property_accuracy}
+    loop = by[("for", "yes")]
+    # accuracy = mean row pass@1: (0.2 + 0 + 0.5) / 3
+    assert loop["rows"] == 3 and loop["accuracy"] == pytest.approx(0.7 / 3)
+    # pass@5 of b: 1 - C(8,5)/C(10,5) = 1 - 56/252; c: 0; d has 2 generations: left out
+    assert loop["pass@5"] == pytest.approx((1 - 56 / 252) / 2) and loop["pass@5_rows"] == 2
+    # pass@10: 1 for b, 0 for c
+    assert loop["pass@10"] == pytest.approx(0.5) and loop["pass@10_rows"] == 2
+    assert by[("for", "no")]["pass@5"] == 1.0 and by[("for", "no")]["pass@5_rows"] == 1
