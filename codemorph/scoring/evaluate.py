@@ -1409,6 +1409,7 @@ def read_scores(path: str | os.PathLike[str], warnings: list[str] | None = None)
     if not p.is_file():
         raise InputError(f"{p}: no such file (scored results)")
     runs: dict[tuple[str, str, str], list[RowScore]] = defaultdict(list)
+    bad: list[str] = []
     with open(p, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -1426,11 +1427,15 @@ def read_scores(path: str | os.PathLike[str], warnings: list[str] | None = None)
             if msg is not None:
                 if warnings is None:
                     raise InputError(msg)
-                warnings.append(msg + "; line skipped")
+                bad.append(msg)
                 continue
             runs[(s.model or p.stem, str(d.get("mode") or ""), str(d.get("match") or ""))].append(s)
     if not runs:
-        raise InputError(f"{p}: no scored rows")
+        # every line bad: one error, with the first line's reason
+        raise InputError(f"{p}: no scored rows" + (f"; {bad[0]}" + (f" (and {len(bad) - 1} more such lines)"
+                                                                   if len(bad) > 1 else "") if bad else ""))
+    if warnings is not None:
+        warnings.extend(m + "; line skipped" for m in bad)
     per_model: dict[str, int] = defaultdict(int)
     for model, _, _ in runs:
         per_model[model] += 1
