@@ -236,27 +236,37 @@ def code_lines(src):
 
 
 def recursion(tree):
+    """cycles of the call graph: plain-name calls reach functions (not methods), self.<x>
+    calls in a method (or a function nested in one) reach method x of that class."""
     import networkx as nx
     g = nx.DiGraph()
     defined = set()
 
-    def visit(node, owner):
+    def visit(node, owner, self_cls, cls_path, in_class_body):
+        if isinstance(node, ast.ClassDef):
+            for c in node.body:
+                visit(c, owner, self_cls, cls_path + [node.name], True)
+            return
         if isinstance(node, FUNCS):
-            defined.add(node.name)
-            g.add_node(node.name)
+            if in_class_body:
+                key, self_cls = ".".join(cls_path) + "." + node.name, ".".join(cls_path)
+            else:
+                key = node.name
+            defined.add(key)
+            g.add_node(key)
             for c in ast.iter_child_nodes(node):
-                visit(c, node.name)
+                visit(c, key, self_cls, cls_path, False)
             return
         if isinstance(node, ast.Call) and owner:
             f = node.func
             if isinstance(f, ast.Name):
                 g.add_edge(owner, f.id)
-            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
-                g.add_edge(owner, f.attr)
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and self_cls:
+                g.add_edge(owner, self_cls + "." + f.attr)
         for c in ast.iter_child_nodes(node):
-            visit(c, owner)
+            visit(c, owner, self_cls, cls_path, in_class_body and isinstance(node, (ast.If, ast.Try)))
 
-    visit(tree, None)
+    visit(tree, None, None, [], False)
     sub = g.subgraph(defined)
     return sum(1 for comp in nx.strongly_connected_components(sub)
                if len(comp) > 1 or any(sub.has_edge(n, n) for n in comp))

@@ -21,7 +21,9 @@ Definitions (all per program = per data-set row):
   chain is not nesting).  ``try``, ``with``,
   ``match``, ``lambda``: the statement / expression.  ``comprehension``: a list, set or
   dict comprehension or a generator expression.  ``recursion``: a cycle in the call graph
-  of the program's functions (direct or mutual; calls by plain name or ``self.<name>``).
+  of the program's functions (direct or mutual): a call by plain name reaches the function
+  of that name (not a method), ``self.<name>(...)`` in a method (or a function nested in
+  one) the method ``<name>`` of that method's class.
   ``class``: a class statement (ClassEval's classes and their ``Test`` harness count);
   ``method``: a ``def`` in a class body (directly or under a statement of it such as
   ``if``; not one inside another function).
@@ -147,6 +149,11 @@ class _Collector(cst.CSTVisitor):
         self.builtin_methods: set[str] = set()
         self.loop_body_lines: list[int] = []
         self.func_stack: list[str] = []
+        # the class ``self`` is an instance of in each function of func_stack (its method's
+        # class, also in functions nested in a method), ``None`` outside methods
+        self.self_class: list[str | None] = []
+        self.classes: list[str] = []
+        self.defined: set[str] = set()
         self.scopes: list[str] = []  # "class" / "function", innermost last
         self.call_graph = nx.DiGraph()
         self.functions = 0
@@ -161,25 +168,34 @@ class _Collector(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.counts["class"] += 1
         self.scopes.append("class")
+        self.classes.append(node.name.value)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.scopes.pop()
+        self.classes.pop()
 
     # functions: loops and ifs do not nest across function boundaries
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions += 1
+        name = node.name.value
+        owner = self.self_class[-1] if self.self_class else None
         if self.scopes and self.scopes[-1] == "class":
             self.counts["method"] += 1
+            # a method is reached as self.<name> from its class, never by its plain name
+            owner = ".".join(self.classes)
+            name = f"{owner}.{name}"
         self.scopes.append("function")
-        name = node.name.value
         self.call_graph.add_node(name)
+        self.defined.add(name)
         self.func_stack.append(name)
+        self.self_class.append(owner)
         self._saved.append((self.loop_depth, self.if_depth))
         self.loop_depth = self.if_depth = 0
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.pop()
         self.func_stack.pop()
+        self.self_class.pop()
         self.loop_depth, self.if_depth = self._saved.pop()
 
     # loop depth: a node counts as inside a loop when it runs once per iteration: a loop
@@ -295,8 +311,9 @@ class _Collector(cst.CSTVisitor):
             attr = func.attr.value
             if attr in _BUILTIN_METHODS:
                 self.builtin_methods.add(attr)
-            if isinstance(func.value, cst.Name) and func.value.value == "self":
-                callee = attr
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and self.self_class \
+                    and self.self_class[-1] is not None:
+                callee = f"{self.self_class[-1]}.{attr}"
         if callee is not None and self.func_stack:
             self.call_graph.add_edge(self.func_stack[-1], callee)
 
@@ -380,7 +397,7 @@ def program_properties(source: str | cst.Module) -> StaticProperties:
     col = _Collector(shadowed)
     MetadataWrapper(module, unsafe_skip_copy=True).visit(col)
     g = col.call_graph
-    defined = set(g.nodes) & _defined_functions(module)
+    defined = col.defined
     sub = g.subgraph(defined)
     recursive = sum(1 for comp in nx.strongly_connected_components(sub)
                     if len(comp) > 1 or any(sub.has_edge(n, n) for n in comp))
@@ -391,17 +408,6 @@ def program_properties(source: str | cst.Module) -> StaticProperties:
         builtin_functions=sorted(col.builtin_functions), builtin_methods=sorted(col.builtin_methods),
         complexity=cyclomatic_complexity(module), functions=col.functions,
         loop_body_lines=sorted(set(col.loop_body_lines)))
-
-
-def _defined_functions(module: cst.Module) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            names.add(node.name.value)
-
-    module.visit(V())
-    return names
 
 
 # --------------------------------------------------------------------------- control flow

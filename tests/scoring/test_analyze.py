@@ -540,3 +540,18 @@ def test_property_table_gives_pass_at_k_per_bucket_over_the_rows_with_k_generati
     # pass@10: 1 for b, 0 for c
     assert loop["pass@10"] == pytest.approx(0.5) and loop["pass@10_rows"] == 2
     assert by[("for", "no")]["pass@5"] == 1.0 and by[("for", "no")]["pass@5_rows"] == 1
+
+
+@pytest.mark.parametrize("src,recursive", [
+    # a method calling the module function of its own name is no recursion
+    ("def m(x):\n    return x\nclass A:\n    def m(self, x):\n        return m(x)\n", 0),
+    # self.run in two classes: each reaches its own class's method, no cycle across them
+    ("class A:\n    def run(self):\n        return self.step()\n    def step(self):\n        return 1\n"
+     "class B:\n    def step(self):\n        return self.run()\n    def run(self):\n        return 2\n", 0),
+    ("class A:\n    def run(self, n):\n        return self.run(n - 1) if n else 0\n", 1),
+    ("class A:\n    def a(self, n):\n        return self.b(n)\n    def b(self, n):\n"
+     "        def inner():\n            return self.a(n - 1)\n        return inner() if n else 0\n", 1),
+    ("def f(n):\n    return f(n - 1) if n else 0\n", 1),
+])
+def test_recursion_follows_plain_calls_to_functions_and_self_calls_to_the_own_class(src, recursive):
+    assert program_properties(src).constructs["recursion"] == recursive
