@@ -326,8 +326,10 @@ def render_html(report: "Report", images: dict[str, bytes]) -> str:
             parts.append(f"<p class='empty' id='plot-{name}-empty'>{html.escape(title)}: nothing to plot "
                          f"({html.escape(_NOTHING_TO_PLOT.get(name, 'no rows'))}).</p>")
     parts.append("<h2>Accuracy by property</h2>")
-    parts.append("<p>Accuracy is the mean fraction of correct predictions per program; intervals are "
-                 "Wilson 95% score intervals.</p>")
+    parts.append("<p>Accuracy is the mean over a bucket's programs of each program's fraction of correct "
+                 "predictions (its pass@1); intervals are Wilson 95% score intervals over programs. "
+                 "pass@5 / pass@10 (when a model has that many generations) are the mean unbiased pass@k "
+                 "over the bucket's programs with at least k generations (pass@k_rows).</p>")
     parts.append(_html_table(tables["property_accuracy"], table_id="property_accuracy"))
     parts.append("<h2>Spearman correlations with success</h2>")
     parts.append(_html_table(tables["correlations"], table_id="correlations"))
