@@ -11,25 +11,31 @@ tables, PNG plots and one self-contained HTML page.
 Definitions (all per program = per data-set row):
 
 * ``for``, ``while``: a loop statement of that kind.  ``nested_loops``: a loop (statement
-  or comprehension ``for`` clause) inside another loop of the same function, at any depth,
-  or a comprehension with two or more ``for`` clauses.  ``if``: an ``if`` statement, a
+  or comprehension) that runs once per iteration of another loop of the same function (or
+  lambda), at any depth -- in a loop's body, a ``while`` test, or any part of a
+  comprehension but its first iterable --, or a comprehension with two or more ``for``
+  clauses.  A loop's iterable (``for c in [x for x in s]``) and its ``else`` block run
+  once: they are not nested.  ``if``: an ``if`` statement, a
   conditional expression or a comprehension's ``if`` clause.  ``nested_if``: an ``if``
   statement inside the body or ``else`` block of another ``if`` statement (an ``elif``
   chain is not nesting).  ``try``, ``with``,
   ``match``, ``lambda``: the statement / expression.  ``comprehension``: a list, set or
   dict comprehension or a generator expression.  ``recursion``: a cycle in the call graph
-  of the program's functions (direct or mutual; calls by plain name or ``self.<name>``).
+  of the program's functions (direct or mutual): a call by plain name reaches the function
+  of that name (not a method), ``self.<name>(...)`` in a method (or a function nested in
+  one) the method ``<name>`` of that method's class.
   ``class``: a class statement (ClassEval's classes and their ``Test`` harness count);
-  ``method``: a ``def`` directly in a class body.
+  ``method``: a ``def`` in a class body (directly or under a statement of it such as
+  ``if``; not one inside another function).
 * ``max_nesting``: deepest nesting of compound statements (if/for/while/try/with/match)
   inside a function body (a function with one ``for`` holding an ``if`` has depth 2).
-* ``lines``: non-blank lines that are not only a comment.  ``calls``: call expressions.
+* ``lines``: non-blank lines that are not only a comment (lines of a multi-line string count).  ``calls``: call expressions.
   ``builtin_functions`` / ``builtin_methods``: names of builtins called (and not rebound
   by the program) / methods of builtin types (str, list, dict, set, tuple, int, float,
   bytes, ...) called as ``x.name(...)``.
 * ``complexity``: McCabe's cyclomatic complexity ``E - N + 2P`` (McCabe 1976, "A
   Complexity Measure", IEEE TSE 2(4)) of the control-flow graphs of all functions of the
-  program (``P`` graphs); module-level code counts only when it has statements other than
+  program (``P`` graphs; methods, also of nested classes, are functions); module-level code counts only when it has statements other than
   definitions and imports.  The graph is statement-level: each ``if``/``elif``, loop
   header, ``except`` handler and ``case`` is a decision; boolean operators and
   conditional expressions are not.
@@ -49,9 +55,11 @@ from __future__ import annotations
 
 import ast
 import builtins
+import io
 import math
 import os
 import statistics
+import tokenize
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -64,7 +72,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from codemorph.errors import CodemorphError, InputError, ParseError
 from codemorph.scoring.evaluate import EvaluationResult, Robustness, RowScore, read_scores, robustness
 from codemorph.scoring.report import write_report as _write
-from codemorph.scoring.metrics import mcnemar_exact, spearman, wilson_interval
+from codemorph.scoring.metrics import mcnemar_exact, mean_pass_at_k, spearman, wilson_interval
 from codemorph.scoring.predictions import EvalRow, load_rows
 from codemorph.scoring.tables import BINS, CONSTRUCTS, CORRELATED, OUTPUT_TYPES, Report
 from codemorph.engine.program import parse_source
@@ -91,6 +99,8 @@ _BUILTIN_METHODS = frozenset(
     name for t in (str, list, dict, set, frozenset, tuple, int, float, complex, bytes, bytearray)
     for name in dir(t) if not name.startswith("_"))
 _COMPOUND = (cst.If, cst.For, cst.While, cst.Try, cst.TryStar, cst.With, cst.Match)
+_NOT_CODE = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+             tokenize.ENDMARKER)
 _COMP = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
@@ -139,11 +149,17 @@ class _Collector(cst.CSTVisitor):
         self.builtin_methods: set[str] = set()
         self.loop_body_lines: list[int] = []
         self.func_stack: list[str] = []
+        # the class ``self`` is an instance of in each function of func_stack (its method's
+        # class, also in functions nested in a method), ``None`` outside methods
+        self.self_class: list[str | None] = []
+        self.classes: list[str] = []
+        self.defined: set[str] = set()
         self.scopes: list[str] = []  # "class" / "function", innermost last
         self.call_graph = nx.DiGraph()
         self.functions = 0
         self._elif: set[int] = set()
         self._saved: list[tuple[int, int]] = []
+        self._repeated: set[int] = set()
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -152,50 +168,73 @@ class _Collector(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.counts["class"] += 1
         self.scopes.append("class")
+        self.classes.append(node.name.value)
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         self.scopes.pop()
+        self.classes.pop()
 
     # functions: loops and ifs do not nest across function boundaries
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions += 1
+        name = node.name.value
+        owner = self.self_class[-1] if self.self_class else None
         if self.scopes and self.scopes[-1] == "class":
             self.counts["method"] += 1
+            # a method is reached as self.<name> from its class, never by its plain name
+            owner = ".".join(self.classes)
+            name = f"{owner}.{name}"
         self.scopes.append("function")
-        name = node.name.value
         self.call_graph.add_node(name)
+        self.defined.add(name)
         self.func_stack.append(name)
+        self.self_class.append(owner)
         self._saved.append((self.loop_depth, self.if_depth))
         self.loop_depth = self.if_depth = 0
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.scopes.pop()
         self.func_stack.pop()
+        self.self_class.pop()
         self.loop_depth, self.if_depth = self._saved.pop()
+
+    # loop depth: a node counts as inside a loop when it runs once per iteration: a loop
+    # statement's body (not its iterable, evaluated once, nor its ``else`` block), a
+    # ``while`` test, and every part of a comprehension but its first iterable (evaluated
+    # once, in the enclosing scope).  ``_repeated`` holds the ids of such direct children.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self._repeated:
+            self.loop_depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if id(original_node) in self._repeated:
+            self.loop_depth -= 1
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self.counts["lambda"] += 1
+        # a lambda's body runs when it is called, as a function's does
+        self._saved.append((self.loop_depth, self.if_depth))
+        self.loop_depth = self.if_depth = 0
 
-    def _enter_loop(self) -> None:
+    def leave_Lambda(self, node: cst.Lambda) -> None:
+        self.loop_depth, self.if_depth = self._saved.pop()
+
+    def _enter_loop(self, *repeated: cst.CSTNode) -> None:
         if self.loop_depth > 0:
             self.counts["nested_loops"] += 1
-        self.loop_depth += 1
+        self._repeated.update(id(n) for n in repeated)
 
     def visit_For(self, node: cst.For) -> None:
         self.counts["for"] += 1
-        self._enter_loop()
+        self._enter_loop(node.body)
         self._body_line(node.body)
-
-    def leave_For(self, node: cst.For) -> None:
-        self.loop_depth -= 1
 
     def visit_While(self, node: cst.While) -> None:
         self.counts["while"] += 1
-        self._enter_loop()
+        self._enter_loop(node.body, node.test)
         self._body_line(node.body)
-
-    def leave_While(self, node: cst.While) -> None:
-        self.loop_depth -= 1
 
     def _body_line(self, body: cst.BaseSuite) -> None:
         if isinstance(body, cst.IndentedBlock) and body.body:
@@ -203,7 +242,7 @@ class _Collector(cst.CSTVisitor):
         else:
             self.loop_body_lines.append(self._line(body))
 
-    def _visit_comp(self, node: cst.CSTNode, for_in: cst.CompFor) -> None:
+    def _visit_comp(self, node: cst.CSTNode, for_in: cst.CompFor, *parts: cst.CSTNode) -> None:
         self.counts["comprehension"] += 1
         clauses = 0
         f: cst.CompFor | None = for_in
@@ -213,31 +252,22 @@ class _Collector(cst.CSTVisitor):
             f = f.inner_for_in
         if clauses >= 2 or self.loop_depth > 0:
             self.counts["nested_loops"] += 1
-        self.loop_depth += 1
+        repeated = [*parts, for_in.target, *for_in.ifs]
+        if for_in.inner_for_in is not None:
+            repeated.append(for_in.inner_for_in)
+        self._repeated.update(id(n) for n in repeated)
 
     def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_ListComp(self, node: cst.ListComp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.elt)
 
     def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_SetComp(self, node: cst.SetComp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.elt)
 
     def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_DictComp(self, node: cst.DictComp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.key, node.value)
 
     def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._visit_comp(node, node.for_in)
-
-    def leave_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self.loop_depth -= 1
+        self._visit_comp(node, node.for_in, node.elt)
 
     def visit_If(self, node: cst.If) -> None:
         self.counts["if"] += 1
@@ -281,8 +311,9 @@ class _Collector(cst.CSTVisitor):
             attr = func.attr.value
             if attr in _BUILTIN_METHODS:
                 self.builtin_methods.add(attr)
-            if isinstance(func.value, cst.Name) and func.value.value == "self":
-                callee = attr
+            if isinstance(func.value, cst.Name) and func.value.value == "self" and self.self_class \
+                    and self.self_class[-1] is not None:
+                callee = f"{self.self_class[-1]}.{attr}"
         if callee is not None and self.func_stack:
             self.call_graph.add_edge(self.func_stack[-1], callee)
 
@@ -335,7 +366,18 @@ def _block(suite: cst.BaseSuite) -> Sequence[cst.CSTNode]:
 
 
 def _code_lines(source: str) -> int:
-    return sum(1 for ln in source.splitlines() if ln.strip() and not ln.strip().startswith("#"))
+    """Non-blank lines holding a token other than a comment (a line of a multi-line string
+    that starts with ``#`` is code, not a comment)."""
+    text = source.splitlines()
+    lines: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in _NOT_CODE:
+                continue
+            lines.update(range(tok.start[0], tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return sum(1 for ln in text if ln.strip() and not ln.strip().startswith("#"))
+    return sum(1 for ln in lines if 0 < ln <= len(text) and text[ln - 1].strip())
 
 
 def program_properties(source: str | cst.Module) -> StaticProperties:
@@ -355,7 +397,7 @@ def program_properties(source: str | cst.Module) -> StaticProperties:
     col = _Collector(shadowed)
     MetadataWrapper(module, unsafe_skip_copy=True).visit(col)
     g = col.call_graph
-    defined = set(g.nodes) & _defined_functions(module)
+    defined = col.defined
     sub = g.subgraph(defined)
     recursive = sum(1 for comp in nx.strongly_connected_components(sub)
                     if len(comp) > 1 or any(sub.has_edge(n, n) for n in comp))
@@ -366,17 +408,6 @@ def program_properties(source: str | cst.Module) -> StaticProperties:
         builtin_functions=sorted(col.builtin_functions), builtin_methods=sorted(col.builtin_methods),
         complexity=cyclomatic_complexity(module), functions=col.functions,
         loop_body_lines=sorted(set(col.loop_body_lines)))
-
-
-def _defined_functions(module: cst.Module) -> set[str]:
-    names: set[str] = set()
-
-    class V(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            names.add(node.name.value)
-
-    module.visit(V())
-    return names
 
 
 # --------------------------------------------------------------------------- control flow
@@ -483,12 +514,26 @@ class _CFGBuilder:
         if isinstance(s, cst.FunctionDef):
             self.nested.append(s)
         elif isinstance(s, cst.ClassDef):
-            for inner in _block(s.body):
-                if isinstance(inner, cst.FunctionDef):
-                    self.nested.append(inner)
+            self.nested.extend(_class_methods(s))
         node = self._node(type(s).__name__)
         self._link(preds, node)
         return [node]
+
+
+def _class_methods(cls: cst.ClassDef) -> list[cst.FunctionDef]:
+    """The functions a class body defines, at any depth of its statements (under an ``if``
+    or ``try`` too) and in its nested classes, but not those inside these functions (each
+    function's builder collects its own)."""
+    found: list[cst.FunctionDef] = []
+
+    class V(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+            found.append(node)
+            return False
+
+    for stmt in _block(cls.body):
+        stmt.visit(V())
+    return found
 
 
 def _always_true(test: cst.BaseExpression) -> bool:
@@ -657,6 +702,9 @@ def dynamic_properties(rows: Sequence[EvalRow], sandbox=None, *, workers: int = 
 
 # --------------------------------------------------------------------------- report
 
+#: the k > 1 of the pass@k columns of the property table (when a model has that many generations)
+PASS_KS = (5, 10)
+
 # what a valid but huge or deeply nested program can raise in a per-row measurement
 # (libcst and the recursive walkers recurse once per nesting level; SyntaxError from
 # the compiler's own limits); such a row's properties are unknown, the run goes on
@@ -678,7 +726,7 @@ def _bin(value: float, bounds: Sequence[float], labels: Sequence[str]) -> str:
     return labels[-1]
 
 
-def _load_results(results: Sequence[Any]) -> dict[str, list[RowScore]]:
+def _load_results(results: Sequence[Any], notes: list[str]) -> dict[str, list[RowScore]]:
     merged: dict[str, list[RowScore]] = {}
     for item in results:
         if isinstance(item, EvaluationResult):
@@ -686,7 +734,10 @@ def _load_results(results: Sequence[Any]) -> dict[str, list[RowScore]]:
         elif isinstance(item, Mapping):
             sets = dict(item)
         else:
-            sets = read_scores(item)
+            bad: list[str] = []
+            sets = read_scores(item, warnings=bad)
+            if bad:
+                notes.append(f"{len(bad)} lines of {item} are not scored rows and were skipped, e.g. {bad[0]}")
         for model, rows in sets.items():
             name = model
             i = 2
@@ -722,14 +773,24 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
     """
     rows = list(dataset) if not isinstance(dataset, (str, os.PathLike)) else load_rows(dataset)
     by_id = {r.id: r for r in rows}
-    merged = _load_results(results)
     notes: list[str] = []
+    merged = _load_results(results, notes)
     scores: dict[str, dict[str, float]] = {}
+    counts: dict[str, dict[str, tuple[int, int]]] = {}
     for model, rs in merged.items():
         unknown = [s.id for s in rs if s.id not in by_id]
         if unknown:
             notes.append(f"{model}: {len(unknown)} scored ids not in the data set (ignored), e.g. {unknown[:3]}")
+        empty = [s.id for s in rs if s.id in by_id and not s.n]
+        if empty:
+            notes.append(f"{model}: {len(empty)} rows have no scored generation (left out of its figures), "
+                         f"e.g. {empty[:3]}")
         scores[model] = {s.id: s.score for s in rs if s.id in by_id and s.n}
+        counts[model] = {s.id: (s.n, s.c) for s in rs if s.id in by_id and s.n}
+        if scores[model] and len(scores[model]) < len(rows):
+            notes.append(f"{model}: scored on {len(scores[model])} of the {len(rows)} rows of the data set; "
+                         f"the other {len(rows) - len(scores[model])} (no prediction, or not scored) are not in "
+                         f"its figures, so compare models on the rows both scored (model_comparison)")
     used_ids = [r.id for r in rows if any(r.id in sc for sc in scores.values())]
     if not used_ids:
         raise InputError("no scored row matches a row of the data set (are they the same data set?)")
@@ -781,15 +842,21 @@ def analyze(dataset: str | os.PathLike[str] | Sequence[EvalRow], results: Sequen
     correlations: list[dict[str, Any]] = []
     for m in models:
         sc = scores[m]
+        nc = counts[m]
         recs = [p for p in programs if p["id"] in sc]
+        # pass@k beside accuracy (= pass@1) for the k the model's generations allow
+        ks = [k for k in PASS_KS if any(n >= k for n, _ in nc.values())]
 
         def add(prop: str, value: str, members: list[dict[str, Any]]) -> None:
             vals = [sc[p["id"]] for p in members]
             if not vals:
                 return
             lo, hi = wilson_interval(math.fsum(vals), len(vals))
-            prop_acc.append({"model": m, "property": prop, "value": value, "rows": len(vals),
-                             "accuracy": math.fsum(vals) / len(vals), "ci_low": lo, "ci_high": hi})
+            row = {"model": m, "property": prop, "value": value, "rows": len(vals),
+                   "accuracy": math.fsum(vals) / len(vals), "ci_low": lo, "ci_high": hi}
+            for k in ks:
+                row[f"pass@{k}"], row[f"pass@{k}_rows"] = mean_pass_at_k([nc[p["id"]] for p in members], k)
+            prop_acc.append(row)
 
         add("all", "all", recs)
         for c in CONSTRUCTS:

@@ -189,10 +189,26 @@ class RowScore:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> "RowScore":
+        """The row score of one line of a scores file (:meth:`to_json`).
+
+        Raises:
+            KeyError: no ``id`` or ``correct``.
+            ValueError: ``correct`` is not a list of ``true``/``false`` (``0``/``1`` are
+                read as them; a string, ``NaN`` or ``null`` is no verdict: ``bool()`` made
+                ``"false"`` and ``NaN`` correct), or it disagrees with the line's ``n``/``c``.
+        """
+        raw = d["correct"]
+        if not isinstance(raw, list) or not all(
+                isinstance(x, bool) or (type(x) is int and x in (0, 1)) for x in raw):
+            raise ValueError(f"'correct' must be a list of true/false, got {json.dumps(raw)[:80]}")
+        correct = [bool(x) for x in raw]
+        if ("n" in d and d["n"] != len(correct)) or ("c" in d and d["c"] != sum(correct)):
+            raise ValueError(f"'n'={d.get('n')!r} and 'c'={d.get('c')!r} disagree with 'correct' "
+                             f"({len(correct)} generations, {sum(correct)} correct)")
         return cls(str(d["id"]), str(d.get("original_id") or d["id"]), d.get("kind") or "original",
                    d.get("group") or "original", tuple(d.get("transforms") or ()), d.get("exception_type"),
-                   str(d.get("model") or ""), [bool(x) for x in d["correct"]],
-                   list(d.get("status") or [""] * len(d["correct"])))
+                   str(d.get("model") or ""), correct,
+                   list(d.get("status") or [""] * len(correct)))
 
 
 @dataclass
@@ -1455,19 +1471,28 @@ def write_summary(results: Iterable[EvaluationResult], path: str | os.PathLike[s
     return p
 
 
-def read_scores(path: str | os.PathLike[str]) -> dict[str, list[RowScore]]:
+def read_scores(path: str | os.PathLike[str], warnings: list[str] | None = None) -> dict[str, list[RowScore]]:
     """Read a file written by :func:`write_scores`: model -> row scores (file order).
 
     A model scored in several modes (or match kinds) in the same file gets one entry per
     run, named ``"<model> (<mode>, <match>)"``.
 
+    Args:
+        path: the scores file (JSON Lines).
+        warnings: when given, a line that is not a scored row costs that line only: it is
+            skipped and a message naming file, line and why is appended here; without it
+            the first such line raises :class:`InputError`.
+
     Raises:
-        InputError: missing file, bad JSON or a line without ``id``/``correct``.
+        InputError: missing file, no scored row at all, or (without ``warnings``) bad
+            JSON or a line without ``id``/``correct``, whose ``correct`` is not a list of
+            true/false, or whose ``n``/``c`` disagree with it.
     """
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{p}: no such file (scored results)")
     runs: dict[tuple[str, str, str], list[RowScore]] = defaultdict(list)
+    bad: list[str] = []
     with open(p, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -1476,14 +1501,24 @@ def read_scores(path: str | os.PathLike[str]) -> dict[str, list[RowScore]]:
                 d = json.loads(line)
                 s = RowScore.from_json(d)
             except KeyError as exc:
-                raise InputError(f"{p}:{lineno}: not a scored row: missing field {exc} (expected the -o output "
-                                 f"of `codemorph evaluate`)") from None
-            except (json.JSONDecodeError, TypeError, ValueError, AttributeError) as exc:
-                raise InputError(f"{p}:{lineno}: not a scored row ({exc}; expected the -o output of "
-                                 f"`codemorph evaluate`)") from None
+                msg = (f"{p}:{lineno}: not a scored row: missing field {exc} (expected the -o output "
+                       f"of `codemorph evaluate`)")
+            except (json.JSONDecodeError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+                msg = f"{p}:{lineno}: not a scored row ({exc}; expected the -o output of `codemorph evaluate`)"
+            else:
+                msg = None
+            if msg is not None:
+                if warnings is None:
+                    raise InputError(msg)
+                bad.append(msg)
+                continue
             runs[(s.model or p.stem, str(d.get("mode") or ""), str(d.get("match") or ""))].append(s)
     if not runs:
-        raise InputError(f"{p}: no scored rows")
+        # every line bad: one error, with the first line's reason
+        raise InputError(f"{p}: no scored rows" + (f"; {bad[0]}" + (f" (and {len(bad) - 1} more such lines)"
+                                                                   if len(bad) > 1 else "") if bad else ""))
+    if warnings is not None:
+        warnings.extend(m + "; line skipped" for m in bad)
     per_model: dict[str, int] = defaultdict(int)
     for model, _, _ in runs:
         per_model[model] += 1

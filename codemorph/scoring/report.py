@@ -32,6 +32,13 @@ PLOTS = {
 }
 
 
+#: why a plot can be empty (it is then not drawn)
+_NOTHING_TO_PLOT = {
+    "transform_drop": "no transformed or perturbed rows in the scored results",
+    "loop_length": "no dynamic properties measured (--no-dynamic, or no traced run finished)",
+}
+
+
 def require_matplotlib():
     """Import matplotlib with the Agg backend and return ``matplotlib.pyplot``.
 
@@ -89,11 +96,29 @@ def _n_label(label: str, ns: list[int | None]) -> str:
     shown = [str(n) if n is not None else "-" for n in ns]
     if all(n is None for n in ns):
         return label
-    return f"{label}\n(n={shown[0] if len(set(shown)) == 1 else ' / '.join(shown)})"
+    return f"{label} (n={shown[0] if len(set(shown)) == 1 else ' / '.join(shown)})"
+
+
+def _percent_axis(ax, label: str = "accuracy (% of predictions correct)") -> None:
+    """A y axis of accuracies (fractions) shown in percent, 0 to 100."""
+    from matplotlib.ticker import PercentFormatter
+
+    ax.set_ylim(0, 1.05)
+    ax.yaxis.set_major_formatter(PercentFormatter(xmax=1.0, decimals=0))
+    ax.set_ylabel(label)
+
+
+def _rotated_ticks(ax, labels: list[str], fontsize: int = 8) -> None:
+    """Category tick labels rotated 30 degrees and anchored at their end, so that long
+    labels of neighbouring categories do not run into each other."""
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, rotation=30, ha="right", rotation_mode="anchor", fontsize=fontsize)
 
 
 def _bar_plot(plt, report: "Report", categories: list[tuple[str, str, str]], title: str, xlabel: str):
     """Grouped bars: categories are (property, value, label); one bar per model."""
+    if not categories:
+        return None
     models = report.models
     table = {(r["model"], r["property"], r["value"]): r for r in report.property_accuracy}
     fig, ax = plt.subplots(figsize=(min(13.0, max(6.4, 0.35 * len(categories) * max(1, len(models)) + 2)), 4.2))
@@ -110,12 +135,9 @@ def _bar_plot(plt, report: "Report", categories: list[tuple[str, str, str]], tit
             lo.append(e[0])
             hi.append(e[1])
         ax.bar(xs, ys, width=width, label=m, yerr=[lo, hi], capsize=2)
-    ax.set_xticks(range(len(categories)))
-    ax.set_xticklabels([_n_label(lab, [table[(m, prop, val)]["rows"] if (m, prop, val) in table else None
-                                       for m in models]) for prop, val, lab in categories],
-                       rotation=30, ha="right", fontsize=8)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("accuracy")
+    _rotated_ticks(ax, [_n_label(lab, [table[(m, prop, val)]["rows"] if (m, prop, val) in table else None
+                                       for m in models]) for prop, val, lab in categories])
+    _percent_axis(ax)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     if len(models) > 1:
@@ -125,12 +147,20 @@ def _bar_plot(plt, report: "Report", categories: list[tuple[str, str, str]], tit
 
 
 def _line_plot(plt, report: "Report", prop: str, title: str, xlabel: str):
-
-    labels = BINS[prop][1]
+    """Accuracy per bin of ``prop`` (bins no model has rows in are left out), one line per
+    model; each tick gives the rows behind it, the legend each model's Spearman rho."""
     table = {(r["model"], r["property"], r["value"]): r for r in report.property_accuracy}
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    labels = [lab for lab in BINS[prop][1] if any((m, prop, lab) in table for m in report.models)]
+    if not labels:
+        return None
+    ticks = [_n_label(lab, [table[(m, prop, lab)]["rows"] if (m, prop, lab) in table else None
+                            for m in report.models]).replace(" (n=", "\n(n=", 1) for lab in labels]
+    # room for the longest tick label (two lines: the bin, then the rows behind it)
+    widest = max(len(t.split("\n")[-1]) for t in ticks)
+    fig, ax = plt.subplots(figsize=(max(6.4, len(labels) * max(1.0, 0.075 * widest) + 1.5), 4.2))
+    rho = {c["model"]: c for c in report.correlations if c["property"] == prop and c["rho"] is not None}
     for i, m in enumerate(report.models):
-        xs, ys, lo, hi, ns = [], [], [], [], []
+        xs, ys, lo, hi = [], [], [], []
         for j, lab in enumerate(labels):
             r = table.get((m, prop, lab))
             if r is None:
@@ -140,37 +170,26 @@ def _line_plot(plt, report: "Report", prop: str, title: str, xlabel: str):
             e = _err(r["accuracy"], r["ci_low"], r["ci_high"])
             lo.append(e[0])
             hi.append(e[1])
-            ns.append(r["rows"])
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=m)
-        if len(report.models) == 1:
-            for x, y, n in zip(xs, ys, ns):
-                ax.annotate(f"n={n}", (x, y), textcoords="offset points", xytext=(4, 6), fontsize=7)
-    rho = [c for c in report.correlations if c["property"] == prop and c["rho"] is not None]
-    if rho:
-        ax.text(0.0, -0.14, "Spearman correlation with success:\n" + "\n".join(
-            f"  {c['model']}: ρ = {c['rho']:.3f} (p = {c['p_value']:.2g}, n = {c['n']})" for c in rho),
-            transform=ax.transAxes, ha="left", va="top", fontsize=7)
+        c = rho.get(m)
+        label = m if c is None else f"{m}: ρ = {c['rho']:.3f} (p = {c['p_value']:.2g}, n = {c['n']})"
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label)
     ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("accuracy")
+    ax.set_xticklabels(ticks, fontsize=8)
+    _percent_axis(ax)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
-    if len(report.models) > 1:
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.22), ncol=1,
+              title="model (Spearman correlation of the property with success)", title_fontsize=8,
+              frameon=False)
     ax.grid(alpha=0.3)
     return fig
 
 
 def _drop_plot(plt, report: "Report"):
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
     data = {m: rob.groups for m, rob in report.robustness.items() if rob is not None and rob.groups}
     if not data:
-        ax.text(0.5, 0.5, "no transformed or perturbed rows in the scored results",
-                ha="center", va="center", transform=ax.transAxes)
-        ax.set_axis_off()
-        ax.set_title(PLOTS["transform_drop"])
-        return fig
+        return None
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
     groups = sorted({g.group for gs in data.values() for g in gs})
     width = 0.8 / len(data)
     for i, (m, gs) in enumerate(data.items()):
@@ -188,10 +207,9 @@ def _drop_plot(plt, report: "Report"):
         ax.bar(xs, ys, width=width, yerr=[lo, hi], capsize=2, label=m)
     ax.axhline(0, color="black", linewidth=0.8)
     rows_of = {m: {g.group: g.rows for g in gs} for m, gs in data.items()}
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels([_n_label(name, [rows_of[m].get(name) for m in data]) for name in groups],
-                       rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("accuracy drop vs. originals (points)")
+    _rotated_ticks(ax, [_n_label(name, [rows_of[m].get(name) for m in data]) for name in groups])
+    ax.set_ylabel("accuracy drop vs. originals\n(percentage points)")
+    ax.set_xlabel("transform / perturbation (n = variant rows)")
     ax.set_title(PLOTS["transform_drop"])
     if len(data) > 1:
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
@@ -200,7 +218,9 @@ def _drop_plot(plt, report: "Report"):
 
 
 def render_plots(report: "Report") -> dict[str, bytes]:
-    """Draw every plot of :data:`PLOTS`; returns name -> PNG bytes.
+    """Draw the plots of :data:`PLOTS` that have something to show; returns name -> PNG
+    bytes (a plot without data, e.g. ``transform_drop`` for results without variants or a
+    dynamic property not measured, is left out rather than drawn empty).
 
     Raises:
         CodemorphError: matplotlib is not installed.
@@ -224,6 +244,8 @@ def render_plots(report: "Report") -> dict[str, bytes]:
     }
     for name, make in figs.items():
         fig = make()
+        if fig is None:  # nothing to plot: no empty figure
+            continue
         try:
             out[name] = _fig_bytes(fig)
         finally:
@@ -300,9 +322,14 @@ def render_html(report: "Report", images: dict[str, bytes]) -> str:
             b64 = base64.b64encode(images[name]).decode("ascii")
             parts.append(f"<figure id='plot-{name}'><img alt='{html.escape(title)}' "
                          f"src='data:image/png;base64,{b64}'><figcaption>{html.escape(title)}</figcaption></figure>")
+        elif images:
+            parts.append(f"<p class='empty' id='plot-{name}-empty'>{html.escape(title)}: nothing to plot "
+                         f"({html.escape(_NOTHING_TO_PLOT.get(name, 'no rows'))}).</p>")
     parts.append("<h2>Accuracy by property</h2>")
-    parts.append("<p>Accuracy is the mean fraction of correct predictions per program; intervals are "
-                 "Wilson 95% score intervals.</p>")
+    parts.append("<p>Accuracy is the mean over a bucket's programs of each program's fraction of correct "
+                 "predictions (its pass@1); intervals are Wilson 95% score intervals over programs. "
+                 "pass@5 / pass@10 (when a model has that many generations) are the mean unbiased pass@k "
+                 "over the bucket's programs with at least k generations (pass@k_rows).</p>")
     parts.append(_html_table(tables["property_accuracy"], table_id="property_accuracy"))
     parts.append("<h2>Spearman correlations with success</h2>")
     parts.append(_html_table(tables["correlations"], table_id="correlations"))

@@ -36,7 +36,13 @@ class Report:
         models: model names, in input order.
         model_summary: per model: rows, accuracy, Wilson 95% interval.
         property_accuracy: rows ``{model, property, value, rows, accuracy, ci_low, ci_high}``
-            for construct flags, output types and binned numeric properties.
+            for construct flags, output types and binned numeric properties.  ``accuracy`` is
+            the mean over the bucket's rows of each row's fraction of correct generations
+            (the row's pass@1); ``ci_low``/``ci_high`` the Wilson 95% interval of it with the
+            rows as trials (for rows of several generations, whose scores vary less than
+            0/1 ones, a conservative interval).  When the model has rows of ``k`` or more
+            generations (``k`` in 5, 10), ``pass@k`` is the mean unbiased pass@k (Chen et al.
+            2021) over the bucket's rows with ``n >= k``, and ``pass@k_rows`` their number.
         correlations: rows ``{model, property, rho, p_value, n}`` (Spearman of the property
             with the row score).
         robustness: model -> :class:`~codemorph.evaluate.Robustness` (``None`` when the

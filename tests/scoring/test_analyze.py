@@ -82,6 +82,40 @@ def test_program_properties_kitchen_sink():
     assert sp.loop_body_lines == [5, 13]
 
 
+@pytest.mark.parametrize("src,nested", [
+    # the iterable of a for statement and a comprehension's first iterable run once
+    ("def f(s):\n    for c in [x for x in s]:\n        print(c)\n", 0),
+    ("def f(s):\n    return [x for x in [y for y in s]]\n", 0),
+    # a loop's else block runs once, after the loop
+    ("def f(s):\n    for c in s:\n        pass\n    else:\n        for d in s:\n            pass\n", 0),
+    # a lambda's body runs when it is called, as a def's does
+    ("def f(s):\n    for c in s:\n        g = lambda: [x for x in c]\n", 0),
+    # per iteration: a comprehension in a loop body, in a while test, in another's element
+    ("def f(s):\n    for c in s:\n        t = [x for x in c]\n", 1),
+    ("def f(s):\n    while any(c == 'a' for c in s):\n        s = s[1:]\n", 1),
+    ("def f(s):\n    return [[y for y in x] for x in s]\n", 1),
+    ("def f(s):\n    return [x for x in s if any(y for y in x)]\n", 1),
+    ("def f(s):\n    return [(x, y) for x in s for y in x]\n", 1),
+])
+def test_nested_loops_count_loops_that_run_once_per_iteration_of_another(src, nested):
+    assert program_properties(src).constructs["nested_loops"] == nested
+
+
+def test_methods_of_nested_classes_and_under_an_if_count_in_complexity():
+    src = ("class A:\n    def m(self, n):\n        if n:\n            return 1\n        return 0\n"
+           "    class B:\n        def k(self):\n            for i in range(3):\n                pass\n"
+           "    if True:\n        def j(self):\n            return 2\n")
+    sp = program_properties(src)
+    assert set(control_flow_graphs(parse_source(src))) == {"m", "k", "j"}
+    assert sp.complexity == 2 + 2 + 1
+    assert sp.constructs["class"] == 2 and sp.constructs["method"] == 3
+
+
+def test_lines_of_a_multiline_string_starting_with_a_hash_are_code_lines():
+    src = 'def f():\n    # comment\n\n    """doc\n    # not a comment\n    """\n    return 1\n'
+    assert program_properties(src).lines == 5
+
+
 def test_flags_and_shadowed_builtins():
     sp = program_properties("def f(x):\n    len = 3\n    with open('a') as fh:\n        return len + abs(x)\n")
     assert sp.flags()["with"] is True and sp.flags()["for"] is False
@@ -206,13 +240,15 @@ class _Collect(HTMLParser):
             self.figures.append(a.get("id"))
 
 
-def _check_html(path: Path, tables: list[str]):
+ALL_PLOTS = ("constructs", "complexity", "loop_length", "output_type", "transform_drop")
+
+
+def _check_html(path: Path, tables: list[str], plots: tuple[str, ...] = ALL_PLOTS):
     text = path.read_text(encoding="utf-8")
     p = _Collect()
     p.feed(text)
-    assert p.figures == ["plot-constructs", "plot-complexity", "plot-loop_length", "plot-output_type",
-                         "plot-transform_drop"]
-    assert len(p.imgs) == 5
+    assert p.figures == [f"plot-{name}" for name in plots]
+    assert len(p.imgs) == len(plots)
     for src in p.imgs:
         assert src.startswith("data:image/png;base64,")
         assert base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n"
@@ -301,7 +337,11 @@ def test_analyze_codemind_results_report(tmp_path, sandbox):
     assert {c["property"] for c in report.correlations} >= {"complexity", "loop_length"}
     assert all(p["loop_length"] is not None for p in report.programs)
     files = write_report(report, tmp_path / "report")
-    text = _check_html(files["report.html"], ["model_summary", "property_accuracy", "correlations", "programs"])
+    # no variants: no drop plot, and a line says why instead of an empty figure
+    text = _check_html(files["report.html"], ["model_summary", "property_accuracy", "correlations", "programs"],
+                       plots=ALL_PLOTS[:4])
+    assert "transform_drop.png" not in files
+    assert "nothing to plot (no transformed or perturbed rows in the scored results)" in text
     for m in report.models:
         assert m in text
     assert set(CONSTRUCTS) <= set(json.loads(files["programs.json"].read_text())[0])
@@ -327,13 +367,13 @@ def test_bar_plot_labels_give_each_models_rows_when_models_were_scored_on_differ
     fig = _bar_plot(plt, report, [("for", "yes", "for"), ("all", "all", "all")], "t", "x")
     try:
         # the rows behind each model's bar, not the first model's alone
-        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["for\n(n=3 / 2)", "all\n(n=10 / 9)"]
+        assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["for (n=3 / 2)", "all (n=10 / 9)"]
     finally:
         plt.close(fig)
     groups = {m: {g.group: g.rows for g in rob.groups} for m, rob in report.robustness.items()}
     fig = _drop_plot(plt, report)
     try:
-        want = [f"{g}\n(n={groups[full.model][g]}" + ("" if groups[full.model][g] == groups["part"].get(g) else
+        want = [f"{g} (n={groups[full.model][g]}" + ("" if groups[full.model][g] == groups["part"].get(g) else
                                                       f" / {groups['part'].get(g, '-')}") + ")"
                 for g in sorted(groups[full.model])]
         assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == want
@@ -410,3 +450,108 @@ def test_analyze_on_a_full_disk_says_one_line_and_refuses_a_timeout_that_is_not_
     assert said.startswith(f"error: cannot write {tmp_path / 'rep'}")
     assert f"No space left on device; the report in {tmp_path / 'rep'} is incomplete" in said
     assert "Traceback" not in full.output
+
+
+
+def test_line_plot_leaves_out_empty_bins_and_gives_the_rows_and_rho_of_each_model():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from codemorph.scoring.report import _line_plot
+
+    rows = [EvalRow("a", "def f(x):\n    return x", "1", "1"),
+            EvalRow("b", "def f(x):\n    if x:\n        return 1\n    return x", "1", "1"),
+            EvalRow("c", "def f(x):\n    if x:\n        return 1\n    return x", "2", "1")]
+    scores = {"m1": [_row_score("a", [True]), _row_score("b", [False]), _row_score("c", [True, False])],
+              "m2": [_row_score("a", [True]), _row_score("b", [True])]}
+    report = analyze(rows, [scores], dynamic=False)
+    fig = _line_plot(plt, report, "complexity", "t", "x")
+    try:
+        ax = fig.axes[0]
+        # complexity 1 and 2 only: bins 3..6+ have no row and no tick
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["1\n(n=1)", "2\n(n=2 / 1)"]
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+            "m1: ρ = -0.866 (p = 0.33, n = 3)", "m2"]  # ranks (1, 2.5, 2.5) vs (3, 1, 2); two rows: no rho for m2
+        assert ax.yaxis.get_major_formatter()(0.5, 0) == "50%"
+    finally:
+        plt.close(fig)
+    # nothing measured: no figure rather than an empty one
+    assert _line_plot(plt, report, "loop_length", "t", "x") is None
+
+
+def _row_score(rid: str, correct: list[bool]):
+    from codemorph.scoring.evaluate import RowScore
+
+    return RowScore(rid, rid, "original", "original", (), None, "", correct, [""] * len(correct))
+
+
+def _score_line(rid: str, correct, **extra) -> str:
+    return json.dumps({"id": rid, "model": "m", "correct": correct, **extra}) + "\n"
+
+
+def test_a_scores_line_whose_verdicts_are_not_booleans_costs_that_line_with_a_note(tmp_path):
+    rows = [EvalRow(f"r{i}", "def f(x):\n    return x", str(i), str(i)) for i in range(5)]
+    scores = tmp_path / "s.jsonl"
+    scores.write_text(_score_line("r0", [True, False]) + _score_line("r1", [False, False])
+                      # NaN and the string "false" were read as correct (bool() of them is True)
+                      + _score_line("r2", [float("nan")]) + _score_line("r3", "false")
+                      # n/c that disagree with the verdicts: the line is not what evaluate wrote
+                      + _score_line("r4", [True], n=2, c=1) + "not json\n")
+    report = analyze(rows, [scores], dynamic=False)
+    assert report.scores == {"m": {"r0": 0.5, "r1": 0.0}}
+    assert report.model_summary[0]["rows"] == 2 and report.model_summary[0]["accuracy"] == 0.25
+    assert any(n.startswith("4 lines of ") and "s.jsonl:3: not a scored row" in n for n in report.notes)
+    assert any("scored on 2 of the 5 rows" in n for n in report.notes)
+
+
+def test_a_scores_file_of_another_data_set_is_one_clear_error_in_the_cli(tmp_path):
+    from typer.testing import CliRunner
+
+    from codemorph.cli.main import app
+
+    data = tmp_path / "rows.jsonl"
+    data.write_text(json.dumps({"id": "a", "code": "def f(x):\n    return x", "input": "1", "output": "1"}) + "\n")
+    scores = tmp_path / "s.jsonl"
+    scores.write_text(_score_line("sample_0", [True]))
+    res = CliRunner().invoke(app, ["analyze", str(data), "-r", str(scores), "-o", str(tmp_path / "rep"),
+                                   "--no-dynamic", "--no-plots"])
+    assert res.exit_code == 2
+    assert "no scored row matches a row of the data set" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_property_table_gives_pass_at_k_per_bucket_over_the_rows_with_k_generations():
+    rows = [EvalRow("a", "def f(x):\n    return x", "1", "1"),
+            EvalRow("b", "def f(x):\n    for i in x:\n        pass\n    return x", "[]", "[]"),
+            EvalRow("c", "def f(x):\n    for i in x:\n        pass\n    return x", "[1]", "[1]"),
+            EvalRow("d", "def f(x):\n    for i in x:\n        pass\n    return x", "[2]", "[2]")]
+    ten = [True] * 2 + [False] * 8
+    scores = {"m": [_row_score("a", [True] * 10), _row_score("b", ten), _row_score("c", [False] * 10),
+                    _row_score("d", [True, False])]}
+    report = analyze(rows, [scores], dynamic=False)
+    by = {(r["property"], r["value"]): r for r in report.property_accuracy}
+    loop = by[("for", "yes")]
+    # accuracy = mean row pass@1: (0.2 + 0 + 0.5) / 3
+    assert loop["rows"] == 3 and loop["accuracy"] == pytest.approx(0.7 / 3)
+    # pass@5 of b: 1 - C(8,5)/C(10,5) = 1 - 56/252; c: 0; d has 2 generations: left out
+    assert loop["pass@5"] == pytest.approx((1 - 56 / 252) / 2) and loop["pass@5_rows"] == 2
+    # pass@10: 1 for b, 0 for c
+    assert loop["pass@10"] == pytest.approx(0.5) and loop["pass@10_rows"] == 2
+    assert by[("for", "no")]["pass@5"] == 1.0 and by[("for", "no")]["pass@5_rows"] == 1
+
+
+@pytest.mark.parametrize("src,recursive", [
+    # a method calling the module function of its own name is no recursion
+    ("def m(x):\n    return x\nclass A:\n    def m(self, x):\n        return m(x)\n", 0),
+    # self.run in two classes: each reaches its own class's method, no cycle across them
+    ("class A:\n    def run(self):\n        return self.step()\n    def step(self):\n        return 1\n"
+     "class B:\n    def step(self):\n        return self.run()\n    def run(self):\n        return 2\n", 0),
+    ("class A:\n    def run(self, n):\n        return self.run(n - 1) if n else 0\n", 1),
+    ("class A:\n    def a(self, n):\n        return self.b(n)\n    def b(self, n):\n"
+     "        def inner():\n            return self.a(n - 1)\n        return inner() if n else 0\n", 1),
+    ("def f(n):\n    return f(n - 1) if n else 0\n", 1),
+])
+def test_recursion_follows_plain_calls_to_functions_and_self_calls_to_the_own_class(src, recursive):
+    assert program_properties(src).constructs["recursion"] == recursive
