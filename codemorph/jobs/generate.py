@@ -358,8 +358,8 @@ class RowProcessor:
             return reject("execute", f"{_nondeterminism_words(baseline.reason)}; its recorded output is not a "
                                      "reliable ground truth")
         if baseline.hash_sensitive:
-            return reject("execute", "the result changed in a fresh process under another PYTHONHASHSEED (set "
-                                     "order of strings, or something else of the process such as its id): "
+            return reject("execute", "the result changed under another PYTHONHASHSEED (the iteration order of "
+                                     f"a set of strings, or something else that string hashes decide): "
                                      f"{baseline.reason}; a harness running elsewhere would see another output")
         problem = _original_problem(baseline.outcomes[0], row, kind=kind)
         if problem:
