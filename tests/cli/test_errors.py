@@ -165,6 +165,16 @@ def test_perturb_names_the_one_bad_count_and_its_value(work, opt, value, message
     assert res.returncode == 2 and message in res.stderr
 
 
+@pytest.mark.parametrize("args, message", [
+    (("--workers", "-1"), "error: --workers must be >= 0 (0 = one more than the CPUs this process may use), got -1"),
+    (("--extra-inputs", "-2"), "error: --extra-inputs must be >= 0, got -2")])
+def test_generate_names_only_the_bad_count(work, args, message):
+    res = run("generate", "x.jsonl", "-o", "out.jsonl", *args, cwd=work)
+    assert res.returncode == 2
+    assert res.stderr.strip() == message
+    assert not (work / "out.jsonl").exists()
+
+
 def test_perturb_note_gives_standard_library_subclasses_as_examples_never_codemorphs_own(work):
     import zoneinfo
 
