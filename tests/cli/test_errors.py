@@ -33,6 +33,13 @@ def test_verify_refuses_an_input_that_is_not_an_argument_list(work):
     assert "expected an argument-list literal" in res.stderr
 
 
+def test_verify_says_which_bracket_of_the_input_is_open_not_the_parsers_wrapper(work):
+    res = run("verify", "p.py", "p.py", "--input", "[1,", cwd=work)
+    assert res.returncode == 2
+    assert " ".join(res.stderr.split()) == ("error: --input #1: not a valid argument list: '[1,' ('[' was never "
+                                            "closed); expected an argument-list literal such as \"'abc', [1, 2]\"")
+
+
 def test_verify_refuses_a_missing_entry_point(work):
     res = run("verify", "p.py", "p.py", "--input", "[1]", "--entry", "g", cwd=work)
     assert res.returncode == 2
