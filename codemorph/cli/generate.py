@@ -117,8 +117,10 @@ def generate(
         fail(f"--memory must be at least 64 MiB, got {memory}")
     if output_limit < 1:
         fail(f"--output-limit must be at least 1 KiB, got {output_limit}")
-    if workers < 0 or extra_inputs < 0:
-        fail(f"--workers and --extra-inputs must be >= 0, got {workers} and {extra_inputs}")
+    if workers < 0:
+        fail(f"--workers must be >= 0 (0 = one more than the CPUs this process may use), got {workers}")
+    if extra_inputs < 0:
+        fail(f"--extra-inputs must be >= 0, got {extra_inputs}")
     if max_naturalness_delta is not None and max_naturalness_delta != max_naturalness_delta:
         fail("--max-naturalness-delta must be a number of bits per token, not nan")
     if not transform_time_limit >= 0:

@@ -29,6 +29,7 @@ class Registry:
     def __init__(self, classes: Iterable[type[Transform]] = ()) -> None:
         self._classes: dict[str, type[Transform]] = {}
         self._origin: dict[str, str] = {}
+        self._entry: dict[str, str] = {}  # name -> its entry point's ``module:Class``
         #: entry points that failed to load: name -> what went wrong (shown by ``codemorph list``)
         self.broken: dict[str, str] = {}
         for cls in classes:
@@ -66,6 +67,7 @@ class Registry:
                                        f"{obj.name!r}; the names must match")
                 continue
             reg.register(obj, origin=origin)
+            reg._entry[ep.name] = ep.value
         return reg
 
     def register(self, cls: type[Transform], origin: str = "") -> type[Transform]:
@@ -129,6 +131,11 @@ class Registry:
                 (e.g. ``unknown option 'empty_brnch' (did you mean 'empty_branch'?);
                 invert-if takes: empty_branch``).
             ValueError: a bad option value (the transform's own message).
+            CodemorphError: the constructor raised anything else, or raised ``TypeError`` /
+                ``ValueError`` without options: the message names the transform, where it
+                comes from (its entry point and distribution, or its class) and the
+                exception, e.g. ``transform 'x' (entry point my_plugin:X, from my-plugin)
+                failed when created: RuntimeError: boom``.
         """
         cls = self.cls(name)
         try:
@@ -137,12 +144,33 @@ class Registry:
             accepted = option_names(cls)
             unknown = sorted(k for k in options if k not in accepted)
             if not unknown:
+                if not options:
+                    raise self._creation_error(name, cls, exc) from exc
                 raise
             words = ", ".join(repr(k) for k in unknown)
             close = difflib.get_close_matches(unknown[0], accepted, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close and len(unknown) == 1 else ""
             takes = f"{name} takes: {', '.join(accepted)}" if accepted else f"{name} takes no options"
             raise TypeError(f"unknown option{'s' if len(unknown) > 1 else ''} {words}{hint}; {takes}") from exc
+        except ValueError as exc:
+            if options:
+                raise  # a bad option value, in the transform's own words
+            raise self._creation_error(name, cls, exc) from exc
+        except Exception as exc:  # a plugin's constructor that fails: say which plugin, and how
+            raise self._creation_error(name, cls, exc) from exc
+
+    def _creation_error(self, name: str, cls: type[Transform], exc: Exception) -> CodemorphError:
+        """The error for a constructor of ``name`` that raised ``exc``."""
+        entry = self._entry.get(name)
+        origin = self._origin.get(name)
+        where = f"entry point {entry}" if entry else f"class {cls.__module__}.{cls.__qualname__}"
+        if origin:
+            where += f", from {origin}"
+        kind = type(exc)
+        cls_name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        text = str(exc)
+        return CodemorphError(f"transform {name!r} ({where}) failed when created: {cls_name}"
+                              + (f": {text}" if text else ""))
 
 
 def option_names(cls: type[Transform]) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 from typing import Any, Iterable
 
 from codemorph.errors import InputError
@@ -45,7 +46,7 @@ def parse_args(text: str) -> tuple[list, dict]:
     try:
         tree = ast.parse(f"f({text}\n)", mode="eval")
     except SyntaxError as exc:
-        raise InputError(f"not a valid argument list: {text!r} ({exc.msg})") from None
+        raise InputError(f"not a valid argument list: {text!r}{_own_syntax_error(text, exc)}") from None
     except (ValueError, MemoryError, RecursionError) as exc:
         raise InputError(f"not a valid argument list: {text!r} ({exc})") from None
     call = tree.body
@@ -62,6 +63,33 @@ def parse_args(text: str) -> tuple[list, dict]:
             raise InputError(f"{text!r} unpacks keywords with '**'; only literal arguments are supported")
         kwargs[kw.arg] = _literal(kw.value, text, f"keyword argument {kw.arg!r}")
     return args, kwargs
+
+
+def _own_syntax_error(text: str, exc: SyntaxError) -> str:
+    """What the parser's error ``exc`` on ``f(<text>\\n)`` (how :func:`parse_args` parses an
+    argument list) says about ``text`` itself, as `` ('[' was never closed)``.
+
+    The wrapping call's ``)`` comes after all of ``text``, so when the parser reports it as
+    ``closing parenthesis ')' does not match opening parenthesis '['``, the user's ``[`` is
+    still open at the end of ``text``: the message says so, in Python's own words for an
+    unclosed bracket, instead of speaking of a parenthesis the user never wrote (unless
+    ``text`` alone has such a mismatch, ``[1)``, whose message is then the parser's own).
+    ``on line N`` is kept for a text of several lines.  Other messages (``positional
+    argument follows keyword argument``, ``unterminated string literal``) are about the
+    text as written and are kept."""
+    msg = exc.msg
+    m = re.fullmatch(r"closing parenthesis '\)' does not match opening parenthesis '(.)'( on line (\d+))?", msg)
+    if m is None:
+        return f" ({msg})"
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError as own:
+        if own.msg.startswith("closing parenthesis"):
+            return f" ({own.msg})"
+    except (ValueError, MemoryError, RecursionError):
+        pass
+    line = f" on line {m.group(3)}" if m.group(3) and "\n" in text.strip() else ""
+    return f" ('{m.group(1)}' was never closed{line})"
 
 
 def _literal(node: ast.AST, text: str, where: str) -> Any:

@@ -9,6 +9,8 @@ in input order, each row group as soon as it and all rows before it are done.
 
 from __future__ import annotations
 
+import ast
+
 import gc
 import itertools
 import os
@@ -368,8 +370,8 @@ class RowProcessor:
             return reject("execute", f"{_nondeterminism_words(baseline.reason)}; its recorded output is not a "
                                      "reliable ground truth")
         if baseline.hash_sensitive:
-            return reject("execute", "the result changed in a fresh process under another PYTHONHASHSEED (set "
-                                     "order of strings, or something else of the process such as its id): "
+            return reject("execute", "the result changed under another PYTHONHASHSEED (the iteration order of "
+                                     f"a set of strings, or something else that string hashes decide): "
                                      f"{baseline.reason}; a harness running elsewhere would see another output")
         problem = _original_problem(baseline.outcomes[0], row, kind=kind)
         if problem:
@@ -691,6 +693,19 @@ def _cex_json(cex) -> dict[str, Any] | None:
 _AFTER_RUN = "after the program returned, while its result was printed or compared with the expected output"
 
 
+def _not_an_expression(text: str) -> str | None:
+    """The parser's message when ``text`` (a recorded output) is not one Python expression
+    as the sandbox compiles it (``compile(text, "<string>", "eval")``), e.g. ``"'(' was never
+    closed"``; ``None`` when it is one."""
+    try:
+        compile(text, "<string>", "eval", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        return exc.msg
+    except (ValueError, MemoryError, RecursionError) as exc:
+        return str(exc)
+    return None
+
+
 def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = "args") -> str | None:
     if o.status == "bad-code":
         e = o.exception
@@ -721,6 +736,10 @@ def _original_problem(o, row: SourceRow, check_output: bool = True, kind: str = 
     if o.status != "returned":
         return f"the program did not finish on its input: {o.status}" + (f" ({o.note})" if o.note else "")
     if check_output and o.output_matches is not True:
+        unreadable = _not_an_expression(row.output) if kind != "stdin" else None
+        if unreadable is not None:
+            return (f"recorded output {row.output[:80]!r} is not a Python literal or expression ({unreadable}), so "
+                    f"it cannot be compared with the result; execution returned {o.value_words()}")
         if o.value_repr is None:
             # the result's repr raised (an int over 4,300 digits), timed out or was too long
             return (f"recorded output {row.output[:80]!r} cannot be checked: the program returned "

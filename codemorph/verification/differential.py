@@ -134,7 +134,13 @@ class Baseline:
         hash_sensitive: the seed inputs behave differently under another
             ``PYTHONHASHSEED`` (the result depends on set/dict iteration order of strings);
             the sandbox fixes the seed, so :func:`check` is still meaningful, but a benchmark
-            row's ground truth would depend on it.  ``None`` when not tested.
+            row's ground truth would depend on it.  ``None`` when not tested.  A result that
+            is the same value under every seed, only written in another order (a set of
+            strings: equal fingerprints, both reprs literals), does not count; a run that
+            differs under another seed is compared with one more run under the sandbox's own
+            seed in a new sandbox process, and when that one differs too the baseline is
+            ``nondeterministic`` instead (what differs between processes, such as the work
+            directory, is not the hash seed's doing).
         reason: what made the baseline nondeterministic or hash-sensitive.
         traced: the original ran traced; :func:`check_requests` then traces the rewritten
             program too, so both sides run under the same conditions.
@@ -429,8 +435,17 @@ def _lost_run(a: Outcome, b: Outcome, words: str = "", second: str = "second run
     return None
 
 
-def _same_run(a: Outcome, b: Outcome, input_kind: str = "args") -> str | None:
-    """Why two runs of the same program on the same input disagree, or ``None``."""
+def _same_run(a: Outcome, b: Outcome, input_kind: str = "args", by_value: bool = False) -> str | None:
+    """Why two runs of the same program on the same input disagree, or ``None``.
+
+    Compared: the status, the result's fingerprint (or the exception class), the arguments'
+    final state, the captured output, then the result's ``repr``.  With ``by_value`` (runs
+    under two ``PYTHONHASHSEED`` values) a ``repr`` that differs is no disagreement when
+    both results are equal values of the same types (equal fingerprints: a set's order is
+    ignored, a list's, a string's or a dict's is not) and both reprs read back as equal
+    literals (:attr:`~codemorph.sandbox.Outcome.literal_ok`): ``{'a', 'b'}`` and ``{'b',
+    'a'}``, which a harness comparing with ``==`` takes for the same.  A ``stdin`` run's
+    result is its standard output, compared as text."""
     lost = _lost_run(a, b)
     if lost is not None:
         return lost
@@ -442,9 +457,21 @@ def _same_run(a: Outcome, b: Outcome, input_kind: str = "args") -> str | None:
     if diff is not None:
         return diff
     if a.value_repr != b.value_repr:
+        if by_value and input_kind != "stdin" and a.status == "returned" and a.literal_ok and b.literal_ok:
+            return None  # the same value (fingerprints equal) written in another order
         return f"repr of the result differs between runs ({_short(a.value_repr)} vs {_short(b.value_repr)})"
     return None
 
+
+
+def _fresh_process_run(sandbox: Sandbox, request: ExecRequest) -> Outcome | None:
+    """``request`` run under ``sandbox``'s own ``PYTHONHASHSEED`` in a sandbox worker started
+    for it (another process, with its own work directory and address-space layout), or
+    ``None`` when ``sandbox`` is no :class:`~codemorph.sandbox.Sandbox` (a stand-in)."""
+    if not isinstance(sandbox, Sandbox):
+        return None
+    with Sandbox(sandbox.limits, workers=1, hash_seed=sandbox.hash_seed, python=sandbox.python) as fresh:
+        return fresh.run_batch([request])[0]
 
 
 def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str], *,
@@ -470,7 +497,10 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
         check_hash_seed: also run the seed inputs under other ``PYTHONHASHSEED`` values to
             fill :attr:`Baseline.hash_sensitive`: ``True`` one more seed (one small batch),
             an int ``n`` that many (seeds 1..n, one batch each, stopping at the first
-            difference).
+            difference).  Results are compared by value where their reprs are literals
+            (a set of strings printed in another order agrees), and a difference is
+            confirmed against one more run under the sandbox's own seed in a new sandbox
+            process (see :attr:`Baseline.hash_sensitive`).
         mutant_timeout: seconds per mutant execution (capped by the sandbox's timeout;
             ``None``: the sandbox's timeout).  Mutants often send input-dependent loops into
             infinite loops; a mutant that runs out of time is only skipped by :func:`check`,
@@ -593,12 +623,20 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
     nondeterministic = bool(reasons)
     hash_sensitive = None
     finished = [(text, a) for text, a in zip(seeds, first) if a.completed]
+
+    def again_request(text: str) -> ExecRequest:
+        # the seed input's run as the first one was made: with the recorded-output check,
+        # whose comparison may run the value's own __eq__ (and print)
+        r = _requests(program, [text], trace, False, kind)[0]
+        return dataclasses.replace(r, expected_output=expected_output) \
+            if expected_output is not None and text == seeds[0] else r
+
     if check_hash_seed and finished:
         hash_sensitive = False
         # an iteration order that depends on string hashes agrees with seed 0's under one
         # other seed with probability about 1/k! for k elements (1/2 for two): several seeds
         for extra in range(1, int(check_hash_seed) + 1):
-            other = sandbox.run_batch(_requests(program, [t for t, _ in finished], trace, False, kind),
+            other = sandbox.run_batch([again_request(t) for t, _ in finished],
                                       hash_seed=sandbox.hash_seed + extra)
             for (text, a), b in zip(finished, other):
                 lost = _lost_run(a, b, _input_words(text, kind),
@@ -608,13 +646,27 @@ def make_baseline(sandbox: Sandbox, program: Program, seed_inputs: Sequence[str]
                         worker_lost = nondeterministic = True
                         reasons.append(lost)
                     break
-                why = _same_run(a, b, kind)
+                why = _same_run(a, b, kind, by_value=True)
                 if why is not None:
+                    # another seed runs in another worker process: first a run under the same
+                    # seed in another new process, so that what differs between any two
+                    # processes (their work directory, addresses) is not blamed on the seed
+                    again_fresh = _fresh_process_run(sandbox, again_request(text))
+                    fresh_why = None if again_fresh is None or again_fresh.worker_lost \
+                        else _same_run(a, again_fresh, kind, by_value=True)
+                    if fresh_why is not None:
+                        if not nondeterministic:
+                            nondeterministic = True
+                            reasons.append(f"nondeterministic on {_input_words(text, kind)}: {fresh_why} (two runs "
+                                           f"under the same PYTHONHASHSEED={sandbox.hash_seed} in separate processes)")
+                        break
                     hash_sensitive = True
                     if not nondeterministic:
-                        reasons.append(f"depends on PYTHONHASHSEED on {_input_words(text, kind)}: {why}")
+                        reasons.append(f"depends on PYTHONHASHSEED on {_input_words(text, kind)}: {why} (under "
+                                       f"PYTHONHASHSEED={sandbox.hash_seed + extra}; a run under "
+                                       f"PYTHONHASHSEED={sandbox.hash_seed} in another process agreed with the first)")
                     break
-            if hash_sensitive or worker_lost:
+            if hash_sensitive or worker_lost or nondeterministic:
                 break
     notes = tuple(dict.fromkeys(n for p in plans.values() for n in p.notes))
     return Baseline(program, tuple(inputs), tuple(first), nondeterministic, len(seeds), hash_sensitive,

@@ -90,10 +90,17 @@ def may_depend_on_hash(code: str, *inputs: str) -> bool:
 
 
 def _same_class_run(a: Outcome, b: Outcome) -> bool:
-    """Same status, exception class, result repr and stdout."""
+    """Same status, exception class, stdout and result: the same repr, or, for results whose
+    reprs both read back as equal literals, the same fingerprint (the same value of the same
+    types: ``{'a', 'b'}`` and ``{'b', 'a'}``; not ``['a', 'b']`` and ``['b', 'a']``)."""
     ea = a.exception.type if a.exception is not None else None
     eb = b.exception.type if b.exception is not None else None
-    return a.status == b.status and ea == eb and a.value_repr == b.value_repr and a.stdout == b.stdout
+    if not (a.status == b.status and ea == eb and a.stdout == b.stdout):
+        return False
+    if a.value_repr == b.value_repr:
+        return True
+    return a.status == "returned" and a.literal_ok and b.literal_ok and a.fingerprint is not None \
+        and a.fingerprint == b.fingerprint and a.args_fingerprint == b.args_fingerprint
 
 
 def hash_stable(sandbox: Sandbox, code: str, entry: str, inputs: Sequence[str], outcomes: Sequence[Outcome],
@@ -101,7 +108,9 @@ def hash_stable(sandbox: Sandbox, code: str, entry: str, inputs: Sequence[str], 
                 input_kind: str = "args") -> list[bool]:
     """For each input, whether the program's outcome under ``PYTHONHASHSEED`` 1..``seeds``
     (relative to the sandbox's) equals ``outcomes[i]`` by ``same`` (default: status,
-    exception class, result repr and stdout; a caller that records exception messages and
+    exception class, stdout, and the result's repr or, for results whose reprs read back
+    as equal literals, its value: a set of strings printed in another order is the same
+    result; a caller that records exception messages and
     lines passes a stricter test); ``input_kind``: what ``inputs`` are
     (:func:`~codemorph.sandbox.request_for`).  One sandbox batch per seed.  Returns a list of bools,
     one per input."""

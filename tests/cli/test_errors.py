@@ -33,6 +33,13 @@ def test_verify_refuses_an_input_that_is_not_an_argument_list(work):
     assert "expected an argument-list literal" in res.stderr
 
 
+def test_verify_says_which_bracket_of_the_input_is_open_not_the_parsers_wrapper(work):
+    res = run("verify", "p.py", "p.py", "--input", "[1,", cwd=work)
+    assert res.returncode == 2
+    assert " ".join(res.stderr.split()) == ("error: --input #1: not a valid argument list: '[1,' ('[' was never "
+                                            "closed); expected an argument-list literal such as \"'abc', [1, 2]\"")
+
+
 def test_verify_refuses_a_missing_entry_point(work):
     res = run("verify", "p.py", "p.py", "--input", "[1]", "--entry", "g", cwd=work)
     assert res.returncode == 2
@@ -186,6 +193,16 @@ def test_perturb_warns_of_a_class_name_only_a_program_can_define_and_still_searc
 def test_perturb_names_the_one_bad_count_and_its_value(work, opt, value, message):
     res = run("perturb", "x.jsonl", "-o", "out.jsonl", opt, value, cwd=work)
     assert res.returncode == 2 and message in res.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--workers", "-1"), "error: --workers must be >= 0 (0 = one more than the CPUs this process may use), got -1"),
+    (("--extra-inputs", "-2"), "error: --extra-inputs must be >= 0, got -2")])
+def test_generate_names_only_the_bad_count(work, args, message):
+    res = run("generate", "x.jsonl", "-o", "out.jsonl", *args, cwd=work)
+    assert res.returncode == 2
+    assert res.stderr.strip() == message
+    assert not (work / "out.jsonl").exists()
 
 
 def test_perturb_note_gives_standard_library_subclasses_as_examples_never_codemorphs_own(work):

@@ -389,3 +389,28 @@ def test_a_recorded_output_the_sandbox_refuses_to_evaluate_is_blamed_not_the_pro
         "row 's' (line 1): recorded output \"__import__('os').system('true')\" cannot be checked: the sandbox refused "
         "starting a process (os.system) after the program returned, while its result was printed or compared with "
         "the expected output (the program itself returned)"]
+
+
+def test_a_set_of_strings_is_written_with_seed_0s_text_and_order_dependent_values_are_rejected(tmp_path):
+    rows = [{"id": "set", "code": "def f(s):\n    return set(s.split())\n", "input": '"a b c"',
+             "output": "{'a', 'b', 'c'}"},
+            {"id": "list", "code": "def f(s):\n    return list(set(s.split()))\n", "input": '"a b c d"',
+             "output": "['a', 'b', 'c', 'd']"},
+            {"id": "cwd", "code": "def f(s):\n    return s\n", "input": '__import__("os").getcwd()', "output": "'x'"}]
+    summary, out, rejects = _run(tmp_path, rows)
+    # the set is the same value under every hash seed: written, with seed 0's repr, which a
+    # harness compares by value (eval(output) == f(...))
+    assert [(r["id"], r["output"]) for r in out] == [("set", "{'c', 'a', 'b'}"), ("set:rename-locals", "{'c', 'a', 'b'}")]
+    reasons = {r["id"]: r["reason"] for r in rejects}
+    assert reasons["list"] == (
+        "row 'list' (line 2): the result changed under another PYTHONHASHSEED (the iteration order of a set of "
+        "strings, or something else that string hashes decide): depends on PYTHONHASHSEED on input \"a b c d\": "
+        "return value: first run ['d', 'c', 'a', 'b'], second run ['d', 'a', 'b', 'c'] (under PYTHONHASHSEED=1; a run "
+        "under PYTHONHASHSEED=0 in another process agreed with the first); a harness running elsewhere would see "
+        "another output")
+    # each sandbox process has its own work directory: not the hash seed's doing
+    assert reasons["cwd"].startswith("row 'cwd' (line 3): the program is nondeterministic on input "
+                                     "__import__(\"os\").getcwd(): return value: first run '/tmp/codemorph-sandbox-")
+    assert reasons["cwd"].endswith("/work' (two runs under the same PYTHONHASHSEED=0 in separate processes); its "
+                                   "recorded output is not a reliable ground truth")
+    assert sorted(reasons) == ["cwd", "list"]

@@ -50,3 +50,17 @@ def test_original_whose_output_shows_the_sandbox_is_rejected(tmp_path):
         "row 'w' (line 1): the program's outcome on its input shows codemorph's sandbox, not the program: its output "
         "shows the sandbox's file name ('<program>'): the outcome depends on the harness that runs the program "
         "(the program returned), so it is not a ground truth")
+
+
+def test_a_recorded_output_that_is_no_expression_is_named_so_not_a_mismatch(tmp_path):
+    rows = [{"id": "bad", "code": "def f(x):\n    return x\n", "input": "1", "output": "not a literal ("},
+            {"id": "wrong", "code": "def f(x):\n    return x\n", "input": "1", "output": "2"}]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out.jsonl"
+    generate(src, out, GenerateConfig.from_transforms(["rename-locals"], seed=0, workers=1, extra_inputs=4))
+    reasons = [json.loads(line)["reason"] for line in (tmp_path / "out.rejects.jsonl").read_text().splitlines()]
+    assert reasons == [
+        "row 'bad' (line 1): recorded output 'not a literal (' is not a Python literal or expression ('(' was never "
+        "closed), so it cannot be compared with the result; execution returned 1",
+        "row 'wrong' (line 2): recorded output '2' does not match execution, which returned 1"]

@@ -35,3 +35,18 @@ def test_a_message_that_depends_on_the_hash_seed_is_no_ground_truth(tmp_path, co
     else:
         assert [(r["exception"]["type"], r["exception"]["message"], r["exception"]["line"]) for r in rows] == \
             [("ValueError", message, 3)]
+
+
+def test_a_set_of_strings_is_the_same_result_under_every_hash_seed_and_a_list_of_it_is_not():
+    from codemorph.jobs import perturb_row
+    from codemorph.rows.dataset import SourceRow
+
+    pert = PerturbConfig(exceptions=(), output_changes=5, budget=Budget(executions=300), seed=0)
+    words = SourceRow("words", "def f(s):\n    return set(s.split())\n", "'ab cd ef'", "{'ab', 'cd', 'ef'}", "f", 1)
+    # seed 0's reprs; a harness compares them with == (the same set under every seed)
+    assert [(r["input"], r["output"]) for r in perturb_row(words, pert)] == [
+        ("'a cd ef'", "{'a', 'ef', 'cd'}"), ("'ab c ef'", "{'ab', 'c', 'ef'}"), ("'ab cd e'", "{'e', 'ab', 'cd'}"),
+        ("'ab cd f'", "{'ab', 'f', 'cd'}"), ("'ab cdef'", "{'ab', 'cdef'}")]
+    listed = SourceRow("listed", "def f(s):\n    return list(set(s.split()))\n", "'ab cd ef'", "['ab', 'cd', 'ef']",
+                       "f", 1)
+    assert perturb_row(listed, pert) == []  # a list's order is the hash seed's
