@@ -17,7 +17,7 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -325,9 +325,13 @@ def _message_of(exc: BaseException) -> str:
 DEFAULT_TIME_LIMIT = 60.0
 
 _time_limit: float | None = DEFAULT_TIME_LIMIT
-#: whether a :meth:`Transform.apply` of this process has its timer armed (an apply called
-#: from inside another's rewrite runs under the outer one's limit)
+#: whether a :meth:`Transform.apply` of this process has its ``SIGALRM`` timer armed
 _timer_armed = False
+#: per thread: whether an application is under way (an apply called from inside another's
+#: rewrite runs under the outer one's limit)
+_applying = threading.local()
+#: told of every outermost application under a time limit (:func:`set_application_watcher`)
+_watcher: Callable[[str | None, float | None], None] | None = None
 
 
 def set_time_limit(seconds: float | None) -> None:
@@ -348,6 +352,19 @@ def time_limit() -> float | None:
     return _time_limit
 
 
+def set_application_watcher(watcher: Callable[[str | None, float | None], None] | None) -> None:
+    """Have ``watcher(name, seconds)`` called when an outermost :meth:`Transform.apply` starts
+    under a time limit (``name``: the transform's registered name; ``seconds``: the limit), and
+    ``watcher(None, None)`` when it ends (returned, raised or stopped); ``None``: no watcher.
+    The worker processes of :func:`~codemorph.jobs.executors.map_rows` set one that records
+    the application where their parent process reads it, so that the parent can kill a
+    worker whose transform runs on past the limit (a loop inside C code, or a plugin that
+    catches the time limit's exception), which no signal in the worker can stop.  The
+    watcher must not raise."""
+    global _watcher
+    _watcher = watcher
+
+
 class TransformTimeout(BaseException):
     """Raised (by a ``SIGALRM`` handler) into a transform that ran past the time limit
     (:func:`set_time_limit`); a ``BaseException`` so that a plugin's ``except Exception``
@@ -360,15 +377,35 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 @contextmanager
-def _time_limited() -> Iterator[float | None]:
-    """Arm a ``SIGALRM`` timer (``setitimer(ITIMER_REAL)``) of :func:`time_limit` seconds
-    around one transform's application; yields the limit, or ``None`` when none is armed: no
-    limit set, not the main thread (signals reach only it), no ``setitimer`` (Windows), a
-    limit already armed by an enclosing application, or a real-time timer already running
-    (the caller's own ``SIGALRM`` timeout, which this one would cancel)."""
-    global _timer_armed
+def _time_limited(name: str) -> Iterator[float | None]:
+    """The time limit (:func:`time_limit`) around one outermost application of the
+    transform ``name``: the watcher is told (:func:`set_application_watcher`) and the
+    alarm armed (:func:`_alarm`); yields the limit, or ``None`` when no alarm is armed."""
     limit = _time_limit
-    if (not limit or _timer_armed or not hasattr(signal, "setitimer")
+    if not limit or getattr(_applying, "active", False):
+        yield None
+        return
+    _applying.active = True
+    watcher = _watcher
+    try:
+        if watcher is not None:
+            watcher(name, limit)
+        with _alarm(limit) as armed:
+            yield armed
+    finally:
+        _applying.active = False
+        if watcher is not None:
+            watcher(None, None)
+
+
+@contextmanager
+def _alarm(limit: float) -> Iterator[float | None]:
+    """Arm a ``SIGALRM`` timer (``setitimer(ITIMER_REAL)``) of ``limit`` seconds; yields the
+    limit, or ``None`` when none is armed: not the main thread (signals reach only it), no
+    ``setitimer`` (Windows), or a real-time timer already running (the caller's own
+    ``SIGALRM`` timeout, which this one would cancel)."""
+    global _timer_armed
+    if (_timer_armed or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
         yield None
@@ -816,7 +853,7 @@ class Transform:
                                    reason="needs runtime type observations, none given")
         limit = None
         try:
-            with _time_limited() as limit:
+            with _time_limited(self.name) as limit:
                 return self._apply(program, rng, inputs, observations, outputs, harness)
         except TransformTimeout:
             err = TransformError(self.name, _distribution_of(type(self)), "TransformTimeout", (
