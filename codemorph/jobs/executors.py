@@ -611,8 +611,8 @@ def die_with_parent(parent: int | None = None) -> None:
     codemorph's worker pools: a ``kill -9`` of ``codemorph generate`` must not leave its
     workers (and, through them, their sandbox processes: a zygote ends when it finds that
     its host is no longer its parent, or when its host's pipe closes) running.  The signal
-    follows the *thread* that started this process: pools are started from the thread that
-    runs the job (the main thread of ``codemorph generate``), which lives as long as they do.
+    follows the *thread* that started this process: pools start their workers from a thread
+    that lives as long as the process (the main thread, or :func:`_submit`'s own thread).
 
     Args:
         parent: the process id of the process that started this one (``os.getpid()`` taken
@@ -673,6 +673,33 @@ def _sigint_ignored_by_new_workers() -> Iterator[None]:
     finally:
         signal.signal(signal.SIGINT, handler if handler is not None else signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+#: the thread that starts worker processes for maps run outside the main thread (:func:`_submit`)
+_starter: cf.ThreadPoolExecutor | None = None
+_starter_lock = threading.Lock()
+
+
+def _submit(pool: cf.ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> cf.Future:
+    """``pool.submit(fn, *args)`` (which may start a worker process) from a thread that lives
+    as long as this process: in the main thread as it is (``SIGINT`` ignored meanwhile,
+    :func:`_sigint_ignored_by_new_workers`); from any other thread, in a thread kept for
+    that (one per process, started on first use).  A worker's death signal
+    (:func:`die_with_parent`, ``PR_SET_PDEATHSIG``) follows the *thread* that started it:
+    a worker started from a thread that then ended (a library caller that takes the first
+    results of :func:`map_rows` or ``generate_ordered`` in one thread and the rest in
+    another) was killed with it, in the middle of its rows.
+
+    Raises:
+        concurrent.futures.process.BrokenProcessPool: the pool broke."""
+    global _starter
+    if threading.current_thread() is threading.main_thread():
+        with _sigint_ignored_by_new_workers():
+            return pool.submit(fn, *args)
+    with _starter_lock:
+        if _starter is None:
+            _starter = cf.ThreadPoolExecutor(1, thread_name_prefix="codemorph-worker-starter")
+    return _starter.submit(pool.submit, fn, *args).result()
 
 
 def _init_worker(parent: int, slots: Any = None, claim: Any = None, memory: int | None = None,
@@ -1089,9 +1116,8 @@ class _ProcessMap:
         if task.outs is not None:  # no row of it could be sent
             return
         try:
-            with _sigint_ignored_by_new_workers():
-                task.future = self.pool.submit(_run_numbered_task, self.token, self.setup, self.fn, task.number,
-                                               task.payload)
+            task.future = _submit(self.pool, _run_numbered_task, self.token, self.setup, self.fn, task.number,
+                                  task.payload)
         except cf.process.BrokenProcessPool:  # a worker died since the last result: recovered with the others
             task.future = None
 
@@ -1212,8 +1238,7 @@ class _ProcessMap:
         pool, slots, watch = self.solo, self.solo_slots, self.solo_watch
         number = next(self.numbers)
         try:
-            with _sigint_ignored_by_new_workers():
-                fut = pool.submit(_run_numbered_task, self.token, self.setup, self.fn, number, _pack(rows))
+            fut = _submit(pool, _run_numbered_task, self.token, self.setup, self.fn, number, _pack(rows))
         except cf.process.BrokenProcessPool:  # pragma: no cover - a fresh pool's only worker died idle
             fut = None
         procs = list((getattr(pool, "_processes", None) or {}).values())
