@@ -18,7 +18,14 @@ the original row):
 * ``opaque``: an opaque predicate (``(k * k + k) % 2 == 1``, ``type(x) is int and ...``);
 * ``unreachable``: the variant has a statement after one that always exits (``return``,
   ``raise``, ``break``, ``continue``, an ``if``/``else`` whose branches all exit) where the
-  original has none (found with :mod:`ast`, independently of the transforms' own analysis).
+  original has none (found with :mod:`ast`, independently of the transforms' own analysis);
+* ``unrelated return``: a dead block returns a name its function never returns
+  (``if length < 0: return part`` in a function returning a count);
+* ``display check``: a check of a value the line above builds as a display
+  (``items = a, b, c`` / ``if not isinstance(items, tuple):``);
+* ``arithmetic store`` (``dead-store``): an arithmetic value other than ``next_i = i + 1``
+  after a loop counter or ``last_index = n - 1`` (``size = index + index``, ``bound = -n``,
+  ``offset = n + 1``); ``reads _``: a store reading ``_``; ``empty tuple``: ``state = ()``.
 """
 
 from __future__ import annotations
@@ -88,6 +95,47 @@ def classify(original: str, variant: str) -> set[str]:
     return found
 
 
+def _function_returns(code: str) -> set[str]:
+    """Names some ``return NAME`` of the code returns (any function)."""
+    return {n.value.id for n in ast.walk(ast.parse(code))
+            if isinstance(n, ast.Return) and isinstance(n.value, ast.Name)}
+
+
+_DISPLAY = r"\w+ = (\[.*\]|\{.*\}|\(.*\)|[\w.]+(, [\w.]+)+,?)$"
+
+
+def classify_more(original: str, variant: str) -> set[str]:
+    """The forms of the module docstring's second list, from the inserted lines."""
+    found: set[str] = set()
+    ol, vl = original.splitlines(), variant.splitlines()
+    returned = _function_returns(original)
+    for tag, _i1, _i2, j1, j2 in difflib.SequenceMatcher(a=ol, b=vl, autojunk=False).get_opcodes():
+        if tag not in ("insert", "replace"):
+            continue
+        prev = vl[j1 - 1].strip() if j1 > 0 else ""
+        for k in range(j1, j2):
+            line = vl[k].strip()
+            m = re.fullmatch(r"return (\w+)", line)
+            if m and m.group(1) not in returned and m.group(1) not in ("None", "True", "False"):
+                found.add("unrelated return")
+            if k == j1 and re.match(r"if (not isinstance\(|)\w+", line) and re.match(_DISPLAY, prev) \
+                    and not re.search(r"\bfor\b", prev):
+                var = re.match(r"if (?:not isinstance\()?(\w+)", line).group(1)
+                if prev.startswith(var + " = "):
+                    found.add("display check")
+            m = re.fullmatch(r"(\w+) = (.+)", line)
+            if m and j2 - j1 == 1:
+                target, value = m.groups()
+                if value == "()":
+                    found.add("empty tuple")
+                if re.search(r"\b_\b", value):
+                    found.add("reads _")
+                natural = re.fullmatch(r"next_\w+ = (\w+) \+ 1|last_index(_\d+)? = (\w+) - 1", line)
+                if re.search(r"[-+*]", value) and not re.fullmatch(r"-1|'[^']*'", value) and not natural:
+                    found.add("arithmetic store")
+    return found
+
+
 def main(path: str) -> None:
     rows = [json.loads(line) for line in open(path)]
     originals = {r["id"]: r for r in rows if r.get("kind") == "original"}
@@ -99,13 +147,16 @@ def main(path: str) -> None:
             if r.get("transforms") != [name]:
                 continue
             total += 1
-            for form in classify(originals[r["original_id"]]["code"], r["code"]):
+            orig = originals[r["original_id"]]["code"]
+            for form in classify(orig, r["code"]) | classify_more(orig, r["code"]):
                 counts[form] += 1
                 examples.setdefault(form, r["id"])
         bad = sum(1 for r in rows if r.get("transforms") == [name]
-                  and classify(originals[r["original_id"]]["code"], r["code"]))
+                  and (classify(originals[r["original_id"]]["code"], r["code"])
+                       | classify_more(originals[r["original_id"]]["code"], r["code"])))
         print(f"{name}: {total} variants, {bad} with an unnatural form")
-        for form in ("fresh literal", "after literal", "loop counter", "opaque", "unreachable"):
+        for form in ("fresh literal", "after literal", "loop counter", "opaque", "unreachable", "unrelated return",
+                     "display check", "arithmetic store", "reads _", "empty tuple"):
             print(f"  {form:14s} {counts[form]:4d}  {examples.get(form, '')}")
 
 

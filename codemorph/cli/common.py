@@ -37,7 +37,7 @@ from codemorph.cli import EXIT_INTERRUPTED
 from codemorph.errors import InputError
 from codemorph.jobs.executors import DEFAULT_WORKERS_HELP
 from codemorph.rows.dataset import input_files, progress_path, rejects_path
-from codemorph.rows.lock import output_lock
+from codemorph.rows.lock import lock_path, output_lock
 
 __all__ = ["out_console", "err_console", "EXIT_OK", "EXIT_INTERNAL", "EXIT_INPUT", "DEFAULT_WORKERS_HELP",
            "FAIL_ON_ERROR_HELP", "fail", "locked_output", "read_text", "check_output_path", "progress_bar", "exit_on_errors",
@@ -151,6 +151,11 @@ def check_output_path(output: Path, in_path: Path) -> None:
         return  # the job reports a bad input path itself
     if output.resolve() in inputs:
         fail(f"{output}: is one of the input files; writing it would destroy the input (choose another -o)")
+    for companion, what in ((rejects_path(output), "rejects file"), (progress_path(output), "checkpoint file"),
+                            (lock_path(output), "lock file")):
+        if companion.resolve() in inputs:
+            fail(f"{companion}: is one of the input files, and it is the {what} that -o {output} writes next to "
+                 f"the output; writing it would destroy the input (choose another -o, or rename the input)")
     # the job writes OUT, OUT.rejects.jsonl and OUT.progress.jsonl; none of them may be
     # something the input directory or pattern would read (the run would read its own output)
     written = [output.resolve(), rejects_path(output).resolve(), progress_path(output).resolve()]

@@ -47,7 +47,7 @@ def evaluate(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write per-row scores (JSON Lines; input of analyze)."),
     summary: Optional[Path] = typer.Option(None, help="Write the summary and robustness metrics as JSON."),
     rejects: Optional[Path] = typer.Option(None, help="Where malformed prediction entries go (JSON Lines: file, "
-                                                      "line, id, reason); default OUT.rejects.jsonl with -o OUT "
+                                                      "line, id, model, reason); default OUT.rejects.jsonl with -o OUT "
                                                       "(always written), else PRED.rejects.jsonl in the current "
                                                       "folder (written only when an entry was rejected)."),
     workers: int = typer.Option(0, help=f"Sandbox worker processes ({DEFAULT_WORKERS_HELP})."),
@@ -132,8 +132,15 @@ def evaluate(
                       pct(r.accuracy))
     print_table(table, out_console)
     if rejected:
-        err_console.print(f"{len(rejected)} prediction entries rejected (not scored; their rows count as missing): "
-                          f"see {rejects_file}", highlight=False)
+        from codemorph.scoring.predictions import reject_model
+
+        per_model: dict[str, int] = {}
+        for j in rejected:
+            who = reject_model(j)
+            per_model[who if who is not None else "no model"] = per_model.get(who if who is not None else "no model", 0) + 1
+        whose = (" (" + ", ".join(f"{m}: {c}" for m, c in per_model.items()) + ")") if len(results) > 1 else ""
+        err_console.print(f"{len(rejected)} prediction entries rejected{whose} (not scored; their rows count as "
+                          f"missing): see {rejects_file}", highlight=False)
     for r in results:
         for w in r.warnings:
             err_console.print(f"{r.model}: warning: {w}", highlight=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Sequence, Union
+from typing import Any, Collection, Sequence, Union
 
 from codemorph.engine.program import Program
 from codemorph.engine.transform import Transform, TransformError, TransformResult, derive_rng
@@ -74,12 +74,13 @@ class Pipeline:
         return Sequence_(*steps)
 
     def run(self, program: Program, rng: random.Random, inputs: Sequence[str],
-            observations: Any, outputs: Sequence[str] = (), harness: bool = False) -> list[TransformResult]:
+            observations: Any, outputs: Sequence[str] = (), harness: bool = False,
+            keep_claims: Collection[str] | None = None) -> list[TransformResult]:
         raise NotImplementedError
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
               inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = (),
-              harness: bool = False) -> PipelineResult:
+              harness: bool = False, keep_claims: Collection[str] | None = None) -> PipelineResult:
         """Run the pipeline on ``program``.
 
         Args:
@@ -91,10 +92,12 @@ class Pipeline:
                 (passed to each transform, see :attr:`RewriteContext.outputs`).
             harness: the harness contract (passed to each transform; see
                 :meth:`Transform.apply <codemorph.Transform.apply>`).
+            keep_claims: the only claims a distractor may make (passed to each transform;
+                :attr:`RewriteContext.keep_claims <codemorph.engine.transform.RewriteContext.keep_claims>`).
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), "pipeline", self.describe())
-        results = self.run(program, rng, inputs, observations, outputs, harness)
+        results = self.run(program, rng, inputs, observations, outputs, harness, keep_claims)
         final = program
         for r in results:
             if r.applied:
@@ -109,11 +112,12 @@ class Pipeline:
 
 
 def _run_step(step: Step, program: Program, rng: random.Random, inputs, observations,
-              outputs: Sequence[str] = (), harness: bool = False) -> list[TransformResult]:
+              outputs: Sequence[str] = (), harness: bool = False,
+              keep_claims: Collection[str] | None = None) -> list[TransformResult]:
     if isinstance(step, Transform):
         return [step.apply(program, random.Random(rng.getrandbits(64)), inputs=inputs, observations=observations,
-                           outputs=outputs, harness=harness)]
-    return step.run(program, rng, inputs, observations, outputs, harness)
+                           outputs=outputs, harness=harness, keep_claims=keep_claims)]
+    return step.run(program, rng, inputs, observations, outputs, harness, keep_claims)
 
 
 def renames_bindings(transform: Transform) -> bool:
@@ -156,12 +160,12 @@ class Sequence_(Pipeline):
     def __init__(self, *steps: Step) -> None:
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False, keep_claims=None):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for step in self.steps:
             out += _run_step(step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming), outputs, harness)
+                             _observations_after(observations, out, renaming), outputs, harness, keep_claims)
         return out
 
     def transforms(self):
@@ -180,12 +184,12 @@ class OneOf(Pipeline):
             raise ValueError("OneOf needs at least one step")
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False, keep_claims=None):
         order = list(range(len(self.steps)))
         rng.shuffle(order)
         tried: list[TransformResult] = []
         for i in order:
-            res = _run_step(self.steps[i], program, rng, inputs, observations, outputs, harness)
+            res = _run_step(self.steps[i], program, rng, inputs, observations, outputs, harness, keep_claims)
             tried += res
             if any(r.applied for r in res):
                 return tried
@@ -207,13 +211,13 @@ class SomeOf(Pipeline):
         self.k = k
         self.steps = tuple(as_step(s) for s in steps)
 
-    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False, keep_claims=None):
         chosen = rng.sample(range(len(self.steps)), self.k)
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for i in chosen:
             out += _run_step(self.steps[i], _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming), outputs, harness)
+                             _observations_after(observations, out, renaming), outputs, harness, keep_claims)
         return out
 
     def transforms(self):
@@ -232,12 +236,12 @@ class Repeat(Pipeline):
         self.step = as_step(step)
         self.times = times
 
-    def run(self, program, rng, inputs, observations, outputs=(), harness=False):
+    def run(self, program, rng, inputs, observations, outputs=(), harness=False, keep_claims=None):
         out: list[TransformResult] = []
         renaming = _renaming(self)
         for _ in range(self.times):
             out += _run_step(self.step, _last_program(program, out), rng, inputs,
-                             _observations_after(observations, out, renaming), outputs, harness)
+                             _observations_after(observations, out, renaming), outputs, harness, keep_claims)
         return out
 
     def transforms(self):

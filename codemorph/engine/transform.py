@@ -17,7 +17,7 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Collection, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -755,6 +755,11 @@ class RewriteContext:
             default, and ``codemorph apply FILE``): the program may be a library module, so
             its public module-level names and their parameters are an API that callers
             codemorph cannot see may use by name (keyword arguments).
+        keep_claims: when given, the only claims (:meth:`claim`, by text) a distractor may
+            make: ``generate`` applies a distractor again with the claims of its variant
+            that execution showed false, when others of them were not, so that the variant
+            keeps those and drops the others (:attr:`keep_claims`); ``None`` (the default):
+            any claim.
 
     Helpers: :meth:`fresh_name`, :meth:`metadata`, :meth:`position`, :meth:`record`,
     :meth:`shadowed`.
@@ -762,8 +767,10 @@ class RewriteContext:
 
     def __init__(self, program: Program, rng: random.Random, inputs: Sequence[str] = (),
                  observations: Any = None, outputs: Sequence[str] = (),
-                 harness: bool = False) -> None:
+                 harness: bool = False, keep_claims: Collection[str] | None = None) -> None:
         self.program = program
+        #: the only claim texts a distractor may make (``None``: any), see the class docstring
+        self.keep_claims: frozenset[str] | None = None if keep_claims is None else frozenset(keep_claims)
         self.rng = rng
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
@@ -908,7 +915,7 @@ class Transform:
 
     def apply(self, program: Program, rng: random.Random | int | None = None, *,
               inputs: Sequence[str] = (), observations: Any = None, outputs: Sequence[str] = (),
-              harness: bool = False) -> TransformResult:
+              harness: bool = False, keep_claims: Collection[str] | None = None) -> TransformResult:
         """Rewrite ``program``.
 
         Args:
@@ -923,6 +930,8 @@ class Transform:
                 only a harness calls the program, and only its entry point, with
                 ``inputs``.  ``generate`` passes ``True``; the default ``False`` keeps the
                 program's public names and parameters (an API) as they are.
+            keep_claims: the only claims a distractor may make (:attr:`RewriteContext.keep_claims`;
+                ``None``: any).
 
         Returns:
             A :class:`TransformResult`; ``applied=False`` with a ``reason`` when a
@@ -954,7 +963,7 @@ class Transform:
         limit = None
         try:
             with _time_limited(self.name) as limit:
-                return self._apply(program, rng, inputs, observations, outputs, harness)
+                return self._apply(program, rng, inputs, observations, outputs, harness, keep_claims)
         except TransformTimeout:
             err = TransformError(self.name, _distribution_of(type(self)), "TransformTimeout", (
                 f"transform {self.name!r} did not finish within the time limit of {limit:g} s and was stopped "
@@ -993,8 +1002,9 @@ class Transform:
                                    error=err)
 
     def _apply(self, program: Program, rng: random.Random, inputs: Sequence[str], observations: Any,
-               outputs: Sequence[str] = (), harness: bool = False) -> TransformResult:
-        ctx = RewriteContext(program, rng, inputs, observations, outputs, harness)
+               outputs: Sequence[str] = (), harness: bool = False,
+               keep_claims: Collection[str] | None = None) -> TransformResult:
+        ctx = RewriteContext(program, rng, inputs, observations, outputs, harness, keep_claims)
         folded = unnormalized_identifier(program.source)
         if folded is not None:
             return TransformResult(self.name, program, False, reason=(
@@ -1003,7 +1013,7 @@ class Transform:
         attempts = _READ_ONLY_ATTEMPTS if program.read_only else 1
         for attempt in range(attempts):
             if attempt:
-                ctx = RewriteContext(program, rng, inputs, observations, outputs, harness)
+                ctx = RewriteContext(program, rng, inputs, observations, outputs, harness, keep_claims)
             try:
                 new_module = self.rewrite(program.module, ctx)
             except NotApplicable as exc:
@@ -1020,6 +1030,10 @@ class Transform:
             names = ", ".join(sorted(program.read_only))
             return TransformResult(self.name, program, False, reason=(
                 f"every site rewritten is in {names}, the harness the row's input calls (read-only)"))
+        if ctx.keep_claims is not None and any(c.text not in ctx.keep_claims for c in ctx.claims):
+            # a distractor that does not read ``keep_claims`` made a claim of its own choice
+            return TransformResult(self.name, program, False,
+                                   reason="the rewrite makes a claim that is not among the claims to keep")
         code = module_code(new_module)
         try:
             # compiled now, its libcst tree parsed only if something reads it (a pipeline's next

@@ -28,7 +28,7 @@ from codemorph.rows.dataset import (Checkpoint, Reject, RowWriter, SourceRow, co
 from codemorph.rows.lock import output_lock
 from codemorph.rows.schema import (OriginalRow, TransformReject, VariantReject, VariantRow,
                                    parse_problem, row_reject)
-from codemorph.errors import ParseError
+from codemorph.errors import InputError, ParseError
 from codemorph.engine.pipeline import Pipeline
 from codemorph.engine.program import Program
 from codemorph.engine.recipes import Recipe, Variant, build_pipeline
@@ -146,9 +146,19 @@ class GenerateConfig:
     worker_memory: int | None = None
     transform_time_limit: float | None = DEFAULT_TIME_LIMIT
 
+    def __post_init__(self) -> None:
+        names = [v.name for v in self.variants]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(f"the variant {twice[0]!r} is given twice: each variant writes the row id "
+                             f"'<id>:{twice[0]}', so two would write duplicate ids; give each transform once (-t)")
+
     @classmethod
     def from_transforms(cls, names: Sequence[str], **kw: Any) -> "GenerateConfig":
-        """One variant per transform name, named after it (rows ``<id>:<transform>``)."""
+        """One variant per transform name, named after it (rows ``<id>:<transform>``).
+
+        Raises:
+            InputError: a name is given twice (its rows would have the same ids)."""
         return cls(variants=tuple(Variant(n, n) for n in names), **kw)
 
     @classmethod
@@ -376,13 +386,18 @@ class RowProcessor:
         observations = merge_observations(baseline.outcomes) \
             if self.needs_types and not any(o.types_partial or o.coverage_partial for o in baseline.outcomes) \
             else None
+
+        def rewrite(name: str, pipeline: Pipeline, keep_claims=None):
+            return pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=view.harness_inputs,
+                                  observations=observations,
+                                  # a distractor states results of argument lists only
+                                  outputs=[row.output] if kind == "args" else (), harness=True,
+                                  keep_claims=keep_claims)
+
         candidates = []  # (variant name, PipelineResult, seconds spent rewriting)
         for name, pipeline in self.pipelines:
             start = time.perf_counter()
-            res = pipeline.apply(program, derive_rng(cfg.seed, row.id, name), inputs=view.harness_inputs,
-                                 observations=observations,
-                                 # a distractor states results of argument lists only
-                                 outputs=[row.output] if kind == "args" else (), harness=True)
+            res = rewrite(name, pipeline)
             candidates.append((name, res, time.perf_counter() - start))
 
         # one sandbox batch: per variant, the differential check on every baseline input; the
@@ -433,12 +448,22 @@ class RowProcessor:
             verdict = judge(baseline, checks, check_outs, stdout_lines=res.stdout_lines,
                             min_inputs=cfg.min_inputs)
             at_claims = at + len(checks) + (0 if own_compared else 1)
-            held = _claim_held(verdict, res.claims, outs[at_claims:at_claims + len(res.claims)])
+            claim_outs = outs[at_claims:at_claims + len(res.claims)]
+            held = _claim_held(verdict, res.claims, claim_outs)
             if held is None and res.claims and (verdict.ok or verdict.status == "weak" or _unreached(verdict)):
                 held = self._claim_held_under_other_hash_seeds(res.claims, baseline)
-            if held is not None:  # a distractor's claim is true: the variant is not made, as a precondition
-                out.stats.append(TransformStat(name, "not-applicable", seconds + share * len(checks), held))
-                continue
+            if held is not None:
+                # a distractor's claim is not shown false: the variant is made again with only its
+                # claims that were (when there are some), and checked as a new variant; else it
+                # is not made, as a precondition
+                again = self._without_claims_not_shown_false(
+                    rewrite, dict(self.pipelines)[name], name, res, verdict, claim_outs, baseline, row, kind,
+                    run_input, own_compared)
+                if again is None:
+                    out.stats.append(TransformStat(name, "not-applicable", seconds + share * len(checks), held))
+                    continue
+                res, checks, check_outs, run, verdict, extra = again
+                seconds += extra
             if cfg.prove:
                 verdict = prove_verdict(verdict, baseline, res.program, check_outs, min_inputs=cfg.min_inputs)
             status, reason, delta = self._variant(row, name, res, verdict, run, out, view)
@@ -457,6 +482,47 @@ class RowProcessor:
         if cfg.perturb is not None:
             self._perturbations(row, out)
         return out
+
+    def _without_claims_not_shown_false(self, rewrite, pipeline, name, res, verdict, claim_outs, baseline, row,
+                                        kind, run_input, own_compared):
+        """The variant ``res`` made again (``rewrite(name, pipeline, keep_claims)``) with only
+        its claims that ``claim_outs`` showed false, and checked as any variant is (the
+        differential checks on the baseline's inputs, the row's own input, and every claim
+        run again, under the other hash seeds too when the claim may see hash order).
+
+        Returns ``(result, checks, check outcomes, run on the row's input, verdict, seconds)``,
+        or ``None`` when there is nothing to keep (no claim shown false, or all were), the
+        rewrite failed or made another claim, the verdict rejects the first variant anyway,
+        or the new variant's claims are not all shown false."""
+        if not (verdict.ok or verdict.status == "weak" or _unreached(verdict)):
+            return None
+        shown = [c.text for c, o in zip(res.claims, claim_outs) if refutation(c, o) is None]
+        if not shown or len(shown) == len(res.claims):
+            return None  # (all shown false under this seed: one failed under another hash seed)
+        start = time.perf_counter()
+        again = rewrite(name, pipeline, keep_claims=shown)
+        if not again.changed or again.errors or not again.claims \
+                or any(c.text not in shown for c in again.claims):
+            return None
+        cfg = self.config
+        checks = check_requests(baseline, again.program, self.sandbox.limits.timeout, expected_output=row.output,
+                                types=cfg.prove)
+        requests = list(checks)
+        if not own_compared:
+            requests.append(request_for(again.program.source, again.program.entry_point, kind, run_input,
+                                        expected_output=row.output))
+        requests += claim_requests(again.claims, self.sandbox.limits.timeout, baseline=baseline)
+        outs = self.sandbox.run_batch(requests)
+        check_outs = outs[:len(checks)]
+        run = outs[0] if own_compared else outs[len(checks)]
+        verdict = judge(baseline, checks, check_outs, stdout_lines=again.stdout_lines, min_inputs=cfg.min_inputs)
+        at = len(checks) + (0 if own_compared else 1)
+        held = _claim_held(verdict, again.claims, outs[at:at + len(again.claims)])
+        if held is None and (verdict.ok or verdict.status == "weak" or _unreached(verdict)):
+            held = self._claim_held_under_other_hash_seeds(again.claims, baseline)
+        if held is not None:
+            return None
+        return again, checks, check_outs, run, verdict, time.perf_counter() - start
 
     def _claim_held_under_other_hash_seeds(self, claims, baseline) -> str | None:
         """Why a variant whose claims were all shown false is still not written: a claim whose

@@ -20,6 +20,8 @@ import gzip
 import json
 import os
 import unicodedata
+import zlib
+from contextlib import contextmanager
 from dataclasses import replace
 from dataclasses import dataclass, field
 from importlib import resources
@@ -314,7 +316,7 @@ def count_rows(path: str | os.PathLike[str]) -> int:
         if _is_parquet(f):
             total += _parquet_file(f).metadata.num_rows
             continue
-        with _open_jsonl(f) as fh:
+        with _open_jsonl(f) as fh, _damage_reported(f):
             for raw in fh:
                 if raw.strip():
                     total += _expanded_count(raw)
@@ -328,6 +330,18 @@ def _open_jsonl(path: Path) -> IO[bytes]:
     if path.name.lower().endswith(GZIP_SUFFIX):
         return gzip.open(path, "rb")  # type: ignore[return-value]
     return open(path, "rb")
+
+
+@contextmanager
+def _damage_reported(path: Path) -> Iterator[None]:
+    """Turn the errors of reading a damaged gzip file (truncated: ``EOFError``; a bad CRC,
+    length or header: ``gzip.BadGzipFile``; corrupt data: ``zlib.error``) into an
+    :class:`InputError` naming the file and the damage."""
+    try:
+        yield
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise InputError(f"{path}: the gzip file is damaged ({exc}); expected a complete gzip file of JSON Lines "
+                         f"rows (check it with `gzip -t {path}`, and copy or download it again)") from None
 
 
 def _expanded_count(raw: bytes) -> int:
@@ -397,7 +411,7 @@ def _lone_surrogate(text: Any) -> int | None:
 
 
 def _jsonl_rows(ctx: _Ctx) -> Iterator[SourceRow | Reject]:
-    with _open_jsonl(ctx.path) as fh:
+    with _open_jsonl(ctx.path) as fh, _damage_reported(ctx.path):
         for lineno, raw in enumerate(fh, 1):
             if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows tools)
                 raw = raw[3:]

@@ -6,8 +6,9 @@ Scoring rules (``match="execution"``, the default) follow CRUXEval's own harness
 
 * every generation ``g`` of a row is judged on its own; the check program is
   ``f"{code}\\nassert {output} == {g}"``, run as a script (in codemorph's sandbox, never in
-  this process) with a 3 s timeout; the generation is correct iff the script finishes
-  without raising.  Output mode: ``g`` is a literal; input mode: ``g`` is a call such as
+  this process) with a 3 s timeout and, as the harness's ``swallow_io`` does, its standard
+  output and error sent to a ``StringIO`` never read (:func:`swallow_output`); the generation
+  is correct iff the script finishes without raising.  Output mode: ``g`` is a literal; input mode: ``g`` is a call such as
   ``f('sea')``.
 * generations the harness refuses are counted as **incorrect and kept** (they are not
   dropped, so ``n`` in pass@k stays the number of generations): in input mode a
@@ -41,12 +42,14 @@ confusion matrix of exception answers with per-class precision, recall and F1
 
 Exception rows (``output`` null, ``exception: {"type": T}``):
 
-* output mode: a generation is correct iff it *names the raised class*: ``raises T`` or
-  ``assert f(...) raises T`` (the exception-answer protocol of :mod:`codemorph.harness.prompts`),
-  or, after stripping whitespace and an optional leading ``raise``, and keeping only the last line of a
-  ``Traceback`` block, the text is ``T``, ``T(...)`` or ``T: message``, optionally with a
-  module prefix (``builtins.T``).  ``'IndexError'`` as a string literal or another class
-  (even a base class such as ``LookupError``) is not correct.  Nothing is executed.
+* output mode: a generation is correct iff it *names the raised class*
+  (:func:`names_exception`, read by :func:`codemorph.scoring.predictions.exception_named`):
+  ``raises T`` or ``assert f(...) raises T`` (the exception-answer protocol of
+  :mod:`codemorph.harness.prompts`), the last line of a ``Traceback`` block, ``T: message``,
+  ``T``, ``(T)``, ``T(...)``, ``raise T``, ``raise T from U`` (the raised one is ``T``), with
+  an optional ``builtins.`` prefix.  ``'IndexError'`` as a string literal, two classes
+  (``T or U``) or another class (a base class such as ``LookupError``, or a subclass) is not
+  correct.  Nothing is executed.
 * input mode: the generation must be one expression (a call such as ``f(...)``);
   it is run after the code and is correct iff it raises exactly class ``T`` from the
   program's code: an exception raised by the answer's own expression, before or instead of
@@ -60,13 +63,16 @@ expected output are stripped, spaces removed and ``"`` replaced by ``'``, then c
 as strings; the expected output is the data set's recorded text
 (:attr:`EvalRow.recorded_output`, a CodeMind ``output.txt`` as Python's text mode reads it)
 when there is one, else ``output`` (input mode compares with the call ``f(<input>)``, a
-``call`` row's expression or a ``stdin`` row's input).
+``call`` row's expression or a ``stdin`` row's input).  An exception row in output mode
+compares with its recorded text (a layout's ``raises T``) when it has one, else follows
+:func:`names_exception`.
 
 Row kinds (:attr:`EvalRow.input_kind`): ``call`` rows are judged by
 ``assert <input> == <generation>`` after the code (output mode; input mode as ``args``
 rows); ``stdin`` rows by comparing the generation with the row's standard output under
 :func:`codemorph.rows.codemind.same_stdout` (output mode), or by running the program on the
-predicted standard input in the sandbox and comparing what it writes (input mode).  Exception rows use the
+predicted standard input in the sandbox and comparing what it writes (input mode; the
+prediction is read as a CodeMind ``input.txt`` is, :func:`codemorph.rows.codemind.read_stdin_text`).  Exception rows use the
 naming rule above.  Accuracies are over the rows that have a prediction, as there.
 """
 
@@ -83,7 +89,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from codemorph.errors import InputError, OutputWriteError
-from codemorph.rows.codemind import same_stdout
+from codemorph.rows.codemind import read_stdin_text, same_stdout
 from codemorph.scoring.metrics import bootstrap_ci, mean_pass_at_k, pass_at_k, wilson_interval
 from codemorph.scoring.predictions import EvalRow, PredictionSet, load_predictions, load_rows
 
@@ -102,11 +108,16 @@ __all__ = [
     "names_exception",
     "normalize_exact",
     "check_program",
+    "call_statements",
+    "expected_expression",
     "stdout_verdict",
     "score_generations",
     "trivially_true",
     "holds_nan",
+    "names_bare_float",
     "harness_sandbox",
+    "swallow_output",
+    "SWALLOW_LINE",
     "write_scores",
     "write_summary",
     "read_scores",
@@ -308,8 +319,8 @@ class EvaluationResult:
         rejects: the prediction entries of the predictions source that could not be read
             (:attr:`PredictionSet.rejects`; shared by every model of the source).  They give
             no prediction: their rows are ``missing`` as a row without any prediction is.
-        rejected_rows: ids of data-set rows that are missing and for which an entry was
-            rejected (a subset of ``missing``).
+        rejected_rows: ids of data-set rows that are missing and for which an entry of this
+            model (or of no model the entry tells) was rejected (a subset of ``missing``).
     """
 
     model: str
@@ -333,12 +344,22 @@ class EvaluationResult:
     rejects: list[Any] = field(default_factory=list)
     rejected_rows: list[str] = field(default_factory=list)
 
+    @property
+    def model_rejects(self) -> list[Any]:
+        """The rejected entries of :attr:`rejects` that belong to this model: those whose
+        ``model`` is :attr:`model`, and those that tell no model (a line that is not JSON in a
+        file of several models), which may belong to any and count for each."""
+        from codemorph.scoring.predictions import reject_model
+
+        return [j for j in self.rejects if reject_model(j) in (None, self.model)]
+
     def summary(self) -> dict[str, Any]:
-        """A JSON-able summary (no per-row data)."""
+        """A JSON-able summary (no per-row data); ``predictions_rejected`` counts
+        :attr:`model_rejects`."""
         return {"model": self.model, "mode": self.mode, "match": self.match, "dataset": self.dataset,
                 "predictions": self.predictions, "rows_scored": len(self.rows),
                 "rows_missing": len(self.missing), "predictions_unmatched": len(self.unmatched),
-                "predictions_rejected": len(self.rejects), "rows_rejected": len(self.rejected_rows),
+                "predictions_rejected": len(self.model_rejects), "rows_rejected": len(self.rejected_rows),
                 "executions": self.executions, "accuracy": self.accuracy,
                 "pass_at_k": {str(k): v for k, v in self.pass_at_k.items()},
                 "pass_at_k_rows": {str(k): v for k, v in self.pass_at_k_rows.items()},
@@ -350,38 +371,76 @@ class EvaluationResult:
 
 # --------------------------------------------------------------------------- rules
 
-_TRACEBACK_LAST = re.compile(r"^\s*Traceback \(most recent call last\):", re.M)
-_RAISES_ANSWER = re.compile(r"(?:assert\s+)?(?:\S.*?\s)?raises\s+(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)\s*", re.S)
-_NAMED = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*)(.*)\Z", re.S)
-
-
-def names_exception(prediction: str, exc_type: str) -> bool:
+def names_exception(prediction: str, exc_type: str, code: str | None = None) -> bool:
     """Whether ``prediction`` names the exception class ``exc_type`` (the rule for
     exception rows, see the module docstring).
 
+    The answer's class is read by :func:`codemorph.scoring.predictions.exception_named`
+    (``T``, ``(T)``, ``T('m')``, ``T: message``, a traceback's last line, ``raise T``,
+    ``raise T from U``: ``T``, ``raises T``...).  It must be the raised class itself: a base
+    class (``LookupError`` for ``IndexError``) or a subclass (``IndexError`` for a raised
+    ``LookupError``) is another class, and wrong, as in input mode, where the call must raise
+    exactly ``exc_type``.  Another name of the same builtin class counts (``IOError`` and
+    ``EnvironmentError`` are ``OSError``).  Module prefixes: ``builtins.T`` names the builtin
+    class, so it counts only when ``exc_type`` is a builtin exception that ``code`` (the
+    row's program, when given) does not define a class of that name for; another prefix
+    (``json.JSONDecodeError``) counts only for a class that is not builtin (the sandbox
+    records a class by its ``__name__``, so the module cannot be checked), never for a
+    builtin one (``numpy.IndexError`` is not ``IndexError``).
+
+    Args:
+        prediction: one generation (an extracted answer).
+        exc_type: the raised class's ``__name__``, as the row records it.
+        code: the row's program, or ``None``.
+
     >>> names_exception("IndexError('list index out of range')", "IndexError")
     True
-    >>> names_exception("raise builtins.KeyError", "KeyError")
+    >>> names_exception("raise IndexError from KeyError", "IndexError")
+    True
+    >>> names_exception("raise KeyError from IndexError", "IndexError")
+    False
+    >>> names_exception("(builtins.KeyError)", "KeyError")
     True
     >>> names_exception("raises KeyError", "KeyError")
     True
     >>> names_exception("'IndexError'", "IndexError")
     False
     """
-    text = prediction.strip()
-    raises = _RAISES_ANSWER.fullmatch(text)
-    if raises:  # the exception-answer protocol: "raises T", "assert f(x) raises T"
-        return raises.group(1) == exc_type
-    if _TRACEBACK_LAST.search(text):
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        text = lines[-1].strip() if lines else ""
-    if text.startswith("raise ") or text.startswith("raise\t"):
-        text = text[6:].strip()
-    m = _NAMED.match(text)
-    if not m or m.group(1) != exc_type:
+    from codemorph.scoring.predictions import builtin_exception, exception_named
+
+    name = exception_named(prediction)
+    if name is None or not exc_type:
         return False
-    rest = m.group(2).strip()
-    return rest == "" or rest.startswith("(") or rest.startswith(":")
+    prefix, _, last = name.rpartition(".")
+    raised = builtin_exception(exc_type)
+    if prefix == "builtins":
+        return (raised is not None and builtin_exception(last) is raised
+                and not (code is not None and _defines_class(code, exc_type)))
+    if prefix:
+        return raised is None and last == exc_type
+    if last == exc_type:
+        return True
+    # another builtin name of the same class (IOError for OSError), unless the program binds
+    # either name itself (the raised class, or the answer's name, may then be its own)
+    return (raised is not None and builtin_exception(last) is raised
+            and not (code is not None and (_defines_class(code, exc_type) or _defines_class(code, last))))
+
+
+def _defines_class(code: str, name: str) -> bool:
+    """Whether ``code`` binds ``name`` to something of its own (a ``class``, an assignment, an
+    import), anywhere; parsed, never run (unparsable code: ``True``, nothing is assumed)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return True
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef) and n.name == name:
+            return True
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+            return True
+        if isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name:
+            return True
+    return False
 
 
 def normalize_exact(text: str) -> str:
@@ -483,12 +542,16 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     if strict and _strict_refusal(row, generation, mode) is not None:
         return None
     if row.input_kind == "call" and row.output is not None and mode == "output":
-        # the whole expression is evaluated after the code: assert <input> == <prediction>
+        # the whole expression is evaluated after the code: assert <input> == <prediction>; an
+        # input of statements ending with an expression (perturb's harness method with other
+        # literals) runs its statements first, as the sandbox runs it
+        before, expr = call_statements(row.input)
+        code = f"{row.code}\n{before}" if before else row.code
         if strict:
             if not _is_expression(generation):
                 return None
-            return f"{row.code}\nassert {row.input} == (\n{generation}\n)"
-        return f"{row.code}\nassert {row.input} == {generation}"
+            return f"{code}\nassert {expr} == (\n{generation}\n)"
+        return f"{code}\nassert {expr} == {generation}"
     if row.output is None:
         if mode == "output" or not _is_expression(generation):
             return None
@@ -498,8 +561,76 @@ def check_program(row: EvalRow, generation: str, mode: str, strict: bool = False
     if strict:
         if not _is_expression(generation):
             return None
-        return f"{row.code}\nassert {row.output} == (\n{generation}\n)"
-    return f"{row.code}\nassert {row.output} == {generation}"
+        return f"{row.code}\nassert {expected_expression(row.output)} == (\n{generation}\n)"
+    return f"{row.code}\nassert {expected_expression(row.output)} == {generation}"
+
+
+def expected_expression(output: str) -> str:
+    """A row's expected output as it follows ``assert``: the text stripped, and put in
+    parentheses on lines of its own when it holds a line end, a comment or a ``;`` and parses
+    as one expression (``4  # four`` made ``assert 4`` of the assertion, right for every
+    answer; ``4\\n`` an ``IndentationError``, wrong for every answer); else as it is, as
+    CRUXEval's harness puts it (its outputs are one-line reprs: unchanged).
+
+    >>> expected_expression("[1, 2]")
+    '[1, 2]'
+    >>> expected_expression("4  # four")
+    '(\\n4  # four\\n)'
+    """
+    stripped = output.strip()
+    if not any(c in stripped for c in "\n\r#;") or not _cuts_a_line(stripped):
+        return stripped
+    return f"(\n{stripped}\n)" if _is_expression(stripped) else output
+
+
+def _cuts_a_line(text: str) -> bool:
+    """Whether ``text`` has a comment, a line end outside brackets or a ``;`` as Python
+    reads it (not inside a string: ``'a#b'`` has none)."""
+    import io
+    import tokenize
+
+    try:
+        toks = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return True
+    return any(t.type == tokenize.COMMENT or (t.type == tokenize.OP and t.string == ";")
+               or (t.type in (tokenize.NL, tokenize.NEWLINE) and t.string) for t in toks)
+
+
+def call_statements(text: str) -> tuple[str, str]:
+    """A ``call`` row's input split as the sandbox runs it: ``(statements, expression)``, the
+    statements (``""`` for none) running first, then the expression whose value is the
+    output, ready to follow ``assert``.  A one-line expression is kept as it is (stripped);
+    an expression on several lines or with a comment, alone or after statements (``perturb``'s
+    harness method with other literals), is put in parentheses on lines of their own, so that
+    neither a line end nor a comment cuts the assertion.  ``("", text)`` when ``text`` does not
+    parse or does not end with an expression.
+
+    >>> call_statements("class T(T):\\n    x = 2\\nT().test()")
+    ('class T(T):\\n    x = 2', '(\\nT().test()\\n)')
+    >>> call_statements(" g(1) ")
+    ('', 'g(1)')
+    """
+    stripped = text.strip()
+    if not any(c in stripped for c in "\n\r#;"):
+        return "", stripped
+    try:
+        body = ast.parse(stripped).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return "", text
+    if not body or not isinstance(body[-1], ast.Expr):
+        return "", text
+    last = ast.get_source_segment(stripped, body[-1])
+    if last is None:
+        return "", text
+    before = ""
+    if len(body) > 1:
+        lines = stripped.splitlines(keepends=True)
+        prev = body[-2]
+        end = sum(len(ln) for ln in lines[:prev.end_lineno - 1]) + len(
+            lines[prev.end_lineno - 1].encode("utf-8")[:prev.end_col_offset].decode("utf-8", "replace"))
+        before = stripped[:end]
+    return before, f"(\n{last}\n)"
 
 
 def _skip_status(row: EvalRow, generation: str, mode: str, strict: bool = False) -> str:
@@ -667,7 +798,7 @@ def evaluate_dataset(rows: Sequence[EvalRow], predictions: PredictionSet, *, mod
     res = EvaluationResult(predictions.model, mode, match, scores, pak, pak_rows, acc, missing_ids, unmatched,
                            executions, rob, predictions=predictions.source, unparsable=predictions.unparsable,
                            extraction=dict(predictions.extraction), rejects=predictions.rejects)
-    rejected_ids = {j.id for j in predictions.rejects if j.id is not None}
+    rejected_ids = {j.id for j in res.model_rejects if j.id is not None}
     res.rejected_rows = [i for i in missing_ids if i in rejected_ids]
     _diagnose(res, scored_rows, preds, predictions, strict)
     return res
@@ -681,8 +812,9 @@ def trivially_true(row: EvalRow, generation: str) -> bool:
     if row.output is None or row.input_kind == "stdin":
         return False
     try:
-        loose = ast.dump(ast.parse(f"assert {row.output} == {generation}"))
-        tight = ast.dump(ast.parse(f"assert {row.output} == (\n{generation}\n)"))
+        out = expected_expression(row.output)
+        loose = ast.dump(ast.parse(f"assert {out} == {generation}"))
+        tight = ast.dump(ast.parse(f"assert {out} == (\n{generation}\n)"))
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return False
     return loose != tight
@@ -706,10 +838,24 @@ def holds_nan(output: str | None) -> bool:
                and n.args[0].value.strip().lower() in _NAN_TEXTS for n in ast.walk(tree))
 
 
+def names_bare_float(output: str | None, code: str = "") -> bool:
+    """Whether an expected output repr uses the name ``inf`` or ``nan`` (``repr`` of an
+    infinite or NaN float: ``inf``, ``[1.0, -inf]``) that the program ``code`` does not bind:
+    the assertion then raises ``NameError`` whatever the answer.  Parsed, never evaluated."""
+    if output is None or ("inf" not in output and "nan" not in output):
+        return False
+    try:
+        tree = ast.parse(output.strip(), mode="eval")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in ("inf", "nan")}
+    return any(not _defines_class(code, name) for name in used) if used and code else bool(used)
+
+
 def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, list[str]],
               predictions: PredictionSet, strict: bool) -> None:
     from codemorph.scoring.metrics import exception_confusion
-    from codemorph.scoring.predictions import predicted_exception
+    from codemorph.scoring.predictions import predicted_exception, reject_model
 
     mode = res.mode
     scored = len(res.rows)
@@ -724,12 +870,27 @@ def _diagnose(res: EvaluationResult, rows: Sequence[EvalRow], preds: dict[str, l
         res.warnings.append(f"{len(nan_rows)} rows expect a value holding NaN, which compares unequal to every answer "
                             f"under the assertion (`assert float('nan') == float('nan')` fails): no generation can "
                             f"be right on them, e.g. {nan_rows[:3]}")
-    if res.rejects:
+    bare = [r.id for r in rows if r.input_kind == "args" and names_bare_float(r.output, r.code)]
+    if bare and res.match == "execution":
+        res.warnings.append(f"{len(bare)} rows expect an output that names `inf` or `nan` (the repr of an infinite "
+                            f"or NaN float), an undefined name in the assertion, as in CRUXEval's harness: no "
+                            f"generation can be right on them (write float('inf') in the data set), e.g. {bare[:3]}")
+    capped = [s for s in res.rows if "output-limit" in s.status]
+    if capped:
+        n = sum(st == "output-limit" for s in capped for st in s.status)
+        res.warnings.append(f"{n} generations were stopped at the sandbox's output limit (16 MiB written to file "
+                            f"descriptor 1 or 2 itself, as os.write(1, ...) does, or a file of that size written) and "
+                            f"are scored wrong (status output-limit), where a harness without the limit would run "
+                            f"them to the end: rows {[s.id for s in capped][:5]}")
+    own = res.model_rejects
+    if own:
         gone = set(res.rejected_rows)
         counted = "scored as one wrong generation each" if any(s.id in gone for s in res.rows) else "not scored"
-        res.warnings.append(f"{len(res.rejects)} prediction entries of {predictions.source} could not be read and "
+        res.warnings.append(f"{len(own)} prediction entries of {predictions.source} could not be read and "
                             f"were rejected (see the rejects file); {len(res.rejected_rows)} rows have no "
-                            f"prediction because of them and count as missing ({counted}, as every missing row)")
+                            f"prediction because of them and count as missing ({counted}, as every missing row)"
+                            + (f"; {unknown} of them name no model and count for every model of the file"
+                               if (unknown := sum(reject_model(j) is None for j in own)) else ""))
     if res.unparsable:
         total = sum(len(v) for v in preds.values())
         res.warnings.append(f"{res.unparsable} of {total} generations have no answer that could be found "
@@ -813,11 +974,14 @@ def score_generations(row: EvalRow, generations: Sequence[str], mode: str = "out
 
 
 def _exact_verdict(row: EvalRow, generation: str, mode: str) -> tuple[bool, str]:
-    if row.output is None:
-        ok = names_exception(generation, row.exception_type or "")
+    # an exception row, output mode: the recorded text when the data set has one (a layout's
+    # output.txt `raises T`, compared as ExeRScope compares), else the naming rule; input
+    # mode compares the call as on any row
+    if row.output is None and mode == "output" and row.recorded_output is None:
+        ok = names_exception(generation, row.exception_type or "", row.code)
         return ok, "names-exception" if ok else "no-match"
     if mode == "output":
-        target = row.recorded_output if row.recorded_output is not None else row.output
+        target = row.recorded_output if row.recorded_output is not None else (row.output or "")
     else:
         target = row.input if row.input_kind in ("call", "stdin") else f"{row.entry_point}({row.input})"
     ok = normalize_exact(generation) == normalize_exact(target)
@@ -873,11 +1037,50 @@ def _run_checks(sandbox, task: tuple[int, bool, str | None, list[Any], int]) -> 
     from codemorph.sandbox.pool import ExecRequest
 
     _, exception_row, exception_type, codes, code_lines = task
-    requests = [ExecRequest(code, args=None) if isinstance(code, str) else request_for(code[1], "__main__", "stdin", code[2])
-                for code in codes]
+    requests = [ExecRequest(swallow_output(code), args=None) if isinstance(code, str)
+                else request_for(code[1], "__main__", "stdin", code[2]) for code in codes]
     outcomes = sandbox.run_batch(requests)
-    return [_outcome_status(o, exception_row, exception_type, code_lines) if isinstance(code, str)
+    # swallow_output put one line into the program's code: its code ends a line further down
+    return [_outcome_status(o, exception_row, exception_type, code_lines + 1) if isinstance(code, str)
             else _stdin_status(o, code[3], code[4]) for code, o in zip(codes, outcomes)]
+
+
+#: the line :func:`swallow_output` puts before a check program: what the program writes to
+#: ``sys.stdout`` / ``sys.stderr`` goes to one in-memory text buffer, as in CRUXEval's harness
+#: (``swallow_io``: ``contextlib.redirect_stdout`` / ``redirect_stderr`` to a ``StringIO``);
+#: it binds no name in the program's globals
+SWALLOW_LINE = "__import__('sys').stdout = __import__('sys').stderr = __import__('io').StringIO()"
+
+
+#: a program that may begin with a docstring (kept first, so that ``__doc__`` stays the program's)
+_STRING_START = re.compile(r"\s*[rRbBuUfF]{0,2}['\"]")
+
+
+def swallow_output(program: str) -> str:
+    """``program`` (a check program of :func:`check_program`) with :data:`SWALLOW_LINE` before
+    its first statement, or after its docstring and ``from __future__`` imports, which must
+    come first: one more line.  CRUXEval's harness runs the check program with standard output and error
+    redirected to a ``StringIO`` it never reads, so what the program writes neither counts nor
+    is limited (but by memory); run as it is, the sandbox would keep the output and stop a
+    program past its output limit (16 MiB), scoring ``output-limit`` (wrong) an assertion the
+    harness scores.  Writes to file descriptor 1 or 2 themselves (``os.write(1, ...)``) still
+    reach the sandbox's limit (:func:`_diagnose` warns about them)."""
+    if "__future__" not in program and not _STRING_START.match(program):
+        return f"{SWALLOW_LINE}\n{program}"
+    try:
+        body = ast.parse(program).body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return f"{SWALLOW_LINE}\n{program}"
+    after = 0  # the last line of the leading docstring and future imports
+    for i, node in enumerate(body):
+        if (isinstance(node, ast.ImportFrom) and node.module == "__future__") or (
+                i == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)):
+            after = node.end_lineno or after
+            continue
+        break
+    lines = program.split("\n")
+    return "\n".join(lines[:after] + [SWALLOW_LINE] + lines[after:])
 
 
 def _stdin_status(outcome, expected: str | None, exception_type: str | None = None) -> tuple[bool, str]:
@@ -917,12 +1120,13 @@ def _execute(rows: Sequence[EvalRow], preds: dict[str, list[str]], mode: str, st
                 verdicts[r.id] = [stdout_verdict(r, g) for g in gens]
                 plans[-1] = (r, programs, [])
             else:  # the predicted standard input is run; it must write the row's output (or raise its class)
-                programs = [("stdin", r.code, g, r.output, r.exception_type) for g in gens]
+                # read as the data set's input.txt is (read_stdin_text): a final line end when the
+                # last line has none, which a stripped prediction (predict.txt) lacks
+                programs = [("stdin", r.code, read_stdin_text(g), r.output, r.exception_type) for g in gens]
                 plans[-1] = (r, programs, list(dict.fromkeys(programs)))
         elif r.output is None and mode == "output":
-            verdicts[r.id] = [(names_exception(g, r.exception_type or ""),
-                               "names-exception" if names_exception(g, r.exception_type or "") else "no-match")
-                              for g in gens]
+            named = [names_exception(g, r.exception_type or "", r.code) for g in gens]
+            verdicts[r.id] = [(ok, "names-exception" if ok else "no-match") for ok in named]
 
     todo = [(r, programs, unique) for r, programs, unique in plans if unique]
     # a row's distinct checks go in chunks of BATCH_SIZE so that slow (timing-out) checks of
@@ -1120,8 +1324,9 @@ def prediction_rejects(results: Iterable[EvaluationResult]) -> list[Any]:
 def write_rejects(results: Iterable[EvaluationResult], path: str | os.PathLike[str]) -> Path:
     """Write :func:`prediction_rejects` of ``results`` as JSON Lines, one
     :meth:`codemorph.rows.schema.Reject.to_json` object per rejected entry (``{"id", "line",
-    "stage", "reason", "row", "file"}``, the schema of ``generate``'s rejects); an empty file
-    when none was rejected.
+    "stage", "reason", "row", "file", "model"}``, the schema of ``generate``'s rejects and the
+    model the entry belongs to, ``null`` when the entry does not tell); an empty file when none
+    was rejected.
 
     Raises:
         InputError: the output folder does not exist.

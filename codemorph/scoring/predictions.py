@@ -30,7 +30,8 @@ A malformed prediction entry costs that entry, never the read: a JSON Lines line
 lm-eval sample) that is not UTF-8, not JSON, not of the expected shape or a second prediction
 for an id, and a CRUXEval generations entry that is not a list of strings, become a
 :class:`~codemorph.rows.schema.Reject` (stage ``read``; file, line, the row id when readable,
-the reason naming what was expected, and the entry as read) in :attr:`PredictionSet.rejects`;
+the reason naming what was expected, the entry as read, and the model it belongs to,
+:func:`reject_model`) in :attr:`PredictionSet.rejects`;
 the rest of the file is read.  A reader raises :class:`~codemorph.InputError` (with the file)
 only when the source as a whole cannot be read: a missing path, an unknown format, a
 CRUXEval ``.json`` that is not one JSON object, an Inspect log that does not load, or a file
@@ -68,6 +69,9 @@ __all__ = [
     "Answer",
     "extract_answer",
     "predicted_exception",
+    "exception_named",
+    "builtin_exception",
+    "reject_model",
 ]
 
 
@@ -238,23 +242,24 @@ def read_cruxeval_generations(path: str | os.PathLike[str], model: str | None = 
                          f"got {type(data).__name__}")
     out: dict[str, list[str]] = {}
     rejects: list[Reject] = []
+    name = model or _default_model(p)
     for rid, gens, lineno in _object_entries(text):
         if isinstance(gens, str):
             gens = [gens]
         if not isinstance(gens, list) or not all(isinstance(g, str) for g in gens):
             rejects.append(Reject(rid, lineno, "read", f"{p}:{lineno} (row {rid!r}): generations must be a string or "
                                   f"a list of strings ({{\"{rid}\": [\"...\", ...]}}), got {_shape(gens)}",
-                                  {rid: gens}, file=str(p)))
+                                  {rid: gens}, file=str(p), detail={"model": name}))
             continue
         if not gens:
             rejects.append(Reject(rid, lineno, "read", f"{p}:{lineno} (row {rid!r}): generations must not be empty "
                                   f"(an empty list has no generation to score; leave the row out instead)",
-                                  {rid: gens}, file=str(p)))
+                                  {rid: gens}, file=str(p), detail={"model": name}))
             continue
         out[str(rid)] = list(gens)
     if not out and rejects:
         raise InputError(_nothing_read(p, rejects))
-    return PredictionSet(model or _default_model(p), out, str(p), "cruxeval", rejects=rejects)
+    return PredictionSet(name, out, str(p), "cruxeval", rejects=rejects)
 
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -368,13 +373,21 @@ def read_jsonl_predictions(path: str | os.PathLike[str], model: str | None = Non
     for lineno, text, raw in _decoded_lines(p):
         row, bad = _read_json_line(p, lineno, text, raw)
         if bad is not None:
-            rejects.append(bad)
+            rejects.append(_with_model(bad, None))
             continue
         rid = _row_id(row)
-        where = f"{p}:{lineno}" + (f" (row {rid!r})" if rid is not None else "")
+        named = row.get("model") if isinstance(row, dict) else None
+        # the model the line belongs to: its 'model', else the file's; unknown (None) when the
+        # line is no object or its 'model' is no string
+        owner = (named if isinstance(named, str) and named else default if isinstance(row, dict) and not named
+                 else None)
+        label = ", ".join(([f"row {rid!r}"] if rid is not None else [])
+                          + ([f"model {named!r}"] if isinstance(named, str) and named else []))
+        where = f"{p}:{lineno}" + (f" ({label})" if label else "")
 
         def reject(reason: str) -> None:
-            rejects.append(Reject(rid, lineno, "read", f"{where}: {reason}", row, file=str(p)))
+            rejects.append(Reject(rid, lineno, "read", f"{where}: {reason}", row, file=str(p),
+                                  detail={"model": owner}))
 
         if not isinstance(row, dict):
             reject(f"expected an object with fields 'id' and 'prediction', got {_shape(row)}")
@@ -409,7 +422,42 @@ def read_jsonl_predictions(path: str | os.PathLike[str], model: str | None = Non
         first[(m, rid)] = lineno
     if not sets:
         raise InputError(_nothing_read(p, rejects) if rejects else f"{p}: no predictions in the file")
+    # a line whose model cannot be read (not JSON, no object) belongs to the file's one model,
+    # when it has one; with several it names none ("model": null)
+    only = next(iter(sets)) if len(sets) == 1 else None
+    rejects[:] = [_with_model(j, only) if reject_model(j) is None else j for j in rejects]
     return [PredictionSet(m, preds, str(p), "jsonl", rejects=rejects) for m, preds in sorted(sets.items())]
+
+
+def reject_model(reject: Reject) -> str | None:
+    """The model a rejected prediction entry belongs to (its ``"model"`` field in the rejects
+    file), or ``None`` when the entry does not tell (a line that is not JSON, in a file with
+    several models)."""
+    return (reject.detail or {}).get("model")
+
+
+def _with_model(reject: Reject, model: str | None) -> Reject:
+    from dataclasses import replace
+
+    return replace(reject, detail={**(reject.detail or {}), "model": model})
+
+
+def _read_predict_txt(f: Path, rid: str, model: str) -> tuple[str, Reject | None]:
+    """The prediction in a CodeMind ``predict.txt`` (stripped), or a reject when the file
+    cannot be read or is not UTF-8 (its text is not known: decoded with replacement
+    characters it would be scored as some other answer)."""
+    where = f"{f} (row {rid!r}, model {model!r})"
+    try:
+        data = f.read_bytes()
+    except OSError as exc:
+        return "", Reject(rid, 1, "read", f"{where}: cannot read the file ({exc.strerror or exc})", None,
+                          file=str(f), detail={"model": model})
+    try:
+        return data.decode("utf-8").strip(), None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return "", Reject(rid, line, "read", f"{where}: not UTF-8 ({exc.reason} at byte {exc.start})",
+                          data.decode("utf-8", "replace"), file=str(f), detail={"model": model})
 
 
 def _codemind_er_root(p: Path) -> tuple[Path, list[str] | None, str | None]:
@@ -442,7 +490,9 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
 
     Returns:
         One :class:`PredictionSet` per model, sorted by name; id folders without
-        ``predict.txt`` are left out (no prediction).
+        ``predict.txt`` are left out (no prediction); a ``predict.txt`` that cannot be read
+        or is not UTF-8 is a reject of its model (:attr:`PredictionSet.rejects`), not a
+        prediction (it was decoded with replacement characters and scored).
 
     Raises:
         InputError: not such a layout, no model with the bench, no predictions.
@@ -462,6 +512,7 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
     out = []
     for m in models:
         preds: dict[str, list[str]] = {}
+        rejects: list[Reject] = []
         found = []
         for b in benches:
             folder = er / m / b
@@ -471,11 +522,15 @@ def read_codemind_predictions(path: str | os.PathLike[str], bench: str | None = 
             for d in sorted(folder.iterdir()):
                 f = d / "predict.txt"
                 if d.is_dir() and f.is_file():
-                    preds[f"{b}/{d.name}" if several else d.name] = \
-                        [f.read_text(encoding="utf-8", errors="replace").strip()]
+                    rid = f"{b}/{d.name}" if several else d.name
+                    text, bad = _read_predict_txt(f, rid, m)
+                    if bad is not None:
+                        rejects.append(bad)
+                    else:
+                        preds[rid] = [text]
         if found:
             out.append(PredictionSet(m, preds, str(found[0] if len(found) == 1 else er / m), "codemind",
-                                     None if several else benches[0]))
+                                     None if several else benches[0], rejects=rejects))
     if not out:
         raise InputError(f"{er}: no model has a {' or '.join(repr(b) for b in benches) or 'bench'} folder")
     return out
@@ -619,7 +674,7 @@ def read_lm_eval_samples(path: str | os.PathLike[str], model: str | None = None)
         raise InputError(_nothing_read(p, rejects) if rejects else f"{p}: no samples in the file")
     name = model or (p.parent.name if p.parent.name not in ("", ".") else task)
     ps = _harness_set(name, raw, p, "lm-eval", mode, kinds)
-    ps.rejects = rejects
+    ps.rejects = [_with_model(j, name) for j in rejects]
     return ps
 
 
@@ -759,6 +814,10 @@ def _universal_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+#: ``output.txt`` of an exception row written by codemorph: ``raises T`` exactly
+_LAYOUT_RAISES = re.compile(r"raises ([A-Za-z_]\w*)")
+
+
 def read_codemind_dataset(path: str | os.PathLike[str], bench: str | None = None) -> list[EvalRow]:
     """Read a CodeMind/ExeRScope data set: a ``dataset/<bench>`` folder, the ``dataset``
     folder or the layout root (every bench, ids ``<bench>/<id>``), or one ``bench`` of it.
@@ -767,7 +826,10 @@ def read_codemind_dataset(path: str | os.PathLike[str], bench: str | None = None
     a call -> ``call``; ``classeval``: ``Test.test()`` run as ``Test().test()``;
     ``Avatar``: ``stdin``); :attr:`EvalRow.recorded_output` keeps ``output.txt``'s text
     (line ends as Python's text mode reads them, as ExeRScope reads the file) for
-    ``--match exact``.  Rows are sorted by id (numeric suffixes in numeric order).
+    ``--match exact``.  An ``output.txt`` that is exactly ``raises T`` (no line end), what
+    :func:`codemorph.rows.codemind.write_codemind_row` writes for an exception row, gives an
+    exception row (``output`` ``None``, :attr:`EvalRow.exception_type` ``T``).  Rows are sorted
+    by id (numeric suffixes in numeric order).
 
     Raises:
         InputError: not such a layout; a missing or unreadable file, or an ``input.txt`` /
@@ -778,7 +840,11 @@ def read_codemind_dataset(path: str | os.PathLike[str], bench: str | None = None
         row = rec.to_row()
         if isinstance(row, str):
             raise InputError(f"{rec.folder}: {row}")
-        rows.append(EvalRow(row["id"], row["code"], row["input"], row["output"], row["entry_point"], row["id"],
+        # an exception row as codemorph writes it (codemorph.rows.codemind.write_codemind_row):
+        # output.txt is `raises T`, with nothing else, not even a line end
+        raised = _LAYOUT_RAISES.fullmatch(rec.output_text or "")
+        rows.append(EvalRow(row["id"], row["code"], row["input"], None if raised else row["output"],
+                            row["entry_point"], row["id"], exception_type=raised.group(1) if raised else None,
                             extra={"bench": rec.bench}, input_kind=row["input_kind"],
                             recorded_output=_universal_newlines(rec.output_text or "")))
     if not rows:
@@ -815,7 +881,6 @@ class Answer:
 
 
 _FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", re.S | re.I)
-_RAISES = re.compile(r"\braises\s+((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)")
 
 
 def _looks_like_expression(text: str) -> bool:
@@ -897,11 +962,12 @@ def extract_answer(generation: str, mode: str, input_kind: str = "args") -> Answ
     if asserts and status == "bare":
         status = "assertion"
     text = text.strip()
-    m = _RAISES.search(text)
-    if m and "==" not in text:
+    m = _RAISES_PROTOCOL.fullmatch(text)
+    named = _named_after_raises(m.group(1)) if m and "==" not in text and _protocol_head(text[:m.start(1)]) else None
+    if named is not None:  # the protocol, not a value that holds the word (a string 'it raises KeyError')
         if mode == "output":
-            return Answer(f"raises {m.group(1)}", status, len(asserts))
-        text = text[:m.start()].strip()  # input mode: the call before "raises T"
+            return Answer(f"raises {named}", status, len(asserts))
+        text = text[:m.start(1)].strip()[:-len("raises")].strip()  # input mode: the call before "raises T"
     asserted = text.startswith("assert") and (len(text) == 6 or not (text[6].isalnum() or text[6] == "_"))
     body = text[6:].strip() if asserted else text
     side = _equality_side(body, mode)
@@ -944,30 +1010,150 @@ _EXC_SUFFIXES = ("Error", "Exception", "Exit", "Interrupt", "Warning", "StopIter
 def predicted_exception(answer: str) -> str | None:
     """The exception class an answer says the call raises, or ``None`` for a value.
 
-    Recognised (module prefixes such as ``builtins.`` dropped): ``raises T``,
-    ``raise T``/``raise T(...)``, ``T(...)``/``T: message``/bare ``T`` where ``T`` names an
-    exception class (a builtin exception, or a name ending in ``Error``, ``Exception``,
-    ``Warning``...), and the last line of a ``Traceback (most recent call last):`` block.
-    A string literal such as ``'KeyError'`` is a value, not an exception answer.
+    The class :func:`exception_named` reads (module prefixes such as ``builtins.`` dropped)
+    when it names an exception class: a builtin exception, or a name ending in ``Error``,
+    ``Exception``, ``Warning``...  A string literal such as ``'KeyError'`` is a value, not an
+    exception answer.
     """
-    text = answer.strip()
-    m = _RAISES.search(text)
-    if m:
-        return m.group(1).rsplit(".", 1)[-1]
-    if re.search(r"^\s*Traceback \(most recent call last\):", text, re.M):
-        lines = [ln for ln in text.splitlines() if ln.strip()]
-        text = lines[-1].strip() if lines else ""
-    if text.startswith("raise ") or text.startswith("raise\t"):
-        text = text[6:].strip()
-    m = re.match(r"((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(.*)\Z", text, re.S)
-    if not m:
+    name = exception_named(answer)
+    if name is None:
         return None
-    name, rest = m.group(2), m.group(3).strip()
-    if rest and not (rest.startswith("(") or rest.startswith(":")):
-        return None
-    import builtins
-    obj = getattr(builtins, name, None)
-    is_builtin_exc = isinstance(obj, type) and issubclass(obj, BaseException)
-    if is_builtin_exc or name.endswith(_EXC_SUFFIXES):
+    name = name.rsplit(".", 1)[-1]
+    if builtin_exception(name) is not None or name.endswith(_EXC_SUFFIXES):
         return name
     return None
+
+
+def builtin_exception(name: str) -> type | None:
+    """The builtin exception class called ``name`` (``"IOError"``: ``OSError``), or ``None``
+    when ``builtins`` has no exception class of that name (``"JSONDecodeError"``, ``"len"``)."""
+    import builtins
+
+    obj = getattr(builtins, name, None)
+    return obj if isinstance(obj, type) and issubclass(obj, BaseException) else None
+
+
+_DOTTED = r"[A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*"
+#: ``raises T``, ``assert f(x) raises T`` (the exception-answer protocol); the last ``raises``
+#: preceded by a space or at the start, so ``f('raises x') raises T`` reads ``T``
+_RAISES_PROTOCOL = re.compile(r"(?:\A|.*\s)raises\s+(.+?)\s*\Z", re.S)
+#: ``T: message`` (a traceback's last line, Python's own report of an uncaught exception)
+_COLON_MESSAGE = re.compile(rf"({_DOTTED})\s*:(?!=).*\Z", re.S)
+#: ``<class 'T'>`` (the repr of the class, unquoted)
+_CLASS_REPR = re.compile(r"<class\s+'([A-Za-z_][\w.]*)'>\Z")
+_TRACEBACK_HEAD = re.compile(r"^\s*Traceback \(most recent call last\):", re.M)
+
+
+def exception_named(answer: str) -> str | None:
+    """The dotted name of the exception class an answer names, as written (``"IndexError"``,
+    ``"builtins.IndexError"``, ``"json.JSONDecodeError"``), or ``None`` when the answer names
+    no single class.  The name is syntactic: whether it is an exception class is not checked
+    (:func:`predicted_exception` does that).
+
+    Recognised, after stripping surrounding whitespace:
+
+    * the exception-answer protocol of :mod:`codemorph.harness.prompts`: ``raises T``,
+      ``assert f(x) raises T`` (what follows the last ``raises`` is read as below);
+    * a ``Traceback (most recent call last):`` block: its last non-empty line (``T: message``);
+    * ``T: message`` or ``T:`` (Python's report of an uncaught exception);
+    * a ``raise`` statement: ``raise T``, ``raise T(...)``, ``raise T from U`` (the class is
+      ``T``, the one raised; ``U`` is only its cause), Python 2's ``raise T, 'message'``;
+    * an expression: ``T``, ``(T)``, ``T(...)`` (any arguments), ``((T))('m')``, and each with
+      a module prefix (``builtins.T``); ``<class 'T'>`` (the class's repr, unquoted).
+
+    Not a name: a string (``'T'``, ``"T('m')"``, ``'<class \\'T\\'>'``: a value), several
+    classes (``T or U``, ``(T, U)``), anything else (``T + 1``, ``T.args``, ``T()()``,
+    ``raise`` alone, prose such as ``This raises a T``).  Parsed with :mod:`ast`, never
+    evaluated; an argument list that does not parse (``T(list index out of range)``) still
+    counts when its parentheses close at the end of the answer.
+    """
+    text = answer.strip()
+    m = _RAISES_PROTOCOL.fullmatch(text)
+    if m and _protocol_head(text[:m.start(1)]):
+        return _named_after_raises(m.group(1))
+    if _TRACEBACK_HEAD.search(text):
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        text = lines[-1].strip() if lines else ""
+    m = _COLON_MESSAGE.match(text)
+    if m:
+        return re.sub(r"\s+", "", m.group(1))
+    if text.startswith("raise") and text[5:6].isspace():
+        return _named_by_raise(text[5:].strip())
+    return _named_by_expression(text)
+
+
+def _named_after_raises(rest: str) -> str | None:
+    """The class named by what follows ``raises``: ``T``, ``T(...)``, ``T: message``."""
+    m = _COLON_MESSAGE.match(rest.strip())
+    return re.sub(r"\s+", "", m.group(1)) if m else _named_by_expression(rest)
+
+
+def _protocol_head(head: str) -> bool:
+    """Whether ``head`` (the text before ``raises``) is what the protocol puts there:
+    nothing, ``assert`` and a call, or a call (``f([])``); prose (``This never``) is not."""
+    head = head.strip()
+    if head.endswith("raises"):
+        head = head[:-6].strip()
+    if head.startswith("assert") and head[6:7].isspace():
+        head = head[6:].strip()
+    elif head == "assert":
+        head = ""
+    return head == "" or _looks_like_expression(head)
+
+
+def _dotted_name(node: ast.AST) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _named_by_node(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):  # T(...): the instance's class
+        node = node.func
+    return _dotted_name(node)
+
+
+def _named_by_raise(rest: str) -> str | None:
+    """The class of ``raise <rest>``: ``T``, ``T(...)``, ``T from U`` (``T``), ``T, 'm'``."""
+    try:
+        tree = ast.parse("raise " + rest)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        m = re.match(rf"({_DOTTED})\s*,", rest)  # Python 2: raise T, 'message'
+        if m:
+            return re.sub(r"\s+", "", m.group(1))
+        return _named_by_expression(rest)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Raise) or tree.body[0].exc is None:
+        return None
+    return _named_by_node(tree.body[0].exc)
+
+
+def _named_by_expression(text: str) -> str | None:
+    text = text.strip()
+    m = _CLASS_REPR.match(text)
+    if m:
+        return m.group(1)
+    try:
+        node = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        # T(list index out of range): an argument list that is no Python, closed at the end
+        m = re.match(rf"({_DOTTED})\s*\(", text)
+        if m and _closes_at_end(text, m.end() - 1):
+            return re.sub(r"\s+", "", m.group(1))
+        return None
+    return _named_by_node(node)
+
+
+def _closes_at_end(text: str, start: int) -> bool:
+    """Whether the parenthesis at ``text[start]`` closes at the last character (quotes and
+    nested parentheses are not interpreted: a bracket count)."""
+    depth = 0
+    for i in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i == len(text) - 1
+    return False

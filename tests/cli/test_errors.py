@@ -60,6 +60,29 @@ def test_generate_refuses_to_overwrite_its_input(work):
     assert res.returncode == 2 and "is one of the input files" in res.stderr
 
 
+@pytest.mark.parametrize("command", ["generate", "perturb"])
+@pytest.mark.parametrize("name, what", [("out.rejects.jsonl", "rejects file"), ("out.progress.jsonl", "checkpoint file"),
+                                        ("out.lock", "lock file")])
+def test_a_job_refuses_an_input_its_rejects_checkpoint_or_lock_file_would_overwrite(work, command, name, what):
+    shutil.copy(work / "x.jsonl", work / name)
+    before = (work / name).read_bytes()
+    res = run(command, name, "-o", "out.jsonl", cwd=work)
+    assert res.returncode == 2
+    assert (f"{name}: is one of the input files, and it is the {what} that -o out.jsonl writes next to the output; "
+            f"writing it would destroy the input (choose another -o, or rename the input)") in " ".join(res.stderr.split())
+    assert (work / name).read_bytes() == before
+    assert not (work / "out.jsonl").exists()
+
+
+def test_generate_refuses_a_transform_given_twice(work):
+    res = run("generate", "x.jsonl", "-o", "y.jsonl", "-t", "rename-locals", "-t", "invert-if", "-t", "rename-locals",
+              cwd=work)
+    assert res.returncode == 2
+    assert ("error: the variant 'rename-locals' is given twice: each variant writes the row id '<id>:rename-locals', "
+            "so two would write duplicate ids; give each transform once (-t)") in " ".join(res.stderr.split())
+    assert not (work / "y.jsonl").exists()
+
+
 @pytest.mark.parametrize("opt", [["--workers", "-1"], ["--extra-inputs", "-5"]])
 def test_generate_refuses_negative_counts(work, opt):
     res = run("generate", "x.jsonl", "-o", "y.jsonl", *opt, cwd=work)

@@ -45,7 +45,28 @@ def test_composed_recipe_is_deterministic_and_applies_all_steps():
     a = build_pipeline(spec).apply(prog, 3)
     b = build_pipeline(spec).apply(prog, 3)
     assert a.program.source == b.program.source
-    assert a.applied == ["for-to-while", "invert-if", "dead-code", "rename-locals"]
+    assert a.applied == ["for-to-while", "invert-if", "rename-locals", "dead-code"]
+
+
+def test_restructure_messages_name_the_renamed_variables():
+    """sample_2 kept ``raise TypeError('new_text must be a list')`` after ``new_text`` was
+    renamed ``v1``: the recipe renames first, so a message names the variable it checks;
+    ``two-of-four`` (any order) writes messages that name no variable."""
+    import re
+    r = load_recipe("restructure")
+    spec = {v.name: v.spec for v in r.variants}
+    src = Program("def f(text):\n    new_text = list(text)\n    new_text.remove('+')\n    return ''.join(new_text)\n")
+    raised = plain = 0
+    for seed in range(40):
+        out = build_pipeline(spec["restructure"]).apply(src, seed).program.source
+        assert "new_text" not in out
+        for var, name in re.findall(r"if (?:not isinstance\()?(\w+).*:\n\s+raise \w+\('(\w+) must", out):
+            assert var == name
+            raised += 1
+        out = build_pipeline(spec["two-of-four"]).apply(src, seed).program.source
+        assert not re.search(r"raise \w+\('\w+ must", out), out
+        plain += "raise TypeError('expected a list')" in out or "raise ValueError('unexpected None')" in out
+    assert raised and plain
 
 
 @pytest.mark.parametrize("text, message", [
@@ -64,6 +85,8 @@ def test_composed_recipe_is_deterministic_and_applies_all_steps():
      "bad options for 'mirror-comparison': unknown options 'colour', 'size'; mirror-comparison takes: which"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='invert-if', options={empty_branch='yes'}}",
      "invert-if: option empty_branch must be true or false, got 'yes'"),
+    ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={transform='dead-code', options={messages='loud'}}",
+     "dead-code: option messages must be 'named' or 'plain', got 'loud'"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline={some_of=['dead-code'], k=3}",
      "some_of needs an integer k"),
     ("[recipe]\nname='x'\nversion='1'\n[[variant]]\nname='a'\npipeline='dead-code'\n"

@@ -90,3 +90,27 @@ def test_a_line_nested_too_deeply_for_the_json_decoder_is_a_reject_and_reading_g
     assert [type(r) for r in rows] == [SourceRow, Reject, SourceRow]
     assert rows[1].reason == f"{p}:2: not valid JSON we can read (nested too deeply)" and rows[1].line == 2
     assert rows[1].row == "[" * 200
+
+
+@pytest.mark.parametrize("damage, why", [
+    ("truncated", "Compressed file ended before the end-of-stream marker was reached"),
+    ("bad crc", "CRC check failed"),
+])
+def test_a_damaged_gzip_input_is_one_error_naming_the_file_and_the_damage(tmp_path, damage, why):
+    import gzip
+
+    from codemorph.rows.dataset import count_rows
+
+    data = bytearray(gzip.compress("".join(good(i) + "\n" for i in range(200)).encode()))
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    else:
+        data[-6] ^= 0xFF  # a byte of the stored CRC-32
+    p = tmp_path / "in.jsonl.gz"
+    p.write_bytes(bytes(data))
+    for read in (count_rows, lambda path: list(read_rows(path))):
+        with pytest.raises(InputError) as err:
+            read(p)
+        assert str(err.value).startswith(f"{p}: the gzip file is damaged ({why}")
+        assert str(err.value).endswith(f"expected a complete gzip file of JSON Lines rows (check it with "
+                                       f"`gzip -t {p}`, and copy or download it again)")

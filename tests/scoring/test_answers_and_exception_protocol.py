@@ -206,7 +206,9 @@ def test_hostile_predictions_run_only_in_the_sandbox_and_score_wrong(tmp_path):
     target = tmp_path / "written-by-a-prediction"
     gens = [f"__import__('pathlib').Path({str(target)!r}).write_text('x') and 1",  # a file outside the sandbox
             "__import__('os')._exit(0)", "__import__('sys').exit(0)", "1\nraise SystemExit(0)",
-            "10 ** 10 ** 10", "'a' * 10 ** 12", "print('x' * (2 << 20)) or 1", "1"]
+            "10 ** 10 ** 10", "'a' * 10 ** 12",
+            # print() goes to a StringIO, as in the harness; bytes written to the descriptor meet the limit
+            "__import__('os').write(1, b'x' * (2 << 20)) or 1", "1"]
     with Sandbox(Limits(timeout=1.0, recursion_limit=1000, output=1 << 20), workers=2) as sb:
         res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), ks=(1,), sandbox=sb)
     assert res.rows[0].correct == [False] * 7 + [True]
@@ -253,3 +255,15 @@ def test_an_exception_raised_by_the_programs_helper_before_the_call_is_the_answe
         "m": ["raised:StatisticsError", "answer-raised:StatisticsError"],
         "p": ["raised:IndexError"],
     }
+
+
+@pytest.mark.parametrize("text, mode, answer", [
+    ("'it raises KeyError'", "output", "'it raises KeyError'"),  # a str value that holds the word
+    ("[ANSWER]\nassert f(1) == 'x raises KeyError'\n[/ANSWER]", "output", "'x raises KeyError'"),
+    ("f('a raises B')", "input", "f('a raises B')"),
+    ("This never raises KeyError", "output", ""),                # prose: no answer (it was `raises KeyError`)
+    ("[ANSWER]\nassert f([]) raises IndexError('list index out of range')\n[/ANSWER]", "output", "raises IndexError"),
+    ("[ANSWER]\nassert f({}) raises builtins.KeyError\n[/ANSWER]", "input", "f({})"),
+])
+def test_extract_answer_reads_raises_only_in_the_protocols_shape(text, mode, answer):
+    assert extract_answer(text, mode).text == answer

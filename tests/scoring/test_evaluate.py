@@ -12,8 +12,9 @@ import stat
 import pytest
 
 from codemorph.errors import InputError
-from codemorph.scoring.evaluate import (check_program, evaluate_dataset, evaluate_many, evaluate_paths, names_exception,
-                                normalize_exact, read_scores, robustness, write_scores, write_summary)
+from codemorph.scoring.evaluate import (SWALLOW_LINE, check_program, evaluate_dataset, evaluate_many, evaluate_paths,
+                                       names_exception, normalize_exact, read_scores, robustness, swallow_output,
+                                       write_scores, write_summary)
 from codemorph.scoring.metrics import wilson_interval
 from codemorph.scoring.predictions import (EvalRow, PredictionSet, call_arguments, load_predictions, load_rows,
                                    read_codemind_dataset, read_jsonl_predictions)
@@ -127,6 +128,70 @@ def test_dataset_reader_rejects_bad_rows(tmp_path):
 ])
 def test_names_exception(text, expected):
     assert names_exception(text, "IndexError") is expected
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("(IndexError)", True),
+    ("((IndexError))('list index out of range')", True),
+    ("raise (IndexError)", True),
+    ("raise IndexError from KeyError", True),           # the raised class is the first one
+    ("raise IndexError('a') from None", True),
+    ("raise KeyError from IndexError", False),          # IndexError is only the cause
+    ("raise IndexError, 'list index out of range'", True),  # Python 2's raise statement
+    ("(builtins.IndexError)", True),
+    ("builtins.IndexError('msg')", True),
+    ("IndexError('msg')", True),
+    ("IndexError(list index out of range)", True),      # an argument list that is no Python
+    ("IndexError:", True),
+    ("<class 'IndexError'>", True),
+    ("raises (IndexError)", True),
+    ("assert f([]) raises IndexError('list index out of range')", True),
+    ("assert f([]) raises IndexError: list index out of range", True),
+    ("numpy.IndexError", False),                        # another module's class
+    ("IndexError.args", False),
+    ("IndexError()()", False),
+    ("(IndexError, KeyError)", False),                  # several classes
+    ("IndexError or KeyError", False),
+    ("raises IndexError or KeyError", False),
+    ("IndexError(a b) or KeyError(c d)", False),
+    ("This code never raises IndexError", False),       # prose, not the protocol
+    ("'<class \\'IndexError\\'>'", False),            # a string
+    ("\"IndexError('m')\"", False),
+    ("raise", False),
+    ("KeyError", False),                                # a subclass of LookupError, not IndexError
+])
+def test_an_exception_answer_is_right_only_when_the_class_it_names_is_the_raised_one(text, expected):
+    assert names_exception(text, "IndexError") is expected
+
+
+@pytest.mark.parametrize("text,raised,code,expected", [
+    ("IndexError", "LookupError", None, False),          # a subclass of the raised class
+    ("LookupError", "IndexError", None, False),          # a base class
+    ("IOError", "OSError", None, True),                  # another name of the same builtin class
+    ("builtins.EnvironmentError", "OSError", None, True),
+    ("os.error", "OSError", None, False),                # a module's alias is not read
+    ("json.JSONDecodeError", "JSONDecodeError", None, True),
+    ("json.decoder.JSONDecodeError: Expecting value", "JSONDecodeError", None, True),
+    ("builtins.JSONDecodeError", "JSONDecodeError", None, False),
+    ("IndexError", "IndexError", "class IndexError(Exception):\n    pass", True),
+    ("builtins.IndexError", "IndexError", "class IndexError(Exception):\n    pass", False),  # the program's own
+    ("IOError", "OSError", "OSError = ValueError", False),
+    ("IOError", "OSError", "class IOError(Exception):\n    pass", False),  # the answer names the program's class
+])
+def test_exception_answers_name_exactly_the_raised_class_with_prefixes_and_aliases(text, raised, code, expected):
+    assert names_exception(text, raised, code) is expected
+
+
+def test_exception_row_answers_in_parentheses_or_with_a_cause_score_by_the_class_they_raise():
+    row = EvalRow("e", "def f(xs):\n    return xs[0]", "[]", None, exception_type="IndexError")
+    gens = ["(IndexError)", "raise IndexError from KeyError", "raise KeyError from IndexError",
+            "builtins.IndexError('list index out of range')", "numpy.IndexError", "LookupError"]
+    for match in ("execution", "exact"):
+        res = evaluate_dataset([row], PredictionSet("m", {"e": gens}), match=match, ks=(1,))
+        assert res.rows[0].correct == [True, True, False, True, False, False]
+        assert res.rows[0].status == ["names-exception", "names-exception", "no-match", "names-exception",
+                                      "no-match", "no-match"]
+        assert res.accuracy == 0.5 and res.pass_at_k == {1: 1 - (1 - 1 / 4) * (1 - 1 / 5) * (1 - 1 / 6)}
 
 
 def test_normalize_exact_is_exerscopes():
@@ -455,3 +520,132 @@ def test_pass_at_k_over_fewer_rows_than_scored_is_warned_and_marked_in_the_table
     assert r.exit_code == 0, r.output
     assert "100.00 (1/2 rows)" in r.output
     assert "warning: pass@5 is over 1 of the 2 scored rows" in " ".join(r.output.split())
+
+
+def test_a_check_program_that_prints_past_the_sandboxs_output_limit_scores_its_assertion_as_the_harness_does():
+    # CRUXEval's harness sends the check program's standard output and error to a StringIO it never reads:
+    # 17 MiB printed do not decide anything (they were `output-limit`, wrong, at the sandbox's 16 MiB)
+    big = EvalRow("big", "def f(x):\n    print('a' * (17 << 20))\n    return x + 1", "1", "2")
+    lines = EvalRow("lines", "import sys\ndef f(x):\n    for _ in range(300_000):\n        sys.stderr.write('b' * 63)\n"
+                             "    return x + 1", "1", "2")
+    raises = EvalRow("raises", "def f(x):\n    print('a' * (17 << 20))\n    return [][x]", "1", None,
+                     exception_type="IndexError")
+    future = EvalRow("future", "from __future__ import annotations\ndef f(x: int):\n    print('a' * (17 << 20))\n"
+                               "    return x + 1", "1", "2")
+    fd = EvalRow("fd", "import os\ndef f(x):\n    os.write(1, b'a' * (17 << 20))\n    return x + 1", "1", "2")
+    preds = {"big": ["f(1)", "f(2)"], "lines": ["f(1)"], "raises": ["f(1)", "f([][0])"], "future": ["f(1)"],
+             "fd": ["f(1)"]}
+    res = evaluate_dataset([big, lines, raises, future, fd], PredictionSet("m", preds), mode="input", ks=(1,))
+    assert {s.id: s.status for s in res.rows} == {
+        "big": ["pass", "fail:AssertionError"], "lines": ["pass"],
+        "raises": ["raised:IndexError", "answer-raised:IndexError"], "future": ["pass"],
+        "fd": ["output-limit"]}  # written to the file descriptor itself: still the sandbox's limit, and said
+    assert res.accuracy == (0.5 + 1 + 0.5 + 1 + 0) / 5
+    assert any(w.startswith("1 generations were stopped at the sandbox's output limit") and "['fd']" in w
+               for w in res.warnings)
+
+
+def test_swallow_output_puts_one_line_before_the_program_or_after_its_future_imports():
+    assert swallow_output("def f(x):\n    return x\nassert 1 == f(1)") == (
+        f"{SWALLOW_LINE}\ndef f(x):\n    return x\nassert 1 == f(1)")
+    assert swallow_output('"""doc"""\nfrom __future__ import annotations\ndef f(x):\n    return x') == (
+        f'"""doc"""\nfrom __future__ import annotations\n{SWALLOW_LINE}\ndef f(x):\n    return x')
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_an_answer_whose_eq_is_always_true_is_right_for_any_output_as_in_the_harness(strict):
+    # `assert 2 == A()`: int.__eq__ gives NotImplemented, so Python asks the answer's __eq__ (True): the
+    # harness's assertion passes, and so does codemorph's, --strict included (the protocol is Python's ==)
+    row = EvalRow("r", "def f(x):\n    return x + 1", "1", "2")
+    gens = ["type('A', (), {'__eq__': lambda s, o: True})()", "__import__('unittest.mock').mock.ANY", "3"]
+    res = evaluate_dataset([row], PredictionSet("m", {"r": gens}), ks=(1,), strict=strict)
+    assert res.rows[0].status == ["pass", "pass", "fail:AssertionError"]
+
+
+def test_exception_rows_written_to_the_codemind_layout_are_read_back_as_exception_rows(tmp_path):
+    # write_codemind_row writes an exception row's output.txt as `raises T`; read back, it was an ordinary
+    # row whose output was that text: `assert raises IndexError == ...` (SyntaxError) made every answer wrong
+    from codemorph.rows.codemind import write_codemind_row
+
+    write_codemind_row(tmp_path, {"id": "sample_1", "code": "def f(xs):\n    return xs[0]", "input": "[]",
+                                  "output": None, "exception": {"type": "IndexError"}}, bench="cruxeval")
+    write_codemind_row(tmp_path, {"id": "p1", "code": "x = input()\nprint([][int(x)])", "input": "1\n",
+                                  "input_kind": "stdin", "output": None, "exception": {"type": "IndexError"}},
+                       bench="Avatar")
+    rows = read_codemind_dataset(tmp_path)
+    assert [(r.id, r.output, r.exception_type, r.input_kind) for r in rows] == [
+        ("Avatar/p1", None, "IndexError", "stdin"), ("cruxeval/sample_1", None, "IndexError", "args")]
+    out = evaluate_dataset(rows, PredictionSet("m", {"Avatar/p1": ["raises IndexError", "IndexError: x", "1"],
+                                                     "cruxeval/sample_1": ["raises IndexError", "'raises IndexError'"]}),
+                           ks=(1,))
+    assert [s.status for s in out.rows] == [["names-exception", "names-exception", "no-match"],
+                                            ["names-exception", "no-match"]]
+    inp = evaluate_dataset(rows, PredictionSet("m", {"Avatar/p1": ["0\n", "x\n"], "cruxeval/sample_1": ["f([])", "f([1])"]}),
+                           mode="input", ks=(1,))
+    assert [s.status for s in inp.rows] == [["raised:IndexError", "raised:ValueError"], ["raised:IndexError", "returned"]]
+    assert inp.accuracy == 0.5
+
+
+def test_a_predicted_standard_input_without_a_final_line_end_is_read_as_input_txt_is():
+    # predict.txt is stripped: "abc" must run as the data set's input "abc\n" does (readline()[:-1] gave "ab")
+    row = EvalRow("r", "import sys\ns = sys.stdin.readline()[:-1]\nprint(s)", "abc\n", "abc\n", input_kind="stdin")
+    res = evaluate_dataset([row], PredictionSet("m", {"r": ["abc", "abc\n", "abc\r\n", "ab"]}), mode="input", ks=(1,))
+    assert res.rows[0].status == ["stdout-match", "stdout-match", "stdout-match", "stdout-differs"]
+
+
+def test_a_call_input_of_statements_ending_with_an_expression_is_scored_on_that_expression():
+    # perturb writes a harness method with other literals as `class Test(Test): ...` then the call; the check
+    # was `assert class Test(Test): ... == 4`, a SyntaxError, so every output answer was wrong
+    code = "class Test:\n    def test(self):\n        return len([1, 2, 3])\n"
+    row = EvalRow("t:perturbation", code, "class Test(Test):\n    def test(self):\n        return len([1, 2, 3, 4])\n"
+                  "Test().test()", "4", entry_point="Test", input_kind="call")
+    commented = EvalRow("c", "def g(x):\n    return x * 2", "g(2)  # the harness's call", "4", entry_point="g",
+                        input_kind="call")
+    res = evaluate_dataset([row, commented], PredictionSet("m", {"t:perturbation": ["4", "3"], "c": ["4", "5"]}),
+                           ks=(1,))
+    assert [s.status for s in res.rows] == [["pass", "fail:AssertionError"], ["pass", "fail:AssertionError"]]
+    assert check_program(row, "4", "output") == (
+        code + "\nclass Test(Test):\n    def test(self):\n        return len([1, 2, 3, 4])\nassert (\nTest().test()\n) == 4")
+
+
+def test_an_expected_output_with_a_comment_or_a_line_end_is_compared_whole():
+    # `assert 4  # four == 5` was `assert 4` (every answer right); `assert 4\n == 5` an IndentationError (every
+    # answer wrong); a '#' inside a string is no comment and the harness's text is kept
+    rows = [EvalRow("c", "def f(x):\n    return x * 2", "2", "4  # four"),
+            EvalRow("n", "def f(x):\n    return x * 2", "2", "4\n"),
+            EvalRow("s", "def f(x):\n    return x + '#'", "'a'", "'a#'")]
+    res = evaluate_dataset(rows, PredictionSet("m", {"c": ["4", "5"], "n": ["4", "5"], "s": ["'a#'", "'a'"]}), ks=(1,))
+    assert [s.status for s in res.rows] == [["pass", "fail:AssertionError"]] * 3
+    assert check_program(rows[2], "'a#'", "output") == "def f(x):\n    return x + '#'\nassert 'a#' == 'a#'"
+
+
+def test_exact_match_on_exception_rows_compares_the_recorded_text_or_the_call(tmp_path):
+    # a layout's exception row records `raises T`: --match exact compares with it as ExeRScope compares text; a
+    # JSON Lines exception row has no recorded text (the naming rule); input mode compares the call (it used the
+    # naming rule, so every input answer was wrong)
+    from codemorph.rows.codemind import write_codemind_row
+
+    write_codemind_row(tmp_path, {"id": "sample_1", "code": "def f(xs):\n    return xs[0]", "input": "[]",
+                                  "output": None, "exception": {"type": "IndexError"}}, bench="cruxeval")
+    rows = read_codemind_dataset(tmp_path / "cruxeval") + [
+        EvalRow("j", "def f(xs):\n    return xs[0]", "[]", None, exception_type="IndexError")]
+    out = ["raises IndexError", "IndexError", "raises  IndexError"]
+    res = evaluate_dataset(rows, PredictionSet("m", {"sample_1": out, "j": out}), ks=(1,), match="exact")
+    assert [s.status for s in res.rows] == [["exact", "no-match", "exact"], ["names-exception"] * 3]
+    inp = ["f([])", "f( [] )", "f([1])"]
+    res = evaluate_dataset(rows, PredictionSet("m", {"sample_1": inp, "j": inp}), ks=(1,), match="exact", mode="input")
+    assert [s.status for s in res.rows] == [["exact", "exact", "no-match"]] * 2
+
+
+def test_swallow_output_keeps_the_programs_docstring_first():
+    assert swallow_output('"""Doc."""\ndef f(x):\n    return x\nassert f.__module__ and __doc__ == "Doc."') == (
+        f'"""Doc."""\n{SWALLOW_LINE}\ndef f(x):\n    return x\nassert f.__module__ and __doc__ == "Doc."')
+
+
+def test_a_row_expecting_a_bare_inf_is_scored_as_the_harness_scores_it_and_named_in_a_warning():
+    # repr(float('inf')) is `inf`: `assert inf == ...` raises NameError whatever the answer, in the harness too
+    rows = [EvalRow("i", "def f(x):\n    return x * 1e400", "1", "inf"),
+            EvalRow("d", "inf = float('inf')\ndef f(x):\n    return x * 1e400", "1", "inf")]
+    res = evaluate_dataset(rows, PredictionSet("m", {"i": ["float('inf')"], "d": ["float('inf')"]}), ks=(1,))
+    assert [s.status for s in res.rows] == [["fail:NameError"], ["pass"]]
+    assert any(w.startswith("1 rows expect an output that names `inf` or `nan`") and "['i']" in w for w in res.warnings)

@@ -46,23 +46,24 @@ def _files(tmp_path):
 
 
 def _expected_rejects(pred):
+    # a one-model file: every entry is that model's, even a line that is not JSON
     return [
         {"id": None, "line": 2, "stage": "read", "reason": f"{pred}:2: not valid JSON (Expecting value at column 27)",
-         "row": '{"id": "b", "prediction": ', "file": str(pred)},
+         "row": '{"id": "b", "prediction": ', "file": str(pred), "model": "pred"},
         {"id": "b", "line": 3, "stage": "read",
          "reason": f"{pred}:3 (row 'b'): expected an object with fields 'id' and 'prediction'; missing 'prediction'",
-         "row": {"id": "b"}, "file": str(pred)},
+         "row": {"id": "b"}, "file": str(pred), "model": "pred"},
         {"id": "a", "line": 5, "stage": "read",
          "reason": f"{pred}:5 (row 'a'): duplicate prediction for id 'a' (model 'pred'; the one on line 1 is kept)",
-         "row": {"id": "a", "prediction": "3"}, "file": str(pred)},
+         "row": {"id": "a", "prediction": "3"}, "file": str(pred), "model": "pred"},
         {"id": None, "line": 7, "stage": "read",
          "reason": f"{pred}:7: expected an object with fields 'id' and 'prediction', got a list",
-         "row": ["d", "-4"], "file": str(pred)},
+         "row": ["d", "-4"], "file": str(pred), "model": "pred"},
         {"id": "d", "line": 8, "stage": "read",
          "reason": f"{pred}:8 (row 'd'): 'prediction' must be a string or a list of strings, got an integer",
-         "row": {"id": "d", "prediction": -4}, "file": str(pred)},
+         "row": {"id": "d", "prediction": -4}, "file": str(pred), "model": "pred"},
         {"id": None, "line": 9, "stage": "read", "reason": f"{pred}:9: not UTF-8 (invalid start byte at byte 27)",
-         "row": '{"id": "e", "prediction": "\ufffd"}\n', "file": str(pred)},
+         "row": '{"id": "e", "prediction": "\ufffd"}\n', "file": str(pred), "model": "pred"},
     ]
 
 
@@ -146,10 +147,10 @@ def test_cruxeval_generations_entry_that_is_not_a_list_of_strings_is_rejected_wi
     ps = read_cruxeval_generations(p)
     assert ps.predictions == {"a": ["2", "3"], "d": ["-4"]}
     assert [j.to_json() for j in ps.rejects] == [
-        {"id": "b", "line": 3, "stage": "read", "row": {"b": 7}, "file": str(p),
+        {"id": "b", "line": 3, "stage": "read", "row": {"b": 7}, "file": str(p), "model": "gen",
          "reason": f"{p}:3 (row 'b'): generations must be a string or a list of strings "
                    '({"b": ["...", ...]}), got an integer'},
-        {"id": "c", "line": 4, "stage": "read", "row": {"c": ["3", None]}, "file": str(p),
+        {"id": "c", "line": 4, "stage": "read", "row": {"c": ["3", None]}, "file": str(p), "model": "gen",
          "reason": f"{p}:4 (row 'c'): generations must be a string or a list of strings "
                    '({"c": ["...", ...]}), got a list holding null'},
     ]
@@ -194,7 +195,7 @@ def test_a_prediction_line_nested_too_deeply_is_rejected_and_the_run_goes_on(tmp
     assert r.exit_code == 0, r.output
     assert _lines(tmp_path / "scores.rejects.jsonl") == [
         {"id": None, "line": 2, "stage": "read", "reason": f"{pred}:2: not valid JSON we can read (nested too deeply)",
-         "row": "[" * 200, "file": str(pred)}]
+         "row": "[" * 200, "file": str(pred), "model": "pred"}]
     assert {s["id"]: s["correct"] for s in _lines(out)} == {"a": [True], "b": [False]}
 
 
@@ -224,10 +225,73 @@ def test_an_empty_prediction_list_is_rejected_and_its_row_counts_as_missing(tmp_
         {"id": "b", "line": 2, "stage": "read",
          "reason": f"{pred}:2 (row 'b'): 'prediction' must not be an empty list (it has no generation to score; "
                    "leave the row out instead)",
-         "row": {"id": "b", "prediction": []}, "file": str(pred)}]
+         "row": {"id": "b", "prediction": []}, "file": str(pred), "model": "pred"}]
     [s] = json.loads(summary.read_text())
     assert (s["rows_scored"], s["rows_missing"], s["rows_rejected"]) == (1, 3, 1)
     gens = tmp_path / "gens.json"
     gens.write_text('{"a": ["2"], "b": []}')
     ps = read_cruxeval_generations(gens)
     assert list(ps.predictions) == ["a"] and [j.id for j in ps.rejects] == ["b"]
+
+
+def test_rejects_of_a_file_with_several_models_name_their_model_and_count_only_for_it(tmp_path):
+    data = tmp_path / "rows.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("\n".join([
+        '{"id": "a", "prediction": "2", "model": "m1"}',
+        '{"id": "b", "prediction": "\'abab\'", "model": "m1"}',
+        '{"id": "a", "prediction": "3", "model": "m2"}',
+        '{"id": "b", "prediction": 7, "model": "m2"}',          # m2's b: rejected
+        '{"id": "c", "model": "m1"}',                            # m1's c: rejected
+        '{"id": "d", "prediction": ',                            # not JSON: whose cannot be told
+    ]) + "\n")
+    out, summary = tmp_path / "scores.jsonl", tmp_path / "summary.json"
+    r = CliRunner().invoke(app, ["evaluate", str(data), "-p", str(pred), "-o", str(out), "--summary", str(summary),
+                                 "--workers", "1", "--k", "1"])
+    assert r.exit_code == 0, r.output
+    assert [(j["id"], j["line"], j["model"], j["reason"]) for j in _lines(tmp_path / "scores.rejects.jsonl")] == [
+        ("b", 4, "m2", f"{pred}:4 (row 'b', model 'm2'): 'prediction' must be a string or a list of strings, "
+                       "got an integer"),
+        ("c", 5, "m1", f"{pred}:5 (row 'c', model 'm1'): expected an object with fields 'id' and 'prediction'; "
+                       "missing 'prediction'"),
+        (None, 6, None, f"{pred}:6: not valid JSON (Expecting value at column 27)"),
+    ]
+    s1, s2 = json.loads(summary.read_text())
+    assert s1["model"] == "m1" and s2["model"] == "m2"
+    # m1's c is missing because of its own reject; m2 never predicted c: m1's reject is not m2's (it was
+    # counted for both, 2 rejected rows and 3 rejected entries for m2)
+    assert (s1["rows_scored"], s1["rows_missing"], s1["predictions_rejected"], s1["rows_rejected"]) == (2, 2, 2, 1)
+    assert (s2["rows_scored"], s2["rows_missing"], s2["predictions_rejected"], s2["rows_rejected"]) == (1, 3, 2, 1)
+    assert (s1["accuracy"], s2["accuracy"]) == (1.0, 0.0)
+    said = " ".join(r.output.split())
+    assert "3 prediction entries rejected (m2: 1, m1: 1, no model: 1) (not scored;" in said
+    assert ("m1: warning: 2 prediction entries of " in said and "1 of them name no model and count for every "
+            "model of the file" in said)
+
+
+def test_a_codemind_predict_txt_that_is_not_utf8_is_a_reject_of_its_model_not_a_prediction(tmp_path):
+    layout = tmp_path / "layout"
+    for rid, out in (("sample_0", "2"), ("sample_1", "'abab'")):
+        d = layout / "dataset" / "cruxeval" / rid
+        d.mkdir(parents=True)
+        (d / "main.py").write_text("def f(x):\n    return x + x\n")
+        (d / "input.txt").write_text("f(1)" if rid == "sample_0" else "f('ab')")
+        (d / "output.txt").write_text(out)
+    for model, answers in (("m1", {"sample_0": b"\n2\n", "sample_1": b"\n'ab\xe9ab'\n"}),
+                           ("m2", {"sample_0": b"\n3\n", "sample_1": b"\n'abab'\n"})):
+        for rid, data in answers.items():
+            d = layout / "Experiment_Results" / "ER" / model / "cruxeval" / rid
+            d.mkdir(parents=True)
+            (d / "predict.txt").write_bytes(data)
+    out, summary = tmp_path / "scores.jsonl", tmp_path / "summary.json"
+    r = CliRunner().invoke(app, ["evaluate", str(layout / "dataset" / "cruxeval"), "-p", str(layout), "--bench",
+                                 "cruxeval", "-o", str(out), "--summary", str(summary), "--workers", "1", "--k", "1"])
+    assert r.exit_code == 0, r.output
+    f = layout / "Experiment_Results" / "ER" / "m1" / "cruxeval" / "sample_1" / "predict.txt"
+    assert _lines(tmp_path / "scores.rejects.jsonl") == [
+        {"id": "sample_1", "line": 2, "stage": "read", "file": str(f), "model": "m1", "row": "\n'ab\ufffdab'\n",
+         "reason": f"{f} (row 'sample_1', model 'm1'): not UTF-8 (invalid continuation byte at byte 4)"}]
+    s1, s2 = json.loads(summary.read_text())
+    assert (s1["model"], s1["rows_scored"], s1["rows_rejected"], s1["accuracy"]) == ("m1", 1, 1, 1.0)
+    assert (s2["model"], s2["rows_scored"], s2["rows_rejected"], s2["accuracy"]) == ("m2", 2, 0, 0.5)

@@ -362,7 +362,7 @@ def test_options_are_validated() -> None:
 def test_reading_a_global_elsewhere_stays_a_global(sandbox) -> None:
     """The dead body never assigns a name that is global elsewhere in the function (that
     would make every read of it an UnboundLocalError)."""
-    src = "count = 5\n\n\ndef f(x):\n    y = [x, count]\n    return y * count\n"
+    src = "count = 5\n\n\ndef f(x):\n    y = sorted([x, count])\n    return y * count\n"
     for seed in range(20):
         result = get_transform(NAME).apply(Program(src), seed)
         func = ast.parse(result.source).body[1]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
+from conftest import inserted_lines
 from codemorph import Program, get_transform
 from codemorph.transforms.deadcode.blocks import insertion_blocks, never_falls_through
 
@@ -64,7 +65,9 @@ def test_check_goes_right_after_the_computed_value() -> None:
         assert lines[:4] == ["def f(text, y):", "    a = []", "    n = len(text)", "    if n < 0:"]
         assert lines[5:] == src.splitlines()[3:]
         bodies.add(lines[4].strip())
-    assert bodies == {"raise ValueError('n must be non-negative')", "n = 0", "return a", "return text", "return y"}
+    # no early return: the function returns the pair (a, y), and neither a local it does not
+    # return (`return text`) nor `return ()` is its result
+    assert bodies == {"raise ValueError('n must be non-negative')", "n = 0"}
     result = get_transform("dead-loop").apply(Program(src), 0)
     assert result.source == src.replace("    n = len(text)\n", "    n = len(text)\n    while n < 0:\n        n += 1\n")
 
@@ -77,7 +80,54 @@ def test_the_check_comes_before_the_first_use_of_the_value() -> None:
         result = get_transform("dead-code").apply(Program(src), seed)
         assert result.source.splitlines()[:3] == ["def f(xs):", "    n = len(xs)", "    if n < 0:"]
     assert get_transform("dead-code").apply(Program(src), 3).source == \
-        "def f(xs):\n    n = len(xs)\n    if n < 0:\n        return xs\n    print(n)\n    return n\n"
+        "def f(xs):\n    n = len(xs)\n    if n < 0:\n        n = 0\n    print(n)\n    return n\n"
+
+
+def _dead_bodies(src: str, seeds: int = 60, **kwargs) -> set[str]:
+    bodies = set()
+    for seed in range(seeds):
+        result = get_transform("dead-code").apply(Program(src), seed, **kwargs)
+        new = inserted_lines(src, result.source)
+        bodies.add("; ".join(result.source.splitlines()[n - 1].strip() for n in new[1:]))
+    return bodies
+
+
+def test_early_return_gives_the_functions_own_result() -> None:
+    """CRUXEval sample_403: ``if length < 0: return part`` in a function returning a count
+    (sample_460: ``return amount``, an int, where a str is returned) read as mistakes; the
+    early return gives a name the function returns, bound there."""
+    src = ("def f(full, part):\n    length = len(part)\n    index = full.find(part)\n    count = 0\n"
+           "    while index >= 0:\n        full = full[index + length:]\n        index = full.find(part)\n"
+           "        count += 1\n    return count\n")
+    assert _dead_bodies(src) == {"raise ValueError('length must be non-negative')", "length = 0"}
+    src = ("def f(text, amount):\n    length = len(text)\n    pre_text = '|'\n    if amount >= length:\n"
+           "        return pre_text + text + pre_text\n    return text\n")
+    assert _dead_bodies(src) == {"raise ValueError('length must be non-negative')", "length = 0", "return text"}
+
+
+def test_early_return_gives_an_empty_result_of_the_functions_type() -> None:
+    src = "def f(text):\n    words = sorted(text.split())\n    return ' '.join(words)\n"
+    assert "return ''" in _dead_bodies(src)
+    assert not any(b.startswith("return") and b != "return ''" for b in _dead_bodies(src))
+    # a name observed only as a list: `return []`
+    src = "def f(xs):\n    n = len(xs)\n    out = xs[:n]\n    return out\n"
+    bodies = _dead_bodies(src, observations={"f": {"out": ["list"], "n": ["int"], "xs": ["list"]}})
+    assert bodies == {"raise ValueError('n must be non-negative')", "n = 0", "return []"}
+    # a function returning nothing: a bare return
+    src = "def f(xs):\n    n = len(xs)\n    print(n)\n"
+    assert "return" in _dead_bodies(src)
+
+
+def test_no_type_check_of_a_value_the_line_above_builds() -> None:
+    """restructure on sample_1: ``v4 = v0, v1, v2`` / ``if not isinstance(v4, tuple):``
+    checks what the line above spells: a display gets no check; a comprehension gets no
+    ``isinstance`` check."""
+    src = "def f(a, b, c):\n    items = a, b, c\n    return len(items)\n"
+    result = get_transform("dead-code").apply(Program(src), 0)
+    assert not result.applied and result.reason.startswith("no natural site")
+    src = "def f(text):\n    chars = [c for c in text if c.isalpha()]\n    return chars\n"
+    bodies = _dead_bodies(src, seeds=30)
+    assert bodies == {"chars = []", "raise ValueError('chars must not be None')"}
 
 
 @pytest.mark.parametrize("stmt, expected", [

@@ -235,19 +235,37 @@ def test_tricky_program_over_seeds(name: str, sandbox) -> None:
     assert len(sources) == 1 if name == "dead-loop" else len(sources) >= 5
 
 
-def test_dead_store_uses_observed_ints_only_with_observations() -> None:
+def _dead_stores(src: str, seeds: int = 60, **kwargs) -> set[str]:
+    out = set()
+    for seed in range(seeds):
+        result = get_transform("dead-store").apply(Program(src), seed, **kwargs)
+        [line] = inserted_lines(src, result.source)
+        out.add(result.source.splitlines()[line - 1].strip())
+    return out
+
+
+def test_dead_store_arithmetic_is_a_next_or_last_index_of_a_proved_int() -> None:
+    """CRUXEval variants had ``size = index + index``, ``bound = -n``, ``bound = _ + 1`` and
+    ``offset = -x`` over a parameter observed as int (a TypeError for a str caller): the
+    only arithmetic stores are the next index after a range/enumerate counter and the last
+    index of a length just computed, with or without observations."""
     src = "def f(n, s):\n    m = n * 2\n    return m, s\n"
-    int_values = set()
-    for seed in range(30):
-        plain = get_transform("dead-store").apply(Program(src), seed)
-        assert not any(op in plain.sites[0].description for op in (" + 1", " - 1", " * 2`", "-n", "-m"))
-        obs = {"f": {"n": ["int"], "m": ["int"], "s": ["str"]}}
-        typed = get_transform("dead-store").apply(Program(src), seed, observations=obs)
-        desc = typed.sites[0].description
-        if any(op in desc for op in ("+", "* 2`", "`offset = -", "`size = -", "`bound = -", "`width = -")):
-            int_values.add(desc)
-            assert " s" not in desc.split("=", 1)[1]
-    assert int_values
+    obs = {"f": {"n": ["int"], "m": ["int"], "s": ["str"]}}
+    for stores in (_dead_stores(src), _dead_stores(src, observations=obs)):
+        assert not any(op in store for store in stores for op in ("+", " - ", "*", "= -n", "= -m")), stores
+    src = "def f(text):\n    n = len(text)\n    out = []\n    for i in range(n):\n        out.append(i)\n    return out\n"
+    stores = _dead_stores(src, seeds=120)
+    arithmetic = {s for s in stores if "+" in s or " - " in s}
+    assert arithmetic == {"last_index = n - 1", "next_i = i + 1"}
+
+
+def test_dead_store_never_reads_the_throwaway_loop_variable() -> None:
+    """sample_454: ``bound = _ + 1`` read ``_``; no store reads it (nor copies it)."""
+    src = "def f(d, count):\n    new_dict = {}\n    for _ in range(count):\n        d = d.copy()\n" \
+          "        new_dict = {**d, **new_dict}\n    return new_dict\n"
+    stores = _dead_stores(src, seeds=80, observations={"f": {"_": ["int"], "count": ["int"]}})
+    assert not any(re.search(r"\b_\b", s.split("=", 1)[1]) for s in stores), stores
+    assert "state = ()" not in stores
 
 
 def test_dead_loop_in_generator_has_no_return() -> None:
@@ -344,7 +362,7 @@ def test_unused_function_is_private_outside_the_harness_contract() -> None:
 FITTING_LITERAL_NAMES = {
     "0": {"count", "total"}, "1": {"step", "count"}, "-1": {"last_index", "found_at"},
     "None": {"prev", "result", "last"}, "''": {"prefix", "buffer"}, "[]": {"seen", "pending"},
-    "()": {"state"}, "{}": {"cache", "counts"}, "True": {"found", "changed"}, "False": {"found", "done"},
+    "{}": {"cache", "counts"}, "True": {"found", "changed"}, "False": {"found", "done"},
     "'done'": {"status"},
 }
 
@@ -356,24 +374,44 @@ def test_dead_store_gives_a_literal_a_name_that_fits_it() -> None:
         result = get_transform("dead-store").apply(Program(src), seed)
         stmt = ast.parse(result.source.splitlines()[inserted_lines(src, result.source)[0] - 1].strip()).body[0]
         value = ast.unparse(stmt.value)
-        if isinstance(stmt.value, ast.Name) or (isinstance(stmt.value, ast.Tuple) and stmt.value.elts):
-            continue  # a copy of locals: prev = xs, pair = (n, xs)
+        if isinstance(stmt.value, (ast.Name, ast.BinOp)) or (isinstance(stmt.value, ast.Tuple) and stmt.value.elts):
+            continue  # a copy of locals: prev = xs, pair = (n, xs); last_index = n - 1
         name = stmt.targets[0].id
         assert name in FITTING_LITERAL_NAMES[value], (name, value)
         seen.add(value)
     assert len(seen) >= 6
 
 
-def test_dead_store_names_a_tuple_of_two_locals_as_a_pair() -> None:
-    """``key_pair = (text, chars)`` read as a key; a tuple of two locals is ``pair`` or ``both``."""
-    src = "def f(text, chars):\n    out = text + chars\n    return out\n"
-    names = set()
-    for seed in range(60):
+def test_dead_store_stores_no_tuple_of_two_unrelated_locals() -> None:
+    """``both = (total, out)`` / ``pair = (item, items)`` is no value a person stores: with no
+    loop over pairs around the position, no tuple is written (a copy of one local still is)."""
+    src = "def f(text, chars):\n    out = text + chars\n    for c in chars:\n        out += c\n    return out\n"
+    kinds = set()
+    for seed in range(80):
         result = get_transform("dead-store").apply(Program(src), seed)
         stmt = ast.parse(result.source.splitlines()[inserted_lines(src, result.source)[0] - 1].strip()).body[0]
+        assert not (isinstance(stmt.value, ast.Tuple) and stmt.value.elts), result.source
+        kinds.add(type(stmt.value).__name__)
+    assert "Name" in kinds  # copies are still written
+
+
+def test_dead_store_pairs_only_the_key_and_value_of_the_loop_around_it() -> None:
+    """Inside ``for k, v in d.items()`` the loop's own pair may be stored, in its order, as
+    ``pair`` or ``entry``; outside that loop's body no tuple is written."""
+    src = ("def f(d):\n    total = 0\n    for k, v in d.items():\n        total += v\n"
+           "        total -= len(k)\n    return total\n")
+    pairs = []
+    for seed in range(120):
+        result = get_transform("dead-store").apply(Program(src), seed)
+        line_no = inserted_lines(src, result.source)[0]
+        line = result.source.splitlines()[line_no - 1]
+        stmt = ast.parse(line.strip()).body[0]
         if isinstance(stmt.value, ast.Tuple) and stmt.value.elts:
-            names.add(stmt.targets[0].id)
-    assert names and names <= {"pair", "both"}, names
+            pairs.append((stmt.targets[0].id, ast.unparse(stmt.value), line[:len(line) - len(line.lstrip())]))
+    assert pairs
+    assert {value for _, value, _ in pairs} == {"(k, v)"}
+    assert {name for name, _, _ in pairs} <= {"pair", "entry"}
+    assert {indent for _, _, indent in pairs} == {" " * 8}  # inside the loop's body only
 
 
 @pytest.mark.parametrize("src, head", [

@@ -196,6 +196,8 @@ def test_no_odd_loop_header_claim(line: str) -> None:
     ("return ','.join(a)", "returns the items of a joined with no separator"),
     # sample_161, 185: the line's own expression with its operator or operands changed
     ("return b + a", None), ("v = a - 1", None), ("m = len(a)", "m is the last index of a"),
+    # was "a[b] is replaced by c": after the insert a[b] is c, so half of it is true
+    ("a.insert(b, c)", "c is added at the end of a"), ("a.insert(len(a), c)", None),
 ])
 def test_claims_read_as_a_person_writes_them(line: str, comment: str | None) -> None:
     code = f"def f(a, b, c, d):\n    {line}\n        pass\n" if line.endswith(":") \
@@ -211,9 +213,17 @@ def test_reverse_claim_reads_in_a_comment_and_in_a_docstring() -> None:
     """CRUXEval sample_14, sample_28: "arr is sorted here." in a docstring points nowhere."""
     code = "def f(arr):\n    arr.reverse()\n    return arr\n"
     res = MisleadingComment(count=None).apply(Program(code), 0)
-    assert res.source.splitlines()[1] == "    arr.reverse()  # leaves arr sorted"
-    res = MisleadingDocstring().apply(Program(code), 0)
-    assert res.source.splitlines()[1] == '    """Leaves arr sorted."""'
+    assert res.source.splitlines()[1] == "    arr.reverse()  # leaves arr sorted from smallest to largest"
+    # (a body sentence: "Leave arr sorted." says nothing of what the function is for)
+    res = MisleadingDocstring().apply(Program(code), 0, observations={"f": {"arr": ["list"]}})
+    assert res.source.splitlines()[1:4] == ['    """Update arr in place and return it.', '', '    Leaves arr sorted from smallest to largest.']
+
+
+def test_no_skip_claim_is_made_of_a_loop_over_a_slice() -> None:
+    """"skips the first element of xs[1:]" reads as what the slice does to xs, which is true."""
+    code = "def f(xs):\n    out = []\n    for x in xs[1:]:\n        out.append(x)\n    return out\n"
+    lines = {MisleadingComment(count=None).apply(Program(code), seed).source.splitlines()[2] for seed in range(8)}
+    assert lines == {"    for x in xs[1:]:  # walks xs[1:] from its last element to its first"}
 
 
 def test_front_insertion_is_claimed_only_of_a_named_list() -> None:
@@ -286,13 +296,17 @@ def _without_entry_docstring(source: str) -> str:
     return ast.dump(tree)
 
 
-def test_docstrings_change_only_the_docstring_on_cruxeval() -> None:
+def test_docstrings_change_only_the_docstring_on_cruxeval(sandbox) -> None:
+    from codemorph.testing import observe_types
     applied = 0
     rows = cruxeval_sample(6)
     for row in rows:
-        res = MisleadingDocstring().apply(Program(row["code"]), 0)
+        # the summary line names the result's type, known from the syntax or the runtime types
+        obs = observe_types(row["code"], [row["input"]], sandbox=sandbox)
+        res = MisleadingDocstring().apply(Program(row["code"]), 0, observations=obs)
         if not res.applied:
-            assert "no wrong claim" in res.reason or "__doc__" in res.reason, (row["id"], res.reason)
+            assert "no wrong claim" in res.reason or "__doc__" in res.reason or "no summary line" in res.reason, \
+                (row["id"], res.reason)
             continue
         applied += 1
         assert _without_entry_docstring(res.source) == _without_entry_docstring(row["code"]), row["id"]
@@ -307,7 +321,7 @@ def test_docstring_with_observations_describes_parameters_wrongly(sandbox) -> No
     code = "def f(text, n):\n    return text * n\n"
     obs = observe_types(code, ["'ab', 2"], sandbox=sandbox)
     res = MisleadingDocstring().apply(Program(code), 0, observations=obs)
-    assert res.source == ('def f(text, n):\n    """Transform the arguments.\n\n    Args:\n'
+    assert res.source == ('def f(text, n):\n    """Return a string built from text and n.\n\n    Args:\n'
                           '        text: a list of strings.\n        n: a string of digits.\n    """\n'
                           '    return text * n\n')
 
@@ -318,11 +332,12 @@ def test_docstring_states_no_value_of_a_returned_literal(sandbox) -> None:
     claim of the same catalogue (here the loop's)."""
     code = ("def f(sentence):\n    for c in sentence:\n        if c.isascii() is False:\n"
             "            return False\n    return True\n")
-    summaries = {MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=["'1z1z1'"], outputs=["True"])
-                 .source.splitlines()[1] for seed in range(8)}
+    docs = {MisleadingDocstring(claims=1).apply(Program(code), seed, inputs=["'1z1z1'"], outputs=["True"])
+            .source.split('"""')[1] for seed in range(8)}
     # (not "skips the first element": the body is an ``if``, which may pass over an element)
-    assert summaries == {'    """The loop walks sentence from its last element to its first."""'}
-    res = MisleadingDocstring(claims=0).apply(Program(code), 0, inputs=["'1z1z1'"], outputs=["True"])
+    assert docs == {"Return True or False depending on sentence.\n\n"
+                    "    The loop walks sentence from its last element to its first.\n    "}
+    res = MisleadingDocstring(claims=1).apply(Program(code), 0, inputs=["'1z1z1'"], outputs=["True"])
     out = sandbox.run_batch([request_for(res.source, "f", "args", "'1z1z1'")])[0]
     assert out.value_repr == "True"
     # nor a claim about a literal assignment: ``count = 0`` is not "count is 1 here"
@@ -342,7 +357,8 @@ def test_docstring_states_at_most_one_claim_per_variable() -> None:
         assert len(named) == len(set(named)), (seed, doc)
     res = MisleadingDocstring(claims=5).apply(Program(code), 1)
     assert ast.get_docstring(ast.parse(res.source).body[0]) == (
-        "The loop skips the first element of numbers.\n\nsum_value is overwritten with n.")
+        "Return a tuple built from numbers.\n\nThe loop skips the first element of numbers.\n"
+        "sum_value is overwritten with n.")
 
 
 def test_docstring_describes_no_annotated_parameter(sandbox) -> None:
@@ -351,7 +367,7 @@ def test_docstring_describes_no_annotated_parameter(sandbox) -> None:
     code = "def f(text: str, n):\n    return text * n\n"
     obs = observe_types(code, ["'ab', 2"], sandbox=sandbox)
     res = MisleadingDocstring().apply(Program(code), 0, observations=obs)
-    assert res.source == ('def f(text: str, n):\n    """Transform the arguments.\n\n    Args:\n'
+    assert res.source == ('def f(text: str, n):\n    """Return a string built from text and n.\n\n    Args:\n'
                           '        n: a string of digits.\n    """\n    return text * n\n')
 
 
@@ -375,3 +391,65 @@ def test_docstring_behaviour_is_preserved(sandbox) -> None:
     code = "def f(xs):\n    xs.append(len(xs))\n    return xs[::-1]\n"
     res = assert_preserves(MisleadingDocstring(), code, ["[1, 2]", "[]"], sandbox=sandbox)
     assert res.source.startswith('def f(xs):\n    """Return xs unchanged.')
+
+
+@pytest.mark.parametrize("code, obs, doc", [
+    # the result's type from the runtime types (a local built by a loop)
+    ("def f(nums):\n    out = []\n    for n in nums:\n        out.append(n * 2)\n    return out\n",
+     {"f": {"nums": ["list"], "out": ["list"], "n": ["int"]}},
+     '"""Return a list built from nums.\n\n    Args:\n        nums: a string.\n    """'),
+    # a parameter changed and returned
+    ("def f(d, k):\n    d[k] = 1\n    return d\n", {"f": {"d": ["dict"], "k": ["str"]}},
+     '"""Update d in place and return it.\n\n    Args:\n        d: a list of (key, value) pairs.\n'
+     '        k: a list of strings.\n    """'),
+    ("def f(s):\n    return s.isdigit() or s == ''\n", {"f": {"s": ["str"]}},
+     '"""Return True or False depending on s.\n\n    Args:\n        s: a list of strings.\n    """'),
+    # a claim about what the function does to a value is the summary, in the imperative
+    ("def f(xs):\n    xs.sort()\n    return xs\n", None, '"""Sort xs from largest to smallest."""'),
+])
+def test_docstring_summary_says_what_the_function_does(code, obs, doc) -> None:
+    """About half of the docstrings were "Transform the arguments." (a line that fits any
+    function, which no person writes) over the wrong parameter types; the summary now names
+    what the function returns, from its parameters' names and its result's type."""
+    res = MisleadingDocstring(claims=0).apply(Program(code), 0, observations=obs)
+    assert res.source.split("\n", 1)[1].startswith("    " + doc + "\n")
+
+
+def test_docstring_without_a_summary_a_person_writes_is_refused() -> None:
+    # a function returning a str or an int: no one type to name; no claim to summarise
+    code = "def f(n):\n    if n:\n        return 'a'\n    return n\n"
+    assert_refuses(MisleadingDocstring(claims=0), code, "no summary line a person would write",
+                   observations={"f": {"n": ["int"]}})
+    # nothing but a true summary: no docstring (it would mislead nobody)
+    code = "def f(s):\n    out = ''\n    for c in s:\n        out = c + out\n    return out\n"
+    assert_refuses(MisleadingDocstring(claims=0), code, "claims=0", observations={"f": {"out": ["str"]}})
+
+
+def test_a_claim_quotes_a_test_without_its_own_parentheses() -> None:
+    """CRUXEval sample_19: ``else:  # reached when (x.isnumeric() and y.isnumeric())``."""
+    code = "def f(x, y):\n    if (x.isnumeric() and y.isnumeric()):\n        return 1\n    else:\n        return 2\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[3] == "    else:  # reached when x.isnumeric() and y.isnumeric()"
+    code = "def f(x):\n    while (x > 0):\n        x -= 1\n    return x\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[1] == "    while (x > 0):  # loops until x > 0 holds"
+
+
+@pytest.mark.parametrize("test, negation", [
+    # De Morgan, with each part's operator flipped: was "not (n not in '012' and n not in xs)"
+    ("n not in '012' and n not in xs", "n in '012' or n in xs"),
+    ("not n or n > 3", "n and n <= 3"),
+    ("not (n in xs or n < 0)", "n in xs or n < 0"),
+    ("xs and xs[0] == n", "not xs or xs[0] != n"),
+    # no negation a person writes: no claim on the ``if``
+    ("n and (n > 3 or n in xs)", None),
+    ("0 < n < 3", None),
+    ("n % 2", None),
+])
+def test_branch_claim_negates_its_test_as_a_person_writes_it(test: str, negation: str | None) -> None:
+    code = f"def f(n, xs):\n    if {test}:\n        return 1\n    return 0\n"
+    lines = {MisleadingComment(count=None).apply(Program(code), seed).source.splitlines()[1] for seed in range(6)}
+    if negation is None:
+        assert lines == {f"    if {test}:"}
+    else:
+        assert lines == {f"    if {test}:  # taken when {negation}", f"    if {test}:  # runs when {negation}"}

@@ -169,23 +169,37 @@ def test_peel_loop_peels_a_scripts_module_level_loop(sandbox, source, expected, 
     _same_stdout(sandbox, source, res.source, stdins)
 
 
-@pytest.mark.parametrize("name", ["for-to-while", "peel-loop"])
 @pytest.mark.parametrize("source, why", [(READ_AFTER, "i is read after the loop"),
                                          (FUNCTION_READS, "i is a global show() uses")],
                          ids=["read-after-loop", "function-reads-counter"])
-def test_a_scripts_range_loop_without_a_counter_form_is_refused(sandbox, name, source, why):
-    res = get_transform(name).apply(Program(source, script=True), 0,
-                                    observations=_observations(sandbox, source, COUNT_STDINS), harness=True)
+def test_a_scripts_range_loop_without_a_counter_form_is_refused(sandbox, source, why):
+    res = get_transform("for-to-while").apply(Program(source, script=True), 0,
+                                              observations=_observations(sandbox, source, COUNT_STDINS), harness=True)
     assert not res.applied
     assert why in res.reason and "iter()/next() over a range is not a form people write" in res.reason
+
+
+@pytest.mark.parametrize("source, expected", [
+    (READ_AFTER, "n = int(input())\ntotal = 0\nif n > 0:\n    i = 0\n    total += i\n    for i in range(1, n):\n"
+                 "        total += i\nprint(total, i)\n"),
+    (FUNCTION_READS, 'n = int(input())\ndef show():\n    print("at", i)\nif n > 0:\n    i = 0\n    show()\n'
+                     "    for i in range(1, n):\n        show()\n"),
+], ids=["read-after-loop", "function-reads-counter"])
+def test_a_scripts_range_loop_whose_variable_is_read_elsewhere_is_peeled_as_a_for_loop(sandbox, source, expected):
+    """``for i in range(1, n)`` leaves ``i`` (and every value a function reads) as the loop
+    did, also for ``n`` of 0 (unbound: both raise NameError) and 1."""
+    res = get_transform("peel-loop").apply(Program(source, script=True), 0,
+                                           observations=_observations(sandbox, source, COUNT_STDINS), harness=True)
+    assert res.source == expected
+    _same_stdout(sandbox, source, res.source, COUNT_STDINS)
 
 
 def test_peeled_counter_loop_of_a_script_is_exact(sandbox):
     res = get_transform("peel-loop").apply(Program(COUNTER, script=True), 0,
                                           observations=_observations(sandbox, COUNTER, COUNTER_STDINS))
-    assert res.source == ('s = input()\nzeros = 0\ni = 0\nif i < len(s):\n    if s[i] == "0":\n'
-                          '        zeros += 1\n    i += 1\n    while i < len(s):\n        if s[i] == "0":\n'
-                          '            zeros += 1\n        i += 1\nprint(zeros)\n')
+    assert res.source == ('s = input()\nzeros = 0\nif s:\n    i = 0\n    if s[i] == "0":\n        zeros += 1\n'
+                          '    for i in range(1, len(s)):\n        if s[i] == "0":\n            zeros += 1\nprint(zeros)\n')
+    _same_stdout(sandbox, COUNTER, res.source, COUNTER_STDINS)
 
 
 def test_module_level_names_are_observed_where_a_scripts_loop_starts(sandbox):

@@ -21,7 +21,9 @@ from codemorph import NotApplicable, Program
 from codemorph.engine.transform import Claim
 from codemorph.sandbox.pool import ExecRequest
 from codemorph.testing import assert_refuses, observe_types
-from codemorph.transforms.distractors import MisleadingIOComment, MisleadingPrint, MisleadingValueComment
+from codemorph.transforms.distractors import (
+    MisleadingComment, MisleadingDocstring, MisleadingIOComment, MisleadingPrint, MisleadingValueComment,
+)
 from codemorph.transforms.distractors.io_comment import nearby_input, wrong_output
 from codemorph.verification.claims import claim_requests, refutation, stdout_gains
 from codemorph.verification.differential import check, make_baseline
@@ -153,10 +155,13 @@ def test_comment_stating_a_value_is_checked_false_on_the_rows_input(sandbox, lin
 
 def test_docstring_stating_a_value_is_checked_false_on_the_rows_input(sandbox) -> None:
     from codemorph.transforms.distractors import MisleadingDocstring
+    from codemorph.testing import observe_types
     code = "def f(text):\n    out = text.upper()\n    return out\n"
     for args, false in (("'12'", False), ("'ab'", True)):
-        res = MisleadingDocstring(claims=2).apply(Program(code), 0, inputs=[args])
-        assert res.source == 'def f(text):\n    """out is text in lower case."""\n    out = text.upper()\n    return out\n'
+        obs = observe_types(code, [args], sandbox=sandbox)
+        res = MisleadingDocstring(claims=2).apply(Program(code), 0, inputs=[args], observations=obs)
+        assert res.source == ('def f(text):\n    """Return a string built from text.\n\n    out is text in lower case.\n\n'
+                              '    Args:\n        text: a list of strings.\n    """\n    out = text.upper()\n    return out\n')
         assert [c.text for c in res.claims] == ["out is text in lower case"]
         out = sandbox.run_batch(claim_requests(res.claims, 5.0))[0]
         assert (refutation(res.claims[0], out) is None) is false
@@ -172,6 +177,48 @@ def test_generate_writes_no_comment_that_held_on_the_rows_input(tmp_path) -> Non
     rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()}
     assert sorted(rows) == ["digits", "letters", "letters:misleading-comment"]
     assert rows["letters:misleading-comment"]["code"] == code.replace("text.upper()", "text.upper()  # out is text in lower case")
+
+
+def test_generate_keeps_the_claims_shown_false_and_drops_the_others(tmp_path) -> None:
+    """A variant one of whose claims held on the row's input was not written at all; it is
+    now made again with only the claims execution showed false (``keep_claims``) and checked
+    again, so it keeps those: here "out is text in lower case" holds of ``'12'`` and goes,
+    "n is the last index of xs" (false wherever its line runs) stays."""
+    from codemorph.jobs.generate import GenerateConfig, generate
+    code = "def f(text, xs):\n    out = text.upper()\n    n = len(xs)\n    return out, n\n"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "r", "code": code, "input": "'12', [1]", "output": "('12', 1)"}) + "\n")
+    generate(src, tmp_path / "out.jsonl", GenerateConfig.from_transforms(
+        ("misleading-comment", "misleading-docstring"), extra_inputs=4))
+    rows = {json.loads(line)["id"]: json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()}
+    assert rows["r:misleading-comment"]["code"] == code.replace("len(xs)", "len(xs)  # n is the last index of xs")
+    assert rows["r:misleading-docstring"]["code"] == code.replace(
+        "xs):\n", 'xs):\n    """Return a tuple built from text and xs.\n\n    n is the last index of xs.\n\n    Args:\n'
+        '        text: a list of strings.\n        xs: a string.\n    """\n')
+
+
+@pytest.mark.parametrize("transform", [MisleadingComment(count=None), MisleadingDocstring(claims=3)])
+def test_a_distractor_given_claims_to_keep_makes_only_those(transform) -> None:
+    code = "def f(text, xs):\n    out = text.upper()\n    n = len(xs)\n    return out, n\n"
+    made = {c.text for seed in range(6) for c in transform.apply(
+        Program(code), seed, inputs=["'ab', [1]"], observations={"f": {"out": ["str"], "n": ["int"]}}).claims}
+    assert made == {"out is text in lower case", "n is the last index of xs"}
+    for seed in range(6):
+        res = transform.apply(Program(code), seed, inputs=["'ab', [1]"], observations={"f": {"out": ["str"], "n": ["int"]}},
+                              keep_claims={"n is the last index of xs"})
+        assert [c.text for c in res.claims] == ["n is the last index of xs"]
+        assert "lower case" not in res.source
+    res = transform.apply(Program(code), 0, inputs=["'ab', [1]"], keep_claims={"no such claim"})
+    assert not res.applied
+
+
+def test_a_transform_that_makes_a_claim_not_to_keep_is_refused() -> None:
+    """A distractor that does not read ``keep_claims`` (a plugin's) cannot slip another claim
+    into a variant made again to keep only claims shown false."""
+    from codemorph.transforms.distractors import MisleadingIOComment
+    res = MisleadingIOComment().apply(Program("def f(n):\n    return n + 1\n"), 0, inputs=["3"], outputs=["4"],
+                                      keep_claims=())
+    assert (res.applied, res.reason) == (False, "the rewrite makes a claim that is not among the claims to keep")
 
 
 def test_io_comment_states_a_wrong_output_for_a_nearby_input(sandbox) -> None:
@@ -445,6 +492,13 @@ def _claim_about(code: str, args: str, text: str):
      "[1], 'yz'"),
     ("def f(text):\n    out = []\n    for c in text:\n        out.extend(c)\n    return out\n",
      "c is added to out as one element", "'abc'", "['ab', 'c']"),
+    # an insert at an index past the end (or into an empty list) does add at the end; it was
+    # "xs[i] is replaced by v", true of xs[i] after the line
+    ("def f(xs, i, v):\n    xs.insert(i, v)\n    return xs\n", "v is added at the end of xs", "[1, 2], 5, 0",
+     "[1, 2], 1, 0"),
+    ("def f(xs, i, v):\n    xs.insert(i, v)\n    return xs\n", "v is added at the end of xs", "[], -3, 0",
+     "[1, 2], -1, 0"),
+    ("def f(xs, v):\n    xs.insert(0, v)\n    return xs\n", "v is added at the end of xs", "[7, 7], 7", "[7, 7], 6"),
 ])
 def test_comment_claim_true_on_the_rows_data_is_not_written(sandbox, code, text, holds, shown_false) -> None:
     """A claim about a value or an order can be true because of the data (a palindrome, one
@@ -461,10 +515,10 @@ def test_a_check_that_raises_changes_nothing_the_program_sees(sandbox) -> None:
     program catching exceptions takes no other path in the probe, and a claim whose check
     cannot be evaluated is not shown false."""
     code = "def f(xs):\n    xs.reverse()\n    try:\n        return sorted(xs)\n    except TypeError:\n        return 'mixed'\n"
-    claim = _claim_about(code, "[1, 'a']", "leaves xs sorted")
+    claim = _claim_about(code, "[1, 'a']", "leaves xs sorted from smallest to largest")
     out = sandbox.run_batch(claim_requests([claim], 5.0))[0]
     assert "holds" in refutation(claim, out)
-    claim = _claim_about(code, "[1, 2]", "leaves xs sorted")
+    claim = _claim_about(code, "[1, 2]", "leaves xs sorted from smallest to largest")
     assert refutation(claim, sandbox.run_batch(claim_requests([claim], 5.0))[0]) is None
 
 
@@ -472,10 +526,11 @@ def test_docstring_claims_are_checked_on_the_rows_input(sandbox) -> None:
     from codemorph.transforms.distractors import MisleadingDocstring
     code = "def f(s):\n    out = ''\n    for c in s:\n        out = c + out\n    return out\n"
     for args, false in (("'aba'", False), ("'abc'", True)):
-        for seed in range(12):
-            res = MisleadingDocstring(claims=0).apply(Program(code), seed, inputs=[args])
-            if "The loop walks s from its last element to its first." in res.source:
-                break
+        # the summary line: true, from the returned value's type (observed: a ``str``)
+        obs = {"f": {"s": ["str"], "out": ["str"], "c": ["str"]}}
+        res = MisleadingDocstring(claims=1).apply(Program(code), 0, inputs=[args], observations=obs)
+        assert res.source.startswith('def f(s):\n    """Return a string built from s.\n\n'
+                                     '    The loop walks s from its last element to its first.\n')
         assert [c.text for c in res.claims] == ["the loop walks s from its last element to its first"]
         out = sandbox.run_batch(claim_requests(res.claims, 5.0))[0]
         assert (refutation(res.claims[0], out) is None) is false
@@ -620,3 +675,19 @@ def test_generate_writes_no_claim_that_holds_under_another_hash_seed(tmp_path, s
         args = call.removeprefix("f(").removesuffix(")")
         seen = {sandbox.run_batch([ExecRequest(code, "f", args)], hash_seed=h)[0].value_repr for h in range(16)}
         assert value not in seen, (line, seen)
+
+
+def test_no_order_claim_when_the_rows_output_reads_the_same_reversed() -> None:
+    """CRUXEval sample_545: "array.pop() is inserted at the front of result" is false while
+    the function runs, but its output ``[8, -1, 8]`` reads the same reversed, so a reader who
+    believes it gives the right answer: no order claim is made then."""
+    code = ("def f(array):\n    result = []\n    index = 0\n    while index < len(array):\n"
+            "        result.append(array.pop())\n        index += 2\n    return result\n")
+    args = "[8, 8, -4, -9, 2, 8, -1, 8]"
+    for transform in (MisleadingComment(count=None), MisleadingDocstring(claims=3)):
+        made = {c.text for seed in range(6) for c in transform.apply(
+            Program(code), seed, inputs=[args], outputs=["[8, -1, 8]"], observations={}).claims}
+        assert not any("front" in t for t in made), made
+        made = {c.text for seed in range(6) for c in transform.apply(
+            Program(code), seed, inputs=["[1, 2, 3]"], outputs=["[3, 1]"], observations={}).claims}
+        assert any("front" in t for t in made), made

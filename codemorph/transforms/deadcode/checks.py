@@ -82,6 +82,12 @@ class ValueFact:
             ``s = ' '``, ``xs = list()``).
         adjacent: the position directly follows the assignment (the check comes right
             after the computation it guards).
+        display: the value is a display, a comprehension or a string literal (``items =
+            a, b``, ``out = [c for c in s]``): its type is spelled by the assignment, so an
+            ``isinstance`` check of it reads as filler.
+        comprehension: the value is a comprehension (``[c for c in s if c.isalpha()]``);
+            a display that is not one (``items = a, b``) gets no check at all from the
+            natural transforms (:func:`~codemorph.transforms.deadcode.guards.plausible`).
     """
 
     name: str
@@ -91,6 +97,8 @@ class ValueFact:
     builtins: tuple[str, ...] = ()
     computed: bool = False
     adjacent: bool = False
+    display: bool = False
+    comprehension: bool = False
 
 
 @dataclass(frozen=True)
@@ -249,6 +257,12 @@ def expression_kind(node: cst.BaseExpression) -> tuple[str, bool, tuple[str, ...
                 and isinstance(func.value.evaluated_value, str) and len(node.args) == 1 and plain:
             return "str", False, ()
     return None
+
+
+#: expressions whose type their syntax spells (:attr:`ValueFact.display`)
+_DISPLAYS = (cst.List, cst.ListComp, cst.Dict, cst.DictComp, cst.Set, cst.SetComp, cst.Tuple, cst.SimpleString,
+             cst.ConcatenatedString)
+_COMPREHENSIONS = (cst.ListComp, cst.DictComp, cst.SetComp)
 
 
 class _Binds(cst.CSTVisitor):
@@ -422,7 +436,9 @@ def value_facts(suite: cst.BaseSuite | cst.Module, index: int, unbinders: set[st
                 if kind is not None:
                     adjacent = j == len(stmts) - 1
                     out.append(ValueFact(name, kind[0], empty=kind[1] and adjacent, builtins=kind[2],
-                                         computed=reads_a_variable(assign.value), adjacent=adjacent))
+                                         computed=reads_a_variable(assign.value), adjacent=adjacent,
+                                         display=isinstance(assign.value, _DISPLAYS),
+                                         comprehension=isinstance(assign.value, _COMPREHENSIONS)))
         blocked |= bound_names_in(stmt)
         if no_calls and has_call(stmt):
             return out  # nothing bound before a call is known after it

@@ -37,7 +37,9 @@ class DeadCode(Transform):
     * ``n = len(xs)`` / ``if n < 0: raise ValueError('n must be non-negative')``;
     * ``out = list(text)`` / ``if not isinstance(out, list): out = list(out)`` or
       ``if out is None: out = []``; ``words = [w for w in text.split() if w]`` /
-      ``if words is None: return text``.
+      ``if words is None: return ''``; an early ``return`` gives the function's own result
+      (:func:`~codemorph.transforms.deadcode.guards.natural_returns`), never another local;
+      a display just built (``items = a, b``) is never checked.
 
     The position is chosen with ``ctx.rng`` uniformly among the statement positions of the
     eligible functions that directly follow such an assignment (any nesting depth, never in
@@ -90,9 +92,13 @@ class DeadCode(Transform):
 
     Options:
         style: ``"natural"`` (default) or ``"opaque"``.
+        messages: ``"named"`` (default: ``raise ValueError('n must be non-negative')``) or
+            ``"plain"`` (``raise ValueError('expected a non-negative value')``): for a
+            pipeline that may rename locals after this step (the ``two-of-four`` recipe),
+            where a message naming the old variable would be stale.
 
     Raises:
-        ValueError: on construction, for another ``style``.
+        ValueError: on construction, for another ``style`` or ``messages``.
 
     Deterministic for a given rng.
     """
@@ -116,15 +122,18 @@ class DeadCode(Transform):
         "the function does not use eval/exec/locals/globals/vars/dir(); no frame/line introspection",
     )
 
-    def __init__(self, style: str = "natural") -> None:
+    def __init__(self, style: str = "natural", messages: str = "named") -> None:
         self.style = check_style(self.name, style)
+        if messages not in ("named", "plain"):
+            raise ValueError(f"{self.name}: option messages must be 'named' or 'plain', got {messages!r}")
+        self.messages = messages
 
     def rewrite(self, module: cst.Module, ctx: RewriteContext) -> cst.Module:
         natural = self.style == "natural"
         if natural:
             # no natural site: refused (NotApplicable), never a check over an invented value
             site, facts = choose_natural_site(module, ctx, wants_guard(module, ctx), scripts=True)
-            block = natural_guard(module, ctx, site, facts)
+            block = natural_guard(module, ctx, site, facts, named=self.messages == "named")
             stmts = [cst.parse_statement(f"{line}\n") for line in block.before]
             stmts.append(cst.parse_statement(f"{block.header}\n" + "".join(f"    {b}\n" for b in block.body)))
             condition = block.header[len("if "):-1]

@@ -22,7 +22,7 @@ __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
     "statement_lies", "header_lies", "else_lie", "Check", "Lie", "REACHED", "CHECK_PREFIX",
     "CommentSites", "comment_text_ok", "states_output", "make_comment", "dynamic_getattr",
-    "check_hazards", "same_ast", "PURE_METHODS",
+    "check_hazards", "same_ast", "PURE_METHODS", "order_moot", "bare",
 ]
 
 
@@ -582,11 +582,16 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
             # of groups.setdefault(len(w), [])" is not a claim anyone makes
             if _dotted_name(call.func.value):
                 out.append((f"{first} is inserted at the front of {obj}", c.check(varied)))
-        elif meth == "insert" and len(args) == 2 and _int(args[0]) == 0 and snip(args[1]):
-            out.append((f"{snip(args[1])} is added at the end of {obj}", c.check(varied)))
-        elif meth == "insert" and len(args) == 2 and first and snip(args[1]):
-            # the list grows: never a replacement
-            out.append((f"{obj}[{first}] is replaced by {snip(args[1])}", Check("before", REACHED)))
+        elif meth == "insert" and len(args) == 2 and first and snip(args[1]) and first != f"len({obj})":
+            # not "xs[i] is replaced by v": after the insert xs[i] is v, so the claim is half
+            # true (what is false, that the list does not grow, is not what it says); "v is
+            # added at the end" is false wherever the insert puts v before an element of a
+            # list, which the check tests before the line with the list's own slicing (which
+            # clamps a negative or too large index as ``insert`` does)
+            ei, ev = c.expr(args[0]), c.expr(args[1])
+            test = None if ex is None or ei is None or ev is None else (
+                f"{_B}.type({ex}) is {_B}.list and {ex} + [{ev}] != {ex}[:{ei}] + [{ev}] + {ex}[{ei}:]")
+            out.append((f"{snip(args[1])} is added at the end of {obj}", c.check(test, "before")))
         elif meth == "pop" and not call.args:
             out.append((f"removes the element at index 0 of {obj}", c.check(varied, "before")))
         elif meth == "pop" and len(args) == 1 and _int(args[0]) == 0:
@@ -604,7 +609,8 @@ def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = froz
         elif meth == "reverse" and not call.args:
             # true when the list was sorted from largest to smallest (or has one element)
             test = None if ex is None else f"{_B}.type({ex}) is {_B}.list and {ex} != {_B}.sorted({ex})"
-            out.append((f"leaves {obj} sorted", c.check(test)))
+            # "sorted" alone would be true of a list left in descending order: the direction is said
+            out.append((f"leaves {obj} sorted from smallest to largest", c.check(test)))
         elif meth == "extend" and len(args) == 1 and first:
             # ``extend`` adds the argument's items, not the argument, except that the one item
             # of a one-character string is that string (``out.extend(c)`` in a loop over a
@@ -701,7 +707,9 @@ def _loop_claims(node: cst.For, shadowed: frozenset[str] = frozenset()) -> list[
     if isinstance(it, cst.Tuple) and not it.lpar:
         x = f"({x})"  # ``for d in a, b, c:`` walks (a, b, c), not "a, b, c from its last element"
     out = [(f"walks {x} from its last element to its first", c.check(_palindrome_test(c.expr(it))))]
-    if _first_runs_always(node):
+    # not of a slice: "skips the first element of xs[1:]" reads as what the slice does to xs,
+    # which is true
+    if _first_runs_always(node) and not isinstance(it, cst.Subscript):
         # not of a body that may pass over an element (``if first: first = False; continue``):
         # a reader takes such a loop to skip its first element, though it visits it; only of
         # a body of plain statements
@@ -730,21 +738,62 @@ _NEGATED_OPERATORS = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", "
 
 
 def _negated(test: cst.BaseExpression) -> str | None:
-    """The negation of an ``if`` test as text: ``not x`` -> ``x``, a comparison of one
-    operator with the operator flipped (``item not in seen`` -> ``item in seen``), else
-    ``not t`` / ``not (t)``; ``None`` when the test has no short text (:func:`snip`)."""
-    t = snip(test)
-    if t is None:
+    """The negation of an ``if`` test as a person writes it: ``not x`` -> ``x``, a
+    comparison of one operator with the operator flipped (``item not in seen`` -> ``item in
+    seen``), a name, attribute, call or subscript as ``not x``, and a chain of ``and`` (or of
+    ``or``) of those negated part by part (De Morgan: ``n not in '012' and n != k`` -> ``n in
+    '012' or n == k``).  ``None`` when the test has no short text (:func:`snip`) or no such
+    negation: ``not (a < b < c)``, ``not (x % 2)``, a chain mixing ``and`` and ``or`` read as
+    nobody writes a condition."""
+    if snip(test) is None:
         return None
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = snip(test.expression)
-        return inner
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and not test.lpar:
-        left, right = snip(test.left), snip(test.comparisons[0].comparator)
-        op = _NEGATED_OPERATORS.get(" ".join(cst.Module([]).code_for_node(test.comparisons[0].operator).split()))
-        if left and right and op:
-            return f"{left} {op} {right}"
-    return f"not {t}" if isinstance(test, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) else f"not ({t})"
+    text = _negation(test)
+    return text if text is not None and len(text) <= _MAX_SNIPPET else None
+
+
+def bare(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without its own parentheses (``(a and b)`` -> ``a and b``): how a claim quotes
+    an ``if`` or ``while`` test."""
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
+def _negation(node: cst.BaseExpression) -> str | None:
+    node = bare(node)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        inner = bare(node.expression)
+        text = snip(inner)
+        if text is None:
+            return None
+        # ``not (a or b)`` -> ``a or b``; ``not x`` -> ``x``
+        return text
+    if isinstance(node, cst.Comparison):
+        if len(node.comparisons) != 1:
+            return None
+        left, right = snip(node.left), snip(node.comparisons[0].comparator)
+        op = _NEGATED_OPERATORS.get(" ".join(cst.Module([]).code_for_node(node.comparisons[0].operator).split()))
+        return f"{left} {op} {right}" if left and right and op else None
+    if isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
+        if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+            return None
+        text = snip(node)
+        return None if text is None else f"not {text}"
+    if isinstance(node, cst.BooleanOperation):
+        is_and = isinstance(node.operator, cst.And)
+        parts: list[cst.BaseExpression] = []
+        stack: list[cst.BaseExpression] = [node]
+        while stack:  # the chain ``a and b and c`` (left-nested), in order
+            n = stack.pop()
+            if isinstance(n, cst.BooleanOperation) and not n.lpar and isinstance(n.operator, cst.And) == is_and:
+                stack += [n.right, n.left]
+            elif isinstance(n, cst.BooleanOperation) or isinstance(bare(n), cst.BooleanOperation):
+                return None  # ``a and (b or c)``: no negation reads naturally
+            else:
+                parts.append(n)
+        negated = [_negation(p) for p in parts]
+        if any(t is None for t in negated):
+            return None
+        return (" or " if is_and else " and ").join(negated)
+    return None
 
 
 def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
@@ -756,7 +805,7 @@ def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
     if isinstance(node, cst.For):
         return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
-        t = snip(node.test)
+        t = snip(bare(node.test))
         # not "loops until True holds" (``while True:``); false wherever the loop is reached:
         # it stops when the test fails
         return [(f"loops until {t} holds", Check("before", REACHED))] if t and not _literal(node.test) else []
@@ -775,7 +824,7 @@ def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
             return [(f"taken when {neg}", reached), (f"runs when {neg}", reached)]
         # an ``elif`` without ``else``: only its body running shows a claim false
         taken = Check("body", REACHED)
-        return [(f"taken only when {neg}", taken), (f"skipped whenever {snip(node.test)}", taken)]
+        return [(f"taken only when {neg}", taken), (f"skipped whenever {snip(bare(node.test))}", taken)]
     return []
 
 
@@ -790,7 +839,7 @@ def else_lie(node: cst.If, elif_: bool) -> Lie | None:
     0: ... else:``: the ``else`` runs exactly when the test fails, so the claim is false
     wherever the ``if`` runs), checked at the ``if`` (before it, or in either branch when
     it is an ``elif``)."""
-    t = snip(node.test)
+    t = snip(bare(node.test))
     if not t or not isinstance(node.orelse, cst.Else):
         return None
     return f"reached when {t}", Check("branches" if elif_ else "before", REACHED, anchor=node)
@@ -864,6 +913,38 @@ def states_output(claim: str, outputs) -> bool:
         return bool(stated == actual)
     except Exception:  # an odd comparison: treat the claim as possibly true
         return True
+
+
+#: words of the claims that state the order of a collection the code builds the wrong way
+#: round (an append as an insertion at the front, a sort as descending): believed, they
+#: reverse that collection.  Not the loop claims ("walks s from its last element to its
+#: first"): a loop walked the other way may find another element (``for x in doc: if
+#: x.isalpha(): return x``), whatever the output looks like
+_ORDER_WORDS = ("inserted at the front of", "added at the end of", "from largest to smallest",
+                "from smallest to largest")
+
+
+def order_moot(claim: str, outputs) -> bool:
+    """Whether ``claim`` states the order of a built collection the wrong way round
+    (:data:`_ORDER_WORDS`: "leaves xs sorted from smallest to largest" of ``xs.reverse()`` too) while the
+    row's recorded output, the first of ``outputs``, is a list, tuple or string that reads
+    the same reversed (``[8, -1, 8]``, ``'aba'``, one element): believing the claim reverses
+    an order the answer does not show, so the claim, though false, cannot mislead on the
+    row (CRUXEval ``sample_545``: ``result.append(array.pop())  # ... is inserted at the
+    front of result`` with the output ``[8, -1, 8]``).  ``False`` when the output is no
+    such literal."""
+    if not outputs or not any(w in claim for w in _ORDER_WORDS):
+        return False
+    try:
+        value = ast.literal_eval(outputs[0])
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    if not isinstance(value, (list, tuple, str)):
+        return False
+    try:
+        return bool(value == value[::-1])
+    except Exception:  # an odd comparison: keep the claim
+        return False
 
 
 def comment_text_ok(text: str) -> bool:

@@ -12,8 +12,8 @@ from codemorph.engine import NotApplicable, RewriteContext, Transform
 from codemorph.engine.transform import Claim, identifiers_in
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CHECK_PREFIX, CLAIM_BUILTINS, Check, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, same_ast,
-    states_output,
+    CHECK_PREFIX, CLAIM_BUILTINS, Check, CommentSites, SOURCE_HAZARDS, check_hazards, make_comment, order_moot,
+    same_ast, states_output,
 )
 from codemorph.transforms.distractors.values import PROBE_MESSAGE, BlockTransformer
 
@@ -45,7 +45,10 @@ class MisleadingComment(Transform):
     be reached; the variant is not written otherwise.  A claim no execution can show false
     (about a value computed by a call that has effects, ``n = xs.pop() + f(x)``) is not made.
     Without a row's input (``codemorph apply``) claims are not checked; with one but no
-    top-level entry function to call, only claims false by construction are made.
+    top-level entry function to call, only claims false by construction are made.  With
+    :attr:`RewriteContext.keep_claims <codemorph.engine.transform.RewriteContext.keep_claims>`
+    (``generate`` making a variant again with only its claims shown false) only those are
+    made.
 
     Claims about builtins (``len``, ``sorted``, ``range``...: :data:`CLAIM_BUILTINS`) are
     not made when the program rebinds that name (its own ``sorted`` might sort descending).
@@ -86,10 +89,15 @@ class MisleadingComment(Transform):
         # a return claim stating the row's output is not made (a guard: no claim of the
         # catalogue states a literal now, see ``states_output``); with a row's input but no
         # way to run a check, only claims false by construction
+        # (``ctx.keep_claims``: a variant made again with only its claims shown false)
         sites = [(node, kind, kept) for node, kind, lies in finder.sites
                  if (kept := [(t, k) for t, k in lies if not states_output(t, ctx.outputs)
-                              and (can_check or not ctx.inputs or k.by_construction)])]
+                              and not order_moot(t, ctx.outputs)
+                              and (can_check or not ctx.inputs or k.by_construction)
+                              and (ctx.keep_claims is None or t in ctx.keep_claims)])]
         if not sites:
+            if ctx.keep_claims is not None:
+                raise NotApplicable("none of the claims to keep is known for this program")
             raise NotApplicable("every wrong claim known states the row's recorded output or cannot be checked")
         if self.count is not None and len(sites) > self.count:
             picked = sorted(ctx.rng.sample(range(len(sites)), self.count))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 
 import libcst as cst
 
@@ -13,8 +14,8 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, check_hazards, dynamic_getattr, header_lies, snip,
-    statement_lies, states_output,
+    CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, bare, check_hazards, dynamic_getattr, header_lies,
+    order_moot, snip, statement_lies, states_output,
 )
 from codemorph.transforms.distractors.misleading_comment import checkable, claim_checks
 
@@ -86,7 +87,7 @@ class _DocClaims(cst.CSTVisitor):
             self.lines.setdefault(c, (node, k))
 
     def visit_While(self, node: cst.While) -> None:
-        t = snip(node.test)
+        t = snip(bare(node.test))
         constant = isinstance(node.test, cst.Integer) or \
             isinstance(node.test, cst.Name) and node.test.value in ("True", "False")
         if t and not constant:
@@ -152,6 +153,182 @@ def _change_sites(source: str, entry: str) -> tuple[dict[str, int], set[str]]:
     return counts, params
 
 
+#: what a docstring's summary calls a result of each type (``Return a list built from nums.``)
+_RESULT_NOUN = {
+    "list": "a list", "str": "a string", "int": "a number", "float": "a number", "dict": "a dict",
+    "tuple": "a tuple", "set": "a set",
+}
+#: calls whose result type is known from the call alone (builtins the program does not rebind)
+_CALL_TYPES = {"len": "int", "sorted": "list", "list": "list", "str": "str", "dict": "dict", "tuple": "tuple",
+               "set": "set", "bool": "bool", "repr": "str", "chr": "str", "ord": "int", "int": "int"}
+#: methods whose result type is known when the receiver is a ``str`` (or, for ``count``,
+#: ``index``, a ``list``)
+_STR_RESULTS = {
+    "upper": "str", "lower": "str", "swapcase": "str", "strip": "str", "lstrip": "str", "rstrip": "str",
+    "capitalize": "str", "title": "str", "casefold": "str", "replace": "str", "join": "str", "zfill": "str",
+    "center": "str", "ljust": "str", "rjust": "str", "removeprefix": "str", "removesuffix": "str",
+    "format": "str", "split": "list", "rsplit": "list", "splitlines": "list", "count": "int", "find": "int",
+    "rfind": "int", "index": "int", "rindex": "int", "startswith": "bool", "endswith": "bool",
+    "isdigit": "bool", "isalpha": "bool", "isnumeric": "bool", "isdecimal": "bool", "isupper": "bool",
+    "islower": "bool", "isspace": "bool", "isalnum": "bool", "isidentifier": "bool", "istitle": "bool",
+    "isascii": "bool", "partition": "tuple", "rpartition": "tuple",
+}
+
+
+def _result_type(node: ast.expr, types, shadowed: frozenset[str]) -> str | None:
+    """The type name (``"list"``, ``"str"``...) of every value ``node`` (a returned
+    expression of the entry function) can have, when it shows from the syntax or from the
+    runtime observations ``types`` (``{local: [type names]}``); else ``None``."""
+    if isinstance(node, ast.Constant):
+        return None if node.value is None or isinstance(node.value, bytes) else type(node.value).__name__
+    if isinstance(node, (ast.List, ast.ListComp)):
+        return "list"
+    if isinstance(node, (ast.Dict, ast.DictComp)):
+        return "dict"
+    if isinstance(node, ast.Tuple):
+        return "tuple"
+    if isinstance(node, ast.JoinedStr):
+        return "str"
+    if isinstance(node, ast.Compare) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return "bool"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _result_type(node.operand, types, shadowed)
+        return inner if inner in ("int", "float") else None
+    if isinstance(node, ast.IfExp):
+        body, orelse = _result_type(node.body, types, shadowed), _result_type(node.orelse, types, shadowed)
+        return body if body == orelse else None
+    if isinstance(node, ast.BoolOp):
+        kinds = {_result_type(v, types, shadowed) for v in node.values}
+        return "bool" if kinds == {"bool"} else None
+    if isinstance(node, ast.Name):
+        seen = types.get(node.id) if isinstance(types, Mapping) else None
+        return seen[0] if seen and len(seen) == 1 else None
+    if isinstance(node, ast.Call) and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args):
+        f = node.func
+        if isinstance(f, ast.Name) and f.id in _CALL_TYPES and f.id not in shadowed:
+            return _CALL_TYPES[f.id]
+        if isinstance(f, ast.Attribute) and f.attr in _STR_RESULTS:
+            receiver = _result_type(f.value, types, shadowed)
+            if receiver == "str" or receiver == "list" and f.attr in ("count", "index"):
+                return _STR_RESULTS[f.attr]
+        return None
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+        receiver = _result_type(node.value, types, shadowed)
+        return receiver if receiver in ("str", "list", "tuple") else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Sub, ast.FloorDiv, ast.Mod)):
+        left, right = _result_type(node.left, types, shadowed), _result_type(node.right, types, shadowed)
+        if left == right == "int" or left == right and left in ("str", "list") and isinstance(node.op, ast.Add):
+            return left
+        if isinstance(node.op, ast.Mult) and {left, right} in ({"str", "int"}, {"list", "int"}):
+            return "str" if "str" in (left, right) else "list"  # ``text * n``
+        return None
+    return None
+
+
+def _joined(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _purpose(source: str, entry: str, observations, shadowed: frozenset[str]) -> str | None:
+    """A true summary line for the entry function ``entry`` of ``source``, as a person writes
+    one, from what it returns and its parameters' names: ``Return a list built from nums.``,
+    ``Return True or False depending on text.``, ``Update d in place and return it.``.
+    ``None`` when its returns do not all give one type the syntax or the runtime
+    ``observations`` show, or it has no parameter or more than three."""
+    fn = None
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == entry:
+            fn = stmt
+    if fn is None or isinstance(fn, ast.AsyncFunctionDef):
+        return None
+    a = fn.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        return None
+    params = [p.arg for p in a.args]
+    if not 1 <= len(params) <= 3:
+        return None
+    observed = observations.get(entry) if isinstance(observations, Mapping) else None
+    types = _local_types(fn, dict(observed) if isinstance(observed, Mapping) else {}, set(params), shadowed)
+    returns: list[ast.Return] = []
+    stack: list[ast.AST] = list(fn.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await)):
+            return None
+        if isinstance(n, ast.Return):
+            returns.append(n)
+        stack.extend(ast.iter_child_nodes(n))
+    if not returns or any(r.value is None for r in returns):
+        return None
+    kinds = {_result_type(r.value, types, shadowed) for r in returns}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    # a function that changes a parameter and returns it: "Update d in place and return it."
+    names = {r.value.id for r in returns if isinstance(r.value, ast.Name)}
+    if len(names) == 1 and len(returns) == 1 and (p := names.pop()) in params and kind in ("list", "dict") \
+            and _changes(fn, p):
+        return f"Update {p} in place and return it."
+    if kind == "bool":
+        return f"Return True or False depending on {_joined(params)}."
+    if kind in ("int", "float"):
+        return f"Return a number computed from {_joined(params)}."
+    if kind in _RESULT_NOUN:
+        return f"Return {_RESULT_NOUN[kind]} built from {_joined(params)}."
+    return None
+
+
+def _local_types(fn: ast.FunctionDef, types: dict, params: set[str], shadowed: frozenset[str]) -> dict:
+    """``types`` (observed ``{name: [type names]}``) with, for each local neither observed nor
+    a parameter that only plain assignments bind (``out = text.upper()``, no loop target,
+    augmented assignment...), the one type all their values show (:func:`_result_type`)."""
+    binds: dict[str, list[ast.expr | None]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            binds.setdefault(node.targets[0].id, []).append(node.value)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            binds.setdefault(node.id, []).append(None)  # (also each plain assignment's own target)
+        elif isinstance(node, ast.arg):
+            binds.setdefault(node.arg, []).append(None)
+    out = dict(types)
+    for _ in range(3):  # a value may read another such local
+        for name, values in binds.items():
+            if name in types or name in params or name in out:
+                continue
+            plain = [v for v in values if v is not None]
+            # each plain assignment's target is also a ``Store`` name: one ``None`` each
+            if len(values) != 2 * len(plain):
+                continue
+            kinds = {_result_type(v, out, shadowed) for v in plain}
+            if len(kinds) == 1 and None not in kinds:
+                out[name] = [kinds.pop()]
+    return out
+
+
+def _changes(fn: ast.FunctionDef, name: str) -> bool:
+    """Whether ``fn`` calls a method of ``name`` that is not one of the checks' pure ones,
+    or assigns or deletes an item of it (and never binds ``name`` itself)."""
+    changed = False
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == name and node.func.attr not in PURE_METHODS:
+            changed = True
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and isinstance(node.value, ast.Name) and node.value.id == name:
+            changed = True
+    return changed
+
+
+#: the verbs a claim about what a statement does starts with, as a summary line's imperative
+_IMPERATIVE = {"sorts": "sort", "removes": "remove", "raises": "raise"}
+
+
 def _sentence(text: str, keep: frozenset[str] = frozenset()) -> str:
     """``text`` as a sentence: capitalised (unless it starts with an identifier of the
     program, in ``keep``, whose case matters) and ending with a period."""
@@ -179,13 +356,20 @@ class MisleadingDocstring(Transform):
 
     The summary line states a wrong return value when one is known (``return sorted(xs)``
     -> "Return xs sorted from largest to smallest."; never of a ``return`` of a literal,
-    "Return False." from ``return True``, which the code shows), followed by up to
+    "Return False." from ``return True``, which the code shows), else a wrong claim about
+    what the function does to a value, in the imperative ("Sort xs from largest to
+    smallest." from ``xs.sort()``), else a true line a person writes from what the function
+    returns and its parameters' names ("Return a list built from nums.", "Return True or
+    False depending on text.", "Update d in place and return it."; the result's one type
+    from the syntax or the runtime observations); a function with none of these gets no
+    docstring (never a line that fits any function, such as "Transform the arguments."),
+    nor does one whose docstring would state no wrong claim.  It is followed by up to
     ``claims`` wrong
     statements about loops and assignments from the same catalogue as
     ``misleading-comment`` (none about an assignment of a literal: not "count is 1 here"
     for ``count = 0``); every claim is checked by execution on the row's input as there
     (:func:`~codemorph.transforms.distractors.misleading_comment.claim_check`: shown false
-    at least once where its line runs); when
+    at least once where its line runs; with ``ctx.keep_claims``, only those claims); when
     runtime observations are given, an ``Args:`` section
     describes each parameter with a type it was never observed to have.
 
@@ -242,7 +426,9 @@ class MisleadingDocstring(Transform):
         can_check = checkable(module, ctx)
 
         def made(c: str) -> bool:
-            return _doc_safe(c) and (can_check or not ctx.inputs or v.lines[c][1].by_construction)
+            # (``ctx.keep_claims``: a variant made again with only its claims shown false)
+            return _doc_safe(c) and (can_check or not ctx.inputs or v.lines[c][1].by_construction) \
+                and (ctx.keep_claims is None or c in ctx.keep_claims) and not order_moot(c, ctx.outputs)
 
         returns = [c for c in v.returns if made(c) and not states_output(c, ctx.outputs)]
         # a docstring names no line: "t is s in lower case." is read of ``t`` in the whole
@@ -250,7 +436,7 @@ class MisleadingDocstring(Transform):
         # ``ys = sorted(xs)``) makes it so, though the check, right after the claim's line,
         # shows it false; so a variable changed by another statement gets no claim
         # (a parameter counts as a binding for a claim about an assignment's value, not for
-        # one about what a call statement does to it: ``arr.reverse()`` "leaves arr sorted")
+        # one about what a call statement does to it: ``arr.reverse()`` "leaves arr sorted from smallest to largest")
         sites, params = _change_sites(ctx.program.source, ctx.entry_point)
 
         def alone(who: str | None, c: str) -> bool:
@@ -279,14 +465,26 @@ class MisleadingDocstring(Transform):
                                 .get(verb, verb) + " " + rest)
         described: set[str] = set()
         summary_claims: list[str] = []  # the claim the summary states, when not a return claim
-        if not returns and others:
-            who, claim = others.pop(rng.randrange(len(others)))
-            summary = _sentence(claim, keep)
+        # a summary says what the function does: a claim about what it does to a value
+        # ("Sort xs from largest to smallest."), else a true line from what it returns and
+        # its parameters ("Return a list built from nums."); never a claim about one of its
+        # variables ("s is overwritten with t.") nor a line that fits any function ("Transform
+        # the arguments.")
+        verbs = [i for i, (_, c) in enumerate(others) if c.split(" ", 1)[0] in _IMPERATIVE]
+        if not returns and verbs:
+            who, claim = others.pop(verbs[rng.randrange(len(verbs))])
+            verb, _, rest = claim.partition(" ")
+            summary = _sentence(_IMPERATIVE[verb] + " " + rest)
             summary_claims.append(claim)
             if who:
                 described.add(who)
         elif not returns:
-            summary = "Transform the arguments."
+            purpose = _purpose(ctx.program.source, ctx.entry_point, ctx.observations,
+                               frozenset(ctx.shadowed(*_CALL_TYPES)))
+            if purpose is None:
+                raise NotApplicable("no summary line a person would write is known for the entry function "
+                                    "(it states no wrong return value, and its returns show no one type)")
+            summary = purpose
         extra: list[str] = []
         # at most one claim per variable: two wrong values of one variable contradict each other
         for who, claim in rng.sample(others, len(others)) if others else []:
@@ -297,6 +495,10 @@ class MisleadingDocstring(Transform):
                 if who:
                     described.add(who)
 
+        if not return_claims and not summary_claims and not extra and not params:
+            # a true summary alone misleads nobody (``claims=0`` and no claim fits the summary)
+            raise NotApplicable("no wrong claim is known that a summary line can state, and claims=0 "
+                                "allows none after it")
         indent = entry.body.indent if entry.body.indent is not None else module.default_indent
         lines = [summary]
         if extra or params:

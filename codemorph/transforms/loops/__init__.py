@@ -9,7 +9,8 @@
   statement;
 * ``loop-to-comprehension`` (:class:`LoopToComprehension`): accumulation loops as
   comprehensions;
-* ``peel-loop`` (:class:`PeelLoop`): the first iteration of a ``for`` loop peeled off;
+* ``peel-loop`` (:class:`PeelLoop`): the first iteration of a ``for`` loop peeled off, as people
+  write it (``if xs:`` / ``x = xs[0]`` / ... / ``for x in xs[1:]:``);
 * ``unroll-loop`` (:class:`UnrollLoop`): ``for i in range(K)`` with a small literal ``K``
   unrolled.
 
@@ -26,8 +27,8 @@ the names are re-exported here for compatibility.  Loop-specific helpers:
 One transform per module (as LibCST keeps one codemod per file): :mod:`.for_to_while`,
 :mod:`.while_to_for`, :mod:`.comprehension_to_loop`, :mod:`.loop_to_comprehension`,
 :mod:`.peel_loop`, :mod:`.unroll_loop`; their shared helpers in :mod:`.common` and
-:mod:`.comprehensions`, and the ``while`` forms of ``for-to-while`` and ``peel-loop`` in
-:mod:`.forms`.
+:mod:`.comprehensions`, the ``while`` forms of ``for-to-while`` (and ``peel-loop``'s iterator
+form) in :mod:`.forms`, and ``peel-loop``'s own forms in :mod:`.peeling`.
 """
 
 from codemorph.transforms.loops.for_to_while import ForToWhile

@@ -1,4 +1,5 @@
-"""The ``while`` forms a ``for`` loop is rewritten into by ``for-to-while`` and ``peel-loop``:
+"""The ``while`` forms a ``for`` loop is rewritten into by ``for-to-while`` (and the iterator
+form ``peel-loop`` peels, whose other forms are in :mod:`codemorph.transforms.loops.peeling`):
 the forms people write, each used only where its precondition is established.
 
 * **counter** -- ``for v in range(a, b[, k])`` (``k`` a nonzero int literal) becomes
@@ -136,7 +137,7 @@ def _call(func: str, *args: cst.BaseExpression) -> cst.Call:
     return cst.Call(cst.Name(func), [cst.Arg(a) for a in args])
 
 
-def _plain_call(node: cst.BaseExpression, func: str) -> cst.Call | None:
+def plain_call(node: cst.BaseExpression, func: str) -> cst.Call | None:
     """``node`` when it is a call of the name ``func`` with positional arguments only."""
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == func \
             and all(a.keyword is None and not a.star for a in node.args):
@@ -256,13 +257,13 @@ def _is_str_literal(e: cst.BaseExpression) -> bool:
     return False
 
 
-def _bare_pass(stmt: cst.BaseStatement) -> bool:
+def bare_pass(stmt: cst.BaseStatement) -> bool:
     """A ``pass`` line without comments."""
     return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Pass) \
         and not stmt.leading_lines and stmt.trailing_whitespace.comment is None
 
 
-def _ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
+def ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
     """Whether the last statement is a ``return``, ``raise``, ``break`` or ``continue``, or an
     ``if`` whose every branch (``elif``s and an ``else`` included) ends so (an increment after
     it would never run: ``if c: return x`` / ``else: i += 1; continue`` gets no dead ``i += 1``
@@ -273,10 +274,10 @@ def _ends_in_jump(stmts: list[cst.BaseStatement]) -> bool:
     if isinstance(last, cst.If):
         branch: cst.If | cst.Else | None = last
         while isinstance(branch, cst.If):
-            if not _ends_in_jump(_block_list(branch.body)):
+            if not ends_in_jump(_block_list(branch.body)):
                 return False
             branch = branch.orelse
-        return branch is not None and _ends_in_jump(_block_list(branch.body))
+        return branch is not None and ends_in_jump(_block_list(branch.body))
     if not isinstance(last, cst.SimpleStatementLine):
         return False
     return isinstance(last.body[-1], (cst.Return, cst.Raise, cst.Break, cst.Continue))
@@ -426,8 +427,8 @@ class LoopForm:
                 smalls = list(last.body[:-1])
                 smalls[-1] = smalls[-1].with_changes(semicolon=cst.MaybeSentinel.DEFAULT)
                 stmts = [*stmts[:-1], last.with_changes(body=smalls)]
-        elif self.kind != "general" and not _ends_in_jump(stmts):
-            if _bare_pass(stmts[-1]):  # `pass` only kept the block non-empty; the increment does now
+        elif self.kind != "general" and not ends_in_jump(stmts):
+            if bare_pass(stmts[-1]):  # `pass` only kept the block non-empty; the increment does now
                 stmts = stmts[:-1]
             stmts = [*stmts, _line(self._increment())]
         return stmts, footer, header
@@ -698,11 +699,11 @@ class LoopForms:
         if isinstance(e, cst.Name):
             types = self._observed(func, e.value)
             return bool(types) and types <= ({"int", "bool"} if allow_bool else {"int"})
-        if _plain_call(e, "len") is not None and len(e.args) == 1 and self.builtin("len"):
+        if plain_call(e, "len") is not None and len(e.args) == 1 and self.builtin("len"):
             return True
         # int(x) and int(x, base) return an exact int (a subclass __int__/__index__ returns is
         # converted) or raise, as they would in the original where the bound is evaluated
-        if _plain_call(e, "int") is not None and 1 <= len(e.args) <= 2 and self.builtin("int"):
+        if plain_call(e, "int") is not None and 1 <= len(e.args) <= 2 and self.builtin("int"):
             return True
         if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus):
             return self._int_expr(e.expression, func, True)
@@ -816,7 +817,7 @@ class LoopForms:
             return self._str_expr(e.func.value, func)
         if isinstance(e, cst.Subscript) and len(e.slice) == 1 and isinstance(e.slice[0].slice, cst.Slice):
             return self._str_expr(e.value, func)
-        call = _plain_call(e, "str")
+        call = plain_call(e, "str")
         if call is not None and len(call.args) == 1 and self.builtin("str") and self._own_name(call.args[0].value, func):
             types = self._observed(func, call.args[0].value.value)
             return bool(types) and types <= {"int", "bool", "float"}
@@ -844,10 +845,10 @@ class LoopForms:
         self._current = (loop, func)
         body_bound = set(bound_names(loop.body)[0])
         it = loop.iter
-        rng = _plain_call(it, "range")
+        rng = plain_call(it, "range")
         if rng is None and self.builtin("reversed"):
-            inner = _plain_call(it, "reversed")
-            if inner is not None and len(inner.args) == 1 and _plain_call(inner.args[0].value, "range") is not None:
+            inner = plain_call(it, "reversed")
+            if inner is not None and len(inner.args) == 1 and plain_call(inner.args[0].value, "range") is not None:
                 return "a loop over reversed(range(...)): no counter form is proved for it, and " \
                        "iter()/next() over a range is not a form people write"
         if continue_in_cleanup(loop.body):  # the step before a `continue` would run before __exit__/finally
@@ -891,7 +892,7 @@ class LoopForms:
             return "the body reads _"
         direct = int_literal(stop) is not None or (
             self._invariant_local(stop, func, body_bound, loop) and self._int_expr(stop, func, allow_bool=True))
-        length = _plain_call(stop, "len")
+        length = plain_call(stop, "len")
         if not direct and length is not None and len(length.args) == 1 and self.builtin("len") \
                 and self._invariant_local(length.args[0].value, func, body_bound, loop):
             direct = self._observed(func, length.args[0].value.value) <= {"str", "tuple"} \
@@ -916,7 +917,7 @@ class LoopForms:
         if not self.builtin("len"):
             return None
         it = loop.iter
-        enum = _plain_call(it, "enumerate")
+        enum = plain_call(it, "enumerate")
         if enum is not None and len(enum.args) == 1 and self.builtin("enumerate") \
                 and isinstance(loop.target, cst.Tuple) and len(loop.target.elements) == 2 \
                 and not any(isinstance(el, cst.StarredElement) for el in loop.target.elements):
@@ -998,7 +999,7 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
                       rewrite: "Callable[[LoopForm, cst.For], tuple[list[cst.BaseStatement], list[cst.EmptyLine]]]",
                       describe: "Callable[[LoopForm], str]",
                       refuse: "Callable[[cst.For], str | None]" = lambda loop: None,
-                      outermost: bool = False) -> cst.Module:
+                      outermost: bool = False, forms_class: type = LoopForms) -> cst.Module:
     """The loop driver ``for-to-while`` and ``peel-loop`` share: refuse the program where
     :func:`~codemorph.transforms.loops.common.refuse_program` does, take the eligible
     ``for`` loops (:func:`~codemorph.transforms.loops.common.for_sites`; a loop ``refuse``
@@ -1009,14 +1010,15 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
     spells one of :data:`NAMESPACE_HAZARDS`; other programs' are not.  With ``outermost``
     and ``which="all"``, an eligible loop inside another eligible loop is left alone (the
     outer rewrite copies it as it is): ``peel-loop`` peels the outer loop once instead of
-    also peeling the inner loop in each copy, four copies of the inner body.
+    also peeling the inner loop in each copy, four copies of the inner body.  ``forms_class``
+    (a :class:`LoopForms` subclass) decides each loop's form (``peel-loop``'s own forms).
 
     Raises:
         NotApplicable: as ``refuse_program``, or no eligible loop.
     """
     facts = for_loop_facts(module, ctx)
     refuse_program(module, ctx, facts, frozenset(facts.names))
-    forms = LoopForms(module, ctx, facts)
+    forms = forms_class(module, ctx, facts)
     owners = {loop: owner for loop, owner in facts.loops}
 
     def check(loop: cst.For) -> str | None:
@@ -1045,7 +1047,7 @@ def rewrite_for_loops(module: cst.Module, ctx: RewriteContext, which: str,
     plans: dict[cst.CSTNode, Plan] = {}
     for loop in chosen:  # source order: outer loops get the first names
         form = forms.form_of(loop, owners[loop])
-        assert isinstance(form, LoopForm)
+        assert not isinstance(form, str)
         ctx.record(loop, describe(form))
         plans[loop] = (lambda f: lambda node: rewrite(f, node))(form)
     return module.visit(BlockRewriter(plans))

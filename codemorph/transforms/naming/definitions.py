@@ -324,7 +324,12 @@ class DefRenamer(RenamingTransform):
             for name in sorted(an.assignments[sc]):
                 asgs = an.assignments[sc][name]
                 defs = [a.node for a in asgs if isinstance(a.node, self.node_type)]
-                if not defs or not scheme.wants(name):
+                if not defs:
+                    continue
+                if not scheme.wants(name):
+                    why = scheme.why_not(name)
+                    if why is not None:
+                        skipped.append(f"{name} {why}")
                     continue
                 why = problem(sc, name, asgs, defs)
                 if why is not None:

@@ -212,6 +212,9 @@ class RenameLocals(RenamingTransform):
                 continue
             for name in sorted(an.assignments[sc]):
                 if not scheme.wants(name):
+                    why = scheme.why_not(name)
+                    if why is not None:
+                        skipped.append(f"{fname}: {name} {why}")
                     continue
                 asgs = an.assignments[sc][name]
                 why = self._binding_problem(name, asgs, sc, info, an.class_bound, an.class_reads, an.unscoped)

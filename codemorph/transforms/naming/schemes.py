@@ -67,9 +67,16 @@ class NamingScheme:
         raise NotImplementedError
 
     def wants(self, old: str) -> bool:
-        """Whether this scheme renames bindings spelled ``old`` (every scheme but a
-        user-supplied mapping renames everything it is offered)."""
+        """Whether this scheme renames bindings spelled ``old`` (every scheme renames
+        everything it is offered but a user-supplied mapping, which renames its keys only,
+        and the natural scheme, which renames only names it has a synonym for)."""
         return True
+
+    def why_not(self, old: str) -> str | None:
+        """Why a binding spelled ``old`` that :meth:`wants` refuses is left alone, as the
+        end of a transform's reason (``"has no synonym in the vocabulary"``), or ``None``
+        when the refusal needs no explanation (a mapping that does not list the name)."""
+        return None
 
     def claim(self, proposal: str) -> str:
         """``proposal`` when it is free (and reserve it), else a fresh variant of it."""
@@ -191,8 +198,7 @@ def load_vocabulary() -> dict:
         ``antonyms`` (word -> opposite words), ``categories`` (role -> words that suggest
         it: ``number``, ``string``, ``list``, ``dict``, ``bool``), ``misleading_names``
         (role -> names that suggest it), ``misleading_of`` (role -> roles to suggest
-        instead), ``misleading_functions``, ``misleading_classes`` and
-        ``fallback_suffix`` (kind -> suffix used when no word of a name is known).
+        instead), ``misleading_functions`` and ``misleading_classes``.
         Words are lower-case pieces of snake_case/camelCase identifiers; an
         alternative may itself be several words joined by ``_``.
     """
@@ -310,32 +316,66 @@ class NaturalScheme(_VocabularyScheme):
     every word found in the vocabulary's ``synonyms`` table
     (``codemorph/data/synonyms.json``) is replaced by one of its synonyms drawn with
     ``ctx.rng``, and the words are joined in the original style (``nums`` -> ``values``,
-    ``new_text`` -> ``fresh_string``, ``maxCount`` -> ``maximumTally``).  When no word is
-    known, a role word is appended (``zq`` -> ``zq_text`` when ``zq`` was observed to hold
-    strings) or else a neutral suffix per kind (``zq_value``, ``helper_impl``).
-    Deterministic for a given rng state.
+    ``new_text`` -> ``fresh_string``, ``maxCount`` -> ``maximumTally``).  The last word of
+    a name (its head noun) gets only synonyms that suggest no other role than the
+    variable plays (:meth:`role`: observed at run time, else suggested by its name): a
+    ``c`` observed to hold ints is not renamed ``char``, a ``w`` holding strings becomes
+    ``word``, never ``width``.  A one-letter word is replaced only when it is the whole
+    name, in lower case (``s`` -> ``text``, but ``string_a``, ``t1`` and ``N`` keep it).
+
+    A name none of whose words has such a synonym is not renamed (:meth:`wants` is
+    false, :meth:`why_not` says so), nor is ``_``, the throwaway name people write: no
+    ``zq_value`` or ``_elem``.  Deterministic for a given rng state.
     """
 
     name = "natural"
 
+    def _options(self, words: Sequence[str], i: int, role: str | None) -> list[str]:
+        """The synonyms of ``words[i]`` that may replace it: for the last word, those
+        whose own role (:meth:`option_role`) is unknown or ``role``."""
+        if len(words[i]) == 1 and len(words) > 1:
+            return []  # string_a -> text_a, never text_first; t1 stays t1
+        options = self.vocab["synonyms"].get(words[i]) or []
+        if role is None or i != len(words) - 1:
+            return list(options)
+        return [o for o in options if self.option_role(o) in (None, role)]
+
+    def option_role(self, option: str) -> str | None:
+        """The role a synonym suggests: its own entry in the vocabulary's categories, else
+        its last word's (``inner_idx`` -> ``number``), else ``None``."""
+        words = self.vocab["role_of_word"]
+        return words.get(option) or words.get(option.split("_")[-1])
+
+    def _plan(self, old: str) -> tuple[str, list[str], str, str, list[list[str]]]:
+        lead, words, trail, style = split_identifier(old)
+        whole = "".join(words)
+        if len(words) > 1 and whole in self.vocab["synonyms"] and "_" not in old.strip("_"):
+            words = [whole]  # s1 -> first_str, arr2 -> second_array: the vocabulary's own entry
+        if old.strip("_").isupper() and len(old.strip("_")) == 1:
+            return lead, words, trail, style, [[]]  # N stays N (no Num)
+        role = self.role(old) if words else None
+        return lead, words, trail, style, [self._options(words, i, role) for i in range(len(words))]
+
+    def wants(self, old: str) -> bool:
+        if old.strip("_") == "":
+            return False
+        return any(self._plan(old)[4])
+
+    def why_not(self, old: str) -> str | None:
+        if old.strip("_") == "":
+            return "is the throwaway name, kept as people write it"
+        return "has no synonym in the vocabulary that suits its role (natural scheme), kept"
+
     def propose(self, old: str, kind: str) -> str:
         rng = self.ctx.rng
-        syn = self.vocab["synonyms"]
-        lead, words, trail, style = split_identifier(old)
+        lead, words, trail, style, options = self._plan(old)
         if kind == "class" and style == "snake":
             style = "pascal" if old[:1].isupper() else style
+        if not any(options):
+            raise NotApplicable(f"{old} {self.why_not(old)}")
         taken: str | None = None
         for _attempt in range(4):
-            changed, out = False, []
-            for w in words:
-                options = syn.get(w)
-                if options:
-                    out.append(rng.choice(options))
-                    changed = True
-                else:
-                    out.append(w)
-            if not changed:
-                break
+            out = [rng.choice(opts) if opts else w for w, opts in zip(words, options)]
             candidate = join_identifier(lead, out, trail, style)
             if self.usable(candidate, old):
                 return candidate
@@ -343,10 +383,7 @@ class NaturalScheme(_VocabularyScheme):
                 taken = candidate
         if taken is not None:
             return taken  # every synonym is taken: claim() numbers it (values_1)
-        role = self.role(old) if kind not in ("function", "class") else None
-        suffix = {"number": "num", "string": "text", "list": "items", "dict": "map", "bool": "flag"}.get(
-            role or "", self.vocab["fallback_suffix"].get(kind, "value"))
-        return join_identifier(lead, [*words, suffix.lower()] if words else [suffix.lower()], trail, style)
+        return join_identifier(lead, out, trail, style)
 
 
 class MisleadingScheme(_VocabularyScheme):
