@@ -96,7 +96,9 @@ def generate(
     transform_time_limit: float = typer.Option(
         60.0, "--transform-time-limit", metavar="SECONDS",
         help="Stop a transform whose application to one program takes longer than this (wall clock, in the host "
-             "process): that variant is rejected (stage transform, TransformTimeout), the run goes on. 0: no limit."),
+             "process): that variant is rejected (stage transform, TransformTimeout), the run goes on; with "
+             "--workers 2+, a worker still in it a grace later (stuck in C code) is killed and its row rejected "
+             "(stage worker, WorkerOverran). 0: no limit."),
     max_naturalness_delta: Optional[float] = typer.Option(
         None, "--max-naturalness-delta", metavar="X",
         help="Reject (stage naturalness, in the rejects file) every variant whose naturalness_delta (bits per "

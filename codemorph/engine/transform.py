@@ -17,7 +17,7 @@ import signal
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Collection, Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -325,9 +325,13 @@ def _message_of(exc: BaseException) -> str:
 DEFAULT_TIME_LIMIT = 60.0
 
 _time_limit: float | None = DEFAULT_TIME_LIMIT
-#: whether a :meth:`Transform.apply` of this process has its timer armed (an apply called
-#: from inside another's rewrite runs under the outer one's limit)
+#: whether a :meth:`Transform.apply` of this process has its ``SIGALRM`` timer armed
 _timer_armed = False
+#: per thread: whether an application is under way (an apply called from inside another's
+#: rewrite runs under the outer one's limit)
+_applying = threading.local()
+#: told of every outermost application under a time limit (:func:`set_application_watcher`)
+_watcher: Callable[[str | None, float | None], None] | None = None
 
 
 def set_time_limit(seconds: float | None) -> None:
@@ -348,6 +352,19 @@ def time_limit() -> float | None:
     return _time_limit
 
 
+def set_application_watcher(watcher: Callable[[str | None, float | None], None] | None) -> None:
+    """Have ``watcher(name, seconds)`` called when an outermost :meth:`Transform.apply` starts
+    under a time limit (``name``: the transform's registered name; ``seconds``: the limit), and
+    ``watcher(None, None)`` when it ends (returned, raised or stopped); ``None``: no watcher.
+    The worker processes of :func:`~codemorph.jobs.executors.map_rows` set one that records
+    the application where their parent process reads it, so that the parent can kill a
+    worker whose transform runs on past the limit (a loop inside C code, or a plugin that
+    catches the time limit's exception), which no signal in the worker can stop.  The
+    watcher must not raise."""
+    global _watcher
+    _watcher = watcher
+
+
 class TransformTimeout(BaseException):
     """Raised (by a ``SIGALRM`` handler) into a transform that ran past the time limit
     (:func:`set_time_limit`); a ``BaseException`` so that a plugin's ``except Exception``
@@ -360,18 +377,40 @@ def _on_alarm(signum: int, frame: Any) -> None:
 
 
 @contextmanager
-def _time_limited() -> Iterator[float | None]:
-    """Arm a ``SIGALRM`` timer (``setitimer(ITIMER_REAL)``) of :func:`time_limit` seconds
-    around one transform's application; yields the limit, or ``None`` when none is armed: no
-    limit set, not the main thread (signals reach only it), no ``setitimer`` (Windows), a
-    limit already armed by an enclosing application, or a real-time timer already running
-    (the caller's own ``SIGALRM`` timeout, which this one would cancel)."""
-    global _timer_armed
+def _time_limited(name: str) -> Iterator[float | None]:
+    """The time limit (:func:`time_limit`) around one outermost application of the
+    transform ``name``: the watcher is told (:func:`set_application_watcher`) and the
+    alarm armed (:func:`_alarm`); yields the limit, or ``None`` when no alarm is armed."""
     limit = _time_limit
-    if (not limit or _timer_armed or not hasattr(signal, "setitimer")
+    if not limit or getattr(_applying, "active", False):
+        yield None
+        return
+    _applying.active = True
+    watcher = _watcher
+    try:
+        if watcher is not None:
+            watcher(name, limit)
+        with _alarm(limit) as armed:
+            yield armed
+    finally:
+        _applying.active = False
+        if watcher is not None:
+            watcher(None, None)
+
+
+@contextmanager
+def _alarm(limit: float) -> Iterator[float | None]:
+    """Arm a ``SIGALRM`` timer (``setitimer(ITIMER_REAL)``) of ``limit`` seconds in the main
+    thread; elsewhere (signals reach only the main thread), or when a real-time timer is
+    already running (the caller's own ``SIGALRM`` timeout, which this one would cancel), or
+    without ``setitimer`` (Windows): the watchdog thread's alarm (:func:`_thread_alarm`).
+    Yields the limit, or ``None`` when no alarm could be armed."""
+    global _timer_armed
+    if (_timer_armed or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
-        yield None
+        with _thread_alarm(limit) as armed:
+            yield armed
         return
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     _timer_armed = True
@@ -384,6 +423,103 @@ def _time_limited() -> Iterator[float | None]:
         _timer_armed = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+
+
+class _Alarm:
+    """One application's alarm in :func:`_thread_alarm`: the thread (``ident``), when to
+    raise next (``due``, ``time.monotonic()`` seconds), whether the application is still
+    under way (``active``) and whether an exception was raised into it (``fired``)."""
+
+    __slots__ = ("ident", "due", "active", "fired")
+
+    def __init__(self, ident: int, due: float) -> None:
+        self.ident = ident
+        self.due = due
+        self.active = True
+        self.fired = False
+
+
+#: the alarms of :func:`_thread_alarm` and the condition their watchdog thread waits on; the
+#: watchdog raises into a thread only holding it, and only while the alarm is active
+_alarms_lock = threading.Condition()
+_alarms: set[_Alarm] = set()
+_watchdog: threading.Thread | None = None
+
+
+def _raise_in_thread(ident: int, exc_type: type[BaseException] | None) -> bool:
+    """Have ``exc_type`` raised in the thread ``ident`` at its next Python instruction
+    (``PyThreadState_SetAsyncExc``); ``None``: drop such an exception not raised yet.
+    Whether a thread was found."""
+    import ctypes
+
+    obj = ctypes.py_object(exc_type) if exc_type is not None else ctypes.c_void_p(0)
+    return ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), obj) == 1
+
+
+def _can_raise_in_threads() -> bool:
+    import sys
+
+    if sys.implementation.name != "cpython":
+        return False
+    try:
+        import ctypes
+
+        return hasattr(ctypes, "pythonapi")
+    except ImportError:  # pragma: no cover - a Python without ctypes
+        return False
+
+
+def _watch_alarms() -> None:
+    """The watchdog thread: raises :class:`TransformTimeout` into each thread whose alarm
+    is due, and again every second while its application runs on (a plugin that swallows
+    the first one in its loop is interrupted again); drops the alarms no longer active."""
+    import time
+
+    with _alarms_lock:
+        while True:
+            now = time.monotonic()
+            for a in [a for a in _alarms if not a.active]:
+                _alarms.discard(a)
+            due = [a for a in _alarms if a.active and a.due <= now]
+            for a in due:
+                a.fired = True
+                a.due = now + 1.0
+                _raise_in_thread(a.ident, TransformTimeout)
+            nxt = min((a.due for a in _alarms), default=None)
+            _alarms_lock.wait(None if nxt is None else max(0.0, nxt - now))
+
+
+@contextmanager
+def _thread_alarm(limit: float) -> Iterator[float | None]:
+    """The time limit of an application outside the main thread (a Dask worker's thread, a
+    library caller's thread) or beside a caller's own ``SIGALRM`` timer: a daemon watchdog
+    thread raises :class:`TransformTimeout` into this thread ``limit`` seconds from now,
+    and every second after while the application runs on.  Like ``SIGALRM``, it stops a
+    transform looping in Python code, not one inside C code (which, holding the GIL, stops
+    the watchdog too).  Yields the limit; ``None`` (no alarm) on Pythons other than CPython."""
+    global _watchdog
+    if not _can_raise_in_threads():
+        yield None
+        return
+    import time
+
+    alarm = _Alarm(threading.get_ident(), time.monotonic() + limit)
+    with _alarms_lock:
+        if _watchdog is None or not _watchdog.is_alive():
+            _watchdog = threading.Thread(target=_watch_alarms, name="codemorph-transform-time-limit", daemon=True)
+            _watchdog.start()
+        _alarms.add(alarm)
+        _alarms_lock.notify()
+    try:
+        yield limit
+    finally:
+        # an exception raised from here on comes out of the application (TransformTimeout,
+        # which apply reports): never after it
+        alarm.active = False
+        with _alarms_lock:  # the watchdog raises only holding it: none is raised after this
+            _alarms.discard(alarm)
+        if alarm.fired:
+            _raise_in_thread(alarm.ident, None)  # one raised but not yet delivered is dropped
 
 
 @dataclass(frozen=True)
@@ -815,8 +951,9 @@ class Transform:
             is no error but a refusal, reason ``"expression nesting too deep for the
             rewriter: ..."`` (libcst's visitors recurse per level).  An application that
             runs past the time limit (:func:`set_time_limit`, default
-            :data:`DEFAULT_TIME_LIMIT` seconds; armed with ``SIGALRM`` in the main thread
-            only) is stopped and is an error too, exception ``TransformTimeout``.
+            :data:`DEFAULT_TIME_LIMIT` seconds; ``SIGALRM`` in the main thread, a watchdog
+            thread elsewhere: a loop in Python code is stopped, one inside C code is not) is
+            stopped and is an error too, exception ``TransformTimeout``.
         """
         if not isinstance(rng, random.Random):
             rng = derive_rng(0 if rng is None else int(rng), self.name)
@@ -825,7 +962,7 @@ class Transform:
                                    reason="needs runtime type observations, none given")
         limit = None
         try:
-            with _time_limited() as limit:
+            with _time_limited(self.name) as limit:
                 return self._apply(program, rng, inputs, observations, outputs, harness, keep_claims)
         except TransformTimeout:
             err = TransformError(self.name, _distribution_of(type(self)), "TransformTimeout", (

@@ -42,7 +42,7 @@ from codemorph.errors import interrupts_run, track_interruptions
 from codemorph.rows.dataset import Reject
 
 __all__ = ["LocalExecutor", "DaskExecutor", "make_executor", "map_rows", "close_states", "is_reject",
-           "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP", "die_with_parent", "WorkerDied", "death_cause",
+           "default_workers", "usable_cpus", "DEFAULT_WORKERS_HELP", "die_with_parent", "WorkerDied", "WorkerOverran", "kill_grace", "death_cause",
            "limit_memory", "memory_cap", "RowTransportError", "PICKLE_RECURSION_LIMIT"]
 
 T = TypeVar("T")
@@ -144,7 +144,14 @@ def _run_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, An
               rows: Sequence[Any]) -> list[Any]:
     """One task: ``[fn(state, row) for row in rows]`` with this worker thread's state."""
     state = _state(token, setup)
-    return [fn(state, r) for r in rows]
+    watch = _worker_watch
+    if watch is None:
+        return [fn(state, r) for r in rows]
+    outs = []
+    for i, r in enumerate(rows):
+        watch.rows[_worker_slot] = i
+        outs.append(fn(state, r))
+    return outs
 
 
 def _run_packed_task(token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
@@ -486,6 +493,14 @@ def map_rows(fn: Callable[[Any, T], R], rows: Iterable[T], executor: LocalExecut
     what an uninterrupted map gives.  With ``workers=1`` the rows run in the calling
     process, and a crash there ends it.
 
+    A worker process still in one transform application :func:`kill_grace` seconds past
+    the transform time limit (:func:`~codemorph.engine.transform.set_time_limit`, which each
+    worker records with its deadline where this process reads it; a loop inside C code, or
+    a transform catching the limit's exception) is killed (``SIGKILL``) while the map waits
+    for a result; its row gets ``on_error(row, WorkerOverran)`` (without ``on_error``, the
+    :class:`WorkerOverran` is raised at its row's turn), the other rows in progress are
+    submitted again to a fresh pool, and the map goes on (local processes only).
+
     Raises:
         ValueError: ``workers`` < 1, an unknown ``local`` mode, or ``memory`` below 64 MiB
             or above this process's hard ``RLIMIT_AS``.
@@ -596,8 +611,8 @@ def die_with_parent(parent: int | None = None) -> None:
     codemorph's worker pools: a ``kill -9`` of ``codemorph generate`` must not leave its
     workers (and, through them, their sandbox processes: a zygote ends when it finds that
     its host is no longer its parent, or when its host's pipe closes) running.  The signal
-    follows the *thread* that started this process: pools are started from the thread that
-    runs the job (the main thread of ``codemorph generate``), which lives as long as they do.
+    follows the *thread* that started this process: pools start their workers from a thread
+    that lives as long as the process (the main thread, or :func:`_submit`'s own thread).
 
     Args:
         parent: the process id of the process that started this one (``os.getpid()`` taken
@@ -625,6 +640,8 @@ def die_with_parent(parent: int | None = None) -> None:
 #: (set by :func:`_init_worker`; ``None`` outside a worker process of :func:`map_rows`)
 _worker_slots: Any = None
 _worker_slot = 0
+#: this worker process's pool's :class:`_Watch` (``None`` outside a worker process of :func:`map_rows`)
+_worker_watch: "_Watch | None" = None
 #: this process's address-space cap in bytes (:func:`limit_memory`), ``None`` when none was set
 _memory_cap: int | None = None
 
@@ -658,17 +675,48 @@ def _sigint_ignored_by_new_workers() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def _init_worker(parent: int, slots: Any = None, claim: Any = None, memory: int | None = None) -> None:
+#: the thread that starts worker processes for maps run outside the main thread (:func:`_submit`)
+_starter: cf.ThreadPoolExecutor | None = None
+_starter_lock = threading.Lock()
+
+
+def _submit(pool: cf.ProcessPoolExecutor, fn: Callable[..., Any], *args: Any) -> cf.Future:
+    """``pool.submit(fn, *args)`` (which may start a worker process) from a thread that lives
+    as long as this process: in the main thread as it is (``SIGINT`` ignored meanwhile,
+    :func:`_sigint_ignored_by_new_workers`); from any other thread, in a thread kept for
+    that (one per process, started on first use).  A worker's death signal
+    (:func:`die_with_parent`, ``PR_SET_PDEATHSIG``) follows the *thread* that started it:
+    a worker started from a thread that then ended (a library caller that takes the first
+    results of :func:`map_rows` or ``generate_ordered`` in one thread and the rest in
+    another) was killed with it, in the middle of its rows.
+
+    Raises:
+        concurrent.futures.process.BrokenProcessPool: the pool broke."""
+    global _starter
+    if threading.current_thread() is threading.main_thread():
+        with _sigint_ignored_by_new_workers():
+            return pool.submit(fn, *args)
+    with _starter_lock:
+        if _starter is None:
+            _starter = cf.ThreadPoolExecutor(1, thread_name_prefix="codemorph-worker-starter")
+    return _starter.submit(pool.submit, fn, *args).result()
+
+
+def _init_worker(parent: int, slots: Any = None, claim: Any = None, memory: int | None = None,
+                 watch: "_Watch | None" = None) -> None:
     """Initializer of the worker processes of :func:`map_rows`: end with the parent
     (:func:`die_with_parent`), leave Ctrl-C to the parent (``SIGINT``, which a terminal sends
     to the whole process group, is ignored: the parent, interrupted, ends the workers), and
     on ``SIGTERM`` close this process's states (their sandboxes) and exit at once
     (:func:`_end_worker`).  ``slots`` (a shared array, one entry per worker of the pool) and
     ``claim`` (a shared counter) give the worker its entry, where it records the task in
-    progress; ``memory``: the address-space cap in bytes (:func:`limit_memory`).  A
+    progress; ``memory``: the address-space cap in bytes (:func:`limit_memory`); ``watch``:
+    the pool's :class:`_Watch`, where this worker records its pid and each transform
+    application under a time limit (:func:`_watch_application`, installed as the engine's
+    application watcher), for the parent to kill it when it runs on past the limit.  A
     ``KeyboardInterrupt`` raised in the worker is then a plugin's, never the user's
     (:func:`codemorph.errors.track_interruptions`)."""
-    global _worker_slots, _worker_slot
+    global _worker_slots, _worker_slot, _worker_watch
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     track_interruptions()  # SIGINT ignored: a KeyboardInterrupt here is never the user's
     signal.signal(signal.SIGTERM, _end_worker)
@@ -679,6 +727,12 @@ def _init_worker(parent: int, slots: Any = None, claim: Any = None, memory: int 
             claim.value += 1
         if _worker_slot < len(slots):
             _worker_slots = slots
+            if watch is not None:
+                from codemorph.engine.transform import set_application_watcher
+
+                watch.pids[_worker_slot] = os.getpid()
+                _worker_watch = watch
+                set_application_watcher(_watch_application)
     if memory is not None:
         limit_memory(memory)
 
@@ -739,7 +793,8 @@ def memory_cap_reason() -> str | None:
 def failed_row_reject(row: Any, exc: BaseException) -> Reject:
     """The reject of a source row (:class:`~codemorph.rows.dataset.SourceRow`) whose
     processing failed with ``exc``: stage ``worker`` for a :class:`WorkerDied` (its message
-    as the reason, ``exitcode`` as a field), for a :class:`RowTransportError` (its message)
+    as the reason, ``exitcode`` as a field), for a :class:`RowTransportError` (its message),
+    for a :class:`WorkerOverran` (its message; the transform and its limit as fields)
     and for a ``MemoryError`` under a memory cap
     (:func:`memory_cap_reason`); otherwise the ``internal`` reject
     (:func:`~codemorph.rows.schema.internal_reject`)."""
@@ -747,6 +802,9 @@ def failed_row_reject(row: Any, exc: BaseException) -> Reject:
 
     if isinstance(exc, WorkerDied):
         return row_reject(row, "worker", str(exc), detail={"exception": "WorkerDied", "exitcode": exc.exitcode})
+    if isinstance(exc, WorkerOverran):
+        return row_reject(row, "worker", str(exc), detail={"exception": "WorkerOverran", "transform": exc.transform,
+                                                           "time_limit": exc.limit})
     if isinstance(exc, RowTransportError):
         return row_reject(row, "worker", str(exc), detail={"exception": "RowTransportError"})
     if isinstance(exc, MemoryError) and memory_cap() is not None:
@@ -819,6 +877,87 @@ def _stop_processes(pool: cf.ProcessPoolExecutor, grace: float = STOP_GRACE) -> 
             pass
     # the pool's manager thread sees its workers gone and ends; joining it returns at once
     pool.shutdown(wait=True)
+
+
+#: bytes of a transform's name a :class:`_Watch` keeps per worker
+_NAME_BYTES = 200
+#: seconds between two looks of a waiting map at its workers' applications (:meth:`_ProcessMap._police`)
+POLL_INTERVAL = 0.25
+
+
+def kill_grace(limit: float) -> float:
+    """Seconds past its time limit (``limit`` seconds) after which a worker process of
+    :func:`map_rows` still in one transform application is killed by its parent: the limit
+    itself, at least 2 s and at most 10 s.  Within it, the worker's own ``SIGALRM`` stops a
+    transform looping in Python code (:class:`~codemorph.engine.transform.TransformTimeout`:
+    that variant alone is rejected); past it, the transform is stuck where no signal
+    reaches it."""
+    return min(10.0, max(2.0, limit))
+
+
+class _Watch:
+    """What the worker processes of one pool share with the parent, one entry per worker:
+    its pid, the index (in its task) of the row it is processing, and the transform
+    application under a time limit it is in (:func:`_watch_application`): its deadline
+    (``time.monotonic()`` seconds, one clock for every process of the machine; 0: none),
+    its limit (seconds) and the transform's name (UTF-8, :data:`_NAME_BYTES` bytes)."""
+
+    def __init__(self, context: Any, n: int) -> None:
+        self.pids = context.Array("q", n, lock=False)
+        self.rows = context.Array("q", n, lock=False)
+        self.deadlines = context.Array("d", n, lock=False)
+        self.limits = context.Array("d", n, lock=False)
+        self.names = context.Array("c", n * _NAME_BYTES, lock=False)
+
+    def name(self, i: int) -> str:
+        return bytes(self.names[i * _NAME_BYTES:(i + 1) * _NAME_BYTES]).rstrip(b"\0").decode("utf-8", "replace")
+
+
+def _watch_application(name: str | None, seconds: float | None) -> None:
+    """The engine's application watcher in a worker process of :func:`map_rows`
+    (:func:`~codemorph.engine.transform.set_application_watcher`): records the transform
+    ``name`` and its deadline, ``seconds`` from now, in this worker's entry of its pool's
+    :class:`_Watch`; ``name=None``: the application ended."""
+    watch = _worker_watch
+    if watch is None:
+        return
+    i = _worker_slot
+    if name is None or not seconds:
+        watch.deadlines[i] = 0.0
+        return
+    data = name.encode("utf-8", "replace")[:_NAME_BYTES]
+    watch.names[i * _NAME_BYTES:(i + 1) * _NAME_BYTES] = data.ljust(_NAME_BYTES, b"\0")
+    watch.limits[i] = seconds
+    watch.deadlines[i] = time.monotonic() + seconds
+
+
+class WorkerOverran(Exception):
+    """A worker process of :func:`map_rows` (local processes) killed by the map because the
+    transform application it was in ran past the transform time limit by more than
+    :func:`kill_grace`: a loop inside C code (a catastrophic regular expression,
+    ``sum(itertools.count())``) or a transform catching the time limit's exception, which
+    nothing inside the worker can stop.  The row it was processing gets
+    ``on_error(row, exc)``; a new worker takes the dead one's place.
+
+    Attributes:
+        transform: the transform's registered name.
+        limit: the time limit, seconds.
+        grace: seconds past the limit after which the worker was killed.
+        pid: the killed worker's process id."""
+
+    def __init__(self, transform: str, limit: float, grace: float, pid: int) -> None:
+        self.transform = transform
+        self.limit = limit
+        self.grace = grace
+        self.pid = pid
+        super().__init__(
+            f"transform {transform!r} was still running {grace:g} s after its time limit of {limit:g} s (it was "
+            "expected to return, or to be stopped at the limit; a loop inside C code, or a transform that catches "
+            f"the time limit's exception, cannot be stopped inside its worker): its worker process was killed and a "
+            "new one started; the run went on (--transform-time-limit SECONDS changes the limit)")
+
+    def __reduce__(self):
+        return (WorkerOverran, (self.transform, self.limit, self.grace, self.pid))
 
 
 class WorkerDied(Exception):
@@ -917,8 +1056,8 @@ _DASK = "a Dask worker"
 
 
 class _ProcessMap:
-    """The process backend of :func:`map_rows`: ``workers`` spawned processes, and what
-    happens when one of them dies.
+    """The process backend of :func:`map_rows`: ``workers`` spawned processes, what happens
+    when one of them dies, and the parent's watch over their transforms' time limit.
 
     A worker process that dies (``SIGKILL`` from the out-of-memory killer, a native crash,
     ``os._exit``) breaks a :class:`~concurrent.futures.ProcessPoolExecutor`: every task
@@ -931,6 +1070,13 @@ class _ProcessMap:
     on.  Every row runs at most twice in a pool with others (a task found in two broken
     pools without a recorded worker is run alone too) and at most twice alone, so a row
     that kills its worker every time costs that row and a few seconds, never a loop.
+
+    While it waits for a result, the map looks at its workers every
+    :data:`POLL_INTERVAL` seconds (:meth:`_police`): a worker still in one transform
+    application :func:`kill_grace` seconds past the transform time limit is killed
+    (``SIGKILL``, by its pid).  Its row gets ``on_error(row, WorkerOverran)`` at once (the
+    culprit is known: it is not run again); the pool breaks as above, and the rows the
+    other workers had in progress are submitted again to the fresh pool, not run alone.
     """
 
     def __init__(self, workers: int, token: str, setup: Callable[[], Any] | None, fn: Callable[[Any, Any], Any],
@@ -944,15 +1090,21 @@ class _ProcessMap:
         self.context = multiprocessing.get_context("spawn")
         self.numbers = iter(range(1, sys.maxsize))
         self.live: dict[int, _Task] = {}  # submitted, results not yet taken
-        self.pool, self.slots = self._new_pool(workers)
-        self.solo: cf.ProcessPoolExecutor | None = None  # the recovery's single-worker pool
+        # task number -> (index of the row in the task, why) of the workers killed by _police
+        self.overran: dict[int, tuple[int, WorkerOverran]] = {}
+        self.pool, self.slots, self.watch = self._new_pool(workers)
+        # the recovery's single-worker pool, its table and watch
+        self.solo: cf.ProcessPoolExecutor | None = None
+        self.solo_slots: Any = None
+        self.solo_watch: _Watch | None = None
 
-    def _new_pool(self, n: int, numbered: bool = True) -> tuple[cf.ProcessPoolExecutor, Any]:
-        slots = self.context.Array("q", n, lock=False) if numbered else None
-        claim = self.context.Value("i", 0) if numbered else None
+    def _new_pool(self, n: int) -> tuple[cf.ProcessPoolExecutor, Any, _Watch]:
+        slots = self.context.Array("q", n, lock=False)
+        claim = self.context.Value("i", 0)
+        watch = _Watch(self.context, n)
         pool = cf.ProcessPoolExecutor(n, mp_context=self.context, initializer=_init_worker,
-                                      initargs=(os.getpid(), slots, claim, self.memory))
-        return pool, slots
+                                      initargs=(os.getpid(), slots, claim, self.memory, watch))
+        return pool, slots, watch
 
     def submit(self, rows: list[Any]) -> _Task:
         task = _Task(next(self.numbers), rows)
@@ -964,15 +1116,46 @@ class _ProcessMap:
         if task.outs is not None:  # no row of it could be sent
             return
         try:
-            with _sigint_ignored_by_new_workers():
-                task.future = self.pool.submit(_run_numbered_task, self.token, self.setup, self.fn, task.number,
-                                               task.payload)
+            task.future = _submit(self.pool, _run_numbered_task, self.token, self.setup, self.fn, task.number,
+                                  task.payload)
         except cf.process.BrokenProcessPool:  # a worker died since the last result: recovered with the others
             task.future = None
 
     def cancel(self, task: _Task) -> None:
         if task.future is not None:
             task.future.cancel()
+
+    def _wait(self, fut: cf.Future, slots: Any, watch: _Watch) -> Any:
+        """``fut.result()``, looking at the pool's workers (:meth:`_police`) every
+        :data:`POLL_INTERVAL` seconds until it is done."""
+        while not fut.done():
+            cf.wait([fut], timeout=POLL_INTERVAL)
+            if not fut.done():
+                self._police(slots, watch)
+        return fut.result()
+
+    def _police(self, slots: Any, watch: _Watch) -> None:
+        """Kill (``SIGKILL``) every worker of the pool of ``slots`` and ``watch`` still in a
+        transform application :func:`kill_grace` seconds past its time limit, and record
+        why in :attr:`overran` under its task's number (the pool then breaks)."""
+        now = time.monotonic()
+        for i in range(len(slots)):
+            deadline = watch.deadlines[i]
+            if deadline <= 0:
+                continue
+            limit = watch.limits[i]
+            grace = kill_grace(limit)
+            number, pid, row = slots[i], watch.pids[i], watch.rows[i]
+            if now < deadline + grace or not number or not pid or number in self.overran:
+                continue
+            name = watch.name(i)
+            if watch.deadlines[i] != deadline or slots[i] != number:  # it moved on meanwhile
+                continue
+            self.overran[number] = (row, WorkerOverran(name, limit, grace, pid))
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:  # pragma: no cover - it ended meanwhile: its pool breaks all the same
+                pass
 
     def result(self, task: _Task) -> list[Any]:
         """The task's results (a :class:`_Raise` for a row whose worker died, or that could
@@ -981,7 +1164,8 @@ class _ProcessMap:
         while task.outs is None:
             if task.future is not None:
                 try:
-                    task.outs = _unpack(task.rows, task.future.result(), self.on_error, _PROCESS)
+                    task.outs = _unpack(task.rows, self._wait(task.future, self.slots, self.watch), self.on_error,
+                                        _PROCESS)
                     break
                 except cf.process.BrokenProcessPool:
                     pass
@@ -993,15 +1177,34 @@ class _ProcessMap:
         broken, slots = self.pool, self.slots
         # the workers' table first: the dead worker's entry still names its task
         running = {n for n in slots if n}
+        if self.overran:
+            # a worker also past its time limit (within the grace) is stuck where SIGTERM's
+            # handler may not run either (_end_broken would wait STOP_GRACE seconds for it):
+            # killed now; its task is submitted again like the others in progress
+            _kill_past_deadline(self.watch)
         # the pool's manager thread fails every pending task and ends the other workers
         # (SIGTERM: each closes its sandbox); joining it makes the failed set final
         _end_broken(broken)
+        overran, self.overran = self.overran, {}
         failed = sorted((t for t in self.live.values() if t.outs is None and _failed_by_break(t.future)),
                         key=lambda t: t.number)
-        for t in failed:
-            t.breaks += 1
-        suspects = [t for t in failed if t.number in running or t.breaks >= 2]
+        killed = [t for t in failed if t.number in overran]
+        if not killed:  # a worker died: whichever task it was in is a suspect
+            for t in failed:
+                t.breaks += 1
+            suspects = [t for t in failed if t.number in running or t.breaks >= 2]
+        else:  # the map killed it: the culprit is known, the other tasks in progress are not suspects
+            suspects = [t for t in failed if t.number not in overran and t.breaks >= 2]
         try:
+            for t in killed:
+                k, why = overran[t.number]
+                t.outs = []
+                for j, row in enumerate(t.rows):  # the others of a task of several rows: each alone
+                    if j == k:
+                        t.outs.append(self._guilty(row, why))
+                        continue
+                    one, died = self._alone([row])
+                    t.outs.append(one[0] if died is None else self._guilty(row, died))
             for t in suspects:
                 outs, died = self._alone(t.rows)
                 if died is None:
@@ -1021,39 +1224,43 @@ class _ProcessMap:
         if self.solo is not None:
             self.solo.shutdown(wait=True)
             self.solo = None
-        self.pool, self.slots = self._new_pool(self.workers)
+        self.pool, self.slots, self.watch = self._new_pool(self.workers)
         for t in failed:
             if t.outs is None:
                 self._send(t)
 
-    def _alone(self, rows: list[Any]) -> tuple[list[Any] | None, WorkerDied | None]:
+    def _alone(self, rows: list[Any]) -> tuple[list[Any] | None, Exception | None]:
         """``rows`` run alone in the single-worker pool: ``(results, None)``, or ``(None,
-        WorkerDied)`` when its worker died (the pool is then dropped)."""
+        WorkerDied)`` when its worker died, ``(None, WorkerOverran)`` when it was killed
+        past the time limit (the pool is then dropped)."""
         if self.solo is None:
-            self.solo = self._new_pool(1, numbered=False)[0]
-        pool = self.solo
+            self.solo, self.solo_slots, self.solo_watch = self._new_pool(1)
+        pool, slots, watch = self.solo, self.solo_slots, self.solo_watch
+        number = next(self.numbers)
         try:
-            with _sigint_ignored_by_new_workers():
-                fut = pool.submit(_run_packed_task, self.token, self.setup, self.fn, _pack(rows))
+            fut = _submit(pool, _run_numbered_task, self.token, self.setup, self.fn, number, _pack(rows))
         except cf.process.BrokenProcessPool:  # pragma: no cover - a fresh pool's only worker died idle
             fut = None
         procs = list((getattr(pool, "_processes", None) or {}).values())
         try:
             if fut is None:
                 raise cf.process.BrokenProcessPool("the worker died")
-            return _unpack(rows, fut.result(), self.on_error, _PROCESS), None
+            return _unpack(rows, self._wait(fut, slots, watch), self.on_error, _PROCESS), None
         except cf.process.BrokenProcessPool:
             self.solo = None
             # the pool's manager thread reaps the dead worker too (Process.join): the exit
             # code is read once that thread has ended, not while both wait for the process
             # (the one that loses the race sees no exit code)
             _end_broken(pool)
+            overran = self.overran.pop(number, None)
+            if overran is not None:
+                return None, overran[1]
             code = next((p.exitcode for p in procs if p.exitcode is not None), None)
             return None, WorkerDied(code, self.memory)
 
-    def _guilty(self, row: Any, died: WorkerDied) -> Any:
-        """The result of a row whose worker died alone: ``on_error(row, died)``, or a
-        :class:`_Raise` of ``died`` without ``on_error``."""
+    def _guilty(self, row: Any, died: Exception) -> Any:
+        """The result of a row whose worker died alone, or was killed past the time limit:
+        ``on_error(row, died)``, or a :class:`_Raise` of ``died`` without ``on_error``."""
         if self.on_error is None:
             return _Raise(died)
         return self.on_error(row, died)
@@ -1068,6 +1275,19 @@ class _ProcessMap:
     def close(self) -> None:
         """End the workers once the map is done (their states close at exit)."""
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _kill_past_deadline(watch: _Watch) -> None:
+    """``SIGKILL`` every worker of ``watch`` in a transform application past its time limit
+    (its sandbox's processes end with it: they watch their host)."""
+    now = time.monotonic()
+    for i in range(len(watch.pids)):
+        deadline, pid = watch.deadlines[i], watch.pids[i]
+        if 0 < deadline < now and pid:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:  # already gone
+                pass
 
 
 def _end_broken(pool: cf.ProcessPoolExecutor, grace: float = STOP_GRACE) -> None:

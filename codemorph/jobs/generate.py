@@ -127,7 +127,11 @@ class GenerateConfig:
             (:func:`~codemorph.engine.transform.set_time_limit`, set by each worker's
             :class:`RowProcessor`; ``--transform-time-limit``); past it the transform is
             stopped and its variant rejected (stage ``transform``, exception
-            ``TransformTimeout``); ``None`` or 0: no limit.
+            ``TransformTimeout``); ``None`` or 0: no limit.  With ``workers`` > 1, a worker
+            process still in one application :func:`~codemorph.jobs.executors.kill_grace`
+            seconds past the limit (stuck in C code, or catching the limit's exception) is
+            killed by the parent and its row rejected (stage ``worker``,
+            :class:`~codemorph.jobs.executors.WorkerOverran`).
     """
 
     variants: tuple[Variant, ...]

@@ -126,3 +126,93 @@ def test_a_callers_running_sigalrm_timer_and_handler_are_left_as_they_are():
         signal.signal(signal.SIGALRM, previous)
     assert res.applied is True
     assert 0 < remaining <= 100.0 and handler is mine
+
+
+def _in_thread(fn):
+    """``fn()`` run in a thread of its own (not the main thread): its result, or its exception raised."""
+    import threading
+
+    box = {}
+
+    def run():
+        try:
+            box["result"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def test_apply_outside_the_main_thread_stops_a_transform_at_the_time_limit(hanger_plugin):
+    program = Program(ROWS[0]["code"])
+    transform_module.set_time_limit(0.5)
+    res, after = _in_thread(lambda: (get_transform("hanger").apply(program, 0),
+                                     get_transform("rename-locals").apply(program, 0)))
+    assert (res.applied, res.error.exception) == (False, "TransformTimeout")
+    assert res.error.message == ("transform 'hanger' did not finish within the time limit of 0.5 s and was stopped "
+                                 "(--transform-time-limit SECONDS changes it)")
+    assert after.applied is True  # nothing is raised into the thread after its application
+
+
+def test_a_transform_is_stopped_at_the_time_limit_beside_a_callers_running_sigalrm_timer(hanger_plugin):
+    import signal
+
+    def mine(signum, frame):  # pragma: no cover - never fires: cancelled below
+        raise AssertionError("the caller's timer fired")
+
+    transform_module.set_time_limit(0.5)
+    previous = signal.signal(signal.SIGALRM, mine)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 100.0)
+        res = get_transform("hanger").apply(Program(ROWS[1]["code"]), 0)
+        remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+        handler = signal.getsignal(signal.SIGALRM)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert (res.applied, res.error.exception) == (False, "TransformTimeout")
+    assert 0 < remaining <= 100.0 and handler is mine
+
+
+def _hanger_rejects(out: Path) -> list[tuple]:
+    return [(r["id"], r["stage"], r["transform"], r["exception"]) for r in _read(out.with_name("out.rejects.jsonl"))]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_generate_called_outside_the_main_thread_stops_a_transform_at_the_time_limit(tmp_path, hanger_plugin,
+                                                                                       workers):
+    from codemorph.jobs.generate import GenerateConfig, generate
+
+    src = tmp_path / "rows.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    config = GenerateConfig.from_transforms(["hanger", "rename-locals"], workers=workers, extra_inputs=2,
+                                            transform_time_limit=1)
+    summary = _in_thread(lambda: generate(src, out, config))
+    assert (summary.rows_read, summary.variants_written, summary.variants_rejected) == (2, 2, 2)
+    assert [r["id"] for r in _read(out) if r["kind"] == "code-transform"] == ["a:rename-locals", "b:rename-locals"]
+    assert _hanger_rejects(out) == [("a:hanger", "transform", "hanger", "TransformTimeout"),
+                                    ("b:hanger", "transform", "hanger", "TransformTimeout")]
+
+
+def test_generate_on_dask_worker_threads_stops_a_transform_at_the_time_limit(tmp_path, hanger_plugin):
+    distributed = pytest.importorskip("distributed")
+    from codemorph.jobs.executors import DaskExecutor
+    from codemorph.jobs.generate import GenerateConfig, generate
+
+    src = tmp_path / "rows.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    config = GenerateConfig.from_transforms(["hanger", "rename-locals"], extra_inputs=2, transform_time_limit=1)
+    # worker threads in this process (processes=False), where the plugin is on sys.path
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) \
+            as cluster, distributed.Client(cluster) as client:
+        generate(src, out, config, executor=DaskExecutor(client, rows_per_task=1))
+    assert [r["id"] for r in _read(out) if r["kind"] == "code-transform"] == ["a:rename-locals", "b:rename-locals"]
+    assert _hanger_rejects(out) == [("a:hanger", "transform", "hanger", "TransformTimeout"),
+                                    ("b:hanger", "transform", "hanger", "TransformTimeout")]
