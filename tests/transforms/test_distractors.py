@@ -345,6 +345,26 @@ def test_docstring_states_no_value_of_a_returned_literal(sandbox) -> None:
     assert_refuses(MisleadingDocstring(claims=2), code, "no wrong claim is known")
 
 
+def test_docstring_summary_names_no_local_variable() -> None:
+    """CRUXEval sample_15: "Return new_text in lower case." named a local a caller never
+    sees; a return claim naming a local gives no summary, which is then the true line from
+    the result's type and the parameters (the claim about ``new_text`` may follow it)."""
+    code = "def f(text, wrong, right):\n    new_text = text.replace(wrong, right)\n    return new_text.upper()\n"
+    obs = {"f": {"text": ["str"], "wrong": ["str"], "right": ["str"]}}
+    res = MisleadingDocstring().apply(Program(code), 0, observations=obs)
+    assert res.source.split('"""')[1] == (
+        "Return a string built from text, wrong and right.\n\n    new_text is text with only the first wrong "
+        "replaced.\n\n    Args:\n        text: a list of strings.\n        wrong: a list of strings.\n"
+        "        right: a list of strings.\n    ")
+    # a return claim about a parameter is still the summary
+    code = "def f(text):\n    return text.upper()\n"
+    res = MisleadingDocstring(claims=0).apply(Program(code), 0)
+    assert res.source.split('"""')[1] == "Return text in lower case."
+    # no claim but the one about a local's result, and no type for a true summary: refused
+    code = "def f(text):\n    new_text = text\n    return new_text.upper()\n"
+    assert_refuses(MisleadingDocstring(claims=0), code, "no wrong claim is known")
+
+
 def test_docstring_states_at_most_one_claim_per_variable() -> None:
     """HumanEval_8: "prod_value is 2 here. prod_value is 0 at this point." contradicted itself."""
     code = ("def f(numbers):\n    sum_value = 0\n    prod_value = 1\n    for n in numbers:\n"
@@ -433,6 +453,38 @@ def test_a_claim_quotes_a_test_without_its_own_parentheses() -> None:
     code = "def f(x):\n    while (x > 0):\n        x -= 1\n    return x\n"
     res = MisleadingComment(count=None).apply(Program(code), 0)
     assert res.source.splitlines()[1] == "    while (x > 0):  # loops until x > 0 holds"
+
+
+def test_a_claim_writes_a_bool_compared_with_true_or_false_as_a_person_does() -> None:
+    """CRUXEval sample_56: ``if c.isascii() is False:  # taken when c.isascii() is not False``;
+    a claim says ``c.isascii()`` / ``not c.isascii()``, and none is made of a value that may be
+    no bool (``x is False`` is not ``not x`` for ``x = 0``)."""
+    code = ("def f(s):\n    for c in s:\n        if c.isascii() is False:\n            return 1\n"
+            "        else:\n            return 2\n    return 0\n")
+    lines = MisleadingComment(count=None).apply(Program(code), 0).source.splitlines()
+    assert lines[2] in ("        if c.isascii() is False:  # taken when c.isascii()",
+                        "        if c.isascii() is False:  # runs when c.isascii()")
+    assert lines[4] == "        else:  # reached when not c.isascii()"
+    code = "def f(s):\n    while s.endswith('a') == True:\n        s = s[:-1]\n    return s\n"
+    res = MisleadingComment(count=None).apply(Program(code), 0)
+    assert res.source.splitlines()[1] == "    while s.endswith('a') == True:  # loops until s.endswith('a') holds"
+    code = "def f(x):\n    if x is False:\n        return 1\n    else:\n        return 2\n"
+    assert_refuses(MisleadingComment(count=None), code, "")
+
+
+def test_a_claim_longer_than_a_comment_a_person_writes_is_not_made() -> None:
+    """CRUXEval sample_472: ``# walks text.replace('-', '').lower() from its last element to its
+    first`` (70 characters); a claim is at most MAX_CLAIM (64) characters, a longer one is
+    not made (not cut)."""
+    from codemorph.transforms.distractors.claims import MAX_CLAIM
+    assert MAX_CLAIM == 64
+    code = "def f(text):\n    for c in {}:\n        if c.isdigit():\n            return c\n    return ''\n"
+    lines = MisleadingComment(count=None).apply(Program(code.format("text.replace('-', '').lower()")), 0) \
+        .source.splitlines()
+    assert lines[1:3] == ["    for c in text.replace('-', '').lower():",
+                          "        if c.isdigit():  # runs when not c.isdigit()"]
+    lines = MisleadingComment(count=None).apply(Program(code.format("text.lower()")), 0).source.splitlines()
+    assert lines[1] == "    for c in text.lower():  # walks text.lower() from its last element to its first"
 
 
 @pytest.mark.parametrize("test, negation", [

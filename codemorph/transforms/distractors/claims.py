@@ -22,7 +22,7 @@ __all__ = [
     "SOURCE_HAZARDS", "DOC_HAZARDS", "CLAIM_BUILTINS", "snip", "one_line", "statement_claims", "header_claims",
     "statement_lies", "header_lies", "else_lie", "Check", "Lie", "REACHED", "CHECK_PREFIX",
     "CommentSites", "comment_text_ok", "states_output", "make_comment", "dynamic_getattr",
-    "check_hazards", "same_ast", "PURE_METHODS", "order_moot", "bare",
+    "check_hazards", "same_ast", "PURE_METHODS", "order_moot", "bare", "quoted_test", "MAX_CLAIM",
 ]
 
 
@@ -543,10 +543,25 @@ def _dotted_name(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name)
 
 
+#: the longest claim made, in characters: what a person writes in a comment after a line of
+#: code; a longer one ("result is the items of [tokens[0].ljust(5), tokens[1].ljust(5)] joined
+#: with no separator", 88) is not made rather than cut
+MAX_CLAIM = 64
+
+
+def _short(lies: list[Lie]) -> list[Lie]:
+    return [(t, k) for t, k in lies if len(t) <= MAX_CLAIM]
+
+
 def statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str] = frozenset()) -> list[Lie]:
     """Wrong statements about one small statement (assignment, call, return...), each with
     the :class:`Check` that shows it false by execution (``None`` when none can: such a
-    claim is not made, see :func:`statement_claims`)."""
+    claim is not made, see :func:`statement_claims`); none longer than :data:`MAX_CLAIM`
+    characters."""
+    return _short(_statement_lies(stmt, shadowed))
+
+
+def _statement_lies(stmt: cst.BaseSmallStatement, shadowed: frozenset[str]) -> list[Lie]:
     out: list[Lie] = []
     if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0].target, cst.Name):
         name = stmt.targets[0].target.value
@@ -757,8 +772,85 @@ def bare(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
 
 
+#: methods that return a bool on the builtin types (``c.isascii()``, ``s.startswith(p)``)
+_BOOL_METHODS = frozenset({
+    "startswith", "endswith", "isdigit", "isalpha", "isnumeric", "isdecimal", "isupper", "islower", "isspace",
+    "isalnum", "isidentifier", "istitle", "isascii", "isprintable", "isdisjoint", "issubset", "issuperset",
+})
+
+
+def _boolish(node: cst.BaseExpression) -> bool:
+    """Whether ``node`` surely evaluates to a bool: a comparison, a ``not``, or a call of a
+    method of :data:`_BOOL_METHODS` (``c.isascii()``)."""
+    node = bare(node)
+    if isinstance(node, cst.Comparison) or isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return True
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+        and node.func.attr.value in _BOOL_METHODS
+
+
+def _vs_bool(node: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
+    """For a comparison of a value with ``True`` or ``False`` (``x is False``, ``x == True``,
+    ``x is not True``...): the value and whether the comparison holds exactly when the value
+    is true; ``None`` for any other expression."""
+    node = bare(node)
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return None
+    right = node.comparisons[0].comparator
+    if not (isinstance(right, cst.Name) and right.value in ("True", "False")):
+        return None
+    op = " ".join(cst.Module([]).code_for_node(node.comparisons[0].operator).split())
+    if op not in ("is", "is not", "==", "!="):
+        return None
+    return node.left, (right.value == "True") == (op in ("is", "=="))
+
+
+def _has_vs_bool(node: cst.CSTNode) -> bool:
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.BaseExpression) and _vs_bool(n) is not None:
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def quoted_test(test: cst.BaseExpression) -> str | None:
+    """An ``if`` or ``while`` test as a claim quotes it (without its own parentheses, see
+    :func:`snip`), with a comparison of a bool with ``True``/``False`` as a person writes it:
+    ``c.isascii() is False`` -> ``not c.isascii()``, ``s.startswith(p) == True`` ->
+    ``s.startswith(p)``.  ``None`` when the test has no short text, or compares with
+    ``True``/``False`` a value not surely a bool (``x is False`` is not ``not x`` for
+    ``x = 0``), or holds such a comparison inside (``a and b is True``)."""
+    test = bare(test)
+    vs = _vs_bool(test)
+    if vs is not None:
+        value, truthy = vs
+        if not _boolish(value):
+            return None
+        text = snip(bare(value))
+        if text is None:
+            return None
+        if not truthy:
+            if isinstance(bare(value), cst.Comparison):
+                return None  # ``(a < b) is False``: not ``not a < b``
+            text = f"not {text}"
+        return text if len(text) <= _MAX_SNIPPET else None
+    if _has_vs_bool(test):
+        return None
+    return snip(test)
+
+
 def _negation(node: cst.BaseExpression) -> str | None:
     node = bare(node)
+    vs = _vs_bool(node)
+    if vs is not None:
+        # ``c.isascii() is False`` -> ``c.isascii()``, ``x == True`` -> ``not x`` (of a bool only)
+        value, truthy = vs
+        if not _boolish(value) or isinstance(bare(value), cst.Comparison):
+            return None
+        text = snip(bare(value))
+        return None if text is None else (f"not {text}" if truthy else text)
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
         inner = bare(node.expression)
         text = snip(inner)
@@ -799,13 +891,18 @@ def _negation(node: cst.BaseExpression) -> str | None:
 def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
                 elif_has_else: bool | None = None) -> list[Lie]:
     """False claims about a compound statement's header (``for``, ``while``, ``if``), each
-    with its :class:`Check` (``None`` when no execution can show it false).
+    with its :class:`Check` (``None`` when no execution can show it false), none longer than
+    :data:`MAX_CLAIM` characters.
     ``elif_has_else``: for an ``if`` that is the ``elif`` of another, whether it has an
     ``else`` (``None`` for an ``if`` in a block)."""
+    return _short(_header_lies(node, shadowed, elif_has_else))
+
+
+def _header_lies(node: cst.CSTNode, shadowed: frozenset[str], elif_has_else: bool | None) -> list[Lie]:
     if isinstance(node, cst.For):
         return _loop_claims(node, shadowed)
     if isinstance(node, cst.While):
-        t = snip(bare(node.test))
+        t = quoted_test(node.test)
         # not "loops until True holds" (``while True:``); false wherever the loop is reached:
         # it stops when the test fails
         return [(f"loops until {t} holds", Check("before", REACHED))] if t and not _literal(node.test) else []
@@ -824,7 +921,9 @@ def header_lies(node: cst.CSTNode, shadowed: frozenset[str] = frozenset(),
             return [(f"taken when {neg}", reached), (f"runs when {neg}", reached)]
         # an ``elif`` without ``else``: only its body running shows a claim false
         taken = Check("body", REACHED)
-        return [(f"taken only when {neg}", taken), (f"skipped whenever {snip(bare(node.test))}", taken)]
+        positive = quoted_test(node.test)
+        out = [(f"taken only when {neg}", taken)]
+        return out + [(f"skipped whenever {positive}", taken)] if positive else out
     return []
 
 
@@ -839,8 +938,8 @@ def else_lie(node: cst.If, elif_: bool) -> Lie | None:
     0: ... else:``: the ``else`` runs exactly when the test fails, so the claim is false
     wherever the ``if`` runs), checked at the ``if`` (before it, or in either branch when
     it is an ``elif``)."""
-    t = snip(bare(node.test))
-    if not t or not isinstance(node.orelse, cst.Else):
+    t = quoted_test(node.test)
+    if not t or not isinstance(node.orelse, cst.Else) or len(f"reached when {t}") > MAX_CLAIM:
         return None
     return f"reached when {t}", Check("branches" if elif_ else "before", REACHED, anchor=node)
 

@@ -14,8 +14,8 @@ from codemorph.engine.transform import identifiers_in
 from codemorph.authoring.hazards import STRICT_LINE_HAZARDS
 from codemorph.authoring.scopes import FunctionIndex
 from codemorph.transforms.distractors.claims import (
-    CLAIM_BUILTINS, DOC_HAZARDS, PURE_METHODS, REACHED, Check, bare, check_hazards, dynamic_getattr, header_lies,
-    order_moot, snip, statement_lies, states_output,
+    CLAIM_BUILTINS, DOC_HAZARDS, MAX_CLAIM, PURE_METHODS, REACHED, Check, check_hazards, dynamic_getattr, header_lies,
+    order_moot, statement_lies, states_output, quoted_test,
 )
 from codemorph.transforms.distractors.misleading_comment import checkable, claim_checks
 
@@ -87,10 +87,11 @@ class _DocClaims(cst.CSTVisitor):
             self.lines.setdefault(c, (node, k))
 
     def visit_While(self, node: cst.While) -> None:
-        t = snip(bare(node.test))
+        t = quoted_test(node.test)
         constant = isinstance(node.test, cst.Integer) or \
             isinstance(node.test, cst.Name) and node.test.value in ("True", "False")
-        if t and not constant:
+        # (as long as a comment's "loops until t holds" may be: :data:`MAX_CLAIM`)
+        if t and not constant and len(f"loops until {t} holds") <= MAX_CLAIM:
             # not "the loop stops as soon as True holds" (``while True:``); false wherever
             # the loop is reached (it stops when the test fails)
             c = f"the loop stops as soon as {t} holds"
@@ -151,6 +152,43 @@ def _change_sites(source: str, entry: str) -> tuple[dict[str, int], set[str]]:
                 and node is not a.vararg and node is not a.kwarg:
             add(node.arg)
     return counts, params
+
+
+def _locals(source: str, entry: str) -> set[str]:
+    """The names the entry function ``entry`` of ``source`` binds that are not its parameters
+    (assignments, loop targets, ``with``/``except``/``import`` names, nested ``def``/``class``
+    names; not a comprehension's own variables, which the quoted comprehension binds): what a
+    caller never sees, so a summary line never names them."""
+    fn = None
+    for stmt in ast.parse(source).body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == entry:
+            fn = stmt
+    if fn is None:
+        return set()
+    a = fn.args
+    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]}
+    comp: set[int] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.comprehension):
+            comp.update(id(n) for n in ast.walk(node.target))
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if node is fn:
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)) and id(node) not in comp:
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).split(".")[0])
+    return out - params
+
+
+def _names_any(text: str, names: set[str]) -> bool:
+    """Whether ``text`` (a claim) spells any of ``names`` as a word."""
+    return any(w in names for w in re.findall(r"[A-Za-z_]\w*", text))
 
 
 #: what a docstring's summary calls a result of each type (``Return a list built from nums.``)
@@ -454,6 +492,14 @@ class MisleadingDocstring(Transform):
         params = self._param_claims(entry, index, ctx)
         if not returns and not others and not params:
             raise NotApplicable("no wrong claim is known for the entry function's code")
+        # a summary line speaks of the parameters and the result, never of a local a caller
+        # never sees ("Return the items of new_text joined with a space."): a return claim
+        # naming one is not made (nor kept as a line after it: it says what is returned)
+        local = _locals(ctx.program.source, ctx.entry_point)
+        returns = [c for c in returns if not _names_any(c, local)]
+        if not returns and not others and not params:
+            raise NotApplicable("no wrong claim is known for the entry function's code that names only "
+                                "its parameters")
         rng = ctx.rng
         keep = identifiers_in(module)
         return_claims: list[str] = []  # the return claim the summary states
@@ -470,7 +516,8 @@ class MisleadingDocstring(Transform):
         # its parameters ("Return a list built from nums."); never a claim about one of its
         # variables ("s is overwritten with t.") nor a line that fits any function ("Transform
         # the arguments.")
-        verbs = [i for i, (_, c) in enumerate(others) if c.split(" ", 1)[0] in _IMPERATIVE]
+        verbs = [i for i, (_, c) in enumerate(others) if c.split(" ", 1)[0] in _IMPERATIVE
+                 and not _names_any(c, local)]
         if not returns and verbs:
             who, claim = others.pop(verbs[rng.randrange(len(verbs))])
             verb, _, rest = claim.partition(" ")
