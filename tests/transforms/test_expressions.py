@@ -251,7 +251,7 @@ def test_swap_refuses_names_written_by_nested_functions_or_walrus(sandbox) -> No
 @pytest.mark.parametrize("aug, expanded", [
     # parentheses only where precedence needs them
     ("x -= a * b", "x = x - a * b"), ("x *= -1", "x = x * -1"), ("x += a ** 2", "x = x + a ** 2"),
-    ("x -= a - b", "x = x - (a - b)"), ("x *= a + b", "x = x * (a + b)"), ("x += a + b", "x = x + (a + b)"),
+    ("x -= a - b", "x = x - (a - b)"), ("x *= a + b", "x = x * (a + b)"),
     ("x //= a * b", "x = x // (a * b)"), ("x **= -a", "x = x ** -a"), ("x **= a ** b", "x = x ** a ** b"),
     ("x <<= a + b", "x = x << a + b"), ("x |= a & b", "x = x | a & b"), ("x &= a | b", "x = x & (a | b)"),
     ("x += a if b else 1", "x = x + (a if b else 1)"), ("x -= not a", "x = x - (not a)"),
@@ -265,6 +265,21 @@ def test_expand_writes_the_form_a_person_writes(sandbox, aug: str, expanded: str
     code = f"def f(x, a, b):\n    {aug}\n    return x\n"
     res = assert_preserves(ExpandAugAssign(), code, ["5, 3, 2", "-4, 2, 3", "7, -1, 1"], sandbox=sandbox)
     assert res.source == f"def f(x, a, b):\n    {expanded}\n    return x\n"
+
+
+@pytest.mark.parametrize("aug", ["o += t.upper() + s", "x += a - b", "x *= a * b", "x *= a / b"])
+def test_expand_leaves_a_site_that_would_need_parentheses_of_its_own_level(sandbox, aug: str) -> None:
+    """``o = o + (t.upper() + s)`` (CRUXEval ``sample_124``) is no form a person writes, and
+    ``o + t + s`` differs for floats: such a site stays ``+=``."""
+    code = f"def f(x, o, a, b, t, s):\n    {aug}\n    return x, o\n"
+    assert_refuses(ExpandAugAssign(), code, "a form no person writes",
+                   inputs=["1.5, 'o', 3, 2, 'ab', 'c'", "2, 'p', 5, 4, 'x', 'y'"], sandbox=sandbox)
+
+
+def test_expand_writes_the_other_sites_of_a_program_with_one_left_alone(sandbox) -> None:
+    code = "def f(b, n):\n    for _ in range(2):\n        b += str(1) + '0'\n    b += str(n)\n    return b\n"
+    res = assert_preserves(ExpandAugAssign(), code, ["'a', 3", "'', 0"], sandbox=sandbox)
+    assert res.source == code.replace("b += str(n)", "b = b + str(n)")
 
 
 def test_expand_which_one(sandbox) -> None:
