@@ -251,7 +251,7 @@ def test_swap_refuses_names_written_by_nested_functions_or_walrus(sandbox) -> No
 @pytest.mark.parametrize("aug, expanded", [
     # parentheses only where precedence needs them
     ("x -= a * b", "x = x - a * b"), ("x *= -1", "x = x * -1"), ("x += a ** 2", "x = x + a ** 2"),
-    ("x -= a - b", "x = x - (a - b)"), ("x *= a + b", "x = x * (a + b)"), ("x += a + b", "x = x + (a + b)"),
+    ("x -= a - b", "x = x - (a - b)"), ("x *= a + b", "x = x * (a + b)"),
     ("x //= a * b", "x = x // (a * b)"), ("x **= -a", "x = x ** -a"), ("x **= a ** b", "x = x ** a ** b"),
     ("x <<= a + b", "x = x << a + b"), ("x |= a & b", "x = x | a & b"), ("x &= a | b", "x = x & (a | b)"),
     ("x += a if b else 1", "x = x + (a if b else 1)"), ("x -= not a", "x = x - (not a)"),
@@ -265,6 +265,21 @@ def test_expand_writes_the_form_a_person_writes(sandbox, aug: str, expanded: str
     code = f"def f(x, a, b):\n    {aug}\n    return x\n"
     res = assert_preserves(ExpandAugAssign(), code, ["5, 3, 2", "-4, 2, 3", "7, -1, 1"], sandbox=sandbox)
     assert res.source == f"def f(x, a, b):\n    {expanded}\n    return x\n"
+
+
+@pytest.mark.parametrize("aug", ["o += t.upper() + s", "x += a - b", "x *= a * b", "x *= a / b"])
+def test_expand_leaves_a_site_that_would_need_parentheses_of_its_own_level(sandbox, aug: str) -> None:
+    """``o = o + (t.upper() + s)`` (CRUXEval ``sample_124``) is no form a person writes, and
+    ``o + t + s`` differs for floats: such a site stays ``+=``."""
+    code = f"def f(x, o, a, b, t, s):\n    {aug}\n    return x, o\n"
+    assert_refuses(ExpandAugAssign(), code, "a form no person writes",
+                   inputs=["1.5, 'o', 3, 2, 'ab', 'c'", "2, 'p', 5, 4, 'x', 'y'"], sandbox=sandbox)
+
+
+def test_expand_writes_the_other_sites_of_a_program_with_one_left_alone(sandbox) -> None:
+    code = "def f(b, n):\n    for _ in range(2):\n        b += str(1) + '0'\n    b += str(n)\n    return b\n"
+    res = assert_preserves(ExpandAugAssign(), code, ["'a', 3", "'', 0"], sandbox=sandbox)
+    assert res.source == code.replace("b += str(n)", "b = b + str(n)")
 
 
 def test_expand_which_one(sandbox) -> None:
@@ -297,7 +312,7 @@ def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
     applied = folded = 0
     # the sample plus rows whose every site folds (1000 -> 10 ** 3, '---' -> '-' * 3)
     rows = cruxeval_sample(4)
-    rows += [row for row in cruxeval_sample(0, 1) if row["id"] in ("sample_297", "sample_393") and row not in rows]
+    rows += [row for row in cruxeval_sample(0, 1) if row["id"] in ("sample_167", "sample_297") and row not in rows]
     for row in rows:
         res = UnfoldConstant().apply(Program(row["code"]), 0)
         if not res.applied:
@@ -311,14 +326,16 @@ def test_unfold_compiles_to_the_same_bytecode_on_cruxeval() -> None:
             folded += 1
             assert _compiled(res.source) == _compiled(row["code"]), row["id"]
             assert res.source.count("\n") == row["code"].count("\n")
-    # 158 of 800 since no literal is named beside another in the same role (177 before:
+    # 148 of 800 since no argument of replace is named and no repetition needs parentheses
+    # (158 before: 15 NEW = 'haystacks' / OLD = '/', sample_99's ('_' * 3).join);
+    # 158 since no literal is named beside another in the same role (177 before:
     # sample_213's OLD = '(' beside .replace(')', ']'), sample_73's TARGET = '0' beside
     # count('1')...); 177 since a literal a local names is no INITIAL_ constant (178 before: sample_774's
     # ``f_str = '...'``); 178 since a literal returned early is no DEFAULT_RESULT (193 before; 194 before
     # only forms people write were arithmetic: sample_154's ``(" " * 2).join``; 203 before a
     # name replaced every use of its literal in the function; 514 before natural forms, 610
     # before plain literals were no longer named: STEP = 1...)
-    assert applied >= (158 if FULL else 0.15 * len(rows))
+    assert applied >= (148 if FULL else 0.15 * len(rows))
     assert folded >= 2
 
 
@@ -344,7 +361,6 @@ def test_unfold_keeps_parentheses_of_the_literal() -> None:
     ("x % 3600", "x % (60 * 60)"), ("3600 .real", "(60 * 60) .real"), ("-3600", "-(60 * 60)"),
     ("-1024", "-2 ** 10"), ("x ** 256", "x ** (2 ** 8)"), ("256 ** x", "(2 ** 8) ** x"),
     ("1024 * x", "2 ** 10 * x"), ("x < 1000", "x < 10 ** 3"), ("'===' * x", "'=' * 3 * x"),
-    ("x * '==='", "x * ('=' * 3)"), ("'---'.join(x)", "('-' * 3).join(x)"),
     ("[86400, 1440]", "[24 * 60 * 60, 24 * 60]"), ("not 3600", "not 60 * 60"),
 ])
 def test_unfold_parenthesises_by_precedence(code: str, expected: str) -> None:
@@ -482,8 +498,8 @@ def test_unfold_writes_len_of_the_text_the_number_measures(sandbox, code: str, e
     # CRUXEval sample_393: the 3 is a chunk size, not the length of the separator '---'
     ("def f(text):\n    ls = text[::-1]\n    text2 = ''\n    for i in range(len(ls) - 3, 0, -3):\n"
      "        text2 += '---'.join(ls[i:i + 3]) + '---'\n    return text2[:-3]\n",
-     "def f(text):\n    ls = text[::-1]\n    text2 = ''\n    for i in range(len(ls) - 3, 0, -3):\n"
-     "        text2 += ('-' * 3).join(ls[i:i + 3]) + '-' * 3\n    return text2[:-3]\n"),
+     "SEPARATOR = '---'\n\n\ndef f(text):\n    ls = text[::-1]\n    text2 = ''\n    for i in range(len(ls) - 3, 0, -3):\n"
+     "        text2 += SEPARATOR.join(ls[i:i + 3]) + SEPARATOR\n    return text2[:-3]\n"),
     # a prefix tested is not cut from the end, nor a suffix from the start
     ("def f(s):\n    if s.startswith('abc'):\n        return s[:-3]\n    return s\n", None),
     ("def f(s):\n    if s.endswith('abc'):\n        return s[3:]\n    return s\n", None),
@@ -663,3 +679,35 @@ def test_named_constant_is_defined_before_its_use(sandbox, code: str, expected: 
     assert res.source == expected
     inputs = ["[1, 2]"] if "def f(a)" in code else [""]
     assert_preserves(UnfoldConstant(), code, inputs, sandbox=sandbox)
+
+
+@pytest.mark.parametrize("code", [
+    # CRUXEval sample_302, sample_425: OLD/NEW named one half of a replacement
+    "def f(string):\n    return string.replace('needles', 'haystacks')\n",
+    "def f(a):\n    a = a.replace('/', ':')\n    return a\n",
+])
+def test_unfold_names_no_argument_of_replace(code: str) -> None:
+    """``NEW = 'haystacks'`` / ``string.replace('needles', NEW)`` is no constant a person
+    names: the arguments of a one-off ``replace`` stay literals."""
+    for seed in range(4):
+        res = UnfoldConstant().apply(Program(code), seed)
+        assert not res.applied, res.source
+
+
+@pytest.mark.parametrize("code", [
+    # CRUXEval sample_99, sample_547: ('_' * 3).join(...)
+    "def f(text, sep, num):\n    return '___'.join(text.rsplit(sep, num))\n",
+    "def f(s):\n    return \"....\".join(s.split(\" \"))\n",
+])
+def test_unfold_writes_no_parenthesised_repetition(code: str) -> None:
+    """``('_' * 3).join(xs)`` reads as no person writes it: the separator is named instead."""
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert "*" not in res.source, res.source
+    assert res.source.startswith("SEPARATOR = "), res.source
+    assert "return SEPARATOR.join(" in res.source, res.source
+
+
+def test_unfold_leaves_a_repetition_that_needs_parentheses_as_written() -> None:
+    code = "def f(x):\n    return x * '==='\n"
+    res = UnfoldConstant().apply(Program(code), 0)
+    assert not res.applied and res.source == code, res.source

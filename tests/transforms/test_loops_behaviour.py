@@ -122,6 +122,13 @@ REFUSES = [
      ["[1]"], "read by a nested function or lambda"),
     ("loop-to-comprehension", "def f(xs):\n    out = []\n    for x in xs:\n        out.append(super)\n    return out\n",
      ["[1]"], "super()"),
+    # CRUXEval sample_133: a comprehension run for its effects, [nums.pop() for i in range(n)]
+    ("loop-to-comprehension", "def f(nums, elements):\n    result = []\n    for i in range(len(elements)):\n"
+                              "        result.append(nums.pop())\n    return nums\n", ["[1, 2, 3], [0]"],
+     "calls .pop(), which changes its object"),
+    ("loop-to-comprehension", "def f(xs, seen):\n    out = []\n    for x in xs:\n        if x not in seen:\n"
+                              "            out.append(seen.add(x))\n    return out\n", ["[1, 1], set()"],
+     "calls .add(), which changes its object"),
     ("comprehension-to-loop", "async def g(xs):\n    return [x async for x in xs]\n\n\ndef f(n):\n    return n\n",
      ["1"], "async comprehension"),
     ("comprehension-to-loop", "def f(xs):\n    y = 0\n    return y + (lambda: 1)() + len([x for x in xs])\n",

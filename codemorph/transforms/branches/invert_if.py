@@ -161,6 +161,24 @@ def _guard_refusal(node: cst.If) -> str | None:
     return None
 
 
+def _without_else_after_jump(node: cst.If, default_indent: str) -> list[cst.BaseStatement] | None:
+    """``if c: break`` / ``else: A`` (``continue`` alike) as a person writes it, ``if c:
+    break`` and then ``A`` one level out, or ``None`` when ``node``'s body is not one
+    ``break``/``continue`` line or its ``else`` is a one-line suite or has comments or blank
+    lines of its own (left as written).  Same behaviour: ``A`` runs exactly when ``c`` is false."""
+    body, orelse = node.body, node.orelse
+    if not (isinstance(body, cst.IndentedBlock) and len(body.body) == 1 and not body.footer
+            and isinstance(body.body[0], cst.SimpleStatementLine) and len(body.body[0].body) == 1
+            and isinstance(body.body[0].body[0], (cst.Break, cst.Continue))):
+        return None
+    if not (isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock)) or orelse.leading_lines \
+            or orelse.body.footer or orelse.body.header.comment is not None:
+        return None
+    indent = orelse.body.indent if orelse.body.indent is not None else default_indent
+    dedent = _Dedent(indent)
+    return [node.with_changes(orelse=None), *(stmt.visit(dedent) for stmt in orelse.body.body)]
+
+
 class _InvertRewriter(cst.CSTTransformer):
     # it looks nodes up by original_node only: an unchanged subtree is not rebuilt
     # (codemorph.engine.visiting; performance only)
@@ -175,11 +193,23 @@ class _InvertRewriter(cst.CSTTransformer):
         self.guards = {node: where for node, where in guards.items() if node in chosen}
         self.negations = negations
         self.default_indent = default_indent
+        self.elifs: set[cst.If] = set()
 
-    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+    def visit_If(self, node: cst.If) -> bool:
+        if isinstance(node.orelse, cst.If):
+            self.elifs.add(node.orelse)
+        return True
+
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If | cst.FlattenSentinel:
         if original_node not in self.swapped:
             return updated_node
         new, description = _invert(updated_node, self.negations[original_node])
+        # ``if c: break`` / ``else: A`` -> ``if c: break`` / ``A`` (no else after a jump:
+        # CRUXEval sample_59, _134 ... had ``if c != ' ': break`` / ``else: b.pop()``)
+        flat = None if original_node in self.elifs else _without_else_after_jump(new, self.default_indent)
+        if flat is not None:
+            self.ctx.record(original_node, description + "; the else after the jump unindented")
+            return cst.FlattenSentinel(flat)
         self.ctx.record(original_node, description)
         return new
 
@@ -283,7 +313,10 @@ class InvertIf(SiteChoice, Transform):
     """Invert ``if`` statements: swap their branches under the negated condition, or write
     an ``if`` without ``else`` that ends a loop body or a function as a guard clause.
 
-    * ``if c: A else: B`` -> ``if not c: B else: A``;
+    * ``if c: A else: B`` -> ``if not c: B else: A``; when ``B`` is one ``break`` or
+      ``continue`` line (and the ``if`` is no ``elif``), ``A`` follows unindented, as a
+      person writes it after a jump: ``if not c: break`` / ``A`` (an ``else`` on one line,
+      or with comments or blank lines of its own, stays);
     * in an ``elif`` chain the last test is inverted, so the chain stays a chain:
       ``if a: A elif b: B else: C`` -> ``if a: A elif not b: C else: B``;
     * ``if c: A`` (no ``else``, no ``elif``) as the last statement of a ``for``/``async

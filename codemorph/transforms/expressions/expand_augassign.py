@@ -105,6 +105,13 @@ class _AugCandidates(cst.CSTVisitor):
             self.reasons.append(f"{target.value} {op} ...: {target.value} may be mutable (observed types: "
                                 f"{', '.join(types)}); {op} would update it in place")
             return
+        operator = _AUG_TO_BIN[type(node.operator)]
+        if operator in (cst.Add, cst.Multiply) and not node.value.lpar \
+                and _level(node.value) == _LEVELS[operator]:
+            self.reasons.append(f"{target.value} {op} {code_of(node.value)[:40]}: the expansion needs "
+                                f"{target.value} = {target.value} {op[:-1]} (...), a form no person writes "
+                                f"(and without the parentheses floats may round otherwise)")
+            return
         self.sites.append((node, f"{target.value} {op} ... -> {target.value} = {target.value} "
                                  f"{op[:-1]} (...)"))
 
@@ -120,7 +127,10 @@ class ExpandAugAssign(SiteChoice, Transform):
     place, visible through every other reference), nor to attribute or subscript targets
     (``a[i()] += 1`` evaluates ``a`` and ``i()`` once; the expansion would evaluate them
     twice).  ``e`` is parenthesised only where precedence needs it (``x -= a - b`` ->
-    ``x = x - (a - b)``, ``x -= a * b`` -> ``x = x - a * b``, ``x *= -1`` -> ``x = x * -1``),
+    ``x = x - (a - b)``, ``x -= a * b`` -> ``x = x - a * b``, ``x *= -1`` -> ``x = x * -1``);
+    a site whose expansion would read ``x = x + (a + b)`` or ``x = x * (a / b)`` is left
+    alone: a person writes ``x + a + b``, which is not the same for floats (CRUXEval
+    ``sample_124``'s ``o = o + (txt.rsplit(sep, 1)[0] + sep)``, ``sample_134``, ``_149``, ``_393``),
     and the new operator is spaced as the ``op=`` was (``i+=1`` -> ``i=i+1``), the ``=`` on both
     sides when the ``op=`` was on either (``price *=.85`` -> ``price = price *.85``).
 

@@ -297,7 +297,10 @@ def role_name(site_node: cst.CSTNode, value: object, parent: cst.CSTNode | None,
               grandparent: cst.CSTNode | None) -> str | None:
     """The name a person gives a constant by the place it is used in (``STEP`` for
     ``i += 1``, ``SEPARATOR`` for ``text.split(',')``, ``START``/``STOP`` for slice bounds,
-    ``INITIAL_COUNT`` for ``count = 0`` ...), or ``None`` when the place suggests none."""
+    ``INITIAL_COUNT`` for ``count = 0`` ...), or ``None`` when the place suggests none.
+    The arguments of ``str.replace`` suggest none: ``OLD``/``NEW`` are the parameters'
+    names, not a constant's (CRUXEval had ``NEW = 'haystacks'`` / ``s.replace('needles',
+    NEW)`` in 15 of its 158 variants); a person writes a one-off replacement as literals."""
     if isinstance(parent, cst.AugAssign) and isinstance(parent.operator, (cst.AddAssign, cst.SubtractAssign)):
         return "STEP" if isinstance(value, int) else "SUFFIX" if isinstance(parent.operator, cst.AddAssign) else None
     if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
@@ -319,7 +322,7 @@ def role_name(site_node: cst.CSTNode, value: object, parent: cst.CSTNode | None,
             by_method = {
                 "split": ("SEPARATOR", "MAX_SPLITS"), "rsplit": ("SEPARATOR", "MAX_SPLITS"),
                 "partition": ("SEPARATOR",), "rpartition": ("SEPARATOR",),
-                "replace": ("OLD", "NEW", "COUNT"), "strip": ("CHARS",), "lstrip": ("CHARS",),
+                "strip": ("CHARS",), "lstrip": ("CHARS",),
                 "rstrip": ("CHARS",), "startswith": ("PREFIX",), "endswith": ("SUFFIX",),
                 "removeprefix": ("PREFIX",), "removesuffix": ("SUFFIX",),
                 "count": ("TARGET",), "find": ("TARGET",), "rfind": ("TARGET",), "index": ("TARGET",),
@@ -532,7 +535,8 @@ class UnfoldConstant(SiteChoice, Transform):
       product of time units (``3600`` -> ``60 * 60``, ``86400`` -> ``24 * 60 * 60``); no
       other number (no ``6 * 7`` for 42, ``38 * 50`` for 1900, ``10 ** 2`` for 100);
     * a string of one character repeated 3 or more times as a repetition (``'---'`` ->
-      ``'-' * 3``);
+      ``'-' * 3``), never where it needs parentheses (``'___'.join(xs)`` stays: no
+      ``('_' * 3).join(xs)``);
     * an int from 2 up that is the length of a string literal it goes with, as
       ``len('...')`` (``len`` not rebound; see :func:`_measured_literal`): a slice bound
       or index after a test of that prefix or suffix (``if s.startswith('abc'): return
@@ -615,6 +619,12 @@ class UnfoldConstant(SiteChoice, Transform):
         measured = {f.text[len("len("):-1] for _, forms in natural for f in forms if f.text.startswith("len(")}
         natural = [(s, f) for s, f in natural
                    if not (isinstance(s.node, cst.SimpleString) and s.node.value in measured)]
+        # a repetition that needs parentheses reads as no person writes it, ``('_' * 3).join(xs)``
+        # (CRUXEval sample_99, _393, _547): that string keeps its literal spelling at every
+        # site, so that no line has both ``'---'.join(...)`` and ``+ '-' * 3``
+        boxed = {s.node.value for s, forms in natural if isinstance(s.node, cst.SimpleString)
+                 and any(f.level == "term" for f in forms) and _needs_parens("term", s.parent, s.node)}
+        natural = [(s, f) for s, f in natural if not (isinstance(s.node, cst.SimpleString) and s.node.value in boxed)]
         # a site and the ``-`` around it are two candidates: keep the outer one when both have forms
         outer = {id(s.node.expression) for s, _ in natural if isinstance(s.node, cst.UnaryOperation)}
         natural = [(s, f) for s, f in natural if id(s.node) not in outer]

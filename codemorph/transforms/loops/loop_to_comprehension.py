@@ -25,6 +25,22 @@ __all__ = ["LoopToComprehension"]
 #: the longest line a comprehension is written on, unless the program has longer lines (black's default)
 LINE_LIMIT = 88
 
+#: methods that change their receiver: a comprehension whose element or condition calls one
+#: is written for its effect, which a person writes as a loop (no ``[xs.pop() for i in range(n)]``)
+MUTATING_METHODS = frozenset({
+    "pop", "popitem", "append", "extend", "insert", "remove", "clear", "update", "add", "discard",
+    "setdefault", "sort", "reverse",
+})
+
+
+def _mutating_call(exprs: list[cst.BaseExpression]) -> str | None:
+    """The name of the first method in :data:`MUTATING_METHODS` that ``exprs`` call, else ``None``."""
+    for e in exprs:
+        for call in find(e, cst.Call):
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in MUTATING_METHODS:
+                return call.func.attr.value
+    return None
+
 
 @dataclass
 class _Accumulation:
@@ -106,6 +122,9 @@ class LoopToComprehension(SiteChoice, Transform):
       the function): spelled nowhere else in the function except in the target or body of
       other ``for`` loops over the same name (which rebind it before any read), read by
       no closure, plain locals;
+    * the element and conditions call no method that changes its object
+      (:data:`MUTATING_METHODS`: no ``[nums.pop() for i in range(n)]``, CRUXEval
+      ``sample_133``, ``sample_173``);
     * the moved code has no walrus, ``yield``, ``await``, ``super()``, and no lambda or
       generator reading a loop variable later; locals it reads are surely bound (an
       unbound local read from a comprehension raises ``NameError``, not
@@ -221,6 +240,10 @@ class LoopToComprehension(SiteChoice, Transform):
             pure = lambda e: is_literal(e) or (isinstance(e, cst.Name) and e.value in targets)  # noqa: E731
             if not (pure(k) or pure(v)):
                 return "dict key and value both have effects (the evaluation order would change)"
+        mutator = _mutating_call([*parts, *conds])
+        if mutator is not None:
+            return (f"the accumulated value calls .{mutator}(), which changes its object "
+                    f"(a comprehension run for its effects is no form a person writes)")
         found = _Accumulation(init, loop, acc, kind, conds, parts, comment_above=True)
         # a person keeps a comprehension this long as a loop (or splits it over lines)
         line = cst.Module([]).code_for_node(_statement(found).with_changes(leading_lines=[])).rstrip("\n")
