@@ -89,7 +89,7 @@ from codemorph.transforms.loops.common import (
 )
 
 __all__ = ["LoopForm", "LoopForms", "ScriptFacts", "SEQUENCE_TYPES", "COUNTER_NAMES", "NAMESPACE_HAZARDS",
-           "rewrite_for_loops", "enumerate_loop", "plain_call"]
+           "rewrite_for_loops", "enumerate_loop", "plain_call", "append_orelse"]
 
 #: observed types of a local whose ``for`` loop gets the index form (exact types)
 SEQUENCE_TYPES = frozenset({"list", "tuple", "str"})
@@ -143,6 +143,18 @@ def plain_call(node: cst.BaseExpression, func: str) -> cst.Call | None:
             and all(a.keyword is None and not a.star for a in node.args):
         return node
     return None
+
+
+def append_orelse(out: list[cst.BaseStatement], node: cst.For | cst.While) -> list[cst.EmptyLine]:
+    """Append the statements of ``node``'s ``else:`` clause, which run once after a rewritten
+    loop that has no ``break``, to ``out`` (the clause's leading lines before the first);
+    returns the comment lines left at the clause's end (``[]`` without an ``else``)."""
+    if node.orelse is None:
+        return []
+    after, left = block_statements(node.orelse.body)
+    after[0] = prepend_lines(after[0], node.orelse.leading_lines)
+    out += after
+    return left
 
 
 def enumerate_loop(loop: cst.For) -> tuple[cst.BaseExpression, cst.BaseExpression, cst.BaseExpression] | None:
@@ -484,12 +496,7 @@ class LoopForm:
             first = cst.If(test=self._test(node),
                            body=cst.IndentedBlock([*self._head(node, in_loop=False), *stmts, rest], header=header))
         out: list[cst.BaseStatement] = [*setup, first]
-        left: list[cst.EmptyLine] = []
-        if node.orelse is not None:
-            after, left = block_statements(node.orelse.body)
-            after[0] = prepend_lines(after[0], node.orelse.leading_lines)
-            out += after
-        return out, left
+        return out, append_orelse(out, node)
 
 
 class ScriptFacts:

@@ -63,8 +63,8 @@ from codemorph.transforms.loops.common import (
     assign, block_statements, find, int_literal, int_node, name_nodes, prepend_lines, simple_line, target_names,
 )
 from codemorph.transforms.loops.forms import (
-    COUNTER_NAMES, SEQUENCE_NAMES, SEQUENCE_TYPES, STOP_NAMES, LoopForm, LoopForms, bare_pass, enumerate_loop,
-    plain_call,
+    COUNTER_NAMES, SEQUENCE_NAMES, SEQUENCE_TYPES, STOP_NAMES, LoopForm, LoopForms, append_orelse, bare_pass,
+    enumerate_loop, plain_call,
 )
 
 __all__ = ["PeelForm", "PeelForms", "PLAIN_TYPES", "SAFE_BUILTINS", "READ_ONLY_METHODS", "const_int"]
@@ -251,12 +251,7 @@ class PeelForm:
                 first[0] = prepend_lines(first[0], [cst.EmptyLine(comment=header.comment)])
             out = [*setup, *first]
         out[0] = prepend_lines(out[0], node.leading_lines)
-        left: list[cst.EmptyLine] = []
-        if node.orelse is not None:
-            after, left = block_statements(node.orelse.body)
-            after[0] = prepend_lines(after[0], node.orelse.leading_lines)
-            out += after
-        return out, left
+        return out, append_orelse(out, node)
 
 
 class PeelForms(LoopForms):
