@@ -149,11 +149,28 @@ def check_output_path(output: Path, in_path: Path) -> None:
         inputs = [Path(p).resolve() for p in input_files(in_path)]
     except (InputError, OSError):
         return  # the job reports a bad input path itself
-    if output.resolve() in inputs:
+
+    def is_input(path: Path) -> bool:
+        """The same file as an input: the same path, or another name of it (a hard link)."""
+        if path.resolve() in inputs:
+            return True
+        try:
+            here = path.stat()
+        except OSError:
+            return False  # absent: created by the job
+        for p in inputs:
+            try:
+                if os.path.samestat(here, p.stat()):
+                    return True
+            except OSError:
+                continue
+        return False
+
+    if is_input(output):
         fail(f"{output}: is one of the input files; writing it would destroy the input (choose another -o)")
     for companion, what in ((rejects_path(output), "rejects file"), (progress_path(output), "checkpoint file"),
                             (lock_path(output), "lock file")):
-        if companion.resolve() in inputs:
+        if is_input(companion):
             fail(f"{companion}: is one of the input files, and it is the {what} that -o {output} writes next to "
                  f"the output; writing it would destroy the input (choose another -o, or rename the input)")
     # the job writes OUT, OUT.rejects.jsonl and OUT.progress.jsonl; none of them may be

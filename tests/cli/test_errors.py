@@ -3,6 +3,7 @@ argument and what was expected (nothing runs in this process; the CLI is a subpr
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -79,6 +80,23 @@ def test_a_job_refuses_an_input_its_rejects_checkpoint_or_lock_file_would_overwr
             f"writing it would destroy the input (choose another -o, or rename the input)") in " ".join(res.stderr.split())
     assert (work / name).read_bytes() == before
     assert not (work / "out.jsonl").exists()
+
+
+def test_a_job_refuses_an_input_its_checkpoint_would_overwrite_through_a_hard_link(work):
+    """A hard link is the same file under another name: the run would read its own
+    checkpoint lines back as rows while writing them, and fill the disk."""
+    (work / "h").mkdir()
+    shutil.copy(work / "x.jsonl", work / "h" / "data.jsonl")
+    os.link(work / "h" / "data.jsonl", work / "h" / "o.progress.jsonl")
+    before = (work / "h" / "data.jsonl").read_bytes()
+    res = run("generate", "h/data.jsonl", "-o", "h/o.jsonl", "-t", "rename-locals", cwd=work)
+    assert res.returncode == 2
+    assert ("h/o.progress.jsonl: is one of the input files, and it is the checkpoint file that -o h/o.jsonl writes "
+            "next to the output") in " ".join(res.stderr.split())
+    assert (work / "h" / "data.jsonl").read_bytes() == before
+    os.link(work / "h" / "data.jsonl", work / "h" / "same.jsonl")
+    res = run("generate", "h/data.jsonl", "-o", "h/same.jsonl", cwd=work)
+    assert res.returncode == 2 and "h/same.jsonl: is one of the input files" in res.stderr
 
 
 def test_generate_refuses_a_transform_given_twice(work):
