@@ -321,7 +321,10 @@ class NaturalScheme(_VocabularyScheme):
     variable plays (:meth:`role`: observed at run time, else suggested by its name): a
     ``c`` observed to hold ints is not renamed ``char``, a ``w`` holding strings becomes
     ``word``, never ``width``.  A one-letter word is replaced only when it is the whole
-    name, in lower case (``s`` -> ``text``, but ``string_a``, ``t1`` and ``N`` keep it).
+    name, in lower case, and, unless the variable's role was observed (``s`` holding strings
+    -> ``text``), only by a synonym that suggests no role (``f`` -> ``func``, ``x`` ->
+    ``val``; an unobserved ``c`` keeps its name, never ``char``); ``string_a``, ``t1`` and
+    ``N`` keep it.
 
     A name none of whose words has such a synonym is not renamed (:meth:`wants` is
     false, :meth:`why_not` says so), nor is ``_``, the throwaway name people write: no
@@ -351,8 +354,13 @@ class NaturalScheme(_VocabularyScheme):
         whole = "".join(words)
         if len(words) > 1 and whole in self.vocab["synonyms"] and "_" not in old.strip("_"):
             words = [whole]  # s1 -> first_str, arr2 -> second_array: the vocabulary's own entry
-        if old.strip("_").isupper() and len(old.strip("_")) == 1:
+        if len(old.strip("_")) == 1 and old.strip("_").isupper():
             return lead, words, trail, style, [[]]  # N stays N (no Num)
+        if len(old.strip("_")) == 1 and old not in self.observed:
+            # a one-letter name's role is a guess unless observed (c is as often a count as a
+            # character): only synonyms that suggest no role (f -> func, x -> val; no char)
+            return lead, words, trail, style, [[o for o in self._options(words, 0, None)
+                                                  if self.option_role(o) is None]]
         role = self.role(old) if words else None
         return lead, words, trail, style, [self._options(words, i, role) for i in range(len(words))]
 

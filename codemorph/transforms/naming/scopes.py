@@ -206,6 +206,9 @@ class RenamingTransform(Transform):
                 raise ValueError(f"{self.name}: unknown scheme {scheme!r} (known: {', '.join(sorted(SCHEMES))})")
             self.mapping = None
             self.scheme = scheme
+        # the natural and misleading schemes choose words by the role a variable plays, best
+        # known from the types it was observed with: generate then collects them
+        self.uses_runtime_types = self.scheme in ("natural", "misleading")
 
     def _make_scheme(self, ctx: RewriteContext) -> NamingScheme:
         if self.mapping is not None:
