@@ -47,9 +47,10 @@ def evaluate(
                                              "(also .gz; HumanEval/MBPP layouts, Parquet, a folder of shards), or "
                                              "a CodeMind/ExeRScope folder (dataset/<bench>, dataset/ or the layout "
                                              "root)."),
-    predictions: Path = typer.Option(..., "--predictions", "-p",
-                                     help="CRUXEval generations .json, JSON Lines {id, prediction}, or a "
-                                          "CodeMind/ExeRScope folder (every model in it is scored)."),
+    predictions_given: List[Path] = typer.Option(..., "--predictions", "-p",
+                                                 help="CRUXEval generations .json, JSON Lines {id, prediction}, "
+                                                      "or a CodeMind/ExeRScope folder (every model in it is "
+                                                      "scored); one per run."),
     mode: str = typer.Option("output", help="output: predictions are values; input: predictions are calls f(...)."),
     k: str = typer.Option("1,5", "--k", help="Comma-separated k values of pass@k."),
     match: str = typer.Option("execution", help="execution (CRUXEval's harness, in the sandbox) or exact "
@@ -87,6 +88,12 @@ def evaluate(
                                             write_summary)
     from codemorph.jobs.executors import default_workers
 
+    if len(predictions_given) > 1:
+        # click keeps the last of a repeated option: the other files' models would vanish
+        fail(f"--predictions is given {len(predictions_given)} times ({', '.join(map(str, predictions_given))}); "
+             f"expected one file or folder per run: run evaluate once per file (and analyze their score files "
+             f"together, --results A --results B), or put the models in one JSON Lines file with a 'model' field")
+    predictions = predictions_given[0]
     if mode not in ("output", "input"):
         fail(f"--mode must be output or input, got {mode!r}")
     if match not in ("execution", "exact"):

@@ -99,6 +99,17 @@ def test_a_job_refuses_an_input_its_checkpoint_would_overwrite_through_a_hard_li
     assert res.returncode == 2 and "h/same.jsonl: is one of the input files" in res.stderr
 
 
+def test_evaluate_refuses_predictions_given_twice(work):
+    """click keeps the last of a repeated option: the first file's model would vanish."""
+    (work / "a.jsonl").write_text("")
+    (work / "b.jsonl").write_text("")
+    res = run("evaluate", "x.jsonl", "-p", "a.jsonl", "-p", "b.jsonl", cwd=work)
+    assert res.returncode == 2
+    assert ("error: --predictions is given 2 times (a.jsonl, b.jsonl); expected one file or folder per run: run "
+            "evaluate once per file (and analyze their score files together, --results A --results B), or put the "
+            "models in one JSON Lines file with a 'model' field") in " ".join(res.stderr.split())
+
+
 def test_generate_refuses_a_transform_given_twice(work):
     res = run("generate", "x.jsonl", "-o", "y.jsonl", "-t", "rename-locals", "-t", "invert-if", "-t", "rename-locals",
               cwd=work)
