@@ -9,7 +9,7 @@ import pytest
 from codemorph import Program
 from codemorph.transforms.distractors import MisleadingDocstring
 
-BASE = "def f(x):\n    y = x * 2\n    if x * 7919 % 10007 == 1234:\n        return {read}\n    return y // 3\n"
+BASE = "def f(x):\n    if len(x) * 7919 % 10007 == 1234:\n        return {read}\n    return sorted(x)\n"
 
 
 @pytest.mark.parametrize("read,why", [
@@ -24,4 +24,4 @@ def test_dynamic_docstring_reads_are_refused(read, why):
 
 def test_literal_getattr_is_still_rewritten():
     res = MisleadingDocstring().apply(Program(BASE.format(read="getattr(x, 'real')")), 0)
-    assert res.applied and '"""' in res.program.source
+    assert res.applied and res.program.source.splitlines()[1] == '    """Return x sorted from largest to smallest."""'
