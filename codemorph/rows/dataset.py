@@ -410,13 +410,20 @@ def _lone_surrogate(text: Any) -> int | None:
         return exc.start
 
 
+def _lines(fh: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of the non-blank lines of an open JSON Lines file, a UTF-8
+    byte order mark (Windows tools) dropped from the first."""
+    for lineno, raw in enumerate(fh, 1):
+        if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        if raw.strip():
+            yield lineno, raw
+
+
 def _jsonl_rows(ctx: _Ctx) -> Iterator[SourceRow | Reject]:
     with _open_jsonl(ctx.path) as fh, _damage_reported(ctx.path):
-        for lineno, raw in enumerate(fh, 1):
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte order mark (Windows tools)
-                raw = raw[3:]
-            if raw.strip():
-                yield from _parse_line(ctx, lineno, raw)
+        for lineno, raw in _lines(fh):
+            yield from _parse_line(ctx, lineno, raw)
 
 
 def _parse_line(ctx: _Ctx, lineno: int, raw: bytes) -> Iterator[SourceRow | Reject]:
@@ -466,13 +473,10 @@ def row_objects(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, A
             continue
         with _open_jsonl(f) as fh:
             try:
-                for lineno, raw in enumerate(fh, 1):
-                    if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                        raw = raw[3:]
-                    if raw.strip():
-                        for item in _line_objects(f, lineno, raw):
-                            count += 1
-                            yield f"{f}:{lineno}", item
+                for lineno, raw in _lines(fh):
+                    for item in _line_objects(f, lineno, raw):
+                        count += 1
+                        yield f"{f}:{lineno}", item
             except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError; a truncated .gz an EOFError
                 raise InputError(f"{f}: unreadable ({exc})") from None
     if count == 0:
